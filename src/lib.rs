@@ -1,0 +1,15 @@
+//! strata: a live terminal monitor for the storage path of a database.
+//!
+//! ```text
+//!  source (IO only) ─► Sample ─► model: rates from (prev, cur, interval) ─► store (rings) ─► ui (pure view)
+//!  /proc, /sys          │                                                     ▲
+//!                       └─► batch printers (same model, no TUI) ──────────────┘
+//! ```
+//!
+//! Parsers are pure, sources only read, the model is arithmetic, the store is
+//! bounded and the view is a function of (state, theme).
+
+pub mod model;
+pub mod parse;
+pub mod source;
+pub mod store;

@@ -1,0 +1,332 @@
+//! iostat -x figures from two snapshots of a device's counters.
+//!
+//! The arithmetic follows sysstat 12.6 (`iostat.c` write_ext_stat and
+//! `common.c` compute_ext_disk_stats): the interval is the difference of
+//! /proc/uptime in centiseconds; the 32-bit millisecond fields are
+//! subtracted modulo 2^32, so a wrap gives the true elapsed time. A count
+//! that goes backwards cannot be a wrap of a 64-bit counter: the device was
+//! re-created, and its figures are unknown for that interval rather than
+//! the absurd value a plain subtraction would give.
+
+use crate::parse::diskstats::DiskCounters;
+
+/// One column of `iostat -x`, in iostat's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DiskCol {
+    RPerS,
+    RkBPerS,
+    RrqmPerS,
+    RrqmPct,
+    RAwait,
+    RareqSz,
+    WPerS,
+    WkBPerS,
+    WrqmPerS,
+    WrqmPct,
+    WAwait,
+    WareqSz,
+    DPerS,
+    DkBPerS,
+    DrqmPerS,
+    DrqmPct,
+    DAwait,
+    DareqSz,
+    FPerS,
+    FAwait,
+    AquSz,
+    Util,
+}
+
+/// What a column holds, which decides its unit conversion and colouring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColKind {
+    /// Operations per second.
+    Ops,
+    /// Kilobytes per second (MB/s when the user asks for MB).
+    Throughput,
+    /// A percentage of requests merged.
+    MergePct,
+    /// Milliseconds per request.
+    Await,
+    /// Kilobytes per request.
+    ReqSize,
+    /// Average queue length.
+    Queue,
+    /// Percentage of the interval the device was busy.
+    Util,
+}
+
+pub struct ColDef {
+    pub col: DiskCol,
+    /// Header in kB units, as iostat -x -k prints it; also the JSON key
+    /// (except %util, whose JSON key is "util").
+    pub header: &'static str,
+    /// Header when MB units are chosen (iostat -x -m).
+    pub header_mb: &'static str,
+    pub json_key: &'static str,
+    pub kind: ColKind,
+}
+
+macro_rules! col {
+    ($col:ident, $h:literal, $hmb:literal, $json:literal, $kind:ident) => {
+        ColDef {
+            col: DiskCol::$col,
+            header: $h,
+            header_mb: $hmb,
+            json_key: $json,
+            kind: ColKind::$kind,
+        }
+    };
+}
+
+pub const DISK_COLS: [ColDef; 22] = [
+    col!(RPerS, "r/s", "r/s", "r/s", Ops),
+    col!(RkBPerS, "rkB/s", "rMB/s", "rkB/s", Throughput),
+    col!(RrqmPerS, "rrqm/s", "rrqm/s", "rrqm/s", Ops),
+    col!(RrqmPct, "%rrqm", "%rrqm", "rrqm", MergePct),
+    col!(RAwait, "r_await", "r_await", "r_await", Await),
+    col!(RareqSz, "rareq-sz", "rareq-sz", "rareq-sz", ReqSize),
+    col!(WPerS, "w/s", "w/s", "w/s", Ops),
+    col!(WkBPerS, "wkB/s", "wMB/s", "wkB/s", Throughput),
+    col!(WrqmPerS, "wrqm/s", "wrqm/s", "wrqm/s", Ops),
+    col!(WrqmPct, "%wrqm", "%wrqm", "wrqm", MergePct),
+    col!(WAwait, "w_await", "w_await", "w_await", Await),
+    col!(WareqSz, "wareq-sz", "wareq-sz", "wareq-sz", ReqSize),
+    col!(DPerS, "d/s", "d/s", "d/s", Ops),
+    col!(DkBPerS, "dkB/s", "dMB/s", "dkB/s", Throughput),
+    col!(DrqmPerS, "drqm/s", "drqm/s", "drqm/s", Ops),
+    col!(DrqmPct, "%drqm", "%drqm", "drqm", MergePct),
+    col!(DAwait, "d_await", "d_await", "d_await", Await),
+    col!(DareqSz, "dareq-sz", "dareq-sz", "dareq-sz", ReqSize),
+    col!(FPerS, "f/s", "f/s", "f/s", Ops),
+    col!(FAwait, "f_await", "f_await", "f_await", Await),
+    col!(AquSz, "aqu-sz", "aqu-sz", "aqu-sz", Queue),
+    col!(Util, "%util", "%util", "util", Util),
+];
+
+impl DiskCol {
+    pub fn def(self) -> &'static ColDef {
+        &DISK_COLS[self as usize]
+    }
+}
+
+/// Counter differences over one interval. Sums of these over devices give
+/// totals computed with the very same formulas.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct DiskDelta {
+    /// Interval in centiseconds of the source's /proc/uptime.
+    pub itv_cs: u64,
+    pub rd_ios: u64,
+    pub rd_merges: u64,
+    pub rd_sectors: u64,
+    pub rd_ticks: u64,
+    pub wr_ios: u64,
+    pub wr_merges: u64,
+    pub wr_sectors: u64,
+    pub wr_ticks: u64,
+    pub tot_ticks: u64,
+    pub rq_ticks: u64,
+    /// Discard deltas, when both snapshots have discard fields.
+    pub discard: Option<[u64; 4]>,
+    /// Flush deltas (ios, ticks), when both snapshots have flush fields.
+    pub flush: Option<[u64; 2]>,
+}
+
+fn count(prev: u64, cur: u64) -> Option<u64> {
+    cur.checked_sub(prev)
+}
+
+fn ms(prev: u32, cur: u32) -> u64 {
+    u64::from(cur.wrapping_sub(prev))
+}
+
+impl DiskDelta {
+    /// The differences between two snapshots of one device taken `itv_cs`
+    /// centiseconds apart; `None` when a count went backwards (the device
+    /// was re-created) or the interval is empty.
+    pub fn between(prev: &DiskCounters, cur: &DiskCounters, itv_cs: u64) -> Option<Self> {
+        if itv_cs == 0 {
+            return None;
+        }
+        let discard = match (prev.discard, cur.discard) {
+            (Some(p), Some(c)) => Some([
+                count(p.ios, c.ios)?,
+                count(p.merges, c.merges)?,
+                count(p.sectors, c.sectors)?,
+                ms(p.ticks, c.ticks),
+            ]),
+            _ => None,
+        };
+        let flush = match (prev.flush, cur.flush) {
+            (Some(p), Some(c)) => Some([count(p.ios, c.ios)?, ms(p.ticks, c.ticks)]),
+            _ => None,
+        };
+        Some(DiskDelta {
+            itv_cs,
+            rd_ios: count(prev.rd_ios, cur.rd_ios)?,
+            rd_merges: count(prev.rd_merges, cur.rd_merges)?,
+            rd_sectors: count(prev.rd_sectors, cur.rd_sectors)?,
+            rd_ticks: ms(prev.rd_ticks, cur.rd_ticks),
+            wr_ios: count(prev.wr_ios, cur.wr_ios)?,
+            wr_merges: count(prev.wr_merges, cur.wr_merges)?,
+            wr_sectors: count(prev.wr_sectors, cur.wr_sectors)?,
+            wr_ticks: ms(prev.wr_ticks, cur.wr_ticks),
+            tot_ticks: ms(prev.tot_ticks, cur.tot_ticks),
+            rq_ticks: ms(prev.rq_ticks, cur.rq_ticks),
+            discard,
+            flush,
+        })
+    }
+
+    /// Adds another device's differences over the same interval.
+    pub fn accumulate(&mut self, other: &DiskDelta) {
+        self.rd_ios += other.rd_ios;
+        self.rd_merges += other.rd_merges;
+        self.rd_sectors += other.rd_sectors;
+        self.rd_ticks += other.rd_ticks;
+        self.wr_ios += other.wr_ios;
+        self.wr_merges += other.wr_merges;
+        self.wr_sectors += other.wr_sectors;
+        self.wr_ticks += other.wr_ticks;
+        self.tot_ticks += other.tot_ticks;
+        self.rq_ticks += other.rq_ticks;
+        self.discard = match (self.discard, other.discard) {
+            (Some(a), Some(b)) => Some(std::array::from_fn(|i| a[i] + b[i])),
+            _ => None,
+        };
+        self.flush = match (self.flush, other.flush) {
+            (Some(a), Some(b)) => Some([a[0] + b[0], a[1] + b[1]]),
+            _ => None,
+        };
+    }
+
+    /// Every iostat -x column for this interval.
+    pub fn rates(&self) -> DiskRates {
+        let itv = self.itv_cs as f64;
+        // S_VALUE(m, n, p) = (n - m) / p * 100, p in centiseconds.
+        let per_s = |d: u64| d as f64 / itv * 100.0;
+        let ratio = |num: u64, den: u64| {
+            if den == 0 {
+                0.0
+            } else {
+                num as f64 / den as f64
+            }
+        };
+        let pct = |merges: u64, ios: u64| ratio(merges, merges + ios) * 100.0;
+        let mut v = [None; 22];
+        let mut set = |c: DiskCol, x: f64| v[c as usize] = Some(x);
+        set(DiskCol::RPerS, per_s(self.rd_ios));
+        set(DiskCol::RkBPerS, per_s(self.rd_sectors) / 2.0);
+        set(DiskCol::RrqmPerS, per_s(self.rd_merges));
+        set(DiskCol::RrqmPct, pct(self.rd_merges, self.rd_ios));
+        set(DiskCol::RAwait, ratio(self.rd_ticks, self.rd_ios));
+        set(DiskCol::RareqSz, ratio(self.rd_sectors, self.rd_ios) / 2.0);
+        set(DiskCol::WPerS, per_s(self.wr_ios));
+        set(DiskCol::WkBPerS, per_s(self.wr_sectors) / 2.0);
+        set(DiskCol::WrqmPerS, per_s(self.wr_merges));
+        set(DiskCol::WrqmPct, pct(self.wr_merges, self.wr_ios));
+        set(DiskCol::WAwait, ratio(self.wr_ticks, self.wr_ios));
+        set(DiskCol::WareqSz, ratio(self.wr_sectors, self.wr_ios) / 2.0);
+        if let Some([ios, merges, sectors, ticks]) = self.discard {
+            set(DiskCol::DPerS, per_s(ios));
+            set(DiskCol::DkBPerS, per_s(sectors) / 2.0);
+            set(DiskCol::DrqmPerS, per_s(merges));
+            set(DiskCol::DrqmPct, pct(merges, ios));
+            set(DiskCol::DAwait, ratio(ticks, ios));
+            set(DiskCol::DareqSz, ratio(sectors, ios) / 2.0);
+        }
+        if let Some([ios, ticks]) = self.flush {
+            set(DiskCol::FPerS, per_s(ios));
+            set(DiskCol::FAwait, ratio(ticks, ios));
+        }
+        set(DiskCol::AquSz, per_s(self.rq_ticks) / 1000.0);
+        set(DiskCol::Util, per_s(self.tot_ticks) / 10.0);
+        DiskRates(v)
+    }
+}
+
+/// The iostat -x figures of one device over one interval, in kB units.
+/// `None` is a figure the kernel does not provide (discard before 4.18,
+/// flush before 5.5).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct DiskRates(pub [Option<f64>; 22]);
+
+impl DiskRates {
+    pub fn get(&self, c: DiskCol) -> Option<f64> {
+        self.0[c as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::diskstats::{DiscardCounters, FlushCounters};
+
+    fn dev(rd_ios: u64, rd_ticks: u32, tot: u32) -> DiskCounters {
+        DiskCounters {
+            name: "sda".into(),
+            rd_ios,
+            rd_sectors: rd_ios * 8,
+            rd_ticks,
+            tot_ticks: tot,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn iostat_formulas() {
+        let prev = DiskCounters {
+            discard: Some(DiscardCounters::default()),
+            flush: Some(FlushCounters::default()),
+            ..dev(100, 1000, 5000)
+        };
+        let cur = DiskCounters {
+            rd_merges: 50,
+            rq_ticks: 3000,
+            discard: Some(DiscardCounters {
+                ios: 4,
+                merges: 0,
+                sectors: 64,
+                ticks: 8,
+            }),
+            flush: Some(FlushCounters { ios: 2, ticks: 3 }),
+            ..dev(300, 3000, 5500)
+        };
+        let r = DiskDelta::between(&prev, &cur, 200).unwrap().rates();
+        assert_eq!(r.get(DiskCol::RPerS), Some(100.0));
+        assert_eq!(r.get(DiskCol::RkBPerS), Some(400.0));
+        assert_eq!(r.get(DiskCol::RrqmPct), Some(50.0 / 250.0 * 100.0));
+        assert_eq!(r.get(DiskCol::RAwait), Some(10.0));
+        assert_eq!(r.get(DiskCol::RareqSz), Some(4.0));
+        assert_eq!(r.get(DiskCol::AquSz), Some(1.5));
+        assert_eq!(r.get(DiskCol::Util), Some(25.0));
+        assert_eq!(r.get(DiskCol::DAwait), Some(2.0));
+        assert_eq!(r.get(DiskCol::DareqSz), Some(8.0));
+        assert_eq!(r.get(DiskCol::FPerS), Some(1.0));
+        assert_eq!(r.get(DiskCol::WAwait), Some(0.0));
+    }
+
+    #[test]
+    fn ms_fields_wrap_modulo_2_pow_32() {
+        let prev = dev(100, u32::MAX - 99, u32::MAX - 499);
+        let cur = dev(200, 100, 500);
+        let r = DiskDelta::between(&prev, &cur, 100).unwrap().rates();
+        assert_eq!(r.get(DiskCol::RAwait), Some(2.0));
+        assert_eq!(r.get(DiskCol::Util), Some(100.0));
+    }
+
+    #[test]
+    fn a_count_going_back_is_a_reset_not_a_rate() {
+        assert!(DiskDelta::between(&dev(100, 0, 0), &dev(5, 0, 0), 100).is_none());
+        assert!(DiskDelta::between(&dev(1, 0, 0), &dev(5, 0, 0), 0).is_none());
+    }
+
+    #[test]
+    fn missing_discard_and_flush_are_unknown_not_zero() {
+        let r = DiskDelta::between(&dev(1, 0, 0), &dev(2, 0, 0), 100)
+            .unwrap()
+            .rates();
+        assert_eq!(r.get(DiskCol::DPerS), None);
+        assert_eq!(r.get(DiskCol::FAwait), None);
+    }
+}

@@ -1,0 +1,21 @@
+//! Sources do IO and nothing else: they read text, hand it to the pure
+//! parsers and return samples stamped with the source's own clock.
+
+pub mod disks;
+pub mod rootfs;
+
+use crate::parse::ParseError;
+use std::path::PathBuf;
+
+/// Why a source could not produce a sample.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error("cannot read {path}: {err}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        err: std::io::Error,
+    },
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+}
