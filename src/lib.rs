@@ -9,7 +9,9 @@
 //! Parsers are pure, sources only read, the model is arithmetic, the store is
 //! bounded and the view is a function of (state, theme).
 
+pub mod config;
 pub mod model;
 pub mod parse;
 pub mod source;
 pub mod store;
+pub mod theme;
