@@ -9,9 +9,15 @@
 //! Parsers are pure, sources only read, the model is arithmetic, the store is
 //! bounded and the view is a function of (state, theme).
 
+pub mod app;
+pub mod batch;
+pub mod cli;
 pub mod config;
+pub mod format;
+pub mod live;
 pub mod model;
 pub mod parse;
 pub mod source;
 pub mod store;
 pub mod theme;
+pub mod ui;

@@ -1,1 +1,56 @@
-fn main() {}
+use clap::Parser;
+use strata::app::App;
+use strata::batch::disks::Selection;
+use strata::cli::{BatchPanel, Cli, Command, UnitsArg};
+use strata::config::Units;
+use strata::source::disks::DiskSource;
+use strata::source::rootfs::RootFs;
+
+fn main() {
+    let cli = Cli::parse();
+    let (config, messages) = strata::config::load(cli.config.as_deref());
+    let fs = RootFs::new(cli.root.clone().unwrap_or_else(|| "/".into()));
+    let interval = cli.interval.or(config.interval).unwrap_or(1.0);
+    let source = DiskSource::new(fs.clone());
+    match cli.command {
+        Some(Command::Batch {
+            panel: BatchPanel::Disks,
+            count,
+            format,
+            units,
+            partitions,
+            all_devices,
+        }) => {
+            for m in &messages {
+                eprintln!("strata: {m}");
+            }
+            let units = match units {
+                Some(UnitsArg::KB) => Units::KB,
+                Some(UnitsArg::MB) => Units::MB,
+                None => config.units,
+            };
+            let sel = Selection {
+                partitions: partitions || config.show_partitions,
+                all_devices: all_devices || config.show_all_devices,
+            };
+            std::process::exit(strata::batch::run::run_disks(
+                source, interval, count, format, units, sel,
+            ));
+        }
+        None => {
+            let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+            let (theme, theme_err) =
+                strata::theme::resolve(cli.theme.as_deref(), config.theme.as_deref(), no_color);
+            let host = strata::source::host::host_info(&fs);
+            let mut app = App::new(config, theme, host, interval);
+            let notes: Vec<String> = messages.into_iter().chain(theme_err).collect();
+            if !notes.is_empty() {
+                app.notice = Some(notes.join(" · "));
+            }
+            if let Err(e) = strata::live::run(app, source) {
+                eprintln!("strata: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
+}

@@ -1,12 +1,20 @@
 //! iostat -x figures from two snapshots of a device's counters.
 //!
-//! The arithmetic follows sysstat 12.6 (`iostat.c` write_ext_stat and
-//! `common.c` compute_ext_disk_stats): the interval is the difference of
-//! /proc/uptime in centiseconds; the 32-bit millisecond fields are
-//! subtracted modulo 2^32, so a wrap gives the true elapsed time. A count
-//! that goes backwards cannot be a wrap of a 64-bit counter: the device was
-//! re-created, and its figures are unknown for that interval rather than
-//! the absurd value a plain subtraction would give.
+//! The arithmetic follows sysstat 12.6.1 (`iostat.c` write_ext_stat and
+//! `common.c` compute_ext_disk_stats), down to the order of operations, so
+//! the printed figures agree to the last digit:
+//! - the interval is the difference of /proc/uptime in centiseconds;
+//! - the 32-bit millisecond fields are subtracted modulo 2^32, so a wrap
+//!   gives the true elapsed time;
+//! - a device seen for the first time, or re-created (iostat's test: fewer
+//!   I/Os in all and fewer sectors on each side), counts from zero: all its
+//!   I/O happened since it was created, within the interval.
+//!
+//! Where iostat prints garbage, strata prints nothing: a 64-bit count that
+//! goes backwards without the rest of the device resetting, or a 32-bit
+//! field that moved by 2^31 or more (24 days of milliseconds in one
+//! interval), would give ~1.8e19 r/s or a queue of millions; strata reports
+//! the device's figures as unknown for that interval instead.
 
 use crate::parse::diskstats::DiskCounters;
 
@@ -136,29 +144,64 @@ fn count(prev: u64, cur: u64) -> Option<u64> {
     cur.checked_sub(prev)
 }
 
-fn ms(prev: u32, cur: u32) -> u64 {
-    u64::from(cur.wrapping_sub(prev))
+fn ms(prev: u32, cur: u32) -> Option<u64> {
+    let d = cur.wrapping_sub(prev);
+    (d < 1 << 31).then_some(u64::from(d))
+}
+
+/// iostat's test for a device that was re-created between two samples.
+fn is_reset(prev: &DiskCounters, cur: &DiskCounters) -> bool {
+    let ios = |d: &DiskCounters| {
+        d.rd_ios
+            .wrapping_add(d.wr_ios)
+            .wrapping_add(d.discard.map_or(0, |x| x.ios))
+            .wrapping_add(d.flush.map_or(0, |x| x.ios))
+    };
+    let fell = |p: u64, c: u64| p == 0 || c < p;
+    let dc_sectors = |d: &DiskCounters| d.discard.map_or(0, |x| x.sectors);
+    ios(cur) < ios(prev)
+        && fell(prev.rd_sectors, cur.rd_sectors)
+        && fell(prev.wr_sectors, cur.wr_sectors)
+        && fell(dc_sectors(prev), dc_sectors(cur))
+}
+
+/// Counters at zero, with the same optional fields as `like`.
+fn zero_like(like: &DiskCounters) -> DiskCounters {
+    DiskCounters {
+        discard: like.discard.map(|_| Default::default()),
+        flush: like.flush.map(|_| Default::default()),
+        ..Default::default()
+    }
 }
 
 impl DiskDelta {
     /// The differences between two snapshots of one device taken `itv_cs`
-    /// centiseconds apart; `None` when a count went backwards (the device
-    /// was re-created) or the interval is empty.
-    pub fn between(prev: &DiskCounters, cur: &DiskCounters, itv_cs: u64) -> Option<Self> {
+    /// centiseconds apart. `prev` is `None` for a device that was not in
+    /// the previous sample. `None` when the interval is empty or the
+    /// counters moved in a way no interval of I/O can explain.
+    pub fn between(prev: Option<&DiskCounters>, cur: &DiskCounters, itv_cs: u64) -> Option<Self> {
         if itv_cs == 0 {
             return None;
         }
+        let zero;
+        let prev = match prev {
+            Some(p) if !is_reset(p, cur) => p,
+            _ => {
+                zero = zero_like(cur);
+                &zero
+            }
+        };
         let discard = match (prev.discard, cur.discard) {
             (Some(p), Some(c)) => Some([
                 count(p.ios, c.ios)?,
                 count(p.merges, c.merges)?,
                 count(p.sectors, c.sectors)?,
-                ms(p.ticks, c.ticks),
+                ms(p.ticks, c.ticks)?,
             ]),
             _ => None,
         };
         let flush = match (prev.flush, cur.flush) {
-            (Some(p), Some(c)) => Some([count(p.ios, c.ios)?, ms(p.ticks, c.ticks)]),
+            (Some(p), Some(c)) => Some([count(p.ios, c.ios)?, ms(p.ticks, c.ticks)?]),
             _ => None,
         };
         Some(DiskDelta {
@@ -166,13 +209,13 @@ impl DiskDelta {
             rd_ios: count(prev.rd_ios, cur.rd_ios)?,
             rd_merges: count(prev.rd_merges, cur.rd_merges)?,
             rd_sectors: count(prev.rd_sectors, cur.rd_sectors)?,
-            rd_ticks: ms(prev.rd_ticks, cur.rd_ticks),
+            rd_ticks: ms(prev.rd_ticks, cur.rd_ticks)?,
             wr_ios: count(prev.wr_ios, cur.wr_ios)?,
             wr_merges: count(prev.wr_merges, cur.wr_merges)?,
             wr_sectors: count(prev.wr_sectors, cur.wr_sectors)?,
-            wr_ticks: ms(prev.wr_ticks, cur.wr_ticks),
-            tot_ticks: ms(prev.tot_ticks, cur.tot_ticks),
-            rq_ticks: ms(prev.rq_ticks, cur.rq_ticks),
+            wr_ticks: ms(prev.wr_ticks, cur.wr_ticks)?,
+            tot_ticks: ms(prev.tot_ticks, cur.tot_ticks)?,
+            rq_ticks: ms(prev.rq_ticks, cur.rq_ticks)?,
             discard,
             flush,
         })
@@ -292,7 +335,7 @@ mod tests {
             flush: Some(FlushCounters { ios: 2, ticks: 3 }),
             ..dev(300, 3000, 5500)
         };
-        let r = DiskDelta::between(&prev, &cur, 200).unwrap().rates();
+        let r = DiskDelta::between(Some(&prev), &cur, 200).unwrap().rates();
         assert_eq!(r.get(DiskCol::RPerS), Some(100.0));
         assert_eq!(r.get(DiskCol::RkBPerS), Some(400.0));
         assert_eq!(r.get(DiskCol::RrqmPct), Some(50.0 / 250.0 * 100.0));
@@ -310,20 +353,49 @@ mod tests {
     fn ms_fields_wrap_modulo_2_pow_32() {
         let prev = dev(100, u32::MAX - 99, u32::MAX - 499);
         let cur = dev(200, 100, 500);
-        let r = DiskDelta::between(&prev, &cur, 100).unwrap().rates();
+        let r = DiskDelta::between(Some(&prev), &cur, 100).unwrap().rates();
         assert_eq!(r.get(DiskCol::RAwait), Some(2.0));
         assert_eq!(r.get(DiskCol::Util), Some(100.0));
     }
 
     #[test]
-    fn a_count_going_back_is_a_reset_not_a_rate() {
-        assert!(DiskDelta::between(&dev(100, 0, 0), &dev(5, 0, 0), 100).is_none());
-        assert!(DiskDelta::between(&dev(1, 0, 0), &dev(5, 0, 0), 0).is_none());
+    fn a_recreated_device_counts_from_zero() {
+        let r = DiskDelta::between(Some(&dev(100, 0, 0)), &dev(5, 0, 0), 100).unwrap();
+        assert_eq!(r.rd_ios, 5);
+        let new = DiskDelta::between(None, &dev(7, 0, 0), 100).unwrap();
+        assert_eq!(new.rd_ios, 7);
+        assert!(DiskDelta::between(Some(&dev(1, 0, 0)), &dev(5, 0, 0), 0).is_none());
+    }
+
+    #[test]
+    fn movements_no_interval_explains_are_unknown() {
+        // reads went back while writes went on: not a re-created device
+        let prev = DiskCounters {
+            wr_ios: 10,
+            wr_sectors: 80,
+            ..dev(100, 0, 0)
+        };
+        let cur = DiskCounters {
+            wr_ios: 20,
+            wr_sectors: 160,
+            ..dev(50, 0, 0)
+        };
+        assert!(DiskDelta::between(Some(&prev), &cur, 100).is_none());
+        // the queue time went back by 500 ms: iostat would print 4294966.80
+        let prev = DiskCounters {
+            rq_ticks: 4500,
+            ..dev(1, 0, 0)
+        };
+        let cur = DiskCounters {
+            rq_ticks: 4000,
+            ..dev(2, 0, 0)
+        };
+        assert!(DiskDelta::between(Some(&prev), &cur, 100).is_none());
     }
 
     #[test]
     fn missing_discard_and_flush_are_unknown_not_zero() {
-        let r = DiskDelta::between(&dev(1, 0, 0), &dev(2, 0, 0), 100)
+        let r = DiskDelta::between(Some(&dev(1, 0, 0)), &dev(2, 0, 0), 100)
             .unwrap()
             .rates();
         assert_eq!(r.get(DiskCol::DPerS), None);

@@ -9,9 +9,11 @@ use std::collections::HashMap;
 #[derive(Debug, Clone)]
 pub struct DiskRow {
     pub name: String,
+    /// No I/O completed since boot; iostat hides such devices.
+    pub never_used: bool,
     pub info: Option<DeviceInfo>,
-    /// `None` for the first interval a device is seen, or when its counters
-    /// went backwards (re-created device).
+    /// `None` before the source's second sample, or when the counters moved
+    /// in a way no interval of I/O explains (see `model::disk`).
     pub delta: Option<DiskDelta>,
     pub rates: Option<DiskRates>,
 }
@@ -70,13 +72,14 @@ impl DiskTick {
             .unwrap_or_default();
         let mut rows = Vec::with_capacity(cur.devices.len());
         for dev in &cur.devices {
+            // A device new since the previous sample counts from zero, as in
+            // iostat; with no previous sample at all nothing is known yet.
             let delta = itv_cs.and_then(|itv| {
-                prev_by_name
-                    .get(dev.name.as_str())
-                    .and_then(|p| DiskDelta::between(p, dev, itv))
+                DiskDelta::between(prev_by_name.get(dev.name.as_str()).copied(), dev, itv)
             });
             rows.push(DiskRow {
                 name: dev.name.clone(),
+                never_used: dev.never_used(),
                 info: cur.catalogue.get(&dev.name).cloned(),
                 rates: delta.as_ref().map(DiskDelta::rates),
                 delta,

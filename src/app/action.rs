@@ -1,0 +1,36 @@
+/// Everything a user can ask for. Keys map to these; `App::update` is the
+/// only place that applies them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    Quit,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    /// Scroll the disks table's columns.
+    Left,
+    Right,
+    /// Drill down into the selected entity.
+    Enter,
+    /// Go back up one level (or close the help overlay).
+    Back,
+    NextPanel,
+    PrevPanel,
+    GotoPanel(usize),
+    TogglePause,
+    ToggleHelp,
+    CycleTheme,
+    SortNext,
+    SortPrev,
+    SortReverse,
+    StartFilter,
+    FilterChar(char),
+    FilterBackspace,
+    FilterCommit,
+    FilterCancel,
+    TogglePartitions,
+    ToggleAllDevices,
+    ToggleUnits,
+}

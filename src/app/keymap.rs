@@ -1,0 +1,80 @@
+//! Keys to actions. The help overlay is generated from [`KEY_HELP`], so a
+//! key is documented where it is bound.
+
+use super::action::Action;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// (keys, what they do), in the order the help overlay lists them.
+pub const KEY_HELP: &[(&str, &str)] = &[
+    ("↑ ↓  k j", "move the selection"),
+    ("PgUp PgDn  g G", "page up / down, first / last row"),
+    ("← →  h l", "scroll the disks table's columns"),
+    (
+        "Enter",
+        "drill down: panel → device → its partitions or slaves",
+    ),
+    ("Esc  Backspace", "back up one level"),
+    ("Tab  Shift-Tab", "next / previous panel"),
+    ("1  2", "overview / disks panel"),
+    ("s  S", "sort by the next / previous column"),
+    ("r", "reverse the sort order"),
+    (
+        "/",
+        "filter devices by name (Enter keeps it, Esc clears it)",
+    ),
+    ("P", "show or hide partitions"),
+    ("a", "show or hide loop, ram and zram devices"),
+    ("u", "throughput in kB/s or MB/s"),
+    ("p", "pause the view (sampling goes on)"),
+    ("t", "next theme"),
+    ("?", "this help"),
+    ("q  Ctrl-C", "quit"),
+];
+
+/// Maps a key press to an action; `filtering` is true while the filter
+/// prompt takes the keyboard.
+pub fn map_key(key: KeyEvent, filtering: bool) -> Option<Action> {
+    if key.modifiers.contains(KeyModifiers::CONTROL) {
+        return match key.code {
+            KeyCode::Char('c') => Some(Action::Quit),
+            _ => None,
+        };
+    }
+    if filtering {
+        return match key.code {
+            KeyCode::Enter => Some(Action::FilterCommit),
+            KeyCode::Esc => Some(Action::FilterCancel),
+            KeyCode::Backspace => Some(Action::FilterBackspace),
+            KeyCode::Char(c) => Some(Action::FilterChar(c)),
+            _ => None,
+        };
+    }
+    let action = match key.code {
+        KeyCode::Char('q') => Action::Quit,
+        KeyCode::Up | KeyCode::Char('k') => Action::Up,
+        KeyCode::Down | KeyCode::Char('j') => Action::Down,
+        KeyCode::PageUp => Action::PageUp,
+        KeyCode::PageDown => Action::PageDown,
+        KeyCode::Home | KeyCode::Char('g') => Action::Top,
+        KeyCode::End | KeyCode::Char('G') => Action::Bottom,
+        KeyCode::Left | KeyCode::Char('h') => Action::Left,
+        KeyCode::Right | KeyCode::Char('l') => Action::Right,
+        KeyCode::Enter => Action::Enter,
+        KeyCode::Esc | KeyCode::Backspace => Action::Back,
+        KeyCode::Tab => Action::NextPanel,
+        KeyCode::BackTab => Action::PrevPanel,
+        KeyCode::Char(c @ '1'..='9') => Action::GotoPanel(c as usize - '1' as usize),
+        KeyCode::Char('p') | KeyCode::Char(' ') => Action::TogglePause,
+        KeyCode::Char('?') => Action::ToggleHelp,
+        KeyCode::Char('t') => Action::CycleTheme,
+        KeyCode::Char('s') => Action::SortNext,
+        KeyCode::Char('S') => Action::SortPrev,
+        KeyCode::Char('r') => Action::SortReverse,
+        KeyCode::Char('/') => Action::StartFilter,
+        KeyCode::Char('P') => Action::TogglePartitions,
+        KeyCode::Char('a') => Action::ToggleAllDevices,
+        KeyCode::Char('u') => Action::ToggleUnits,
+        _ => return None,
+    };
+    Some(action)
+}

@@ -1,0 +1,11 @@
+//! Application state and the one place it changes.
+//!
+//! Keys become [`Action`]s (keymap), `App::update` applies them, samples
+//! arrive through `App::ingest_disks`; the view only reads an `App`.
+
+pub mod action;
+pub mod keymap;
+pub mod state;
+
+pub use action::Action;
+pub use state::{App, HostInfo, Panel, SelfUsage, SortKey, View};

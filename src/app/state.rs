@@ -1,0 +1,474 @@
+//! What the screen shows and how the user has arranged it.
+
+use super::action::Action;
+use crate::config::{Config, Units};
+use crate::model::disk::{DISK_COLS, DiskCol};
+use crate::model::disk_tick::{DiskRow, DiskTick};
+use crate::source::disks::DiskSample;
+use crate::store::SourceHistory;
+use crate::theme::Theme;
+use std::cmp::Ordering;
+
+/// The metrics of a device kept in history for charts, in this order.
+pub const DISK_HISTORY: [DiskCol; 8] = [
+    DiskCol::RPerS,
+    DiskCol::WPerS,
+    DiskCol::RkBPerS,
+    DiskCol::WkBPerS,
+    DiskCol::RAwait,
+    DiskCol::WAwait,
+    DiskCol::AquSz,
+    DiskCol::Util,
+];
+
+/// The history entity that holds the host's disk totals; its %util slot
+/// holds the busiest device's %util.
+pub const TOTAL_ENTITY: &str = "\u{2211}total";
+
+pub fn history_index(col: DiskCol) -> Option<usize> {
+    DISK_HISTORY.iter().position(|c| *c == col)
+}
+
+/// Top-level panels, in Tab order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Panel {
+    Overview,
+    Disks,
+}
+
+impl Panel {
+    pub const ALL: [Panel; 2] = [Panel::Overview, Panel::Disks];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Panel::Overview => "Overview",
+            Panel::Disks => "Disks",
+        }
+    }
+}
+
+/// One level of the drill-down.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum View {
+    Panel(Panel),
+    /// One device: its charts, then its partitions or the devices under it.
+    Disk(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    Name,
+    Col(DiskCol),
+}
+
+impl SortKey {
+    /// Name first, then iostat's columns in order.
+    fn all() -> impl Iterator<Item = SortKey> {
+        std::iter::once(SortKey::Name).chain(DISK_COLS.iter().map(|c| SortKey::Col(c.col)))
+    }
+
+    pub fn label(self, units: Units) -> &'static str {
+        match self {
+            SortKey::Name => "Device",
+            SortKey::Col(c) => match units {
+                Units::KB => c.def().header,
+                Units::MB => c.def().header_mb,
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HostInfo {
+    pub hostname: String,
+    pub kernel: String,
+}
+
+/// strata's own cost, shown in the header.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SelfUsage {
+    pub cpu_pct: Option<f64>,
+    pub rss_bytes: Option<u64>,
+}
+
+/// The whole state the view is drawn from.
+pub struct App {
+    pub host: HostInfo,
+    pub config: Config,
+    pub interval_s: f64,
+    pub theme: Theme,
+    /// A message for the user (bad theme or config file, ...).
+    pub notice: Option<String>,
+    /// Wall clock for the header, ms since the Unix epoch; set by the loop.
+    pub now_ms: i64,
+    pub usage: SelfUsage,
+    pub history: SourceHistory,
+    prev_sample: Option<DiskSample>,
+    /// The newest figures.
+    pub latest: Option<DiskTick>,
+    /// The last error of the disk source, cleared by the next good sample.
+    pub source_error: Option<String>,
+    /// Lines of /proc/diskstats rejected in the newest sample.
+    pub rejected_lines: Vec<String>,
+    pub quit: bool,
+    pub ui: UiState,
+}
+
+#[derive(Debug, Clone)]
+pub struct UiState {
+    /// Drill-down path; never empty.
+    pub stack: Vec<View>,
+    /// Name of the selected device in the disks panel.
+    pub selected: Option<String>,
+    /// Selected row among a device's parts in its detail view.
+    pub part_selected: usize,
+    pub sort: SortKey,
+    pub sort_desc: bool,
+    pub filter: String,
+    /// The filter being typed, while the prompt is open.
+    pub filter_edit: Option<String>,
+    pub show_partitions: bool,
+    pub show_all_devices: bool,
+    pub units: Units,
+    /// First column shown in the disks table (horizontal scroll).
+    pub col_offset: usize,
+    /// Set while paused: the figures and history position that stay on screen.
+    pub frozen: Option<(DiskTick, u64)>,
+    pub help: bool,
+    /// Rows the last drawn table could show, for page up and down.
+    pub page_rows: usize,
+}
+
+impl App {
+    pub fn new(config: Config, theme: Theme, host: HostInfo, interval_s: f64) -> App {
+        let capacity = ((config.history_secs as f64 / interval_s).ceil() as usize).max(2);
+        let ui = UiState {
+            stack: vec![View::Panel(Panel::Overview)],
+            selected: None,
+            part_selected: 0,
+            sort: SortKey::Col(DiskCol::Util),
+            sort_desc: true,
+            filter: String::new(),
+            filter_edit: None,
+            show_partitions: config.show_partitions,
+            show_all_devices: config.show_all_devices,
+            units: config.units,
+            col_offset: 0,
+            frozen: None,
+            help: false,
+            page_rows: 10,
+        };
+        App {
+            host,
+            config,
+            interval_s,
+            theme,
+            notice: None,
+            now_ms: 0,
+            usage: SelfUsage::default(),
+            history: SourceHistory::new(capacity, DISK_HISTORY.len()),
+            prev_sample: None,
+            latest: None,
+            source_error: None,
+            rejected_lines: Vec::new(),
+            quit: false,
+            ui,
+        }
+    }
+
+    /// Takes a new sample of the disk source: figures over the interval
+    /// since the previous one go to the store, even while paused.
+    pub fn ingest_disks(&mut self, sample: DiskSample) {
+        let tick = DiskTick::between(self.prev_sample.as_ref(), &sample);
+        self.rejected_lines = sample.rejected.iter().map(ToString::to_string).collect();
+        self.source_error = None;
+        if tick.itv_cs.is_some() {
+            let hist = |rates: Option<&crate::model::disk::DiskRates>| -> [Option<f32>; 8] {
+                std::array::from_fn(|i| {
+                    rates.and_then(|r| r.get(DISK_HISTORY[i])).map(|v| v as f32)
+                })
+            };
+            let rows: Vec<(&str, [Option<f32>; 8])> = tick
+                .rows
+                .iter()
+                .map(|r| (r.name.as_str(), hist(r.rates.as_ref())))
+                .collect();
+            let mut total = hist(tick.total.as_ref());
+            total[7] = tick.busiest.as_ref().map(|(_, u)| *u as f32);
+            self.history.push(
+                tick.wall_ms,
+                rows.iter()
+                    .map(|(n, v)| (*n, &v[..]))
+                    .chain(std::iter::once((TOTAL_ENTITY, &total[..]))),
+            );
+            self.latest = Some(tick);
+        }
+        self.prev_sample = Some(sample);
+    }
+
+    pub fn source_failed(&mut self, error: String) {
+        self.source_error = Some(error);
+    }
+
+    pub fn paused(&self) -> bool {
+        self.ui.frozen.is_some()
+    }
+
+    /// The figures on screen: frozen while paused, the newest otherwise.
+    pub fn view_tick(&self) -> Option<&DiskTick> {
+        match &self.ui.frozen {
+            Some((t, _)) => Some(t),
+            None => self.latest.as_ref(),
+        }
+    }
+
+    /// The history position on screen.
+    pub fn view_seq(&self) -> u64 {
+        self.ui
+            .frozen
+            .as_ref()
+            .map_or(self.history.seq(), |(_, s)| *s)
+    }
+
+    pub fn view(&self) -> &View {
+        self.ui
+            .stack
+            .last()
+            .unwrap_or(&View::Panel(Panel::Overview))
+    }
+
+    pub fn panel(&self) -> Panel {
+        match self.ui.stack.first() {
+            Some(View::Panel(p)) => *p,
+            _ => Panel::Overview,
+        }
+    }
+
+    /// Rows of the disks panel: filtered and sorted as the user asked.
+    pub fn disk_rows(&self) -> Vec<&DiskRow> {
+        let Some(tick) = self.view_tick() else {
+            return Vec::new();
+        };
+        let filter = self
+            .ui
+            .filter_edit
+            .as_deref()
+            .unwrap_or(&self.ui.filter)
+            .to_lowercase();
+        let mut rows: Vec<&DiskRow> = tick
+            .rows
+            .iter()
+            .filter(|r| self.ui.show_partitions || !r.is_partition())
+            .filter(|r| self.ui.show_all_devices || !r.class().skipped_by_default())
+            .filter(|r| {
+                filter.is_empty()
+                    || r.name.to_lowercase().contains(&filter)
+                    || r.display_name().to_lowercase().contains(&filter)
+            })
+            .collect();
+        let key = self.ui.sort;
+        rows.sort_by(|a, b| {
+            let ord = match key {
+                SortKey::Name => a.display_name().cmp(b.display_name()),
+                SortKey::Col(c) => {
+                    let v = |r: &DiskRow| r.rates.and_then(|x| x.get(c)).filter(|v| v.is_finite());
+                    // unknown figures sort below every known one
+                    match (v(a), v(b)) {
+                        (Some(x), Some(y)) => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
+                        (Some(_), None) => Ordering::Greater,
+                        (None, Some(_)) => Ordering::Less,
+                        (None, None) => Ordering::Equal,
+                    }
+                }
+            };
+            let ord = if self.ui.sort_desc {
+                ord.reverse()
+            } else {
+                ord
+            };
+            ord.then_with(|| a.name.cmp(&b.name))
+        });
+        rows
+    }
+
+    /// Index of the selected device among the shown rows.
+    pub fn selected_index(&self, rows: &[&DiskRow]) -> usize {
+        self.ui
+            .selected
+            .as_ref()
+            .and_then(|s| rows.iter().position(|r| &r.name == s))
+            .unwrap_or(0)
+    }
+
+    /// The parts of a device shown under its charts: partitions, or the
+    /// devices under a dm/md device.
+    pub fn parts_of(&self, name: &str) -> Vec<&DiskRow> {
+        let Some(tick) = self.view_tick() else {
+            return Vec::new();
+        };
+        let Some(info) = tick
+            .rows
+            .iter()
+            .find(|r| r.name == name)
+            .and_then(|r| r.info.as_ref())
+        else {
+            return Vec::new();
+        };
+        info.partitions
+            .iter()
+            .chain(info.slaves.iter())
+            .filter_map(|p| tick.rows.iter().find(|r| &r.name == p))
+            .collect()
+    }
+
+    pub fn update(&mut self, action: Action) {
+        if self.ui.help {
+            // Any key closes the help overlay; quitting still works.
+            match action {
+                Action::Quit => self.quit = true,
+                _ => self.ui.help = false,
+            }
+            return;
+        }
+        match action {
+            Action::Quit => self.quit = true,
+            Action::ToggleHelp => self.ui.help = true,
+            Action::TogglePause => {
+                self.ui.frozen = match self.ui.frozen.take() {
+                    Some(_) => None,
+                    None => self.latest.clone().map(|t| (t, self.history.seq())),
+                }
+            }
+            Action::CycleTheme => self.theme = self.theme.next_builtin(),
+            Action::Up => self.move_selection(-1),
+            Action::Down => self.move_selection(1),
+            Action::PageUp => self.move_selection(-(self.ui.page_rows.max(1) as isize)),
+            Action::PageDown => self.move_selection(self.ui.page_rows.max(1) as isize),
+            Action::Top => self.move_selection(isize::MIN / 2),
+            Action::Bottom => self.move_selection(isize::MAX / 2),
+            Action::Left => self.ui.col_offset = self.ui.col_offset.saturating_sub(1),
+            Action::Right => self.ui.col_offset = (self.ui.col_offset + 1).min(DISK_COLS.len() - 1),
+            Action::Enter => self.drill_down(),
+            Action::Back => {
+                if self.ui.stack.len() > 1 {
+                    if let Some(View::Disk(name)) = self.ui.stack.pop() {
+                        self.ui.part_selected = 0;
+                        // back in the table, the device drilled into stays selected
+                        if self.ui.stack.len() == 1 {
+                            self.ui.selected = Some(name);
+                        }
+                    }
+                } else if !self.ui.filter.is_empty() {
+                    self.ui.filter.clear();
+                }
+            }
+            Action::NextPanel => self.switch_panel(1),
+            Action::PrevPanel => self.switch_panel(Panel::ALL.len() - 1),
+            Action::GotoPanel(i) => {
+                if let Some(p) = Panel::ALL.get(i) {
+                    self.ui.stack = vec![View::Panel(*p)];
+                }
+            }
+            Action::SortNext => self.cycle_sort(1),
+            Action::SortPrev => self.cycle_sort(-1),
+            Action::SortReverse => self.ui.sort_desc = !self.ui.sort_desc,
+            Action::StartFilter => {
+                self.ui.stack = vec![View::Panel(Panel::Disks)];
+                self.ui.filter_edit = Some(self.ui.filter.clone());
+            }
+            Action::FilterChar(c) => {
+                if let Some(f) = &mut self.ui.filter_edit {
+                    f.push(c);
+                }
+            }
+            Action::FilterBackspace => {
+                if let Some(f) = &mut self.ui.filter_edit {
+                    f.pop();
+                }
+            }
+            Action::FilterCommit => {
+                if let Some(f) = self.ui.filter_edit.take() {
+                    self.ui.filter = f;
+                }
+            }
+            Action::FilterCancel => {
+                self.ui.filter_edit = None;
+                self.ui.filter.clear();
+            }
+            Action::TogglePartitions => self.ui.show_partitions = !self.ui.show_partitions,
+            Action::ToggleAllDevices => self.ui.show_all_devices = !self.ui.show_all_devices,
+            Action::ToggleUnits => {
+                self.ui.units = match self.ui.units {
+                    Units::KB => Units::MB,
+                    Units::MB => Units::KB,
+                }
+            }
+        }
+    }
+
+    pub fn filtering(&self) -> bool {
+        self.ui.filter_edit.is_some()
+    }
+
+    fn switch_panel(&mut self, step: usize) {
+        let i = Panel::ALL
+            .iter()
+            .position(|p| *p == self.panel())
+            .unwrap_or(0);
+        self.ui.stack = vec![View::Panel(Panel::ALL[(i + step) % Panel::ALL.len()])];
+    }
+
+    fn cycle_sort(&mut self, step: isize) {
+        let keys: Vec<SortKey> = SortKey::all().collect();
+        let i = keys.iter().position(|k| *k == self.ui.sort).unwrap_or(0) as isize;
+        let n = keys.len() as isize;
+        self.ui.sort = keys[(i + step).rem_euclid(n) as usize];
+        // names read best A to Z, figures biggest first
+        self.ui.sort_desc = self.ui.sort != SortKey::Name;
+    }
+
+    fn move_selection(&mut self, delta: isize) {
+        match self.view().clone() {
+            View::Panel(Panel::Disks) => {
+                let rows = self.disk_rows();
+                if rows.is_empty() {
+                    return;
+                }
+                let i = self.selected_index(&rows) as isize;
+                let j = i.saturating_add(delta).clamp(0, rows.len() as isize - 1) as usize;
+                self.ui.selected = Some(rows[j].name.clone());
+            }
+            View::Disk(name) => {
+                let n = self.parts_of(&name).len();
+                if n > 0 {
+                    let j = (self.ui.part_selected as isize).saturating_add(delta);
+                    self.ui.part_selected = j.clamp(0, n as isize - 1) as usize;
+                }
+            }
+            View::Panel(Panel::Overview) => {}
+        }
+    }
+
+    fn drill_down(&mut self) {
+        match self.view().clone() {
+            View::Panel(Panel::Overview) => self.ui.stack = vec![View::Panel(Panel::Disks)],
+            View::Panel(Panel::Disks) => {
+                let rows = self.disk_rows();
+                if let Some(r) = rows.get(self.selected_index(&rows)) {
+                    let name = r.name.clone();
+                    self.ui.selected = Some(name.clone());
+                    self.ui.part_selected = 0;
+                    self.ui.stack.push(View::Disk(name));
+                }
+            }
+            View::Disk(name) => {
+                let parts = self.parts_of(&name);
+                if let Some(p) = parts.get(self.ui.part_selected) {
+                    let child = p.name.clone();
+                    self.ui.part_selected = 0;
+                    self.ui.stack.push(View::Disk(child));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! `strata batch disks`: iostat -x figures per device per interval.
+//!
+//! Text follows `iostat -x -d -y` (sysstat 12.6): the same header, column
+//! order, widths and two decimals, so the two can be read side by side.
+//! Figures the kernel does not provide (discard before 4.18, flush before
+//! 5.5) print as "–" where iostat prints 0.00.
+
+use super::Format;
+use crate::config::Units;
+use crate::format::{self, UNKNOWN};
+use crate::model::disk::{DISK_COLS, DiskCol};
+use crate::model::disk_tick::{DiskRow, DiskTick};
+use std::fmt::Write as _;
+
+/// Which devices a report lists.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Selection {
+    pub partitions: bool,
+    /// Also loop, ram and zram devices, and devices never used since boot.
+    pub all_devices: bool,
+}
+
+/// The rows of a report: by name, as iostat lists them.
+pub fn report_rows(tick: &DiskTick, sel: Selection) -> Vec<&DiskRow> {
+    let mut rows: Vec<&DiskRow> = tick
+        .rows
+        .iter()
+        .filter(|r| sel.partitions || !r.is_partition())
+        .filter(|r| sel.all_devices || (!r.class().skipped_by_default() && !r.never_used))
+        .collect();
+    rows.sort_by(|a, b| a.name.cmp(&b.name));
+    rows
+}
+
+/// Field widths of iostat's `" %*.2f"` per column.
+fn width(c: DiskCol) -> usize {
+    use DiskCol::*;
+    match c {
+        RPerS | WPerS | DPerS | FPerS | RAwait | WAwait | DAwait | FAwait | AquSz => 7,
+        RkBPerS | WkBPerS | DkBPerS => 9,
+        RrqmPerS | WrqmPerS | DrqmPerS | RareqSz | WareqSz | DareqSz => 8,
+        RrqmPct | WrqmPct | DrqmPct | Util => 6,
+    }
+}
+
+fn value(r: &DiskRow, c: DiskCol, units: Units) -> Option<f64> {
+    let v = r.rates.and_then(|x| x.get(c))?;
+    // iostat -m divides sectors by 2048; kB/1024 is the same float exactly.
+    Some(
+        if units == Units::MB && c.def().kind == crate::model::disk::ColKind::Throughput {
+            v / 1024.0
+        } else {
+            v
+        },
+    )
+}
+
+fn header(units: Units, c: DiskCol) -> &'static str {
+    match units {
+        Units::KB => c.def().header,
+        Units::MB => c.def().header_mb,
+    }
+}
+
+/// The header line of a text report.
+pub fn text_header(units: Units) -> String {
+    let mut s = String::from("Device       ");
+    for c in &DISK_COLS {
+        let _ = write!(s, " {:>w$}", header(units, c.col), w = width(c.col));
+    }
+    s
+}
+
+/// One text report: timestamp, header, a row per device, a blank line.
+pub fn text_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
+    let mut s = format!(
+        "{}\n{}\n",
+        format::iso_datetime(tick.wall_ms),
+        text_header(units)
+    );
+    for r in report_rows(tick, sel) {
+        let _ = write!(s, "{:<13}", r.display_name());
+        for c in &DISK_COLS {
+            let w = width(c.col);
+            match value(r, c.col, units) {
+                Some(v) if v.is_finite() => {
+                    let _ = write!(s, " {v:>w$.2}");
+                }
+                _ => {
+                    let _ = write!(s, " {UNKNOWN:>w$}");
+                }
+            }
+        }
+        s.push('\n');
+    }
+    s.push('\n');
+    s
+}
+
+/// One JSON object per device, with iostat's keys; unknown figures are null.
+pub fn json_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
+    let mut s = String::new();
+    let interval = tick
+        .itv_cs
+        .map_or("null".to_string(), |i| format!("{:.2}", i as f64 / 100.0));
+    for r in report_rows(tick, sel) {
+        let _ = write!(
+            s,
+            "{{\"timestamp\": {}, \"interval_s\": {interval}, \"disk_device\": {}, \"device\": {}, \"class\": {}",
+            json_str(&format::iso_datetime(tick.wall_ms)),
+            json_str(r.display_name()),
+            json_str(&r.name),
+            json_str(r.class().label()),
+        );
+        // iostat's key order: r/s w/s d/s f/s, then kB/s, merges, %merged, awaits, sizes
+        use DiskCol::*;
+        let order = [
+            RPerS, WPerS, DPerS, FPerS, RkBPerS, WkBPerS, DkBPerS, RrqmPerS, WrqmPerS, DrqmPerS,
+            RrqmPct, WrqmPct, DrqmPct, RAwait, WAwait, DAwait, FAwait, RareqSz, WareqSz, DareqSz,
+            AquSz, Util,
+        ];
+        for c in order {
+            let key = match (units, c.def().kind) {
+                (Units::MB, crate::model::disk::ColKind::Throughput) => c.def().header_mb,
+                _ => c.def().json_key,
+            };
+            let v = value(r, c, units).filter(|v| v.is_finite());
+            let _ = write!(
+                s,
+                ", \"{key}\": {}",
+                v.map_or("null".to_string(), |v| format!("{v:.2}"))
+            );
+        }
+        s.push_str("}\n");
+    }
+    s
+}
+
+pub fn csv_header(units: Units) -> String {
+    let mut s = String::from("timestamp,interval_s,device,name,class");
+    for c in &DISK_COLS {
+        s.push(',');
+        s.push_str(header(units, c.col));
+    }
+    s
+}
+
+/// CSV lines, one per device; unknown figures are empty fields.
+pub fn csv_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
+    let mut s = String::new();
+    let interval = tick
+        .itv_cs
+        .map_or(String::new(), |i| format!("{:.2}", i as f64 / 100.0));
+    for r in report_rows(tick, sel) {
+        let _ = write!(
+            s,
+            "{},{interval},{},{},{}",
+            format::iso_datetime(tick.wall_ms),
+            csv_field(&r.name),
+            csv_field(r.display_name()),
+            r.class().label()
+        );
+        for c in &DISK_COLS {
+            let v = value(r, c.col, units).filter(|v| v.is_finite());
+            let _ = write!(s, ",{}", v.map_or(String::new(), |v| format!("{v:.2}")));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+pub fn report(format: Format, tick: &DiskTick, sel: Selection, units: Units) -> String {
+    match format {
+        Format::Text => text_report(tick, sel, units),
+        Format::Json => json_report(tick, sel, units),
+        Format::Csv => csv_report(tick, sel, units),
+    }
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_string())
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_is_iostats() {
+        assert_eq!(
+            text_header(Units::KB),
+            "Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     f/s f_await  aqu-sz  %util"
+        );
+        assert!(text_header(Units::MB).contains("     rMB/s"));
+    }
+}

@@ -1,0 +1,74 @@
+//! Command line.
+
+use crate::batch::Format;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "strata",
+    version,
+    about = "Live monitor of a database's storage path: block devices first, every layer on one time axis"
+)]
+pub struct Cli {
+    /// Seconds between samples (0.1 to 3600); default 1, or `interval` in the config.
+    #[arg(long, global = true, value_parser = parse_interval)]
+    pub interval: Option<f64>,
+    /// Read /proc and /sys under this directory instead of /.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Config file (default ~/.config/strata/config.toml).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Theme: dark, light, high-contrast, mono, a name in ~/.config/strata/themes, or a path to a .toml file.
+    #[arg(long, global = true, value_name = "NAME|PATH")]
+    pub theme: Option<String>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print a panel's figures every interval, without the screen UI.
+    Batch {
+        /// The panel to print.
+        panel: BatchPanel,
+        /// Number of reports (default: until interrupted).
+        #[arg(long)]
+        count: Option<u64>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Throughput units (iostat -k or -m).
+        #[arg(long, value_enum)]
+        units: Option<UnitsArg>,
+        /// Include partitions.
+        #[arg(long)]
+        partitions: bool,
+        /// Include loop, ram and zram devices and devices never used since boot.
+        #[arg(long)]
+        all_devices: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BatchPanel {
+    Disks,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UnitsArg {
+    #[value(name = "kB", alias = "kb", alias = "KB")]
+    KB,
+    #[value(name = "MB", alias = "mb")]
+    MB,
+}
+
+pub fn parse_interval(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if !(0.1..=3600.0).contains(&v) {
+        return Err(format!("{v} s is outside 0.1 to 3600 s"));
+    }
+    Ok(v)
+}

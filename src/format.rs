@@ -1,0 +1,154 @@
+//! Figures as text. Unknown, NaN and infinite values print as "–", never
+//! as a number.
+
+/// What an unknown figure looks like everywhere.
+pub const UNKNOWN: &str = "–";
+
+/// `v` with a fixed number of decimals, as C's `%.Nf` prints it.
+pub fn fixed(v: Option<f64>, decimals: usize) -> String {
+    match v {
+        Some(x) if x.is_finite() => format!("{x:.decimals$}"),
+        _ => UNKNOWN.to_string(),
+    }
+}
+
+/// `v` in at most `width` characters: fewer decimals first, then a k/M/G
+/// suffix, so a column never overflows and a figure never lies.
+pub fn fit(v: Option<f64>, width: usize, decimals: usize) -> String {
+    let Some(x) = v.filter(|x| x.is_finite()) else {
+        return UNKNOWN.to_string();
+    };
+    for d in (0..=decimals).rev() {
+        let s = format!("{x:.d$}");
+        if s.len() <= width {
+            return s;
+        }
+    }
+    for (div, suffix) in [(1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T"), (1e15, "P")] {
+        let y = x / div;
+        for d in (0..=1).rev() {
+            let s = format!("{y:.d$}{suffix}");
+            if s.len() <= width {
+                return s;
+            }
+        }
+    }
+    "#".repeat(width.max(1))
+}
+
+/// A byte count in binary units: "512 B", "1.5 KiB", "12.3 MiB".
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// A size in decimal units as disk vendors label them: "480 GB", "1.9 TB".
+pub fn disk_size(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1000.0 && u + 1 < UNITS.len() {
+        v /= 1000.0;
+        u += 1;
+    }
+    if v >= 100.0 || u == 0 {
+        format!("{v:.0} {}", UNITS[u])
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// Local date and time of a Unix time in ms: "2026-11-22 07:45:12".
+pub fn local_datetime(ms: i64) -> String {
+    let (tm, _) = local_tm(ms);
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+        tm.tm_year + 1900,
+        tm.tm_mon + 1,
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec
+    )
+}
+
+/// Local time of day: "07:45:12".
+pub fn local_time(ms: i64) -> String {
+    let (tm, _) = local_tm(ms);
+    format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec)
+}
+
+/// ISO 8601 with the UTC offset, as `S_TIME_FORMAT=ISO iostat -t` prints.
+pub fn iso_datetime(ms: i64) -> String {
+    let (tm, off) = local_tm(ms);
+    let sign = if off < 0 { '-' } else { '+' };
+    let off = off.abs();
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}{}{:02}{:02}",
+        tm.tm_year + 1900,
+        tm.tm_mon + 1,
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec,
+        sign,
+        off / 3600,
+        off % 3600 / 60
+    )
+}
+
+/// Broken-down local time and its offset from UTC in seconds.
+fn local_tm(ms: i64) -> (libc::tm, i64) {
+    let t: libc::time_t = ms.div_euclid(1000) as libc::time_t;
+    // SAFETY: localtime_r writes only into the zeroed struct we own and
+    // reads `t`; both outlive the call.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    let ok = unsafe { !libc::localtime_r(&t, &mut tm).is_null() };
+    if !ok {
+        // SAFETY: as above.
+        unsafe { libc::gmtime_r(&t, &mut tm) };
+        return (tm, 0);
+    }
+    (tm, tm.tm_gmtoff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_is_a_dash() {
+        assert_eq!(fixed(None, 2), UNKNOWN);
+        assert_eq!(fixed(Some(f64::NAN), 2), UNKNOWN);
+        assert_eq!(fit(Some(f64::INFINITY), 8, 2), UNKNOWN);
+    }
+
+    #[test]
+    fn fit_keeps_columns() {
+        assert_eq!(fit(Some(12.345), 8, 2), "12.35");
+        assert_eq!(fit(Some(123456.78), 8, 2), "123456.8");
+        assert_eq!(fit(Some(123456789.0), 8, 2), "123457k");
+        assert_eq!(fit(Some(1.2e13), 6, 2), "12.0T");
+        for x in [0.0, 1.0, 9.99e20, 1e300] {
+            assert!(fit(Some(x), 6, 2).chars().count() <= 6, "{x}");
+        }
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(disk_size(480_103_981_056), "480 GB");
+        assert_eq!(disk_size(1_920_000_000_000), "1.9 TB");
+    }
+}

@@ -1,0 +1,106 @@
+//! The live monitor: sampler task → channel → the app loop, which is the
+//! store's one writer and draws at most at a capped frame rate.
+
+use crate::app::{App, keymap};
+use crate::source::SourceError;
+use crate::source::disks::{DiskSample, DiskSource};
+use crate::source::host::SelfMeter;
+use crossterm::event::{Event, EventStream, KeyEventKind};
+use futures::StreamExt;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::time::{Instant, MissedTickBehavior, interval, sleep_until};
+
+/// At most this many frames a second; sampling has its own clock.
+const FRAME: Duration = Duration::from_millis(33);
+
+pub enum Msg {
+    Disks(Result<DiskSample, SourceError>),
+}
+
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Samples the disk source every `every`, for as long as the app listens.
+async fn sample_disks(mut source: DiskSource, every: Duration, tx: mpsc::Sender<Msg>) {
+    let mut tick = interval(every);
+    tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    loop {
+        tick.tick().await;
+        let sample = source.sample(now_ms());
+        if tx.send(Msg::Disks(sample)).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Runs the screen until the user quits. The terminal is restored on every
+/// way out, panics included (ratatui's hook).
+pub fn run(mut app: App, source: DiskSource) -> anyhow::Result<()> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let mut terminal = ratatui::try_init()?;
+    let result = rt.block_on(event_loop(&mut terminal, &mut app, source));
+    ratatui::restore();
+    result
+}
+
+async fn event_loop(
+    terminal: &mut ratatui::DefaultTerminal,
+    app: &mut App,
+    source: DiskSource,
+) -> anyhow::Result<()> {
+    let (tx, mut rx) = mpsc::channel(16);
+    let sampler = tokio::spawn(sample_disks(
+        source,
+        Duration::from_secs_f64(app.interval_s),
+        tx,
+    ));
+    let mut events = EventStream::new();
+    let mut clock = interval(Duration::from_secs(1));
+    clock.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut meter = SelfMeter::default();
+    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut dirty = true;
+    let mut last_draw = Instant::now() - FRAME;
+    while !app.quit {
+        tokio::select! {
+            ev = events.next() => match ev {
+                Some(Ok(Event::Key(k))) if k.kind == KeyEventKind::Press => {
+                    if let Some(a) = keymap::map_key(k, app.filtering()) {
+                        app.update(a);
+                        dirty = true;
+                    }
+                }
+                Some(Ok(Event::Resize(..))) => dirty = true,
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Err(e.into()),
+                None => break,
+            },
+            Some(msg) = rx.recv() => {
+                match msg {
+                    Msg::Disks(Ok(s)) => app.ingest_disks(s),
+                    Msg::Disks(Err(e)) => app.source_failed(e.to_string()),
+                }
+                dirty = true;
+            }
+            _ = clock.tick() => {
+                app.now_ms = now_ms();
+                app.usage = meter.read();
+                dirty = true;
+            }
+            _ = sigterm.recv() => app.quit = true,
+            _ = sleep_until(last_draw + FRAME), if dirty => {
+                terminal.draw(|f| crate::ui::draw(f, app))?;
+                last_draw = Instant::now();
+                dirty = false;
+            }
+        }
+    }
+    sampler.abort();
+    Ok(())
+}

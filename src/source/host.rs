@@ -1,0 +1,42 @@
+//! Who and what the monitored host is, and what strata itself costs.
+
+use super::rootfs::RootFs;
+use crate::app::{HostInfo, SelfUsage};
+
+pub fn host_info(fs: &RootFs) -> HostInfo {
+    HostInfo {
+        hostname: fs
+            .attr("/proc/sys/kernel/hostname")
+            .unwrap_or_else(|| "?".into()),
+        kernel: fs
+            .attr("/proc/sys/kernel/osrelease")
+            .unwrap_or_else(|| "?".into()),
+    }
+}
+
+/// strata's own CPU time and resident memory, from /proc/self/stat (always
+/// the real /proc: it is this process, whatever `--root` says).
+#[derive(Debug, Default)]
+pub struct SelfMeter {
+    last: Option<(u64, std::time::Instant)>,
+}
+
+impl SelfMeter {
+    pub fn read(&mut self) -> SelfUsage {
+        let Ok(stat) = procfs::process::Process::myself().and_then(|p| p.stat()) else {
+            return SelfUsage::default();
+        };
+        let ticks = stat.utime + stat.stime;
+        let now = std::time::Instant::now();
+        let tps = procfs::ticks_per_second() as f64;
+        let cpu_pct = self.last.and_then(|(t0, i0)| {
+            let secs = now.duration_since(i0).as_secs_f64();
+            (secs > 0.0 && tps > 0.0).then(|| ticks.saturating_sub(t0) as f64 / tps / secs * 100.0)
+        });
+        self.last = Some((ticks, now));
+        SelfUsage {
+            cpu_pct,
+            rss_bytes: stat.rss.checked_mul(procfs::page_size()),
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! One device: history charts, every iostat -x figure, and its parts
+//! (partitions, or the devices under a dm/md device) to drill into.
+
+use super::disks::figure_cell;
+use super::panel_block;
+use super::widgets::{Series, chart};
+use crate::app::App;
+use crate::app::state::history_index;
+use crate::config::Units;
+use crate::format;
+use crate::model::disk::{ColKind, DISK_COLS, DiskCol};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
+    let t = &app.theme;
+    let row = app
+        .view_tick()
+        .and_then(|k| k.rows.iter().find(|r| r.name == name));
+    let mut title = format!(" {name}");
+    if let Some(info) = row.and_then(|r| r.info.as_ref()) {
+        if let Some(m) = &info.mapper_name {
+            title = format!(" {m} ({name})");
+        }
+        title.push_str(&format!(" · {}", info.class.label()));
+        if let Some(p) = &info.parent {
+            title.push_str(&format!(" · partition of {p}"));
+        }
+        if let Some(s) = info.size_bytes {
+            title.push_str(&format!(" · {}", format::disk_size(s)));
+        }
+        if let Some(m) = &info.model {
+            title.push_str(&format!(" · {m}"));
+        }
+    }
+    title.push(' ');
+    let block = panel_block(title, t, true);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let Some(row) = row else {
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                "this device is gone from /proc/diskstats",
+                t.warn,
+            )),
+            inner,
+        );
+        return;
+    };
+
+    let parts = app.parts_of(name);
+    let parts_height = if parts.is_empty() {
+        0
+    } else {
+        (parts.len() as u16 + 3).min(inner.height / 3)
+    };
+    let [top, bottom] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(parts_height)]).areas(inner);
+    let metrics_width = if top.width >= 100 { 24 } else { 0 };
+    let [charts, metrics] =
+        Layout::horizontal([Constraint::Min(0), Constraint::Length(metrics_width)]).areas(top);
+
+    let seq = app.view_seq();
+    let n = app.history.capacity();
+    let times = app.history.times(seq, n);
+    let mb = app.ui.units == Units::MB;
+    let values = |c: DiskCol| -> Vec<f32> {
+        let Some(i) = history_index(c) else {
+            return Vec::new();
+        };
+        let mut v = app.history.values(name, i, seq, n);
+        if mb && c.def().kind == ColKind::Throughput {
+            v.iter_mut().for_each(|x| *x /= 1024.0);
+        }
+        v
+    };
+    let tput = if mb { "MB/s" } else { "kB/s" };
+    let rk = format!("r{tput}");
+    let wk = format!("w{tput}");
+    let util_title = if row.class().util_meaningful() {
+        "%util"
+    } else {
+        "%util (not meaningful here)"
+    };
+    let specs: [(&str, &str, Vec<Series>); 5] = [
+        (
+            "IOPS",
+            "",
+            vec![
+                Series {
+                    label: "r/s",
+                    values: values(DiskCol::RPerS),
+                    style: t.read,
+                },
+                Series {
+                    label: "w/s",
+                    values: values(DiskCol::WPerS),
+                    style: t.write,
+                },
+            ],
+        ),
+        (
+            "Throughput",
+            "",
+            vec![
+                Series {
+                    label: &rk,
+                    values: values(DiskCol::RkBPerS),
+                    style: t.read,
+                },
+                Series {
+                    label: &wk,
+                    values: values(DiskCol::WkBPerS),
+                    style: t.write,
+                },
+            ],
+        ),
+        (
+            "Await ms",
+            "",
+            vec![
+                Series {
+                    label: "r_await",
+                    values: values(DiskCol::RAwait),
+                    style: t.read,
+                },
+                Series {
+                    label: "w_await",
+                    values: values(DiskCol::WAwait),
+                    style: t.write,
+                },
+            ],
+        ),
+        (
+            "Queue",
+            "",
+            vec![Series {
+                label: "aqu-sz",
+                values: values(DiskCol::AquSz),
+                style: t.accent,
+            }],
+        ),
+        (
+            util_title,
+            "%",
+            vec![Series {
+                label: "%util",
+                values: values(DiskCol::Util),
+                style: t.accent,
+            }],
+        ),
+    ];
+    let areas = Layout::vertical(vec![Constraint::Ratio(1, 5); 5]).split(charts);
+    for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
+        chart(f, *a, title, unit, series, &times, t);
+    }
+
+    if metrics_width > 0 {
+        let lines: Vec<Row> = DISK_COLS
+            .iter()
+            .map(|c| {
+                let label = if mb { c.header_mb } else { c.header };
+                Row::new(vec![
+                    Cell::from(Span::styled(label, t.muted)),
+                    figure_cell(row, c.col, app.ui.units, &app.config.thresholds, t),
+                ])
+            })
+            .collect();
+        let table = Table::new(lines, [Constraint::Length(10), Constraint::Length(10)])
+            .block(panel_block(" now ", t, false));
+        f.render_widget(table, metrics);
+    }
+
+    if !parts.is_empty() {
+        let kind = if row.info.as_ref().is_some_and(|i| !i.slaves.is_empty()) {
+            "devices under it"
+        } else {
+            "partitions"
+        };
+        let cols = [
+            DiskCol::RPerS,
+            DiskCol::WPerS,
+            DiskCol::RkBPerS,
+            DiskCol::WkBPerS,
+            DiskCol::RAwait,
+            DiskCol::WAwait,
+            DiskCol::AquSz,
+            DiskCol::Util,
+        ];
+        let mut header = vec![Cell::from("Device"), Cell::from("Class")];
+        header.extend(cols.iter().map(|c| {
+            Cell::from(
+                Line::from(if mb {
+                    c.def().header_mb
+                } else {
+                    c.def().header
+                })
+                .right_aligned(),
+            )
+        }));
+        let rows: Vec<Row> = parts
+            .iter()
+            .map(|p| {
+                let mut cells = vec![
+                    Cell::from(p.display_name().to_string()),
+                    Cell::from(Span::styled(p.class().label(), t.muted)),
+                ];
+                cells.extend(
+                    cols.iter()
+                        .map(|c| figure_cell(p, *c, app.ui.units, &app.config.thresholds, t)),
+                );
+                Row::new(cells)
+            })
+            .collect();
+        let mut widths = vec![Constraint::Length(16), Constraint::Length(5)];
+        widths.extend(cols.iter().map(|_| Constraint::Length(8)));
+        let table = Table::new(rows, widths)
+            .header(Row::new(header).style(t.header))
+            .row_highlight_style(t.selected)
+            .block(panel_block(
+                Line::from(format!(" {kind} · Enter to open ")),
+                t,
+                false,
+            ));
+        let mut state =
+            TableState::default().with_selected(Some(app.ui.part_selected.min(parts.len() - 1)));
+        f.render_stateful_widget(table, bottom, &mut state);
+    }
+}

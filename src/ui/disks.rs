@@ -1,0 +1,170 @@
+//! The disks panel: a row per device with every `iostat -x` column.
+
+use super::{level_style, panel_block};
+use crate::app::App;
+use crate::app::state::SortKey;
+use crate::config::Thresholds;
+use crate::config::Units;
+use crate::format;
+use crate::model::disk::{ColKind, DISK_COLS, DiskCol};
+use crate::model::disk_tick::DiskRow;
+use crate::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
+
+/// Width of a figure column: iostat's widest figures fit in 8.
+const COL_WIDTH: u16 = 8;
+const CLASS_WIDTH: u16 = 5;
+
+pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
+    let rows = app.disk_rows();
+    let total = app.view_tick().map_or(0, |t| t.rows.len());
+    let selected = app.selected_index(&rows);
+    let t = &app.theme;
+    let units = app.ui.units;
+    let mut title = vec![Span::styled(
+        format!(" Disks · {} of {} devices · sort ", rows.len(), total),
+        t.title,
+    )];
+    title.push(Span::styled(
+        format!(
+            "{} {}",
+            app.ui.sort.label(units),
+            if app.ui.sort_desc { "↓" } else { "↑" }
+        ),
+        t.accent,
+    ));
+    let filter = app.ui.filter_edit.as_deref().unwrap_or(&app.ui.filter);
+    if !filter.is_empty() {
+        title.push(Span::styled(format!(" · filter \"{filter}\""), t.accent));
+    }
+    if !app.ui.show_partitions {
+        title.push(Span::styled(" · partitions hidden", t.muted));
+    }
+    title.push(Span::raw(" "));
+    let mut block = panel_block(Line::from(title), t, true);
+    if let Some(err) = &app.source_error {
+        block = block.title_bottom(Line::from(Span::styled(
+            format!(" disk source: {err} "),
+            t.crit,
+        )));
+    } else if let Some(bad) = app.rejected_lines.first() {
+        block = block.title_bottom(Line::from(Span::styled(
+            format!(" rejected: {bad} "),
+            t.warn,
+        )));
+    }
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if app.view_tick().is_none() {
+        f.render_widget(
+            Paragraph::new(Span::styled("waiting for the second sample…", t.muted)),
+            inner,
+        );
+        return;
+    }
+
+    let name_width = rows
+        .iter()
+        .map(|r| r.display_name().chars().count())
+        .max()
+        .unwrap_or(6)
+        .clamp(6, 24) as u16;
+    let fixed = name_width + 1 + CLASS_WIDTH + 1;
+    let fit = (inner.width.saturating_sub(fixed) / (COL_WIDTH + 1)).max(1) as usize;
+    // never scroll past the point where the last column is already shown
+    let offset = app.ui.col_offset.min(DISK_COLS.len().saturating_sub(fit));
+    let cols: Vec<DiskCol> = DISK_COLS
+        .iter()
+        .skip(offset)
+        .take(fit)
+        .map(|c| c.col)
+        .collect();
+
+    let mut header = vec![Cell::from("Device"), Cell::from("Class")];
+    for c in &cols {
+        let label = match units {
+            Units::KB => c.def().header,
+            Units::MB => c.def().header_mb,
+        };
+        let style = if app.ui.sort == SortKey::Col(*c) {
+            t.accent
+        } else {
+            t.header
+        };
+        header.push(Cell::from(Line::from(label).right_aligned()).style(style));
+    }
+    let body: Vec<Row> = rows
+        .iter()
+        .map(|r| {
+            let mut cells = vec![
+                Cell::from(r.display_name().to_string()),
+                Cell::from(Span::styled(r.class().label(), t.muted)),
+            ];
+            cells.extend(
+                cols.iter()
+                    .map(|c| figure_cell(r, *c, units, &app.config.thresholds, t)),
+            );
+            Row::new(cells)
+        })
+        .collect();
+    let mut widths = vec![
+        Constraint::Length(name_width),
+        Constraint::Length(CLASS_WIDTH),
+    ];
+    widths.extend(cols.iter().map(|_| Constraint::Length(COL_WIDTH)));
+    let shown = format!(
+        " columns {}–{} of {}{} ",
+        offset + 1,
+        offset + cols.len(),
+        DISK_COLS.len(),
+        if cols.len() < DISK_COLS.len() {
+            " · h/l scroll"
+        } else {
+            ""
+        }
+    );
+    let table = Table::new(body, widths)
+        .header(Row::new(header).style(t.header))
+        .row_highlight_style(t.selected)
+        .column_spacing(1);
+    let mut state = TableState::default().with_selected(Some(selected));
+    let [table_area, legend] =
+        ratatui::layout::Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
+    app.ui.page_rows = table_area.height.saturating_sub(1) as usize;
+    f.render_stateful_widget(table, table_area, &mut state);
+    let legend_line = Line::from(vec![
+        Span::styled(shown, t.muted),
+        Span::styled(
+            " · – unknown · dimmed %util: not meaningful for NVMe/dm/md",
+            t.muted,
+        ),
+    ]);
+    f.render_widget(Paragraph::new(legend_line), legend);
+}
+
+/// One figure, coloured by its threshold; %util dimmed where iostat's man
+/// page says it means little.
+pub(crate) fn figure_cell<'a>(
+    r: &DiskRow,
+    c: DiskCol,
+    units: Units,
+    th: &Thresholds,
+    t: &Theme,
+) -> Cell<'a> {
+    let kind = c.def().kind;
+    let mut v = r.rates.and_then(|x| x.get(c));
+    if kind == ColKind::Throughput && units == Units::MB {
+        v = v.map(|x| x / 1024.0);
+    }
+    let text = format::fit(v, COL_WIDTH as usize, 2);
+    let style: Style = match v {
+        None => t.muted,
+        Some(_) if kind == ColKind::Util && !r.class().util_meaningful() => t.muted,
+        Some(x) => level_style(t, th.level(kind, x)),
+    };
+    Cell::from(Line::from(Span::styled(text, style)).right_aligned())
+}

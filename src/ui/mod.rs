@@ -1,0 +1,219 @@
+//! The view: a pure function of the [`App`] (which holds the theme). No IO
+//! and no clock in here; everything drawn comes from the state.
+//!
+//! ```text
+//! ┌ header: host · kernel · clock · interval · LIVE/PAUSED · strata's cpu/rss ┐
+//! │ tabs │ breadcrumb                                                         │
+//! │ body: overview | disks table | one device (charts, metrics, parts)        │
+//! └ footer: keys, filter prompt or notice                                     ┘
+//! ```
+
+mod detail;
+mod disks;
+mod help;
+mod overview;
+mod widgets;
+
+use crate::app::{App, Panel, View};
+use crate::format;
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Wrap};
+
+/// The smallest screen the layout works on.
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 15;
+
+pub fn draw(f: &mut Frame, app: &mut App) {
+    let area = f.area();
+    let theme = &app.theme;
+    f.render_widget(Block::new().style(theme.base), area);
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let msg = format!(
+            "terminal too small: {}×{}\nstrata needs at least {MIN_WIDTH}×{MIN_HEIGHT}\n(q quits)",
+            area.width, area.height
+        );
+        let y = area.height.saturating_sub(3) / 2;
+        let rect = Rect::new(area.x, area.y + y, area.width, area.height.min(3));
+        f.render_widget(
+            Paragraph::new(msg)
+                .style(theme.warn)
+                .alignment(Alignment::Center)
+                .wrap(Wrap { trim: true }),
+            rect,
+        );
+        return;
+    }
+    let [header, nav, body, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    draw_header(f, app, header);
+    draw_nav(f, app, nav);
+    match app.view().clone() {
+        View::Panel(Panel::Overview) => overview::draw(f, app, body),
+        View::Panel(Panel::Disks) => disks::draw(f, app, body),
+        View::Disk(name) => detail::draw(f, app, body, &name),
+    }
+    draw_footer(f, app, footer);
+    if app.ui.help {
+        help::draw(f, &app.theme, area);
+    }
+}
+
+fn draw_header(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let state = if app.paused() {
+        Span::styled(" PAUSED ", t.paused)
+    } else {
+        Span::styled(" LIVE ", t.live)
+    };
+    let usage = format!(
+        "strata cpu {}%  rss {} ",
+        format::fixed(app.usage.cpu_pct, 1),
+        app.usage
+            .rss_bytes
+            .map_or(format::UNKNOWN.to_string(), format::bytes)
+    );
+    let left = Line::from(vec![
+        Span::styled(" strata ", t.title),
+        Span::styled(app.host.hostname.clone(), t.accent),
+        Span::styled(format!("  {}  ", app.host.kernel), t.muted),
+        Span::styled(
+            if app.now_ms > 0 {
+                format::local_datetime(app.now_ms)
+            } else {
+                String::new()
+            },
+            t.base,
+        ),
+        Span::styled(
+            format!("  every {}s  ", trim_float(app.interval_s)),
+            t.muted,
+        ),
+        state,
+    ]);
+    let right = Line::from(Span::styled(usage, t.muted)).alignment(Alignment::Right);
+    f.render_widget(Paragraph::new(left), area);
+    f.render_widget(Paragraph::new(right), area);
+}
+
+fn draw_nav(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let mut spans = vec![Span::raw(" ")];
+    for (i, p) in Panel::ALL.iter().enumerate() {
+        let style = if *p == app.panel() {
+            t.selected
+        } else {
+            t.muted
+        };
+        spans.push(Span::styled(format!(" {} {} ", i + 1, p.title()), style));
+        spans.push(Span::raw(" "));
+    }
+    spans.push(Span::styled("│ ", t.border));
+    for (i, crumb) in breadcrumb(app).into_iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" › ", t.muted));
+        }
+        spans.push(Span::styled(crumb, t.breadcrumb));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Where the user is, from the top panel down.
+pub fn breadcrumb(app: &App) -> Vec<String> {
+    let names = |n: &str| -> String {
+        app.view_tick()
+            .and_then(|t| t.rows.iter().find(|r| r.name == n))
+            .map_or(n.to_string(), |r| r.display_name().to_string())
+    };
+    app.ui
+        .stack
+        .iter()
+        .map(|v| match v {
+            View::Panel(p) => p.title().to_string(),
+            View::Disk(n) => names(n),
+        })
+        .collect()
+}
+
+fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let line = if let Some(edit) = &app.ui.filter_edit {
+        Line::from(vec![
+            Span::styled(" / filter: ", t.key),
+            Span::styled(format!("{edit}▏"), t.base),
+            Span::styled("  Enter keep · Esc clear", t.muted),
+        ])
+    } else if let Some(n) = &app.notice {
+        Line::from(Span::styled(format!(" {n}"), t.warn))
+    } else {
+        let keys: &[(&str, &str)] = match app.view() {
+            View::Panel(Panel::Overview) => &[
+                ("Enter", "disks"),
+                ("Tab", "panels"),
+                ("p", "pause"),
+                ("t", "theme"),
+            ],
+            View::Panel(Panel::Disks) => &[
+                ("Enter", "device"),
+                ("s/S", "sort"),
+                ("r", "reverse"),
+                ("/", "filter"),
+                ("P", "partitions"),
+                ("u", "kB/MB"),
+                ("h/l", "columns"),
+                ("p", "pause"),
+            ],
+            View::Disk(_) => &[
+                ("Enter", "part"),
+                ("Esc", "back"),
+                ("p", "pause"),
+                ("t", "theme"),
+            ],
+        };
+        let mut spans = vec![Span::raw(" ")];
+        for (k, what) in keys.iter().chain([("?", "help"), ("q", "quit")].iter()) {
+            spans.push(Span::styled(*k, t.key));
+            spans.push(Span::styled(format!(" {what}  "), t.muted));
+        }
+        Line::from(spans)
+    };
+    f.render_widget(Paragraph::new(line), area);
+}
+
+/// "1", "0.5", "2.25": an interval as a person writes it.
+fn trim_float(x: f64) -> String {
+    let s = format!("{x:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A bordered block with a title in the theme's colours.
+pub(crate) fn panel_block<'a>(
+    title: impl Into<Line<'a>>,
+    theme: &crate::theme::Theme,
+    focus: bool,
+) -> Block<'a> {
+    Block::bordered()
+        .border_style(if focus {
+            theme.border_focus
+        } else {
+            theme.border
+        })
+        .title(title.into().style(theme.title))
+        .style(theme.base)
+}
+
+/// Style of a figure by its threshold level.
+pub(crate) fn level_style(theme: &crate::theme::Theme, level: crate::config::Level) -> Style {
+    match level {
+        crate::config::Level::Normal => theme.base,
+        crate::config::Level::Warn => theme.warn,
+        crate::config::Level::Crit => theme.crit,
+    }
+}

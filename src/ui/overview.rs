@@ -1,0 +1,221 @@
+//! Every layer's totals on one screen, in the order an I/O travels:
+//! database → host → wire → storage.
+
+use super::widgets::sparkline;
+use super::{level_style, panel_block};
+use crate::app::App;
+use crate::app::state::{TOTAL_ENTITY, history_index};
+use crate::config::Units;
+use crate::format;
+use crate::model::disk::{ColKind, DiskCol};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+/// Layers that later versions fill in, and what they will show.
+const PENDING: [(&str, &str); 5] = [
+    (
+        "Database · Oracle dNFS",
+        "IOPS and MB/s per instance, server and channel",
+    ),
+    (
+        "Page cache",
+        "cached, dirty, writeback, per-datafile residency",
+    ),
+    ("Kernel NFS client", "ops/s, RTT and queue time per mount"),
+    (
+        "Wire · NICs and bonds",
+        "nicstat figures per interface, bond slaves",
+    ),
+    (
+        "Storage · cells",
+        "DISK and FLASH over all cells, per cell and disk",
+    ),
+];
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+    let [db, host, wire, storage] = Layout::vertical([
+        Constraint::Length(3),
+        Constraint::Min(9),
+        Constraint::Length(3),
+        Constraint::Length(3),
+    ])
+    .areas(area);
+    pending(f, app, db, PENDING[0]);
+    let [disks, side] =
+        Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(host);
+    draw_disks(f, app, disks);
+    let [cache, nfs] =
+        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(side);
+    pending(f, app, cache, PENDING[1]);
+    pending(f, app, nfs, PENDING[2]);
+    pending(f, app, wire, PENDING[3]);
+    pending(f, app, storage, PENDING[4]);
+}
+
+fn pending(f: &mut Frame, app: &App, area: Rect, (title, what): (&str, &str)) {
+    let t = &app.theme;
+    let text = Line::from(vec![
+        Span::styled("not yet available", t.muted),
+        Span::styled(format!(" · {what}"), t.muted),
+    ]);
+    f.render_widget(
+        Paragraph::new(text).block(panel_block(format!(" {title} "), t, false)),
+        area,
+    );
+}
+
+fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let tick = app.view_tick();
+    let counted = tick.map_or(0, |k| {
+        k.rows.iter().filter(|r| r.counts_in_totals()).count()
+    });
+    let title = format!(" Host · block devices ({counted} disks) ");
+    let block = panel_block(title, t, true);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if let Some(err) = &app.source_error {
+        f.render_widget(
+            Paragraph::new(Span::styled(format!("disk source: {err}"), t.crit)),
+            inner,
+        );
+        return;
+    }
+    let Some(tick) = tick else {
+        f.render_widget(
+            Paragraph::new(Span::styled("waiting for the second sample…", t.muted)),
+            inner,
+        );
+        return;
+    };
+    let mb = app.ui.units == Units::MB;
+    let tput = |v: Option<f64>| if mb { v.map(|x| x / 1024.0) } else { v };
+    let total = tick.total.as_ref();
+    let get = |c: DiskCol| total.and_then(|r| r.get(c));
+    let unit = if mb { "MB/s" } else { "kB/s" };
+    let rows: [(String, Option<f64>, DiskCol, Style); 6] = [
+        ("r/s".into(), get(DiskCol::RPerS), DiskCol::RPerS, t.read),
+        ("w/s".into(), get(DiskCol::WPerS), DiskCol::WPerS, t.write),
+        (
+            format!("r{unit}"),
+            tput(get(DiskCol::RkBPerS)),
+            DiskCol::RkBPerS,
+            t.read,
+        ),
+        (
+            format!("w{unit}"),
+            tput(get(DiskCol::WkBPerS)),
+            DiskCol::WkBPerS,
+            t.write,
+        ),
+        (
+            "r_await ms".into(),
+            get(DiskCol::RAwait),
+            DiskCol::RAwait,
+            t.read,
+        ),
+        (
+            "w_await ms".into(),
+            get(DiskCol::WAwait),
+            DiskCol::WAwait,
+            t.write,
+        ),
+    ];
+    let seq = app.view_seq();
+    let lines = Layout::vertical(vec![Constraint::Length(1); 8]).split(inner);
+    for (i, (label, value, col, style)) in rows.iter().enumerate() {
+        let Some(line) = lines.get(i) else { break };
+        let [l, v, s] = Layout::horizontal([
+            Constraint::Length(11),
+            Constraint::Length(10),
+            Constraint::Min(0),
+        ])
+        .areas(*line);
+        let vstyle = level_style(
+            t,
+            app.config
+                .thresholds
+                .level(col.def().kind, value.unwrap_or(0.0)),
+        );
+        f.render_widget(Paragraph::new(Span::styled(label.clone(), t.muted)), l);
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                format!("{:>9}", format::fit(*value, 9, 2)),
+                vstyle,
+            )),
+            v,
+        );
+        if let Some(h) = history_index(*col) {
+            let mut vals = app.history.values(TOTAL_ENTITY, h, seq, s.width as usize);
+            if mb && col.def().kind == ColKind::Throughput {
+                vals.iter_mut().for_each(|x| *x /= 1024.0);
+            }
+            sparkline(
+                f,
+                Rect {
+                    x: s.x + 1,
+                    width: s.width.saturating_sub(1),
+                    ..s
+                },
+                &vals,
+                *style,
+            );
+        }
+    }
+    if let Some(line) = lines.get(6) {
+        let [l, v, s] = Layout::horizontal([
+            Constraint::Length(11),
+            Constraint::Length(10),
+            Constraint::Min(0),
+        ])
+        .areas(*line);
+        f.render_widget(Paragraph::new(Span::styled("busiest", t.muted)), l);
+        match &tick.busiest {
+            Some((name, util)) => {
+                let style = level_style(t, app.config.thresholds.level(ColKind::Util, *util));
+                f.render_widget(
+                    Paragraph::new(Span::styled(
+                        format!("{:>9}", format::fit(Some(*util), 8, 1) + "%"),
+                        style,
+                    )),
+                    v,
+                );
+                let vals =
+                    app.history
+                        .values(TOTAL_ENTITY, 7, seq, s.width.saturating_sub(1) as usize);
+                let [n, sp] =
+                    Layout::horizontal([Constraint::Length(14), Constraint::Min(0)]).areas(s);
+                f.render_widget(
+                    Paragraph::new(Span::styled(format!(" {name}"), t.accent)),
+                    n,
+                );
+                sparkline(f, sp, &vals, t.accent);
+            }
+            None => f.render_widget(
+                Paragraph::new(Span::styled(format!("{:>9}", format::UNKNOWN), t.muted)),
+                v,
+            ),
+        }
+    }
+    if let Some(line) = lines.get(7) {
+        let note = if app.rejected_lines.is_empty() {
+            Span::styled(
+                "totals: whole disks at the bottom of the stack (no dm/md double count)",
+                t.muted,
+            )
+        } else {
+            Span::styled(
+                format!(
+                    "{} line(s) of /proc/diskstats rejected: {}",
+                    app.rejected_lines.len(),
+                    app.rejected_lines[0]
+                ),
+                t.warn,
+            )
+        };
+        f.render_widget(Paragraph::new(note), *line);
+    }
+}
