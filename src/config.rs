@@ -1,4 +1,32 @@
 //! The user's settings: `~/.config/strata/config.toml` or `--config FILE`.
+//!
+//! ```toml
+//! interval = 2          # seconds between samples
+//! theme = "light"       # a built-in, a user theme name or a path
+//! history = "2h30m"     # or whole seconds
+//! units = "MB"          # or "kB"
+//! show_partitions = true
+//! show_all_devices = false
+//!
+//! [thresholds]
+//! util_warn = 80
+//! util_crit = 95
+//! await_warn_ms = 20
+//! await_crit_ms = 100
+//! ```
+//!
+//! Bad settings never stop strata: each becomes a message for the UI and
+//! keeps its default. Unknown keys are reported rather than ignored, so a
+//! typo does not silently leave a setting at its default.
+
+use std::env;
+use std::ffi::OsString;
+use std::fs;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use toml::Spanned;
+use toml::de::{DeInteger, DeString, DeTable, DeValue};
 
 use crate::model::disk::ColKind;
 
@@ -79,5 +107,490 @@ impl Default for Config {
             show_all_devices: false,
             thresholds: Thresholds::default(),
         }
+    }
+}
+
+/// Shortest history worth charting: a few samples at the default interval.
+pub const HISTORY_MIN_SECS: u64 = 10;
+/// Longest history: a week of samples already costs megabytes per device.
+pub const HISTORY_MAX_SECS: u64 = 7 * 24 * 3600;
+/// An interval over an hour is a sampler, not a monitor.
+pub const INTERVAL_MAX_SECS: f64 = 3600.0;
+
+const TOP_KEYS: &[&str] = &[
+    "interval",
+    "theme",
+    "history",
+    "units",
+    "show_partitions",
+    "show_all_devices",
+    "thresholds",
+];
+const THRESHOLD_KEYS: &[&str] = &["util_warn", "util_crit", "await_warn_ms", "await_crit_ms"];
+
+/// The directory strata's files live in: `$XDG_CONFIG_HOME/strata`, else
+/// `~/.config/strata`; `None` when neither variable is usable.
+pub fn config_dir() -> Option<PathBuf> {
+    config_dir_from(env::var_os("XDG_CONFIG_HOME"), env::var_os("HOME"))
+}
+
+fn config_dir_from(xdg: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
+    // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be
+    // ignored, so a stray `XDG_CONFIG_HOME=.` cannot redirect the config.
+    let base = match xdg.map(PathBuf::from) {
+        Some(dir) if dir.is_absolute() => dir,
+        _ => PathBuf::from(home.filter(|h| !h.is_empty())?).join(".config"),
+    };
+    Some(base.join("strata"))
+}
+
+/// Where `load(None)` looks for the config file.
+pub fn default_path() -> Option<PathBuf> {
+    config_dir().map(|dir| dir.join("config.toml"))
+}
+
+/// Reads the config file: `explicit` (from `--config`), else the default
+/// path. Never fails: every problem becomes a message for the UI, and the
+/// settings it concerns keep their defaults.
+pub fn load(explicit: Option<&Path>) -> (Config, Vec<String>) {
+    load_in(explicit, default_path().as_deref())
+}
+
+fn load_in(explicit: Option<&Path>, default: Option<&Path>) -> (Config, Vec<String>) {
+    let Some(path) = explicit.or(default) else {
+        return (Config::default(), Vec::new());
+    };
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        // Nobody has to write a config file; only a file asked for by name
+        // is missed.
+        Err(e) if e.kind() == ErrorKind::NotFound && explicit.is_none() => {
+            return (Config::default(), Vec::new());
+        }
+        Err(e) => {
+            let message = format!("{}: cannot read config file: {e}", path.display());
+            return (Config::default(), vec![message]);
+        }
+    };
+    let (mut config, messages) = parse(&text, &path.display().to_string());
+    // A theme file named in the config is looked for next to the config,
+    // not wherever strata happened to be started.
+    if let Some(spec) = &config.theme
+        && crate::theme::is_path_spec(spec)
+        && !spec.starts_with('~')
+        && Path::new(spec).is_relative()
+        && let Some(dir) = path.parent()
+    {
+        config.theme = Some(dir.join(spec).display().to_string());
+    }
+    (config, messages)
+}
+
+/// The config file's text to settings. Each bad key gives one message
+/// naming the file, line and key and keeps its default, so one typo does
+/// not throw away the rest of the file; a TOML syntax error gives one
+/// message and all defaults, as nothing after it can be trusted.
+pub fn parse(text: &str, source_name: &str) -> (Config, Vec<String>) {
+    let mut config = Config::default();
+    let doc = match parse_document(text) {
+        Ok(doc) => doc,
+        Err(e) => return (config, vec![syntax_message(source_name, text, &e)]),
+    };
+    let mut problems = Vec::new();
+    for (key, value) in doc.get_ref().iter() {
+        let name: &str = key.get_ref();
+        let value = value.get_ref();
+        let outcome = match name {
+            "interval" => parse_interval(value).map(|secs| config.interval = Some(secs)),
+            "theme" => match value.as_str() {
+                Some(spec) if !spec.trim().is_empty() => {
+                    config.theme = Some(spec.trim().to_owned());
+                    Ok(())
+                }
+                Some(_) => Err("theme must not be empty".to_owned()),
+                None => Err(expected("a theme name or path", value)),
+            },
+            "history" => parse_history_value(value).map(|secs| config.history_secs = secs),
+            "units" => parse_units(value).map(|units| config.units = units),
+            "show_partitions" => boolean(value).map(|b| config.show_partitions = b),
+            "show_all_devices" => boolean(value).map(|b| config.show_all_devices = b),
+            "thresholds" => match value.as_table() {
+                Some(table) => {
+                    config.thresholds = parse_thresholds(table, &mut problems);
+                    Ok(())
+                }
+                None => Err(expected("a table", value)),
+            },
+            _ => Err(format!("unknown key (known keys: {})", TOP_KEYS.join(", "))),
+        };
+        if let Err(problem) = outcome {
+            problems.push(Problem::new(key, name.to_owned(), problem));
+        }
+    }
+    // The map is sorted by key; the user reads the file top to bottom.
+    problems.sort_by_key(|p| p.offset);
+    let messages = problems
+        .iter()
+        .map(|p| p.render(source_name, text))
+        .collect();
+    (config, messages)
+}
+
+fn parse_interval(value: &DeValue) -> Result<f64, String> {
+    let secs = number(value).ok_or_else(|| expected("a number of seconds", value))?;
+    if secs > 0.0 && secs <= INTERVAL_MAX_SECS {
+        Ok(secs)
+    } else {
+        Err(format!(
+            "must be more than 0 and at most {INTERVAL_MAX_SECS} seconds, found {secs}"
+        ))
+    }
+}
+
+fn parse_history_value(value: &DeValue) -> Result<u64, String> {
+    match value {
+        DeValue::String(text) => parse_history(text),
+        DeValue::Integer(i) => match integer(i) {
+            Some(secs) if secs >= 0 => check_history(secs.unsigned_abs()),
+            _ => Err(format!("{}, found {}", history_range(), describe(value))),
+        },
+        _ => Err(expected(
+            "a duration such as \"30m\" or \"2h30m\", or whole seconds",
+            value,
+        )),
+    }
+}
+
+fn parse_units(value: &DeValue) -> Result<Units, String> {
+    match value.as_str() {
+        Some(s) if s.eq_ignore_ascii_case("kb") => Ok(Units::KB),
+        Some(s) if s.eq_ignore_ascii_case("mb") => Ok(Units::MB),
+        _ => Err(expected("\"kB\" or \"MB\"", value)),
+    }
+}
+
+fn boolean(value: &DeValue) -> Result<bool, String> {
+    value
+        .as_bool()
+        .ok_or_else(|| expected("true or false", value))
+}
+
+fn parse_thresholds(table: &DeTable, problems: &mut Vec<Problem>) -> Thresholds {
+    let mut thresholds = Thresholds::default();
+    // Where each pair's keys were set, to blame the right line when the
+    // pair is inconsistent.
+    let mut set: Vec<(&str, &Spanned<DeString>)> = Vec::new();
+    for (key, value) in table.iter() {
+        let name: &str = key.get_ref();
+        let value = value.get_ref();
+        let slot = match name {
+            "util_warn" => &mut thresholds.util_warn,
+            "util_crit" => &mut thresholds.util_crit,
+            "await_warn_ms" => &mut thresholds.await_warn_ms,
+            "await_crit_ms" => &mut thresholds.await_crit_ms,
+            _ => {
+                let problem = format!("unknown key (known keys: {})", THRESHOLD_KEYS.join(", "));
+                problems.push(Problem::new(key, format!("thresholds.{name}"), problem));
+                continue;
+            }
+        };
+        match number(value) {
+            Some(n) if n >= 0.0 => {
+                *slot = n;
+                set.push((name, key));
+            }
+            Some(n) => problems.push(Problem::new(
+                key,
+                format!("thresholds.{name}"),
+                format!("must be 0 or more, found {n}"),
+            )),
+            None => problems.push(Problem::new(
+                key,
+                format!("thresholds.{name}"),
+                expected("a number", value),
+            )),
+        }
+    }
+    let defaults = Thresholds::default();
+    let pairs = [
+        (
+            "util_warn",
+            "util_crit",
+            thresholds.util_warn,
+            thresholds.util_crit,
+        ),
+        (
+            "await_warn_ms",
+            "await_crit_ms",
+            thresholds.await_warn_ms,
+            thresholds.await_crit_ms,
+        ),
+    ];
+    for (warn, crit, warn_value, crit_value) in pairs {
+        if warn_value <= crit_value {
+            continue;
+        }
+        // A warning above the critical level would never show. Whichever
+        // of the two the user set is dropped, which leaves the defaults'
+        // consistent pair.
+        let blamed = set
+            .iter()
+            .find(|(name, _)| *name == warn)
+            .or_else(|| set.iter().find(|(name, _)| *name == crit));
+        if let Some((name, key)) = blamed {
+            problems.push(Problem::new(
+                key,
+                format!("thresholds.{name}"),
+                format!(
+                    "{warn} ({warn_value}) is above {crit} ({crit_value}); using the defaults for both"
+                ),
+            ));
+        }
+        if warn == "util_warn" {
+            thresholds.util_warn = defaults.util_warn;
+            thresholds.util_crit = defaults.util_crit;
+        } else {
+            thresholds.await_warn_ms = defaults.await_warn_ms;
+            thresholds.await_crit_ms = defaults.await_crit_ms;
+        }
+    }
+    thresholds
+}
+
+fn history_range() -> String {
+    format!(
+        "must be between {HISTORY_MIN_SECS} seconds and {} days",
+        HISTORY_MAX_SECS / 86_400
+    )
+}
+
+fn check_history(secs: u64) -> Result<u64, String> {
+    if (HISTORY_MIN_SECS..=HISTORY_MAX_SECS).contains(&secs) {
+        Ok(secs)
+    } else {
+        Err(format!("{}, found {secs} seconds", history_range()))
+    }
+}
+
+/// A history length as the config and `--history` take it: a duration
+/// ("90s", "30m", "2h30m", "7d", or bare seconds), from 10 s to 7 days.
+pub fn parse_history(text: &str) -> Result<u64, String> {
+    check_history(parse_duration(text)?)
+}
+
+/// Whole seconds from "90s", "30m", "1h", "2h30m", "1d 12h" or "600".
+/// Units go from days down to seconds, each at most once, so "30m2h" or
+/// "1h1h" is taken for the typo it probably is.
+pub fn parse_duration(text: &str) -> Result<u64, String> {
+    let s = text.trim();
+    if s.is_empty() {
+        return Err("empty duration (expected e.g. \"90s\", \"30m\" or \"2h30m\")".to_owned());
+    }
+    if s.bytes().all(|b| b.is_ascii_digit()) {
+        return s.parse().map_err(|_| format!("duration {s:?} is too long"));
+    }
+    let mut total: u64 = 0;
+    let mut last_rank = None;
+    let mut rest = s;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let Some(unit) = rest[digits..].chars().next() else {
+            return Err(format!(
+                "duration {s:?}: {rest:?} needs a unit (s, m, h or d)"
+            ));
+        };
+        if digits == 0 {
+            return Err(format!("duration {s:?}: expected a number before {unit:?}"));
+        }
+        let (multiplier, rank) = match unit {
+            'd' => (86_400, 0),
+            'h' => (3_600, 1),
+            'm' => (60, 2),
+            's' => (1, 3),
+            '.' | ',' => return Err(format!("duration {s:?}: use whole numbers, e.g. \"1h30m\"")),
+            other => {
+                return Err(format!(
+                    "duration {s:?}: unknown unit {other:?} (use s, m, h or d)"
+                ));
+            }
+        };
+        if last_rank.is_some_and(|last| rank <= last) {
+            return Err(format!(
+                "duration {s:?}: units must go from days down to seconds, each at most once"
+            ));
+        }
+        last_rank = Some(rank);
+        total = rest[..digits]
+            .parse::<u64>()
+            .ok()
+            .and_then(|n| n.checked_mul(multiplier))
+            .and_then(|n| total.checked_add(n))
+            .ok_or_else(|| format!("duration {s:?} is too long"))?;
+        rest = rest[digits + unit.len_utf8()..].trim_start();
+    }
+    Ok(total)
+}
+
+/// One bad key, kept with its byte offset so messages come out in file
+/// order and carry the line of the key.
+#[derive(Debug)]
+pub(crate) struct Problem {
+    pub(crate) offset: usize,
+    pub(crate) key: String,
+    pub(crate) problem: String,
+}
+
+impl Problem {
+    pub(crate) fn new(at: &Spanned<DeString>, key: String, problem: String) -> Self {
+        Problem {
+            offset: at.span().start,
+            key,
+            problem,
+        }
+    }
+
+    fn render(&self, source_name: &str, text: &str) -> String {
+        format!(
+            "{source_name} line {}, key {}: {}",
+            line_of(text, self.offset),
+            self.key,
+            self.problem
+        )
+    }
+}
+
+/// 1-based line of a byte offset; offsets past the end count as the last
+/// line rather than panicking on a span from a recovering parser.
+pub(crate) fn line_of(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// A TOML document, or its earliest syntax error. The parser reports errors
+/// in the order its recovery meets them, which is not file order: an
+/// unterminated string inside an inline table is reported after the
+/// confusion it causes on the next line. The user wants the cause.
+pub(crate) fn parse_document(text: &str) -> Result<Spanned<DeTable<'_>>, toml::de::Error> {
+    let (doc, errors) = DeTable::parse_recoverable(text);
+    match errors
+        .into_iter()
+        .min_by_key(|e| e.span().map_or(usize::MAX, |span| span.start))
+    {
+        Some(error) => Err(error),
+        None => Ok(doc),
+    }
+}
+
+pub(crate) fn syntax_message(source_name: &str, text: &str, error: &toml::de::Error) -> String {
+    match error.span() {
+        Some(span) => format!(
+            "{source_name} line {}: TOML syntax error: {}",
+            line_of(text, span.start),
+            error.message()
+        ),
+        None => format!("{source_name}: TOML syntax error: {}", error.message()),
+    }
+}
+
+pub(crate) fn expected(what: &str, found: &DeValue) -> String {
+    format!("expected {what}, found {}", describe(found))
+}
+
+/// A value as the user wrote it, short enough for a one-line message.
+pub(crate) fn describe(value: &DeValue) -> String {
+    match value {
+        DeValue::String(s) => {
+            let shown: String = s.chars().take(40).collect();
+            if shown.len() < s.len() {
+                format!("string {shown:?}…")
+            } else {
+                format!("string {shown:?}")
+            }
+        }
+        DeValue::Integer(i) => {
+            let prefix = match i.radix() {
+                2 => "0b",
+                8 => "0o",
+                16 => "0x",
+                _ => "",
+            };
+            format!("integer {prefix}{}", i.as_str())
+        }
+        DeValue::Float(f) => format!("float {}", f.as_str()),
+        DeValue::Boolean(b) => format!("boolean {b}"),
+        DeValue::Datetime(d) => format!("date-time {d}"),
+        DeValue::Array(_) => "an array".to_owned(),
+        DeValue::Table(_) => "a table".to_owned(),
+    }
+}
+
+pub(crate) fn integer(i: &DeInteger) -> Option<i64> {
+    i64::from_str_radix(i.as_str(), i.radix()).ok()
+}
+
+/// A finite number from an integer or a float; TOML's inf and nan are not
+/// settings anyone means.
+pub(crate) fn number(value: &DeValue) -> Option<f64> {
+    let n = match value {
+        DeValue::Integer(i) => integer(i)? as f64,
+        DeValue::Float(f) => f.as_str().parse::<f64>().ok()?,
+        _ => return None,
+    };
+    n.is_finite().then_some(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_xdg_config_home_is_ignored() {
+        let dir = config_dir_from(Some("rel".into()), Some("/home/u".into()));
+        assert_eq!(dir, Some(PathBuf::from("/home/u/.config/strata")));
+        let dir = config_dir_from(Some("/x".into()), Some("/home/u".into()));
+        assert_eq!(dir, Some(PathBuf::from("/x/strata")));
+        assert_eq!(config_dir_from(None, None), None);
+        assert_eq!(config_dir_from(Some("".into()), Some("".into())), None);
+    }
+
+    #[test]
+    fn missing_default_file_is_silent_but_missing_explicit_file_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("config.toml");
+        let (config, messages) = load_in(None, Some(&missing));
+        assert_eq!(config, Config::default());
+        assert!(messages.is_empty());
+        let (config, messages) = load_in(Some(&missing), None);
+        assert_eq!(config, Config::default());
+        assert_eq!(messages.len(), 1);
+        assert!(messages[0].contains("config.toml"), "{messages:?}");
+    }
+
+    #[test]
+    fn relative_theme_path_is_taken_from_the_config_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        fs::write(&file, "theme = \"mine.toml\"\n").unwrap();
+        let (config, messages) = load_in(Some(&file), None);
+        assert!(messages.is_empty(), "{messages:?}");
+        let expected = dir.path().join("mine.toml").display().to_string();
+        assert_eq!(config.theme, Some(expected));
+
+        fs::write(&file, "theme = \"light\"\n").unwrap();
+        let (config, _) = load_in(Some(&file), None);
+        assert_eq!(config.theme.as_deref(), Some("light"));
+    }
+
+    #[test]
+    fn line_of_counts_from_one_and_tolerates_bad_offsets() {
+        assert_eq!(line_of("a\nb\nc", 0), 1);
+        assert_eq!(line_of("a\nb\nc", 2), 2);
+        assert_eq!(line_of("a\nb\nc", 99), 3);
     }
 }
