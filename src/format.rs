@@ -26,6 +26,10 @@ pub fn fit(v: Option<f64>, width: usize, decimals: usize) -> String {
     }
     for (div, suffix) in [(1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T"), (1e15, "P")] {
         let y = x / div;
+        // "123.5M" reads faster than "123457k"
+        if y.abs() >= 1000.0 && suffix != "P" {
+            continue;
+        }
         for d in (0..=1).rev() {
             let s = format!("{y:.d$}{suffix}");
             if s.len() <= width {
@@ -137,7 +141,7 @@ mod tests {
     fn fit_keeps_columns() {
         assert_eq!(fit(Some(12.345), 8, 2), "12.35");
         assert_eq!(fit(Some(123456.78), 8, 2), "123456.8");
-        assert_eq!(fit(Some(123456789.0), 8, 2), "123457k");
+        assert_eq!(fit(Some(123456789.0), 8, 2), "123.5M");
         assert_eq!(fit(Some(1.2e13), 6, 2), "12.0T");
         for x in [0.0, 1.0, 9.99e20, 1e300] {
             assert!(fit(Some(x), 6, 2).chars().count() <= 6, "{x}");

@@ -74,8 +74,10 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         Span::styled(" LIVE ", t.live)
     };
     let usage = format!(
-        "strata cpu {}%  rss {} ",
-        format::fixed(app.usage.cpu_pct, 1),
+        "strata cpu {}  rss {} ",
+        app.usage
+            .cpu_pct
+            .map_or(format::UNKNOWN.to_string(), |c| format!("{c:.1}%")),
         app.usage
             .rss_bytes
             .map_or(format::UNKNOWN.to_string(), format::bytes)

@@ -1,6 +1,7 @@
 //! Every layer's totals on one screen, in the order an I/O travels:
 //! database → host → wire → storage.
 
+use super::disks::figure_cell;
 use super::widgets::sparkline;
 use super::{level_style, panel_block};
 use crate::app::App;
@@ -8,11 +9,12 @@ use crate::app::state::{TOTAL_ENTITY, history_index};
 use crate::config::Units;
 use crate::format;
 use crate::model::disk::{ColKind, DiskCol};
+use crate::model::disk_tick::DiskRow;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 /// Layers that later versions fill in, and what they will show.
 const PENDING: [(&str, &str); 5] = [
@@ -62,7 +64,9 @@ fn pending(f: &mut Frame, app: &App, area: Rect, (title, what): (&str, &str)) {
         Span::styled(format!(" · {what}"), t.muted),
     ]);
     f.render_widget(
-        Paragraph::new(text).block(panel_block(format!(" {title} "), t, false)),
+        Paragraph::new(text)
+            .wrap(Wrap { trim: true })
+            .block(panel_block(format!(" {title} "), t, false)),
         area,
     );
 }
@@ -218,4 +222,61 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
         };
         f.render_widget(Paragraph::new(note), *line);
     }
+    let rest = Rect {
+        y: inner.y + 9,
+        height: inner.height.saturating_sub(9),
+        ..inner
+    };
+    if rest.height >= 2 {
+        top_devices(f, app, rest);
+    }
+}
+
+/// The busiest devices by %util, so the overview answers "which one?".
+fn top_devices(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let mut rows: Vec<&DiskRow> = app
+        .view_tick()
+        .map(|k| {
+            k.rows
+                .iter()
+                .filter(|r| !r.is_partition() && !r.class().skipped_by_default())
+                .filter(|r| r.rates.is_some())
+                .collect()
+        })
+        .unwrap_or_default();
+    let util = |r: &DiskRow| r.rates.and_then(|x| x.get(DiskCol::Util)).unwrap_or(0.0);
+    rows.sort_by(|a, b| {
+        util(b)
+            .total_cmp(&util(a))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    let cols = [
+        DiskCol::RPerS,
+        DiskCol::WPerS,
+        DiskCol::RAwait,
+        DiskCol::WAwait,
+        DiskCol::Util,
+    ];
+    let mut header = vec![Cell::from("busiest devices")];
+    header.extend(
+        cols.iter()
+            .map(|c| Cell::from(Line::from(c.def().header).right_aligned())),
+    );
+    let body: Vec<Row> = rows
+        .iter()
+        .take(area.height.saturating_sub(1) as usize)
+        .map(|r| {
+            let mut cells = vec![Cell::from(r.display_name().to_string())];
+            cells.extend(
+                cols.iter()
+                    .map(|c| figure_cell(r, *c, app.ui.units, &app.config.thresholds, t)),
+            );
+            Row::new(cells)
+        })
+        .collect();
+    let mut widths = vec![Constraint::Min(12)];
+    widths.extend(cols.iter().map(|_| Constraint::Length(8)));
+    let table = Table::new(body, widths).header(Row::new(header).style(t.header));
+    f.render_widget(table, area);
 }

@@ -1,0 +1,149 @@
+//! Shared by the screen and end-to-end tests: a host tree under
+//! tests/fixtures/host (multipath dm over two SAN paths, LVM on NVMe,
+//! partitions, an unused loop device) and deterministic counters of a
+//! busy system sampled once a second.
+#![allow(dead_code)]
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use strata::app::{App, HostInfo};
+use strata::config::Config;
+use strata::parse::diskstats::parse_diskstats;
+use strata::source::disks::{DiskSample, read_catalogue};
+use strata::source::rootfs::RootFs;
+use strata::theme::Theme;
+
+pub fn fixture_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/host")
+}
+
+/// (major, minor, name, per-second reads, writes, read kB/request, write kB/request, ms/read, ms/write)
+const DEVICES: [(u32, u32, &str, u64, u64, u64, u64, u64, u64); 10] = [
+    (8, 0, "sda", 40, 12, 64, 16, 6, 3),
+    (8, 1, "sda1", 1, 1, 4, 4, 5, 2),
+    (8, 2, "sda2", 39, 11, 64, 16, 6, 3),
+    (8, 16, "sdb", 900, 300, 8, 8, 4, 2),
+    (8, 32, "sdc", 880, 310, 8, 8, 5, 2),
+    (259, 0, "nvme0n1", 12000, 4000, 8, 32, 0, 0),
+    (259, 1, "nvme0n1p1", 11990, 3990, 8, 32, 0, 0),
+    (253, 0, "dm-0", 1780, 610, 8, 8, 5, 2),
+    (253, 1, "dm-1", 11990, 3990, 8, 32, 1, 1),
+    (7, 0, "loop0", 0, 0, 0, 0, 0, 0),
+];
+
+/// /proc/diskstats (20 fields) of the fixture host `k` seconds in.
+pub fn diskstats_text(k: u64) -> String {
+    let mut s = String::new();
+    for (i, &(maj, min, name, r, w, rkb, wkb, rms, wms)) in DEVICES.iter().enumerate() {
+        // a load that swells and ebbs, different per device
+        let wave = |t: u64| 100 + (t * 7 + i as u64 * 13) % 60;
+        let sum = |base: u64| (1..=k).map(|t| base * wave(t) / 100).sum::<u64>();
+        let (rd, wr) = (sum(r), sum(w));
+        let base = 1_000_000 * (i as u64 + 1);
+        let (rd_ios, wr_ios) = if r == 0 && w == 0 {
+            (0, 0)
+        } else {
+            (base + rd, base / 2 + wr)
+        };
+        let rd_sec = rd_ios * rkb * 2;
+        let wr_sec = wr_ios * wkb * 2;
+        let rd_ticks = (rd_ios * rms + rd / 3) % (1 << 32);
+        let wr_ticks = (wr_ios * wms + wr / 5) % (1 << 32);
+        let busy = if r + w == 0 {
+            0
+        } else {
+            (k * 1000 * (r + w).min(2000) / 2000 + base / 10) % (1 << 32)
+        };
+        let queue = (rd_ticks + wr_ticks) % (1 << 32);
+        let merges = rd_ios / 10;
+        let flush = if name.starts_with("sd") && name.len() == 3 {
+            wr_ios / 50
+        } else {
+            0
+        };
+        s.push_str(&format!(
+            "{maj:4} {min:7} {name} {rd_ios} {merges} {rd_sec} {rd_ticks} {wr_ios} {} {wr_sec} {wr_ticks} 0 {busy} {queue} 0 0 0 0 {flush} {}\n",
+            wr_ios / 20,
+            flush * 2
+        ));
+    }
+    s
+}
+
+/// The fixture host's sample `k` seconds after boot plus 1000 s.
+pub fn sample(k: u64) -> DiskSample {
+    let parsed = parse_diskstats(&diskstats_text(k), "/proc/diskstats");
+    assert!(parsed.rejected.is_empty(), "{:?}", parsed.rejected);
+    let names: BTreeSet<String> = parsed.items.iter().map(|d| d.name.clone()).collect();
+    DiskSample {
+        uptime_cs: 100_000 + k * 100,
+        wall_ms: 1_795_000_000_000 + k as i64 * 1000,
+        devices: parsed.items,
+        rejected: Vec::new(),
+        catalogue: Arc::new(read_catalogue(&RootFs::new(fixture_root()), &names)),
+    }
+}
+
+/// An app that has taken `n` samples of the fixture host.
+pub fn app_with(n: u64) -> App {
+    let host = HostInfo {
+        hostname: "db01".into(),
+        kernel: "5.15.0-301.163.5.el8uek.x86_64".into(),
+    };
+    let mut app = App::new(Config::default(), Theme::default(), host, 1.0);
+    for k in 0..n {
+        app.ingest_disks(sample(k));
+    }
+    app.now_ms = 1_795_000_000_000 + n as i64 * 1000;
+    app
+}
+
+/// The screen as text, with wall-clock times (local time zone dependent)
+/// replaced by placeholders so snapshots are the same in every zone.
+pub fn render(app: &mut App, width: u16, height: u16) -> String {
+    let backend = ratatui::backend::TestBackend::new(width, height);
+    let mut terminal = ratatui::Terminal::new(backend).expect("test backend");
+    terminal.draw(|f| strata::ui::draw(f, app)).expect("draw");
+    redact_times(&terminal.backend().to_string())
+}
+
+pub fn redact_times(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    let digit = |j: usize| b.get(j).is_some_and(u8::is_ascii_digit);
+    while i < b.len() {
+        // YYYY-MM-DD
+        if (0..4).all(|d| digit(i + d))
+            && b.get(i + 4) == Some(&b'-')
+            && digit(i + 5)
+            && digit(i + 6)
+            && b.get(i + 7) == Some(&b'-')
+            && digit(i + 8)
+            && digit(i + 9)
+        {
+            out.push_str("YYYY-MM-DD");
+            i += 10;
+            continue;
+        }
+        // HH:MM:SS
+        if digit(i)
+            && digit(i + 1)
+            && b.get(i + 2) == Some(&b':')
+            && digit(i + 3)
+            && digit(i + 4)
+            && b.get(i + 5) == Some(&b':')
+            && digit(i + 6)
+            && digit(i + 7)
+        {
+            out.push_str("hh:mm:ss");
+            i += 8;
+            continue;
+        }
+        let ch = s[i..].chars().next().unwrap_or(' ');
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}

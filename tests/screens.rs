@@ -1,0 +1,222 @@
+//! Screens drawn into ratatui's TestBackend from fixture samples: snapshots
+//! of every view, plus assertions on what each must say.
+
+mod common;
+
+use common::{app_with, render};
+use ratatui::style::Color;
+use strata::app::{Action, App};
+use strata::theme::Theme;
+
+/// Moves the disks panel's selection to the device `name`.
+fn select(app: &mut App, name: &str) {
+    let rows: Vec<String> = app.disk_rows().iter().map(|r| r.name.clone()).collect();
+    let i = rows.iter().position(|n| n == name).expect("device shown");
+    keys(app, &[Action::Top]);
+    keys(app, &vec![Action::Down; i]);
+}
+
+fn keys(app: &mut App, actions: &[Action]) {
+    for a in actions {
+        app.update(a.clone());
+    }
+}
+
+#[test]
+fn overview() {
+    let mut app = app_with(30);
+    let screen = render(&mut app, 120, 40);
+    insta::assert_snapshot!("overview_120x40", screen);
+    assert!(screen.contains("db01"));
+    assert!(screen.contains("LIVE"));
+    // the layers still to come say so instead of being empty
+    for layer in ["Database", "Page cache", "Kernel NFS", "Wire", "Storage"] {
+        assert!(screen.contains(layer), "{layer} missing");
+    }
+    assert!(screen.matches("not yet available").count() >= 5);
+    // totals count sda, sdb, sdc and nvme0n1: not dm-0, dm-1 (stacked) or partitions
+    assert!(screen.contains("(4 disks)"), "{screen}");
+}
+
+#[test]
+fn disks_panel_wide_shows_every_iostat_column() {
+    let mut app = app_with(30);
+    keys(&mut app, &[Action::GotoPanel(1)]);
+    let screen = render(&mut app, 220, 24);
+    insta::assert_snapshot!("disks_220x24", screen);
+    for h in [
+        "r/s", "rkB/s", "rrqm/s", "%rrqm", "r_await", "rareq-sz", "w/s", "wkB/s", "wrqm/s",
+        "%wrqm", "w_await", "wareq-sz", "d/s", "dkB/s", "drqm/s", "%drqm", "d_await", "dareq-sz",
+        "f/s", "f_await", "aqu-sz", "%util",
+    ] {
+        assert!(screen.contains(h), "column {h} missing");
+    }
+    // dm devices by their mapper names; partitions and the loop device hidden
+    assert!(screen.contains("mpatha") && screen.contains("vg_data-lv_oradata"));
+    assert!(!screen.contains("sda1") && !screen.contains("loop0"));
+    assert!(screen.contains("NVMe") && screen.contains("HDD") && screen.contains(" dm "));
+}
+
+#[test]
+fn disks_panel_narrow_scrolls_sorts_filters_and_shows_partitions() {
+    let mut app = app_with(30);
+    keys(
+        &mut app,
+        &[
+            Action::GotoPanel(1),
+            Action::TogglePartitions,
+            Action::SortNext,
+            Action::ToggleUnits,
+        ],
+    );
+    let screen = render(&mut app, 100, 30);
+    insta::assert_snapshot!("disks_100x30_partitions_by_name_mb", screen);
+    assert!(screen.contains("sda1") && screen.contains("nvme0n1p1"));
+    assert!(screen.contains("sort Device ↑"));
+    assert!(screen.contains("rMB/s"));
+    assert!(screen.contains("h/l scroll"));
+    keys(
+        &mut app,
+        &[
+            Action::Right,
+            Action::Right,
+            Action::StartFilter,
+            Action::FilterChar('s'),
+            Action::FilterChar('d'),
+        ],
+    );
+    let screen = render(&mut app, 100, 30);
+    insta::assert_snapshot!("disks_100x30_filter_typing", screen);
+    assert!(screen.contains("filter: sd"));
+    assert!(!screen.contains("nvme0n1 "));
+    keys(&mut app, &[Action::FilterCommit]);
+    let screen = render(&mut app, 100, 30);
+    assert!(screen.contains("filter \"sd\""));
+}
+
+#[test]
+fn device_detail_with_partitions() {
+    let mut app = app_with(60);
+    keys(&mut app, &[Action::GotoPanel(1)]);
+    select(&mut app, "sda");
+    keys(&mut app, &[Action::Enter]);
+    let screen = render(&mut app, 160, 50);
+    insta::assert_snapshot!("detail_sda_160x50", screen);
+    assert!(screen.contains("Disks › sda"));
+    assert!(screen.contains("HDD · 4.0 TB · ST4000NM0035-1V4"));
+    for chart in ["IOPS", "Throughput", "Await ms", "Queue", "%util"] {
+        assert!(screen.contains(chart), "{chart} chart missing");
+    }
+    assert!(screen.contains("partitions · Enter to open"));
+    assert!(screen.contains("sda1") && screen.contains("sda2"));
+    // down into a partition and back up twice
+    keys(&mut app, &[Action::Down, Action::Enter]);
+    let screen = render(&mut app, 160, 50);
+    assert!(screen.contains("Disks › sda › sda2"), "{screen}");
+    assert!(screen.contains("partition of sda"));
+    keys(&mut app, &[Action::Back, Action::Back]);
+    let screen = render(&mut app, 160, 50);
+    assert!(screen.contains("│ Disks") && !screen.contains("Disks ›"));
+}
+
+#[test]
+fn dm_device_detail_lists_the_devices_under_it() {
+    let mut app = app_with(20);
+    keys(&mut app, &[Action::GotoPanel(1)]);
+    select(&mut app, "dm-0");
+    keys(&mut app, &[Action::Enter]);
+    let screen = render(&mut app, 140, 44);
+    insta::assert_snapshot!("detail_mpatha_140x44", screen);
+    assert!(screen.contains("mpatha (dm-0)"));
+    assert!(screen.contains("devices under it"));
+    assert!(screen.contains("sdb") && screen.contains("sdc"));
+    assert!(screen.contains("%util (not meaningful here)"));
+}
+
+#[test]
+fn help_overlay_lists_every_key() {
+    let mut app = app_with(5);
+    keys(&mut app, &[Action::ToggleHelp]);
+    let screen = render(&mut app, 100, 34);
+    insta::assert_snapshot!("help_100x34", screen);
+    for (k, _) in strata::app::keymap::KEY_HELP {
+        assert!(screen.contains(k), "key {k} not in help");
+    }
+    keys(&mut app, &[Action::Down]);
+    assert!(!render(&mut app, 100, 34).contains(" Keys "));
+}
+
+#[test]
+fn terminal_too_small() {
+    let mut app = app_with(5);
+    let screen = render(&mut app, 40, 10);
+    insta::assert_snapshot!("too_small_40x10", screen);
+    assert!(screen.contains("terminal too small: 40×10"));
+}
+
+#[test]
+fn pause_freezes_the_figures_while_sampling_goes_on() {
+    let mut app = app_with(10);
+    keys(&mut app, &[Action::GotoPanel(1), Action::TogglePause]);
+    let before = render(&mut app, 200, 20);
+    assert!(before.contains("PAUSED"));
+    app.ingest_disks(common::sample(10));
+    app.ingest_disks(common::sample(11));
+    assert_eq!(render(&mut app, 200, 20), before);
+    assert_eq!(app.history.seq(), 11, "sampling went on into the store");
+    keys(&mut app, &[Action::TogglePause]);
+    let after = render(&mut app, 200, 20);
+    assert!(after.contains("LIVE") && after != before);
+}
+
+#[test]
+fn first_sample_shows_waiting_not_zeros() {
+    let mut app = app_with(1);
+    let screen = render(&mut app, 120, 40);
+    assert!(screen.contains("waiting for the second sample"));
+    assert!(!screen.contains("0.00"));
+}
+
+#[test]
+fn every_theme_draws_and_the_selection_is_visible() {
+    for name in Theme::builtin_names() {
+        let mut app = app_with(5);
+        app.theme = Theme::builtin(name).expect("built-in theme");
+        keys(&mut app, &[Action::GotoPanel(1)]);
+        let backend = ratatui::backend::TestBackend::new(160, 20);
+        let mut terminal = ratatui::Terminal::new(backend).expect("backend");
+        terminal
+            .draw(|f| strata::ui::draw(f, &mut app))
+            .expect("draw");
+        let buf = terminal.backend().buffer();
+        // the first table row (y = 4) carries the selected style
+        let cell = &buf[(2, 4)];
+        let sel = app.theme.selected;
+        assert_eq!(cell.bg, sel.bg.unwrap_or(Color::Reset), "theme {name}");
+        if *name == "mono" {
+            for y in 0..20 {
+                for x in 0..160 {
+                    let c = &buf[(x, y)];
+                    assert!(
+                        matches!(c.fg, Color::Reset) && matches!(c.bg, Color::Reset),
+                        "mono has colour at {x},{y}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn theme_key_cycles_through_the_builtins() {
+    let mut app = app_with(2);
+    let mut seen = vec![app.theme.name.clone()];
+    for _ in 0..Theme::builtin_names().len() {
+        keys(&mut app, &[Action::CycleTheme]);
+        seen.push(app.theme.name.clone());
+    }
+    assert_eq!(seen.first(), seen.last());
+    for name in Theme::builtin_names() {
+        assert!(seen.iter().any(|s| s == name), "{name} never reached");
+    }
+}
