@@ -18,24 +18,27 @@ pub fn fixture_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/host")
 }
 
-/// (major, minor, name, per-second reads, writes, read kB/request, write kB/request, ms/read, ms/write)
-const DEVICES: [(u32, u32, &str, u64, u64, u64, u64, u64, u64); 10] = [
-    (8, 0, "sda", 40, 12, 64, 16, 6, 3),
-    (8, 1, "sda1", 1, 1, 4, 4, 5, 2),
-    (8, 2, "sda2", 39, 11, 64, 16, 6, 3),
-    (8, 16, "sdb", 900, 300, 8, 8, 4, 2),
-    (8, 32, "sdc", 880, 310, 8, 8, 5, 2),
-    (259, 0, "nvme0n1", 12000, 4000, 8, 32, 0, 0),
-    (259, 1, "nvme0n1p1", 11990, 3990, 8, 32, 0, 0),
-    (253, 0, "dm-0", 1780, 610, 8, 8, 5, 2),
-    (253, 1, "dm-1", 11990, 3990, 8, 32, 1, 1),
-    (7, 0, "loop0", 0, 0, 0, 0, 0, 0),
+/// (major, minor, name), then per-second reads and writes, kB per read and
+/// per write, ms per read and per write.
+type Device = ((u32, u32, &'static str), (u64, u64), (u64, u64), (u64, u64));
+
+const DEVICES: [Device; 10] = [
+    ((8, 0, "sda"), (40, 12), (64, 16), (6, 3)),
+    ((8, 1, "sda1"), (1, 1), (4, 4), (5, 2)),
+    ((8, 2, "sda2"), (39, 11), (64, 16), (6, 3)),
+    ((8, 16, "sdb"), (900, 300), (8, 8), (4, 2)),
+    ((8, 32, "sdc"), (880, 310), (8, 8), (5, 2)),
+    ((259, 0, "nvme0n1"), (12000, 4000), (8, 32), (0, 0)),
+    ((259, 1, "nvme0n1p1"), (11990, 3990), (8, 32), (0, 0)),
+    ((253, 0, "dm-0"), (1780, 610), (8, 8), (5, 2)),
+    ((253, 1, "dm-1"), (11990, 3990), (8, 32), (1, 1)),
+    ((7, 0, "loop0"), (0, 0), (0, 0), (0, 0)),
 ];
 
 /// /proc/diskstats (20 fields) of the fixture host `k` seconds in.
 pub fn diskstats_text(k: u64) -> String {
     let mut s = String::new();
-    for (i, &(maj, min, name, r, w, rkb, wkb, rms, wms)) in DEVICES.iter().enumerate() {
+    for (i, &((maj, min, name), (r, w), (rkb, wkb), (rms, wms))) in DEVICES.iter().enumerate() {
         // a load that swells and ebbs, different per device
         let wave = |t: u64| 100 + (t * 7 + i as u64 * 13) % 60;
         let sum = |base: u64| (1..=k).map(|t| base * wave(t) / 100).sum::<u64>();
