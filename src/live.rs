@@ -67,11 +67,18 @@ async fn event_loop(
     let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
+    // Debug builds only: lets the end-to-end test prove that a panic in the
+    // loop still gives the user their terminal back.
+    #[cfg(debug_assertions)]
+    let panic_at = std::env::var("STRATA_TEST_PANIC_AFTER_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(|ms| Instant::now() + Duration::from_millis(ms));
     while !app.quit {
         tokio::select! {
             ev = events.next() => match ev {
                 Some(Ok(Event::Key(k))) if k.kind == KeyEventKind::Press => {
-                    if let Some(a) = keymap::map_key(k, app.filtering()) {
+                    if let Some(a) = keymap::map_key(k, app.key_mode()) {
                         app.update(a);
                         dirty = true;
                     }
@@ -89,6 +96,10 @@ async fn event_loop(
                 dirty = true;
             }
             _ = clock.tick() => {
+                #[cfg(debug_assertions)]
+                if panic_at.is_some_and(|t| Instant::now() >= t) {
+                    panic!("STRATA_TEST_PANIC_AFTER_MS reached");
+                }
                 app.now_ms = now_ms();
                 app.usage = meter.read();
                 dirty = true;

@@ -31,9 +31,26 @@ pub const KEY_HELP: &[(&str, &str)] = &[
     ("q  Ctrl-C", "quit"),
 ];
 
-/// Maps a key press to an action; `filtering` is true while the filter
-/// prompt takes the keyboard.
-pub fn map_key(key: KeyEvent, filtering: bool) -> Option<Action> {
+/// What the keyboard is talking to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyMode {
+    Normal,
+    /// The filter prompt takes every key.
+    Filter,
+    /// The help overlay: any key closes it.
+    Help,
+}
+
+/// Maps a key press to an action.
+pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
+    let action = map_normal(key, mode == KeyMode::Filter);
+    if mode == KeyMode::Help && action.is_none() {
+        return Some(Action::Back);
+    }
+    action
+}
+
+fn map_normal(key: KeyEvent, filtering: bool) -> Option<Action> {
     if key.modifiers.contains(KeyModifiers::CONTROL) {
         return match key.code {
             KeyCode::Char('c') => Some(Action::Quit),
@@ -77,4 +94,43 @@ pub fn map_key(key: KeyEvent, filtering: bool) -> Option<Action> {
         _ => return None,
     };
     Some(action)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(c: KeyCode) -> KeyEvent {
+        KeyEvent::new(c, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn filter_prompt_takes_letters() {
+        assert_eq!(
+            map_key(key(KeyCode::Char('q')), KeyMode::Filter),
+            Some(Action::FilterChar('q'))
+        );
+        assert_eq!(
+            map_key(key(KeyCode::Char('q')), KeyMode::Normal),
+            Some(Action::Quit)
+        );
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(map_key(ctrl_c, KeyMode::Filter), Some(Action::Quit));
+    }
+
+    #[test]
+    fn any_key_closes_help() {
+        assert_eq!(
+            map_key(key(KeyCode::Char('x')), KeyMode::Help),
+            Some(Action::Back)
+        );
+        assert_eq!(
+            map_key(key(KeyCode::F(5)), KeyMode::Help),
+            Some(Action::Back)
+        );
+        assert_eq!(
+            map_key(key(KeyCode::Char('q')), KeyMode::Help),
+            Some(Action::Quit)
+        );
+    }
 }

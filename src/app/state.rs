@@ -410,6 +410,17 @@ impl App {
         self.ui.filter_edit.is_some()
     }
 
+    pub fn key_mode(&self) -> crate::app::keymap::KeyMode {
+        use crate::app::keymap::KeyMode;
+        if self.ui.help {
+            KeyMode::Help
+        } else if self.filtering() {
+            KeyMode::Filter
+        } else {
+            KeyMode::Normal
+        }
+    }
+
     fn switch_panel(&mut self, step: usize) {
         let i = Panel::ALL
             .iter()

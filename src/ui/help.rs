@@ -26,7 +26,7 @@ pub fn draw(f: &mut Frame, theme: &Theme, area: Rect) {
     ] {
         lines.push(Line::from(Span::styled(note, theme.muted)));
     }
-    let w = 66.min(area.width);
+    let w = 78.min(area.width);
     let h = (lines.len() as u16 + 2).min(area.height);
     let rect = Rect::new(
         area.x + (area.width - w) / 2,

@@ -1,0 +1,330 @@
+//! The real binary in tmux, driven by keys as a person would, over a fixture
+//! host whose counters a test thread advances every 250 ms.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+fn have_tmux() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Skips (with a reason on stderr) unless the environment demands the test.
+fn skip(reason: &str) {
+    if std::env::var("STRATA_REQUIRE_E2E").is_ok_and(|v| v == "1") {
+        panic!("end-to-end test required but: {reason}");
+    }
+    eprintln!("SKIPPED: {reason}");
+}
+
+/// A copy of the fixture host in a temp dir, with its /proc files advanced
+/// by a thread until dropped.
+struct LiveRoot {
+    dir: tempfile::TempDir,
+    stop: Arc<AtomicBool>,
+    writer: Option<thread::JoinHandle<()>>,
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read fixture dir") {
+        let e = e.expect("entry");
+        let dest = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_tree(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), &dest).expect("copy");
+        }
+    }
+}
+
+fn write_atomic(path: &Path, text: &str) {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).expect("write");
+    std::fs::rename(&tmp, path).expect("rename");
+}
+
+impl LiveRoot {
+    fn start() -> LiveRoot {
+        let dir = tempfile::tempdir().expect("tempdir");
+        copy_tree(&common::fixture_root(), dir.path());
+        let root = dir.path().to_path_buf();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let writer = thread::spawn(move || {
+            // bounded: at most 10 minutes of quarter seconds
+            for k in 0..2400u64 {
+                if flag.load(Ordering::Relaxed) {
+                    break;
+                }
+                write_atomic(&root.join("proc/diskstats"), &common::diskstats_text(k));
+                write_atomic(
+                    &root.join("proc/uptime"),
+                    &format!("{}.{:02} 0.00\n", 1000 + k / 4, (k % 4) * 25),
+                );
+                thread::sleep(Duration::from_millis(250));
+            }
+        });
+        // let the first files exist before strata starts
+        thread::sleep(Duration::from_millis(300));
+        LiveRoot {
+            dir,
+            stop,
+            writer: Some(writer),
+        }
+    }
+
+    fn path(&self) -> PathBuf {
+        self.dir.path().to_path_buf()
+    }
+}
+
+impl Drop for LiveRoot {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(w) = self.writer.take() {
+            let _ = w.join();
+        }
+    }
+}
+
+struct Tmux {
+    session: String,
+}
+
+impl Tmux {
+    fn start(name: &str, width: u16, height: u16) -> Tmux {
+        let session = format!("strata-e2e-{name}-{}", std::process::id());
+        let ok = Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                &session,
+                "-x",
+                &width.to_string(),
+                "-y",
+                &height.to_string(),
+            ])
+            .args([
+                "env",
+                "PS1=$ ",
+                "TERM=xterm-256color",
+                "bash",
+                "--norc",
+                "--noprofile",
+            ])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "tmux new-session failed");
+        Tmux { session }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            let ok = Command::new("tmux")
+                .args(["send-keys", "-t", &self.session, k])
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "send-keys {k}");
+            thread::sleep(Duration::from_millis(120));
+        }
+    }
+
+    fn type_line(&self, line: &str) {
+        let ok = Command::new("tmux")
+            .args(["send-keys", "-t", &self.session, "-l", line])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok);
+        self.keys(&["Enter"]);
+    }
+
+    fn screen(&self, escapes: bool) -> String {
+        let mut args = vec!["capture-pane", "-p", "-t", &self.session];
+        if escapes {
+            args.push("-e");
+        }
+        let out = Command::new("tmux")
+            .args(&args)
+            .output()
+            .expect("capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Waits up to 10 s for the screen to satisfy `pred`.
+    fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let s = self.screen(false);
+            if pred(&s) {
+                return s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; screen:\n{s}"
+            );
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn wait_text(&self, text: &str) -> String {
+        self.wait_for(text, |s| s.contains(text))
+    }
+
+    fn pane_pid(&self) -> Option<u32> {
+        let out = Command::new("tmux")
+            .args(["list-panes", "-t", &self.session, "-F", "#{pane_pid}"])
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+    }
+
+    /// The shell is back, line-buffered and echoing: the terminal was restored.
+    fn assert_shell_usable(&self) {
+        self.type_line("clear; stty -a | tr ' ' '\\n' | grep -x -e icanon -e echo -e -icanon -e -echo | sort | tr '\\n' ' '; echo; echo ok-$((40+2))");
+        let s = self.wait_text("ok-42");
+        assert!(
+            s.contains("echo icanon"),
+            "terminal not restored (want icanon and echo):\n{s}"
+        );
+        assert!(!s.contains("\x1b[?1049h"));
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.session])
+            .status();
+    }
+}
+
+fn strata_cmd(root: &Path, extra: &str) -> String {
+    format!(
+        "{} --root {} --interval 0.5 {extra}",
+        env!("CARGO_BIN_EXE_strata"),
+        root.display()
+    )
+}
+
+#[test]
+fn drill_sort_filter_pause_help_theme_quit() {
+    if !have_tmux() {
+        return skip("tmux is not installed");
+    }
+    let root = LiveRoot::start();
+    let t = Tmux::start("keys", 160, 48);
+    t.type_line(&strata_cmd(&root.path(), "--theme dark"));
+    let s = t.wait_for("overview with figures", |s| {
+        s.contains("busiest devices") && s.contains("mpatha")
+    });
+    assert!(s.contains("db01") && s.contains("LIVE"));
+    assert!(s.contains("not yet available"));
+
+    t.keys(&["2"]);
+    t.wait_text("Disks · ");
+    t.keys(&["s"]);
+    t.wait_text("sort Device ↑");
+    t.keys(&["/", "s", "d"]);
+    t.wait_text("filter: sd");
+    t.keys(&["Enter"]);
+    let s = t.wait_text("filter \"sd\"");
+    assert!(!s.contains("nvme0n1 "), "filter left nvme0n1 in:\n{s}");
+
+    // sorted by name, sda is the first row: down into it, then its partition
+    t.keys(&["Enter"]);
+    let s = t.wait_text("Disks › sda");
+    assert!(s.contains("IOPS") && s.contains("partitions · Enter to open"));
+    t.keys(&["Enter"]);
+    t.wait_text("Disks › sda › sda1");
+    t.keys(&["Escape"]);
+    t.wait_for("back at sda", |s| {
+        s.contains("Disks › sda") && !s.contains("sda › sda1")
+    });
+    t.keys(&["Escape"]);
+    t.wait_for("back at the table", |s| {
+        s.contains("│ Disks") && !s.contains("Disks ›")
+    });
+
+    t.keys(&["p"]);
+    let paused = t.wait_text("PAUSED");
+    thread::sleep(Duration::from_millis(1200));
+    let still = t.screen(false);
+    let table = |s: &str| s.lines().skip(2).take(10).collect::<Vec<_>>().join("\n");
+    assert_eq!(table(&paused), table(&still), "figures moved while paused");
+    t.keys(&["p"]);
+    t.wait_text("LIVE");
+
+    t.keys(&["?"]);
+    let s = t.wait_text(" Keys ");
+    assert!(s.contains("pause the view"));
+    t.keys(&["x"]);
+    t.wait_for("help closed", |s| !s.contains(" Keys "));
+
+    let before = t.screen(true);
+    t.keys(&["t"]);
+    thread::sleep(Duration::from_millis(300));
+    assert_ne!(before, t.screen(true), "theme key changed no colour");
+
+    t.keys(&["q"]);
+    t.assert_shell_usable();
+}
+
+#[test]
+fn sigterm_and_panic_restore_the_terminal() {
+    if !have_tmux() {
+        return skip("tmux is not installed");
+    }
+    let root = LiveRoot::start();
+    let t = Tmux::start("signals", 120, 40);
+    t.type_line(&strata_cmd(&root.path(), ""));
+    t.wait_text("busiest devices");
+    let shell = t.pane_pid().expect("pane pid");
+    // strata is the shell's child
+    let out = Command::new("pgrep")
+        .args(["-P", &shell.to_string()])
+        .output()
+        .expect("pgrep");
+    let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(!pid.is_empty(), "no strata process under the shell");
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .is_ok_and(|s| s.success())
+    );
+    t.assert_shell_usable();
+
+    t.type_line(&format!(
+        "RUST_BACKTRACE=0 STRATA_TEST_PANIC_AFTER_MS=1500 {}",
+        strata_cmd(&root.path(), "")
+    ));
+    let s = t.wait_text("STRATA_TEST_PANIC_AFTER_MS reached");
+    assert!(
+        !s.contains("busiest devices"),
+        "the screen was not left after the panic:\n{s}"
+    );
+    t.assert_shell_usable();
+}
+
+#[test]
+fn too_small_terminal_says_so() {
+    if !have_tmux() {
+        return skip("tmux is not installed");
+    }
+    let root = LiveRoot::start();
+    let t = Tmux::start("small", 40, 10);
+    t.type_line(&strata_cmd(&root.path(), ""));
+    t.wait_text("terminal too small: 40×10");
+    t.keys(&["q"]);
+    t.assert_shell_usable();
+}
