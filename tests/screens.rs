@@ -220,3 +220,42 @@ fn theme_key_cycles_through_the_builtins() {
         assert!(seen.iter().any(|s| s == name), "{name} never reached");
     }
 }
+
+#[test]
+fn a_failing_source_says_why_and_keeps_the_last_figures() {
+    let mut app = app_with(10);
+    app.source_failed(
+        "cannot read /srv/x/proc/diskstats: No such file or directory (os error 2)".into(),
+    );
+    let screen = render(&mut app, 120, 40);
+    assert!(
+        screen.contains("disk source: cannot read /srv/x/proc/diskstats"),
+        "{screen}"
+    );
+    keys(&mut app, &[Action::GotoPanel(1)]);
+    let screen = render(&mut app, 160, 30);
+    assert!(screen.contains("disk source: cannot read"));
+    assert!(screen.contains("mpatha"), "the last figures stay on screen");
+    // the next good sample clears the error
+    app.ingest_disks(common::sample(10));
+    assert!(!render(&mut app, 160, 30).contains("disk source:"));
+}
+
+#[test]
+fn rejected_lines_are_named_and_the_rest_shown() {
+    let mut app = app_with(3);
+    let mut s = common::sample(3);
+    let bad = strata::parse::diskstats::parse_diskstats(
+        "8 48 sdd 1 2 three 4 5 6 7 8 9 10 11\n",
+        "/proc/diskstats",
+    );
+    s.rejected = bad.rejected;
+    app.ingest_disks(s);
+    keys(&mut app, &[Action::GotoPanel(1)]);
+    let screen = render(&mut app, 200, 20);
+    assert!(
+        screen.contains("rejected: /proc/diskstats line 1"),
+        "{screen}"
+    );
+    assert!(screen.contains("mpatha") && screen.contains("sda"));
+}

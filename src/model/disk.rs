@@ -223,22 +223,22 @@ impl DiskDelta {
 
     /// Adds another device's differences over the same interval.
     pub fn accumulate(&mut self, other: &DiskDelta) {
-        self.rd_ios += other.rd_ios;
-        self.rd_merges += other.rd_merges;
-        self.rd_sectors += other.rd_sectors;
-        self.rd_ticks += other.rd_ticks;
-        self.wr_ios += other.wr_ios;
-        self.wr_merges += other.wr_merges;
-        self.wr_sectors += other.wr_sectors;
-        self.wr_ticks += other.wr_ticks;
-        self.tot_ticks += other.tot_ticks;
-        self.rq_ticks += other.rq_ticks;
+        self.rd_ios = self.rd_ios.saturating_add(other.rd_ios);
+        self.rd_merges = self.rd_merges.saturating_add(other.rd_merges);
+        self.rd_sectors = self.rd_sectors.saturating_add(other.rd_sectors);
+        self.rd_ticks = self.rd_ticks.saturating_add(other.rd_ticks);
+        self.wr_ios = self.wr_ios.saturating_add(other.wr_ios);
+        self.wr_merges = self.wr_merges.saturating_add(other.wr_merges);
+        self.wr_sectors = self.wr_sectors.saturating_add(other.wr_sectors);
+        self.wr_ticks = self.wr_ticks.saturating_add(other.wr_ticks);
+        self.tot_ticks = self.tot_ticks.saturating_add(other.tot_ticks);
+        self.rq_ticks = self.rq_ticks.saturating_add(other.rq_ticks);
         self.discard = match (self.discard, other.discard) {
-            (Some(a), Some(b)) => Some(std::array::from_fn(|i| a[i] + b[i])),
+            (Some(a), Some(b)) => Some(std::array::from_fn(|i| a[i].saturating_add(b[i]))),
             _ => None,
         };
         self.flush = match (self.flush, other.flush) {
-            (Some(a), Some(b)) => Some([a[0] + b[0], a[1] + b[1]]),
+            (Some(a), Some(b)) => Some([a[0].saturating_add(b[0]), a[1].saturating_add(b[1])]),
             _ => None,
         };
     }
@@ -255,7 +255,12 @@ impl DiskDelta {
                 num as f64 / den as f64
             }
         };
-        let pct = |merges: u64, ios: u64| ratio(merges, merges + ios) * 100.0;
+        // iostat sums in integers before dividing; do the same where the sum
+        // fits so the digits match, and in floating point where it cannot.
+        let pct = |merges: u64, ios: u64| match merges.checked_add(ios) {
+            Some(sum) => ratio(merges, sum) * 100.0,
+            None => merges as f64 / (merges as f64 + ios as f64) * 100.0,
+        };
         let mut v = [None; 22];
         let mut set = |c: DiskCol, x: f64| v[c as usize] = Some(x);
         set(DiskCol::RPerS, per_s(self.rd_ios));
