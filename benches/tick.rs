@@ -690,7 +690,7 @@ fn bench_memory(table: &mut Table, plan: &Plan) -> App {
     let h = &app.history;
     let heap = h.heap_bytes();
     let values = h.stored_values();
-    let per_value = heap as f64 / values.max(1) as f64;
+    let per_value = h.values_heap_bytes() as f64 / values.max(1) as f64;
     let span = if plan.history_ticks == HISTORY_SECS {
         "1 h".to_string()
     } else {
@@ -718,10 +718,10 @@ fn bench_memory(table: &mut Table, plan: &Plan) -> App {
         "History: bytes per stored value",
         format!("{per_value:.4} B"),
         format!(
-            "heap_bytes() / stored_values(); heap_bytes also holds the tick times \
-             (≈ {} × 8 B, not counted as values): {:.4} B per value without them",
-            h.capacity(),
-            heap.saturating_sub(h.capacity() * 8) as f64 / values.max(1) as f64
+            "values_heap_bytes() / stored_values(); the tick times cost {} B more, \
+             once per source ({:.4} B per value with them)",
+            h.times_heap_bytes(),
+            heap as f64 / values.max(1) as f64
         ),
         "≤ 4 B",
         verdict(per_value <= 4.0),

@@ -259,3 +259,36 @@ fn rejected_lines_are_named_and_the_rest_shown() {
     );
     assert!(screen.contains("mpatha") && screen.contains("sda"));
 }
+
+#[test]
+fn the_selection_stays_on_screen_when_scrolling() {
+    let mut app = app_with(5);
+    keys(
+        &mut app,
+        &[
+            Action::GotoPanel(1),
+            Action::SortNext,
+            Action::TogglePartitions,
+        ],
+    );
+    // 9 devices, room for 8 rows
+    let screen = render(&mut app, 200, 15);
+    assert!(
+        screen.contains("mpatha") && !screen.contains("vg_data-lv_oradata"),
+        "{screen}"
+    );
+    keys(&mut app, &[Action::Bottom]);
+    let screen = render(&mut app, 200, 15);
+    assert!(
+        screen.contains("vg_data-lv_oradata") && !screen.contains("mpatha"),
+        "{screen}"
+    );
+    keys(&mut app, &[Action::Up]);
+    let screen = render(&mut app, 200, 15);
+    assert!(
+        screen.contains("vg_data-lv_oradata"),
+        "moving up inside the window does not scroll"
+    );
+    keys(&mut app, &[Action::Top]);
+    assert!(render(&mut app, 200, 15).contains("mpatha"));
+}

@@ -137,6 +137,8 @@ pub struct UiState {
     pub help: bool,
     /// Rows the last drawn table could show, for page up and down.
     pub page_rows: usize,
+    /// First row the disks table showed, so scrolling does not jump.
+    pub table_offset: usize,
 }
 
 impl App {
@@ -157,6 +159,7 @@ impl App {
             frozen: None,
             help: false,
             page_rows: 10,
+            table_offset: 0,
         };
         App {
             host,

@@ -4,6 +4,7 @@
 use super::disk::{DiskCol, DiskDelta, DiskRates};
 use crate::source::disks::{DevClass, DeviceInfo, DiskSample};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One device over one interval.
 #[derive(Debug, Clone)]
@@ -11,7 +12,7 @@ pub struct DiskRow {
     pub name: String,
     /// No I/O completed since boot; iostat hides such devices.
     pub never_used: bool,
-    pub info: Option<DeviceInfo>,
+    pub info: Option<Arc<DeviceInfo>>,
     /// `None` before the source's second sample, or when the counters moved
     /// in a way no interval of I/O explains (see `model::disk`).
     pub delta: Option<DiskDelta>,

@@ -96,7 +96,8 @@ impl DeviceInfo {
     }
 }
 
-pub type Catalogue = BTreeMap<String, DeviceInfo>;
+/// Shared by every sample and row until the device set changes.
+pub type Catalogue = BTreeMap<String, Arc<DeviceInfo>>;
 
 /// One reading of every device's counters and the clock they go with.
 #[derive(Debug, Clone)]
@@ -178,7 +179,7 @@ fn class_by_name(name: &str) -> Option<DevClass> {
 /// class.
 pub fn read_catalogue(fs: &RootFs, names: &BTreeSet<String>) -> Catalogue {
     let sys_ok = fs.exists("/sys/block");
-    let mut cat = Catalogue::new();
+    let mut cat: BTreeMap<String, DeviceInfo> = BTreeMap::new();
     let mut parent_of: BTreeMap<String, String> = BTreeMap::new();
     for disk in fs.list("/sys/block") {
         let base = format!("/sys/block/{disk}");
@@ -255,7 +256,7 @@ pub fn read_catalogue(fs: &RootFs, names: &BTreeSet<String>) -> Catalogue {
             info.class = classes.get(parent).copied().unwrap_or(DevClass::Unknown);
         }
     }
-    cat
+    cat.into_iter().map(|(n, i)| (n, Arc::new(i))).collect()
 }
 
 fn size_bytes(fs: &RootFs, base: &str) -> Option<u64> {

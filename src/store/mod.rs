@@ -116,15 +116,23 @@ impl SourceHistory {
         self.entities.len()
     }
 
-    /// Bytes held by the history's value buffers.
-    pub fn heap_bytes(&self) -> usize {
+    /// Bytes held by the value rings (4 per value slot).
+    pub fn values_heap_bytes(&self) -> usize {
+        self.entities
+            .values()
+            .flat_map(|e| &e.rings)
+            .map(Ring::heap_bytes)
+            .sum()
+    }
+
+    /// Bytes held by the tick times, one per tick whatever the entity count.
+    pub fn times_heap_bytes(&self) -> usize {
         self.times.heap_bytes()
-            + self
-                .entities
-                .values()
-                .flat_map(|e| &e.rings)
-                .map(Ring::heap_bytes)
-                .sum::<usize>()
+    }
+
+    /// Bytes held by the history's buffers.
+    pub fn heap_bytes(&self) -> usize {
+        self.values_heap_bytes() + self.times_heap_bytes()
     }
 
     /// Number of values stored.

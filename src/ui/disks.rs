@@ -97,8 +97,21 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         };
         header.push(Cell::from(Line::from(label).right_aligned()).style(style));
     }
+    let [table_area, legend] =
+        ratatui::layout::Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
+    // Only the rows on screen are built: formatting a thousand rows' cells
+    // that nobody sees was most of a frame.
+    let visible = table_area.height.saturating_sub(1).max(1) as usize;
+    let mut first = app.ui.table_offset.min(rows.len().saturating_sub(1));
+    if selected < first {
+        first = selected;
+    } else if selected >= first + visible {
+        first = selected + 1 - visible;
+    }
     let body: Vec<Row> = rows
         .iter()
+        .skip(first)
+        .take(visible)
         .map(|r| {
             let mut cells = vec![
                 Cell::from(r.display_name().to_string()),
@@ -131,11 +144,10 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         .header(Row::new(header).style(t.header))
         .row_highlight_style(t.selected)
         .column_spacing(1);
-    let mut state = TableState::default().with_selected(Some(selected));
-    let [table_area, legend] =
-        ratatui::layout::Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
-    app.ui.page_rows = table_area.height.saturating_sub(1) as usize;
+    let mut state = TableState::default().with_selected(Some(selected - first));
     f.render_stateful_widget(table, table_area, &mut state);
+    app.ui.page_rows = visible;
+    app.ui.table_offset = first;
     let legend_line = Line::from(vec![
         Span::styled(shown, t.muted),
         Span::styled(

@@ -77,7 +77,10 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     let counted = tick.map_or(0, |k| {
         k.rows.iter().filter(|r| r.counts_in_totals()).count()
     });
-    let title = format!(" Host · block devices ({counted} disks) ");
+    let title = format!(
+        " Host · block devices ({counted} disk{}) ",
+        if counted == 1 { "" } else { "s" }
+    );
     let block = panel_block(title, t, true);
     let inner = block.inner(area);
     f.render_widget(block, area);

@@ -72,16 +72,21 @@ pub fn chart(
     times: &[i64],
     theme: &Theme,
 ) {
+    // Braille gives two dots per column; more points than that only cost
+    // line drawing, so keep each bucket's min and max (spikes survive).
+    let buckets = area.width.saturating_sub(10).max(1) as usize * 2;
     let points: Vec<Vec<(f64, f64)>> = series
         .iter()
         .map(|s| {
             let offset = times.len().saturating_sub(s.values.len());
-            s.values
+            let all: Vec<(f64, f64)> = s
+                .values
                 .iter()
                 .enumerate()
                 .filter(|(_, v)| v.is_finite())
                 .map(|(i, v)| ((offset + i) as f64, f64::from(*v)))
-                .collect()
+                .collect();
+            decimate(&all, buckets)
         })
         .collect();
     let ymax = points.iter().flatten().map(|p| p.1).fold(0.0, f64::max);
@@ -166,9 +171,43 @@ pub fn chart(
     f.render_widget(chart, area);
 }
 
+/// At most two points (the lowest and the highest, in x order) per bucket
+/// of consecutive points.
+pub fn decimate(points: &[(f64, f64)], buckets: usize) -> Vec<(f64, f64)> {
+    if points.len() <= buckets * 2 || buckets == 0 {
+        return points.to_vec();
+    }
+    let per = points.len().div_ceil(buckets);
+    let mut out = Vec::with_capacity(buckets * 2);
+    for chunk in points.chunks(per) {
+        let lo = chunk.iter().min_by(|a, b| a.1.total_cmp(&b.1));
+        let hi = chunk.iter().max_by(|a, b| a.1.total_cmp(&b.1));
+        if let (Some(&lo), Some(&hi)) = (lo, hi) {
+            if lo.0 <= hi.0 {
+                out.extend([lo, hi]);
+            } else {
+                out.extend([hi, lo]);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimation_keeps_extremes_and_order() {
+        let pts: Vec<(f64, f64)> = (0..1000)
+            .map(|i| (i as f64, if i == 500 { 99.0 } else { 1.0 }))
+            .collect();
+        let d = decimate(&pts, 10);
+        assert!(d.len() <= 20);
+        assert!(d.iter().any(|p| p.1 == 99.0));
+        assert!(d.windows(2).all(|w| w[0].0 <= w[1].0));
+        assert_eq!(decimate(&pts[..15], 10).len(), 15);
+    }
 
     #[test]
     fn stats_skip_gaps() {
