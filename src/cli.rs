@@ -47,6 +47,9 @@ pub enum Command {
         /// Include loop, ram and zram devices and devices never used since boot.
         #[arg(long)]
         all_devices: bool,
+        /// Name dm devices by their /dev/mapper name, as iostat -N does (default: dm-N, as iostat -x).
+        #[arg(long, short = 'N')]
+        mapper_names: bool,
     },
 }
 

@@ -20,6 +20,7 @@ fn main() {
             units,
             partitions,
             all_devices,
+            mapper_names,
         }) => {
             for m in &messages {
                 eprintln!("strata: {m}");
@@ -32,6 +33,7 @@ fn main() {
             let sel = Selection {
                 partitions: partitions || config.show_partitions,
                 all_devices: all_devices || config.show_all_devices,
+                mapper_names,
             };
             std::process::exit(strata::batch::run::run_disks(
                 source, interval, count, format, units, sel,

@@ -34,8 +34,10 @@
 //! have used loop/ram/zram devices and no never-used device, and pass
 //! `--all-devices`. The generated /sys/block holds only `stat` files (and
 //! `partition` for partitions): no `dm/name`, so dm devices print as dm-N in
-//! both tools. The divergences this suite found that strata does not
-//! document are pinned by the `#[ignore]`d tests at the end of the file.
+//! both tools. The tests at the end of the file pin the cases this suite
+//! found beyond that: dm names as iostat -x prints them, the sysfs sort
+//! order of names with a '/', and %rrqm past 2^64 (documented in
+//! model::disk).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -1883,7 +1885,7 @@ fn reads(n: u64) -> [u64; 17] {
     v
 }
 
-/// UNDOCUMENTED DIVERGENCE (since a1d9a91): when a device counts from zero
+/// DOCUMENTED DIVERGENCE (model::disk): when a device counts from zero
 /// (new, or re-created) with merges + requests ≥ 2^64 over the interval,
 /// iostat computes %rrqm as merges / (merges + ios) with the sum wrapped
 /// modulo 2^64 and prints 184467440737095516160.00; strata sums in floating
@@ -1895,8 +1897,7 @@ fn reads(n: u64) -> [u64; 17] {
 /// (2^63 requests); fix by documenting it, by printing "–", or by wrapping
 /// like iostat.
 #[test]
-#[ignore = "undocumented divergence: %rrqm when merges + ios overflows u64"]
-fn rrqm_pct_when_merges_plus_ios_overflow_u64_matches_iostat_or_is_unknown() {
+fn rrqm_pct_when_merges_plus_ios_overflow_u64_is_the_true_share() {
     let Some(env) = env_or_skip("rrqm overflow", true) else {
         return;
     };
@@ -1908,13 +1909,13 @@ fn rrqm_pct_when_merges_plus_ios_overflow_u64_matches_iostat_or_is_unknown() {
     let (io, st) = reports(&env, &pair);
     let c = COLS.iter().position(|&c| c == "%rrqm").unwrap();
     let (i, s) = (&io.rows[0].vals[c], &st.rows[0].vals[c]);
-    assert!(
-        s == i || st.rows[0].vals.iter().all(|v| v == UNKNOWN),
-        "vda %rrqm: iostat {i}, strata {s} (neither iostat's figure nor \"–\")"
-    );
+    // documented in model::disk: iostat's wrapped u64 sum prints garbage,
+    // strata the true share, 2^63 / (2^63 + 2^63 + 5)
+    assert!(i.parse::<f64>().is_ok_and(|v| v > 1e9), "iostat prints {i}");
+    assert_eq!(s, "50.00", "strata's %rrqm");
 }
 
-/// UNDOCUMENTED DIVERGENCE: row order of names with a `/`. iostat lists
+/// Fixed divergence: row order of names with a `/`. iostat lists
 /// devices in strcmp order of the sysfs spelling (`cciss!c0d0`) and prints
 /// them as `cciss/c0d0`; strata sorts by the /proc/diskstats spelling. The
 /// two orders differ when such a name shares a prefix with a name that has
@@ -1923,7 +1924,6 @@ fn rrqm_pct_when_merges_plus_ios_overflow_u64_matches_iostat_or_is_unknown() {
 /// prints cciss/c0d0 first, strata cciss-x. Real device names hardly ever
 /// meet this.
 #[test]
-#[ignore = "undocumented divergence: row order of device names containing '/'"]
 fn names_with_a_slash_sort_like_iostat() {
     let Some(env) = env_or_skip("slash order", true) else {
         return;
@@ -1946,7 +1946,7 @@ fn names_with_a_slash_sort_like_iostat() {
     assert_eq!(names(&st), names(&io), "row order: strata vs iostat");
 }
 
-/// UNDOCUMENTED DIVERGENCE (batch text): on a host with LVM or multipath,
+/// Fixed divergence (batch text): on a host with LVM or multipath,
 /// `strata batch disks` prints a dm device by its /dev/mapper name
 /// (/sys/block/dm-0/dm/name, here vg0-root), where `iostat -x -d -y`
 /// prints dm-0 (only `iostat -N` prints mapper names). The README promises
@@ -1955,7 +1955,6 @@ fn names_with_a_slash_sort_like_iostat() {
 /// the printed names are out of order (vg0-root before dm-1). The figures
 /// themselves agree.
 #[test]
-#[ignore = "undocumented divergence: batch text names dm devices by mapper name, iostat -x by dm-N"]
 fn dm_devices_are_named_as_iostat_x_names_them() {
     let Some(env) = env_or_skip("dm names", true) else {
         return;

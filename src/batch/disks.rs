@@ -3,7 +3,8 @@
 //! Text follows `iostat -x -d -y` (sysstat 12.6): the same header, column
 //! order, widths and two decimals, so the two can be read side by side.
 //! Figures the kernel does not provide (discard before 4.18, flush before
-//! 5.5) print as "–" where iostat prints 0.00.
+//! 5.5) print as "–" where iostat prints 0.00. Devices are named as iostat
+//! -x names them (dm-0), or by their mapper names with `-N`, as iostat -N.
 
 use super::Format;
 use crate::config::Units;
@@ -12,12 +13,24 @@ use crate::model::disk::{DISK_COLS, DiskCol};
 use crate::model::disk_tick::{DiskRow, DiskTick};
 use std::fmt::Write as _;
 
-/// Which devices a report lists.
+/// Which devices a report lists, and by which names.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Selection {
     pub partitions: bool,
     /// Also loop, ram and zram devices, and devices never used since boot.
     pub all_devices: bool,
+    /// dm devices by their /dev/mapper name (iostat -N), not as dm-N.
+    pub mapper_names: bool,
+}
+
+impl Selection {
+    fn name<'a>(&self, r: &'a DiskRow) -> &'a str {
+        if self.mapper_names {
+            r.display_name()
+        } else {
+            &r.name
+        }
+    }
 }
 
 /// The rows of a report: by name, as iostat lists them.
@@ -28,7 +41,9 @@ pub fn report_rows(tick: &DiskTick, sel: Selection) -> Vec<&DiskRow> {
         .filter(|r| sel.partitions || !r.is_partition())
         .filter(|r| sel.all_devices || (!r.class().skipped_by_default() && !r.never_used))
         .collect();
-    rows.sort_by(|a, b| a.name.cmp(&b.name));
+    // iostat lists devices in the order of their sysfs names, which spell
+    // a '/' (cciss/c0d0) as '!'.
+    rows.sort_by_cached_key(|r| r.name.replace('/', "!"));
     rows
 }
 
@@ -79,7 +94,7 @@ pub fn text_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
         text_header(units)
     );
     for r in report_rows(tick, sel) {
-        let _ = write!(s, "{:<13}", r.display_name());
+        let _ = write!(s, "{:<13}", sel.name(r));
         for c in &DISK_COLS {
             let w = width(c.col);
             match value(r, c.col, units) {
@@ -106,10 +121,10 @@ pub fn json_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
     for r in report_rows(tick, sel) {
         let _ = write!(
             s,
-            "{{\"timestamp\": {}, \"interval_s\": {interval}, \"disk_device\": {}, \"device\": {}, \"class\": {}",
+            "{{\"timestamp\": {}, \"interval_s\": {interval}, \"disk_device\": {}, \"name\": {}, \"class\": {}",
             json_str(&format::iso_datetime(tick.wall_ms)),
+            json_str(sel.name(r)),
             json_str(r.display_name()),
-            json_str(&r.name),
             json_str(r.class().label()),
         );
         // iostat's key order: r/s w/s d/s f/s, then kB/s, merges, %merged, awaits, sizes

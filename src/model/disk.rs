@@ -15,6 +15,11 @@
 //! field that moved by 2^31 or more (24 days of milliseconds in one
 //! interval), would give ~1.8e19 r/s or a queue of millions; strata reports
 //! the device's figures as unknown for that interval instead.
+//!
+//! One more place where iostat's integers overflow: %rrqm (and %wrqm,
+//! %drqm) when merges + requests in one interval pass 2^64, which only
+//! counters near 2^63 can do. iostat's wrapped sum prints ~1.8e20 %;
+//! strata sums in floating point and prints the true share.
 
 use crate::parse::diskstats::DiskCounters;
 
