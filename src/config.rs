@@ -38,6 +38,16 @@ pub enum Units {
     MB,
 }
 
+impl Units {
+    /// A column's name in these units, as iostat -k or -m heads it.
+    pub fn header(self, col: crate::model::disk::DiskCol) -> &'static str {
+        match self {
+            Units::KB => col.def().header,
+            Units::MB => col.def().header_mb,
+        }
+    }
+}
+
 /// How alarming a figure is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {

@@ -70,10 +70,7 @@ impl SortKey {
     pub fn label(self, units: Units) -> &'static str {
         match self {
             SortKey::Name => "Device",
-            SortKey::Col(c) => match units {
-                Units::KB => c.def().header,
-                Units::MB => c.def().header_mb,
-            },
+            SortKey::Col(c) => units.header(c),
         }
     }
 }

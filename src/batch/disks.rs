@@ -70,18 +70,11 @@ fn value(r: &DiskRow, c: DiskCol, units: Units) -> Option<f64> {
     )
 }
 
-fn header(units: Units, c: DiskCol) -> &'static str {
-    match units {
-        Units::KB => c.def().header,
-        Units::MB => c.def().header_mb,
-    }
-}
-
 /// The header line of a text report.
 pub fn text_header(units: Units) -> String {
     let mut s = String::from("Device       ");
     for c in &DISK_COLS {
-        let _ = write!(s, " {:>w$}", header(units, c.col), w = width(c.col));
+        let _ = write!(s, " {:>w$}", units.header(c.col), w = width(c.col));
     }
     s
 }
@@ -155,7 +148,7 @@ pub fn csv_header(units: Units) -> String {
     let mut s = String::from("timestamp,interval_s,device,name,class");
     for c in &DISK_COLS {
         s.push(',');
-        s.push_str(header(units, c.col));
+        s.push_str(units.header(c.col));
     }
     s
 }

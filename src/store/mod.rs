@@ -98,18 +98,24 @@ impl SourceHistory {
         let Some(ring) = self.entities.get(entity).and_then(|e| e.rings.get(metric)) else {
             return Vec::new();
         };
-        let skip = self.seq.saturating_sub(until_seq) as usize;
-        let end = ring.len().saturating_sub(skip);
-        let start = end.saturating_sub(n);
-        (start..end).filter_map(|i| ring.get(i)).collect()
+        self.window(ring.len(), until_seq, n)
+            .filter_map(|i| ring.get(i))
+            .collect()
     }
 
     /// Wall-clock times of the ticks up to `until_seq`, oldest first.
     pub fn times(&self, until_seq: u64, n: usize) -> Vec<i64> {
+        self.window(self.times.len(), until_seq, n)
+            .filter_map(|i| self.times.get(i))
+            .collect()
+    }
+
+    /// Indexes, in a ring of `len` aligned on the newest tick, of the last
+    /// `n` ticks up to `until_seq`.
+    fn window(&self, len: usize, until_seq: u64, n: usize) -> std::ops::Range<usize> {
         let skip = self.seq.saturating_sub(until_seq) as usize;
-        let end = self.times.len().saturating_sub(skip);
-        let start = end.saturating_sub(n);
-        (start..end).filter_map(|i| self.times.get(i)).collect()
+        let end = len.saturating_sub(skip);
+        end.saturating_sub(n)..end
     }
 
     pub fn entity_count(&self) -> usize {

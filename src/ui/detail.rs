@@ -1,11 +1,11 @@
 //! One device: history charts, every iostat -x figure, and its parts
 //! (partitions, or the devices under a dm/md device) to drill into.
 
-use super::disks::figure_cell;
+use super::disks::{device_row, figure_cell, figure_headers};
 use super::panel_block;
 use super::widgets::{Series, chart};
 use crate::app::App;
-use crate::app::state::history_index;
+use crate::app::state::{DISK_HISTORY, history_index};
 use crate::config::Units;
 use crate::format;
 use crate::model::disk::{ColKind, DISK_COLS, DiskCol};
@@ -161,7 +161,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
         let lines: Vec<Row> = DISK_COLS
             .iter()
             .map(|c| {
-                let label = if mb { c.header_mb } else { c.header };
+                let label = app.ui.units.header(c.col);
                 Row::new(vec![
                     Cell::from(Span::styled(label, t.muted)),
                     figure_cell(row, c.col, app.ui.units, &app.config.thresholds, t),
@@ -179,43 +179,14 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
         } else {
             "partitions"
         };
-        let cols = [
-            DiskCol::RPerS,
-            DiskCol::WPerS,
-            DiskCol::RkBPerS,
-            DiskCol::WkBPerS,
-            DiskCol::RAwait,
-            DiskCol::WAwait,
-            DiskCol::AquSz,
-            DiskCol::Util,
-        ];
         let mut header = vec![Cell::from("Device"), Cell::from("Class")];
-        header.extend(cols.iter().map(|c| {
-            Cell::from(
-                Line::from(if mb {
-                    c.def().header_mb
-                } else {
-                    c.def().header
-                })
-                .right_aligned(),
-            )
-        }));
+        header.extend(figure_headers(&DISK_HISTORY, app.ui.units));
         let rows: Vec<Row> = parts
             .iter()
-            .map(|p| {
-                let mut cells = vec![
-                    Cell::from(p.display_name().to_string()),
-                    Cell::from(Span::styled(p.class().label(), t.muted)),
-                ];
-                cells.extend(
-                    cols.iter()
-                        .map(|c| figure_cell(p, *c, app.ui.units, &app.config.thresholds, t)),
-                );
-                Row::new(cells)
-            })
+            .map(|p| device_row(p, &DISK_HISTORY, app))
             .collect();
         let mut widths = vec![Constraint::Length(16), Constraint::Length(5)];
-        widths.extend(cols.iter().map(|_| Constraint::Length(8)));
+        widths.extend(DISK_HISTORY.iter().map(|_| Constraint::Length(8)));
         let table = Table::new(rows, widths)
             .header(Row::new(header).style(t.header))
             .row_highlight_style(t.selected)

@@ -86,10 +86,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
 
     let mut header = vec![Cell::from("Device"), Cell::from("Class")];
     for c in &cols {
-        let label = match units {
-            Units::KB => c.def().header,
-            Units::MB => c.def().header_mb,
-        };
+        let label = units.header(*c);
         let style = if app.ui.sort == SortKey::Col(*c) {
             t.accent
         } else {
@@ -112,17 +109,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         .iter()
         .skip(first)
         .take(visible)
-        .map(|r| {
-            let mut cells = vec![
-                Cell::from(r.display_name().to_string()),
-                Cell::from(Span::styled(r.class().label(), t.muted)),
-            ];
-            cells.extend(
-                cols.iter()
-                    .map(|c| figure_cell(r, *c, units, &app.config.thresholds, t)),
-            );
-            Row::new(cells)
-        })
+        .map(|r| device_row(r, &cols, app))
         .collect();
     let mut widths = vec![
         Constraint::Length(name_width),
@@ -156,6 +143,27 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         ),
     ]);
     f.render_widget(Paragraph::new(legend_line), legend);
+}
+
+/// A device's name, class and the given figures.
+pub(crate) fn device_row<'a>(r: &DiskRow, cols: &[DiskCol], app: &App) -> Row<'a> {
+    let t = &app.theme;
+    let mut cells = vec![
+        Cell::from(r.display_name().to_string()),
+        Cell::from(Span::styled(r.class().label(), t.muted)),
+    ];
+    cells.extend(
+        cols.iter()
+            .map(|c| figure_cell(r, *c, app.ui.units, &app.config.thresholds, t)),
+    );
+    Row::new(cells)
+}
+
+/// Header cells of figure columns, right-aligned over their figures.
+pub(crate) fn figure_headers<'a>(cols: &[DiskCol], units: Units) -> Vec<Cell<'a>> {
+    cols.iter()
+        .map(|c| Cell::from(Line::from(units.header(*c)).right_aligned()))
+        .collect()
 }
 
 /// One figure, coloured by its threshold; %util dimmed where iostat's man

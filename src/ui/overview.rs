@@ -1,7 +1,7 @@
 //! Every layer's totals on one screen, in the order an I/O travels:
 //! database → host → wire → storage.
 
-use super::disks::figure_cell;
+use super::disks::{device_row, figure_headers};
 use super::widgets::sparkline;
 use super::{level_style, panel_block};
 use crate::app::App;
@@ -261,24 +261,14 @@ fn top_devices(f: &mut Frame, app: &App, area: Rect) {
         DiskCol::WAwait,
         DiskCol::Util,
     ];
-    let mut header = vec![Cell::from("busiest devices")];
-    header.extend(
-        cols.iter()
-            .map(|c| Cell::from(Line::from(c.def().header).right_aligned())),
-    );
+    let mut header = vec![Cell::from("busiest devices"), Cell::from("Class")];
+    header.extend(figure_headers(&cols, app.ui.units));
     let body: Vec<Row> = rows
         .iter()
         .take(area.height.saturating_sub(1) as usize)
-        .map(|r| {
-            let mut cells = vec![Cell::from(r.display_name().to_string())];
-            cells.extend(
-                cols.iter()
-                    .map(|c| figure_cell(r, *c, app.ui.units, &app.config.thresholds, t)),
-            );
-            Row::new(cells)
-        })
+        .map(|r| device_row(r, &cols, app))
         .collect();
-    let mut widths = vec![Constraint::Min(12)];
+    let mut widths = vec![Constraint::Min(12), Constraint::Length(5)];
     widths.extend(cols.iter().map(|_| Constraint::Length(8)));
     let table = Table::new(body, widths).header(Row::new(header).style(t.header));
     f.render_widget(table, area);
