@@ -3,7 +3,7 @@
 use super::action::Action;
 use crate::config::{Config, Units};
 use crate::model::disk::{DISK_COLS, DiskCol};
-use crate::model::disk_tick::{DiskRow, DiskTick};
+use crate::model::disk_tick::{Baseline, DiskRow, DiskTick};
 use crate::source::disks::DiskSample;
 use crate::store::SourceHistory;
 use crate::theme::Theme;
@@ -100,7 +100,7 @@ pub struct App {
     pub now_ms: i64,
     pub usage: SelfUsage,
     pub history: SourceHistory,
-    prev_sample: Option<DiskSample>,
+    baseline: Baseline,
     /// The newest figures.
     pub latest: Option<DiskTick>,
     /// The last error of the disk source, cleared by the next good sample.
@@ -167,7 +167,7 @@ impl App {
             now_ms: 0,
             usage: SelfUsage::default(),
             history: SourceHistory::new(capacity, DISK_HISTORY.len()),
-            prev_sample: None,
+            baseline: Baseline::default(),
             latest: None,
             source_error: None,
             rejected_lines: Vec::new(),
@@ -179,7 +179,7 @@ impl App {
     /// Takes a new sample of the disk source: figures over the interval
     /// since the previous one go to the store, even while paused.
     pub fn ingest_disks(&mut self, sample: DiskSample) {
-        let tick = DiskTick::between(self.prev_sample.as_ref(), &sample);
+        let tick = self.baseline.tick(&sample);
         self.rejected_lines = sample.rejected.iter().map(ToString::to_string).collect();
         self.source_error = None;
         if tick.itv_cs.is_some() {
@@ -203,7 +203,6 @@ impl App {
             );
             self.latest = Some(tick);
         }
-        self.prev_sample = Some(sample);
     }
 
     pub fn source_failed(&mut self, error: String) {

@@ -4,7 +4,7 @@ use super::Format;
 use super::disks::{Selection, csv_header, report};
 use crate::config::Units;
 use crate::live::now_ms;
-use crate::model::disk_tick::DiskTick;
+use crate::model::disk_tick::Baseline;
 use crate::source::disks::DiskSource;
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -20,14 +20,16 @@ pub fn run_disks(
     sel: Selection,
 ) -> i32 {
     let mut out = std::io::stdout().lock();
-    let mut prev = match source.sample(now_ms()) {
+    let first = match source.sample(now_ms()) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("strata: {e}");
             return 1;
         }
     };
-    warn_rejected(&prev.rejected);
+    warn_rejected(&first.rejected);
+    let mut baseline = Baseline::default();
+    baseline.tick(&first);
     if format == Format::Csv && writeln!(out, "{}", csv_header(units)).is_err() {
         return 0;
     }
@@ -38,7 +40,7 @@ pub fn run_disks(
             "Linux {} ({}) \t{} \t(strata batch disks)\n",
             banner.kernel,
             banner.hostname,
-            crate::format::local_datetime(prev.wall_ms)
+            crate::format::local_datetime(first.wall_ms)
         );
     }
     let start = Instant::now();
@@ -58,7 +60,7 @@ pub fn run_disks(
             }
         };
         warn_rejected(&cur.rejected);
-        let tick = DiskTick::between(Some(&prev), &cur);
+        let tick = baseline.tick(&cur);
         if tick.itv_cs.is_none() {
             eprintln!("strata: /proc/uptime did not advance (host rebooted?); new baseline taken");
         } else if write!(out, "{}", report(format, &tick, sel, units))
@@ -68,7 +70,6 @@ pub fn run_disks(
             // the reader went away (a closed pipe): stop quietly
             return 0;
         }
-        prev = cur;
     }
     0
 }
