@@ -25,15 +25,26 @@ pub fn now_ms() -> i64 {
 }
 
 /// Samples the disk source every `every`, for as long as the app listens.
-async fn sample_disks(mut source: DiskSource, every: Duration, tx: mpsc::Sender<Msg>) {
+/// Reading runs on a blocking thread: a slow /sys or a hung `--root` (on
+/// NFS, say) must not stall keys and drawing.
+async fn sample_disks(source: DiskSource, every: Duration, tx: mpsc::Sender<Msg>) {
     let mut tick = interval(every);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
-    loop {
+    let mut source = Some(source);
+    while let Some(mut src) = source.take() {
         tick.tick().await;
-        let sample = source.sample(now_ms());
+        let Ok((src, sample)) = tokio::task::spawn_blocking(move || {
+            let sample = src.sample(now_ms());
+            (src, sample)
+        })
+        .await
+        else {
+            return; // the reader panicked; the loop sees the task end
+        };
         if tx.send(Msg::Disks(sample)).await.is_err() {
             return;
         }
+        source = Some(src);
     }
 }
 
@@ -55,7 +66,7 @@ async fn event_loop(
     source: DiskSource,
 ) -> anyhow::Result<()> {
     let (tx, mut rx) = mpsc::channel(16);
-    let sampler = tokio::spawn(sample_disks(
+    let mut sampler = tokio::spawn(sample_disks(
         source,
         Duration::from_secs_f64(app.interval_s),
         tx,
@@ -64,7 +75,12 @@ async fn event_loop(
     let mut clock = interval(Duration::from_secs(1));
     clock.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut meter = SelfMeter::default();
-    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    use tokio::signal::unix::{SignalKind, signal};
+    // Every polite way to ask a program to stop gives the terminal back.
+    let mut sigterm = signal(SignalKind::terminate())?;
+    let mut sigint = signal(SignalKind::interrupt())?;
+    let mut sighup = signal(SignalKind::hangup())?;
+    let mut sigquit = signal(SignalKind::quit())?;
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
     // Debug builds only: lets the end-to-end test prove that a panic in the
@@ -105,6 +121,16 @@ async fn event_loop(
                 dirty = true;
             }
             _ = sigterm.recv() => app.quit = true,
+            _ = sigint.recv() => app.quit = true,
+            _ = sighup.recv() => app.quit = true,
+            _ = sigquit.recv() => app.quit = true,
+            end = &mut sampler => {
+                let why = match end {
+                    Err(e) if e.is_panic() => "the disk sampler panicked",
+                    _ => "the disk sampler stopped",
+                };
+                return Err(anyhow::anyhow!(why));
+            }
             _ = sleep_until(last_draw + FRAME), if dirty => {
                 terminal.draw(|f| crate::ui::draw(f, app))?;
                 last_draw = Instant::now();

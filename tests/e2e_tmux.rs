@@ -280,29 +280,29 @@ fn drill_sort_filter_pause_help_theme_quit() {
 }
 
 #[test]
-fn sigterm_and_panic_restore_the_terminal() {
+fn signals_and_panic_restore_the_terminal() {
     if !have_tmux() {
         return skip("tmux is not installed");
     }
     let root = LiveRoot::start();
     let t = Tmux::start("signals", 120, 40);
-    t.type_line(&strata_cmd(&root.path(), ""));
-    t.wait_text("busiest devices");
-    let shell = t.pane_pid().expect("pane pid");
-    // strata is the shell's child
-    let out = Command::new("pgrep")
-        .args(["-P", &shell.to_string()])
-        .output()
-        .expect("pgrep");
-    let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    assert!(!pid.is_empty(), "no strata process under the shell");
-    assert!(
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .is_ok_and(|s| s.success())
-    );
-    t.assert_shell_usable();
+    for sig in ["TERM", "INT", "HUP"] {
+        t.type_line(&strata_cmd(&root.path(), ""));
+        t.wait_text("busiest devices");
+        let shell = t.pane_pid().expect("pane pid");
+        // strata is the shell's child
+        let out = Command::new("pgrep")
+            .args(["-P", &shell.to_string()])
+            .output()
+            .expect("pgrep");
+        let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        assert!(!pid.is_empty(), "no strata process under the shell");
+        let sent = Command::new("kill")
+            .args([&format!("-{sig}"), &pid])
+            .status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill -{sig}");
+        t.assert_shell_usable();
+    }
 
     t.type_line(&format!(
         "RUST_BACKTRACE=0 STRATA_TEST_PANIC_AFTER_MS=1500 {}",
