@@ -75,6 +75,17 @@ impl SortKey {
     }
 }
 
+/// The screen as it was when the user paused.
+#[derive(Debug)]
+pub struct Frozen {
+    pub tick: DiskTick,
+    /// Copies of the series on screen, cut at the pause: the live history
+    /// goes on evicting its oldest values, these do not.
+    pub history: SourceHistory,
+    pub source_error: Option<String>,
+    pub rejected_lines: Vec<String>,
+}
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HostInfo {
     pub hostname: String,
@@ -109,16 +120,21 @@ pub struct App {
     pub rejected_lines: Vec<String>,
     pub quit: bool,
     pub ui: UiState,
+    /// NO_COLOR is set: `t` must not bring colour back.
+    pub no_color: bool,
+    /// The theme strata started with, kept in the `t` cycle when it is the
+    /// user's own.
+    start_theme: Theme,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct UiState {
     /// Drill-down path; never empty.
     pub stack: Vec<View>,
     /// Name of the selected device in the disks panel.
     pub selected: Option<String>,
     /// Selected row among a device's parts in its detail view.
-    pub part_selected: usize,
+    pub part_selected: Option<String>,
     pub sort: SortKey,
     pub sort_desc: bool,
     pub filter: String,
@@ -130,7 +146,7 @@ pub struct UiState {
     /// First column shown in the disks table (horizontal scroll).
     pub col_offset: usize,
     /// Set while paused: the figures and history position that stay on screen.
-    pub frozen: Option<(DiskTick, u64)>,
+    pub frozen: Option<Frozen>,
     pub help: bool,
     /// Rows the last drawn table could show, for page up and down.
     pub page_rows: usize,
@@ -140,11 +156,12 @@ pub struct UiState {
 
 impl App {
     pub fn new(config: Config, theme: Theme, host: HostInfo, interval_s: f64) -> App {
+        let start_theme = theme.clone();
         let capacity = ((config.history_secs as f64 / interval_s).ceil() as usize).max(2);
         let ui = UiState {
             stack: vec![View::Panel(Panel::Overview)],
             selected: None,
-            part_selected: 0,
+            part_selected: None,
             sort: SortKey::Col(DiskCol::Util),
             sort_desc: true,
             filter: String::new(),
@@ -173,6 +190,8 @@ impl App {
             rejected_lines: Vec::new(),
             quit: false,
             ui,
+            no_color: false,
+            start_theme,
         }
     }
 
@@ -194,7 +213,9 @@ impl App {
                 .map(|r| (r.name.as_str(), hist(r.rates.as_ref())))
                 .collect();
             let mut total = hist(tick.total.as_ref());
-            total[7] = tick.busiest.as_ref().map(|(_, u)| *u as f32);
+            if let Some(i) = history_index(DiskCol::Util) {
+                total[i] = tick.busiest.as_ref().map(|(_, u)| *u as f32);
+            }
             self.history.push(
                 tick.wall_ms,
                 rows.iter()
@@ -216,7 +237,7 @@ impl App {
     /// The figures on screen: frozen while paused, the newest otherwise.
     pub fn view_tick(&self) -> Option<&DiskTick> {
         match &self.ui.frozen {
-            Some((t, _)) => Some(t),
+            Some(f) => Some(&f.tick),
             None => self.latest.as_ref(),
         }
     }
@@ -226,7 +247,64 @@ impl App {
         self.ui
             .frozen
             .as_ref()
-            .map_or(self.history.seq(), |(_, s)| *s)
+            .map_or(self.history.seq(), |f| f.history.seq())
+    }
+
+    /// The last `n` values on screen of one metric of one entity.
+    pub fn series(&self, entity: &str, metric: usize, n: usize) -> Vec<f32> {
+        match &self.ui.frozen {
+            Some(f) if f.history.contains(entity) => {
+                f.history.values(entity, metric, f.history.seq(), n)
+            }
+            _ => self.history.values(entity, metric, self.view_seq(), n),
+        }
+    }
+
+    /// Wall-clock times of the last `n` ticks on screen.
+    pub fn series_times(&self, n: usize) -> Vec<i64> {
+        match &self.ui.frozen {
+            Some(f) => f.history.times(f.history.seq(), n),
+            None => self.history.times(self.history.seq(), n),
+        }
+    }
+
+    /// The disk source's error as the screen shows it.
+    pub fn shown_source_error(&self) -> Option<&str> {
+        match &self.ui.frozen {
+            Some(f) => f.source_error.as_deref(),
+            None => self.source_error.as_deref(),
+        }
+    }
+
+    pub fn shown_rejected_lines(&self) -> &[String] {
+        match &self.ui.frozen {
+            Some(f) => &f.rejected_lines,
+            None => &self.rejected_lines,
+        }
+    }
+
+    /// While paused, copies the series the current view draws out of the
+    /// live history, so they stop eroding.
+    fn freeze_view(&mut self) {
+        let Some(frozen) = self.ui.frozen.as_mut() else {
+            return;
+        };
+        let mut names = vec![TOTAL_ENTITY.to_string()];
+        if let Some(View::Disk(name)) = self.ui.stack.last() {
+            names.push(name.clone());
+            let info = frozen
+                .tick
+                .rows
+                .iter()
+                .find(|r| &r.name == name)
+                .and_then(|r| r.info.as_ref());
+            if let Some(info) = info {
+                names.extend(info.partitions.iter().chain(&info.slaves).cloned());
+            }
+        }
+        for n in &names {
+            frozen.history.copy_entity(&self.history, n);
+        }
     }
 
     pub fn view(&self) -> &View {
@@ -257,8 +335,7 @@ impl App {
         let mut rows: Vec<&DiskRow> = tick
             .rows
             .iter()
-            .filter(|r| self.ui.show_partitions || !r.is_partition())
-            .filter(|r| self.ui.show_all_devices || !r.class().skipped_by_default())
+            .filter(|r| r.shown(self.ui.show_partitions, self.ui.show_all_devices))
             .filter(|r| {
                 filter.is_empty()
                     || r.name.to_lowercase().contains(&filter)
@@ -299,6 +376,16 @@ impl App {
             .unwrap_or(0)
     }
 
+    /// Index of the selected part among `parts`; the first when the
+    /// selected one is gone.
+    pub fn part_index(&self, parts: &[&DiskRow]) -> usize {
+        self.ui
+            .part_selected
+            .as_ref()
+            .and_then(|s| parts.iter().position(|p| &p.name == s))
+            .unwrap_or(0)
+    }
+
     /// The parts of a device shown under its charts: partitions, or the
     /// devices under a dm/md device.
     pub fn parts_of(&self, name: &str) -> Vec<&DiskRow> {
@@ -321,6 +408,8 @@ impl App {
     }
 
     pub fn update(&mut self, action: Action) {
+        // a message has been seen once the user acts
+        self.notice = None;
         if self.ui.help {
             // Any key closes the help overlay; quitting still works.
             match action {
@@ -335,10 +424,16 @@ impl App {
             Action::TogglePause => {
                 self.ui.frozen = match self.ui.frozen.take() {
                     Some(_) => None,
-                    None => self.latest.clone().map(|t| (t, self.history.seq())),
-                }
+                    None => self.latest.clone().map(|tick| Frozen {
+                        tick,
+                        history: self.history.frozen(),
+                        source_error: self.source_error.clone(),
+                        rejected_lines: self.rejected_lines.clone(),
+                    }),
+                };
+                self.freeze_view();
             }
-            Action::CycleTheme => self.theme = self.theme.next_builtin(),
+            Action::CycleTheme => self.cycle_theme(),
             Action::Up => self.move_selection(-1),
             Action::Down => self.move_selection(1),
             Action::PageUp => self.move_selection(-(self.ui.page_rows.max(1) as isize)),
@@ -347,11 +442,14 @@ impl App {
             Action::Bottom => self.move_selection(isize::MAX / 2),
             Action::Left => self.ui.col_offset = self.ui.col_offset.saturating_sub(1),
             Action::Right => self.ui.col_offset = (self.ui.col_offset + 1).min(DISK_COLS.len() - 1),
-            Action::Enter => self.drill_down(),
+            Action::Enter => {
+                self.drill_down();
+                self.freeze_view();
+            }
             Action::Back => {
                 if self.ui.stack.len() > 1 {
                     if let Some(View::Disk(name)) = self.ui.stack.pop() {
-                        self.ui.part_selected = 0;
+                        self.ui.part_selected = None;
                         // back in the table, the device drilled into stays selected
                         if self.ui.stack.len() == 1 {
                             self.ui.selected = Some(name);
@@ -420,6 +518,21 @@ impl App {
         }
     }
 
+    fn cycle_theme(&mut self) {
+        if self.no_color {
+            self.notice = Some("NO_COLOR is set: themes with colour stay off".into());
+            return;
+        }
+        let builtins = Theme::builtin_names();
+        let own = !builtins.contains(&self.start_theme.name.as_str());
+        let at = builtins.iter().position(|n| *n == self.theme.name);
+        self.theme = match at {
+            Some(i) if i + 1 == builtins.len() && own => self.start_theme.clone(),
+            Some(_) => self.theme.next_builtin(),
+            None => Theme::builtin(builtins[0]).unwrap_or_default(),
+        };
+    }
+
     fn switch_panel(&mut self, step: usize) {
         let i = Panel::ALL
             .iter()
@@ -449,10 +562,11 @@ impl App {
                 self.ui.selected = Some(rows[j].name.clone());
             }
             View::Disk(name) => {
-                let n = self.parts_of(&name).len();
-                if n > 0 {
-                    let j = (self.ui.part_selected as isize).saturating_add(delta);
-                    self.ui.part_selected = j.clamp(0, n as isize - 1) as usize;
+                let parts = self.parts_of(&name);
+                if !parts.is_empty() {
+                    let i = self.part_index(&parts) as isize;
+                    let j = i.saturating_add(delta).clamp(0, parts.len() as isize - 1);
+                    self.ui.part_selected = Some(parts[j as usize].name.clone());
                 }
             }
             View::Panel(Panel::Overview) => {}
@@ -467,15 +581,15 @@ impl App {
                 if let Some(r) = rows.get(self.selected_index(&rows)) {
                     let name = r.name.clone();
                     self.ui.selected = Some(name.clone());
-                    self.ui.part_selected = 0;
+                    self.ui.part_selected = None;
                     self.ui.stack.push(View::Disk(name));
                 }
             }
             View::Disk(name) => {
                 let parts = self.parts_of(&name);
-                if let Some(p) = parts.get(self.ui.part_selected) {
+                if let Some(p) = parts.get(self.part_index(&parts)) {
                     let child = p.name.clone();
-                    self.ui.part_selected = 0;
+                    self.ui.part_selected = None;
                     self.ui.stack.push(View::Disk(child));
                 }
             }

@@ -298,6 +298,9 @@ mod tests {
         b.tick(&s);
         s.uptime_cs = 1100;
         let t = b.tick(&s);
-        assert!(t.total.is_none(), "without /sys a partition could pass for a disk");
+        assert!(
+            t.total.is_none(),
+            "without /sys a partition could pass for a disk"
+        );
     }
 }

@@ -110,6 +110,47 @@ impl SourceHistory {
             .collect()
     }
 
+    /// An empty history that stops at this one's newest tick, with its tick
+    /// times: what a paused view reads, filled entity by entity with
+    /// [`SourceHistory::copy_entity`].
+    pub fn frozen(&self) -> SourceHistory {
+        SourceHistory {
+            capacity: self.capacity,
+            metrics: self.metrics,
+            seq: self.seq,
+            times: self.times.clone(),
+            entities: HashMap::new(),
+        }
+    }
+
+    /// Copies an entity's values up to this history's newest tick out of
+    /// `live`, which may have moved on since; a no-op if already here.
+    pub fn copy_entity(&mut self, live: &SourceHistory, name: &str) {
+        if self.entities.contains_key(name) || !live.entities.contains_key(name) {
+            return;
+        }
+        let rings = (0..self.metrics)
+            .map(|m| {
+                let mut ring = Ring::new(self.capacity);
+                for v in live.values(name, m, self.seq, self.capacity) {
+                    ring.push(v);
+                }
+                ring
+            })
+            .collect();
+        self.entities.insert(
+            name.to_string(),
+            EntityHistory {
+                rings,
+                last_seen: self.seq,
+            },
+        );
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.entities.contains_key(name)
+    }
+
     /// Indexes, in a ring of `len` aligned on the newest tick, of the last
     /// `n` ticks up to `until_seq`.
     fn window(&self, len: usize, until_seq: u64, n: usize) -> std::ops::Range<usize> {
@@ -174,6 +215,29 @@ mod tests {
         // as of tick 2, as a paused view would see it
         assert_eq!(h.values("a", 0, 2, 10), vec![1.0, 2.0]);
         assert_eq!(h.times(2, 10), vec![1, 2]);
+    }
+
+    #[test]
+    fn a_frozen_copy_does_not_erode() {
+        let mut live = SourceHistory::new(4, 1);
+        for t in 0..4 {
+            tick(&mut live, t, &[("a", t as f32)]);
+        }
+        let mut frozen = live.frozen();
+        frozen.copy_entity(&live, "a");
+        for t in 4..10 {
+            tick(&mut live, t, &[("a", t as f32)]);
+        }
+        assert_eq!(
+            frozen.values("a", 0, frozen.seq(), 10),
+            vec![0.0, 1.0, 2.0, 3.0]
+        );
+        assert_eq!(frozen.times(frozen.seq(), 10), vec![0, 1, 2, 3]);
+        // an entity copied later is cut at the frozen tick, not at the live one
+        tick(&mut live, 10, &[("a", 10.0), ("b", 5.0)]);
+        frozen.copy_entity(&live, "b");
+        assert!(!frozen.contains("c"));
+        assert_eq!(frozen.values("b", 0, frozen.seq(), 10), Vec::<f32>::new());
     }
 
     #[test]

@@ -36,7 +36,13 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
         }
     }
     title.push(' ');
-    let block = panel_block(title, t, true);
+    let mut block = panel_block(title, t, true);
+    if let Some(err) = app.shown_source_error() {
+        block = block.title_bottom(Line::from(Span::styled(
+            format!(" disk source: {err} "),
+            t.crit,
+        )));
+    }
     let inner = block.inner(area);
     f.render_widget(block, area);
     let Some(row) = row else {
@@ -62,15 +68,14 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
     let [charts, metrics] =
         Layout::horizontal([Constraint::Min(0), Constraint::Length(metrics_width)]).areas(top);
 
-    let seq = app.view_seq();
     let n = app.history.capacity();
-    let times = app.history.times(seq, n);
+    let times = app.series_times(n);
     let mb = app.ui.units == Units::MB;
     let values = |c: DiskCol| -> Vec<f32> {
         let Some(i) = history_index(c) else {
             return Vec::new();
         };
-        let mut v = app.history.values(name, i, seq, n);
+        let mut v = app.series(name, i, n);
         if mb && c.def().kind == ColKind::Throughput {
             v.iter_mut().for_each(|x| *x /= 1024.0);
         }
@@ -185,7 +190,13 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
             .iter()
             .map(|p| device_row(p, &DISK_HISTORY, app))
             .collect();
-        let mut widths = vec![Constraint::Length(16), Constraint::Length(5)];
+        let name_width = parts
+            .iter()
+            .map(|p| p.display_name().chars().count())
+            .max()
+            .unwrap_or(6)
+            .clamp(6, 40) as u16;
+        let mut widths = vec![Constraint::Length(name_width), Constraint::Length(5)];
         widths.extend(DISK_HISTORY.iter().map(|_| Constraint::Length(8)));
         let table = Table::new(rows, widths)
             .header(Row::new(header).style(t.header))
@@ -195,8 +206,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
                 t,
                 false,
             ));
-        let mut state =
-            TableState::default().with_selected(Some(app.ui.part_selected.min(parts.len() - 1)));
+        let mut state = TableState::default().with_selected(Some(app.part_index(&parts)));
         f.render_stateful_widget(table, bottom, &mut state);
     }
 }

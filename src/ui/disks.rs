@@ -46,12 +46,12 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     }
     title.push(Span::raw(" "));
     let mut block = panel_block(Line::from(title), t, true);
-    if let Some(err) = &app.source_error {
+    if let Some(err) = app.shown_source_error() {
         block = block.title_bottom(Line::from(Span::styled(
             format!(" disk source: {err} "),
             t.crit,
         )));
-    } else if let Some(bad) = app.rejected_lines.first() {
+    } else if let Some(bad) = app.shown_rejected_lines().first() {
         block = block.title_bottom(Line::from(Span::styled(
             format!(" rejected: {bad} "),
             t.warn,
@@ -72,7 +72,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         .map(|r| r.display_name().chars().count())
         .max()
         .unwrap_or(6)
-        .clamp(6, 24) as u16;
+        .clamp(6, 40) as u16;
     let fixed = name_width + 1 + CLASS_WIDTH + 1;
     let fit = (inner.width.saturating_sub(fixed) / (COL_WIDTH + 1)).max(1) as usize;
     // never scroll past the point where the last column is already shown
@@ -135,6 +135,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     f.render_stateful_widget(table, table_area, &mut state);
     app.ui.page_rows = visible;
     app.ui.table_offset = first;
+    app.ui.col_offset = offset;
     let legend_line = Line::from(vec![
         Span::styled(shown, t.muted),
         Span::styled(

@@ -68,13 +68,17 @@ pub fn draw(f: &mut Frame, app: &mut App) {
 
 fn draw_header(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
+    // The state badge comes first: a paused or stale screen must never
+    // pass for a live one, however narrow the terminal.
     let state = if app.paused() {
         Span::styled(" PAUSED ", t.paused)
+    } else if app.source_error.is_some() {
+        Span::styled(" STALE ", t.crit)
     } else {
         Span::styled(" LIVE ", t.live)
     };
     let usage = format!(
-        "strata cpu {}  rss {} ",
+        "  strata cpu {}  rss {} ",
         app.usage
             .cpu_pct
             .map_or(format::UNKNOWN.to_string(), |c| format!("{c:.1}%")),
@@ -82,27 +86,27 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
             .rss_bytes
             .map_or(format::UNKNOWN.to_string(), format::bytes)
     );
+    let right_width = (usage.chars().count() as u16).min(area.width / 3);
+    let [left_area, right_area] =
+        Layout::horizontal([Constraint::Min(0), Constraint::Length(right_width)]).areas(area);
+    let clock = if app.now_ms > 0 {
+        format!("  {}", format::local_datetime(app.now_ms))
+    } else {
+        String::new()
+    };
     let left = Line::from(vec![
         Span::styled(" strata ", t.title),
-        Span::styled(app.host.hostname.clone(), t.accent),
-        Span::styled(format!("  {}  ", app.host.kernel), t.muted),
-        Span::styled(
-            if app.now_ms > 0 {
-                format::local_datetime(app.now_ms)
-            } else {
-                String::new()
-            },
-            t.base,
-        ),
-        Span::styled(
-            format!("  every {}s  ", trim_float(app.interval_s)),
-            t.muted,
-        ),
         state,
+        Span::styled(format!(" {}", app.host.hostname), t.accent),
+        Span::styled(clock, t.base),
+        Span::styled(format!("  every {}s", trim_float(app.interval_s)), t.muted),
+        Span::styled(format!("  {}", app.host.kernel), t.muted),
     ]);
-    let right = Line::from(Span::styled(usage, t.muted)).alignment(Alignment::Right);
-    f.render_widget(Paragraph::new(left), area);
-    f.render_widget(Paragraph::new(right), area);
+    f.render_widget(Paragraph::new(left), left_area);
+    f.render_widget(
+        Paragraph::new(Line::from(Span::styled(usage, t.muted)).alignment(Alignment::Right)),
+        right_area,
+    );
 }
 
 fn draw_nav(f: &mut Frame, app: &App, area: Rect) {

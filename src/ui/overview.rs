@@ -84,7 +84,7 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     let block = panel_block(title, t, true);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    if let Some(err) = &app.source_error {
+    if let Some(err) = app.shown_source_error() {
         f.render_widget(
             Paragraph::new(Span::styled(format!("disk source: {err}"), t.crit)),
             inner,
@@ -131,7 +131,6 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
             t.write,
         ),
     ];
-    let seq = app.view_seq();
     let lines = Layout::vertical(vec![Constraint::Length(1); 8]).split(inner);
     for (i, (label, value, col, style)) in rows.iter().enumerate() {
         let Some(line) = lines.get(i) else { break };
@@ -156,7 +155,7 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
             v,
         );
         if let Some(h) = history_index(*col) {
-            let mut vals = app.history.values(TOTAL_ENTITY, h, seq, s.width as usize);
+            let mut vals = app.series(TOTAL_ENTITY, h, s.width as usize);
             if mb && col.def().kind == ColKind::Throughput {
                 vals.iter_mut().for_each(|x| *x /= 1024.0);
             }
@@ -190,9 +189,8 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
                     )),
                     v,
                 );
-                let vals =
-                    app.history
-                        .values(TOTAL_ENTITY, 7, seq, s.width.saturating_sub(1) as usize);
+                let util = history_index(DiskCol::Util).unwrap_or(0);
+                let vals = app.series(TOTAL_ENTITY, util, s.width.saturating_sub(1) as usize);
                 let [n, sp] =
                     Layout::horizontal([Constraint::Length(14), Constraint::Min(0)]).areas(s);
                 f.render_widget(
@@ -208,7 +206,8 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
         }
     }
     if let Some(line) = lines.get(7) {
-        let note = if app.rejected_lines.is_empty() {
+        let rejected = app.shown_rejected_lines();
+        let note = if rejected.is_empty() {
             Span::styled(
                 "totals: whole disks at the bottom of the stack (no dm/md double count)",
                 t.muted,
@@ -217,8 +216,8 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
             Span::styled(
                 format!(
                     "{} line(s) of /proc/diskstats rejected: {}",
-                    app.rejected_lines.len(),
-                    app.rejected_lines[0]
+                    rejected.len(),
+                    rejected[0]
                 ),
                 t.warn,
             )
