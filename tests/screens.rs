@@ -292,3 +292,67 @@ fn the_selection_stays_on_screen_when_scrolling() {
     keys(&mut app, &[Action::Top]);
     assert!(render(&mut app, 200, 15).contains("mpatha"));
 }
+
+#[test]
+fn pause_keeps_the_charts_as_they_were() {
+    let host = strata::app::HostInfo {
+        hostname: "db01".into(),
+        kernel: "k".into(),
+    };
+    let config = strata::config::Config {
+        history_secs: 12,
+        ..Default::default()
+    };
+    let mut app = App::new(config, Theme::default(), host, 1.0);
+    for k in 0..14 {
+        app.ingest_disks(common::sample(k));
+    }
+    keys(&mut app, &[Action::GotoPanel(1)]);
+    select(&mut app, "sda");
+    keys(&mut app, &[Action::Enter, Action::TogglePause]);
+    let before = render(&mut app, 160, 50);
+    // twice the window goes by: the live history has evicted all of it
+    for k in 14..40 {
+        app.ingest_disks(common::sample(k));
+    }
+    assert_eq!(
+        render(&mut app, 160, 50),
+        before,
+        "charts moved while paused"
+    );
+    // a device opened while paused is cut at the pause too
+    keys(&mut app, &[Action::Enter]);
+    let part = render(&mut app, 160, 50);
+    assert!(part.contains("sda › sda1") && part.contains("PAUSED"));
+}
+
+#[test]
+fn a_failing_source_turns_the_badge_stale() {
+    let mut app = app_with(5);
+    assert!(render(&mut app, 120, 30).contains(" LIVE "));
+    app.source_failed("cannot read /proc/diskstats".into());
+    let screen = render(&mut app, 120, 30);
+    assert!(screen.contains(" STALE ") && !screen.contains(" LIVE "));
+    keys(&mut app, &[Action::GotoPanel(1), Action::Enter]);
+    assert!(
+        render(&mut app, 120, 40).contains("disk source: cannot read"),
+        "the device view says so too"
+    );
+}
+
+#[test]
+fn a_vanished_path_moves_the_selection_and_enter_follows_it() {
+    let mut app = app_with(5);
+    keys(&mut app, &[Action::GotoPanel(1)]);
+    select(&mut app, "dm-0");
+    keys(&mut app, &[Action::Enter, Action::Down]);
+    assert_eq!(app.ui.part_selected.as_deref(), Some("sdc"));
+    let mut s = common::sample(5);
+    s.devices.retain(|d| d.name != "sdc");
+    app.ingest_disks(s);
+    keys(&mut app, &[Action::Enter]);
+    assert!(
+        render(&mut app, 140, 44).contains("mpatha › sdb"),
+        "Enter opens the highlighted path"
+    );
+}
