@@ -21,6 +21,7 @@
 
 use std::env;
 use std::ffi::OsString;
+use std::fmt::Write as _;
 use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
@@ -122,10 +123,13 @@ impl Default for Config {
 
 /// Shortest history worth charting: a few samples at the default interval.
 pub const HISTORY_MIN_SECS: u64 = 10;
-/// Longest history: a week of samples already costs megabytes per device.
+/// Longest history. A week at 1 s is 604,800 samples of 8 figures as f32,
+/// about 19 MB per device, which is why `history_ticks` also caps the
+/// samples kept: a whole week fits only at intervals of 7 s or more.
 pub const HISTORY_MAX_SECS: u64 = 7 * 24 * 3600;
-/// An interval over an hour is a sampler, not a monitor.
-pub const INTERVAL_MAX_SECS: f64 = 3600.0;
+/// Samples kept per history ring whatever `history` and `interval` ask
+/// for: a day at 1 s, about 2.8 MB per device.
+pub const MAX_HISTORY_TICKS: usize = 86_400;
 
 const TOP_KEYS: &[&str] = &[
     "interval",
@@ -248,13 +252,50 @@ pub fn parse(text: &str, source_name: &str) -> (Config, Vec<String>) {
 
 fn parse_interval(value: &DeValue) -> Result<f64, String> {
     let secs = number(value).ok_or_else(|| expected("a number of seconds", value))?;
-    if secs > 0.0 && secs <= INTERVAL_MAX_SECS {
-        Ok(secs)
-    } else {
-        Err(format!(
-            "must be more than 0 and at most {INTERVAL_MAX_SECS} seconds, found {secs}"
-        ))
+    // The CLI's own check, so `interval` and `--interval` cannot drift
+    // apart; an f64's text parses back to exactly the same f64.
+    crate::cli::parse_interval(&secs.to_string())
+}
+
+/// Ring capacity for `history_secs` of samples every `interval_s`: at
+/// least 2 (a chart needs two points) and at most `MAX_HISTORY_TICKS`.
+/// When capped, also a message for the user saying how much is kept.
+pub fn history_ticks(history_secs: u64, interval_s: f64) -> (usize, Option<String>) {
+    let wanted = history_secs as f64 / interval_s;
+    // A NaN (0 s of history every 0 s) fails this test and is capped like
+    // an infinite demand instead of going through a cast.
+    if wanted <= MAX_HISTORY_TICKS as f64 {
+        return ((wanted.ceil() as usize).max(2), None);
     }
+    let kept_secs = (MAX_HISTORY_TICKS as f64 * interval_s).floor();
+    let kept = if kept_secs.is_finite() && kept_secs >= 1.0 {
+        format!(" ({})", format_duration(kept_secs as u64))
+    } else {
+        String::new()
+    };
+    let message = format!(
+        "history {} at {interval_s} s needs {} samples; keeping the last {MAX_HISTORY_TICKS}{kept}",
+        format_duration(history_secs),
+        wanted.ceil()
+    );
+    (MAX_HISTORY_TICKS, Some(message))
+}
+
+/// Seconds as the config spells a duration ("1d", "2h24m", "1m30s"), so
+/// a message can be copied back into the file.
+fn format_duration(secs: u64) -> String {
+    if secs == 0 {
+        return "0s".to_owned();
+    }
+    let mut s = String::new();
+    let mut rest = secs;
+    for (unit, size) in [('d', 86_400), ('h', 3_600), ('m', 60), ('s', 1)] {
+        if rest >= size {
+            let _ = write!(s, "{}{unit}", rest / size);
+            rest %= size;
+        }
+    }
+    s
 }
 
 fn parse_history_value(value: &DeValue) -> Result<u64, String> {
@@ -382,7 +423,7 @@ fn check_history(secs: u64) -> Result<u64, String> {
     }
 }
 
-/// A history length as the config and `--history` take it: a duration
+/// A history length as the config's `history` takes it: a duration
 /// ("90s", "30m", "2h30m", "7d", or bare seconds), from 10 s to 7 days.
 pub fn parse_history(text: &str) -> Result<u64, String> {
     check_history(parse_duration(text)?)
@@ -595,6 +636,51 @@ mod tests {
         fs::write(&file, "theme = \"light\"\n").unwrap();
         let (config, _) = load_in(Some(&file), None);
         assert_eq!(config.theme.as_deref(), Some("light"));
+    }
+
+    #[test]
+    fn history_ticks_covers_the_history_up_to_the_cap() {
+        assert_eq!(history_ticks(3600, 1.0), (3600, None));
+        assert_eq!(history_ticks(3600, 0.7), (5143, None));
+        assert_eq!(history_ticks(10, 3600.0), (2, None));
+        assert_eq!(history_ticks(86_400, 1.0), (MAX_HISTORY_TICKS, None));
+        assert_eq!(
+            history_ticks(HISTORY_MAX_SECS, 7.0),
+            (MAX_HISTORY_TICKS, None)
+        );
+
+        let (ticks, message) = history_ticks(HISTORY_MAX_SECS, 1.0);
+        assert_eq!(ticks, MAX_HISTORY_TICKS);
+        assert_eq!(
+            message.as_deref(),
+            Some("history 7d at 1 s needs 604800 samples; keeping the last 86400 (1d)")
+        );
+        let (ticks, message) = history_ticks(86_401, 0.1);
+        assert_eq!(ticks, MAX_HISTORY_TICKS);
+        assert_eq!(
+            message.as_deref(),
+            Some("history 1d1s at 0.1 s needs 864010 samples; keeping the last 86400 (2h24m)")
+        );
+    }
+
+    #[test]
+    fn history_ticks_survives_intervals_the_parsers_would_reject() {
+        for interval in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e-300] {
+            let (ticks, _) = history_ticks(3600, interval);
+            assert!((2..=MAX_HISTORY_TICKS).contains(&ticks), "{interval}");
+        }
+        assert_eq!(history_ticks(u64::MAX, 0.1).0, MAX_HISTORY_TICKS);
+    }
+
+    #[test]
+    fn durations_print_as_the_config_spells_them() {
+        assert_eq!(format_duration(0), "0s");
+        assert_eq!(format_duration(90), "1m30s");
+        assert_eq!(format_duration(9000), "2h30m");
+        assert_eq!(format_duration(604_800), "7d");
+        for secs in [1, 59, 3601, 129_600, 1_000_000] {
+            assert_eq!(parse_duration(&format_duration(secs)), Ok(secs));
+        }
     }
 
     #[test]

@@ -36,7 +36,7 @@ fn main() {
                 mapper_names,
             };
             std::process::exit(strata::batch::run::run_disks(
-                source, interval, count, format, units, sel,
+                source, &fs, interval, count, format, units, sel,
             ));
         }
         None => {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use ratatui::style::{Color, Modifier, Style};
+use strata::cli;
 use strata::config::{self, Config, Thresholds, Units};
 use strata::theme::{self, ROLE_NAMES, Theme, ThemeError};
 
@@ -507,6 +508,15 @@ fn a_bad_key_keeps_its_default_and_the_good_keys_apply() {
     assert_eq!(config.thresholds.util_warn, 80.0);
     assert_eq!(config.thresholds.util_crit, 95.0);
     assert_eq!(config.thresholds.await_warn_ms, 30.0);
+
+    let (config, _) = parse_fixture("invalid", "interval-too-short.toml");
+    assert_eq!(config.interval, None);
+    assert_eq!(config.units, Units::MB);
+    assert_eq!(config.history_secs, 600);
+
+    let (config, _) = parse_fixture("invalid", "interval-microseconds.toml");
+    assert_eq!(config.interval, None);
+    assert!(config.show_partitions);
 }
 
 #[test]
@@ -536,13 +546,30 @@ fn interval_and_units() {
         (config.interval, messages.len())
     };
     assert_eq!(interval("0.5"), (Some(0.5), 0));
+    assert_eq!(interval("0.1"), (Some(0.1), 0));
+    assert_eq!(interval("1e-1"), (Some(0.1), 0));
     assert_eq!(interval("3600"), (Some(3600.0), 0));
+    assert_eq!(interval("3_600"), (Some(3600.0), 0));
     assert_eq!(interval("3600.5"), (None, 1));
     assert_eq!(interval("0"), (None, 1));
+    assert_eq!(interval("0.099"), (None, 1));
+    assert_eq!(interval("0.000001"), (None, 1));
+    assert_eq!(interval("1e-10"), (None, 1));
+    assert_eq!(interval("1e300"), (None, 1));
     assert_eq!(interval("-1"), (None, 1));
     assert_eq!(interval("nan"), (None, 1));
     assert_eq!(interval("inf"), (None, 1));
     assert_eq!(interval("\"2\""), (None, 1));
+    // The config takes exactly what --interval takes.
+    for v in ["0.1", "0.099", "1e-10", "3600", "3600.000001", "2.5"] {
+        let (config, _) = config::parse(&format!("interval = {v}"), "c");
+        assert_eq!(config.interval, cli::parse_interval(v).ok(), "{v}");
+    }
+    let (_, messages) = config::parse("interval = 1e-10", "c");
+    assert_eq!(
+        messages,
+        ["c line 1, key interval: 0.0000000001 s is outside 0.1 to 3600 s"]
+    );
 
     for (v, units) in [
         ("kB", Units::KB),

@@ -6,7 +6,7 @@
 //! 5.5) print as "–" where iostat prints 0.00. Devices are named as iostat
 //! -x names them (dm-0), or by their mapper names with `-N`, as iostat -N.
 
-use super::Format;
+use super::{Format, printable};
 use crate::config::Units;
 use crate::format::{self, UNKNOWN};
 use crate::model::disk::{DISK_COLS, DiskCol};
@@ -87,7 +87,7 @@ pub fn text_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
         text_header(units)
     );
     for r in report_rows(tick, sel) {
-        let _ = write!(s, "{:<13}", sel.name(r));
+        let _ = write!(s, "{:<13}", printable(sel.name(r)));
         for c in &DISK_COLS {
             let w = width(c.col);
             match value(r, c.col, units) {
@@ -164,8 +164,8 @@ pub fn csv_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
             s,
             "{},{interval},{},{},{}",
             format::iso_datetime(tick.wall_ms),
-            csv_field(&r.name),
-            csv_field(r.display_name()),
+            csv_field(&printable(&r.name)),
+            csv_field(&printable(r.display_name())),
             r.class().label()
         );
         for c in &DISK_COLS {
@@ -190,7 +190,7 @@ fn json_str(s: &str) -> String {
 }
 
 fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
+    if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
@@ -208,5 +208,46 @@ mod tests {
             "Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     f/s f_await  aqu-sz  %util"
         );
         assert!(text_header(Units::MB).contains("     rMB/s"));
+    }
+
+    #[test]
+    fn control_characters_in_names_print_as_question_marks() {
+        let evil = "vg-\u{1b}[2J\nx\r\u{7f}\u{85}é";
+        let tick = DiskTick {
+            rows: vec![DiskRow {
+                name: evil.to_owned(),
+                never_used: false,
+                info: None,
+                delta: None,
+                rates: None,
+            }],
+            ..DiskTick::default()
+        };
+        let sel = Selection::default();
+        let text = text_report(&tick, sel, Units::KB);
+        let row = text.lines().nth(2).unwrap_or_default();
+        assert!(row.starts_with("vg-?[2J?x???é "), "{text:?}");
+        // timestamp, header, the row, the blank line that ends a report
+        assert_eq!(text.lines().count(), 4, "{text:?}");
+
+        let csv = csv_report(&tick, sel, Units::KB);
+        assert_eq!(csv.lines().count(), 1, "{csv:?}");
+        assert!(csv.contains(",vg-?[2J?x???é,vg-?[2J?x???é,"), "{csv:?}");
+
+        // JSON keeps the name exact: serde_json escapes it.
+        let json = json_report(&tick, sel, Units::KB);
+        let value: serde_json::Value = serde_json::from_str(json.trim_end()).unwrap();
+        assert_eq!(value["disk_device"], evil);
+        assert!(!json.trim_end().contains(['\n', '\u{1b}']), "{json:?}");
+    }
+
+    #[test]
+    fn printable_leaves_ordinary_names_alone() {
+        assert!(matches!(
+            printable("dm-0"),
+            std::borrow::Cow::Borrowed("dm-0")
+        ));
+        assert_eq!(printable("vg0-lv_data\t"), "vg0-lv_data?");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
     }
 }

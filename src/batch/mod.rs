@@ -14,3 +14,18 @@ pub enum Format {
     /// A header line, then one line per entity per interval.
     Csv,
 }
+
+/// Text from /proc or /sys as it may go to a terminal or a CSV file: a dm
+/// name or a host name can hold any byte but '/', and an escape sequence
+/// or a newline in one would repaint the screen or split a row. JSON needs
+/// none of this: serde_json escapes control characters itself.
+pub(crate) fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.chars().any(char::is_control) {
+        s.chars()
+            .map(|c| if c.is_control() { '?' } else { c })
+            .collect::<String>()
+            .into()
+    } else {
+        s.into()
+    }
+}

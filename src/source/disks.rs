@@ -117,8 +117,16 @@ pub struct DiskSample {
 pub struct DiskSource {
     fs: RootFs,
     catalogue: Arc<Catalogue>,
-    known: BTreeSet<String>,
+    /// (name, major, minor) of the devices the catalogue describes: a dm
+    /// minor reused by another volume within one interval changes no name.
+    known: BTreeSet<(String, u32, u32)>,
+    /// Samples since /sys/block was last read.
+    since_read: u32,
 }
+
+/// /sys/block is read again after this many samples even when no device
+/// came or went: a dm device's slaves appear only once its table is loaded.
+const REREAD_EVERY: u32 = 60;
 
 impl DiskSource {
     pub fn new(fs: RootFs) -> Self {
@@ -126,6 +134,7 @@ impl DiskSource {
             fs,
             catalogue: Arc::new(Catalogue::new()),
             known: BTreeSet::new(),
+            since_read: 0,
         }
     }
 
@@ -135,11 +144,17 @@ impl DiskSource {
         let diskstats_text = self.fs.read("/proc/diskstats")?;
         let uptime_cs = parse_uptime_cs(&uptime_text, "/proc/uptime")?;
         let parsed = parse_diskstats(&diskstats_text, "/proc/diskstats");
-        if parsed.items.iter().any(|d| !self.known.contains(&d.name))
-            || self.known.len() != parsed.items.len()
-        {
-            self.known = parsed.items.iter().map(|d| d.name.clone()).collect();
-            self.catalogue = Arc::new(read_catalogue(&self.fs, &self.known));
+        let devices: BTreeSet<(String, u32, u32)> = parsed
+            .items
+            .iter()
+            .map(|d| (d.name.clone(), d.major, d.minor))
+            .collect();
+        self.since_read += 1;
+        if devices != self.known || self.since_read >= REREAD_EVERY {
+            let names = devices.iter().map(|(n, _, _)| n.clone()).collect();
+            self.catalogue = Arc::new(read_catalogue(&self.fs, &names));
+            self.known = devices;
+            self.since_read = 0;
         }
         Ok(DiskSample {
             uptime_cs,
@@ -264,4 +279,67 @@ fn size_bytes(fs: &RootFs, base: &str) -> Option<u64> {
         .parse::<u64>()
         .ok()?
         .checked_mul(512)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &std::path::Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        if let Some(dir) = p.parent() {
+            std::fs::create_dir_all(dir).expect("mkdir");
+        }
+        std::fs::write(p, text).expect("write");
+    }
+
+    #[test]
+    fn a_reused_dm_minor_is_read_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        write(root, "proc/uptime", "100.00 0.00\n");
+        write(root, "proc/diskstats", "253 3 dm-3 1 0 8 1 0 0 0 0 0 1 1\n");
+        write(root, "sys/block/dm-3/dm/name", "vg-snap1\n");
+        let mut src = DiskSource::new(RootFs::new(root));
+        let s = src.sample(0).expect("sample");
+        assert_eq!(s.catalogue["dm-3"].display_name(), "vg-snap1");
+        // lvremove snap1; lvcreate snap2: the kernel name comes back as dm-3
+        // with another minor, within one interval
+        write(root, "proc/diskstats", "253 4 dm-3 1 0 8 1 0 0 0 0 0 1 1\n");
+        write(root, "sys/block/dm-3/dm/name", "vg-snap2\n");
+        let s = src.sample(0).expect("sample");
+        assert_eq!(s.catalogue["dm-3"].display_name(), "vg-snap2");
+    }
+
+    #[test]
+    fn slaves_that_appear_later_are_seen() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        write(root, "proc/uptime", "100.00 0.00\n");
+        write(root, "proc/diskstats", "253 0 dm-0 1 0 8 1 0 0 0 0 0 1 1\n");
+        write(root, "sys/block/dm-0/dm/name", "mpatha\n");
+        let mut src = DiskSource::new(RootFs::new(root));
+        assert!(
+            src.sample(0).expect("sample").catalogue["dm-0"]
+                .slaves
+                .is_empty()
+        );
+        std::fs::create_dir_all(root.join("sys/block/dm-0/slaves/sdb")).expect("mkdir");
+        let mut last = None;
+        for _ in 0..REREAD_EVERY {
+            last = Some(src.sample(0).expect("sample"));
+        }
+        let slaves = last
+            .map(|s| s.catalogue["dm-0"].slaves.clone())
+            .unwrap_or_default();
+        assert_eq!(slaves, vec!["sdb".to_string()]);
+    }
+
+    #[test]
+    fn missing_files_are_errors_that_name_the_path() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut src = DiskSource::new(RootFs::new(dir.path()));
+        let e = src.sample(0).expect_err("no /proc here").to_string();
+        assert!(e.contains("proc/uptime"), "{e}");
+    }
 }
