@@ -4,14 +4,6 @@
 /// What an unknown figure looks like everywhere.
 pub const UNKNOWN: &str = "–";
 
-/// `v` with a fixed number of decimals, as C's `%.Nf` prints it.
-pub fn fixed(v: Option<f64>, decimals: usize) -> String {
-    match v {
-        Some(x) if x.is_finite() => format!("{x:.decimals$}"),
-        _ => UNKNOWN.to_string(),
-    }
-}
-
 /// `v` in at most `width` characters: fewer decimals first, then a k/M/G
 /// suffix, so a column never overflows and a figure never lies.
 pub fn fit(v: Option<f64>, width: usize, decimals: usize) -> String {
@@ -132,8 +124,8 @@ mod tests {
 
     #[test]
     fn unknown_is_a_dash() {
-        assert_eq!(fixed(None, 2), UNKNOWN);
-        assert_eq!(fixed(Some(f64::NAN), 2), UNKNOWN);
+        assert_eq!(fit(None, 8, 2), UNKNOWN);
+        assert_eq!(fit(Some(f64::NAN), 8, 2), UNKNOWN);
         assert_eq!(fit(Some(f64::INFINITY), 8, 2), UNKNOWN);
     }
 

@@ -1,13 +1,13 @@
 //! strata: a live terminal monitor for the storage path of a database.
 //!
 //! ```text
-//!  source (IO only) ─► Sample ─► model: rates from (prev, cur, interval) ─► store (rings) ─► ui (pure view)
-//!  /proc, /sys          │                                                     ▲
-//!                       └─► batch printers (same model, no TUI) ──────────────┘
+//!  source (IO only)     model (pure)                                  store (rings)      ui (view)
+//!  /proc, /sys ─► DiskSample ─► Baseline::tick: rates over the ─┬─► SourceHistory ─► draw(&App)
+//!  under --root                 source's own uptime interval    └─► batch printers (text, JSON, CSV)
 //! ```
 //!
 //! Parsers are pure, sources only read, the model is arithmetic, the store is
-//! bounded and the view is a function of (state, theme).
+//! bounded, and the view draws from the app state and theme alone.
 
 pub mod app;
 pub mod batch;

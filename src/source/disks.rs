@@ -50,26 +50,15 @@ impl DevClass {
         matches!(self, DevClass::Hdd | DevClass::Ssd | DevClass::Unknown)
     }
 
-    /// Devices that iostat leaves out and strata skips by default.
+    /// Devices a database host does not want to see, hidden until asked
+    /// for (iostat shows them once they have done I/O).
     pub fn skipped_by_default(self) -> bool {
         matches!(self, DevClass::Loop | DevClass::Ram | DevClass::Zram)
     }
-
-    /// Devices stacked on others, whose I/O is counted again below them.
-    pub fn is_virtual(self) -> bool {
-        matches!(
-            self,
-            DevClass::Dm
-                | DevClass::Md
-                | DevClass::Loop
-                | DevClass::Ram
-                | DevClass::Zram
-                | DevClass::Virtual
-        )
-    }
 }
 
-/// What /sys says about one device; read once when the device appears.
+/// What /sys says about one device; read again when the set of devices
+/// changes, and once a minute.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceInfo {
     pub name: String,

@@ -2,7 +2,7 @@
 //! captured tree or a test fixture can stand in for the live system.
 
 use super::SourceError;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Debug, Clone)]
 pub struct RootFs {
@@ -18,10 +18,6 @@ impl Default for RootFs {
 impl RootFs {
     pub fn new(root: impl Into<PathBuf>) -> Self {
         RootFs { root: root.into() }
-    }
-
-    pub fn root(&self) -> &Path {
-        &self.root
     }
 
     /// `rel` is an absolute system path such as `/proc/diskstats`.

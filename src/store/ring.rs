@@ -50,10 +50,6 @@ impl<T: Copy> Ring<T> {
         self.buf.get((self.start + i) % self.buf.len()).copied()
     }
 
-    pub fn last(&self) -> Option<T> {
-        self.len().checked_sub(1).and_then(|i| self.get(i))
-    }
-
     pub fn heap_bytes(&self) -> usize {
         self.buf.capacity() * std::mem::size_of::<T>()
     }

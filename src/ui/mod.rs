@@ -1,5 +1,6 @@
-//! The view: a pure function of the [`App`] (which holds the theme). No IO
-//! and no clock in here; everything drawn comes from the state.
+//! The view: drawn from the [`App`] (which holds the theme) and nothing
+//! else: no IO and no clock in here. The only things it writes back are
+//! what only layout can know: rows per page and the tables' scroll offsets.
 //!
 //! ```text
 //! ┌ header: host · kernel · clock · interval · LIVE/PAUSED · strata's cpu/rss ┐
