@@ -40,11 +40,12 @@ fn main() {
             ));
         }
         None => {
-            let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+            let no_color = strata::theme::no_color_requested();
             let (theme, theme_err) =
                 strata::theme::resolve(cli.theme.as_deref(), config.theme.as_deref(), no_color);
             let host = strata::source::host::host_info(&fs);
             let mut app = App::new(config, theme, host, interval);
+            app.no_color = no_color;
             let notes: Vec<String> = messages.into_iter().chain(theme_err).collect();
             if !notes.is_empty() {
                 app.notice = Some(notes.join(" · "));
