@@ -40,6 +40,16 @@ pub enum Units {
 }
 
 impl Units {
+    /// A figure of `col` (held in kB) in these units. iostat -m divides
+    /// sectors by 2048; kB / 1024 is the very same float, dividing by a
+    /// power of two being exact.
+    pub fn scale(self, col: crate::model::disk::DiskCol, kb: f64) -> f64 {
+        match (self, col.def().kind) {
+            (Units::MB, ColKind::Throughput) => kb / 1024.0,
+            _ => kb,
+        }
+    }
+
     /// A column's name in these units, as iostat -k or -m heads it.
     pub fn header(self, col: crate::model::disk::DiskCol) -> &'static str {
         match self {

@@ -46,7 +46,11 @@ fn main() {
             let host = strata::source::host::host_info(&fs);
             let mut app = App::new(config, theme, host, interval);
             app.no_color = no_color;
-            let notes: Vec<String> = messages.into_iter().chain(theme_err).collect();
+            let notes: Vec<String> = messages
+                .into_iter()
+                .chain(theme_err)
+                .chain(app.notice.take())
+                .collect();
             if !notes.is_empty() {
                 app.notice = Some(notes.join(" · "));
             }

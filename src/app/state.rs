@@ -157,7 +157,7 @@ pub struct UiState {
 impl App {
     pub fn new(config: Config, theme: Theme, host: HostInfo, interval_s: f64) -> App {
         let start_theme = theme.clone();
-        let capacity = ((config.history_secs as f64 / interval_s).ceil() as usize).max(2);
+        let (capacity, capped) = crate::config::history_ticks(config.history_secs, interval_s);
         let ui = UiState {
             stack: vec![View::Panel(Panel::Overview)],
             selected: None,
@@ -176,11 +176,11 @@ impl App {
             table_offset: 0,
         };
         App {
+            notice: capped,
             host,
             config,
             interval_s,
             theme,
-            notice: None,
             now_ms: 0,
             usage: SelfUsage::default(),
             history: SourceHistory::new(capacity, DISK_HISTORY.len()),

@@ -59,15 +59,7 @@ fn width(c: DiskCol) -> usize {
 }
 
 fn value(r: &DiskRow, c: DiskCol, units: Units) -> Option<f64> {
-    let v = r.rates.and_then(|x| x.get(c))?;
-    // iostat -m divides sectors by 2048; kB/1024 is the same float exactly.
-    Some(
-        if units == Units::MB && c.def().kind == crate::model::disk::ColKind::Throughput {
-            v / 1024.0
-        } else {
-            v
-        },
-    )
+    Some(units.scale(c, r.rates.and_then(|x| x.get(c))?))
 }
 
 /// The header line of a text report.

@@ -8,7 +8,7 @@ use crate::app::App;
 use crate::app::state::{DISK_HISTORY, history_index};
 use crate::config::Units;
 use crate::format;
-use crate::model::disk::{ColKind, DISK_COLS, DiskCol};
+use crate::model::disk::{DISK_COLS, DiskCol};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -75,11 +75,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
         let Some(i) = history_index(c) else {
             return Vec::new();
         };
-        let mut v = app.series(name, i, n);
-        if mb && c.def().kind == ColKind::Throughput {
-            v.iter_mut().for_each(|x| *x /= 1024.0);
-        }
-        v
+        let units = app.ui.units;
+        app.series(name, i, n)
+            .into_iter()
+            .map(|x| units.scale(c, f64::from(x)) as f32)
+            .collect()
     };
     let tput = if mb { "MB/s" } else { "kB/s" };
     let rk = format!("r{tput}");

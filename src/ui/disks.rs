@@ -177,10 +177,7 @@ pub(crate) fn figure_cell<'a>(
     t: &Theme,
 ) -> Cell<'a> {
     let kind = c.def().kind;
-    let mut v = r.rates.and_then(|x| x.get(c));
-    if kind == ColKind::Throughput && units == Units::MB {
-        v = v.map(|x| x / 1024.0);
-    }
+    let v = r.rates.and_then(|x| x.get(c)).map(|x| units.scale(c, x));
     let text = format::fit(v, COL_WIDTH as usize, 2);
     let style: Style = match v {
         None => t.muted,

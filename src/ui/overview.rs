@@ -99,7 +99,7 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
         return;
     };
     let mb = app.ui.units == Units::MB;
-    let tput = |v: Option<f64>| if mb { v.map(|x| x / 1024.0) } else { v };
+    let tput = |v: Option<f64>| v.map(|x| app.ui.units.scale(DiskCol::RkBPerS, x));
     let total = tick.total.as_ref();
     let get = |c: DiskCol| total.and_then(|r| r.get(c));
     let unit = if mb { "MB/s" } else { "kB/s" };
@@ -155,10 +155,11 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
             v,
         );
         if let Some(h) = history_index(*col) {
-            let mut vals = app.series(TOTAL_ENTITY, h, s.width as usize);
-            if mb && col.def().kind == ColKind::Throughput {
-                vals.iter_mut().for_each(|x| *x /= 1024.0);
-            }
+            let vals: Vec<f32> = app
+                .series(TOTAL_ENTITY, h, s.width as usize)
+                .into_iter()
+                .map(|x| app.ui.units.scale(*col, f64::from(x)) as f32)
+                .collect();
             sparkline(
                 f,
                 Rect {
