@@ -114,7 +114,8 @@ pub struct DiskSource {
 }
 
 /// /sys/block is read again after this many samples even when no device
-/// came or went: a dm device's slaves appear only once its table is loaded.
+/// came or went, while a dm or md device lists no slaves: they appear only
+/// once its table is loaded.
 const REREAD_EVERY: u32 = 60;
 
 impl DiskSource {
@@ -138,8 +139,13 @@ impl DiskSource {
             .iter()
             .map(|d| (d.name.clone(), d.major, d.minor))
             .collect();
-        self.since_read += 1;
-        if devices != self.known || self.since_read >= REREAD_EVERY {
+        self.since_read = self.since_read.saturating_add(1);
+        let waiting_for_slaves = self.since_read >= REREAD_EVERY
+            && self
+                .catalogue
+                .values()
+                .any(|i| matches!(i.class, DevClass::Dm | DevClass::Md) && i.slaves.is_empty());
+        if devices != self.known || waiting_for_slaves {
             let names = devices.iter().map(|(n, _, _)| n.clone()).collect();
             self.catalogue = Arc::new(read_catalogue(&self.fs, &names));
             self.known = devices;
