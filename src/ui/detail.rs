@@ -1,7 +1,7 @@
 //! One device: history charts, every iostat -x figure, and its parts
 //! (partitions, or the devices under a dm/md device) to drill into.
 
-use super::disks::{device_row, figure_cell, figure_headers};
+use super::disks::{device_row, figure_cell, figure_headers, name_width};
 use super::panel_block;
 use super::widgets::{Series, chart};
 use crate::app::App;
@@ -190,13 +190,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
             .iter()
             .map(|p| device_row(p, &DISK_HISTORY, app))
             .collect();
-        let name_width = parts
-            .iter()
-            .map(|p| p.display_name().chars().count())
-            .max()
-            .unwrap_or(6)
-            .clamp(6, 40) as u16;
-        let mut widths = vec![Constraint::Length(name_width), Constraint::Length(5)];
+        let mut widths = vec![
+            Constraint::Length(name_width(&parts)),
+            Constraint::Length(5),
+        ];
         widths.extend(DISK_HISTORY.iter().map(|_| Constraint::Length(8)));
         let table = Table::new(rows, widths)
             .header(Row::new(header).style(t.header))

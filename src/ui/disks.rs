@@ -67,12 +67,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         return;
     }
 
-    let name_width = rows
-        .iter()
-        .map(|r| r.display_name().chars().count())
-        .max()
-        .unwrap_or(6)
-        .clamp(6, 40) as u16;
+    let name_width = name_width(&rows);
     let fixed = name_width + 1 + CLASS_WIDTH + 1;
     let fit = (inner.width.saturating_sub(fixed) / (COL_WIDTH + 1)).max(1) as usize;
     // never scroll past the point where the last column is already shown
@@ -144,6 +139,16 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         ),
     ]);
     f.render_widget(Paragraph::new(legend_line), legend);
+}
+
+/// Width of a name column that fits the longest name, within reason: LVM
+/// names differ only at their end.
+pub(crate) fn name_width(rows: &[&DiskRow]) -> u16 {
+    rows.iter()
+        .map(|r| r.display_name().chars().count())
+        .max()
+        .unwrap_or(6)
+        .clamp(6, 40) as u16
 }
 
 /// A device's name, class and the given figures.
