@@ -634,8 +634,9 @@ fn bench_tick(table: &mut Table, n: usize, ticks: usize) {
 
 // ---------------------------------------------------------------- 3. memory
 
-fn vm_rss_kb() -> Option<u64> {
-    std::fs::read_to_string("/proc/self/status")
+/// VmRSS of a process in kB, from /proc/PID/status ("self" for this one).
+fn rss_kb(pid: &str) -> Option<u64> {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()?
         .lines()
         .find_map(|l| l.strip_prefix("VmRSS:"))?
@@ -663,7 +664,7 @@ fn bench_memory(table: &mut Table, plan: &Plan) -> App {
     drop(host);
 
     let mut app = new_app(plan.history_ticks);
-    let rss_before = vm_rss_kb();
+    let rss_before = rss_kb("self");
     app.ingest_disks(first);
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let mut times = Vec::with_capacity(plan.history_ticks as usize);
@@ -685,7 +686,7 @@ fn bench_memory(table: &mut Table, plan: &Plan) -> App {
         times.push(t0.elapsed());
     }
     let push_time: Duration = times.iter().sum();
-    let rss_after = vm_rss_kb();
+    let rss_after = rss_kb("self");
 
     let h = &app.history;
     let heap = h.heap_bytes();
@@ -837,17 +838,6 @@ fn cpu_ticks(pid: u32) -> Option<u64> {
     Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
 }
 
-fn proc_rss_kb(pid: u32) -> Option<u64> {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()?
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
 /// A tmux command on the bench's own server, whose socket lives in the
 /// bench's temporary directory: no tmux the user runs is touched.
 fn tmux(socket: &Path, args: &[&str]) -> Option<String> {
@@ -923,7 +913,7 @@ fn bench_cpu(table: &mut Table, plan: &Plan) {
     std::thread::sleep(plan.cpu_run.saturating_sub(t_start.elapsed()));
     let c1 = cpu_ticks(pid);
     let window = w0.elapsed().as_secs_f64();
-    let rss = proc_rss_kb(pid);
+    let rss = rss_kb(&pid.to_string());
     let screen = tmux(&socket, &["capture-pane", "-p", "-t", session]).unwrap_or_default();
 
     let _ = tmux(&socket, &["send-keys", "-t", session, "q"]);
