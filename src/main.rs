@@ -1,6 +1,7 @@
 use clap::Parser;
 use strata::app::App;
 use strata::batch::disks::Selection;
+use strata::batch::run::{DiskReport, run_report};
 use strata::cli::{BatchPanel, Cli, Command, UnitsArg};
 use strata::config::Units;
 use strata::source::disks::DiskSource;
@@ -35,9 +36,8 @@ fn main() {
                 all_devices: all_devices || config.show_all_devices,
                 mapper_names,
             };
-            std::process::exit(strata::batch::run::run_disks(
-                source, &fs, interval, count, format, units, sel,
-            ));
+            let mut panel = DiskReport::new(source, format, units, sel);
+            std::process::exit(run_report(&mut panel, &fs, interval, count, format));
         }
         None => {
             let no_color = strata::theme::no_color_requested();

@@ -1,70 +1,131 @@
-//! The batch loop: sample, wait an interval, sample, print.
+//! The batch loop: sample, wait an interval, sample, print. One loop for
+//! every panel; a panel plugs in through [`Report`].
 
 use super::disks::{Selection, csv_header, report};
 use super::{Format, printable};
 use crate::config::Units;
 use crate::live::now_ms;
 use crate::model::disk_tick::Baseline;
+use crate::parse::ParseError;
 use crate::source::SourceError;
-use crate::source::disks::{DiskSample, DiskSource};
+use crate::source::disks::DiskSource;
 use crate::source::host::host_info;
 use crate::source::rootfs::RootFs;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-/// Prints `count` reports (or until interrupted), each over one interval:
-/// never a since-boot report. `root` is the tree `source` reads, whose host
-/// name and kernel head a text report. Returns the process exit code: 1 when
-/// the first sample fails or any interval gives no report.
-pub fn run_disks(
-    mut source: DiskSource,
+/// One reading of a panel's source, with the report it makes over the
+/// interval since the previous reading.
+#[derive(Debug, Default)]
+pub struct Sampled {
+    /// The source's own clock (/proc/uptime), in centiseconds.
+    pub uptime_cs: u64,
+    /// Wall-clock time of the reading, ms since the Unix epoch.
+    pub wall_ms: i64,
+    /// Lines of the source that were skipped.
+    pub rejected: Vec<ParseError>,
+    /// This interval's report in the chosen format; `None` on the first
+    /// reading and when the clock did not advance (or went back).
+    pub report: Option<String>,
+}
+
+/// A panel's batch printer: it owns its source, its baseline, the format
+/// and the selection, and turns each reading into a report.
+pub trait Report {
+    /// The panel's name, as typed after `strata batch`.
+    fn panel(&self) -> &'static str;
+    /// The first line of a CSV output.
+    fn csv_header(&self) -> String;
+    /// Reads the source once at `wall_ms` and reports over the interval
+    /// since the previous reading.
+    fn sample(&mut self, wall_ms: i64) -> Result<Sampled, SourceError>;
+}
+
+/// `strata batch disks`: iostat -x.
+pub struct DiskReport {
+    pub source: DiskSource,
+    pub baseline: Baseline,
+    pub format: Format,
+    pub units: Units,
+    pub sel: Selection,
+}
+
+impl DiskReport {
+    pub fn new(source: DiskSource, format: Format, units: Units, sel: Selection) -> Self {
+        DiskReport {
+            source,
+            baseline: Baseline::default(),
+            format,
+            units,
+            sel,
+        }
+    }
+}
+
+impl Report for DiskReport {
+    fn panel(&self) -> &'static str {
+        "disks"
+    }
+
+    fn csv_header(&self) -> String {
+        csv_header(self.units)
+    }
+
+    fn sample(&mut self, wall_ms: i64) -> Result<Sampled, SourceError> {
+        let cur = self.source.sample(wall_ms)?;
+        let tick = self.baseline.tick(&cur);
+        let report = tick
+            .itv_cs
+            .map(|_| report(self.format, &tick, self.sel, self.units));
+        Ok(Sampled {
+            uptime_cs: cur.uptime_cs,
+            wall_ms: cur.wall_ms,
+            rejected: cur.rejected,
+            report,
+        })
+    }
+}
+
+/// Prints `count` reports of `panel` (or until interrupted), each over one
+/// interval: never a since-boot report. `root` is the tree the panel's
+/// source reads, whose host name and kernel head a text report. Returns the
+/// process exit code: 1 when the first sample fails or any interval gives
+/// no report.
+pub fn run_report(
+    panel: &mut impl Report,
     root: &RootFs,
     interval_s: f64,
     count: Option<u64>,
     format: Format,
-    units: Units,
-    sel: Selection,
 ) -> i32 {
-    let plan = Plan {
+    run(
+        panel,
+        root,
         interval_s,
         count,
         format,
-        units,
-        sel,
-    };
-    run(
-        |wall_ms| source.sample(wall_ms),
-        root,
-        &plan,
         &mut std::io::stdout().lock(),
         &mut std::io::stderr(),
     )
 }
 
-struct Plan {
+/// `run_report` over any streams, so tests can read what was printed.
+fn run(
+    panel: &mut impl Report,
+    root: &RootFs,
     interval_s: f64,
     count: Option<u64>,
     format: Format,
-    units: Units,
-    sel: Selection,
-}
-
-/// `run_disks` over any sampler and streams, so tests can fail samples on
-/// cue and read what was printed.
-fn run(
-    mut sample: impl FnMut(i64) -> Result<DiskSample, SourceError>,
-    root: &RootFs,
-    plan: &Plan,
     out: &mut impl Write,
     err: &mut impl Write,
 ) -> i32 {
-    let Ok(every) = Duration::try_from_secs_f64(plan.interval_s) else {
-        let _ = writeln!(err, "strata: no interval of {} s", plan.interval_s);
+    let Ok(every) = Duration::try_from_secs_f64(interval_s) else {
+        let _ = writeln!(err, "strata: no interval of {interval_s} s");
         return 1;
     };
     // Without a first reading there is nothing to diff against; a root that
     // cannot be read at all is better reported at once than every interval.
-    let first = match sample(now_ms()) {
+    let first = match panel.sample(now_ms()) {
         Ok(s) => s,
         Err(e) => {
             let _ = writeln!(err, "strata: {e}");
@@ -72,26 +133,25 @@ fn run(
         }
     };
     warn_rejected(err, &first.rejected);
-    let mut baseline = Baseline::default();
-    baseline.tick(&first);
     let mut last_uptime_cs = first.uptime_cs;
-    if plan.format == Format::Csv && writeln!(out, "{}", csv_header(plan.units)).is_err() {
+    if format == Format::Csv && writeln!(out, "{}", panel.csv_header()).is_err() {
         return 0;
     }
-    if plan.format == Format::Text {
+    if format == Format::Text {
         let host = host_info(root);
         let _ = writeln!(
             out,
-            "Linux {} ({}) \t{} \t(strata batch disks)\n",
+            "Linux {} ({}) \t{} \t(strata batch {})\n",
             printable(&host.kernel),
             printable(&host.hostname),
-            crate::format::local_datetime(first.wall_ms)
+            crate::format::local_datetime(first.wall_ms),
+            panel.panel()
         );
     }
     let start = Instant::now();
     let mut missed = false;
     let mut n = 0u64;
-    while plan.count.is_none_or(|c| n < c) {
+    while count.is_none_or(|c| n < c) {
         n += 1;
         // Deadlines count from the start, so a failed or slow sample still
         // uses up its interval and `--count N` ends after N intervals.
@@ -99,7 +159,7 @@ fn run(
         if let Some(wait) = due.checked_duration_since(Instant::now()) {
             std::thread::sleep(wait);
         }
-        let cur = match sample(now_ms()) {
+        let cur = match panel.sample(now_ms()) {
             Ok(s) => s,
             Err(e) => {
                 let _ = writeln!(err, "strata: {e}");
@@ -110,28 +170,29 @@ fn run(
         warn_rejected(err, &cur.rejected);
         let went_back = cur.uptime_cs < last_uptime_cs;
         last_uptime_cs = cur.uptime_cs;
-        let tick = baseline.tick(&cur);
-        if tick.itv_cs.is_none() {
-            missed = true;
-            let why = if went_back {
-                "uptime went backwards (host rebooted?): new baseline taken"
-            } else {
-                "uptime did not advance: no interval to report"
-            };
-            let _ = writeln!(err, "strata: {why}");
-        } else if write!(out, "{}", report(plan.format, &tick, plan.sel, plan.units))
-            .and_then(|_| out.flush())
-            .is_err()
-        {
-            // The reader went away (a closed pipe): stop without a word, but
-            // still own up to intervals already missed.
-            break;
+        match cur.report {
+            None => {
+                missed = true;
+                let why = if went_back {
+                    "uptime went backwards (host rebooted?): new baseline taken"
+                } else {
+                    "uptime did not advance: no interval to report"
+                };
+                let _ = writeln!(err, "strata: {why}");
+            }
+            Some(text) => {
+                if write!(out, "{text}").and_then(|_| out.flush()).is_err() {
+                    // The reader went away (a closed pipe): stop without a
+                    // word, but still own up to intervals already missed.
+                    break;
+                }
+            }
         }
     }
     i32::from(missed)
 }
 
-fn warn_rejected(err: &mut impl Write, rejected: &[crate::parse::ParseError]) {
+fn warn_rejected(err: &mut impl Write, rejected: &[ParseError]) {
     for r in rejected {
         let _ = writeln!(err, "strata: skipped {r}");
     }
@@ -161,13 +222,51 @@ mod tests {
         fs::write(root.join("proc/uptime"), format!("{secs} 2000.00\n")).unwrap();
     }
 
+    /// Every 0.1 s, `count` times, in `format`.
+    struct Plan {
+        count: u64,
+        format: Format,
+    }
+
     fn plan(count: u64, format: Format) -> Plan {
-        Plan {
-            interval_s: 0.1,
-            count: Some(count),
-            format,
-            units: Units::KB,
-            sel: Selection::default(),
+        Plan { count, format }
+    }
+
+    fn disks(fs: &RootFs, plan: &Plan) -> DiskReport {
+        DiskReport::new(
+            DiskSource::new(fs.clone()),
+            plan.format,
+            Units::KB,
+            Selection::default(),
+        )
+    }
+
+    fn run_plan(
+        panel: &mut impl Report,
+        fs: &RootFs,
+        plan: &Plan,
+        out: &mut Vec<u8>,
+        err: &mut Vec<u8>,
+    ) -> i32 {
+        run(panel, fs, 0.1, Some(plan.count), plan.format, out, err)
+    }
+
+    /// A report whose reading runs `before` first.
+    struct Hooked<R, F> {
+        inner: R,
+        before: F,
+    }
+
+    impl<R: Report, F: FnMut()> Report for Hooked<R, F> {
+        fn panel(&self) -> &'static str {
+            self.inner.panel()
+        }
+        fn csv_header(&self) -> String {
+            self.inner.csv_header()
+        }
+        fn sample(&mut self, wall_ms: i64) -> Result<Sampled, SourceError> {
+            (self.before)();
+            self.inner.sample(wall_ms)
         }
     }
 
@@ -175,21 +274,17 @@ mod tests {
     /// in turn before a sample; the last one stays once they run out.
     fn run_with_uptimes(root: &Path, uptimes: &[&str], plan: &Plan) -> (i32, String, String) {
         let fs = RootFs::new(root);
-        let mut source = DiskSource::new(fs.clone());
         let mut uptimes = uptimes.iter();
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = run(
-            |wall_ms| {
+        let mut panel = Hooked {
+            inner: disks(&fs, plan),
+            before: || {
                 if let Some(secs) = uptimes.next() {
                     set_uptime(root, secs);
                 }
-                source.sample(wall_ms)
             },
-            &fs,
-            plan,
-            &mut out,
-            &mut err,
-        );
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = run_plan(&mut panel, &fs, plan, &mut out, &mut err);
         let text = |v: Vec<u8>| String::from_utf8(v).unwrap();
         (code, text(out), text(err))
     }
@@ -253,24 +348,22 @@ mod tests {
     fn failed_samples_use_up_their_intervals_and_exit_1() {
         let root = fake_root("h");
         let fs = RootFs::new(root.path());
-        let mut source = DiskSource::new(fs.clone());
+        let plan = plan(3, Format::Csv);
         let mut samples = 0;
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let started = Instant::now();
-        let code = run(
-            |wall_ms| {
+        let mut panel = Hooked {
+            inner: disks(&fs, &plan),
+            before: || {
                 samples += 1;
                 if samples > 1 {
                     // /proc gone from under a live --root
                     let _ = fs::remove_file(root.path().join("proc/diskstats"));
                 }
-                source.sample(wall_ms)
             },
-            &fs,
-            &plan(3, Format::Csv),
-            &mut out,
-            &mut err,
-        );
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let started = Instant::now();
+        let code = run_plan(&mut panel, &fs, &plan, &mut out, &mut err);
+        drop(panel);
         let elapsed = started.elapsed();
         assert_eq!(code, 1);
         assert_eq!(samples, 4, "the baseline, then one per interval");
@@ -289,16 +382,11 @@ mod tests {
     fn an_unreadable_root_fails_at_once() {
         let dir = tempfile::tempdir().unwrap();
         let fs = RootFs::new(dir.path());
-        let mut source = DiskSource::new(fs.clone());
+        let plan = plan(1000, Format::Text);
+        let mut panel = disks(&fs, &plan);
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let started = Instant::now();
-        let code = run(
-            |wall_ms| source.sample(wall_ms),
-            &fs,
-            &plan(1000, Format::Text),
-            &mut out,
-            &mut err,
-        );
+        let code = run_plan(&mut panel, &fs, &plan, &mut out, &mut err);
         assert_eq!(code, 1);
         assert!(started.elapsed() < Duration::from_secs(5));
         assert!(out.is_empty());
