@@ -599,7 +599,7 @@ fn bench_tick(table: &mut Table, n: usize, ticks: usize) {
         read.push(t1 - t0);
         ingest.push(t2 - t1);
     }
-    assert!(app.latest.is_some(), "ticks produced figures");
+    assert!(app.disks.latest.is_some(), "ticks produced figures");
 
     let budget_us = match n {
         0..=100 => 1_000.0,
@@ -688,7 +688,7 @@ fn bench_memory(table: &mut Table, plan: &Plan) -> App {
     let push_time: Duration = times.iter().sum();
     let rss_after = rss_kb("self");
 
-    let h = &app.history;
+    let h = &app.disks.history;
     let heap = h.heap_bytes();
     let values = h.stored_values();
     let per_value = h.values_heap_bytes() as f64 / values.max(1) as f64;
@@ -772,7 +772,7 @@ fn bench_memory(table: &mut Table, plan: &Plan) -> App {
 fn bench_render(table: &mut Table, mut app: App, frames: usize) {
     let (w, h) = (200u16, 60u16);
     let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
-    app.now_ms = app.latest.as_ref().map_or(0, |t| t.wall_ms);
+    app.now_ms = app.disks.latest.as_ref().map_or(0, |t| t.wall_ms);
     let budget_us = 5_000.0;
     let mut frame = |app: &mut App, label: &str, detail: String| {
         let mut times = Vec::with_capacity(frames);
@@ -798,14 +798,14 @@ fn bench_render(table: &mut Table, mut app: App, frames: usize) {
     };
     let full = format!(
         "{} ticks of history",
-        app.history.times(u64::MAX, usize::MAX).len()
+        app.disks.history.times(u64::MAX, usize::MAX).len()
     );
 
     frame(&mut app, "Render: overview", full.clone());
 
     app.update(Action::GotoPanel(1));
     let shown = app.disk_rows().len();
-    let total = app.latest.as_ref().map_or(0, |t| t.rows.len());
+    let total = app.disks.latest.as_ref().map_or(0, |t| t.rows.len());
     frame(
         &mut app,
         &format!("Render: disks panel, {RENDER_DEVICES} devices"),

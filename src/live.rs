@@ -107,7 +107,7 @@ async fn event_loop(
             Some(msg) = rx.recv() => {
                 match msg {
                     Msg::Disks(Ok(s)) => app.ingest_disks(s),
-                    Msg::Disks(Err(e)) => app.source_failed(e.to_string()),
+                    Msg::Disks(Err(e)) => app.disks_failed(e.to_string()),
                 }
                 dirty = true;
             }

@@ -163,7 +163,11 @@ fn pause_freezes_the_figures_while_sampling_goes_on() {
     app.ingest_disks(common::sample(10));
     app.ingest_disks(common::sample(11));
     assert_eq!(render(&mut app, 200, 20), before);
-    assert_eq!(app.history.seq(), 11, "sampling went on into the store");
+    assert_eq!(
+        app.disks.history.seq(),
+        11,
+        "sampling went on into the store"
+    );
     keys(&mut app, &[Action::TogglePause]);
     let after = render(&mut app, 200, 20);
     assert!(after.contains("LIVE") && after != before);
@@ -224,7 +228,7 @@ fn theme_key_cycles_through_the_builtins() {
 #[test]
 fn a_failing_source_says_why_and_keeps_the_last_figures() {
     let mut app = app_with(10);
-    app.source_failed(
+    app.disks_failed(
         "cannot read /srv/x/proc/diskstats: No such file or directory (os error 2)".into(),
     );
     let screen = render(&mut app, 120, 40);
@@ -330,7 +334,7 @@ fn pause_keeps_the_charts_as_they_were() {
 fn a_failing_source_turns_the_badge_stale() {
     let mut app = app_with(5);
     assert!(render(&mut app, 120, 30).contains(" LIVE "));
-    app.source_failed("cannot read /proc/diskstats".into());
+    app.disks_failed("cannot read /proc/diskstats".into());
     let screen = render(&mut app, 120, 30);
     assert!(screen.contains(" STALE ") && !screen.contains(" LIVE "));
     keys(&mut app, &[Action::GotoPanel(1), Action::Enter]);

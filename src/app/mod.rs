@@ -5,6 +5,7 @@
 
 pub mod action;
 pub mod keymap;
+pub mod layer;
 pub mod state;
 
 pub use action::Action;

@@ -1,11 +1,11 @@
 //! What the screen shows and how the user has arranged it.
 
 use super::action::Action;
+use super::layer::Layer;
 use crate::config::{Config, Units};
 use crate::model::disk::{DISK_COLS, DiskCol};
 use crate::model::disk_tick::{Baseline, DiskRow, DiskTick};
 use crate::source::disks::DiskSample;
-use crate::store::SourceHistory;
 use crate::theme::Theme;
 use std::cmp::Ordering;
 
@@ -75,17 +75,6 @@ impl SortKey {
     }
 }
 
-/// The screen as it was when the user paused.
-#[derive(Debug)]
-pub struct Frozen {
-    pub tick: DiskTick,
-    /// Copies of the series on screen, cut at the pause: the live history
-    /// goes on evicting its oldest values, these do not.
-    pub history: SourceHistory,
-    pub source_error: Option<String>,
-    pub rejected_lines: Vec<String>,
-}
-
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HostInfo {
     pub hostname: String,
@@ -110,14 +99,9 @@ pub struct App {
     /// Wall clock for the header, ms since the Unix epoch; set by the loop.
     pub now_ms: i64,
     pub usage: SelfUsage,
-    pub history: SourceHistory,
-    baseline: Baseline,
-    /// The newest figures.
-    pub latest: Option<DiskTick>,
-    /// The last error of the disk source, cleared by the next good sample.
-    pub source_error: Option<String>,
-    /// Lines of /proc/diskstats rejected in the newest sample.
-    pub rejected_lines: Vec<String>,
+    /// Block devices; history holds [`DISK_HISTORY`] per device.
+    pub disks: Layer<DiskTick>,
+    disk_baseline: Baseline,
     pub quit: bool,
     pub ui: UiState,
     /// NO_COLOR is set: `t` must not bring colour back.
@@ -145,8 +129,8 @@ pub struct UiState {
     pub units: Units,
     /// First column shown in the disks table (horizontal scroll).
     pub col_offset: usize,
-    /// Set while paused: the figures and history position that stay on screen.
-    pub frozen: Option<Frozen>,
+    /// The user has paused: every layer shows what it had then.
+    pub paused: bool,
     pub help: bool,
     /// Rows the last drawn table could show, for page up and down.
     pub page_rows: usize,
@@ -170,7 +154,7 @@ impl App {
             show_all_devices: config.show_all_devices,
             units: config.units,
             col_offset: 0,
-            frozen: None,
+            paused: false,
             help: false,
             page_rows: 10,
             table_offset: 0,
@@ -183,11 +167,8 @@ impl App {
             theme,
             now_ms: 0,
             usage: SelfUsage::default(),
-            history: SourceHistory::new(capacity, DISK_HISTORY.len()),
-            baseline: Baseline::default(),
-            latest: None,
-            source_error: None,
-            rejected_lines: Vec::new(),
+            disks: Layer::new(capacity, DISK_HISTORY.len()),
+            disk_baseline: Baseline::default(),
             quit: false,
             ui,
             no_color: false,
@@ -198,113 +179,65 @@ impl App {
     /// Takes a new sample of the disk source: figures over the interval
     /// since the previous one go to the store, even while paused.
     pub fn ingest_disks(&mut self, sample: DiskSample) {
-        let tick = self.baseline.tick(&sample);
-        self.rejected_lines = sample.rejected.iter().map(ToString::to_string).collect();
-        self.source_error = None;
-        if tick.itv_cs.is_some() {
-            let hist = |rates: Option<&crate::model::disk::DiskRates>| -> [Option<f32>; 8] {
-                std::array::from_fn(|i| {
-                    rates.and_then(|r| r.get(DISK_HISTORY[i])).map(|v| v as f32)
-                })
-            };
-            let rows: Vec<(&str, [Option<f32>; 8])> = tick
-                .rows
-                .iter()
-                .map(|r| (r.name.as_str(), hist(r.rates.as_ref())))
-                .collect();
-            let mut total = hist(tick.total.as_ref());
-            if let Some(i) = history_index(DiskCol::Util) {
-                total[i] = tick.busiest.as_ref().map(|(_, u)| *u as f32);
-            }
-            self.history.push(
-                tick.wall_ms,
-                rows.iter()
-                    .map(|(n, v)| (*n, &v[..]))
-                    .chain(std::iter::once((TOTAL_ENTITY, &total[..]))),
-            );
-            self.latest = Some(tick);
+        let tick = self.disk_baseline.tick(&sample);
+        let rejected = sample.rejected.iter().map(ToString::to_string).collect();
+        if tick.itv_cs.is_none() {
+            self.disks.ingest(None, rejected);
+            return;
         }
+        let hist = |rates: Option<&crate::model::disk::DiskRates>| -> [Option<f32>; 8] {
+            std::array::from_fn(|i| rates.and_then(|r| r.get(DISK_HISTORY[i])).map(|v| v as f32))
+        };
+        let rows: Vec<(&str, [Option<f32>; 8])> = tick
+            .rows
+            .iter()
+            .map(|r| (r.name.as_str(), hist(r.rates.as_ref())))
+            .collect();
+        let mut total = hist(tick.total.as_ref());
+        if let Some(i) = history_index(DiskCol::Util) {
+            total[i] = tick.busiest.as_ref().map(|(_, u)| *u as f32);
+        }
+        self.disks.history.push(
+            tick.wall_ms,
+            rows.iter()
+                .map(|(n, v)| (*n, &v[..]))
+                .chain(std::iter::once((TOTAL_ENTITY, &total[..]))),
+        );
+        self.disks.ingest(Some(tick), rejected);
     }
 
-    pub fn source_failed(&mut self, error: String) {
-        self.source_error = Some(error);
+    pub fn disks_failed(&mut self, error: String) {
+        self.disks.failed(error);
     }
 
     pub fn paused(&self) -> bool {
-        self.ui.frozen.is_some()
+        self.ui.paused
     }
 
-    /// The figures on screen: frozen while paused, the newest otherwise.
+    /// The disk figures on screen: frozen while paused, the newest otherwise.
     pub fn view_tick(&self) -> Option<&DiskTick> {
-        match &self.ui.frozen {
-            Some(f) => Some(&f.tick),
-            None => self.latest.as_ref(),
-        }
-    }
-
-    /// The history position on screen.
-    pub fn view_seq(&self) -> u64 {
-        self.ui
-            .frozen
-            .as_ref()
-            .map_or(self.history.seq(), |f| f.history.seq())
-    }
-
-    /// The last `n` values on screen of one metric of one entity.
-    pub fn series(&self, entity: &str, metric: usize, n: usize) -> Vec<f32> {
-        match &self.ui.frozen {
-            Some(f) if f.history.contains(entity) => {
-                f.history.values(entity, metric, f.history.seq(), n)
-            }
-            _ => self.history.values(entity, metric, self.view_seq(), n),
-        }
-    }
-
-    /// Wall-clock times of the last `n` ticks on screen.
-    pub fn series_times(&self, n: usize) -> Vec<i64> {
-        match &self.ui.frozen {
-            Some(f) => f.history.times(f.history.seq(), n),
-            None => self.history.times(self.history.seq(), n),
-        }
-    }
-
-    /// The disk source's error as the screen shows it.
-    pub fn shown_source_error(&self) -> Option<&str> {
-        match &self.ui.frozen {
-            Some(f) => f.source_error.as_deref(),
-            None => self.source_error.as_deref(),
-        }
-    }
-
-    pub fn shown_rejected_lines(&self) -> &[String] {
-        match &self.ui.frozen {
-            Some(f) => &f.rejected_lines,
-            None => &self.rejected_lines,
-        }
+        self.disks.tick()
     }
 
     /// While paused, copies the series the current view draws out of the
     /// live history, so they stop eroding.
     fn freeze_view(&mut self) {
-        let Some(frozen) = self.ui.frozen.as_mut() else {
+        if !self.ui.paused {
             return;
-        };
+        }
         let mut names = vec![TOTAL_ENTITY.to_string()];
         if let Some(View::Disk(name)) = self.ui.stack.last() {
             names.push(name.clone());
-            let info = frozen
-                .tick
-                .rows
-                .iter()
-                .find(|r| &r.name == name)
+            let info = self
+                .disks
+                .tick()
+                .and_then(|t| t.rows.iter().find(|r| &r.name == name))
                 .and_then(|r| r.info.as_ref());
             if let Some(info) = info {
                 names.extend(info.partitions.iter().chain(&info.slaves).cloned());
             }
         }
-        for n in &names {
-            frozen.history.copy_entity(&self.history, n);
-        }
+        self.disks.keep(names.iter().map(String::as_str));
     }
 
     pub fn view(&self) -> &View {
@@ -422,15 +355,12 @@ impl App {
             Action::Quit => self.quit = true,
             Action::ToggleHelp => self.ui.help = true,
             Action::TogglePause => {
-                self.ui.frozen = match self.ui.frozen.take() {
-                    Some(_) => None,
-                    None => self.latest.clone().map(|tick| Frozen {
-                        tick,
-                        history: self.history.frozen(),
-                        source_error: self.source_error.clone(),
-                        rejected_lines: self.rejected_lines.clone(),
-                    }),
-                };
+                self.ui.paused = !self.ui.paused;
+                if self.ui.paused {
+                    self.disks.freeze();
+                } else {
+                    self.disks.thaw();
+                }
                 self.freeze_view();
             }
             Action::CycleTheme => self.cycle_theme(),

@@ -37,7 +37,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
     }
     title.push(' ');
     let mut block = panel_block(title, t, true);
-    if let Some(err) = app.shown_source_error() {
+    if let Some(err) = app.disks.shown_error() {
         block = block.title_bottom(Line::from(Span::styled(
             format!(" disk source: {err} "),
             t.crit,
@@ -68,15 +68,16 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
     let [charts, metrics] =
         Layout::horizontal([Constraint::Min(0), Constraint::Length(metrics_width)]).areas(top);
 
-    let n = app.history.capacity();
-    let times = app.series_times(n);
+    let n = app.disks.history.capacity();
+    let times = app.disks.series_times(n);
     let mb = app.ui.units == Units::MB;
     let values = |c: DiskCol| -> Vec<f32> {
         let Some(i) = history_index(c) else {
             return Vec::new();
         };
         let units = app.ui.units;
-        app.series(name, i, n)
+        app.disks
+            .series(name, i, n)
             .into_iter()
             .map(|x| units.scale(c, f64::from(x)) as f32)
             .collect()

@@ -46,12 +46,12 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     }
     title.push(Span::raw(" "));
     let mut block = panel_block(Line::from(title), t, true);
-    if let Some(err) = app.shown_source_error() {
+    if let Some(err) = app.disks.shown_error() {
         block = block.title_bottom(Line::from(Span::styled(
             format!(" disk source: {err} "),
             t.crit,
         )));
-    } else if let Some(bad) = app.shown_rejected_lines().first() {
+    } else if let Some(bad) = app.disks.shown_rejected().first() {
         block = block.title_bottom(Line::from(Span::styled(
             format!(" rejected: {bad} "),
             t.warn,

@@ -73,7 +73,7 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
     // pass for a live one, however narrow the terminal.
     let state = if app.paused() {
         Span::styled(" PAUSED ", t.paused)
-    } else if app.source_error.is_some() {
+    } else if app.disks.error.is_some() {
         Span::styled(" STALE ", t.crit)
     } else {
         Span::styled(" LIVE ", t.live)

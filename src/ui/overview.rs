@@ -84,7 +84,7 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     let block = panel_block(title, t, true);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    if let Some(err) = app.shown_source_error() {
+    if let Some(err) = app.disks.shown_error() {
         f.render_widget(
             Paragraph::new(Span::styled(format!("disk source: {err}"), t.crit)),
             inner,
@@ -156,6 +156,7 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
         );
         if let Some(h) = history_index(*col) {
             let vals: Vec<f32> = app
+                .disks
                 .series(TOTAL_ENTITY, h, s.width as usize)
                 .into_iter()
                 .map(|x| app.ui.units.scale(*col, f64::from(x)) as f32)
@@ -191,7 +192,9 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
                     v,
                 );
                 let util = history_index(DiskCol::Util).unwrap_or(0);
-                let vals = app.series(TOTAL_ENTITY, util, s.width.saturating_sub(1) as usize);
+                let vals = app
+                    .disks
+                    .series(TOTAL_ENTITY, util, s.width.saturating_sub(1) as usize);
                 let [n, sp] =
                     Layout::horizontal([Constraint::Length(14), Constraint::Min(0)]).areas(s);
                 f.render_widget(
@@ -207,7 +210,7 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
         }
     }
     if let Some(line) = lines.get(7) {
-        let rejected = app.shown_rejected_lines();
+        let rejected = app.disks.shown_rejected();
         let note = if rejected.is_empty() {
             Span::styled(
                 "totals: whole disks at the bottom of the stack (no dm/md double count)",
