@@ -813,7 +813,7 @@ fn bench_render(table: &mut Table, mut app: App, frames: usize) {
     );
 
     // A disk with partitions, so the detail view has its parts table too.
-    app.ui.selected = Some("sda".into());
+    app.ui.disks.selected = Some("sda".into());
     app.update(Action::Enter);
     let name = match app.view() {
         strata::app::View::Disk(n) => n.clone(),

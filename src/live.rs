@@ -24,24 +24,34 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-/// Samples the disk source every `every`, for as long as the app listens.
-/// Reading runs on a blocking thread: a slow /sys or a hung `--root` (on
-/// NFS, say) must not stall keys and drawing.
-async fn sample_disks(source: DiskSource, every: Duration, tx: mpsc::Sender<Msg>) {
+/// Samples a source every `every`, for as long as the app listens, and
+/// sends each result wrapped by `wrap`. Reading runs on a blocking thread:
+/// a slow /sys or a hung `--root` (on NFS, say) must not stall keys and
+/// drawing, nor the other sources.
+async fn sample_loop<S, T>(
+    source: S,
+    mut read: impl FnMut(&mut S, i64) -> Result<T, SourceError> + Send + Copy + 'static,
+    wrap: fn(Result<T, SourceError>) -> Msg,
+    every: Duration,
+    tx: mpsc::Sender<Msg>,
+) where
+    S: Send + 'static,
+    T: Send + 'static,
+{
     let mut tick = interval(every);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut source = Some(source);
     while let Some(mut src) = source.take() {
         tick.tick().await;
         let Ok((src, sample)) = tokio::task::spawn_blocking(move || {
-            let sample = src.sample(now_ms());
+            let sample = read(&mut src, now_ms());
             (src, sample)
         })
         .await
         else {
             return; // the reader panicked; the loop sees the task end
         };
-        if tx.send(Msg::Disks(sample)).await.is_err() {
+        if tx.send(wrap(sample)).await.is_err() {
             return;
         }
         source = Some(src);
@@ -66,9 +76,12 @@ async fn event_loop(
     source: DiskSource,
 ) -> anyhow::Result<()> {
     let (tx, mut rx) = mpsc::channel(16);
-    let mut sampler = tokio::spawn(sample_disks(
+    let every = Duration::from_secs_f64(app.interval_s);
+    let mut sampler = tokio::spawn(sample_loop(
         source,
-        Duration::from_secs_f64(app.interval_s),
+        |s: &mut DiskSource, wall_ms| s.sample(wall_ms),
+        Msg::Disks,
+        every,
         tx,
     ));
     let mut events = EventStream::new();

@@ -6,7 +6,8 @@
 pub mod action;
 pub mod keymap;
 pub mod layer;
+pub mod list;
 pub mod state;
 
 pub use action::Action;
-pub use state::{App, HostInfo, Panel, SelfUsage, SortKey, View};
+pub use state::{App, HostInfo, Panel, SelfUsage, View};

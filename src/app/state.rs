@@ -2,12 +2,12 @@
 
 use super::action::Action;
 use super::layer::Layer;
+use super::list::ListUi;
 use crate::config::{Config, Units};
 use crate::model::disk::{DISK_COLS, DiskCol};
 use crate::model::disk_tick::{Baseline, DiskRow, DiskTick};
 use crate::source::disks::DiskSample;
 use crate::theme::Theme;
-use std::cmp::Ordering;
 
 /// The metrics of a device kept in history for charts, in this order.
 pub const DISK_HISTORY: [DiskCol; 8] = [
@@ -55,24 +55,10 @@ pub enum View {
     Disk(String),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SortKey {
-    Name,
-    Col(DiskCol),
-}
-
-impl SortKey {
-    /// Name first, then iostat's columns in order.
-    fn all() -> impl Iterator<Item = SortKey> {
-        std::iter::once(SortKey::Name).chain(DISK_COLS.iter().map(|c| SortKey::Col(c.col)))
-    }
-
-    pub fn label(self, units: Units) -> &'static str {
-        match self {
-            SortKey::Name => "Device",
-            SortKey::Col(c) => units.header(c),
-        }
-    }
+/// The disks table's sort label: "Device" or the column's header.
+pub fn disk_sort_label(sort: Option<usize>, units: Units) -> &'static str {
+    sort.and_then(|i| DISK_COLS.get(i))
+        .map_or("Device", |c| units.header(c.col))
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -115,12 +101,10 @@ pub struct App {
 pub struct UiState {
     /// Drill-down path; never empty.
     pub stack: Vec<View>,
-    /// Name of the selected device in the disks panel.
-    pub selected: Option<String>,
+    /// The disks table: selected device, sort (an index into DISK_COLS).
+    pub disks: ListUi,
     /// Selected row among a device's parts in its detail view.
     pub part_selected: Option<String>,
-    pub sort: SortKey,
-    pub sort_desc: bool,
     pub filter: String,
     /// The filter being typed, while the prompt is open.
     pub filter_edit: Option<String>,
@@ -134,8 +118,6 @@ pub struct UiState {
     pub help: bool,
     /// Rows the last drawn table could show, for page up and down.
     pub page_rows: usize,
-    /// First row the disks table showed, so scrolling does not jump.
-    pub table_offset: usize,
 }
 
 impl App {
@@ -144,10 +126,8 @@ impl App {
         let (capacity, capped) = crate::config::history_ticks(config.history_secs, interval_s);
         let ui = UiState {
             stack: vec![View::Panel(Panel::Overview)],
-            selected: None,
+            disks: ListUi::sorted_by(DiskCol::Util as usize),
             part_selected: None,
-            sort: SortKey::Col(DiskCol::Util),
-            sort_desc: true,
             filter: String::new(),
             filter_edit: None,
             show_partitions: config.show_partitions,
@@ -157,7 +137,6 @@ impl App {
             paused: false,
             help: false,
             page_rows: 10,
-            table_offset: 0,
         };
         App {
             notice: capped,
@@ -275,38 +254,20 @@ impl App {
                     || r.display_name().to_lowercase().contains(&filter)
             })
             .collect();
-        let key = self.ui.sort;
-        rows.sort_by(|a, b| {
-            let ord = match key {
-                SortKey::Name => a.display_name().cmp(b.display_name()),
-                SortKey::Col(c) => {
-                    let v = |r: &DiskRow| r.rates.and_then(|x| x.get(c)).filter(|v| v.is_finite());
-                    // unknown figures sort below every known one
-                    match (v(a), v(b)) {
-                        (Some(x), Some(y)) => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
-                        (Some(_), None) => Ordering::Greater,
-                        (None, Some(_)) => Ordering::Less,
-                        (None, None) => Ordering::Equal,
-                    }
-                }
-            };
-            let ord = if self.ui.sort_desc {
-                ord.reverse()
-            } else {
-                ord
-            };
-            ord.then_with(|| a.name.cmp(&b.name))
-        });
+        self.ui.disks.sort(
+            &mut rows,
+            |r| r.display_name(),
+            |r, c| {
+                let col = DISK_COLS.get(c)?.col;
+                r.rates.and_then(|x| x.get(col))
+            },
+        );
         rows
     }
 
     /// Index of the selected device among the shown rows.
     pub fn selected_index(&self, rows: &[&DiskRow]) -> usize {
-        self.ui
-            .selected
-            .as_ref()
-            .and_then(|s| rows.iter().position(|r| &r.name == s))
-            .unwrap_or(0)
+        self.ui.disks.index(rows.iter().map(|r| r.name.as_str()))
     }
 
     /// Index of the selected part among `parts`; the first when the
@@ -382,7 +343,7 @@ impl App {
                         self.ui.part_selected = None;
                         // back in the table, the device drilled into stays selected
                         if self.ui.stack.len() == 1 {
-                            self.ui.selected = Some(name);
+                            self.ui.disks.selected = Some(name);
                         }
                     }
                 } else if !self.ui.filter.is_empty() {
@@ -398,7 +359,7 @@ impl App {
             }
             Action::SortNext => self.cycle_sort(1),
             Action::SortPrev => self.cycle_sort(-1),
-            Action::SortReverse => self.ui.sort_desc = !self.ui.sort_desc,
+            Action::SortReverse => self.ui.disks.desc = !self.ui.disks.desc,
             Action::StartFilter => {
                 self.ui.stack = vec![View::Panel(Panel::Disks)];
                 self.ui.filter_edit = Some(self.ui.filter.clone());
@@ -472,24 +433,15 @@ impl App {
     }
 
     fn cycle_sort(&mut self, step: isize) {
-        let keys: Vec<SortKey> = SortKey::all().collect();
-        let i = keys.iter().position(|k| *k == self.ui.sort).unwrap_or(0) as isize;
-        let n = keys.len() as isize;
-        self.ui.sort = keys[(i + step).rem_euclid(n) as usize];
-        // names read best A to Z, figures biggest first
-        self.ui.sort_desc = self.ui.sort != SortKey::Name;
+        self.ui.disks.cycle_sort(DISK_COLS.len(), step);
     }
 
     fn move_selection(&mut self, delta: isize) {
         match self.view().clone() {
             View::Panel(Panel::Disks) => {
-                let rows = self.disk_rows();
-                if rows.is_empty() {
-                    return;
-                }
-                let i = self.selected_index(&rows) as isize;
-                let j = i.saturating_add(delta).clamp(0, rows.len() as isize - 1) as usize;
-                self.ui.selected = Some(rows[j].name.clone());
+                let names: Vec<String> = self.disk_rows().iter().map(|r| r.name.clone()).collect();
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                self.ui.disks.step(&names, delta);
             }
             View::Disk(name) => {
                 let parts = self.parts_of(&name);
@@ -510,7 +462,7 @@ impl App {
                 let rows = self.disk_rows();
                 if let Some(r) = rows.get(self.selected_index(&rows)) {
                     let name = r.name.clone();
-                    self.ui.selected = Some(name.clone());
+                    self.ui.disks.selected = Some(name.clone());
                     self.ui.part_selected = None;
                     self.ui.stack.push(View::Disk(name));
                 }

@@ -2,7 +2,7 @@
 
 use super::{level_style, panel_block};
 use crate::app::App;
-use crate::app::state::SortKey;
+use crate::app::state::disk_sort_label;
 use crate::config::Thresholds;
 use crate::config::Units;
 use crate::format;
@@ -32,8 +32,8 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     title.push(Span::styled(
         format!(
             "{} {}",
-            app.ui.sort.label(units),
-            if app.ui.sort_desc { "↓" } else { "↑" }
+            disk_sort_label(app.ui.disks.sort, units),
+            if app.ui.disks.desc { "↓" } else { "↑" }
         ),
         t.accent,
     ));
@@ -82,7 +82,14 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     let mut header = vec![Cell::from("Device"), Cell::from("Class")];
     for c in &cols {
         let label = units.header(*c);
-        let style = if app.ui.sort == SortKey::Col(*c) {
+        let style = if app
+            .ui
+            .disks
+            .sort
+            .and_then(|i| DISK_COLS.get(i))
+            .map(|d| d.col)
+            == Some(*c)
+        {
             t.accent
         } else {
             t.header
@@ -94,12 +101,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     // Only the rows on screen are built: formatting a thousand rows' cells
     // that nobody sees was most of a frame.
     let visible = table_area.height.saturating_sub(1).max(1) as usize;
-    let mut first = app.ui.table_offset.min(rows.len().saturating_sub(1));
-    if selected < first {
-        first = selected;
-    } else if selected >= first + visible {
-        first = selected + 1 - visible;
-    }
+    let first = app.ui.disks.first_shown(selected, rows.len(), visible);
     let body: Vec<Row> = rows
         .iter()
         .skip(first)
@@ -129,7 +131,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     let mut state = TableState::default().with_selected(Some(selected - first));
     f.render_stateful_widget(table, table_area, &mut state);
     app.ui.page_rows = visible;
-    app.ui.table_offset = first;
+    app.ui.disks.offset = first;
     app.ui.col_offset = offset;
     let legend_line = Line::from(vec![
         Span::styled(shown, t.muted),

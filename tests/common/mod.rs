@@ -4,6 +4,8 @@
 //! busy system sampled once a second.
 #![allow(dead_code)]
 
+pub mod layers;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;

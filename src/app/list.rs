@@ -1,0 +1,131 @@
+//! Selection, sort order and scroll position of one table, kept by name so
+//! that rows coming and going between ticks do not move the selection.
+
+use std::cmp::Ordering;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ListUi {
+    /// Name of the selected row.
+    pub selected: Option<String>,
+    /// Column sorted on; `None` sorts by name.
+    pub sort: Option<usize>,
+    pub desc: bool,
+    /// First row the table showed, so scrolling does not jump.
+    pub offset: usize,
+}
+
+impl ListUi {
+    /// Sorted by `col` (a figure column, biggest first) from the start.
+    pub fn sorted_by(col: usize) -> Self {
+        ListUi {
+            sort: Some(col),
+            desc: true,
+            ..ListUi::default()
+        }
+    }
+
+    /// Index of the selected row among `names`; the first when it is gone.
+    pub fn index<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> usize {
+        self.selected
+            .as_deref()
+            .and_then(|s| names.into_iter().position(|n| n == s))
+            .unwrap_or(0)
+    }
+
+    /// Moves the selection by `delta` rows, clamped to the table.
+    pub fn step(&mut self, names: &[&str], delta: isize) {
+        if names.is_empty() {
+            return;
+        }
+        let i = self.index(names.iter().copied()) as isize;
+        let j = i.saturating_add(delta).clamp(0, names.len() as isize - 1) as usize;
+        self.selected = Some(names[j].to_string());
+    }
+
+    /// Next (or previous) sort key among the name and `cols` figure
+    /// columns. Names read best A to Z, figures biggest first.
+    pub fn cycle_sort(&mut self, cols: usize, step: isize) {
+        let keys = cols as isize + 1;
+        let at = self.sort.map_or(0, |c| c as isize + 1);
+        let next = (at + step).rem_euclid(keys);
+        self.sort = (next > 0).then(|| next as usize - 1);
+        self.desc = self.sort.is_some();
+    }
+
+    /// Sorts rows as the user asked: by a figure (unknown figures below
+    /// every known one) or by name, ties by name.
+    pub fn sort<R>(
+        &self,
+        rows: &mut [R],
+        name: impl Fn(&R) -> &str,
+        value: impl Fn(&R, usize) -> Option<f64>,
+    ) {
+        rows.sort_by(|a, b| {
+            let ord = match self.sort {
+                None => name(a).cmp(name(b)),
+                Some(c) => {
+                    let v = |r: &R| value(r, c).filter(|v| v.is_finite());
+                    match (v(a), v(b)) {
+                        (Some(x), Some(y)) => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
+                        (Some(_), None) => Ordering::Greater,
+                        (None, Some(_)) => Ordering::Less,
+                        (None, None) => Ordering::Equal,
+                    }
+                }
+            };
+            let ord = if self.desc { ord.reverse() } else { ord };
+            ord.then_with(|| name(a).cmp(name(b)))
+        });
+    }
+
+    /// The first row to show so that the selected one (`selected`) is
+    /// on a screen of `visible` rows, scrolling as little as possible;
+    /// the table keeps it in `offset` once drawn.
+    pub fn first_shown(&self, selected: usize, rows: usize, visible: usize) -> usize {
+        let visible = visible.max(1);
+        let mut first = self.offset.min(rows.saturating_sub(1));
+        if selected < first {
+            first = selected;
+        } else if selected >= first + visible {
+            first = selected + 1 - visible;
+        }
+        first
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sort_cycles_name_then_each_column_and_unknowns_sink() {
+        let mut ui = ListUi::default();
+        ui.cycle_sort(2, 1);
+        assert_eq!((ui.sort, ui.desc), (Some(0), true));
+        ui.cycle_sort(2, 1);
+        ui.cycle_sort(2, 1);
+        assert_eq!((ui.sort, ui.desc), (None, false));
+        ui.cycle_sort(2, -1);
+        assert_eq!(ui.sort, Some(1));
+        let mut rows = vec![("b", None), ("a", Some(1.0)), ("c", Some(5.0))];
+        ui.sort(&mut rows, |r| r.0, |r, _| r.1);
+        assert_eq!(
+            rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+            ["c", "a", "b"]
+        );
+    }
+
+    #[test]
+    fn the_selection_follows_its_name_and_stays_on_screen() {
+        let mut ui = ListUi::default();
+        ui.step(&["a", "b", "c", "d"], 2);
+        assert_eq!(ui.selected.as_deref(), Some("c"));
+        assert_eq!(ui.index(["x", "c"]), 1);
+        assert_eq!(ui.first_shown(3, 4, 2), 2);
+        ui.offset = 2;
+        assert_eq!(ui.first_shown(2, 4, 2), 2);
+        assert_eq!(ui.first_shown(0, 4, 2), 0);
+        ui.step(&["a"], 5);
+        assert_eq!(ui.selected.as_deref(), Some("a"));
+    }
+}
