@@ -329,8 +329,12 @@ impl NfsOpDelta {
         })
     }
 
-    /// nfsiostat's figures over `itv_cs` centiseconds.
+    /// nfsiostat's figures over `itv_cs` centiseconds; none over an empty
+    /// interval.
     pub fn rates(&self, itv_cs: u64) -> NfsOpRates {
+        if itv_cs == 0 {
+            return NfsOpRates::default();
+        }
         let itv = seconds(itv_cs);
         let ops = self.ops as f64;
         // Python sums the two integers exactly before converting.

@@ -103,6 +103,38 @@ pub struct RpcOpCounters {
     pub errors: Option<u64>,
 }
 
+impl RpcOpCounters {
+    /// An op from the numbers of its line: `None` with fewer than 8.
+    pub fn from_fields(name: &str, v: &[u64]) -> Option<Self> {
+        let &[
+            ops,
+            ntrans,
+            timeouts,
+            bytes_sent,
+            bytes_recv,
+            queue_ms,
+            rtt_ms,
+            execute_ms,
+            ..,
+        ] = v
+        else {
+            return None;
+        };
+        Some(RpcOpCounters {
+            name: name.to_string(),
+            ops,
+            ntrans,
+            timeouts,
+            bytes_sent,
+            bytes_recv,
+            queue_ms,
+            rtt_ms,
+            execute_ms,
+            errors: v.get(8).copied(),
+        })
+    }
+}
+
 /// What an NFS mount's block says, apart from where it is mounted: two
 /// blocks with equal counters and the same device are one superblock seen
 /// through two mount points (bind mounts).
@@ -297,18 +329,7 @@ fn parse_block_line<'a>(
         if c.ops.iter().any(|o| o.name == name) {
             return Err(format!("{name} once per mount"));
         }
-        c.ops.push(RpcOpCounters {
-            name: name.to_string(),
-            ops: v[0],
-            ntrans: v[1],
-            timeouts: v[2],
-            bytes_sent: v[3],
-            bytes_recv: v[4],
-            queue_ms: v[5],
-            rtt_ms: v[6],
-            execute_ms: v[7],
-            errors: v.get(8).copied(),
-        });
+        c.ops.extend(RpcOpCounters::from_fields(name, &v));
         return Ok(());
     }
     match first {
