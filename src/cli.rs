@@ -56,6 +56,8 @@ pub enum Command {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum BatchPanel {
     Disks,
+    /// The kernel NFS client's mounts, as nfsiostat.
+    Nfs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -39,6 +39,19 @@ fn main() {
             let mut panel = DiskReport::new(source, format, units, sel);
             std::process::exit(run_report(&mut panel, &fs, interval, count, format));
         }
+        Some(Command::Batch {
+            panel: BatchPanel::Nfs,
+            count,
+            format,
+            ..
+        }) => {
+            for m in &messages {
+                eprintln!("strata: {m}");
+            }
+            let source = strata::source::nfs::NfsSource::new(fs.clone());
+            let mut panel = strata::batch::nfs::NfsReport::new(source, format);
+            std::process::exit(run_report(&mut panel, &fs, interval, count, format));
+        }
         None => {
             let no_color = strata::theme::no_color_requested();
             let (theme, theme_err) =

@@ -3,3 +3,5 @@
 
 pub mod disk;
 pub mod disk_tick;
+pub mod nfs;
+pub mod nfs_tick;

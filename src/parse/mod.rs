@@ -4,6 +4,8 @@
 //! these functions, so a figure means the same thing whatever its origin.
 
 pub mod diskstats;
+pub mod mountinfo;
+pub mod mountstats;
 pub mod uptime;
 
 use std::fmt;
