@@ -48,6 +48,16 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
+/// An age as uptime prints it: "3d 04:05", "04:05:06" under a day.
+pub fn duration_s(secs: u64) -> String {
+    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    if d > 0 {
+        format!("{d}d {h:02}:{m:02}")
+    } else {
+        format!("{h:02}:{m:02}:{s:02}")
+    }
+}
+
 /// A size in decimal units as disk vendors label them: "480 GB", "1.9 TB".
 pub fn disk_size(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];

@@ -5,10 +5,12 @@ use crate::app::{App, keymap};
 use crate::source::SourceError;
 use crate::source::disks::{DiskSample, DiskSource};
 use crate::source::host::SelfMeter;
+use crate::source::nfs::{NfsSample, NfsSource};
 use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures::StreamExt;
 use std::time::Duration;
 use tokio::sync::mpsc;
+use tokio::task::JoinSet;
 use tokio::time::{Instant, MissedTickBehavior, interval, sleep_until};
 
 /// At most this many frames a second; sampling has its own clock.
@@ -16,6 +18,13 @@ const FRAME: Duration = Duration::from_millis(33);
 
 pub enum Msg {
     Disks(Result<DiskSample, SourceError>),
+    Nfs(Result<NfsSample, SourceError>),
+}
+
+/// Every source the screen samples, each on its own task.
+pub struct Sources {
+    pub disks: DiskSource,
+    pub nfs: NfsSource,
 }
 
 pub fn now_ms() -> i64 {
@@ -60,7 +69,7 @@ async fn sample_loop<S, T>(
 
 /// Runs the screen until the user quits. The terminal is restored on every
 /// way out, panics included (ratatui's hook).
-pub fn run(mut app: App, source: DiskSource) -> anyhow::Result<()> {
+pub fn run(mut app: App, source: Sources) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -73,17 +82,32 @@ pub fn run(mut app: App, source: DiskSource) -> anyhow::Result<()> {
 async fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     app: &mut App,
-    source: DiskSource,
+    sources: Sources,
 ) -> anyhow::Result<()> {
     let (tx, mut rx) = mpsc::channel(16);
     let every = Duration::from_secs_f64(app.interval_s);
-    let mut sampler = tokio::spawn(sample_loop(
-        source,
+    // A sampler that dies (a panic in a reader) takes only its layer down:
+    // the layer turns stale with the reason, the rest goes on.
+    let mut samplers = JoinSet::new();
+    let disks = samplers.spawn(sample_loop(
+        sources.disks,
         |s: &mut DiskSource, wall_ms| s.sample(wall_ms),
         Msg::Disks,
         every,
+        tx.clone(),
+    ));
+    let nfs = samplers.spawn(sample_loop(
+        sources.nfs,
+        |s: &mut NfsSource, wall_ms| s.sample(wall_ms),
+        Msg::Nfs,
+        every,
         tx,
     ));
+    type Fail = fn(&mut App, String);
+    let layers: [(tokio::task::Id, &str, Fail); 2] = [
+        (disks.id(), "disk", App::disks_failed),
+        (nfs.id(), "NFS", App::nfs_failed),
+    ];
     let mut events = EventStream::new();
     let mut clock = interval(Duration::from_secs(1));
     clock.set_missed_tick_behavior(MissedTickBehavior::Skip);
@@ -121,6 +145,8 @@ async fn event_loop(
                 match msg {
                     Msg::Disks(Ok(s)) => app.ingest_disks(s),
                     Msg::Disks(Err(e)) => app.disks_failed(e.to_string()),
+                    Msg::Nfs(Ok(s)) => app.ingest_nfs(s),
+                    Msg::Nfs(Err(e)) => app.nfs_failed(e.to_string()),
                 }
                 dirty = true;
             }
@@ -137,12 +163,15 @@ async fn event_loop(
             _ = sigint.recv() => app.quit = true,
             _ = sighup.recv() => app.quit = true,
             _ = sigquit.recv() => app.quit = true,
-            end = &mut sampler => {
-                let why = match end {
-                    Err(e) if e.is_panic() => "the disk sampler panicked",
-                    _ => "the disk sampler stopped",
+            Some(end) = samplers.join_next_with_id() => {
+                let (id, how) = match end {
+                    Ok((id, ())) => (id, "stopped"),
+                    Err(e) => (e.id(), if e.is_panic() { "panicked" } else { "stopped" }),
                 };
-                return Err(anyhow::anyhow!(why));
+                if let Some((_, name, fail)) = layers.iter().find(|(i, ..)| *i == id) {
+                    fail(app, format!("the {name} sampler {how}; restart strata to sample it again"));
+                }
+                dirty = true;
             }
             _ = sleep_until(last_draw + FRAME), if dirty => {
                 terminal.draw(|f| crate::ui::draw(f, app))?;
@@ -151,6 +180,6 @@ async fn event_loop(
             }
         }
     }
-    sampler.abort();
+    samplers.abort_all();
     Ok(())
 }

@@ -5,6 +5,7 @@ use strata::batch::run::{DiskReport, run_report};
 use strata::cli::{BatchPanel, Cli, Command, UnitsArg};
 use strata::config::Units;
 use strata::source::disks::DiskSource;
+use strata::source::nfs::NfsSource;
 use strata::source::rootfs::RootFs;
 
 fn main() {
@@ -48,7 +49,7 @@ fn main() {
             for m in &messages {
                 eprintln!("strata: {m}");
             }
-            let source = strata::source::nfs::NfsSource::new(fs.clone());
+            let source = NfsSource::new(fs.clone());
             let mut panel = strata::batch::nfs::NfsReport::new(source, format);
             std::process::exit(run_report(&mut panel, &fs, interval, count, format));
         }
@@ -67,7 +68,11 @@ fn main() {
             if !notes.is_empty() {
                 app.notice = Some(notes.join(" · "));
             }
-            if let Err(e) = strata::live::run(app, source) {
+            let sources = strata::live::Sources {
+                disks: source,
+                nfs: NfsSource::new(fs.clone()),
+            };
+            if let Err(e) = strata::live::run(app, sources) {
                 eprintln!("strata: {e}");
                 std::process::exit(1);
             }

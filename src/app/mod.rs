@@ -7,6 +7,7 @@ pub mod action;
 pub mod keymap;
 pub mod layer;
 pub mod list;
+pub mod nfs;
 pub mod state;
 
 pub use action::Action;

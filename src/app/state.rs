@@ -3,9 +3,12 @@
 use super::action::Action;
 use super::layer::Layer;
 use super::list::ListUi;
+use super::nfs::{NFS_HISTORY, NFS_TABLE};
 use crate::config::{Config, Units};
 use crate::model::disk::{DISK_COLS, DiskCol};
 use crate::model::disk_tick::{Baseline, DiskRow, DiskTick};
+use crate::model::nfs::NFS_OP_COLS;
+use crate::model::nfs_tick::{NfsBaseline, NfsTick};
 use crate::source::disks::DiskSample;
 use crate::theme::Theme;
 
@@ -34,15 +37,17 @@ pub fn history_index(col: DiskCol) -> Option<usize> {
 pub enum Panel {
     Overview,
     Disks,
+    Nfs,
 }
 
 impl Panel {
-    pub const ALL: [Panel; 2] = [Panel::Overview, Panel::Disks];
+    pub const ALL: [Panel; 3] = [Panel::Overview, Panel::Disks, Panel::Nfs];
 
     pub fn title(self) -> &'static str {
         match self {
             Panel::Overview => "Overview",
             Panel::Disks => "Disks",
+            Panel::Nfs => "NFS",
         }
     }
 }
@@ -53,6 +58,8 @@ pub enum View {
     Panel(Panel),
     /// One device: its charts, then its partitions or the devices under it.
     Disk(String),
+    /// One NFS mount (by its key): its charts, then its operations.
+    Nfs(String),
 }
 
 /// The disks table's sort label: "Device" or the column's header.
@@ -88,6 +95,9 @@ pub struct App {
     /// Block devices; history holds [`DISK_HISTORY`] per device.
     pub disks: Layer<DiskTick>,
     disk_baseline: Baseline,
+    /// Kernel NFS mounts; history holds the NFS table's figures per mount.
+    pub nfs: Layer<NfsTick>,
+    pub(super) nfs_baseline: NfsBaseline,
     pub quit: bool,
     pub ui: UiState,
     /// NO_COLOR is set: `t` must not bring colour back.
@@ -103,6 +113,10 @@ pub struct UiState {
     pub stack: Vec<View>,
     /// The disks table: selected device, sort (an index into DISK_COLS).
     pub disks: ListUi,
+    /// The NFS table (sort: an index into NFS_TABLE).
+    pub nfs: ListUi,
+    /// A mount's operations (sort: an index into NFS_OP_COLS).
+    pub nfs_ops: ListUi,
     /// Selected row among a device's parts in its detail view.
     pub part_selected: Option<String>,
     pub filter: String,
@@ -127,6 +141,8 @@ impl App {
         let ui = UiState {
             stack: vec![View::Panel(Panel::Overview)],
             disks: ListUi::sorted_by(DiskCol::Util as usize),
+            nfs: ListUi::sorted_by(0),
+            nfs_ops: ListUi::default(),
             part_selected: None,
             filter: String::new(),
             filter_edit: None,
@@ -148,6 +164,8 @@ impl App {
             usage: SelfUsage::default(),
             disks: Layer::new(capacity, DISK_HISTORY.len()),
             disk_baseline: Baseline::default(),
+            nfs: Layer::new(capacity, NFS_HISTORY),
+            nfs_baseline: NfsBaseline::default(),
             quit: false,
             ui,
             no_color: false,
@@ -217,6 +235,10 @@ impl App {
             }
         }
         self.disks.keep(names.iter().map(String::as_str));
+        if let Some(View::Nfs(key)) = self.ui.stack.last() {
+            let key = key.clone();
+            self.nfs.keep([key.as_str()]);
+        }
     }
 
     pub fn view(&self) -> &View {
@@ -238,12 +260,7 @@ impl App {
         let Some(tick) = self.view_tick() else {
             return Vec::new();
         };
-        let filter = self
-            .ui
-            .filter_edit
-            .as_deref()
-            .unwrap_or(&self.ui.filter)
-            .to_lowercase();
+        let filter = self.filter_text();
         let mut rows: Vec<&DiskRow> = tick
             .rows
             .iter()
@@ -319,8 +336,10 @@ impl App {
                 self.ui.paused = !self.ui.paused;
                 if self.ui.paused {
                     self.disks.freeze();
+                    self.nfs.freeze();
                 } else {
                     self.disks.thaw();
+                    self.nfs.thaw();
                 }
                 self.freeze_view();
             }
@@ -339,12 +358,17 @@ impl App {
             }
             Action::Back => {
                 if self.ui.stack.len() > 1 {
-                    if let Some(View::Disk(name)) = self.ui.stack.pop() {
-                        self.ui.part_selected = None;
-                        // back in the table, the device drilled into stays selected
-                        if self.ui.stack.len() == 1 {
-                            self.ui.disks.selected = Some(name);
+                    // back in the table, the entity drilled into stays selected
+                    let top = self.ui.stack.len() == 2;
+                    match self.ui.stack.pop() {
+                        Some(View::Disk(name)) => {
+                            self.ui.part_selected = None;
+                            if top {
+                                self.ui.disks.selected = Some(name);
+                            }
                         }
+                        Some(View::Nfs(key)) => self.ui.nfs.selected = Some(key),
+                        _ => {}
                     }
                 } else if !self.ui.filter.is_empty() {
                     self.ui.filter.clear();
@@ -359,9 +383,18 @@ impl App {
             }
             Action::SortNext => self.cycle_sort(1),
             Action::SortPrev => self.cycle_sort(-1),
-            Action::SortReverse => self.ui.disks.desc = !self.ui.disks.desc,
+            Action::SortReverse => {
+                if let Some((list, _)) = self.sorted_list() {
+                    list.desc = !list.desc;
+                }
+            }
             Action::StartFilter => {
-                self.ui.stack = vec![View::Panel(Panel::Disks)];
+                // a filter narrows the panel's table; the overview has none
+                let panel = match self.panel() {
+                    Panel::Overview => Panel::Disks,
+                    p => p,
+                };
+                self.ui.stack = vec![View::Panel(panel)];
                 self.ui.filter_edit = Some(self.ui.filter.clone());
             }
             Action::FilterChar(c) => {
@@ -432,8 +465,30 @@ impl App {
         self.ui.stack = vec![View::Panel(Panel::ALL[(i + step) % Panel::ALL.len()])];
     }
 
+    /// The table the sort keys act on in the current view, and its
+    /// number of figure columns.
+    fn sorted_list(&mut self) -> Option<(&mut ListUi, usize)> {
+        match self.view() {
+            View::Panel(Panel::Disks) => Some((&mut self.ui.disks, DISK_COLS.len())),
+            View::Panel(Panel::Nfs) => Some((&mut self.ui.nfs, NFS_TABLE.len())),
+            View::Nfs(_) => Some((&mut self.ui.nfs_ops, NFS_OP_COLS.len())),
+            View::Panel(Panel::Overview) | View::Disk(_) => None,
+        }
+    }
+
     fn cycle_sort(&mut self, step: isize) {
-        self.ui.disks.cycle_sort(DISK_COLS.len(), step);
+        if let Some((list, cols)) = self.sorted_list() {
+            list.cycle_sort(cols, step);
+        }
+    }
+
+    /// The filter as typed or kept, lower case.
+    pub fn filter_text(&self) -> String {
+        self.ui
+            .filter_edit
+            .as_deref()
+            .unwrap_or(&self.ui.filter)
+            .to_lowercase()
     }
 
     fn move_selection(&mut self, delta: isize) {
@@ -451,6 +506,16 @@ impl App {
                     self.ui.part_selected = Some(parts[j as usize].name.clone());
                 }
             }
+            View::Panel(Panel::Nfs) => {
+                let keys: Vec<String> = self.nfs_rows().iter().map(|r| r.key.clone()).collect();
+                let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+                self.ui.nfs.step(&keys, delta);
+            }
+            View::Nfs(key) => {
+                let names = self.nfs_op_names(&key);
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                self.ui.nfs_ops.step(&names, delta);
+            }
             View::Panel(Panel::Overview) => {}
         }
     }
@@ -458,6 +523,17 @@ impl App {
     fn drill_down(&mut self) {
         match self.view().clone() {
             View::Panel(Panel::Overview) => self.ui.stack = vec![View::Panel(Panel::Disks)],
+            View::Panel(Panel::Nfs) => {
+                let rows = self.nfs_rows();
+                let i = self.ui.nfs.index(rows.iter().map(|r| r.key.as_str()));
+                if let Some(r) = rows.get(i) {
+                    let key = r.key.clone();
+                    self.ui.nfs.selected = Some(key.clone());
+                    self.ui.nfs_ops.selected = None;
+                    self.ui.stack.push(View::Nfs(key));
+                }
+            }
+            View::Nfs(_) => {}
             View::Panel(Panel::Disks) => {
                 let rows = self.disk_rows();
                 if let Some(r) = rows.get(self.selected_index(&rows)) {

@@ -12,7 +12,9 @@
 mod detail;
 mod disks;
 mod help;
+mod nfs;
 mod overview;
+mod table;
 mod widgets;
 
 use crate::app::{App, Panel, View};
@@ -60,6 +62,8 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         View::Panel(Panel::Overview) => overview::draw(f, app, body),
         View::Panel(Panel::Disks) => disks::draw(f, app, body),
         View::Disk(name) => detail::draw(f, app, body, &name),
+        View::Panel(Panel::Nfs) => nfs::draw(f, app, body),
+        View::Nfs(key) => nfs::draw_mount(f, app, body, &key),
     }
     draw_footer(f, app, footer);
     if app.ui.help {
@@ -145,6 +149,7 @@ pub fn breadcrumb(app: &App) -> Vec<String> {
         .map(|v| match v {
             View::Panel(p) => p.title().to_string(),
             View::Disk(n) => names(n),
+            View::Nfs(key) => app.nfs_row(key).map_or(key.clone(), |r| r.export.clone()),
         })
         .collect()
 }
@@ -177,6 +182,14 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 ("h/l", "columns"),
                 ("p", "pause"),
             ],
+            View::Panel(Panel::Nfs) => &[
+                ("Enter", "mount"),
+                ("s/S", "sort"),
+                ("r", "reverse"),
+                ("/", "filter"),
+                ("p", "pause"),
+            ],
+            View::Nfs(_) => &[("s/S", "sort operations"), ("Esc", "back"), ("p", "pause")],
             View::Disk(_) => &[
                 ("Enter", "part"),
                 ("Esc", "back"),

@@ -12,6 +12,8 @@ use std::sync::Arc;
 use strata::app::{App, HostInfo};
 use strata::config::Config;
 use strata::parse::diskstats::parse_diskstats;
+use strata::parse::mountstats::parse_mountstats;
+use strata::source::nfs::{NfsSample, group_mounts};
 use strata::source::disks::{DiskSample, read_catalogue};
 use strata::source::rootfs::RootFs;
 use strata::theme::Theme;
@@ -90,6 +92,18 @@ pub fn sample(k: u64) -> DiskSample {
     }
 }
 
+/// The fixture host's NFS mounts `k` seconds after boot plus 1000 s.
+pub fn nfs_sample(k: u64) -> NfsSample {
+    let parsed = parse_mountstats(&layers::mountstats_text(k), "/proc/self/mountstats");
+    assert!(parsed.rejected.is_empty(), "{:?}", parsed.rejected);
+    NfsSample {
+        uptime_cs: 100_000 + k * 100,
+        wall_ms: 1_795_000_000_000 + k as i64 * 1000,
+        mounts: group_mounts(parsed.items, None),
+        rejected: Vec::new(),
+    }
+}
+
 /// An app that has taken `n` samples of the fixture host.
 pub fn app_with(n: u64) -> App {
     let host = HostInfo {
@@ -99,6 +113,7 @@ pub fn app_with(n: u64) -> App {
     let mut app = App::new(Config::default(), Theme::default(), host, 1.0);
     for k in 0..n {
         app.ingest_disks(sample(k));
+        app.ingest_nfs(nfs_sample(k));
     }
     app.now_ms = 1_795_000_000_000 + n as i64 * 1000;
     app

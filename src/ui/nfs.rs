@@ -1,0 +1,310 @@
+//! The kernel NFS panel (a row per mount, nfsiostat's figures) and one
+//! mount's detail: its charts and its operations.
+
+use super::panel_block;
+use super::table::{self, Col};
+use super::widgets::{Series, chart};
+use crate::app::App;
+use crate::app::nfs::{NFS_TABLE, NfsFig, nfs_figure};
+use crate::config::Level;
+use crate::model::nfs::{NFS_OP_COLS, NfsColKind, NfsOpCol};
+use crate::model::nfs_tick::NfsRow;
+use crate::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, Paragraph, Row};
+
+/// "filer01:/vol/arch" and where it is mounted, as one label.
+pub(crate) fn mount_label(r: &NfsRow) -> String {
+    match r.mount_points.as_slice() {
+        [] => r.export.clone(),
+        [one] => one.clone(),
+        [one, rest @ ..] => format!("{one} (+{})", rest.len()),
+    }
+}
+
+/// Latency figures are coloured by the await thresholds, as disks' are.
+fn style_of(app: &App, kind: NfsColKind, v: Option<f64>) -> Style {
+    let t = &app.theme;
+    match (kind, v) {
+        (NfsColKind::Latency, Some(x)) => {
+            let th = &app.config.thresholds;
+            super::level_style(
+                t,
+                if x >= th.await_crit_ms {
+                    Level::Crit
+                } else if x >= th.await_warn_ms {
+                    Level::Warn
+                } else {
+                    Level::Normal
+                },
+            )
+        }
+        _ => t.base,
+    }
+}
+
+fn kind_of(fig: NfsFig) -> NfsColKind {
+    match fig {
+        NfsFig::Mount(c) => c.def().kind,
+        NfsFig::Op(_, c) => c.def().kind,
+    }
+}
+
+/// The source's error or a rejected line, at the bottom of the block.
+pub(crate) fn with_source_state<'a, T: Clone>(
+    block: Block<'a>,
+    layer: &crate::app::layer::Layer<T>,
+    what: &str,
+    t: &Theme,
+) -> Block<'a> {
+    if let Some(err) = layer.shown_error() {
+        block.title_bottom(Line::from(Span::styled(format!(" {what}: {err} "), t.crit)))
+    } else if let Some(bad) = layer.shown_rejected().first() {
+        block.title_bottom(Line::from(Span::styled(
+            format!(" rejected: {bad} "),
+            t.warn,
+        )))
+    } else {
+        block
+    }
+}
+
+pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
+    let rows = app.nfs_rows();
+    let t = &app.theme;
+    let total = app.nfs.tick().map_or(0, |k| k.rows.len());
+    let sort = app
+        .ui
+        .nfs
+        .sort
+        .and_then(|i| NFS_TABLE.get(i))
+        .map_or("Mount", |c| c.1);
+    let filter = app.ui.filter_edit.as_deref().unwrap_or(&app.ui.filter);
+    let mut title = format!(
+        " Kernel NFS client · {} of {total} mounts · sort {sort} {}",
+        rows.len(),
+        if app.ui.nfs.desc { "↓" } else { "↑" }
+    );
+    if !filter.is_empty() {
+        title.push_str(&format!(" · filter \"{filter}\""));
+    }
+    title.push(' ');
+    let block = with_source_state(panel_block(title, t, true), &app.nfs, "mountstats", t);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if app.nfs.tick().is_none() {
+        f.render_widget(
+            Paragraph::new(Span::styled("waiting for the second sample…", t.muted)),
+            inner,
+        );
+        return;
+    }
+    if total == 0 {
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                "no NFS mounts in /proc/self/mountstats (Oracle dNFS does its own I/O and never shows here)",
+                t.muted,
+            )),
+            inner,
+        );
+        return;
+    }
+    let mw = table::name_width(rows.iter().map(|r| r.export.as_str()), "Export");
+    let pw = table::name_width(
+        rows.iter()
+            .map(|r| mount_label(r))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(String::as_str),
+        "Mounted on",
+    );
+    let mut cols = vec![
+        Col::text("Export", mw),
+        Col::text("Mounted on", pw),
+        Col::text("Vers", 4),
+    ];
+    cols.extend(NFS_TABLE.iter().map(|(_, h)| Col::figure(*h)));
+    let sorted = app.ui.nfs.sort.map(|i| i + 3);
+    let selected = app.ui.nfs.index(rows.iter().map(|r| r.key.as_str()));
+    let widths: Vec<u16> = cols.iter().map(|c| c.width).collect();
+    let row = |i: usize| {
+        let r = rows[i];
+        let mut cells = vec![
+            Cell::from(r.export.clone()),
+            Cell::from(mount_label(r)),
+            Cell::from(Span::styled(r.vers.clone().unwrap_or_default(), t.muted)),
+        ];
+        cells.extend(NFS_TABLE.iter().enumerate().map(|(j, (fig, _))| {
+            let v = nfs_figure(r, *fig);
+            table::figure(v, widths[j + 3], t, style_of(app, kind_of(*fig), v))
+        }));
+        Row::new(cells)
+    };
+    let [table_area, legend] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
+    let mut list = app.ui.nfs.clone();
+    let visible = table::draw(
+        f,
+        table_area,
+        t,
+        &cols,
+        sorted,
+        rows.len(),
+        selected,
+        &mut list,
+        row,
+    );
+    f.render_widget(
+        Paragraph::new(Span::styled(
+            "RTT and exe in ms per operation · bklog: nfsiostat's rpc bklog · bind mounts of one export are one row",
+            t.muted,
+        )),
+        legend,
+    );
+    app.ui.nfs = list;
+    app.ui.page_rows = visible;
+}
+
+pub fn draw_mount(f: &mut Frame, app: &mut App, area: Rect, key: &str) {
+    let t = &app.theme;
+    let Some(row) = app.nfs_row(key) else {
+        let block = panel_block(format!(" {key} "), t, true);
+        let inner = block.inner(area);
+        f.render_widget(block, area);
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                "this mount is gone from /proc/self/mountstats",
+                t.warn,
+            )),
+            inner,
+        );
+        return;
+    };
+    let mut title = format!(" {} on {}", row.export, row.mount_points.join(", "));
+    let vers = row.vers.as_ref().map(|v| format!("NFSv{v}"));
+    for x in [vers.as_ref(), row.proto.as_ref()].into_iter().flatten() {
+        title.push_str(&format!(" · {x}"));
+    }
+    title.push_str(&format!(
+        " · mounted {} ",
+        crate::format::duration_s(row.age_s)
+    ));
+    let block = with_source_state(panel_block(title, t, true), &app.nfs, "mountstats", t);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+
+    let ops = app.nfs_ops(key);
+    let ops_height = (ops.len() as u16 + 3).min(inner.height / 2).max(4);
+    let [charts, bottom] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(ops_height)]).areas(inner);
+    let n = app.nfs.history.capacity();
+    let times = app.nfs.series_times(n);
+    let values = |i: usize| app.nfs.series(key, i, n);
+    let specs: [(&str, &str, Vec<Series>); 4] = [
+        (
+            "RPC",
+            "",
+            vec![Series {
+                label: "ops/s",
+                values: values(0),
+                style: t.accent,
+            }],
+        ),
+        (
+            "Operations",
+            "",
+            vec![
+                Series {
+                    label: "READ/s",
+                    values: values(2),
+                    style: t.read,
+                },
+                Series {
+                    label: "WRITE/s",
+                    values: values(6),
+                    style: t.write,
+                },
+            ],
+        ),
+        (
+            "Throughput",
+            "",
+            vec![
+                Series {
+                    label: "rd kB/s",
+                    values: values(3),
+                    style: t.read,
+                },
+                Series {
+                    label: "wr kB/s",
+                    values: values(7),
+                    style: t.write,
+                },
+            ],
+        ),
+        (
+            "RTT ms",
+            "",
+            vec![
+                Series {
+                    label: "READ",
+                    values: values(4),
+                    style: t.read,
+                },
+                Series {
+                    label: "WRITE",
+                    values: values(8),
+                    style: t.write,
+                },
+            ],
+        ),
+    ];
+    let areas = Layout::vertical(vec![Constraint::Ratio(1, 4); 4]).split(charts);
+    for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
+        chart(f, *a, title, unit, series, &times, t);
+    }
+
+    let ow = table::name_width(ops.iter().map(|o| o.name.as_str()), "Operation");
+    let mut cols = vec![Col::text("Operation", ow)];
+    cols.extend(NFS_OP_COLS.iter().map(|c| Col::figure(c.header)));
+    let widths: Vec<u16> = cols.iter().map(|c| c.width).collect();
+    let sorted = app.ui.nfs_ops.sort.map(|i| i + 1);
+    let selected = app.ui.nfs_ops.index(ops.iter().map(|o| o.name.as_str()));
+    let row = |i: usize| {
+        let o = ops[i];
+        let mut cells = vec![Cell::from(o.name.clone())];
+        cells.extend(NFS_OP_COLS.iter().enumerate().map(|(j, c)| {
+            // errors only exist from RPC iostats 1.1 on
+            let v = match c.col {
+                NfsOpCol::Errors | NfsOpCol::ErrorsPct if !o.has_errors => None,
+                col => o.rates.as_ref().and_then(|r| r.get(col)),
+            };
+            table::figure(v, widths[j + 1], t, style_of(app, c.kind, v))
+        }));
+        Row::new(cells)
+    };
+    let block = panel_block(
+        " operations · READ and WRITE always, others when active ",
+        t,
+        false,
+    );
+    let table_area = block.inner(bottom);
+    f.render_widget(block, bottom);
+    let mut list = app.ui.nfs_ops.clone();
+    let visible = table::draw(
+        f,
+        table_area,
+        t,
+        &cols,
+        sorted,
+        ops.len(),
+        selected,
+        &mut list,
+        row,
+    );
+    app.ui.nfs_ops = list;
+    app.ui.page_rows = visible;
+}
