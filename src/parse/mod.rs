@@ -4,7 +4,9 @@
 //! these functions, so a figure means the same thing whatever its origin.
 
 pub mod diskstats;
+pub mod meminfo;
 pub mod uptime;
+pub mod vmstat;
 
 use std::fmt;
 
