@@ -262,10 +262,21 @@ fn describe(e: &io::Error, method: Method) -> String {
             method.label()
         ),
         Some(libc::EACCES) => "permission denied".to_string(),
-        Some(libc::ENOENT) => "no such file (gone since the patterns were expanded)".to_string(),
+        Some(libc::ENOENT) => "no such file".to_string(),
         Some(libc::EOPNOTSUPP) => format!("{}: not supported on this file system", method.label()),
         _ => e.to_string(),
     }
+}
+
+/// A pattern as `--cache-files` and the config's `cache_files` take it:
+/// not blank, and glob syntax that parses.
+pub fn check_pattern(pattern: &str) -> Result<String, String> {
+    if pattern.trim().is_empty() {
+        return Err("an empty pattern names no file".to_string());
+    }
+    glob::Pattern::new(pattern)
+        .map(|_| pattern.to_string())
+        .map_err(|e| format!("bad pattern: {e}"))
 }
 
 fn has_glob_meta(p: &str) -> bool {
@@ -293,10 +304,10 @@ fn expand(fs: &RootFs, patterns: &[String]) -> Vec<Watched> {
             continue;
         }
         // Checked alone so that an error's position is in the user's text.
-        if let Err(e) = glob::Pattern::new(pattern) {
+        if let Err(reason) = check_pattern(pattern) {
             out.push(Watched::Problem {
                 pattern: pattern.clone(),
-                reason: format!("bad pattern: {e}"),
+                reason,
             });
             continue;
         }
@@ -425,10 +436,7 @@ mod tests {
                 ("/u01/redo/redo01.log", Ok(1)),
                 ("/u01/redo/redo02.log", Ok(2)),
                 ("/u01/arch/*.arc", Err("no file matches")),
-                (
-                    "/u01/missing.dbf",
-                    Err("no such file (gone since the patterns were expanded)")
-                ),
+                ("/u01/missing.dbf", Err("no such file")),
                 (
                     "/u01/[",
                     Err("bad pattern: Pattern syntax error near position 5: invalid range pattern")
