@@ -428,3 +428,53 @@ fn child_as_nobody() {
     }
     println!("CHILD DONE");
 }
+
+/// Sparse files, so the sizes cost no disk; not much larger, as fincore
+/// asks mincore about every page of them.
+#[test]
+fn sizes_print_as_fincore_prints_them() {
+    let dir = disk_dir();
+    let sizes = [
+        0u64,
+        1023,
+        1024,
+        1536,
+        100_000,
+        1_048_535,
+        1_048_676,
+        5_000_000_000,
+        (3 << 30) + 123_456_789,
+    ];
+    let mut paths = Vec::new();
+    for (i, size) in sizes.iter().enumerate() {
+        let path = dir.path().join(format!("f{i}"));
+        File::create(&path).unwrap().set_len(*size).unwrap();
+        paths.push(path);
+    }
+    let out = match Command::new("fincore")
+        .args(["-n", "-r", "-o", "SIZE"])
+        .args(&paths)
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) => {
+            assert!(
+                std::env::var_os("STRATA_REQUIRE_FINCORE").is_none(),
+                "fincore required: {e}"
+            );
+            eprintln!("SKIPPED fincore size parity: {e}");
+            return;
+        }
+    };
+    assert!(out.status.success(), "{out:?}");
+    let theirs: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let ours: Vec<String> = sizes
+        .iter()
+        .map(|&s| strata::batch::cache::human_size(s))
+        .collect();
+    assert_eq!(ours, theirs);
+}
