@@ -7,7 +7,8 @@
 //! units = "MB"          # or "kB"
 //! show_partitions = true
 //! show_all_devices = false
-//! cache_files = ["/u01/oradata/*/redo*.log"]   # page-cache residency
+//! cache_files = ["/u01/oradata/*/redo*.log"]  # residency of these files (globs; a
+//!                                             # relative one is from the current directory)
 //!
 //! [thresholds]
 //! util_warn = 80
