@@ -23,6 +23,9 @@ pub struct Cli {
     /// Theme: dark, light, high-contrast, mono, a name in ~/.config/strata/themes, or a path to a .toml file.
     #[arg(long, global = true, value_name = "NAME|PATH")]
     pub theme: Option<String>,
+    /// Watch the page-cache residency of the files this glob matches (`*`, `?`, `[a-z]`, `**`); repeatable; replaces `cache_files` in the config.
+    #[arg(long = "cache-files", global = true, value_name = "GLOB", value_parser = crate::source::cache::check_pattern)]
+    pub cache_files: Vec<String>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -58,6 +61,8 @@ pub enum BatchPanel {
     Disks,
     /// The kernel NFS client's mounts, as nfsiostat.
     Nfs,
+    /// The page cache (meminfo, vmstat) and the residency of --cache-files.
+    Cache,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -7,6 +7,8 @@
 //! units = "MB"          # or "kB"
 //! show_partitions = true
 //! show_all_devices = false
+//! cache_files = ["/u01/oradata/*/redo*.log"]  # residency of these files (globs; a
+//!                                             # relative one is from the current directory)
 //!
 //! [thresholds]
 //! util_warn = 80
@@ -115,6 +117,8 @@ pub struct Config {
     /// Also show loop, ram and zram devices.
     pub show_all_devices: bool,
     pub thresholds: Thresholds,
+    /// Glob patterns of the files whose page-cache residency is watched.
+    pub cache_files: Vec<String>,
 }
 
 impl Default for Config {
@@ -127,6 +131,7 @@ impl Default for Config {
             show_partitions: false,
             show_all_devices: false,
             thresholds: Thresholds::default(),
+            cache_files: Vec::new(),
         }
     }
 }
@@ -149,6 +154,7 @@ const TOP_KEYS: &[&str] = &[
     "show_partitions",
     "show_all_devices",
     "thresholds",
+    "cache_files",
 ];
 const THRESHOLD_KEYS: &[&str] = &["util_warn", "util_crit", "await_warn_ms", "await_crit_ms"];
 
@@ -245,6 +251,8 @@ pub fn parse(text: &str, source_name: &str) -> (Config, Vec<String>) {
                 }
                 None => Err(expected("a table", value)),
             },
+            "cache_files" => parse_cache_files(value, &mut problems)
+                .map(|patterns| config.cache_files = patterns),
             _ => Err(format!("unknown key (known keys: {})", TOP_KEYS.join(", "))),
         };
         if let Err(problem) = outcome {
@@ -328,6 +336,34 @@ fn parse_units(value: &DeValue) -> Result<Units, String> {
         Some(s) if s.eq_ignore_ascii_case("mb") => Ok(Units::MB),
         _ => Err(expected("\"kB\" or \"MB\"", value)),
     }
+}
+
+/// An array of glob patterns. A bad element is reported at its own line
+/// and left out; the good ones still apply, so one typo does not stop the
+/// other files being watched.
+fn parse_cache_files(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec<String>, String> {
+    let Some(items) = value.as_array() else {
+        return Err(expected(
+            "an array of glob patterns such as [\"/u01/oradata/*/redo*.log\"]",
+            value,
+        ));
+    };
+    let mut patterns = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let checked = match item.get_ref().as_str() {
+            Some(p) => crate::source::cache::check_pattern(p),
+            None => Err(expected("a glob pattern", item.get_ref())),
+        };
+        match checked {
+            Ok(p) => patterns.push(p),
+            Err(problem) => problems.push(Problem {
+                offset: item.span().start,
+                key: format!("cache_files[{i}]"),
+                problem,
+            }),
+        }
+    }
+    Ok(patterns)
 }
 
 fn boolean(value: &DeValue) -> Result<bool, String> {
@@ -691,6 +727,18 @@ mod tests {
         for secs in [1, 59, 3601, 129_600, 1_000_000] {
             assert_eq!(parse_duration(&format_duration(secs)), Ok(secs));
         }
+    }
+
+    #[test]
+    fn bad_cache_patterns_are_left_out_and_the_good_ones_kept() {
+        let text = "cache_files = [\"/u01/*.log\", 3, \"\", \"/u02/[\", \"/u03/a.dbf\"]\n";
+        let (config, messages) = parse(text, "c");
+        assert_eq!(config.cache_files, ["/u01/*.log", "/u03/a.dbf"]);
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(messages[0].starts_with("c line 1, key cache_files[1]: expected a glob pattern"));
+        assert!(messages[2].contains("key cache_files[3]: bad pattern"));
+        let (config, messages) = parse("cache_files = []\n", "c");
+        assert!(config.cache_files.is_empty() && messages.is_empty());
     }
 
     #[test]

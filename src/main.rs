@@ -1,9 +1,11 @@
 use clap::Parser;
 use strata::app::App;
+use strata::batch::cache::CacheReport;
 use strata::batch::disks::Selection;
 use strata::batch::run::{DiskReport, run_report};
 use strata::cli::{BatchPanel, Cli, Command, UnitsArg};
 use strata::config::Units;
+use strata::source::cache::CacheSource;
 use strata::source::disks::DiskSource;
 use strata::source::nfs::NfsSource;
 use strata::source::rootfs::RootFs;
@@ -51,6 +53,25 @@ fn main() {
             }
             let source = NfsSource::new(fs.clone());
             let mut panel = strata::batch::nfs::NfsReport::new(source, format);
+            std::process::exit(run_report(&mut panel, &fs, interval, count, format));
+        }
+        Some(Command::Batch {
+            panel: BatchPanel::Cache,
+            count,
+            format,
+            ..
+        }) => {
+            for m in &messages {
+                eprintln!("strata: {m}");
+            }
+            // Patterns on the command line replace the config's, as
+            // --interval replaces `interval`.
+            let patterns = if cli.cache_files.is_empty() {
+                config.cache_files.clone()
+            } else {
+                cli.cache_files.clone()
+            };
+            let mut panel = CacheReport::new(CacheSource::new(fs.clone(), patterns), format);
             std::process::exit(run_report(&mut panel, &fs, interval, count, format));
         }
         None => {

@@ -444,6 +444,7 @@ fn full_config_sets_everything() {
                 await_warn_ms: 10.0,
                 await_crit_ms: 50.0,
             },
+            cache_files: Vec::new(),
         }
     );
     assert_eq!(parse_fixture("valid", "empty.toml").0, Config::default());

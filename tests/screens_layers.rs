@@ -58,7 +58,12 @@ fn nfs_mount_detail_charts_and_operations() {
     assert!(screen.contains("NFSv3"), "{screen}");
     for op in ["READ", "WRITE", "GETATTR"] {
         assert!(line_with(&screen, "operations").len() > 0);
-        assert!(screen.lines().any(|l| l.trim_start_matches('│').starts_with(op)), "{op}");
+        assert!(
+            screen
+                .lines()
+                .any(|l| l.trim_start_matches('│').starts_with(op)),
+            "{op}"
+        );
     }
     // ops idle in the interval are left out; READ and WRITE never are
     assert!(!screen.lines().any(|l| l.contains("│COMMIT")), "{screen}");

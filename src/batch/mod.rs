@@ -1,6 +1,7 @@
 //! `strata batch PANEL`: the same figures as the screen, printed for
 //! scripts and tests, with no terminal UI.
 
+pub mod cache;
 pub mod disks;
 pub mod nfs;
 pub mod run;

@@ -1,6 +1,7 @@
 //! Pure derivations: two samples of a source and the interval of the
 //! source's own clock in, rates out. No IO, no clock.
 
+pub mod cache;
 pub mod disk;
 pub mod disk_tick;
 pub mod nfs;

@@ -4,9 +4,11 @@
 //! these functions, so a figure means the same thing whatever its origin.
 
 pub mod diskstats;
+pub mod meminfo;
 pub mod mountinfo;
 pub mod mountstats;
 pub mod uptime;
+pub mod vmstat;
 
 use std::fmt;
 

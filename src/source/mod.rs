@@ -1,9 +1,11 @@
 //! Sources do IO and nothing else: they read text, hand it to the pure
 //! parsers and return samples stamped with the source's own clock.
 
+pub mod cache;
 pub mod disks;
 pub mod host;
 pub mod nfs;
+pub mod residency;
 pub mod rootfs;
 
 use crate::parse::ParseError;

@@ -13,8 +13,8 @@ use strata::app::{App, HostInfo};
 use strata::config::Config;
 use strata::parse::diskstats::parse_diskstats;
 use strata::parse::mountstats::parse_mountstats;
-use strata::source::nfs::{NfsSample, group_mounts};
 use strata::source::disks::{DiskSample, read_catalogue};
+use strata::source::nfs::{NfsSample, group_mounts};
 use strata::source::rootfs::RootFs;
 use strata::theme::Theme;
 
