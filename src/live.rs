@@ -3,6 +3,7 @@
 
 use crate::app::{App, keymap};
 use crate::source::SourceError;
+use crate::source::cache::{CacheSample, CacheSource};
 use crate::source::disks::{DiskSample, DiskSource};
 use crate::source::host::SelfMeter;
 use crate::source::nfs::{NfsSample, NfsSource};
@@ -19,12 +20,14 @@ const FRAME: Duration = Duration::from_millis(33);
 pub enum Msg {
     Disks(Result<DiskSample, SourceError>),
     Nfs(Result<NfsSample, SourceError>),
+    Cache(Result<CacheSample, SourceError>),
 }
 
 /// Every source the screen samples, each on its own task.
 pub struct Sources {
     pub disks: DiskSource,
     pub nfs: NfsSource,
+    pub cache: CacheSource,
 }
 
 pub fn now_ms() -> i64 {
@@ -101,12 +104,20 @@ async fn event_loop(
         |s: &mut NfsSource, wall_ms| s.sample(wall_ms),
         Msg::Nfs,
         every,
+        tx.clone(),
+    ));
+    let cache = samplers.spawn(sample_loop(
+        sources.cache,
+        |s: &mut CacheSource, wall_ms| s.sample(wall_ms),
+        Msg::Cache,
+        every,
         tx,
     ));
     type Fail = fn(&mut App, String);
-    let layers: [(tokio::task::Id, &str, Fail); 2] = [
+    let layers: [(tokio::task::Id, &str, Fail); 3] = [
         (disks.id(), "disk", App::disks_failed),
         (nfs.id(), "NFS", App::nfs_failed),
+        (cache.id(), "page cache", App::cache_failed),
     ];
     let mut events = EventStream::new();
     let mut clock = interval(Duration::from_secs(1));
@@ -147,6 +158,8 @@ async fn event_loop(
                     Msg::Disks(Err(e)) => app.disks_failed(e.to_string()),
                     Msg::Nfs(Ok(s)) => app.ingest_nfs(s),
                     Msg::Nfs(Err(e)) => app.nfs_failed(e.to_string()),
+                    Msg::Cache(Ok(s)) => app.ingest_cache(s),
+                    Msg::Cache(Err(e)) => app.cache_failed(e.to_string()),
                 }
                 dirty = true;
             }

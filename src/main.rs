@@ -15,6 +15,12 @@ fn main() {
     let (config, messages) = strata::config::load(cli.config.as_deref());
     let fs = RootFs::new(cli.root.clone().unwrap_or_else(|| "/".into()));
     let interval = cli.interval.or(config.interval).unwrap_or(1.0);
+    // Patterns on the command line replace the config's, as --interval
+    // replaces `interval`.
+    let mut config = config;
+    if !cli.cache_files.is_empty() {
+        config.cache_files = cli.cache_files.clone();
+    }
     let source = DiskSource::new(fs.clone());
     match cli.command {
         Some(Command::Batch {
@@ -64,13 +70,7 @@ fn main() {
             for m in &messages {
                 eprintln!("strata: {m}");
             }
-            // Patterns on the command line replace the config's, as
-            // --interval replaces `interval`.
-            let patterns = if cli.cache_files.is_empty() {
-                config.cache_files.clone()
-            } else {
-                cli.cache_files.clone()
-            };
+            let patterns = config.cache_files.clone();
             let mut panel = CacheReport::new(CacheSource::new(fs.clone(), patterns), format);
             std::process::exit(run_report(&mut panel, &fs, interval, count, format));
         }
@@ -92,6 +92,7 @@ fn main() {
             let sources = strata::live::Sources {
                 disks: source,
                 nfs: NfsSource::new(fs.clone()),
+                cache: CacheSource::new(fs.clone(), app.config.cache_files.clone()),
             };
             if let Err(e) = strata::live::run(app, sources) {
                 eprintln!("strata: {e}");

@@ -69,3 +69,53 @@ fn nfs_mount_detail_charts_and_operations() {
     assert_eq!(app.ui.stack.len(), 1);
     assert!(app.ui.nfs.selected.is_some(), "the mount stays selected");
 }
+
+#[test]
+fn cache_panel_shows_cached_less_shmem_charts_and_watched_files() {
+    let mut app = app_with(30);
+    goto(&mut app, Panel::Cache);
+    let screen = render(&mut app, 150, 40);
+    insta::assert_snapshot!("cache_150x40", screen);
+    // meminfo of t=29: Cached 140,000,000 + 29*2048 kB = 133.6 GiB; Shmem
+    // 100,663,296 kB = 96.0 GiB; Cached-Shmem = 39,396,096 kB = 37.6 GiB
+    assert!(
+        line_with(&screen, "Cached-Shmem").contains("37.6 GiB"),
+        "{screen}"
+    );
+    assert!(
+        line_with(&screen, "│Shmem ").contains("96.0 GiB"),
+        "{screen}"
+    );
+    assert!(screen.contains("residency by cachestat(2)"), "{screen}");
+    // the vanished file is listed with its reason, not dropped
+    assert!(
+        line_with(&screen, "redo03.log").contains("No such file"),
+        "{screen}"
+    );
+    // redo02 is fully cached: 262,144 pages of 4 KiB = 1 GiB of 1 GiB
+    let redo02 = line_with(&screen, "redo02.log");
+    assert!(
+        redo02.contains("100.0") && redo02.contains("262144"),
+        "{redo02}"
+    );
+}
+
+#[test]
+fn cache_file_detail_charts_its_residency() {
+    let mut app = app_with(30);
+    goto(&mut app, Panel::Cache);
+    // sorted by RES, biggest first: redo02 (1 GiB) is at the top
+    keys(&mut app, &[Action::Top, Action::Enter]);
+    let screen = render(&mut app, 120, 30);
+    insta::assert_snapshot!("cache_file_120x30", screen);
+    assert!(
+        screen.contains("/u02/oradata/ORCL/redo02.log · 1.0 GiB · cachestat(2)"),
+        "{screen}"
+    );
+    assert!(screen.contains("Resident %"), "{screen}");
+    keys(&mut app, &[Action::Back]);
+    assert_eq!(
+        app.ui.cache_files.selected.as_deref(),
+        Some("/u02/oradata/ORCL/redo02.log")
+    );
+}

@@ -4,6 +4,7 @@
 //! arrive through `App::ingest_disks`; the view only reads an `App`.
 
 pub mod action;
+pub mod cache;
 pub mod keymap;
 pub mod layer;
 pub mod list;

@@ -1,10 +1,12 @@
 //! What the screen shows and how the user has arranged it.
 
 use super::action::Action;
+use super::cache::{CACHE_HISTORY, FILE_TABLE};
 use super::layer::Layer;
 use super::list::ListUi;
 use super::nfs::{NFS_HISTORY, NFS_TABLE};
 use crate::config::{Config, Units};
+use crate::model::cache::{CacheBaseline, CacheTick, FileCol};
 use crate::model::disk::{DISK_COLS, DiskCol};
 use crate::model::disk_tick::{Baseline, DiskRow, DiskTick};
 use crate::model::nfs::NFS_OP_COLS;
@@ -37,16 +39,18 @@ pub fn history_index(col: DiskCol) -> Option<usize> {
 pub enum Panel {
     Overview,
     Disks,
+    Cache,
     Nfs,
 }
 
 impl Panel {
-    pub const ALL: [Panel; 3] = [Panel::Overview, Panel::Disks, Panel::Nfs];
+    pub const ALL: [Panel; 4] = [Panel::Overview, Panel::Disks, Panel::Cache, Panel::Nfs];
 
     pub fn title(self) -> &'static str {
         match self {
             Panel::Overview => "Overview",
             Panel::Disks => "Disks",
+            Panel::Cache => "Cache",
             Panel::Nfs => "NFS",
         }
     }
@@ -60,6 +64,8 @@ pub enum View {
     Disk(String),
     /// One NFS mount (by its key): its charts, then its operations.
     Nfs(String),
+    /// One watched file (by its path): its residency over time.
+    CacheFile(String),
 }
 
 /// The disks table's sort label: "Device" or the column's header.
@@ -98,6 +104,10 @@ pub struct App {
     /// Kernel NFS mounts; history holds the NFS table's figures per mount.
     pub nfs: Layer<NfsTick>,
     pub(super) nfs_baseline: NfsBaseline,
+    /// The page cache; history holds the host's figures and each watched
+    /// file's.
+    pub cache: Layer<CacheTick>,
+    pub(super) cache_baseline: CacheBaseline,
     pub quit: bool,
     pub ui: UiState,
     /// NO_COLOR is set: `t` must not bring colour back.
@@ -117,6 +127,8 @@ pub struct UiState {
     pub nfs: ListUi,
     /// A mount's operations (sort: an index into NFS_OP_COLS).
     pub nfs_ops: ListUi,
+    /// The watched files (sort: an index into FILE_COLS).
+    pub cache_files: ListUi,
     /// Selected row among a device's parts in its detail view.
     pub part_selected: Option<String>,
     pub filter: String,
@@ -143,6 +155,7 @@ impl App {
             disks: ListUi::sorted_by(DiskCol::Util as usize),
             nfs: ListUi::sorted_by(0),
             nfs_ops: ListUi::default(),
+            cache_files: ListUi::sorted_by(FileCol::Res as usize),
             part_selected: None,
             filter: String::new(),
             filter_edit: None,
@@ -166,6 +179,8 @@ impl App {
             disk_baseline: Baseline::default(),
             nfs: Layer::new(capacity, NFS_HISTORY),
             nfs_baseline: NfsBaseline::default(),
+            cache: Layer::new(capacity, CACHE_HISTORY),
+            cache_baseline: CacheBaseline::default(),
             quit: false,
             ui,
             no_color: false,
@@ -235,10 +250,16 @@ impl App {
             }
         }
         self.disks.keep(names.iter().map(String::as_str));
-        if let Some(View::Nfs(key)) = self.ui.stack.last() {
-            let key = key.clone();
-            self.nfs.keep([key.as_str()]);
+        let mut cache = vec![super::cache::HOST_ENTITY.to_string()];
+        match self.ui.stack.last() {
+            Some(View::Nfs(key)) => {
+                let key = key.clone();
+                self.nfs.keep([key.as_str()]);
+            }
+            Some(View::CacheFile(path)) => cache.push(path.clone()),
+            _ => {}
         }
+        self.cache.keep(cache.iter().map(String::as_str));
     }
 
     pub fn view(&self) -> &View {
@@ -337,9 +358,11 @@ impl App {
                 if self.ui.paused {
                     self.disks.freeze();
                     self.nfs.freeze();
+                    self.cache.freeze();
                 } else {
                     self.disks.thaw();
                     self.nfs.thaw();
+                    self.cache.thaw();
                 }
                 self.freeze_view();
             }
@@ -368,6 +391,7 @@ impl App {
                             }
                         }
                         Some(View::Nfs(key)) => self.ui.nfs.selected = Some(key),
+                        Some(View::CacheFile(path)) => self.ui.cache_files.selected = Some(path),
                         _ => {}
                     }
                 } else if !self.ui.filter.is_empty() {
@@ -472,7 +496,8 @@ impl App {
             View::Panel(Panel::Disks) => Some((&mut self.ui.disks, DISK_COLS.len())),
             View::Panel(Panel::Nfs) => Some((&mut self.ui.nfs, NFS_TABLE.len())),
             View::Nfs(_) => Some((&mut self.ui.nfs_ops, NFS_OP_COLS.len())),
-            View::Panel(Panel::Overview) | View::Disk(_) => None,
+            View::Panel(Panel::Cache) => Some((&mut self.ui.cache_files, FILE_TABLE)),
+            View::Panel(Panel::Overview) | View::Disk(_) | View::CacheFile(_) => None,
         }
     }
 
@@ -516,7 +541,13 @@ impl App {
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
                 self.ui.nfs_ops.step(&names, delta);
             }
-            View::Panel(Panel::Overview) => {}
+            View::Panel(Panel::Cache) => {
+                let paths: Vec<String> =
+                    self.cache_files().iter().map(|r| r.path.clone()).collect();
+                let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+                self.ui.cache_files.step(&paths, delta);
+            }
+            View::Panel(Panel::Overview) | View::CacheFile(_) => {}
         }
     }
 
@@ -533,7 +564,19 @@ impl App {
                     self.ui.stack.push(View::Nfs(key));
                 }
             }
-            View::Nfs(_) => {}
+            View::Panel(Panel::Cache) => {
+                let rows = self.cache_files();
+                let i = self
+                    .ui
+                    .cache_files
+                    .index(rows.iter().map(|r| r.path.as_str()));
+                if let Some(r) = rows.get(i) {
+                    let path = r.path.clone();
+                    self.ui.cache_files.selected = Some(path.clone());
+                    self.ui.stack.push(View::CacheFile(path));
+                }
+            }
+            View::Nfs(_) | View::CacheFile(_) => {}
             View::Panel(Panel::Disks) => {
                 let rows = self.disk_rows();
                 if let Some(r) = rows.get(self.selected_index(&rows)) {

@@ -9,6 +9,7 @@
 //! └ footer: keys, filter prompt or notice                                     ┘
 //! ```
 
+mod cache;
 mod detail;
 mod disks;
 mod help;
@@ -64,6 +65,8 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         View::Disk(name) => detail::draw(f, app, body, &name),
         View::Panel(Panel::Nfs) => nfs::draw(f, app, body),
         View::Nfs(key) => nfs::draw_mount(f, app, body, &key),
+        View::Panel(Panel::Cache) => cache::draw(f, app, body),
+        View::CacheFile(path) => cache::draw_file(f, app, body, &path),
     }
     draw_footer(f, app, footer);
     if app.ui.help {
@@ -149,6 +152,7 @@ pub fn breadcrumb(app: &App) -> Vec<String> {
         .map(|v| match v {
             View::Panel(p) => p.title().to_string(),
             View::Disk(n) => names(n),
+            View::CacheFile(path) => path.clone(),
             View::Nfs(key) => app.nfs_row(key).map_or(key.clone(), |r| r.export.clone()),
         })
         .collect()
@@ -189,6 +193,14 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 ("/", "filter"),
                 ("p", "pause"),
             ],
+            View::Panel(Panel::Cache) => &[
+                ("Enter", "file"),
+                ("s/S", "sort files"),
+                ("r", "reverse"),
+                ("/", "filter"),
+                ("p", "pause"),
+            ],
+            View::CacheFile(_) => &[("Esc", "back"), ("p", "pause"), ("t", "theme")],
             View::Nfs(_) => &[("s/S", "sort operations"), ("Esc", "back"), ("p", "pause")],
             View::Disk(_) => &[
                 ("Enter", "part"),

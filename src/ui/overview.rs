@@ -51,10 +51,119 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     draw_disks(f, app, disks);
     let [cache, nfs] =
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(side);
-    pending(f, app, cache, PENDING[1]);
-    pending(f, app, nfs, PENDING[2]);
+    draw_cache(f, app, cache);
+    draw_nfs(f, app, nfs);
     pending(f, app, wire, PENDING[3]);
     pending(f, app, storage, PENDING[4]);
+}
+
+/// The layer's error, or its waiting state, in `inner`; true when drawn.
+fn unavailable<T: Clone>(
+    f: &mut Frame,
+    app: &App,
+    inner: Rect,
+    layer: &crate::app::layer::Layer<T>,
+    what: &str,
+) -> bool {
+    let t = &app.theme;
+    if let Some(err) = layer.shown_error() {
+        f.render_widget(
+            Paragraph::new(Span::styled(format!("{what}: {err}"), t.crit))
+                .wrap(Wrap { trim: true }),
+            inner,
+        );
+        return true;
+    }
+    if layer.tick().is_none() {
+        f.render_widget(
+            Paragraph::new(Span::styled("waiting for the second sample…", t.muted)),
+            inner,
+        );
+        return true;
+    }
+    false
+}
+
+fn draw_cache(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let block = panel_block(" Page cache ", t, false);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if unavailable(f, app, inner, &app.cache, "page cache") {
+        return;
+    }
+    let Some(figs) = super::cache::summary(app) else {
+        return;
+    };
+    let mut lines: Vec<Line> = figs
+        .iter()
+        .map(|(label, v)| {
+            Line::from(vec![
+                Span::styled(format!("{label:<10}"), t.muted),
+                Span::styled(format!("{v:>11}"), t.base),
+            ])
+        })
+        .collect();
+    if let Some(tick) = app.cache.tick().filter(|k| !k.files.is_empty()) {
+        let res = tick
+            .total
+            .as_ref()
+            .and_then(|x| x.figures.get(crate::model::cache::FileCol::Res))
+            .map_or(format::UNKNOWN.to_string(), |v| format::bytes(v as u64));
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:<10}", "watched"), t.muted),
+            Span::styled(format!("{res:>11}"), t.base),
+            Span::styled(format!(" in {} files", tick.files.len()), t.muted),
+        ]));
+    }
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let block = panel_block(" Kernel NFS client ", t, false);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if unavailable(f, app, inner, &app.nfs, "mountstats") {
+        return;
+    }
+    let rows = app.nfs_rows();
+    if rows.is_empty() {
+        f.render_widget(
+            Paragraph::new(Span::styled("no NFS mounts", t.muted)),
+            inner,
+        );
+        return;
+    }
+    use crate::app::nfs::{NfsFig, nfs_figure};
+    use crate::model::nfs::{NfsMountCol, NfsOpCol};
+    let fig = |r, f| format::fit(nfs_figure(r, f), 8, 2);
+    let mut lines = vec![Line::from(Span::styled(
+        format!(
+            "{:<16}{:>8} {:>7} {:>7}",
+            "mount", "ops/s", "rd RTT", "wr RTT"
+        ),
+        t.header,
+    ))];
+    for r in rows.iter().take(inner.height.saturating_sub(1) as usize) {
+        let name: String = super::nfs::mount_label(r).chars().take(15).collect();
+        lines.push(Line::from(vec![
+            Span::styled(format!("{name:<16}"), t.base),
+            Span::styled(
+                format!("{:>8}", fig(r, NfsFig::Mount(NfsMountCol::OpsPerS))),
+                t.base,
+            ),
+            Span::styled(
+                format!(" {:>7}", fig(r, NfsFig::Op("READ", NfsOpCol::AvgRttMs))),
+                t.read,
+            ),
+            Span::styled(
+                format!(" {:>7}", fig(r, NfsFig::Op("WRITE", NfsOpCol::AvgRttMs))),
+                t.write,
+            ),
+        ]));
+    }
+    f.render_widget(Paragraph::new(lines), inner);
 }
 
 fn pending(f: &mut Frame, app: &App, area: Rect, (title, what): (&str, &str)) {

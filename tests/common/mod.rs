@@ -12,9 +12,13 @@ use std::sync::Arc;
 use strata::app::{App, HostInfo};
 use strata::config::Config;
 use strata::parse::diskstats::parse_diskstats;
+use strata::parse::meminfo::{MemInfo, parse_meminfo};
 use strata::parse::mountstats::parse_mountstats;
+use strata::parse::vmstat::{VmStat, parse_vmstat};
+use strata::source::cache::{CacheFile, CacheSample, FileResidency};
 use strata::source::disks::{DiskSample, read_catalogue};
 use strata::source::nfs::{NfsSample, group_mounts};
+use strata::source::residency::{Method, Residency};
 use strata::source::rootfs::RootFs;
 use strata::theme::Theme;
 
@@ -104,6 +108,61 @@ pub fn nfs_sample(k: u64) -> NfsSample {
     }
 }
 
+/// Watched files of the fixture host: the online redo logs, one being
+/// written (dirty pages, growing residency), an archived log read back by
+/// RMAN, and a pattern's file that vanished.
+fn watched_files(k: u64) -> Vec<CacheFile> {
+    let file = |ino, size_bytes, cached, dirty, writeback| {
+        Ok(FileResidency {
+            dev: 2049,
+            ino,
+            size_bytes,
+            pages: Residency {
+                cached,
+                dirty: Some(dirty),
+                writeback: Some(writeback),
+                evicted: Some(0),
+                recently_evicted: Some(0),
+            },
+        })
+    };
+    vec![
+        CacheFile {
+            path: "/u02/oradata/ORCL/redo01.log".into(),
+            result: file(11, 1 << 30, 40_000 + k * 300, 120 + k % 40, k % 9),
+        },
+        CacheFile {
+            path: "/u02/oradata/ORCL/redo02.log".into(),
+            result: file(12, 1 << 30, 262_144, 0, 0),
+        },
+        CacheFile {
+            path: "/u03/arch/ORCL_1_4711.arc".into(),
+            result: file(13, 512 << 20, 1_000 + k * 900, 0, 0),
+        },
+        CacheFile {
+            path: "/u02/oradata/ORCL/redo03.log".into(),
+            result: Err("No such file or directory (os error 2)".into()),
+        },
+    ]
+}
+
+/// The fixture host's page cache `k` seconds after boot plus 1000 s.
+pub fn cache_sample(k: u64) -> CacheSample {
+    let mem = parse_meminfo(&layers::meminfo_text(k), "/proc/meminfo");
+    let vm = parse_vmstat(&layers::vmstat_text(k), "/proc/vmstat");
+    assert!(mem.rejected.is_empty() && vm.rejected.is_empty());
+    CacheSample {
+        uptime_cs: 100_000 + k * 100,
+        wall_ms: 1_795_000_000_000 + k as i64 * 1000,
+        meminfo: MemInfo::from_entries(mem.items),
+        vmstat: VmStat::from_entries(vm.items),
+        rejected: Vec::new(),
+        files: watched_files(k),
+        method: Some(Method::Cachestat),
+        page_size: 4096,
+    }
+}
+
 /// An app that has taken `n` samples of the fixture host.
 pub fn app_with(n: u64) -> App {
     let host = HostInfo {
@@ -114,6 +173,7 @@ pub fn app_with(n: u64) -> App {
     for k in 0..n {
         app.ingest_disks(sample(k));
         app.ingest_nfs(nfs_sample(k));
+        app.ingest_cache(cache_sample(k));
     }
     app.now_ms = 1_795_000_000_000 + n as i64 * 1000;
     app

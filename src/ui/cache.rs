@@ -1,0 +1,371 @@
+//! The page cache panel: the host's cache figures with history, and the
+//! residency of the watched files as fincore shows it; one file's detail.
+
+use super::nfs::with_source_state;
+use super::panel_block;
+use super::table::{self, Col};
+use super::widgets::{Series, chart};
+use crate::app::App;
+use crate::app::cache::{FILE_HISTORY, FILE_TABLE, HOST_ENTITY, file_figure};
+use crate::format;
+use crate::model::cache::{CacheCol, FILE_COLS, FileCol, FileKind};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row};
+
+/// A size given in kB as a person reads it ("1.5 GiB"), or "–".
+fn kb(v: Option<f64>) -> String {
+    v.map_or(format::UNKNOWN.to_string(), |x| {
+        format::bytes(x as u64 * 1024)
+    })
+}
+
+/// A file figure as its kind reads: sizes in binary units, counts whole.
+fn file_text(kind: FileKind, v: Option<f64>) -> Option<String> {
+    let v = v?;
+    Some(match kind {
+        FileKind::Bytes => format::bytes(v as u64),
+        FileKind::Pct => format!("{v:.1}"),
+        FileKind::Pages | FileKind::PagesDelta => format!("{v:.0}"),
+    })
+}
+
+/// "1023.9 MiB" fits.
+const BYTES_WIDTH: u16 = 10;
+
+/// Index of a cache figure in the host's history.
+fn at(c: CacheCol) -> usize {
+    c as usize
+}
+
+pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
+    let t = &app.theme;
+    let block = with_source_state(
+        panel_block(" Page cache · /proc/meminfo, /proc/vmstat ", t, true),
+        &app.cache,
+        "page cache",
+        t,
+    );
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let Some(tick) = app.cache.tick() else {
+        f.render_widget(
+            Paragraph::new(Span::styled("waiting for the second sample…", t.muted)),
+            inner,
+        );
+        return;
+    };
+    let watched = !app.config.cache_files.is_empty() || !tick.files.is_empty();
+    let files_height = if watched {
+        (tick.files.len() as u16 + 4).clamp(5, inner.height / 2)
+    } else {
+        2
+    };
+    let [top, bottom] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(files_height)]).areas(inner);
+    let [figs, charts] =
+        Layout::horizontal([Constraint::Length(30), Constraint::Min(0)]).areas(top);
+
+    let g = |c: CacheCol| tick.figures.get(c);
+    let lines: Vec<Line> = [
+        (CacheCol::Cached, "includes Shmem"),
+        (CacheCol::CachedLessShmem, "file pages"),
+        (CacheCol::Shmem, "SGA off HugePages"),
+        (CacheCol::Buffers, ""),
+        (CacheCol::Dirty, ""),
+        (CacheCol::Writeback, ""),
+        (CacheCol::ActiveFile, ""),
+        (CacheCol::InactiveFile, ""),
+        (CacheCol::MemAvailable, ""),
+        (CacheCol::MemTotal, ""),
+    ]
+    .iter()
+    .map(|(c, _)| {
+        Line::from(vec![
+            Span::styled(format!("{:<15}", c.def().header), t.muted),
+            Span::styled(format!("{:>12}", kb(g(*c))), t.base),
+        ])
+    })
+    .chain([
+        Line::from(""),
+        Line::from(Span::styled("Cached includes Shmem: an", t.muted)),
+        Line::from(Span::styled("SGA off HugePages inflates it", t.muted)),
+    ])
+    .collect();
+    f.render_widget(Paragraph::new(lines), figs);
+
+    let n = app.cache.history.capacity();
+    let times = app.cache.series_times(n);
+    let host = |c: CacheCol| app.cache.series(HOST_ENTITY, at(c), n);
+    let mb = |c: CacheCol| host(c).into_iter().map(|v| v / 1024.0).collect();
+    let refault = tick.refault_counter.unwrap_or("refault");
+    let specs: [(&str, &str, Vec<Series>); 3] = [
+        (
+            "Dirty and writeback MiB",
+            "",
+            vec![
+                Series {
+                    label: "Dirty",
+                    values: mb(CacheCol::Dirty),
+                    style: t.write,
+                },
+                Series {
+                    label: "Writeback",
+                    values: mb(CacheCol::Writeback),
+                    style: t.accent,
+                },
+            ],
+        ),
+        (
+            "Paging kB/s",
+            "",
+            vec![
+                Series {
+                    label: "pgpgin",
+                    values: host(CacheCol::PgpginKbS),
+                    style: t.read,
+                },
+                Series {
+                    label: "pgpgout",
+                    values: host(CacheCol::PgpgoutKbS),
+                    style: t.write,
+                },
+            ],
+        ),
+        (
+            "Faults /s",
+            "",
+            vec![
+                Series {
+                    label: "majflt",
+                    values: host(CacheCol::MajfltS),
+                    style: t.read,
+                },
+                Series {
+                    label: refault,
+                    values: host(CacheCol::RefaultS),
+                    style: t.accent,
+                },
+            ],
+        ),
+    ];
+    let areas = Layout::vertical(vec![Constraint::Ratio(1, 3); 3]).split(charts);
+    for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
+        chart(f, *a, title, unit, series, &times, t);
+    }
+    draw_files(f, app, bottom);
+}
+
+fn draw_files(f: &mut Frame, app: &mut App, area: Rect) {
+    let t = &app.theme;
+    let Some(tick) = app.cache.tick() else {
+        return;
+    };
+    if tick.files.is_empty() {
+        let say = if app.config.cache_files.is_empty() {
+            "no files watched: --cache-files 'GLOB' or cache_files in the config shows per-file residency"
+        } else {
+            "the --cache-files patterns match no file"
+        };
+        f.render_widget(
+            Paragraph::new(Span::styled(say, t.muted)).block(panel_block(" Files ", t, false)),
+            area,
+        );
+        return;
+    }
+    let rows = app.cache_files();
+    let method = tick.method.map_or("no method", |m| m.label());
+    let mut title = format!(
+        " Files · {} of {} · residency by {method} · sort {} {}",
+        rows.len(),
+        tick.files.len(),
+        app.ui
+            .cache_files
+            .sort
+            .and_then(|i| FILE_COLS.get(i))
+            .map_or("FILE", |c| c.header),
+        if app.ui.cache_files.desc {
+            "↓"
+        } else {
+            "↑"
+        }
+    );
+    if let Some(total) = &tick.total {
+        let res = total
+            .figures
+            .get(FileCol::Res)
+            .map(|v| format::bytes(v as u64));
+        let size = total
+            .figures
+            .get(FileCol::Size)
+            .map(|v| format::bytes(v as u64));
+        title.push_str(&format!(
+            " · total {} of {}{}",
+            res.unwrap_or_else(|| format::UNKNOWN.into()),
+            size.unwrap_or_else(|| format::UNKNOWN.into()),
+            if total.errors > 0 {
+                format!(" · {} unreadable", total.errors)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    title.push(' ');
+    let block = panel_block(title, t, false);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let fw = table::name_width(rows.iter().map(|r| r.path.as_str()), "FILE").max(20);
+    let mut cols: Vec<Col> = FILE_COLS[..FILE_TABLE]
+        .iter()
+        .map(|c| {
+            let mut col = Col::figure(c.header);
+            if c.kind == FileKind::Bytes {
+                col.width = col.width.max(BYTES_WIDTH);
+            }
+            col
+        })
+        .collect();
+    // the path and, for a file that cannot be read, why: the rest of the row
+    let used: u16 = cols.iter().map(|c| c.width + 1).sum();
+    cols.push(Col::text("FILE", fw.max(inner.width.saturating_sub(used))));
+    let selected = app
+        .ui
+        .cache_files
+        .index(rows.iter().map(|r| r.path.as_str()));
+    let row = |i: usize| {
+        let r = rows[i];
+        let mut cells: Vec<Cell> = FILE_COLS[..FILE_TABLE]
+            .iter()
+            .enumerate()
+            .map(|(j, c)| {
+                let text = file_text(c.kind, file_figure(r, j));
+                let style = if text.is_some() { t.base } else { t.muted };
+                let text = text.unwrap_or_else(|| format::UNKNOWN.into());
+                Cell::from(Line::from(Span::styled(text, style)).right_aligned())
+            })
+            .collect();
+        cells.push(match &r.error {
+            Some(e) => Cell::from(Line::from(vec![
+                Span::raw(r.path.clone()),
+                Span::styled(format!("  {e}"), t.warn),
+            ])),
+            None => Cell::from(r.path.clone()),
+        });
+        Row::new(cells)
+    };
+    let sorted = app.ui.cache_files.sort;
+    let mut list = app.ui.cache_files.clone();
+    let visible = table::draw(
+        f,
+        inner,
+        t,
+        &cols,
+        sorted,
+        rows.len(),
+        selected,
+        &mut list,
+        row,
+    );
+    app.ui.cache_files = list;
+    app.ui.page_rows = visible;
+}
+
+pub fn draw_file(f: &mut Frame, app: &mut App, area: Rect, path: &str) {
+    let t = &app.theme;
+    let row = app.cache_file(path);
+    let mut title = format!(" {path}");
+    if let Some(size) = row
+        .and_then(|r| r.figures.as_ref())
+        .and_then(|x| x.get(FileCol::Size))
+    {
+        title.push_str(&format!(" · {}", format::bytes(size as u64)));
+    }
+    if let Some(m) = app.cache.tick().and_then(|k| k.method) {
+        title.push_str(&format!(" · {}", m.label()));
+    }
+    title.push(' ');
+    let block = with_source_state(panel_block(title, t, true), &app.cache, "page cache", t);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let Some(row) = row else {
+        f.render_widget(
+            Paragraph::new(Span::styled("this file is no longer watched", t.warn)),
+            inner,
+        );
+        return;
+    };
+    let [charts, figs] =
+        Layout::horizontal([Constraint::Min(0), Constraint::Length(28)]).areas(inner);
+    if let Some(e) = &row.error {
+        f.render_widget(Paragraph::new(Span::styled(e.clone(), t.warn)), figs);
+    } else {
+        let lines: Vec<Line> = FILE_COLS
+            .iter()
+            .enumerate()
+            .map(|(j, c)| {
+                let text = file_text(c.kind, file_figure(row, j));
+                Line::from(vec![
+                    Span::styled(format!("{:<10}", c.header), t.muted),
+                    Span::styled(
+                        format!("{:>14}", text.unwrap_or_else(|| format::UNKNOWN.into())),
+                        t.base,
+                    ),
+                ])
+            })
+            .collect();
+        f.render_widget(
+            Paragraph::new(lines).block(panel_block(" now ", t, false)),
+            figs,
+        );
+    }
+    let n = app.cache.history.capacity();
+    let times = app.cache.series_times(n);
+    let values = |c: FileCol| {
+        let i = FILE_HISTORY.iter().position(|x| *x == c).unwrap_or(0);
+        app.cache.series(path, i, n)
+    };
+    let specs: [(&str, &str, Vec<Series>); 2] = [
+        (
+            "Resident %",
+            "%",
+            vec![Series {
+                label: "%RES",
+                values: values(FileCol::ResPct),
+                style: t.accent,
+            }],
+        ),
+        (
+            "Pages",
+            "",
+            vec![
+                Series {
+                    label: "dirty",
+                    values: values(FileCol::Dirty),
+                    style: t.write,
+                },
+                Series {
+                    label: "writeback",
+                    values: values(FileCol::Writeback),
+                    style: t.read,
+                },
+            ],
+        ),
+    ];
+    let areas = Layout::vertical(vec![Constraint::Ratio(1, 2); 2]).split(charts);
+    for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
+        chart(f, *a, title, unit, series, &times, t);
+    }
+}
+
+/// The host's cache figures the overview shows, as text.
+pub(crate) fn summary(app: &App) -> Option<[(String, String); 4]> {
+    let tick = app.cache.tick()?;
+    let g = |c: CacheCol| kb(tick.figures.get(c));
+    Some([
+        ("cached".into(), g(CacheCol::Cached)),
+        ("−shmem".into(), g(CacheCol::CachedLessShmem)),
+        ("dirty".into(), g(CacheCol::Dirty)),
+        ("writeback".into(), g(CacheCol::Writeback)),
+    ])
+}
