@@ -3,7 +3,10 @@
 //! Local files, text read from a remote host and test fixtures all go through
 //! these functions, so a figure means the same thing whatever its origin.
 
+pub mod bonding;
 pub mod diskstats;
+pub mod net_sysfs;
+pub mod netdev;
 pub mod uptime;
 
 use std::fmt;

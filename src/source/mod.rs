@@ -3,6 +3,7 @@
 
 pub mod disks;
 pub mod host;
+pub mod nics;
 pub mod rootfs;
 
 use crate::parse::ParseError;
