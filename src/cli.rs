@@ -56,6 +56,8 @@ pub enum Command {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum BatchPanel {
     Disks,
+    /// nicstat figures per interface; bond warnings in JSON and CSV.
+    Nics,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

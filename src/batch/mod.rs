@@ -2,6 +2,7 @@
 //! scripts and tests, with no terminal UI.
 
 pub mod disks;
+pub mod nics;
 pub mod run;
 
 /// Output formats of the batch printers.

@@ -1,5 +1,8 @@
 //! Pure derivations: two samples of a source and the interval of the
 //! source's own clock in, rates out. No IO, no clock.
 
+pub mod bond;
 pub mod disk;
 pub mod disk_tick;
+pub mod nic;
+pub mod nic_tick;
