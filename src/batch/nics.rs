@@ -314,6 +314,7 @@ mod tests {
     use super::*;
     use crate::model::nic::NicRates;
     use crate::source::nics::LinkState;
+    use crate::source::rootfs::RootFs;
 
     fn row(name: &str, rates: Option<NicRates>) -> NicRow {
         NicRow {
@@ -366,6 +367,117 @@ mod tests {
             &lines[2][8..],
             "    e?[2J       –       –       –       –       –       –     –      –"
         );
+    }
+
+    /// A host whose bond2 runs on eth3 although eth2 is the primary (the
+    /// v3.7.1 fixture), sampled twice one second apart; the report of each
+    /// format over that second.
+    fn bond_host_reports() -> [String; 3] {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        let put = |rel: &str, text: &str| {
+            let p = r.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        let bonding = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/bonding/bond2-active-backup-v3.7.1.txt"
+        );
+        put(
+            "proc/net/bonding/bond2",
+            &std::fs::read_to_string(bonding).unwrap(),
+        );
+        for (n, speed) in [("eth2", "-1"), ("eth3", "10000"), ("bond2", "10000")] {
+            put(&format!("sys/class/net/{n}/speed"), speed);
+            put(&format!("sys/class/net/{n}/duplex"), "full");
+        }
+        std::fs::create_dir_all(r.join("sys/class/net/eth3/device")).unwrap();
+        std::fs::create_dir_all(r.join("sys/class/net/bond2/bonding")).unwrap();
+        let dev = |k: u64| {
+            format!(
+                "Inter-| x\n face | y\n  eth2: 0 5 0 0 0 0 0 0 0 5 0 0 0 0 0 0\n  eth3: {} {} 0 {} 0 0 0 0 {} {} 0 0 0 0 0 0\n bond2: {} {} 0 {} 0 0 0 0 {} {} 0 0 0 0 0 0\n",
+                k * 125_000_000,
+                k * 100_000,
+                k * 3,
+                k * 1_250_000,
+                k * 1000,
+                k * 125_000_000,
+                k * 100_000,
+                k * 3,
+                k * 1_250_000,
+                k * 1000
+            )
+        };
+        std::array::from_fn(|i| {
+            let format = [Format::Text, Format::Json, Format::Csv][i];
+            let mut report = NicReport::new(NicSource::new(RootFs::new(r)), format, false);
+            put("proc/uptime", "100.00 0.00");
+            put("proc/net/dev", &dev(1));
+            assert!(report.sample(0).unwrap().report.is_none());
+            put("proc/uptime", "101.00 0.00");
+            put("proc/net/dev", &dev(2));
+            report.sample(1000).unwrap().report.unwrap()
+        })
+    }
+
+    #[test]
+    fn bond_warnings_in_every_format_and_json_equals_csv() {
+        let [text, json, csv] = bond_host_reports();
+        // eth3 read 1 Gbit/s of its 10: %Util 10.0; eth2 sent nothing new
+        assert!(
+            text.contains(
+                "    eth3  122070  1220.7  100000  1000.0  1250.0  1250.0  10.0   3.00\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "    eth2    0.00    0.00    0.00    0.00    0.00    0.00     –   0.00\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("   bond2 ! slave eth2: MII status down\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("   bond2 ! active slave eth3 is not the primary eth2\n"),
+            "{text}"
+        );
+        let rows: Vec<serde_json::Value> = json
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(rows.len(), 3);
+        let bond = &rows[2]["bond"];
+        assert_eq!(bond["mode"], "active-backup");
+        assert_eq!(bond["warnings"][0]["kind"], "active_not_primary");
+        assert_eq!(bond["warnings"][1]["slave"], "eth2");
+        assert_eq!(bond["slaves"][1]["active"], true);
+        assert_eq!(rows[1]["kind"], "physical");
+        assert_eq!(rows[1]["speed_mbps"], 10000);
+        assert!(rows[0]["Util"].is_null(), "eth2's speed is -1");
+        assert!(csv.lines().nth(2).unwrap().ends_with(
+            ",\"active slave eth3 is not the primary eth2; slave eth2: MII status down\""
+        ));
+        // every figure of the JSON is the CSV's, to the last bit
+        let header = csv_header();
+        let keys: Vec<&str> = header.split(',').collect();
+        for (row, line) in rows.iter().zip(csv.lines()) {
+            let fields: Vec<&str> = line.split(',').collect();
+            for c in &NIC_COLS {
+                let at = keys.iter().position(|k| *k == c.json_key).unwrap();
+                let from_csv: Option<f64> = fields[at].parse().ok();
+                assert_eq!(
+                    row[c.json_key].as_f64(),
+                    from_csv,
+                    "{} {}",
+                    row["interface"],
+                    c.json_key
+                );
+            }
+        }
     }
 
     #[test]
