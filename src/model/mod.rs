@@ -4,5 +4,6 @@
 pub mod bond;
 pub mod disk;
 pub mod disk_tick;
+pub mod last_seen;
 pub mod nic;
 pub mod nic_tick;

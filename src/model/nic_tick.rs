@@ -2,6 +2,7 @@
 //! the wire and the bonds.
 
 use super::bond::{BondBaseline, BondRow};
+use super::last_seen::LastSeen;
 use super::nic::{LinkSpeed, NicDelta, NicRates};
 use crate::parse::netdev::NetDevCounters;
 use crate::source::nics::{LinkState, NicInfo, NicKind, NicSample};
@@ -71,20 +72,15 @@ pub struct NicTick {
     pub bonds: Vec<BondRow>,
 }
 
-/// How long an interface that vanished keeps its last counters: one back
-/// within a day is diffed against them, later it counts as new.
-const FORGET_AFTER_CS: u64 = 24 * 3600 * 100;
-
-/// The last counters of every interface with the clock they were read at,
-/// and the first sight of every bond. An interface that missed a sample is
-/// diffed over its own interval. One seen for the first time after the
-/// first sample has no figures for its first interval: it may have been
-/// created within it, or moved in from another namespace with its counters
-/// (nicstat prints its since-boot average instead).
+/// The last counters of every interface, and the first sight of every
+/// bond. An interface that missed a sample is diffed over its own interval
+/// (see [`LastSeen`]). One seen for the first time after the first sample
+/// has no figures for its first interval: it may have been created within
+/// it, or moved in from another namespace with its counters (nicstat prints
+/// its since-boot average instead).
 #[derive(Debug, Default)]
 pub struct NicBaseline {
-    uptime_cs: Option<u64>,
-    last: HashMap<String, (NetDevCounters, u64)>,
+    last: LastSeen<NetDevCounters>,
     bonds: BondBaseline,
 }
 
@@ -92,25 +88,12 @@ impl NicBaseline {
     /// Figures of the interval that ends with `cur`. The first sample gives
     /// none, but its bonds are read (so warnings show from the start).
     pub fn tick(&mut self, cur: &NicSample) -> NicTick {
-        let itv_cs = match self.uptime_cs {
-            Some(prev) if cur.uptime_cs > prev => Some(cur.uptime_cs - prev),
-            Some(prev) if cur.uptime_cs < prev => {
-                self.last.clear();
-                None
-            }
-            _ => None,
-        };
-        let first = self.uptime_cs.is_none();
+        let itv_cs = self.last.interval(cur.uptime_cs);
         let mut rows = Vec::with_capacity(cur.nics.len());
         for reading in &cur.nics {
             let c = &reading.counters;
-            let (delta, reset) = match (itv_cs, self.last.get(&c.name)) {
-                (Some(_), Some((prev, at))) => {
-                    let d = NicDelta::between(prev, c, cur.uptime_cs.saturating_sub(*at));
-                    (d, d.is_none())
-                }
-                _ => (None, false),
-            };
+            let prev = itv_cs.and(self.last.get(&c.name, cur.uptime_cs));
+            let delta = prev.and_then(|(p, since)| NicDelta::between(p, c, since));
             let mut row = NicRow {
                 name: c.name.clone(),
                 info: cur.catalogue.get(&c.name).cloned(),
@@ -118,21 +101,16 @@ impl NicBaseline {
                 never_used: c.never_used(),
                 delta,
                 rates: None,
-                reset,
+                reset: prev.is_some() && delta.is_none(),
             };
             row.rates = delta.map(|d| d.rates(row.link_speed()));
             rows.push(row);
         }
-        // the same reading twice gives no interval and must not move the baseline
-        if first || itv_cs.is_some() || cur.uptime_cs < self.uptime_cs.unwrap_or(0) {
-            for r in &cur.nics {
-                let c = &r.counters;
-                self.last.insert(c.name.clone(), (c.clone(), cur.uptime_cs));
-            }
-            self.last
-                .retain(|_, (_, at)| cur.uptime_cs.saturating_sub(*at) <= FORGET_AFTER_CS);
-            self.uptime_cs = Some(cur.uptime_cs);
-        }
+        let readings = cur
+            .nics
+            .iter()
+            .map(|r| (r.counters.name.clone(), r.counters.clone()));
+        self.last.record(cur.uptime_cs, readings);
         let by_name: HashMap<&str, &NicRow> = rows.iter().map(|r| (r.name.as_str(), r)).collect();
         let bonds = self.bonds.rows(&cur.bonds, |name| match by_name.get(name) {
             Some(r) => (r.rates, Some(r.link)),
