@@ -46,9 +46,18 @@
 //!   nicstat had not tracked it and prints its since-boot average, strata
 //!   the interval's figures.
 //!
-//! Needs nicstat, cc and `unshare -m -n` with the right to mount (root).
-//! Without them the test prints "SKIPPED: reason" and passes, unless
-//! STRATA_REQUIRE_NICSTAT=1, which turns a skip into a failure.
+//! A second test sends real traffic: 200 UDP datagrams over a veth pair
+//! between two network namespaces it creates (and deletes), while strata
+//! runs in each and nicstat in the sender's. The shim then passes the real
+//! clock through and logs nicstat's readings of it, so each tool's figures
+//! are checked exactly over its own interval (strata's from /proc/uptime,
+//! nicstat's from gettimeofday), and the kinds strata gives lo, the veth
+//! end and a bridge are checked against what the test made.
+//!
+//! Needs nicstat, cc, ip, bash and `unshare -m -n` with the right to mount
+//! and make namespaces (root). Without them the tests print "SKIPPED:
+//! reason" and pass, unless STRATA_REQUIRE_NICSTAT=1, which turns a skip
+//! into a failure.
 
 mod peer_tools;
 
@@ -79,10 +88,14 @@ const UNKNOWN: &str = "–";
 /// The kernel's header, which nicstat checks byte for byte (200 bytes).
 const HEADER: &str = "Inter-|   Receive                                                |  Transmit\n face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n";
 
-/// gettimeofday(2) and time(2) as EPOCH + /proc/uptime.
+/// gettimeofday(2) and time(2) as EPOCH + /proc/uptime; or, with
+/// SHIM_LOG=FILE, the real clock, each gettimeofday value appended to FILE.
 const SHIM_C: &str = r#"
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -107,13 +120,32 @@ static long long uptime_cs(void) {
 /* nicstat never passes a null tv */
 int gettimeofday(struct timeval *restrict tv, void *restrict tz) {
     (void)tz;
+    const char *log = getenv("SHIM_LOG");
+    if (log) {
+        int r = syscall(SYS_gettimeofday, tv, 0);
+        int fd = open(log, O_WRONLY | O_APPEND | O_CREAT, 0644);
+        if (fd >= 0) {
+            char b[64];
+            int n = snprintf(b, sizeof b, "%ld %ld\n", (long)tv->tv_sec, (long)tv->tv_usec);
+            if (write(fd, b, n) != n) r = -1;
+            close(fd);
+        }
+        return r;
+    }
     long long c = uptime_cs();
     tv->tv_sec = EPOCH + c / 100;
     tv->tv_usec = (c % 100) * 10000;
     return 0;
 }
 time_t time(time_t *t) {
-    time_t v = EPOCH + uptime_cs() / 100;
+    time_t v;
+    if (getenv("SHIM_LOG")) {
+        struct timeval tv;
+        syscall(SYS_gettimeofday, &tv, 0);
+        v = tv.tv_sec;
+    } else {
+        v = EPOCH + uptime_cs() / 100;
+    }
     if (t) *t = v;
     return v;
 }
@@ -1181,6 +1213,212 @@ fn check_coverage(pairs: &[Pair]) {
     assert!(pairs.iter().any(|p| p.theme == Theme::Idle));
     let itvs: Vec<u64> = pairs.iter().map(Pair::itv_cs).collect();
     assert!(itvs.contains(&25) && itvs.iter().any(|&i| i > 1000));
+}
+
+// ---------------------------------------------------------------------------
+// Real traffic over a veth pair between two namespaces
+// ---------------------------------------------------------------------------
+
+/// Datagrams sent from A to B, and their UDP payload in bytes.
+const DATAGRAMS: u64 = 200;
+const PAYLOAD: u64 = 1000;
+/// Ethernet 14 + IPv4 20 + UDP 8 bytes around each payload.
+const FRAME: u64 = PAYLOAD + 42;
+
+/// Two network namespaces joined by a veth pair, deleted on drop.
+struct NetnsPair {
+    a: String,
+    b: String,
+}
+
+impl Drop for NetnsPair {
+    fn drop(&mut self) {
+        for ns in [&self.a, &self.b] {
+            let _ = run_bounded(
+                Command::new("ip").args(["netns", "del", ns]),
+                Duration::from_secs(10),
+            );
+        }
+    }
+}
+
+/// Namespace A holds v0 (10.9.0.1), lo and a bridge br0; B holds v1
+/// (10.9.0.2). IPv6 is off and A reaches 10.9.0.3 through a permanent
+/// neighbour entry naming v1's MAC, so no ARP or router solicitation adds
+/// a packet: B receives the datagrams and, not forwarding, drops them
+/// without a word back. One datagram goes before the tools start, as
+/// nicstat exits when no interface has seen a packet. The pair is made in A and v1 moved to B, so v0's
+/// peer index differs from its own and sysfs shows it as a veth.
+fn veth_script(ns: &NetnsPair, t: &Path, env: &Env) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "A={}\nB={}\nT={}",
+        sh_quote(&ns.a),
+        sh_quote(&ns.b),
+        sh_quote(&t.display().to_string())
+    );
+    s.push_str(
+        "ip netns add $A || exit 90\n\
+         ip netns add $B || exit 91\n\
+         for n in $A $B; do\n\
+           ip netns exec $n sh -c 'echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6; echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6' || exit 92\n\
+         done\n\
+         ip -n $A link add v0 type veth peer name v1 || exit 93\n\
+         ip -n $A link set v1 netns $B || exit 94\n\
+         ip -n $A link add br0 type bridge || exit 95\n\
+         ip -n $A addr add 10.9.0.1/24 dev v0 && ip -n $B addr add 10.9.0.2/24 dev v1 || exit 96\n\
+         ip -n $A link set v0 up && ip -n $B link set v1 up || exit 97\n\
+         MAC=$(ip netns exec $B cat /sys/class/net/v1/address)\n\
+         ip -n $A neigh add 10.9.0.3 lladdr $MAC dev v0 nud permanent || exit 98\n\
+         ip netns exec $A bash -c 'printf x > /dev/udp/10.9.0.3/9' || exit 99\n\
+         t0=$(date +%s%N)\n",
+    );
+    let strata = format!(
+        "{} batch nics --interval 1 --count 1 --format csv --all-devices",
+        sh_quote(STRATA)
+    );
+    let clean = "env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin TZ=UTC LC_ALL=C";
+    let _ = writeln!(
+        s,
+        "ip netns exec $A {clean} {strata} > \"$T/a.csv\" 2> \"$T/a.err\" &\npa=$!\n\
+         ip netns exec $B {clean} {strata} > \"$T/b.csv\" 2> \"$T/b.err\" &\npb=$!\n\
+         ip netns exec $A {clean} LD_PRELOAD={} SHIM_LOG=\"$T/tod\" {} -S v0:10000fd 1 2 > \"$T/n.out\" 2> \"$T/n.err\" &\npn=$!",
+        sh_quote(&env.shim.display().to_string()),
+        sh_quote(&env.nicstat.display().to_string())
+    );
+    // bounded: 90 × 10 ms for the first readings, 200 datagrams
+    let _ = writeln!(
+        s,
+        "i=0\nuntil [ -s \"$T/a.csv\" ] && [ -s \"$T/b.csv\" ] && [ -s \"$T/n.out\" ] || [ $i -ge 90 ]; do sleep 0.01; i=$((i+1)); done\n\
+         ip netns exec $A bash -c 'for i in $(seq 1 {DATAGRAMS}); do printf \"%0{PAYLOAD}d\" 0 > /dev/udp/10.9.0.3/9; done' || exit 99\n\
+         t1=$(date +%s%N)\n\
+         wait $pa; echo $? > \"$T/a.rc\"; wait $pb; echo $? > \"$T/b.rc\"; wait $pn; echo $? > \"$T/n.rc\"\n\
+         echo $(( (t1 - t0) / 1000000 )) > \"$T/send_ms\"\nexit 0"
+    );
+    s
+}
+
+/// One try: the three outputs, or why the try does not count.
+fn veth_run(env: &Env, attempt: usize) -> Result<[String; 4], String> {
+    let ns = NetnsPair {
+        a: format!("strata-a-{}-{attempt}", std::process::id()),
+        b: format!("strata-b-{}-{attempt}", std::process::id()),
+    };
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let t = dir.path();
+    let sh = t.join("veth.sh");
+    fs::write(&sh, veth_script(&ns, t, env)).map_err(|e| e.to_string())?;
+    let (code, _, err) = run_bounded(Command::new("sh").arg(&sh), NS_TIMEOUT)?;
+    if code != 0 {
+        return Err(format!("veth script exited {code}: {}", err.trim()));
+    }
+    let read = |n: &str| fs::read_to_string(t.join(n)).unwrap_or_default();
+    for k in ["a", "b", "n"] {
+        let (rc, e) = (read(&format!("{k}.rc")), read(&format!("{k}.err")));
+        if rc.trim() != "0" || !e.is_empty() {
+            return Err(format!("{k} exited {:?}: {e}", rc.trim()));
+        }
+    }
+    let send_ms: u64 = read("send_ms").trim().parse().unwrap_or(u64::MAX);
+    if send_ms > LATEST_WRITE_MS {
+        return Err(format!("the datagrams were sent only {send_ms} ms in"));
+    }
+    Ok([read("a.csv"), read("b.csv"), read("n.out"), read("tod")])
+}
+
+#[test]
+fn real_traffic_over_a_veth_pair() {
+    let Some(env) = or_skip("veth traffic", "STRATA_REQUIRE_NICSTAT", nicstat_env()) else {
+        return;
+    };
+    if find_in_path("ip").is_none() || find_in_path("bash").is_none() {
+        or_skip::<()>(
+            "veth traffic",
+            "STRATA_REQUIRE_NICSTAT",
+            Err("ip or bash missing".into()),
+        );
+        return;
+    }
+    let mut tries = Vec::new();
+    let outs = (1..=ATTEMPTS).find_map(|k| match veth_run(&env, k) {
+        Ok(o) => Some(o),
+        Err(e) => {
+            tries.push(e);
+            None
+        }
+    });
+    let Some([a, b, n, tod]) = outs else {
+        panic!("every try failed: {tries:?}");
+    };
+    let (a, b) = (parse_csv(&a).unwrap(), parse_csv(&b).unwrap());
+    let row = |rows: &[HashMap<String, String>], name: &str| {
+        rows.iter()
+            .find(|r| r["interface"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} in {rows:?}"))
+    };
+    let f = |r: &HashMap<String, String>, k: &str| r[k].parse::<f64>().unwrap_or(f64::NAN);
+    let kinds: Vec<(String, String)> = a
+        .iter()
+        .map(|r| (r["interface"].clone(), r["kind"].clone()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [("lo", "loopback"), ("v0", "veth"), ("br0", "bridge")]
+            .map(|(n, k)| (n.to_string(), k.to_string())),
+        "{a:?}"
+    );
+    let (v0, v1) = (row(&a, "v0"), row(&b, "v1"));
+    // exactly the datagrams over each tool's own interval: strata's is
+    // /proc/uptime's, nicstat's the gettimeofday values the shim logged
+    // (at its start, its first reading, before its sleep, its second)
+    let mut sent = [0u64; 16];
+    sent[TX_BYTES] = DATAGRAMS * FRAME;
+    sent[TX_PKTS] = DATAGRAMS;
+    let mut received = [0u64; 16];
+    received[RX_BYTES] = DATAGRAMS * FRAME;
+    received[RX_PKTS] = DATAGRAMS;
+    for (r, counts, keys) in [
+        (&v0, &sent, ["wKB/s", "wPk/s", "wAvs"]),
+        (&v1, &received, ["rKB/s", "rPk/s", "rAvs"]),
+    ] {
+        let want = nicstat_figures(&[0; 16], counts, f(r, "interval_s"), Link::Loopback);
+        let (kb, pk, avs) = if counts[TX_PKTS] > 0 {
+            (want.wkps, want.wpps, want.wavs)
+        } else {
+            (want.rkps, want.rpps, want.ravs)
+        };
+        for (key, w) in keys.iter().zip([kb, pk, avs]) {
+            assert_eq!(f(r, key), w, "{key}: {r:?}");
+        }
+        assert_eq!(r["Util"], "", "a veth's 10000 Mbit/s is no wire's");
+    }
+    let clock: Vec<f64> = tod
+        .lines()
+        .filter_map(|l| {
+            let (s, u) = l.split_once(' ')?;
+            Some(s.parse::<u64>().ok()? as f64 + u.parse::<u64>().ok()? as f64 / 1_000_000.0)
+        })
+        .collect();
+    assert_eq!(clock.len(), 4, "nicstat 1 2 reads the clock 4 times: {tod}");
+    let tdiff = clock[3] - clock[1];
+    let rows = data_rows(&n, 1, |l| l.trim_start().starts_with("Time"));
+    let nv0 = &rows
+        .iter()
+        .rev()
+        .find(|r| r.0 == "v0")
+        .expect("nicstat's v0")
+        .1;
+    let want = nicstat_figures(&[0; 16], &sent, tdiff, Link::Full(10_000)).tokens();
+    assert_eq!(nv0[..], want[..], "nicstat over {tdiff} s");
+    eprintln!(
+        "veth traffic: {DATAGRAMS} datagrams of {FRAME} B; strata v0 wPk/s {} over {} s, nicstat {} over {tdiff:.6} s; {} tries",
+        v0["wPk/s"],
+        v0["interval_s"],
+        nv0[3],
+        tries.len() + 1
+    );
 }
 
 #[test]
