@@ -11,13 +11,21 @@
 //!   link may have renegotiated), the kernel has no carrier_changes (before
 //!   3.15: then every sample), or with the catalogue. Reading them takes
 //!   the RTNL lock and asks the driver (mlx5 asks the firmware); operstate
-//!   and carrier_changes are plain reads. Each read costs ~11 µs on the
-//!   development VM (virtio), so a sample of 100 interfaces spends ~2.2 ms
-//!   on sysfs instead of ~4.4 ms, and takes no lock;
+//!   and carrier_changes are plain reads. Measured on the development VM
+//!   (debug build, a read ~11-13 µs): a sample of its 4 interfaces takes
+//!   0.28 ms; of 201 (veths in a namespace) 8.3-9.3 ms, to which reading
+//!   speed and duplex every sample would add 5.2-5.5 ms and 400 RTNL
+//!   locks;
 //! - the catalogue (kind, type, MTU, driver, master): when an interface
 //!   comes or goes, when an interface's counters went back (it was
 //!   re-created under the same name), and every [`REREAD_EVERY`] samples
-//!   (an MTU change, a slave enslaved).
+//!   (an MTU change, a slave enslaved): 0.54 ms for 4 interfaces, 34-36 ms
+//!   for 201.
+//!
+//! Kinds come from sysfs alone, so that `--root` trees work: a veth is told
+//! by its peer's index (`iflink`), and a veth whose peer sits in another
+//! namespace under the same index as its own reads as "virtual" (netlink's
+//! IFLA_INFO_KIND would tell; sysfs does not).
 
 use super::SourceError;
 use super::rootfs::RootFs;
