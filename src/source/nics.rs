@@ -187,7 +187,7 @@ impl NicSource {
         let mut last = HashMap::with_capacity(parsed.items.len());
         for counters in parsed.items {
             let prev = self.last.get(&counters.name).map(|(l, _)| *l);
-            let link = read_link(&self.fs, &counters.name, prev, reread);
+            let link = read_link_state(&self.fs, &counters.name, prev, reread);
             let pkts = counters.rx_packets.wrapping_add(counters.tx_packets);
             last.insert(counters.name.clone(), (link, pkts));
             nics.push(NicReading { counters, link });
@@ -225,7 +225,7 @@ fn base(name: &str) -> String {
 
 /// The link state now: operstate and carrier_changes always, speed and
 /// duplex only when `prev` cannot stand for them (see the module doc).
-fn read_link(fs: &RootFs, name: &str, prev: Option<LinkState>, force: bool) -> LinkState {
+fn read_link_state(fs: &RootFs, name: &str, prev: Option<LinkState>, force: bool) -> LinkState {
     let base = base(name);
     let operstate = fs
         .attr(&format!("{base}/operstate"))
