@@ -63,6 +63,8 @@ pub enum BatchPanel {
     Nfs,
     /// The page cache (meminfo, vmstat) and the residency of --cache-files.
     Cache,
+    /// nicstat figures per interface; bond warnings in JSON and CSV.
+    Nics,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -49,6 +49,20 @@ fn main() {
             std::process::exit(run_report(&mut panel, &fs, interval, count, format));
         }
         Some(Command::Batch {
+            panel: BatchPanel::Nics,
+            count,
+            format,
+            all_devices,
+            ..
+        }) => {
+            for m in &messages {
+                eprintln!("strata: {m}");
+            }
+            let source = strata::source::nics::NicSource::new(fs.clone());
+            let mut panel = strata::batch::nics::NicReport::new(source, format, all_devices);
+            std::process::exit(run_report(&mut panel, &fs, interval, count, format));
+        }
+        Some(Command::Batch {
             panel: BatchPanel::Nfs,
             count,
             format,

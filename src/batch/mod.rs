@@ -4,6 +4,7 @@
 pub mod cache;
 pub mod disks;
 pub mod nfs;
+pub mod nics;
 pub mod run;
 
 /// Output formats of the batch printers.

@@ -1,8 +1,12 @@
 //! Pure derivations: two samples of a source and the interval of the
 //! source's own clock in, rates out. No IO, no clock.
 
+pub mod bond;
 pub mod cache;
 pub mod disk;
 pub mod disk_tick;
+pub mod last_seen;
 pub mod nfs;
 pub mod nfs_tick;
+pub mod nic;
+pub mod nic_tick;

@@ -3,10 +3,13 @@
 //! Local files, text read from a remote host and test fixtures all go through
 //! these functions, so a figure means the same thing whatever its origin.
 
+pub mod bonding;
 pub mod diskstats;
 pub mod meminfo;
 pub mod mountinfo;
 pub mod mountstats;
+pub mod net_sysfs;
+pub mod netdev;
 pub mod uptime;
 pub mod vmstat;
 

@@ -5,6 +5,7 @@ pub mod cache;
 pub mod disks;
 pub mod host;
 pub mod nfs;
+pub mod nics;
 pub mod residency;
 pub mod rootfs;
 
