@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::layers;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -57,6 +59,7 @@ impl LiveRoot {
         let dir = tempfile::tempdir().expect("tempdir");
         copy_tree(&common::fixture_root(), dir.path());
         let root = dir.path().to_path_buf();
+        std::fs::create_dir_all(root.join("proc/self")).expect("mkdir proc/self");
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let writer = thread::spawn(move || {
@@ -66,6 +69,12 @@ impl LiveRoot {
                     break;
                 }
                 write_atomic(&root.join("proc/diskstats"), &common::diskstats_text(k));
+                write_atomic(&root.join("proc/meminfo"), &layers::meminfo_text(k));
+                write_atomic(&root.join("proc/vmstat"), &layers::vmstat_text(k));
+                write_atomic(
+                    &root.join("proc/self/mountstats"),
+                    &layers::mountstats_text(k),
+                );
                 write_atomic(
                     &root.join("proc/uptime"),
                     &format!("{}.{:02} 0.00\n", 1000 + k / 4, (k % 4) * 25),
@@ -254,6 +263,22 @@ fn drill_sort_filter_pause_help_theme_quit() {
     t.wait_for("back at the table", |s| {
         s.contains("│ Disks") && !s.contains("Disks ›")
     });
+
+    // the host's other layers, and a drill-down into an NFS mount
+    t.keys(&["3"]);
+    let s = t.wait_text("Cached-Shmem");
+    assert!(s.contains("no files watched"), "{s}");
+    t.keys(&["4"]);
+    t.wait_text("filer01:/vol/arch");
+    t.keys(&["g", "Enter"]);
+    let s = t.wait_text("operations · READ and WRITE");
+    assert!(s.contains("NFS › filer01:/vol/arch"), "{s}");
+    t.keys(&["Escape"]);
+    t.wait_for("back at the NFS table", |s| {
+        s.contains("│ NFS") && !s.contains("NFS ›")
+    });
+    t.keys(&["2"]);
+    t.wait_text("Disks · ");
 
     t.keys(&["p"]);
     let paused = t.wait_text("PAUSED");

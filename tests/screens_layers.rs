@@ -119,3 +119,21 @@ fn cache_file_detail_charts_its_residency() {
         Some("/u02/oradata/ORCL/redo02.log")
     );
 }
+
+#[test]
+fn a_filter_stays_with_the_panel_it_was_typed_for() {
+    let mut app = app_with(3);
+    keys(
+        &mut app,
+        &[
+            Action::GotoPanel(1),
+            Action::StartFilter,
+            Action::FilterChar('s'),
+            Action::FilterChar('d'),
+            Action::FilterCommit,
+        ],
+    );
+    assert_eq!(app.disk_rows().len(), 3, "sda, sdb, sdc");
+    goto(&mut app, Panel::Nfs);
+    assert_eq!(app.nfs_rows().len(), 2, "the disks' filter hid mounts");
+}

@@ -402,7 +402,7 @@ impl App {
             Action::PrevPanel => self.switch_panel(Panel::ALL.len() - 1),
             Action::GotoPanel(i) => {
                 if let Some(p) = Panel::ALL.get(i) {
-                    self.ui.stack = vec![View::Panel(*p)];
+                    self.open_panel(*p);
                 }
             }
             Action::SortNext => self.cycle_sort(1),
@@ -486,7 +486,17 @@ impl App {
             .iter()
             .position(|p| *p == self.panel())
             .unwrap_or(0);
-        self.ui.stack = vec![View::Panel(Panel::ALL[(i + step) % Panel::ALL.len()])];
+        self.open_panel(Panel::ALL[(i + step) % Panel::ALL.len()]);
+    }
+
+    /// Opens a panel at its top. A filter belongs to the table it was typed
+    /// for: "sd" narrows disks, and would hide every NFS mount.
+    fn open_panel(&mut self, panel: Panel) {
+        if panel != self.panel() {
+            self.ui.filter.clear();
+            self.ui.filter_edit = None;
+        }
+        self.ui.stack = vec![View::Panel(panel)];
     }
 
     /// The table the sort keys act on in the current view, and its

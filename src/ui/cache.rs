@@ -60,7 +60,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     let files_height = if watched {
         (tick.files.len() as u16 + 4).clamp(5, inner.height / 2)
     } else {
-        2
+        3 // the borders and the line that says how to watch files
     };
     let [top, bottom] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(files_height)]).areas(inner);
