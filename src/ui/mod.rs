@@ -213,7 +213,10 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 ("a", "all interfaces"),
                 ("p", "pause"),
             ],
-            View::Nic(_) => &[("Enter", "slave"), ("Esc", "back"), ("p", "pause")],
+            View::Nic(name) if app.bond(name).is_some() => {
+                &[("Enter", "slave"), ("Esc", "back"), ("p", "pause")]
+            }
+            View::Nic(_) => &[("Esc", "back"), ("p", "pause"), ("t", "theme")],
             View::Nfs(_) => &[("s/S", "sort operations"), ("Esc", "back"), ("p", "pause")],
             View::Disk(_) => &[
                 ("Enter", "part"),

@@ -77,16 +77,13 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         .sort
         .and_then(|i| NIC_TABLE.get(i))
         .map_or("Int", |c| c.1);
-    let filter = app.ui.filter_edit.as_deref().unwrap_or(&app.ui.filter);
-    let mut title = format!(
-        " NICs · {} of {total} interfaces · sort {sort} {}",
-        rows.len(),
-        if app.ui.nics.desc { "↓" } else { "↑" }
+    let title = table::panel_title(
+        app,
+        "NICs",
+        (rows.len(), total, "interfaces"),
+        &app.ui.nics,
+        sort,
     );
-    if !filter.is_empty() {
-        title.push_str(&format!(" · filter \"{filter}\""));
-    }
-    title.push(' ');
     let block = with_source_state(panel_block(title, t, true), &app.nics, "net", t);
     let inner = block.inner(area);
     f.render_widget(block, area);
