@@ -165,7 +165,6 @@ fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
 /// The wire: what the physical interfaces carry, then each bond (its
 /// warnings first) and the busiest interfaces.
 fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
-    use crate::app::nics::nic_listed;
     use crate::model::nic::NicCol;
     let t = &app.theme;
     let block = panel_block(" Wire · NICs and bonds ", t, false);
@@ -196,14 +195,14 @@ fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
     for b in &tick.bonds {
         let mode = b.info.mode.map_or("?", |m| m.label());
         let active = b.info.active_slave.as_deref().unwrap_or("none");
-        let mut spans = vec![Span::styled(
-            format!(
-                "{:<10}{mode} · active {active} · {} slaves",
-                b.name(),
-                b.slaves.len()
-            ),
-            t.base,
-        )];
+        let rates = b.rates.as_ref();
+        let mut spans = vec![
+            Span::styled(format!("{:<10}in ", b.name()), t.base),
+            Span::styled(mb(get(rates, NicCol::RKbPerS)), t.read),
+            Span::styled(" MB/s  out ", t.muted),
+            Span::styled(mb(get(rates, NicCol::WKbPerS)), t.write),
+            Span::styled(format!(" MB/s  {mode} · active {active}"), t.muted),
+        ];
         if let Some(w) = b.warnings.first() {
             let style = match w {
                 crate::model::bond::BondWarning::BondMiiDown { .. } => t.crit,
@@ -217,11 +216,11 @@ fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
         }
         lines.push(Line::from(spans));
     }
-    // the busiest wire-facing interfaces fill the rest
+    // the busiest physical interfaces outside the bonds fill the rest
     let mut busiest: Vec<_> = tick
         .rows
         .iter()
-        .filter(|r| nic_listed(r, false) && r.kind() != crate::source::nics::NicKind::Bond)
+        .filter(|r| r.counts_in_totals() && r.info.as_ref().is_none_or(|i| i.master.is_none()))
         .filter_map(|r| {
             let v =
                 get(r.rates.as_ref(), NicCol::RKbPerS)? + get(r.rates.as_ref(), NicCol::WKbPerS)?;
