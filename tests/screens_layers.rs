@@ -286,3 +286,42 @@ fn pause_freezes_the_nic_layer() {
     keys(&mut app, &[Action::TogglePause]);
     assert_ne!(render(&mut app, 160, 24), before);
 }
+
+#[test]
+fn nics_come_after_nfs_in_tab_order() {
+    assert_eq!(
+        Panel::ALL.map(Panel::title),
+        ["Overview", "Disks", "Cache", "NFS", "NICs"]
+    );
+    let mut app = app_with(2);
+    goto(&mut app, Panel::Nfs);
+    keys(&mut app, &[Action::NextPanel]);
+    assert_eq!(app.panel(), Panel::Nics);
+}
+
+#[test]
+fn interface_detail_shows_its_figures_now_and_its_link() {
+    let mut app = app_with(30);
+    goto(&mut app, Panel::Nics);
+    // sorted by rKB/s: ens3f0 is at the top
+    keys(&mut app, &[Action::Top, Action::Enter]);
+    let screen = render(&mut app, 160, 40);
+    assert!(
+        screen.contains("ens3f0 · physical · 10000 Mb/s full · up"),
+        "{screen}"
+    );
+    // the now column: the t=29 figures of the panel's test
+    assert!(
+        line_with(&screen, "│rKB/s ").contains("914062.50"),
+        "{screen}"
+    );
+    assert!(line_with(&screen, "│%rUtil ").contains("74.88"), "{screen}");
+    assert!(line_with(&screen, "│driver ").contains("ixgbe"), "{screen}");
+    assert!(line_with(&screen, "│MTU ").contains("9000"), "{screen}");
+    for chart in ["Throughput", "Packets", "Utilisation", "Errors and drops"] {
+        assert!(screen.contains(chart), "{chart} missing");
+    }
+    // not a bond: no slaves to drill into
+    keys(&mut app, &[Action::Enter]);
+    assert_eq!(app.ui.stack.len(), 2);
+}
