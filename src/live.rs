@@ -7,6 +7,7 @@ use crate::source::cache::{CacheSample, CacheSource};
 use crate::source::disks::{DiskSample, DiskSource};
 use crate::source::host::SelfMeter;
 use crate::source::nfs::{NfsSample, NfsSource};
+use crate::source::nics::{NicSample, NicSource};
 use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures::StreamExt;
 use std::time::Duration;
@@ -21,6 +22,7 @@ pub enum Msg {
     Disks(Result<DiskSample, SourceError>),
     Nfs(Result<NfsSample, SourceError>),
     Cache(Result<CacheSample, SourceError>),
+    Nics(Result<NicSample, SourceError>),
 }
 
 /// Every source the screen samples, each on its own task.
@@ -28,6 +30,7 @@ pub struct Sources {
     pub disks: DiskSource,
     pub nfs: NfsSource,
     pub cache: CacheSource,
+    pub nics: NicSource,
 }
 
 pub fn now_ms() -> i64 {
@@ -111,13 +114,21 @@ async fn event_loop(
         |s: &mut CacheSource, wall_ms| s.sample(wall_ms),
         Msg::Cache,
         every,
+        tx.clone(),
+    ));
+    let nics = samplers.spawn(sample_loop(
+        sources.nics,
+        |s: &mut NicSource, wall_ms| s.sample(wall_ms),
+        Msg::Nics,
+        every,
         tx,
     ));
     type Fail = fn(&mut App, String);
-    let layers: [(tokio::task::Id, &str, Fail); 3] = [
+    let layers: [(tokio::task::Id, &str, Fail); 4] = [
         (disks.id(), "disk", App::disks_failed),
         (nfs.id(), "NFS", App::nfs_failed),
         (cache.id(), "page cache", App::cache_failed),
+        (nics.id(), "NIC", App::nics_failed),
     ];
     let mut events = EventStream::new();
     let mut clock = interval(Duration::from_secs(1));
@@ -160,6 +171,8 @@ async fn event_loop(
                     Msg::Nfs(Err(e)) => app.nfs_failed(e.to_string()),
                     Msg::Cache(Ok(s)) => app.ingest_cache(s),
                     Msg::Cache(Err(e)) => app.cache_failed(e.to_string()),
+                    Msg::Nics(Ok(s)) => app.ingest_nics(s),
+                    Msg::Nics(Err(e)) => app.nics_failed(e.to_string()),
                 }
                 dirty = true;
             }

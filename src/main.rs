@@ -107,6 +107,7 @@ fn main() {
                 disks: source,
                 nfs: NfsSource::new(fs.clone()),
                 cache: CacheSource::new(fs.clone(), app.config.cache_files.clone()),
+                nics: strata::source::nics::NicSource::new(fs.clone()),
             };
             if let Err(e) = strata::live::run(app, sources) {
                 eprintln!("strata: {e}");

@@ -15,7 +15,7 @@ pub const KEY_HELP: &[(&str, &str)] = &[
     ),
     ("Esc  Backspace", "back up one level"),
     ("Tab  Shift-Tab", "next / previous panel"),
-    ("1  2", "overview / disks panel"),
+    ("1 2 3 4 5", "overview / disks / cache / NFS / NICs panel"),
     ("s  S", "sort by the next / previous column"),
     ("r", "reverse the sort order"),
     (
@@ -23,7 +23,10 @@ pub const KEY_HELP: &[(&str, &str)] = &[
         "filter devices by name (Enter keeps it, Esc clears it)",
     ),
     ("P", "show or hide partitions"),
-    ("a", "show or hide loop, ram and zram devices"),
+    (
+        "a",
+        "show or hide loop/ram devices, unused and virtual NICs",
+    ),
     ("u", "throughput in kB/s or MB/s"),
     ("p", "pause the view (sampling goes on)"),
     ("t", "next theme"),

@@ -9,6 +9,7 @@ pub mod keymap;
 pub mod layer;
 pub mod list;
 pub mod nfs;
+pub mod nics;
 pub mod state;
 
 pub use action::Action;

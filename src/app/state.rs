@@ -5,12 +5,14 @@ use super::cache::{CACHE_HISTORY, FILE_TABLE};
 use super::layer::Layer;
 use super::list::ListUi;
 use super::nfs::{NFS_HISTORY, NFS_TABLE};
+use super::nics::{NIC_HISTORY, NIC_TABLE, WIRE_ENTITY};
 use crate::config::{Config, Units};
 use crate::model::cache::{CacheBaseline, CacheTick, FileCol};
 use crate::model::disk::{DISK_COLS, DiskCol};
 use crate::model::disk_tick::{Baseline, DiskRow, DiskTick};
 use crate::model::nfs::NFS_OP_COLS;
 use crate::model::nfs_tick::{NfsBaseline, NfsTick};
+use crate::model::nic_tick::{NicBaseline, NicTick};
 use crate::source::disks::DiskSample;
 use crate::theme::Theme;
 
@@ -41,10 +43,17 @@ pub enum Panel {
     Disks,
     Cache,
     Nfs,
+    Nics,
 }
 
 impl Panel {
-    pub const ALL: [Panel; 4] = [Panel::Overview, Panel::Disks, Panel::Cache, Panel::Nfs];
+    pub const ALL: [Panel; 5] = [
+        Panel::Overview,
+        Panel::Disks,
+        Panel::Cache,
+        Panel::Nfs,
+        Panel::Nics,
+    ];
 
     pub fn title(self) -> &'static str {
         match self {
@@ -52,6 +61,7 @@ impl Panel {
             Panel::Disks => "Disks",
             Panel::Cache => "Cache",
             Panel::Nfs => "NFS",
+            Panel::Nics => "NICs",
         }
     }
 }
@@ -66,6 +76,8 @@ pub enum View {
     Nfs(String),
     /// One watched file (by its path): its residency over time.
     CacheFile(String),
+    /// One interface (by name): its charts and link; a bond's slaves.
+    Nic(String),
 }
 
 /// The disks table's sort label: "Device" or the column's header.
@@ -108,6 +120,10 @@ pub struct App {
     /// file's.
     pub cache: Layer<CacheTick>,
     pub(super) cache_baseline: CacheBaseline,
+    /// Interfaces and bonds; history holds the NIC table's figures per
+    /// interface and the wire total.
+    pub nics: Layer<NicTick>,
+    pub(super) nic_baseline: NicBaseline,
     pub quit: bool,
     pub ui: UiState,
     /// NO_COLOR is set: `t` must not bring colour back.
@@ -129,6 +145,12 @@ pub struct UiState {
     pub nfs_ops: ListUi,
     /// The watched files (sort: an index into FILE_COLS).
     pub cache_files: ListUi,
+    /// The NIC table (sort: an index into NIC_TABLE).
+    pub nics: ListUi,
+    /// Selected slave in a bond's detail view.
+    pub slave_selected: Option<String>,
+    /// The NIC table lists every interface, not only used wire-facing ones.
+    pub show_all_nics: bool,
     /// Selected row among a device's parts in its detail view.
     pub part_selected: Option<String>,
     pub filter: String,
@@ -156,6 +178,9 @@ impl App {
             nfs: ListUi::sorted_by(0),
             nfs_ops: ListUi::default(),
             cache_files: ListUi::sorted_by(FileCol::Res as usize),
+            nics: ListUi::sorted_by(0),
+            slave_selected: None,
+            show_all_nics: false,
             part_selected: None,
             filter: String::new(),
             filter_edit: None,
@@ -181,6 +206,8 @@ impl App {
             nfs_baseline: NfsBaseline::default(),
             cache: Layer::new(capacity, CACHE_HISTORY),
             cache_baseline: CacheBaseline::default(),
+            nics: Layer::new(capacity, NIC_HISTORY),
+            nic_baseline: NicBaseline::default(),
             quit: false,
             ui,
             no_color: false,
@@ -260,6 +287,13 @@ impl App {
             _ => {}
         }
         self.cache.keep(cache.iter().map(String::as_str));
+        let mut nics = vec![WIRE_ENTITY.to_string()];
+        if let Some(View::Nic(name)) = self.ui.stack.last() {
+            let name = name.clone();
+            nics.extend(self.bond_slave_names(&name));
+            nics.push(name);
+        }
+        self.nics.keep(nics.iter().map(String::as_str));
     }
 
     pub fn view(&self) -> &View {
@@ -318,6 +352,16 @@ impl App {
             .unwrap_or(0)
     }
 
+    /// Index of the selected slave among a bond's; the first when the
+    /// selected one is gone.
+    pub fn slave_index(&self, slaves: &[String]) -> usize {
+        self.ui
+            .slave_selected
+            .as_ref()
+            .and_then(|s| slaves.iter().position(|p| p == s))
+            .unwrap_or(0)
+    }
+
     /// The parts of a device shown under its charts: partitions, or the
     /// devices under a dm/md device.
     pub fn parts_of(&self, name: &str) -> Vec<&DiskRow> {
@@ -359,10 +403,12 @@ impl App {
                     self.disks.freeze();
                     self.nfs.freeze();
                     self.cache.freeze();
+                    self.nics.freeze();
                 } else {
                     self.disks.thaw();
                     self.nfs.thaw();
                     self.cache.thaw();
+                    self.nics.thaw();
                 }
                 self.freeze_view();
             }
@@ -392,6 +438,14 @@ impl App {
                         }
                         Some(View::Nfs(key)) => self.ui.nfs.selected = Some(key),
                         Some(View::CacheFile(path)) => self.ui.cache_files.selected = Some(path),
+                        Some(View::Nic(name)) => {
+                            if top {
+                                self.ui.slave_selected = None;
+                                self.ui.nics.selected = Some(name);
+                            } else {
+                                self.ui.slave_selected = Some(name);
+                            }
+                        }
                         _ => {}
                     }
                 } else if !self.ui.filter.is_empty() {
@@ -441,7 +495,10 @@ impl App {
                 self.ui.filter.clear();
             }
             Action::TogglePartitions => self.ui.show_partitions = !self.ui.show_partitions,
-            Action::ToggleAllDevices => self.ui.show_all_devices = !self.ui.show_all_devices,
+            Action::ToggleAllDevices => match self.panel() {
+                Panel::Nics => self.ui.show_all_nics = !self.ui.show_all_nics,
+                _ => self.ui.show_all_devices = !self.ui.show_all_devices,
+            },
             Action::ToggleUnits => {
                 self.ui.units = match self.ui.units {
                     Units::KB => Units::MB,
@@ -507,7 +564,10 @@ impl App {
             View::Panel(Panel::Nfs) => Some((&mut self.ui.nfs, NFS_TABLE.len())),
             View::Nfs(_) => Some((&mut self.ui.nfs_ops, NFS_OP_COLS.len())),
             View::Panel(Panel::Cache) => Some((&mut self.ui.cache_files, FILE_TABLE)),
-            View::Panel(Panel::Overview) | View::Disk(_) | View::CacheFile(_) => None,
+            View::Panel(Panel::Nics) => Some((&mut self.ui.nics, NIC_TABLE.len())),
+            View::Panel(Panel::Overview) | View::Disk(_) | View::CacheFile(_) | View::Nic(_) => {
+                None
+            }
         }
     }
 
@@ -557,6 +617,19 @@ impl App {
                 let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
                 self.ui.cache_files.step(&paths, delta);
             }
+            View::Panel(Panel::Nics) => {
+                let names: Vec<String> = self.nic_rows().iter().map(|r| r.name.clone()).collect();
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                self.ui.nics.step(&names, delta);
+            }
+            View::Nic(name) => {
+                let slaves = self.bond_slave_names(&name);
+                if !slaves.is_empty() {
+                    let i = self.slave_index(&slaves) as isize;
+                    let j = i.saturating_add(delta).clamp(0, slaves.len() as isize - 1);
+                    self.ui.slave_selected = Some(slaves[j as usize].clone());
+                }
+            }
             View::Panel(Panel::Overview) | View::CacheFile(_) => {}
         }
     }
@@ -584,6 +657,24 @@ impl App {
                     let path = r.path.clone();
                     self.ui.cache_files.selected = Some(path.clone());
                     self.ui.stack.push(View::CacheFile(path));
+                }
+            }
+            View::Panel(Panel::Nics) => {
+                let rows = self.nic_rows();
+                let i = self.ui.nics.index(rows.iter().map(|r| r.name.as_str()));
+                if let Some(r) = rows.get(i) {
+                    let name = r.name.clone();
+                    self.ui.nics.selected = Some(name.clone());
+                    self.ui.slave_selected = None;
+                    self.ui.stack.push(View::Nic(name));
+                }
+            }
+            View::Nic(name) => {
+                let slaves = self.bond_slave_names(&name);
+                if let Some(s) = slaves.get(self.slave_index(&slaves)) {
+                    let child = s.clone();
+                    self.ui.slave_selected = None;
+                    self.ui.stack.push(View::Nic(child));
                 }
             }
             View::Nfs(_) | View::CacheFile(_) => {}

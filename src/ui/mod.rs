@@ -14,6 +14,7 @@ mod detail;
 mod disks;
 mod help;
 mod nfs;
+mod nics;
 mod overview;
 mod table;
 mod widgets;
@@ -67,6 +68,8 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         View::Nfs(key) => nfs::draw_mount(f, app, body, &key),
         View::Panel(Panel::Cache) => cache::draw(f, app, body),
         View::CacheFile(path) => cache::draw_file(f, app, body, &path),
+        View::Panel(Panel::Nics) => nics::draw(f, app, body),
+        View::Nic(name) => nics::draw_nic(f, app, body, &name),
     }
     draw_footer(f, app, footer);
     if app.ui.help {
@@ -153,6 +156,7 @@ pub fn breadcrumb(app: &App) -> Vec<String> {
             View::Panel(p) => p.title().to_string(),
             View::Disk(n) => names(n),
             View::CacheFile(path) => path.clone(),
+            View::Nic(name) => name.clone(),
             View::Nfs(key) => app.nfs_row(key).map_or(key.clone(), |r| r.export.clone()),
         })
         .collect()
@@ -201,6 +205,18 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 ("p", "pause"),
             ],
             View::CacheFile(_) => &[("Esc", "back"), ("p", "pause"), ("t", "theme")],
+            View::Panel(Panel::Nics) => &[
+                ("Enter", "interface"),
+                ("s/S", "sort"),
+                ("r", "reverse"),
+                ("/", "filter"),
+                ("a", "all interfaces"),
+                ("p", "pause"),
+            ],
+            View::Nic(name) if app.bond(name).is_some() => {
+                &[("Enter", "slave"), ("Esc", "back"), ("p", "pause")]
+            }
+            View::Nic(_) => &[("Esc", "back"), ("p", "pause"), ("t", "theme")],
             View::Nfs(_) => &[("s/S", "sort operations"), ("Esc", "back"), ("p", "pause")],
             View::Disk(_) => &[
                 ("Enter", "part"),

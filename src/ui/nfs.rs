@@ -82,16 +82,13 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         .sort
         .and_then(|i| NFS_TABLE.get(i))
         .map_or("Mount", |c| c.1);
-    let filter = app.ui.filter_edit.as_deref().unwrap_or(&app.ui.filter);
-    let mut title = format!(
-        " Kernel NFS client · {} of {total} mounts · sort {sort} {}",
-        rows.len(),
-        if app.ui.nfs.desc { "↓" } else { "↑" }
+    let title = table::panel_title(
+        app,
+        "Kernel NFS client",
+        (rows.len(), total, "mounts"),
+        &app.ui.nfs,
+        sort,
     );
-    if !filter.is_empty() {
-        title.push_str(&format!(" · filter \"{filter}\""));
-    }
-    title.push(' ');
     let block = with_source_state(panel_block(title, t, true), &app.nfs, "mountstats", t);
     let inner = block.inner(area);
     f.render_widget(block, area);

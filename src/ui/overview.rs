@@ -17,7 +17,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 /// Layers that later versions fill in, and what they will show.
-const PENDING: [(&str, &str); 5] = [
+const PENDING: [(&str, &str); 4] = [
     (
         "Database · Oracle dNFS",
         "IOPS and MB/s per instance, server and channel",
@@ -28,10 +28,6 @@ const PENDING: [(&str, &str); 5] = [
     ),
     ("Kernel NFS client", "ops/s, RTT and queue time per mount"),
     (
-        "Wire · NICs and bonds",
-        "nicstat figures per interface, bond slaves",
-    ),
-    (
         "Storage · cells",
         "DISK and FLASH over all cells, per cell and disk",
     ),
@@ -41,7 +37,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let [db, host, wire, storage] = Layout::vertical([
         Constraint::Length(3),
         Constraint::Min(9),
-        Constraint::Length(3),
+        Constraint::Length(5),
         Constraint::Length(3),
     ])
     .areas(area);
@@ -53,8 +49,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(side);
     draw_cache(f, app, cache);
     draw_nfs(f, app, nfs);
-    pending(f, app, wire, PENDING[3]);
-    pending(f, app, storage, PENDING[4]);
+    draw_wire(f, app, wire);
+    pending(f, app, storage, PENDING[3]);
 }
 
 /// The layer's error, or its waiting state, in `inner`; true when drawn.
@@ -161,6 +157,86 @@ fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
                 format!(" {:>7}", fig(r, NfsFig::Op("WRITE", NfsOpCol::AvgRttMs))),
                 t.write,
             ),
+        ]));
+    }
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The wire: what the physical interfaces carry, then each bond (its
+/// warnings first) and the busiest interfaces.
+fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
+    use crate::model::nic::NicCol;
+    let t = &app.theme;
+    let block = panel_block(" Wire · NICs and bonds ", t, false);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if unavailable(f, app, inner, &app.nics, "net") {
+        return;
+    }
+    let Some(tick) = app.nics.tick() else {
+        return;
+    };
+    let get = |r: Option<&crate::model::nic::NicRates>, c| r.and_then(|r| r.get(c));
+    let mb = |v: Option<f64>| format::fit(v.map(|x| x / 1024.0), 8, 1);
+    let pk = |v: Option<f64>| format::fit(v, 8, 0);
+    let total = tick.total.as_ref();
+    let mut lines = vec![Line::from(vec![
+        Span::styled("physical  in ", t.muted),
+        Span::styled(mb(get(total, NicCol::RKbPerS)), t.read),
+        Span::styled(" MB/s  out ", t.muted),
+        Span::styled(mb(get(total, NicCol::WKbPerS)), t.write),
+        Span::styled(" MB/s  ·  in ", t.muted),
+        Span::styled(pk(get(total, NicCol::RPkPerS)), t.read),
+        Span::styled(" pk/s  out ", t.muted),
+        Span::styled(pk(get(total, NicCol::WPkPerS)), t.write),
+        Span::styled(" pk/s", t.muted),
+    ])];
+    let room = inner.height.saturating_sub(1) as usize;
+    for b in &tick.bonds {
+        let mode = b.info.mode.map_or("?", |m| m.label());
+        let active = b.info.active_slave.as_deref().unwrap_or("none");
+        let rates = b.rates.as_ref();
+        let mut spans = vec![
+            Span::styled(format!("{:<10}in ", b.name()), t.base),
+            Span::styled(mb(get(rates, NicCol::RKbPerS)), t.read),
+            Span::styled(" MB/s  out ", t.muted),
+            Span::styled(mb(get(rates, NicCol::WKbPerS)), t.write),
+            Span::styled(format!(" MB/s  {mode} · active {active}"), t.muted),
+        ];
+        if let Some(w) = b.warnings.first() {
+            let style = match w {
+                crate::model::bond::BondWarning::BondMiiDown { .. } => t.crit,
+                _ => t.warn,
+            };
+            let more = match b.warnings.len() {
+                1 => String::new(),
+                n => format!(" (+{})", n - 1),
+            };
+            spans.push(Span::styled(format!("  ! {w}{more}"), style));
+        }
+        lines.push(Line::from(spans));
+    }
+    // the busiest physical interfaces outside the bonds fill the rest
+    let mut busiest: Vec<_> = tick
+        .rows
+        .iter()
+        .filter(|r| r.counts_in_totals() && r.info.as_ref().is_none_or(|i| i.master.is_none()))
+        .filter_map(|r| {
+            let v =
+                get(r.rates.as_ref(), NicCol::RKbPerS)? + get(r.rates.as_ref(), NicCol::WKbPerS)?;
+            Some((r, v))
+        })
+        .collect();
+    busiest.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.name.cmp(&b.0.name)));
+    for (r, _) in busiest.iter().take(room.saturating_sub(lines.len() - 1)) {
+        let rates = r.rates.as_ref();
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:<10}in ", r.name), t.base),
+            Span::styled(mb(get(rates, NicCol::RKbPerS)), t.read),
+            Span::styled(" MB/s  out ", t.muted),
+            Span::styled(mb(get(rates, NicCol::WKbPerS)), t.write),
+            Span::styled(" MB/s  %Util ", t.muted),
+            Span::styled(format::fit(get(rates, NicCol::Util), 6, 1), t.base),
         ]));
     }
     f.render_widget(Paragraph::new(lines), inner);

@@ -47,6 +47,27 @@ pub(crate) fn figure<'a>(v: Option<f64>, width: u16, t: &Theme, style: Style) ->
     Cell::from(Line::from(Span::styled(text, style)).right_aligned())
 }
 
+/// A panel's title: " NICs · 7 of 9 interfaces · sort rKB/s ↓ · filter
+/// "eth" ", from what the user asked of its `list`.
+pub(crate) fn panel_title(
+    app: &crate::app::App,
+    what: &str,
+    (shown, total, noun): (usize, usize, &str),
+    list: &ListUi,
+    sort: &str,
+) -> String {
+    let filter = app.ui.filter_edit.as_deref().unwrap_or(&app.ui.filter);
+    let mut title = format!(
+        " {what} · {shown} of {total} {noun} · sort {sort} {}",
+        if list.desc { "↓" } else { "↑" }
+    );
+    if !filter.is_empty() {
+        title.push_str(&format!(" · filter \"{filter}\""));
+    }
+    title.push(' ');
+    title
+}
+
 /// Width of a name column that fits the longest of `names`, within reason.
 pub(crate) fn name_width<'a>(names: impl IntoIterator<Item = &'a str>, header: &str) -> u16 {
     names

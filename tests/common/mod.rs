@@ -18,6 +18,7 @@ use strata::parse::vmstat::{VmStat, parse_vmstat};
 use strata::source::cache::{CacheFile, CacheSample, FileResidency};
 use strata::source::disks::{DiskSample, read_catalogue};
 use strata::source::nfs::{NfsSample, group_mounts};
+use strata::source::nics::{NicSample, NicSource};
 use strata::source::residency::{Method, Residency};
 use strata::source::rootfs::RootFs;
 use strata::theme::Theme;
@@ -108,6 +109,32 @@ pub fn nfs_sample(k: u64) -> NfsSample {
     }
 }
 
+/// The fixture host's interfaces and bond `k` seconds after boot plus
+/// 1000 s, read by the real NicSource: /sys is the fixture tree's
+/// sys/class/net (lo, bond0 over eth0 and eth1 at 25000 full, the VLAN
+/// bond0.100, ens3f0 at 10000 full, ens3f1 down, the bridge docker0, a
+/// veth), /proc holds the generated counters. eth0's link failed once
+/// before strata started and never since.
+pub fn nic_sample(k: u64) -> NicSample {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::os::unix::fs::symlink(fixture_root().join("sys"), root.join("sys")).unwrap();
+    std::fs::create_dir_all(root.join("proc/net/bonding")).unwrap();
+    let uptime_cs = 100_000 + k * 100;
+    std::fs::write(
+        root.join("proc/uptime"),
+        format!("{}.{:02} 0.00\n", uptime_cs / 100, uptime_cs % 100),
+    )
+    .unwrap();
+    std::fs::write(root.join("proc/net/dev"), layers::netdev_text(k)).unwrap();
+    std::fs::write(root.join("proc/net/bonding/bond0"), layers::bonding_text(1)).unwrap();
+    let sample = NicSource::new(RootFs::new(root.to_path_buf()))
+        .sample(1_795_000_000_000 + k as i64 * 1000)
+        .unwrap();
+    assert!(sample.rejected.is_empty(), "{:?}", sample.rejected);
+    sample
+}
+
 /// Watched files of the fixture host: the online redo logs, one being
 /// written (dirty pages, growing residency), an archived log read back by
 /// RMAN, and a pattern's file that vanished.
@@ -174,6 +201,7 @@ pub fn app_with(n: u64) -> App {
         app.ingest_disks(sample(k));
         app.ingest_nfs(nfs_sample(k));
         app.ingest_cache(cache_sample(k));
+        app.ingest_nics(nic_sample(k));
     }
     app.now_ms = 1_795_000_000_000 + n as i64 * 1000;
     app

@@ -1,0 +1,132 @@
+//! The NIC layer of the app: interfaces with nicstat's figures, the wire
+//! total and the bonds.
+
+use super::state::App;
+use crate::model::bond::BondRow;
+use crate::model::nic::{NicCol, NicRates};
+use crate::model::nic_tick::NicRow;
+use crate::source::nics::{NicKind, NicSample};
+
+/// A figure of the NIC table: one of nicstat's, or errors or drops of
+/// both directions together (each direction is in the detail view).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NicFig {
+    Col(NicCol),
+    Errors,
+    Drops,
+}
+
+/// The NIC panel's figure columns, in order.
+pub const NIC_TABLE: [(NicFig, &str); 12] = [
+    (NicFig::Col(NicCol::RKbPerS), "rKB/s"),
+    (NicFig::Col(NicCol::WKbPerS), "wKB/s"),
+    (NicFig::Col(NicCol::RPkPerS), "rPk/s"),
+    (NicFig::Col(NicCol::WPkPerS), "wPk/s"),
+    (NicFig::Col(NicCol::RAvs), "rAvs"),
+    (NicFig::Col(NicCol::WAvs), "wAvs"),
+    (NicFig::Col(NicCol::Util), "%Util"),
+    (NicFig::Col(NicCol::Sat), "Sat"),
+    (NicFig::Col(NicCol::RUtil), "%rUtil"),
+    (NicFig::Col(NicCol::WUtil), "%wUtil"),
+    (NicFig::Errors, "errs/s"),
+    (NicFig::Drops, "drops/s"),
+];
+
+/// An interface's history holds the panel's figures, in its order.
+pub const NIC_HISTORY: usize = NIC_TABLE.len();
+
+/// The history entity that holds the physical interfaces' total.
+pub const WIRE_ENTITY: &str = "\u{2211}wire";
+
+pub fn nic_figure(rates: Option<&NicRates>, fig: NicFig) -> Option<f64> {
+    let r = rates?;
+    let both = |a, b| Some(r.get(a)? + r.get(b)?);
+    match fig {
+        NicFig::Col(c) => r.get(c),
+        NicFig::Errors => both(NicCol::RErrPerS, NicCol::WErrPerS),
+        NicFig::Drops => both(NicCol::RDropPerS, NicCol::WDropPerS),
+    }
+}
+
+/// Index in [`NIC_TABLE`] (and so in history) of a figure.
+pub fn nic_index(fig: NicFig) -> usize {
+    NIC_TABLE.iter().position(|(f, _)| *f == fig).unwrap_or(0)
+}
+
+/// Whether the panel lists an interface: by default, as nicstat, those
+/// that have seen a packet, and not the host's own plumbing (loopback,
+/// veths, tunnels); `a` shows them all.
+pub fn nic_listed(r: &NicRow, all: bool) -> bool {
+    all || (r.shown(false)
+        && !matches!(
+            r.kind(),
+            NicKind::Loopback | NicKind::Veth | NicKind::Virtual
+        ))
+}
+
+impl App {
+    /// Takes a sample of /proc/net/dev, /sys/class/net and the bonds.
+    pub fn ingest_nics(&mut self, sample: NicSample) {
+        let tick = self.nic_baseline.tick(&sample);
+        let rejected = sample.rejected.iter().map(ToString::to_string).collect();
+        if tick.itv_cs.is_none() {
+            self.nics.ingest(None, rejected);
+            return;
+        }
+        let hist = |r: Option<&NicRates>| -> [Option<f32>; NIC_HISTORY] {
+            std::array::from_fn(|i| nic_figure(r, NIC_TABLE[i].0).map(|v| v as f32))
+        };
+        let rows: Vec<(&str, [Option<f32>; NIC_HISTORY])> = tick
+            .rows
+            .iter()
+            .map(|r| (r.name.as_str(), hist(r.rates.as_ref())))
+            .collect();
+        let total = hist(tick.total.as_ref());
+        self.nics.history.push(
+            tick.wall_ms,
+            rows.iter()
+                .map(|(n, v)| (*n, &v[..]))
+                .chain(std::iter::once((WIRE_ENTITY, &total[..]))),
+        );
+        self.nics.ingest(Some(tick), rejected);
+    }
+
+    pub fn nics_failed(&mut self, error: String) {
+        self.nics.failed(error);
+    }
+
+    /// The interfaces shown, filtered and sorted as the user asked.
+    pub fn nic_rows(&self) -> Vec<&NicRow> {
+        let Some(tick) = self.nics.tick() else {
+            return Vec::new();
+        };
+        let filter = self.filter_text();
+        let mut rows: Vec<&NicRow> = tick
+            .rows
+            .iter()
+            .filter(|r| nic_listed(r, self.ui.show_all_nics))
+            .filter(|r| filter.is_empty() || r.name.to_lowercase().contains(&filter))
+            .collect();
+        self.ui.nics.sort(
+            &mut rows,
+            |r| r.name.as_str(),
+            |r, c| nic_figure(r.rates.as_ref(), NIC_TABLE.get(c)?.0),
+        );
+        rows
+    }
+
+    pub fn nic_row(&self, name: &str) -> Option<&NicRow> {
+        self.nics.tick()?.rows.iter().find(|r| r.name == name)
+    }
+
+    pub fn bond(&self, name: &str) -> Option<&BondRow> {
+        self.nics.tick()?.bonds.iter().find(|b| b.name() == name)
+    }
+
+    /// The slaves of a bond, in the bonding file's order.
+    pub fn bond_slave_names(&self, name: &str) -> Vec<String> {
+        self.bond(name).map_or(Vec::new(), |b| {
+            b.slaves.iter().map(|s| s.slave.name.clone()).collect()
+        })
+    }
+}

@@ -1,0 +1,400 @@
+//! The NIC panel (a row per interface, nicstat's figures, bond warnings)
+//! and one interface's detail: its charts, its figures now, its link and,
+//! for a bond, its slaves.
+
+use super::nfs::with_source_state;
+use super::table::{self, Col};
+use super::widgets::{Series, chart};
+use super::{level_style, panel_block};
+use crate::app::App;
+use crate::app::list::ListUi;
+use crate::app::nics::{NIC_TABLE, NicFig, nic_figure, nic_index};
+use crate::config::Level;
+use crate::format;
+use crate::model::bond::BondRow;
+use crate::model::nic::{NIC_COLS, NicCol, NicColKind, NicRates};
+use crate::model::nic_tick::NicRow;
+use crate::parse::net_sysfs::OperState;
+use crate::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row};
+
+/// "25000" Mb/s, or "–" when the link has no known speed.
+fn speed(mbps: Option<u32>) -> String {
+    mbps.map_or(format::UNKNOWN.to_string(), |s| s.to_string())
+}
+
+/// %Util coloured by the disks' %util thresholds, trouble when non-zero.
+fn style_of(app: &App, kind: NicColKind, v: Option<f64>) -> Style {
+    let t = &app.theme;
+    let th = &app.config.thresholds;
+    match (kind, v) {
+        (NicColKind::Util, Some(x)) => level_style(
+            t,
+            if x >= th.util_crit {
+                Level::Crit
+            } else if x >= th.util_warn {
+                Level::Warn
+            } else {
+                Level::Normal
+            },
+        ),
+        (NicColKind::Trouble, Some(x)) if x > 0.0 => t.warn,
+        _ => t.base,
+    }
+}
+
+fn kind_of(fig: NicFig) -> NicColKind {
+    match fig {
+        NicFig::Col(c) => c.def().kind,
+        NicFig::Errors | NicFig::Drops => NicColKind::Trouble,
+    }
+}
+
+fn state_style(t: &Theme, s: OperState) -> Style {
+    match s {
+        OperState::Up => t.base,
+        OperState::Unknown => t.muted,
+        _ => t.warn,
+    }
+}
+
+/// The bond `name` heads, if it is one with something wrong.
+fn warned_bond<'a>(app: &'a App, name: &str) -> Option<&'a BondRow> {
+    app.bond(name).filter(|b| !b.warnings.is_empty())
+}
+
+pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
+    let rows = app.nic_rows();
+    let t = &app.theme;
+    let total = app.nics.tick().map_or(0, |k| k.rows.len());
+    let sort = app
+        .ui
+        .nics
+        .sort
+        .and_then(|i| NIC_TABLE.get(i))
+        .map_or("Int", |c| c.1);
+    let title = table::panel_title(
+        app,
+        "NICs",
+        (rows.len(), total, "interfaces"),
+        &app.ui.nics,
+        sort,
+    );
+    let block = with_source_state(panel_block(title, t, true), &app.nics, "net", t);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let Some(tick) = app.nics.tick() else {
+        f.render_widget(
+            Paragraph::new(Span::styled("waiting for the second sample…", t.muted)),
+            inner,
+        );
+        return;
+    };
+    let warnings: Vec<String> = tick.bonds.iter().flat_map(|b| b.messages()).collect();
+    let iw = table::name_width(rows.iter().map(|r| r.name.as_str()), "Int");
+    let mut cols = vec![
+        Col::text("!", 1),
+        Col::text("Int", iw),
+        Col::text("Kind", 8),
+        Col::text("State", 5),
+        Col::text("Mb/s", 6),
+        Col::text("Duplex", 7),
+        Col::text("MTU", 5),
+    ];
+    const FIXED: usize = 7;
+    cols.extend(NIC_TABLE.iter().map(|(_, h)| Col::figure(*h)));
+    let sorted = app.ui.nics.sort.map(|i| i + FIXED);
+    let selected = app.ui.nics.index(rows.iter().map(|r| r.name.as_str()));
+    let widths: Vec<u16> = cols.iter().map(|c| c.width).collect();
+    let row = |i: usize| {
+        let r = rows[i];
+        let warn = warned_bond(app, &r.name).is_some();
+        let mut cells = vec![
+            Cell::from(Span::styled(if warn { "!" } else { " " }, t.warn)),
+            Cell::from(Span::styled(
+                r.name.clone(),
+                if warn { t.warn } else { t.base },
+            )),
+            Cell::from(Span::styled(r.kind().label(), t.muted)),
+            Cell::from(Span::styled(
+                r.link.operstate.label(),
+                state_style(t, r.link.operstate),
+            )),
+            Cell::from(speed(r.link.speed_mbps)),
+            Cell::from(r.link.duplex.label()),
+            Cell::from(
+                r.info
+                    .as_ref()
+                    .and_then(|i| i.mtu)
+                    .map_or(format::UNKNOWN.to_string(), |m| m.to_string()),
+            ),
+        ];
+        cells.extend(NIC_TABLE.iter().enumerate().map(|(j, (fig, _))| {
+            let v = nic_figure(r.rates.as_ref(), *fig);
+            table::figure(v, widths[j + FIXED], t, style_of(app, kind_of(*fig), v))
+        }));
+        Row::new(cells)
+    };
+    let legend_h = warnings.len().clamp(1, 3) as u16;
+    let [table_area, legend] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(legend_h)]).areas(inner);
+    let mut list = app.ui.nics.clone();
+    let visible = table::draw(
+        f,
+        table_area,
+        t,
+        &cols,
+        sorted,
+        rows.len(),
+        selected,
+        &mut list,
+        row,
+    );
+    let lines: Vec<Line> = if warnings.is_empty() {
+        vec![Line::from(Span::styled(
+            if app.ui.show_all_nics {
+                "every interface · a: only used wire-facing ones · KB = 1024 bytes"
+            } else {
+                "used wire-facing interfaces · a: also loopback, virtual and unused ones · KB = 1024 bytes"
+            },
+            t.muted,
+        ))]
+    } else {
+        warnings
+            .iter()
+            .map(|w| Line::from(Span::styled(format!("! {w}"), t.warn)))
+            .collect()
+    };
+    f.render_widget(Paragraph::new(lines), legend);
+    app.ui.nics = list;
+    app.ui.page_rows = visible;
+}
+
+/// "physical · 25000 Mb/s full · up · MTU 9000 · driver mlx5_core".
+fn link_facts(r: &NicRow) -> Vec<(&'static str, String)> {
+    let info = r.info.as_ref();
+    let opt = |v: Option<String>| v.unwrap_or_else(|| format::UNKNOWN.to_string());
+    vec![
+        ("kind", r.kind().label().to_string()),
+        ("state", r.link.operstate.label().to_string()),
+        ("speed", format!("{} Mb/s", speed(r.link.speed_mbps))),
+        ("duplex", r.link.duplex.label().to_string()),
+        ("MTU", opt(info.and_then(|i| i.mtu).map(|m| m.to_string()))),
+        ("driver", opt(info.and_then(|i| i.driver.clone()))),
+        ("address", opt(info.and_then(|i| i.address.clone()))),
+        ("master", opt(info.and_then(|i| i.master.clone()))),
+    ]
+}
+
+pub fn draw_nic(f: &mut Frame, app: &mut App, area: Rect, name: &str) {
+    let t = &app.theme;
+    let Some(row) = app.nic_row(name) else {
+        let block = panel_block(format!(" {name} "), t, true);
+        let inner = block.inner(area);
+        f.render_widget(block, area);
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                "this interface is gone from /proc/net/dev",
+                t.warn,
+            )),
+            inner,
+        );
+        return;
+    };
+    let facts = link_facts(row);
+    let title = format!(
+        " {name} · {} · {} {} · {} ",
+        facts[0].1, facts[2].1, facts[3].1, facts[1].1
+    );
+    let block = with_source_state(panel_block(title, t, true), &app.nics, "net", t);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let bond = app.bond(name);
+    let bond_h = bond.map_or(0, |b| {
+        (b.slaves.len() + b.warnings.len() + 4).min(inner.height as usize / 2) as u16
+    });
+    let [top, bottom] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(bond_h)]).areas(inner);
+    let [charts, now] = Layout::horizontal([Constraint::Min(0), Constraint::Length(28)]).areas(top);
+
+    let n = app.nics.history.capacity();
+    let times = app.nics.series_times(n);
+    let values = |fig: NicFig| app.nics.series(name, nic_index(fig), n);
+    let s = |label, fig, style| Series {
+        label,
+        values: values(fig),
+        style,
+    };
+    let specs: [(&str, &str, Vec<Series>); 4] = [
+        (
+            "Throughput",
+            "KB/s",
+            vec![
+                s("rKB/s", NicFig::Col(NicCol::RKbPerS), t.read),
+                s("wKB/s", NicFig::Col(NicCol::WKbPerS), t.write),
+            ],
+        ),
+        (
+            "Packets",
+            "/s",
+            vec![
+                s("rPk/s", NicFig::Col(NicCol::RPkPerS), t.read),
+                s("wPk/s", NicFig::Col(NicCol::WPkPerS), t.write),
+            ],
+        ),
+        (
+            "Utilisation",
+            "%",
+            vec![s("%Util", NicFig::Col(NicCol::Util), t.accent)],
+        ),
+        (
+            "Errors and drops",
+            "/s",
+            vec![
+                s("errs/s", NicFig::Errors, t.crit),
+                s("drops/s", NicFig::Drops, t.warn),
+            ],
+        ),
+    ];
+    let areas = Layout::vertical(vec![Constraint::Ratio(1, 4); 4]).split(charts);
+    for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
+        chart(f, *a, title, unit, series, &times, t);
+    }
+
+    let mut lines: Vec<Line> = NIC_COLS
+        .iter()
+        .map(|c| {
+            let v = row.rates.as_ref().and_then(|r| r.get(c.col));
+            Line::from(vec![
+                Span::styled(format!("{:<9}", c.header), t.muted),
+                Span::styled(
+                    format!("{:>17}", format::fit(v, 17, 2)),
+                    style_of(app, c.kind, v),
+                ),
+            ])
+        })
+        .collect();
+    lines.push(Line::from(""));
+    lines.extend(facts.iter().map(|(k, v)| {
+        Line::from(vec![
+            Span::styled(format!("{k:<9}"), t.muted),
+            Span::styled(format!("{v:>17}"), t.base),
+        ])
+    }));
+    let now_block = panel_block(" now ", t, false);
+    f.render_widget(Paragraph::new(lines).block(now_block), now);
+
+    if let Some(b) = bond {
+        draw_bond(f, app, bottom, b);
+    }
+}
+
+fn slave_rates(rates: Option<&NicRates>, c: NicCol) -> Option<f64> {
+    rates.and_then(|r| r.get(c))
+}
+
+/// A bond's mode, primary, active slave and warnings, over its slaves.
+fn draw_bond(f: &mut Frame, app: &App, area: Rect, b: &BondRow) {
+    let t = &app.theme;
+    let i = &b.info;
+    let none = || "none".to_string();
+    let title = format!(
+        " bond {} · {} · primary {} · active {} · MII {} ",
+        b.name(),
+        i.mode
+            .map_or(i.mode_text.clone().unwrap_or_else(none), |m| m
+                .label()
+                .to_string()),
+        i.primary.clone().unwrap_or_else(none),
+        i.active_slave.clone().unwrap_or_else(none),
+        i.mii_status.map_or(format::UNKNOWN, |m| m.label()),
+    );
+    let block = panel_block(title, t, false);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let [warn_area, table_area] = Layout::vertical([
+        Constraint::Length(b.warnings.len() as u16),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+    let lines: Vec<Line> = b
+        .warnings
+        .iter()
+        .map(|w| Line::from(Span::styled(format!("! {w}"), t.warn)))
+        .collect();
+    f.render_widget(Paragraph::new(lines), warn_area);
+
+    let figs = [
+        NicCol::RKbPerS,
+        NicCol::WKbPerS,
+        NicCol::RPkPerS,
+        NicCol::WPkPerS,
+        NicCol::Util,
+        NicCol::RErrPerS,
+        NicCol::RDropPerS,
+    ];
+    let sw = table::name_width(b.slaves.iter().map(|s| s.slave.name.as_str()), "Slave");
+    let mut cols = vec![
+        Col::text("Slave", sw),
+        Col::text("Active", 6),
+        Col::text("MII", 4),
+        Col::text("Mb/s", 6),
+        Col::text("Duplex", 7),
+        Col::text("Fails+", 6),
+        Col::text("Perm HW addr", 17),
+    ];
+    const FIXED: usize = 7;
+    cols.extend(figs.iter().map(|c| Col::figure(c.def().header)));
+    let widths: Vec<u16> = cols.iter().map(|c| c.width).collect();
+    let names: Vec<&str> = b.slaves.iter().map(|s| s.slave.name.as_str()).collect();
+    let mut list = ListUi {
+        selected: app.ui.slave_selected.clone(),
+        ..ListUi::default()
+    };
+    let selected = list.index(names.iter().copied());
+    let row = |k: usize| {
+        let s = &b.slaves[k];
+        let sl = &s.slave;
+        let mii = sl.mii_status.map_or(format::UNKNOWN, |m| m.label());
+        let warned = b.warnings.iter().any(|w| w.slave() == Some(&sl.name));
+        let mut cells = vec![
+            Cell::from(Span::styled(
+                sl.name.clone(),
+                if warned { t.warn } else { t.base },
+            )),
+            Cell::from(Span::styled(if s.active { "active" } else { "" }, t.accent)),
+            Cell::from(mii),
+            Cell::from(speed(sl.speed_mbps)),
+            Cell::from(sl.duplex.map_or(format::UNKNOWN, |d| d.label())),
+            Cell::from(
+                s.failures_since_start
+                    .map_or(format::UNKNOWN.to_string(), |n| n.to_string()),
+            ),
+            Cell::from(
+                sl.perm_hw_addr
+                    .clone()
+                    .unwrap_or_else(|| format::UNKNOWN.to_string()),
+            ),
+        ];
+        cells.extend(figs.iter().enumerate().map(|(j, c)| {
+            let v = slave_rates(s.rates.as_ref(), *c);
+            table::figure(v, widths[j + FIXED], t, style_of(app, c.def().kind, v))
+        }));
+        Row::new(cells)
+    };
+    table::draw(
+        f,
+        table_area,
+        t,
+        &cols,
+        None,
+        b.slaves.len(),
+        selected,
+        &mut list,
+        row,
+    );
+}
