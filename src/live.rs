@@ -82,6 +82,9 @@ pub fn run(mut app: App, source: Sources) -> anyhow::Result<()> {
     let mut terminal = ratatui::try_init()?;
     let result = rt.block_on(event_loop(&mut terminal, &mut app, source));
     ratatui::restore();
+    // A reader stuck in a hung --root (an NFS server gone) must not keep
+    // strata from quitting: blocking reads are abandoned, not awaited.
+    rt.shutdown_timeout(Duration::from_millis(200));
     result
 }
 

@@ -205,6 +205,18 @@ impl Tmux {
 
     /// The shell is back, line-buffered and echoing: the terminal was restored.
     fn assert_shell_usable(&self) {
+        // keys typed while strata is still exiting would go to strata, not
+        // to the shell: wait (at most 10 s) until the shell has no child
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let shell = self.pane_pid().expect("pane pid").to_string();
+        while Command::new("pgrep")
+            .args(["-P", &shell])
+            .output()
+            .is_ok_and(|o| !o.stdout.is_empty())
+        {
+            assert!(Instant::now() < deadline, "strata still runs 10 s on");
+            thread::sleep(Duration::from_millis(50));
+        }
         self.type_line("clear; stty -a | tr ' ' '\\n' | grep -x -e icanon -e echo -e -icanon -e -echo | sort | tr '\\n' ' '; echo; echo ok-$((40+2))");
         let s = self.wait_text("ok-42");
         assert!(
