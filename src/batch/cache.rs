@@ -12,7 +12,7 @@
 //! fields that do not apply to a record left empty.
 
 use super::run::{Report, Sampled};
-use super::{Format, printable};
+use super::{Format, csv_field, json_str, printable};
 use crate::format::{self, UNKNOWN};
 use crate::model::cache::{
     CACHE_COLS, CacheBaseline, CacheCol, CacheKind, CacheTick, FILE_COLS, FileCol, FileFigures,
@@ -240,10 +240,6 @@ pub fn text_report(tick: &CacheTick, header: bool) -> String {
     s
 }
 
-fn json_str(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_string())
-}
-
 fn number(v: Option<f64>, integral: bool) -> Option<String> {
     let v = v.filter(|v| v.is_finite())?;
     Some(if integral {
@@ -335,15 +331,6 @@ pub fn csv_header() -> String {
         s.push_str(c.json_key);
     }
     s
-}
-
-fn csv_field(s: &str) -> String {
-    let s = printable(s);
-    if s.contains([',', '"']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.into_owned()
-    }
 }
 
 /// CSV lines: the page cache, then each file and the total, all under

@@ -6,7 +6,7 @@
 //! 5.5) print as "–" where iostat prints 0.00. Devices are named as iostat
 //! -x names them (dm-0), or by their mapper names with `-N`, as iostat -N.
 
-use super::{Format, printable};
+use super::{Format, csv_field, json_str, printable};
 use crate::config::Units;
 use crate::format::{self, UNKNOWN};
 use crate::model::disk::{DISK_COLS, DiskCol};
@@ -174,18 +174,6 @@ pub fn report(format: Format, tick: &DiskTick, sel: Selection, units: Units) -> 
         Format::Text => text_report(tick, sel, units),
         Format::Json => json_report(tick, sel, units),
         Format::Csv => csv_report(tick, sel, units),
-    }
-}
-
-fn json_str(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_string())
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }
 

@@ -32,3 +32,20 @@ pub(crate) fn printable(s: &str) -> std::borrow::Cow<'_, str> {
         s.into()
     }
 }
+
+/// A string as a JSON string literal (serde_json escapes control
+/// characters itself).
+pub(crate) fn json_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_string())
+}
+
+/// A CSV field: control characters printed as '?', quoted when it holds
+/// a comma or a quote.
+pub(crate) fn csv_field(s: &str) -> String {
+    let s = printable(s);
+    if s.contains([',', '"']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.into_owned()
+    }
+}

@@ -11,7 +11,7 @@
 //! prints it once per mount point. Unknown figures print as "–".
 
 use super::run::{Report, Sampled};
-use super::{Format, printable};
+use super::{Format, csv_field, json_str, printable};
 use crate::format::{self, UNKNOWN};
 use crate::model::nfs::{NFS_MOUNT_COLS, NFS_OP_COLS, NfsMountCol, NfsOpCol, NfsOpRates};
 use crate::model::nfs_tick::{NfsBaseline, NfsOpRow, NfsTick};
@@ -121,10 +121,6 @@ fn is_count(c: NfsOpCol) -> bool {
     matches!(c, NfsOpCol::Retrans | NfsOpCol::Errors)
 }
 
-fn json_str(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_string())
-}
-
 fn interval_s(tick: &NfsTick) -> Option<String> {
     tick.itv_cs.map(|i| format!("{:.2}", i as f64 / 100.0))
 }
@@ -219,17 +215,6 @@ pub fn csv_report(tick: &NfsTick) -> String {
         }
     }
     s
-}
-
-/// A CSV field: control characters as '?' (see `printable`), quoted when
-/// it holds a comma or a quote.
-fn csv_field(s: &str) -> String {
-    let s = printable(s);
-    if s.contains([',', '"']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.into_owned()
-    }
 }
 
 pub fn report(format: Format, tick: &NfsTick) -> String {

@@ -13,7 +13,7 @@
 //! interface's kind, link and, for a bond, its mode, slaves and warnings.
 
 use super::run::{Report, Sampled};
-use super::{Format, printable};
+use super::{Format, json_str, printable};
 use crate::format::{self, UNKNOWN};
 use crate::model::bond::BondRow;
 use crate::model::nic::{NIC_COLS, NicCol};
@@ -111,10 +111,6 @@ pub fn text_report(tick: &NicTick, all_devices: bool) -> String {
         }
     }
     s
-}
-
-fn json_str(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_string())
 }
 
 /// A figure in full: Rust's shortest exact form, never an exponent.
