@@ -50,10 +50,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     let inner = block.inner(area);
     f.render_widget(block, area);
     let Some(tick) = app.cache.tick() else {
-        f.render_widget(
-            Paragraph::new(Span::styled("waiting for the second sample…", t.muted)),
-            inner,
-        );
+        super::waiting(f, &app.theme, inner);
         return;
     };
     let watched = !app.config.cache_files.is_empty() || !tick.files.is_empty();

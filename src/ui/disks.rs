@@ -60,10 +60,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     let inner = block.inner(area);
     f.render_widget(block, area);
     if app.view_tick().is_none() {
-        f.render_widget(
-            Paragraph::new(Span::styled("waiting for the second sample…", t.muted)),
-            inner,
-        );
+        super::waiting(f, &app.theme, inner);
         return;
     }
 

@@ -265,3 +265,12 @@ pub(crate) fn level_style(theme: &crate::theme::Theme, level: crate::config::Lev
         crate::config::Level::Crit => theme.crit,
     }
 }
+
+/// What a layer's area says before its second sample: no figure yet, and
+/// never a zero that would look like an idle system.
+pub(crate) fn waiting(f: &mut Frame, theme: &crate::theme::Theme, area: Rect) {
+    f.render_widget(
+        Paragraph::new(Span::styled("waiting for the second sample…", theme.muted)),
+        area,
+    );
+}

@@ -88,10 +88,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     let inner = block.inner(area);
     f.render_widget(block, area);
     let Some(tick) = app.nics.tick() else {
-        f.render_widget(
-            Paragraph::new(Span::styled("waiting for the second sample…", t.muted)),
-            inner,
-        );
+        super::waiting(f, &app.theme, inner);
         return;
     };
     let warnings: Vec<String> = tick.bonds.iter().flat_map(|b| b.messages()).collect();

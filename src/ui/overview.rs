@@ -71,10 +71,7 @@ fn unavailable<T: Clone>(
         return true;
     }
     if layer.tick().is_none() {
-        f.render_widget(
-            Paragraph::new(Span::styled("waiting for the second sample…", t.muted)),
-            inner,
-        );
+        super::waiting(f, &app.theme, inner);
         return true;
     }
     false
@@ -277,10 +274,7 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
         return;
     }
     let Some(tick) = tick else {
-        f.render_widget(
-            Paragraph::new(Span::styled("waiting for the second sample…", t.muted)),
-            inner,
-        );
+        super::waiting(f, &app.theme, inner);
         return;
     };
     let mb = app.ui.units == Units::MB;
