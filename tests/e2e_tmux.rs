@@ -66,6 +66,7 @@ impl LiveRoot {
         copy_tree(&common::fixture_root(), dir.path());
         let root = dir.path().to_path_buf();
         std::fs::create_dir_all(root.join("proc/self")).expect("mkdir proc/self");
+        std::fs::create_dir_all(root.join("proc/net/bonding")).expect("mkdir proc/net/bonding");
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let writer = thread::spawn(move || {
@@ -80,6 +81,11 @@ impl LiveRoot {
                 write_atomic(
                     &root.join("proc/self/mountstats"),
                     &layers::mountstats_text(k),
+                );
+                write_atomic(&root.join("proc/net/dev"), &layers::netdev_text(k));
+                write_atomic(
+                    &root.join("proc/net/bonding/bond0"),
+                    &layers::bonding_text(1),
                 );
                 write_atomic(
                     &root.join("proc/uptime"),
@@ -294,6 +300,33 @@ fn drill_sort_filter_pause_help_theme_quit() {
     t.keys(&["Escape"]);
     t.wait_for("back at the NFS table", |s| {
         s.contains("│ NFS") && !s.contains("NFS ›")
+    });
+
+    // the wire: the bond's warning, then down into its slaves and back
+    t.keys(&["5"]);
+    let s = t.wait_text("NICs · ");
+    assert!(s.contains("ens3f0") && s.contains("physical"), "{s}");
+    assert!(
+        s.contains("! bond0: active slave eth1 is not the primary eth0"),
+        "{s}"
+    );
+    t.keys(&["/", "b", "o", "n", "d", "Enter", "S"]);
+    t.wait_text("sort Int ↑");
+    t.keys(&["Enter"]);
+    let s = t.wait_text("NICs › bond0");
+    assert!(s.contains("primary eth0 · active eth1"), "{s}");
+    assert!(s.contains("Slave  Active MII"), "{s}");
+    // the slave table is in name order: eth0 first
+    t.keys(&["Enter"]);
+    let s = t.wait_text("NICs › bond0 › eth0");
+    assert!(s.contains("master") && s.contains("bond0"), "{s}");
+    t.keys(&["Escape"]);
+    t.wait_for("back at bond0", |s| {
+        s.contains("NICs › bond0") && !s.contains("bond0 › eth0")
+    });
+    t.keys(&["Escape"]);
+    t.wait_for("back at the NICs table", |s| {
+        s.contains("│ NICs") && !s.contains("NICs ›")
     });
     t.keys(&["2"]);
     t.wait_text("Disks · ");
