@@ -478,3 +478,47 @@ fn sizes_print_as_fincore_prints_them() {
         .collect();
     assert_eq!(ours, theirs);
 }
+
+/// Paths of this process's open descriptors.
+fn open_fd_targets() -> Vec<String> {
+    std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn a_file_kept_open_between_scans_is_let_go_when_replaced_or_deleted() {
+    let dir = disk_dir();
+    let path = cold_file(dir.path(), "users01.dbf", 8);
+    read_pages(&path, 0, 3);
+    let mut src = CacheSource::new(RootFs::default(), vec![path.display().to_string()]);
+    let first = |src: &mut CacheSource| src.sample(0).unwrap().files.remove(0).result;
+
+    let a = first(&mut src).unwrap();
+    assert_eq!((a.pages.cached, a.size_bytes), (3, 8 * page()));
+    let held = |name: &str| open_fd_targets().iter().any(|t| t.contains(name));
+    assert!(held("users01.dbf"), "the watched file is kept open");
+
+    // Replaced under the same name (as a restore does): the new file's
+    // identity and pages, not the old descriptor's.
+    let b = cold_file(dir.path(), "users01.new", 5);
+    read_pages(&b, 0, 5);
+    std::fs::rename(&b, &path).unwrap();
+    let r = first(&mut src).unwrap();
+    assert_ne!(r.ino, a.ino, "the replacement was opened afresh");
+    assert_eq!((r.pages.cached, r.size_bytes), (5, 5 * page()));
+    assert!(
+        !open_fd_targets()
+            .iter()
+            .any(|t| t.contains("users01") && t.contains("(deleted)")),
+        "the replaced file's descriptor was closed: {:?}",
+        open_fd_targets()
+    );
+
+    // Deleted: an error row, and no descriptor keeps its space allocated.
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(first(&mut src).unwrap_err(), "no such file");
+    assert!(!held("users01.dbf"), "{:?}", open_fd_targets());
+}

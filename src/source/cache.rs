@@ -18,7 +18,7 @@ use crate::parse::ParseError;
 use crate::parse::meminfo::{MemInfo, parse_meminfo};
 use crate::parse::uptime::parse_uptime_cs;
 use crate::parse::vmstat::{VmStat, parse_vmstat};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::OpenOptions;
 use std::io;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -92,6 +92,17 @@ pub struct CacheSource {
     page_size: u64,
     /// mincore's vector, kept between scans.
     vec: Vec<u8>,
+    /// Watched files kept open between scans, by path, with the identity
+    /// they were opened with: a scan then costs a stat(2) of the path and
+    /// the residency call, where opening afresh cost five system calls.
+    /// A file deleted or replaced is let go at the next scan.
+    open: HashMap<PathBuf, OpenFile>,
+}
+
+struct OpenFile {
+    file: std::fs::File,
+    dev: u64,
+    ino: u64,
 }
 
 impl CacheSource {
@@ -116,6 +127,7 @@ impl CacheSource {
             forced: false,
             page_size: residency::page_size(),
             vec: Vec::new(),
+            open: HashMap::new(),
         }
     }
 
@@ -168,6 +180,15 @@ impl CacheSource {
             self.watched = expand(&self.fs, &self.patterns);
             self.expanded_at = Some(uptime_cs);
             self.expand_soon = false;
+            let watched: HashSet<&PathBuf> = self
+                .watched
+                .iter()
+                .filter_map(|w| match w {
+                    Watched::File { real, .. } => Some(real),
+                    Watched::Problem { .. } => None,
+                })
+                .collect();
+            self.open.retain(|path, _| watched.contains(path));
         }
         let watched = std::mem::take(&mut self.watched);
         let mut out = Vec::with_capacity(watched.len());
@@ -196,38 +217,63 @@ impl CacheSource {
     }
 
     fn measure(&mut self, real: &Path) -> io::Result<FileResidency> {
+        // Out of the map until it is measured: a file gone or replaced is
+        // closed here, so strata never holds a deleted file's space.
+        let kept = self.open.remove(real);
         // Only regular files are opened: opening a FIFO blocks, and opening
         // a device can rewind a tape.
-        if !std::fs::metadata(real)?.is_file() {
-            return Err(not_regular());
-        }
-        // O_NONBLOCK in case it became a FIFO since; read-only, never
-        // O_DIRECT, and nothing is read.
-        let file = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(real)?;
-        let meta = file.metadata()?;
+        let meta = std::fs::metadata(real)?;
         if !meta.is_file() {
             return Err(not_regular());
         }
-        let pages = match self.method {
-            Method::Cachestat => match residency::cachestat(&file) {
-                Ok(r) => r,
-                Err(e) if e.raw_os_error() == Some(libc::ENOSYS) && !self.forced => {
-                    // A kernel before 6.5: mincore from now on.
-                    self.method = Method::Mincore;
-                    self.mincore(&file, real, &meta)?
+        // A file replaced since the last scan is opened afresh.
+        let file = match kept {
+            Some(o) if (o.dev, o.ino) == (meta.dev(), meta.ino()) => o,
+            _ => {
+                // O_NONBLOCK in case it became a FIFO since; read-only,
+                // never O_DIRECT, and nothing is read.
+                let file = OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(real)?;
+                let opened = file.metadata()?;
+                if !opened.is_file() {
+                    return Err(not_regular());
                 }
-                Err(e) => return Err(e),
-            },
-            Method::Mincore => self.mincore(&file, real, &meta)?,
+                OpenFile {
+                    file,
+                    dev: opened.dev(),
+                    ino: opened.ino(),
+                }
+            }
         };
+        let pages = self.residency(&file.file, real, &meta)?;
+        self.open.insert(real.to_path_buf(), file);
         Ok(FileResidency {
             dev: meta.dev(),
             ino: meta.ino(),
             size_bytes: meta.len(),
             pages,
+        })
+    }
+
+    fn residency(
+        &mut self,
+        file: &std::fs::File,
+        real: &Path,
+        meta: &std::fs::Metadata,
+    ) -> io::Result<Residency> {
+        Ok(match self.method {
+            Method::Cachestat => match residency::cachestat(file) {
+                Ok(r) => r,
+                Err(e) if e.raw_os_error() == Some(libc::ENOSYS) && !self.forced => {
+                    // A kernel before 6.5: mincore from now on.
+                    self.method = Method::Mincore;
+                    self.mincore(file, real, meta)?
+                }
+                Err(e) => return Err(e),
+            },
+            Method::Mincore => self.mincore(file, real, meta)?,
         })
     }
 
