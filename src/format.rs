@@ -128,6 +128,11 @@ fn local_tm(ms: i64) -> (libc::tm, i64) {
     (tm, tm.tm_gmtoff)
 }
 
+/// "1 file", "2 files": a count with its noun.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -196,10 +196,6 @@ fn file_line(figures: Option<&FileFigures>, label: &str) -> String {
     s
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 fn file_label(r: &FileRow) -> String {
     match &r.error {
         Some(e) => format!("{}: {e}", r.path),
@@ -213,8 +209,8 @@ fn total_label(tick: &CacheTick) -> String {
     let method = tick.method.map_or("", Method::label);
     format!(
         "total: {}, {} ({method}, {}-byte pages)",
-        plural(files, "file", "files"),
-        plural(errors, "error", "errors"),
+        crate::format::count(files, "file", "files"),
+        crate::format::count(errors, "error", "errors"),
         tick.page_size
     )
 }

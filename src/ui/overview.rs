@@ -106,7 +106,10 @@ fn draw_cache(f: &mut Frame, app: &App, area: Rect) {
         lines.push(Line::from(vec![
             Span::styled(format!("{:<10}", "watched"), t.muted),
             Span::styled(format!("{res:>11}"), t.base),
-            Span::styled(format!(" in {} files", tick.files.len()), t.muted),
+            Span::styled(
+                format!(" in {}", format::count(tick.files.len(), "file", "files")),
+                t.muted,
+            ),
         ]));
     }
     f.render_widget(Paragraph::new(lines), inner);
@@ -260,8 +263,8 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
         k.rows.iter().filter(|r| r.counts_in_totals()).count()
     });
     let title = format!(
-        " Host · block devices ({counted} disk{}) ",
-        if counted == 1 { "" } else { "s" }
+        " Host · block devices ({}) ",
+        format::count(counted, "disk", "disks")
     );
     let block = panel_block(title, t, true);
     let inner = block.inner(area);
