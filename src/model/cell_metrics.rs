@@ -564,7 +564,10 @@ impl CellSummary {
             };
             &mut cells[i]
         }
-        fn disk_of<'a, 'b>(b: &'b mut Building<'a>, name: &'a str) -> &'b mut DiskRaw {
+        fn disk_of<'a, 'b>(
+            b: &'b mut Building<'a>,
+            name: &'a str,
+        ) -> &'b mut (&'a str, Option<&'a CellDisk>, DiskRaw) {
             let i = match b.disks.iter().position(|d| d.0 == name) {
                 Some(i) => i,
                 None => {
@@ -572,20 +575,17 @@ impl CellSummary {
                     b.disks.len() - 1
                 }
             };
-            &mut b.disks[i].2
+            &mut b.disks[i]
         }
         let mut cells: Vec<Building> = Vec::new();
         for cd in celldisks {
             let b = cell_of(&mut cells, cd.cell.as_deref());
-            disk_of(b, &cd.name);
-            if let Some(d) = b.disks.iter_mut().find(|d| d.0 == cd.name) {
-                d.1 = Some(cd);
-            }
+            disk_of(b, &cd.name).1 = Some(cd);
         }
         for m in metrics {
             let b = cell_of(&mut cells, m.cell.as_deref());
             match m.kind.prefix {
-                MetricPrefix::CellDisk => disk_of(b, &m.object).take(m),
+                MetricPrefix::CellDisk => disk_of(b, &m.object).2.take(m),
                 MetricPrefix::FlashCache => b.flash_cache.take(m),
                 _ => {}
             }
