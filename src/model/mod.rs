@@ -3,6 +3,8 @@
 
 pub mod bond;
 pub mod cache;
+pub mod cell_metrics;
+pub mod cell_shares;
 pub mod disk;
 pub mod disk_tick;
 pub mod last_seen;
