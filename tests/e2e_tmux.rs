@@ -404,3 +404,30 @@ fn too_small_terminal_says_so() {
     t.keys(&["q"]);
     t.assert_shell_usable();
 }
+
+/// The README's screens of the fixture host, as a user sees them: run with
+/// `cargo test --test e2e_tmux readme_screens -- --ignored --nocapture`
+/// and paste what it prints.
+#[test]
+#[ignore = "prints the README's screens; not a check"]
+fn readme_screens() {
+    if !have_tmux() {
+        return skip("tmux is not installed");
+    }
+    let root = LiveRoot::start();
+    let t = Tmux::start("readme", 132, 30);
+    t.type_line(&format!("clear; {}", strata_cmd(&root.path(), "")));
+    t.wait_text("busiest devices");
+    for (key, wait) in [("2", "Disks · "), ("5", "NICs · ")] {
+        t.keys(&[key]);
+        t.wait_text(wait);
+        // a few samples into the history
+        thread::sleep(Duration::from_secs(3));
+        println!("{}", t.screen(false).trim_end());
+    }
+    t.keys(&["/", "b", "o", "n", "d", "Enter", "S", "Enter"]);
+    t.wait_text("NICs › bond0");
+    thread::sleep(Duration::from_secs(2));
+    println!("{}", t.screen(false).trim_end());
+    t.keys(&["q"]);
+}

@@ -273,7 +273,7 @@ fn bond_detail_lists_its_slaves_and_drills_into_one() {
     );
     keys(&mut app, &[Action::Back]);
     assert_eq!(app.view(), &strata::app::View::Nic("bond0".into()));
-    assert_eq!(app.ui.slave_selected.as_deref(), Some("eth1"));
+    assert_eq!(app.ui.slaves.selected.as_deref(), Some("eth1"));
     keys(&mut app, &[Action::Back]);
     assert_eq!(app.ui.nics.selected.as_deref(), Some("bond0"));
 }
@@ -303,6 +303,45 @@ fn pause_freezes_the_nic_layer() {
     assert_eq!(render(&mut app, 160, 24), before);
     keys(&mut app, &[Action::TogglePause]);
     assert_ne!(render(&mut app, 160, 24), before);
+}
+
+#[test]
+fn a_narrow_nics_table_scrolls_sideways_and_never_cuts_a_figure() {
+    let mut app = app_with(30);
+    goto(&mut app, Panel::Nics);
+    let screen = render(&mut app, 100, 16);
+    insta::assert_snapshot!("nics_100x16", screen);
+    // the names stay whole: bond0 and its VLAN are told apart
+    assert!(screen.contains("│! bond0     bond "), "{screen}");
+    assert!(screen.contains("│  bond0.100 vlan "), "{screen}");
+    // the figures shown are whole: 914062.5 rKB/s, 114400.0 rPk/s (t=29,
+    // see nics_panel_shows_nicstat_figures)
+    let ens = line_with(&screen, "ens3f0");
+    assert!(
+        ens.contains("914062.5") && ens.contains("114400.0"),
+        "{ens}"
+    );
+    assert!(
+        screen.contains("columns 1–10 of 17 · h/l scroll"),
+        "{screen}"
+    );
+    assert!(!screen.contains("%wUtil"), "{screen}");
+    // l scrolls to the last columns, and no further
+    keys(&mut app, &[const { Action::Right }; 30]);
+    let screen = render(&mut app, 100, 16);
+    assert!(
+        screen.contains("%wUtil") && screen.contains("drops/s"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("columns 9–17 of 17 · h/l scroll"),
+        "{screen}"
+    );
+    assert!(line_with(&screen, "ens3f0").contains("74.88"), "{screen}");
+    // and h comes back at once, not after the presses past the end
+    keys(&mut app, &[Action::Left]);
+    let back = render(&mut app, 100, 16);
+    assert_ne!(back, screen);
 }
 
 #[test]

@@ -8,7 +8,10 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 pub const KEY_HELP: &[(&str, &str)] = &[
     ("↑ ↓  k j", "move the selection"),
     ("PgUp PgDn  g G", "page up / down, first / last row"),
-    ("← →  h l", "scroll the disks table's columns"),
+    (
+        "← →  h l",
+        "scroll a table's columns when they do not all fit",
+    ),
     (
         "Enter",
         "drill down: panel → device → its partitions or slaves",

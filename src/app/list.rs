@@ -12,6 +12,8 @@ pub struct ListUi {
     pub desc: bool,
     /// First row the table showed, so scrolling does not jump.
     pub offset: usize,
+    /// First scrolled column shown (h/l), when the columns do not all fit.
+    pub col_offset: usize,
 }
 
 impl ListUi {

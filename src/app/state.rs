@@ -147,8 +147,8 @@ pub struct UiState {
     pub cache_files: ListUi,
     /// The NIC table (sort: an index into NIC_TABLE).
     pub nics: ListUi,
-    /// Selected slave in a bond's detail view.
-    pub slave_selected: Option<String>,
+    /// The slave table of a bond's detail view.
+    pub slaves: ListUi,
     /// The NIC table lists every interface, not only used wire-facing ones.
     pub show_all_nics: bool,
     /// Selected row among a device's parts in its detail view.
@@ -159,8 +159,6 @@ pub struct UiState {
     pub show_partitions: bool,
     pub show_all_devices: bool,
     pub units: Units,
-    /// First column shown in the disks table (horizontal scroll).
-    pub col_offset: usize,
     /// The user has paused: every layer shows what it had then.
     pub paused: bool,
     pub help: bool,
@@ -179,7 +177,7 @@ impl App {
             nfs_ops: ListUi::default(),
             cache_files: ListUi::sorted_by(FileCol::Res as usize),
             nics: ListUi::sorted_by(0),
-            slave_selected: None,
+            slaves: ListUi::default(),
             show_all_nics: false,
             part_selected: None,
             filter: String::new(),
@@ -187,7 +185,6 @@ impl App {
             show_partitions: config.show_partitions,
             show_all_devices: config.show_all_devices,
             units: config.units,
-            col_offset: 0,
             paused: false,
             help: false,
             page_rows: 10,
@@ -356,7 +353,8 @@ impl App {
     /// selected one is gone.
     pub fn slave_index(&self, slaves: &[String]) -> usize {
         self.ui
-            .slave_selected
+            .slaves
+            .selected
             .as_ref()
             .and_then(|s| slaves.iter().position(|p| p == s))
             .unwrap_or(0)
@@ -419,8 +417,17 @@ impl App {
             Action::PageDown => self.move_selection(self.ui.page_rows.max(1) as isize),
             Action::Top => self.move_selection(isize::MIN / 2),
             Action::Bottom => self.move_selection(isize::MAX / 2),
-            Action::Left => self.ui.col_offset = self.ui.col_offset.saturating_sub(1),
-            Action::Right => self.ui.col_offset = (self.ui.col_offset + 1).min(DISK_COLS.len() - 1),
+            // each table clamps its own offset when it is drawn
+            Action::Left => {
+                if let Some(list) = self.scrolled_list() {
+                    list.col_offset = list.col_offset.saturating_sub(1);
+                }
+            }
+            Action::Right => {
+                if let Some(list) = self.scrolled_list() {
+                    list.col_offset = list.col_offset.saturating_add(1);
+                }
+            }
             Action::Enter => {
                 self.drill_down();
                 self.freeze_view();
@@ -440,10 +447,10 @@ impl App {
                         Some(View::CacheFile(path)) => self.ui.cache_files.selected = Some(path),
                         Some(View::Nic(name)) => {
                             if top {
-                                self.ui.slave_selected = None;
+                                self.ui.slaves.selected = None;
                                 self.ui.nics.selected = Some(name);
                             } else {
-                                self.ui.slave_selected = Some(name);
+                                self.ui.slaves.selected = Some(name);
                             }
                         }
                         _ => {}
@@ -571,6 +578,14 @@ impl App {
         }
     }
 
+    /// The table h/l scroll sideways in the current view.
+    fn scrolled_list(&mut self) -> Option<&mut ListUi> {
+        match self.view() {
+            View::Nic(_) => Some(&mut self.ui.slaves),
+            _ => self.sorted_list().map(|(list, _)| list),
+        }
+    }
+
     fn cycle_sort(&mut self, step: isize) {
         if let Some((list, cols)) = self.sorted_list() {
             list.cycle_sort(cols, step);
@@ -627,7 +642,7 @@ impl App {
                 if !slaves.is_empty() {
                     let i = self.slave_index(&slaves) as isize;
                     let j = i.saturating_add(delta).clamp(0, slaves.len() as isize - 1);
-                    self.ui.slave_selected = Some(slaves[j as usize].clone());
+                    self.ui.slaves.selected = Some(slaves[j as usize].clone());
                 }
             }
             View::Panel(Panel::Overview) | View::CacheFile(_) => {}
@@ -665,7 +680,7 @@ impl App {
                 if let Some(r) = rows.get(i) {
                     let name = r.name.clone();
                     self.ui.nics.selected = Some(name.clone());
-                    self.ui.slave_selected = None;
+                    self.ui.slaves.selected = None;
                     self.ui.stack.push(View::Nic(name));
                 }
             }
@@ -673,7 +688,7 @@ impl App {
                 let slaves = self.bond_slave_names(&name);
                 if let Some(s) = slaves.get(self.slave_index(&slaves)) {
                     let child = s.clone();
-                    self.ui.slave_selected = None;
+                    self.ui.slaves.selected = None;
                     self.ui.stack.push(View::Nic(child));
                 }
             }

@@ -12,7 +12,7 @@ use crate::model::cache::{CacheCol, FILE_COLS, FileCol, FileKind};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row};
+use ratatui::widgets::{Cell, Paragraph};
 
 /// A size given in kB as a person reads it ("1.5 GiB"), or "–".
 fn kb(v: Option<f64>) -> String {
@@ -249,7 +249,7 @@ fn draw_files(f: &mut Frame, app: &mut App, area: Rect) {
             ])),
             None => Cell::from(r.path.clone()),
         });
-        Row::new(cells)
+        cells
     };
     let sorted = app.ui.cache_files.sort;
     let mut list = app.ui.cache_files.clone();
@@ -258,6 +258,7 @@ fn draw_files(f: &mut Frame, app: &mut App, area: Rect) {
         inner,
         t,
         &cols,
+        0,
         sorted,
         rows.len(),
         selected,

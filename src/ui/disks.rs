@@ -68,7 +68,11 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     let fixed = name_width + 1 + CLASS_WIDTH + 1;
     let fit = (inner.width.saturating_sub(fixed) / (COL_WIDTH + 1)).max(1) as usize;
     // never scroll past the point where the last column is already shown
-    let offset = app.ui.col_offset.min(DISK_COLS.len().saturating_sub(fit));
+    let offset = app
+        .ui
+        .disks
+        .col_offset
+        .min(DISK_COLS.len().saturating_sub(fit));
     let cols: Vec<DiskCol> = DISK_COLS
         .iter()
         .skip(offset)
@@ -129,7 +133,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     f.render_stateful_widget(table, table_area, &mut state);
     app.ui.page_rows = visible;
     app.ui.disks.offset = first;
-    app.ui.col_offset = offset;
+    app.ui.disks.col_offset = offset;
     let legend_line = Line::from(vec![
         Span::styled(shown, t.muted),
         Span::styled(

@@ -14,7 +14,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Paragraph, Row};
+use ratatui::widgets::{Block, Cell, Paragraph};
 
 /// "filer01:/vol/arch" and where it is mounted, as one label.
 pub(crate) fn mount_label(r: &NfsRow) -> String {
@@ -135,7 +135,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             let v = nfs_figure(r, *fig);
             table::figure(v, widths[j + 3], t, style_of(app, kind_of(*fig), v))
         }));
-        Row::new(cells)
+        cells
     };
     let [table_area, legend] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
@@ -145,6 +145,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         table_area,
         t,
         &cols,
+        1,
         sorted,
         rows.len(),
         selected,
@@ -278,7 +279,7 @@ pub fn draw_mount(f: &mut Frame, app: &mut App, area: Rect, key: &str) {
             };
             table::figure(v, widths[j + 1], t, style_of(app, c.kind, v))
         }));
-        Row::new(cells)
+        cells
     };
     let block = panel_block(
         " operations · READ and WRITE always, others when active ",
@@ -293,6 +294,7 @@ pub fn draw_mount(f: &mut Frame, app: &mut App, area: Rect, key: &str) {
         table_area,
         t,
         &cols,
+        1,
         sorted,
         ops.len(),
         selected,

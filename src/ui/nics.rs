@@ -20,7 +20,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row};
+use ratatui::widgets::{Cell, Paragraph};
 
 /// "25000" Mb/s, or "–" when the link has no known speed.
 fn speed(mbps: Option<u32>) -> String {
@@ -134,7 +134,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             let v = nic_figure(r.rates.as_ref(), *fig);
             table::figure(v, widths[j + FIXED], t, style_of(app, kind_of(*fig), v))
         }));
-        Row::new(cells)
+        cells
     };
     let legend_h = warnings.len().clamp(1, 3) as u16;
     let [table_area, legend] =
@@ -145,6 +145,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         table_area,
         t,
         &cols,
+        2,
         sorted,
         rows.len(),
         selected,
@@ -285,8 +286,9 @@ pub fn draw_nic(f: &mut Frame, app: &mut App, area: Rect, name: &str) {
     let now_block = panel_block(" now ", t, false);
     f.render_widget(Paragraph::new(lines).block(now_block), now);
 
-    if let Some(b) = bond {
-        draw_bond(f, app, bottom, b);
+    let scrolled = bond.map(|b| draw_bond(f, app, bottom, b));
+    if let Some(col_offset) = scrolled {
+        app.ui.slaves.col_offset = col_offset;
     }
 }
 
@@ -295,7 +297,8 @@ fn slave_rates(rates: Option<&NicRates>, c: NicCol) -> Option<f64> {
 }
 
 /// A bond's mode, primary, active slave and warnings, over its slaves.
-fn draw_bond(f: &mut Frame, app: &App, area: Rect, b: &BondRow) {
+/// Draws a bond's slave table; returns its column offset as drawn.
+fn draw_bond(f: &mut Frame, app: &App, area: Rect, b: &BondRow) -> usize {
     let t = &app.theme;
     let i = &b.info;
     let none = || "none".to_string();
@@ -349,7 +352,8 @@ fn draw_bond(f: &mut Frame, app: &App, area: Rect, b: &BondRow) {
     let widths: Vec<u16> = cols.iter().map(|c| c.width).collect();
     let names: Vec<&str> = b.slaves.iter().map(|s| s.slave.name.as_str()).collect();
     let mut list = ListUi {
-        selected: app.ui.slave_selected.clone(),
+        selected: app.ui.slaves.selected.clone(),
+        col_offset: app.ui.slaves.col_offset,
         ..ListUi::default()
     };
     let selected = list.index(names.iter().copied());
@@ -381,17 +385,19 @@ fn draw_bond(f: &mut Frame, app: &App, area: Rect, b: &BondRow) {
             let v = slave_rates(s.rates.as_ref(), *c);
             table::figure(v, widths[j + FIXED], t, style_of(app, c.def().kind, v))
         }));
-        Row::new(cells)
+        cells
     };
     table::draw(
         f,
         table_area,
         t,
         &cols,
+        1,
         None,
         b.slaves.len(),
         selected,
         &mut list,
         row,
     );
+    list.col_offset
 }

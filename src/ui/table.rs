@@ -4,10 +4,10 @@ use crate::app::list::ListUi;
 use crate::format;
 use crate::theme::Theme;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Row, Table, TableState};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
 
 /// Width of a figure column: the widest figures fit in 8.
 pub(crate) const FIG_WIDTH: u16 = 8;
@@ -79,24 +79,70 @@ pub(crate) fn name_width<'a>(names: impl IntoIterator<Item = &'a str>, header: &
         .clamp(6, 40) as u16
 }
 
-/// Draws `n` rows of which `row(i)` builds the i-th, only for the rows on
-/// screen, keeps row `selected` visible and highlights it. `sorted` marks the
-/// header of the sort column. Returns the number of rows that fit.
+/// The scrolled columns that fit beside the `frozen` ones, from `offset`,
+/// at least one.
+fn fitting(cols: &[Col], frozen: usize, offset: usize, width: u16) -> usize {
+    let mut used: u16 = cols[..frozen].iter().map(|c| c.width + 1).sum();
+    let mut n = 0;
+    for c in &cols[frozen + offset..] {
+        if used + c.width > width {
+            break;
+        }
+        used += c.width + 1;
+        n += 1;
+    }
+    n.max(1).min(cols.len() - frozen - offset)
+}
+
+/// Draws `n` rows of which `row(i)` builds the i-th's cells, only for the
+/// rows on screen, keeps row `selected` visible and highlights it. `sorted`
+/// marks the header of the sort column. The first `frozen` columns always
+/// show; when the others do not all fit, they scroll sideways from
+/// `list.col_offset` (h/l) and the bottom line says which of them are
+/// shown (counted as the disks table counts its figures), so a
+/// column is never squeezed and a figure never cut. Returns the number of
+/// rows that fit.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn draw<'a>(
     f: &mut Frame,
     area: Rect,
     t: &Theme,
     cols: &[Col],
+    frozen: usize,
     sorted: Option<usize>,
     n: usize,
     selected: usize,
     list: &mut ListUi,
-    row: impl Fn(usize) -> Row<'a>,
+    row: impl Fn(usize) -> Vec<Cell<'a>>,
 ) -> usize {
+    let frozen = frozen.min(cols.len().saturating_sub(1));
+    let scrolled = cols.len() - frozen;
+    // never scroll past the point where the last column already shows
+    let last_offset = (0..scrolled)
+        .find(|&o| fitting(cols, frozen, o, area.width) == scrolled - o)
+        .unwrap_or(0);
+    let offset = list.col_offset.min(last_offset);
+    list.col_offset = offset;
+    let shown = fitting(cols, frozen, offset, area.width);
+    let keep = |j: usize| j < frozen || (frozen + offset..frozen + offset + shown).contains(&j);
+    let mut area = area;
+    if shown < scrolled && area.height > 2 {
+        let [table, hint] =
+            Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+        let text = format!(
+            "columns {}–{} of {} · h/l scroll",
+            offset + 1,
+            offset + shown,
+            scrolled
+        );
+        f.render_widget(Paragraph::new(Span::styled(text, t.muted)), hint);
+        area = table;
+    }
+
     let header: Vec<Cell> = cols
         .iter()
         .enumerate()
+        .filter(|(j, _)| keep(*j))
         .map(|(i, c)| {
             let style = if sorted == Some(i) {
                 t.accent
@@ -111,8 +157,19 @@ pub(crate) fn draw<'a>(
     let visible = area.height.saturating_sub(1).max(1) as usize;
     let first = list.first_shown(selected, n, visible);
     list.offset = first;
-    let body: Vec<Row> = (first..n).take(visible).map(row).collect();
-    let widths: Vec<Constraint> = cols.iter().map(|c| Constraint::Length(c.width)).collect();
+    let body: Vec<Row> = (first..n)
+        .take(visible)
+        .map(|i| {
+            let cells = row(i).into_iter().enumerate().filter(|(j, _)| keep(*j));
+            Row::new(cells.map(|(_, c)| c))
+        })
+        .collect();
+    let widths: Vec<Constraint> = cols
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| keep(*j))
+        .map(|(_, c)| Constraint::Length(c.width))
+        .collect();
     let table = Table::new(body, widths)
         .header(Row::new(header).style(t.header))
         .row_highlight_style(t.selected)
