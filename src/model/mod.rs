@@ -5,6 +5,7 @@ pub mod bond;
 pub mod cache;
 pub mod cell_metrics;
 pub mod cell_shares;
+pub mod cells;
 pub mod disk;
 pub mod disk_tick;
 pub mod last_seen;
