@@ -464,4 +464,88 @@ mod tests {
         assert_eq!(p.rejected[0].line_no, 16);
         assert_eq!(parse_sys_block("rot 1\n", "c").rejected.len(), 1);
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Bodies as the sampler prints them: lines that never start with
+        /// "@@" (uptime and diskstats lines start with a digit or a space).
+        fn body() -> impl Strategy<Value = String> {
+            proptest::collection::vec("[ 0-9a-z.]{0,30}", 1..6).prop_map(|lines| {
+                lines
+                    .into_iter()
+                    .map(|l| format!(" {l}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+        }
+
+        fn stream(bodies: &[String]) -> (Vec<Frame>, Vec<u8>) {
+            let mut frames = Vec::new();
+            let mut text = String::from("banner from a login shell\n");
+            for (i, b) in bodies.iter().enumerate() {
+                let seq = i as u64 + 1;
+                text += &format!("@@S {seq}\n{b}\n@@E {seq} {}\n", b.len());
+                frames.push(Frame {
+                    kind: FrameKind::Sample,
+                    seq,
+                    body: b.clone(),
+                });
+            }
+            (frames, text.into_bytes())
+        }
+
+        fn feed(bytes: &[u8], chunk: usize) -> Vec<Result<Frame, ParseError>> {
+            let mut r = FrameReader::new();
+            bytes.chunks(chunk.max(1)).flat_map(|c| r.push(c)).collect()
+        }
+
+        proptest! {
+            #[test]
+            fn any_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..4096), chunk in 1usize..512) {
+                for f in feed(&bytes, chunk).into_iter().flatten() {
+                    let _ = parse_sample(&f);
+                    let _ = parse_sys_block(&f.body, "classes");
+                }
+            }
+
+            #[test]
+            fn whole_streams_read_back_exactly(bodies in proptest::collection::vec(body(), 1..8), chunk in 1usize..64) {
+                let (frames, bytes) = stream(&bodies);
+                let got: Vec<Frame> = feed(&bytes, chunk).into_iter().map(|r| r.unwrap()).collect();
+                prop_assert_eq!(got, frames);
+            }
+
+            /// A cut-out piece of the stream (lost output, a killed
+            /// sampler, a truncated read) never yields a frame that was not
+            /// sent: every frame accepted is one of the originals.
+            #[test]
+            fn a_missing_piece_is_never_misread(
+                bodies in proptest::collection::vec(body(), 1..8),
+                from in any::<proptest::sample::Index>(),
+                len in 1usize..200,
+                chunk in 1usize..64,
+            ) {
+                let (frames, bytes) = stream(&bodies);
+                let start = from.index(bytes.len());
+                let end = (start + len).min(bytes.len());
+                let mut cut = bytes[..start].to_vec();
+                cut.extend_from_slice(&bytes[end..]);
+                for f in feed(&cut, chunk).into_iter().flatten() {
+                    prop_assert!(frames.contains(&f), "misread {:?}", f);
+                }
+            }
+
+            #[test]
+            fn a_wrong_count_is_rejected(body in body(), delta in 1usize..5, up in any::<bool>()) {
+                let n = if up { body.len() + delta } else { body.len().saturating_sub(delta) };
+                prop_assume!(n != body.len());
+                let text = format!("@@S 9\n{body}\n@@E 9 {n}\n");
+                let got = feed(text.as_bytes(), 7);
+                prop_assert_eq!(got.len(), 1);
+                prop_assert!(got[0].is_err());
+            }
+        }
+    }
 }

@@ -175,4 +175,30 @@ mod tests {
         assert_eq!(errors[0], "line 6: dm01cel01 is already listed on line 2");
         assert!(errors[1].starts_with("line 7: "), "{errors:?}");
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn any_text_never_panics(text in "\\PC{0,200}") {
+                let _ = parse_cell_spec(&text, "u");
+                let (cells, errors) = parse_cell_group(&text, "u");
+                prop_assert!(cells.len() + errors.len() <= text.lines().count());
+            }
+
+            #[test]
+            fn a_spec_reads_back_from_its_parts(
+                user in "[a-z][a-z0-9_]{0,8}",
+                host in "[a-z][a-z0-9.-]{0,20}",
+                port in 1u16..,
+            ) {
+                let t = parse_cell_spec(&format!("{user}@{host}:{port}"), "x").unwrap();
+                prop_assert_eq!((t.user.as_str(), t.host.as_str(), t.port), (user.as_str(), host.as_str(), port));
+                let label = if port == 22 { host.clone() } else { format!("{host}:{port}") };
+                prop_assert_eq!(t.label, label);
+            }
+        }
+    }
 }
