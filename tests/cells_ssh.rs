@@ -273,14 +273,15 @@ async fn three_cells_stream_this_machines_disks() {
             })
             .collect();
         // The sampler sleeps 0.300 s then reads: each step of the cell's
-        // clock is 30 cs plus a cat's fork and exec (a few ms).
+        // clock is 30 cs plus a cat's fork and exec (a few ms; more on a
+        // loaded machine, hence the slack up to 50).
         let steps: Vec<u64> = samples
             .windows(2)
             .map(|w| w[1].uptime_cs - w[0].uptime_cs)
             .collect();
         println!("cell {c}: uptime steps {steps:?} cs");
         assert!(
-            steps.iter().all(|s| (30..=45).contains(s)),
+            steps.iter().all(|s| (30..=50).contains(s)),
             "cell {c}: {steps:?}"
         );
         let last = samples.last().expect("a sample");
@@ -586,8 +587,9 @@ async fn a_silent_listener_does_not_delay_the_other_cells() {
         cells.now()
     );
     assert!(times.len() >= 10, "{}", times.len());
-    // 250 ms apart on the cell; received no more than 1.5 intervals apart
-    assert!(max_gap < 375, "{gaps:?}");
+    // 250 ms apart on the cell. Waiting on the silent cell's 1 s connect
+    // timeout would show as a gap of a second; allow two intervals.
+    assert!(max_gap < 500, "{gaps:?}");
     cells.stop().await;
     assert!(silent.join().expect("listener thread") >= 1);
 }
@@ -652,6 +654,39 @@ async fn wrong_user_wrong_key_and_encrypted_keys() {
         assert!(!cells.statuses(c).contains(&CellStatus::Live), "cell {c}");
     }
     cells.stop().await;
+}
+
+#[tokio::test]
+async fn a_refused_login_is_retried_at_the_slowest_pace() {
+    if !available("a_refused_login_is_retried_at_the_slowest_pace") {
+        return;
+    }
+    let keys = Keys::new();
+    let sshd = Sshd::start(&keys, "127.0.0.17", "");
+    let kh = known_hosts(&keys, &[&sshd]);
+    let mut opts = options(&kh, Duration::from_millis(300), &nonce("slow"));
+    opts.backoff_first = Duration::from_millis(100);
+    opts.backoff_cap = Duration::from_millis(1500);
+    let mut t = target(&sshd, &keys, &keys.client_key);
+    t.user = "strata-retried-slowly".into();
+    let mut cells = Cells::start(vec![t], opts);
+    cells.run_for(Duration::from_millis(2500)).await;
+    let statuses = cells.statuses(0);
+    cells.stop().await;
+    let attempts = sshd
+        .log_text()
+        .matches("Invalid user strata-retried-slowly")
+        .count();
+    // At the cap, waits are 0.75..1.5 s: at most 4 logins in 2.5 s. The
+    // ramp from 0.1 s (0.05..0.1, 0.1..0.2, 0.2..0.4, 0.4..0.8, ...)
+    // would make at least 5.
+    println!("refused login: {attempts} attempts in 2.5 s");
+    assert!((2..=4).contains(&attempts), "{attempts}");
+    assert_eq!(
+        statuses.len(),
+        2,
+        "Connecting, then AuthFailed once: {statuses:?}"
+    );
 }
 
 #[tokio::test]

@@ -313,6 +313,15 @@ pub async fn run_cell(
                 if was_live {
                     failures = 0;
                 }
+                // A refused key or login fails the same way until someone
+                // edits a file: retry at the slowest pace, so that a cell's
+                // auth log does not fill with strata's attempts.
+                if matches!(
+                    status,
+                    CellStatus::AuthFailed(_) | CellStatus::HostKeyRefused(_)
+                ) {
+                    failures = u32::MAX - 1;
+                }
                 if !rep.status(status).await {
                     return;
                 }

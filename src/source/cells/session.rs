@@ -113,6 +113,8 @@ async fn connect(
     };
     // Best effort: samples are small and should not wait for Nagle.
     let _ = tcp.set_nodelay(true);
+    // Read here only to order the host key types; the check proper reads
+    // the file again when the key arrives. A missing file knows nothing.
     let known = std::fs::read_to_string(&opts.known_hosts).unwrap_or_default();
     let default = russh::Preferred::DEFAULT;
     let key = hostkey::prefer_known(
@@ -406,33 +408,49 @@ struct Output {
 
 const MAX_CELLCLI_BYTES: usize = 8 * 1024 * 1024;
 
-async fn exec_collect(handle: &Handle<CellHandler>, command: &str) -> Result<Output, String> {
-    let mut ch = handle
-        .channel_open_session()
+/// Runs a command on its own channel and collects what it prints, for at
+/// most `limit` (the channel is then closed; the command is the cell's).
+async fn exec_collect(
+    handle: &Handle<CellHandler>,
+    command: &str,
+    limit: Duration,
+) -> Result<Output, String> {
+    let mut ch = timeout(limit, handle.channel_open_session())
         .await
+        .map_err(|_| format!("no channel within {}", secs(limit)))?
         .map_err(|e| e.to_string())?;
-    ch.exec(true, command).await.map_err(|e| e.to_string())?;
     let mut out = Output {
         status: None,
         stdout: Vec::new(),
         stderr: Vec::new(),
     };
-    while let Some(msg) = ch.wait().await {
-        match msg {
-            ChannelMsg::Data { data } => {
-                let room = MAX_CELLCLI_BYTES.saturating_sub(out.stdout.len());
-                out.stdout.extend_from_slice(&data[..data.len().min(room)]);
+    let read = timeout(limit, async {
+        ch.exec(true, command).await.map_err(|e| e.to_string())?;
+        while let Some(msg) = ch.wait().await {
+            match msg {
+                ChannelMsg::Data { data } => {
+                    let room = MAX_CELLCLI_BYTES.saturating_sub(out.stdout.len());
+                    out.stdout.extend_from_slice(&data[..data.len().min(room)]);
+                }
+                ChannelMsg::ExtendedData { data, .. } => {
+                    let room = MAX_STDERR_EVENT.saturating_sub(out.stderr.len());
+                    out.stderr.extend_from_slice(&data[..data.len().min(room)]);
+                }
+                ChannelMsg::ExitStatus { exit_status } => out.status = Some(exit_status),
+                ChannelMsg::Close => break,
+                _ => {}
             }
-            ChannelMsg::ExtendedData { data, .. } => {
-                let room = MAX_STDERR_EVENT.saturating_sub(out.stderr.len());
-                out.stderr.extend_from_slice(&data[..data.len().min(room)]);
-            }
-            ChannelMsg::ExitStatus { exit_status } => out.status = Some(exit_status),
-            ChannelMsg::Close => break,
-            _ => {}
+        }
+        Ok::<(), String>(())
+    })
+    .await;
+    match read {
+        Ok(r) => r.map(|()| out),
+        Err(_) => {
+            let _ = ch.close().await;
+            Err(format!("no answer within {}", secs(limit)))
         }
     }
-    Ok(out)
 }
 
 /// Where the cell has cellcli: its metrics once per `every`, on a channel
@@ -443,20 +461,15 @@ async fn cellcli_loop(
     every: Duration,
     connect_timeout: Duration,
 ) {
-    match timeout(
-        connect_timeout,
-        exec_collect(&handle, remote::CELLCLI_PROBE),
-    )
-    .await
-    {
-        Ok(Ok(out)) if out.status == Some(0) => {}
+    match exec_collect(&handle, remote::CELLCLI_PROBE, connect_timeout).await {
+        Ok(out) if out.status == Some(0) => {}
         _ => return,
     }
     let every = every.max(Duration::from_secs(1));
     loop {
         let t = Instant::now();
-        match timeout(every, exec_collect(&handle, CELLCLI_SCRIPT)).await {
-            Ok(Ok(out)) => {
+        let said = match exec_collect(&handle, CELLCLI_SCRIPT, every).await {
+            Ok(out) => {
                 if !out.stderr.is_empty()
                     && !ev
                         .stderr(format!("cellcli: {}", cut(&out.stderr, MAX_STDERR_EVENT)))
@@ -466,23 +479,12 @@ async fn cellcli_loop(
                 }
                 let cell = ev.cell;
                 let text = String::from_utf8_lossy(&out.stdout).into_owned();
-                if !text.is_empty() && !ev.send(CellEvent::Cellcli { cell, text }).await {
-                    return;
-                }
+                text.is_empty() || ev.send(CellEvent::Cellcli { cell, text }).await
             }
-            Ok(Err(e)) => {
-                if !ev.stderr(format!("cellcli: {e}")).await {
-                    return;
-                }
-            }
-            Err(_) => {
-                if !ev
-                    .stderr(format!("cellcli: no answer within {}", secs(every)))
-                    .await
-                {
-                    return;
-                }
-            }
+            Err(e) => ev.stderr(format!("cellcli: {e}")).await,
+        };
+        if !said {
+            return;
         }
         tokio::time::sleep(every.saturating_sub(t.elapsed())).await;
     }
