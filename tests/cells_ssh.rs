@@ -681,7 +681,11 @@ async fn a_refused_login_is_retried_at_the_slowest_pace() {
     // ramp from 0.1 s (0.05..0.1, 0.1..0.2, 0.2..0.4, 0.4..0.8, ...)
     // would make at least 5.
     println!("refused login: {attempts} attempts in 2.5 s");
-    assert!((2..=4).contains(&attempts), "{attempts}");
+    assert!(
+        (2..=4).contains(&attempts),
+        "{attempts}: {statuses:?}\n{}",
+        sshd.log_text()
+    );
     assert_eq!(
         statuses.len(),
         2,
