@@ -4,6 +4,7 @@
 //! these functions, so a figure means the same thing whatever its origin.
 
 pub mod bonding;
+pub mod cell_stream;
 pub mod cellcli;
 pub mod diskstats;
 pub mod meminfo;

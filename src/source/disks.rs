@@ -166,7 +166,7 @@ fn sys_name(name: &str) -> String {
     name.replace('/', "!")
 }
 
-fn class_by_name(name: &str) -> Option<DevClass> {
+pub(crate) fn class_by_name(name: &str) -> Option<DevClass> {
     let class = if name.starts_with("loop") {
         DevClass::Loop
     } else if name.starts_with("zram") {

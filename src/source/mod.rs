@@ -2,6 +2,7 @@
 //! parsers and return samples stamped with the source's own clock.
 
 pub mod cache;
+pub mod cells;
 pub mod disks;
 pub mod host;
 pub mod nfs;

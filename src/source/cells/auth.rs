@@ -1,0 +1,153 @@
+//! Public-key login only, never a password: the agent's keys first, then
+//! the target's identity file or ~/.ssh/id_ed25519, id_ecdsa, id_rsa.
+//! Unencrypted files are tried before an encrypted one is asked for.
+
+use super::session::CellHandler;
+use super::{CellOptions, CellTarget, home_ssh, hostkey};
+use russh::client::Handle;
+use russh::keys::agent::AgentIdentity;
+use russh::keys::agent::client::AgentClient;
+use russh::keys::{PrivateKey, PrivateKeyWithHashAlg};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub(super) enum AuthEnd {
+    /// No key was accepted; the text says what was tried.
+    Failed(String),
+    /// Only an encrypted file is left and the store lacks its passphrase.
+    NeedsPassphrase(PathBuf),
+    /// The connection went away during authentication.
+    Lost(String),
+    /// A passphrase was wrong; the text says which file.
+    WrongPassphrase(PathBuf),
+}
+
+const DEFAULT_IDENTITIES: [&str; 3] = ["id_ed25519", "id_ecdsa", "id_rsa"];
+
+fn identity_files(target: &CellTarget) -> Vec<PathBuf> {
+    match &target.identity {
+        Some(p) => vec![p.clone()],
+        None => DEFAULT_IDENTITIES
+            .iter()
+            .filter_map(|n| home_ssh(n))
+            .filter(|p| p.is_file())
+            .collect(),
+    }
+}
+
+enum Loaded {
+    Key(Box<PrivateKey>),
+    Encrypted,
+    WrongPassphrase,
+    Unreadable(String),
+}
+
+/// Key files are decoded on a blocking thread: bcrypt-pbkdf of an
+/// encrypted key takes long enough to stall the other cells' streams.
+async fn load(path: &Path, passphrase: Option<String>) -> Loaded {
+    let p = path.to_path_buf();
+    let had_passphrase = passphrase.is_some();
+    let r = tokio::task::spawn_blocking(move || {
+        russh::keys::load_secret_key(&p, passphrase.as_deref())
+    })
+    .await;
+    match r {
+        Ok(Ok(k)) => Loaded::Key(Box::new(k)),
+        Ok(Err(_)) if had_passphrase => Loaded::WrongPassphrase,
+        Ok(Err(russh::keys::Error::KeyIsEncrypted)) => Loaded::Encrypted,
+        Ok(Err(e)) => Loaded::Unreadable(e.to_string()),
+        Err(e) => Loaded::Unreadable(e.to_string()),
+    }
+}
+
+pub(super) async fn authenticate(
+    h: &mut Handle<CellHandler>,
+    target: &CellTarget,
+    opts: &CellOptions,
+) -> Result<(), AuthEnd> {
+    let user = target.user.as_str();
+    let mut tried: Vec<String> = Vec::new();
+    // Only RSA keys need it; None = the server did not say (old sshd).
+    let rsa_hash = h.best_supported_rsa_hash().await.ok().flatten().flatten();
+    if let Some(sock) = &opts.agent_socket {
+        match AgentClient::connect_uds(sock).await {
+            Err(e) => tried.push(format!("ssh-agent at {}: {e}", sock.display())),
+            Ok(mut agent) => match agent.request_identities().await {
+                Err(e) => tried.push(format!("ssh-agent at {}: {e}", sock.display())),
+                Ok(ids) => {
+                    for id in ids {
+                        let AgentIdentity::PublicKey { key, .. } = id else {
+                            continue;
+                        };
+                        let fp = hostkey::fingerprint(&key);
+                        let hash = key.algorithm().is_rsa().then_some(rsa_hash).flatten();
+                        match h
+                            .authenticate_publickey_with(user, key, hash, &mut agent)
+                            .await
+                        {
+                            Ok(r) if r.success() => return Ok(()),
+                            Ok(_) => tried.push(format!("agent key {fp} refused")),
+                            Err(e) => tried.push(format!("agent key {fp}: {e}")),
+                        }
+                        if h.is_closed() {
+                            return Err(AuthEnd::Lost(format!(
+                                "the server closed the connection after {}",
+                                tried.join("; ")
+                            )));
+                        }
+                    }
+                }
+            },
+        }
+    }
+    let mut encrypted: Vec<PathBuf> = Vec::new();
+    for path in identity_files(target) {
+        let key = match load(&path, opts.passphrases.get(&path)).await {
+            Loaded::Key(k) => k,
+            Loaded::Encrypted => {
+                encrypted.push(path);
+                continue;
+            }
+            Loaded::WrongPassphrase => {
+                opts.passphrases.forget(&path);
+                return Err(AuthEnd::WrongPassphrase(path));
+            }
+            Loaded::Unreadable(e) => {
+                tried.push(format!("identity file {}: {e}", path.display()));
+                continue;
+            }
+        };
+        let hash = key.algorithm().is_rsa().then_some(rsa_hash).flatten();
+        match h
+            .authenticate_publickey(user, PrivateKeyWithHashAlg::new(Arc::new(*key), hash))
+            .await
+        {
+            Ok(r) if r.success() => return Ok(()),
+            Ok(_) => tried.push(format!("{} refused", path.display())),
+            Err(e) => {
+                return Err(AuthEnd::Lost(format!(
+                    "while offering {}: {e}",
+                    path.display()
+                )));
+            }
+        }
+    }
+    if let Some(path) = encrypted.into_iter().next() {
+        if opts.interactive {
+            return Err(AuthEnd::NeedsPassphrase(path));
+        }
+        let p = path.display();
+        return Err(AuthEnd::Failed(format!(
+            "identity file {p} is encrypted; load it into ssh-agent (ssh-add {p}) \
+             or run strata interactively to type its passphrase"
+        )));
+    }
+    if tried.is_empty() {
+        tried.push("no ssh-agent (SSH_AUTH_SOCK) and no identity file (~/.ssh/id_ed25519, id_ecdsa, id_rsa)".into());
+    }
+    Err(AuthEnd::Failed(format!(
+        "{user}@{}: no key accepted: {}",
+        target.label,
+        tried.join("; ")
+    )))
+}
