@@ -10,6 +10,13 @@
 //! cache_files = ["/u01/oradata/*/redo*.log"]  # residency of these files (globs; a
 //!                                             # relative one is from the current directory)
 //!
+//! [[cell]]            # a storage cell, reached over SSH (repeatable)
+//! host = "exa1cel01"    # name or address, as known_hosts knows it
+//! port = 22             # optional
+//! user = "celladmin"    # optional: --cell's default user otherwise
+//! identity_file = "~/.ssh/id_cells"   # optional: after the agent's keys
+//! label = "cel01"       # optional: what the panel calls it
+//!
 //! [thresholds]
 //! util_warn = 80
 //! util_crit = 95
@@ -119,6 +126,19 @@ pub struct Config {
     pub thresholds: Thresholds,
     /// Glob patterns of the files whose page-cache residency is watched.
     pub cache_files: Vec<String>,
+    /// `[[cell]]` entries: storage cells reached over SSH.
+    pub cells: Vec<CellEntry>,
+}
+
+/// One `[[cell]]` of the config; the user is filled in with the default
+/// user when the targets are put together.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellEntry {
+    pub host: String,
+    pub port: u16,
+    pub user: Option<String>,
+    pub identity_file: Option<PathBuf>,
+    pub label: Option<String>,
 }
 
 impl Default for Config {
@@ -132,6 +152,7 @@ impl Default for Config {
             show_all_devices: false,
             thresholds: Thresholds::default(),
             cache_files: Vec::new(),
+            cells: Vec::new(),
         }
     }
 }
@@ -155,7 +176,9 @@ const TOP_KEYS: &[&str] = &[
     "show_all_devices",
     "thresholds",
     "cache_files",
+    "cell",
 ];
+const CELL_KEYS: &[&str] = &["host", "port", "user", "identity_file", "label"];
 const THRESHOLD_KEYS: &[&str] = &["util_warn", "util_crit", "await_warn_ms", "await_crit_ms"];
 
 /// The directory strata's files live in: `$XDG_CONFIG_HOME/strata`, else
@@ -253,6 +276,7 @@ pub fn parse(text: &str, source_name: &str) -> (Config, Vec<String>) {
             },
             "cache_files" => parse_cache_files(value, &mut problems)
                 .map(|patterns| config.cache_files = patterns),
+            "cell" => parse_cells(value, &mut problems).map(|cells| config.cells = cells),
             _ => Err(format!("unknown key (known keys: {})", TOP_KEYS.join(", "))),
         };
         if let Err(problem) = outcome {
@@ -364,6 +388,102 @@ fn parse_cache_files(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec
         }
     }
     Ok(patterns)
+}
+
+/// The `[[cell]]` array of tables. A bad entry is reported at its own line
+/// and left out; the others are still reached.
+fn parse_cells(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec<CellEntry>, String> {
+    let Some(items) = value.as_array() else {
+        return Err(expected("[[cell]] tables with a host each", value));
+    };
+    let mut cells = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let mut report = |offset: usize, key: String, problem: String| {
+            problems.push(Problem {
+                offset,
+                key,
+                problem,
+            })
+        };
+        let Some(table) = item.get_ref().as_table() else {
+            report(
+                item.span().start,
+                format!("cell[{i}]"),
+                expected("a table", item.get_ref()),
+            );
+            continue;
+        };
+        let mut entry = CellEntry {
+            host: String::new(),
+            port: 22,
+            user: None,
+            identity_file: None,
+            label: None,
+        };
+        let mut ok = true;
+        for (key, v) in table.iter() {
+            let name: &str = key.get_ref();
+            let text = |what: &str| match v.get_ref().as_str().map(str::trim) {
+                Some(t) if !t.is_empty() && !t.contains(char::is_whitespace) => Ok(t.to_owned()),
+                _ => Err(expected(what, v.get_ref())),
+            };
+            let outcome = match name {
+                "host" => text("a host name or address").map(|h| entry.host = h),
+                "user" => text("a user name").map(|u| entry.user = Some(u)),
+                "label" => match v.get_ref().as_str().map(str::trim) {
+                    Some(l) if !l.is_empty() => {
+                        entry.label = Some(l.to_owned());
+                        Ok(())
+                    }
+                    _ => Err(expected("a label", v.get_ref())),
+                },
+                "identity_file" => match v.get_ref().as_str() {
+                    Some(p) if !p.trim().is_empty() => {
+                        entry.identity_file = Some(expand_home(p.trim()));
+                        Ok(())
+                    }
+                    _ => Err(expected("a path", v.get_ref())),
+                },
+                "port" => match v.get_ref() {
+                    DeValue::Integer(n) => match integer(n).and_then(|n| u16::try_from(n).ok()) {
+                        Some(p) if p > 0 => {
+                            entry.port = p;
+                            Ok(())
+                        }
+                        _ => Err(format!("a port is 1 to 65535, found {}", describe(v.get_ref()))),
+                    },
+                    other => Err(expected("a port number", other)),
+                },
+                _ => Err(format!("unknown key (known keys: {})", CELL_KEYS.join(", "))),
+            };
+            if let Err(problem) = outcome {
+                ok = false;
+                report(key.span().start, format!("cell[{i}].{name}"), problem);
+            }
+        }
+        if entry.host.is_empty() {
+            if ok {
+                report(
+                    item.span().start,
+                    format!("cell[{i}]"),
+                    "no host: each [[cell]] needs host = \"name or address\"".to_owned(),
+                );
+            }
+            continue;
+        }
+        if ok {
+            cells.push(entry);
+        }
+    }
+    Ok(cells)
+}
+
+/// `~/x` as the shell would read it; anything else as written.
+fn expand_home(path: &str) -> PathBuf {
+    match (path.strip_prefix("~/"), env::var_os("HOME")) {
+        (Some(rest), Some(home)) if !home.is_empty() => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(path),
+    }
 }
 
 fn boolean(value: &DeValue) -> Result<bool, String> {
@@ -739,6 +859,64 @@ mod tests {
         assert!(messages[2].contains("key cache_files[3]: bad pattern"));
         let (config, messages) = parse("cache_files = []\n", "c");
         assert!(config.cache_files.is_empty() && messages.is_empty());
+    }
+
+    #[test]
+    fn cells_are_read_and_a_bad_one_is_left_out_at_its_line() {
+        let text = "\
+[[cell]]
+host = \"exa1cel01\"
+user = \"celladmin\"
+identity_file = \"/keys/cells\"
+label = \"cel01\"
+
+[[cell]]
+host = \"10.0.0.2\"
+port = 2222
+
+[[cell]]
+host = \"exa1cel03\"
+port = 70000
+
+[[cell]]
+user = \"celladmin\"
+
+[[cell]]
+host = \"exa1cel05\"
+colour = \"red\"
+";
+        let (config, messages) = parse(text, "c");
+        assert_eq!(
+            config.cells,
+            [
+                CellEntry {
+                    host: "exa1cel01".into(),
+                    port: 22,
+                    user: Some("celladmin".into()),
+                    identity_file: Some("/keys/cells".into()),
+                    label: Some("cel01".into()),
+                },
+                CellEntry {
+                    host: "10.0.0.2".into(),
+                    port: 2222,
+                    user: None,
+                    identity_file: None,
+                    label: None,
+                },
+            ]
+        );
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(
+            messages[0].starts_with("c line 13, key cell[2].port: a port is 1 to 65535"),
+            "{messages:?}"
+        );
+        assert!(messages[1].contains("key cell[3]: no host"), "{messages:?}");
+        assert!(
+            messages[2].starts_with("c line 20, key cell[4].colour: unknown key"),
+            "{messages:?}"
+        );
+        let (_, messages) = parse("cell = \"exa1cel01\"\n", "c");
+        assert!(messages[0].contains("[[cell]] tables"), "{messages:?}");
     }
 
     #[test]
