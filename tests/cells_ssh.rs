@@ -646,6 +646,29 @@ async fn wrong_user_wrong_key_and_encrypted_keys() {
         first[3],
         CellStatus::NeedsPassphrase(keys.encrypted_key.clone())
     );
+    // A wrong passphrase is said, forgotten and asked for again.
+    interactive
+        .passphrases
+        .insert(keys.encrypted_key.clone(), "not the passphrase");
+    let (_, said) = cells
+        .wait_for(Duration::from_secs(15), |e| {
+            matches!(e, CellEvent::Stderr { cell: 3, .. })
+        })
+        .await
+        .expect("the wrong passphrase is said");
+    assert!(
+        format!("{said:?}").contains("wrong passphrase for identity file"),
+        "{said:?}"
+    );
+    let (_, again) = cells
+        .wait_for(Duration::from_secs(5), |e| status_of(e, 3).is_some())
+        .await
+        .expect("asked again");
+    assert_eq!(
+        status_of(&again, 3),
+        Some(&CellStatus::NeedsPassphrase(keys.encrypted_key.clone()))
+    );
+    assert_eq!(interactive.passphrases.get(&keys.encrypted_key), None);
     let asked = cells.now();
     interactive
         .passphrases

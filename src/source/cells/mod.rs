@@ -177,7 +177,8 @@ pub enum CellEvent {
         cell: usize,
         status: CellStatus,
     },
-    /// SSH round trip of a keepalive request, measured every few seconds.
+    /// SSH round trip of a keepalive request: once connected, then every
+    /// interval (at least a second apart).
     Rtt {
         cell: usize,
         rtt: Duration,
@@ -300,6 +301,9 @@ pub async fn run_cell(
         match session::run(&target, &opts, &mut rep).await {
             session::End::Quit => return,
             session::End::NeedsPassphrase(path) => {
+                // Asked again after a wrong passphrase: the TUI must see it
+                // even though the status is the same.
+                rep.last = None;
                 if !rep.status(CellStatus::NeedsPassphrase(path.clone())).await {
                     return;
                 }
