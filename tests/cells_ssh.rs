@@ -6,6 +6,7 @@
 //! STRATA_REQUIRE_SSHD=1 (scripts/test sets it as root), which turns a
 //! skip into a failure.
 
+mod peer_tools;
 mod sshd;
 
 use sshd::{Keys, PASSPHRASE, Sshd, available, nonce, pgrep};
@@ -217,6 +218,18 @@ fn logs(sshds: &[&Sshd]) -> String {
         .join("\n---\n")
 }
 
+/// Keys, one sshd on `ip` and a known_hosts naming it; None when the test
+/// is skipped.
+fn one_sshd(test: &str, ip: &str) -> Option<(Keys, Sshd, PathBuf)> {
+    if !available(test) {
+        return None;
+    }
+    let keys = Keys::new();
+    let sshd = Sshd::start(&keys, ip, "");
+    let kh = known_hosts(&keys, &[&sshd]);
+    Some((keys, sshd, kh))
+}
+
 #[tokio::test]
 async fn three_cells_stream_this_machines_disks() {
     if !available("three_cells_stream_this_machines_disks") {
@@ -318,12 +331,12 @@ async fn three_cells_stream_this_machines_disks() {
 
 #[tokio::test]
 async fn a_killed_cell_goes_stale_and_comes_back_by_itself() {
-    if !available("a_killed_cell_goes_stale_and_comes_back_by_itself") {
+    let Some((keys, mut sshd, kh)) = one_sshd(
+        "a_killed_cell_goes_stale_and_comes_back_by_itself",
+        "127.0.0.7",
+    ) else {
         return;
-    }
-    let keys = Keys::new();
-    let mut sshd = Sshd::start(&keys, "127.0.0.7", "");
-    let kh = known_hosts(&keys, &[&sshd]);
+    };
     let interval = Duration::from_millis(300);
     let opts = options(&kh, interval, &nonce("killed"));
     let mut cells = Cells::start(vec![target(&sshd, &keys, &keys.client_key)], opts);
@@ -384,12 +397,10 @@ async fn a_killed_cell_goes_stale_and_comes_back_by_itself() {
 
 #[tokio::test]
 async fn a_hung_cell_is_dropped_and_reconnected() {
-    if !available("a_hung_cell_is_dropped_and_reconnected") {
+    let Some((keys, sshd, kh)) = one_sshd("a_hung_cell_is_dropped_and_reconnected", "127.0.0.16")
+    else {
         return;
-    }
-    let keys = Keys::new();
-    let sshd = Sshd::start(&keys, "127.0.0.16", "");
-    let kh = known_hosts(&keys, &[&sshd]);
+    };
     let interval = Duration::from_millis(300);
     let opts = options(&kh, interval, &nonce("hung"));
     let mut cells = Cells::start(vec![target(&sshd, &keys, &keys.client_key)], opts);
@@ -596,12 +607,10 @@ async fn a_silent_listener_does_not_delay_the_other_cells() {
 
 #[tokio::test]
 async fn wrong_user_wrong_key_and_encrypted_keys() {
-    if !available("wrong_user_wrong_key_and_encrypted_keys") {
+    let Some((keys, sshd, kh)) = one_sshd("wrong_user_wrong_key_and_encrypted_keys", "127.0.0.11")
+    else {
         return;
-    }
-    let keys = Keys::new();
-    let sshd = Sshd::start(&keys, "127.0.0.11", "");
-    let kh = known_hosts(&keys, &[&sshd]);
+    };
     let interval = Duration::from_millis(300);
     let batch = options(&kh, interval, &nonce("auth"));
     let mut interactive = batch.clone();
@@ -637,6 +646,29 @@ async fn wrong_user_wrong_key_and_encrypted_keys() {
         first[3],
         CellStatus::NeedsPassphrase(keys.encrypted_key.clone())
     );
+    // A wrong passphrase is said, forgotten and asked for again.
+    interactive
+        .passphrases
+        .insert(keys.encrypted_key.clone(), "not the passphrase");
+    let (_, said) = cells
+        .wait_for(Duration::from_secs(15), |e| {
+            matches!(e, CellEvent::Stderr { cell: 3, .. })
+        })
+        .await
+        .expect("the wrong passphrase is said");
+    assert!(
+        format!("{said:?}").contains("wrong passphrase for identity file"),
+        "{said:?}"
+    );
+    let (_, again) = cells
+        .wait_for(Duration::from_secs(5), |e| status_of(e, 3).is_some())
+        .await
+        .expect("asked again");
+    assert_eq!(
+        status_of(&again, 3),
+        Some(&CellStatus::NeedsPassphrase(keys.encrypted_key.clone()))
+    );
+    assert_eq!(interactive.passphrases.get(&keys.encrypted_key), None);
     let asked = cells.now();
     interactive
         .passphrases
@@ -658,12 +690,12 @@ async fn wrong_user_wrong_key_and_encrypted_keys() {
 
 #[tokio::test]
 async fn a_refused_login_is_retried_at_the_slowest_pace() {
-    if !available("a_refused_login_is_retried_at_the_slowest_pace") {
+    let Some((keys, sshd, kh)) = one_sshd(
+        "a_refused_login_is_retried_at_the_slowest_pace",
+        "127.0.0.17",
+    ) else {
         return;
-    }
-    let keys = Keys::new();
-    let sshd = Sshd::start(&keys, "127.0.0.17", "");
-    let kh = known_hosts(&keys, &[&sshd]);
+    };
     let mut opts = options(&kh, Duration::from_millis(300), &nonce("slow"));
     opts.backoff_first = Duration::from_millis(100);
     opts.backoff_cap = Duration::from_millis(1500);
@@ -695,12 +727,9 @@ async fn a_refused_login_is_retried_at_the_slowest_pace() {
 
 #[tokio::test]
 async fn an_agent_key_logs_in() {
-    if !available("an_agent_key_logs_in") {
+    let Some((keys, sshd, kh)) = one_sshd("an_agent_key_logs_in", "127.0.0.12") else {
         return;
-    }
-    let keys = Keys::new();
-    let sshd = Sshd::start(&keys, "127.0.0.12", "");
-    let kh = known_hosts(&keys, &[&sshd]);
+    };
     let sock = keys.path("agent.sock");
     let mut agent = Command::new("ssh-agent")
         .arg("-D")
@@ -776,25 +805,31 @@ async fn pid_gone_within(pid: u32, bound: Duration) -> Option<Duration> {
 
 #[tokio::test]
 async fn no_sampler_is_left_behind() {
-    if !available("no_sampler_is_left_behind") {
+    let Some((keys, sshd, kh)) = one_sshd("no_sampler_is_left_behind", "127.0.0.13") else {
         return;
-    }
-    let keys = Keys::new();
-    let sshd = Sshd::start(&keys, "127.0.0.13", "");
-    let kh = known_hosts(&keys, &[&sshd]);
+    };
     let interval = Duration::from_millis(300);
     let bound = 2 * interval + Duration::from_secs(1);
 
+    // A cell streaming, and the one sampler pgrep finds for it.
+    let stream = |what: &str| {
+        let tag = nonce(what);
+        let cells = Cells::start(
+            vec![target(&sshd, &keys, &keys.client_key)],
+            options(&kh, interval, &tag),
+        );
+        (cells, format!("{}-{tag}", remote::SAMPLER_MARKER))
+    };
+    async fn sampler(cells: &mut Cells, marker: &str) -> u32 {
+        assert_eq!(cells.samples(0, 2, Duration::from_secs(10)).await.len(), 2);
+        let running = pgrep(marker);
+        assert_eq!(running.len(), 1, "one sampler runs: {running:?}");
+        running[0]
+    }
+
     // strata quits
-    let tag = nonce("quit");
-    let marker = format!("{}-{tag}", remote::SAMPLER_MARKER);
-    let mut cells = Cells::start(
-        vec![target(&sshd, &keys, &keys.client_key)],
-        options(&kh, interval, &tag),
-    );
-    assert_eq!(cells.samples(0, 2, Duration::from_secs(10)).await.len(), 2);
-    let running = pgrep(&marker);
-    assert_eq!(running.len(), 1, "one sampler runs: {running:?}");
+    let (mut cells, marker) = stream("quit");
+    sampler(&mut cells, &marker).await;
     let returned = cells.stop().await;
     let took = gone_within(&marker, bound).await;
     println!("quit: run_cell returned in {returned:?}, sampler gone after {took:?}");
@@ -802,22 +837,15 @@ async fn no_sampler_is_left_behind() {
     assert!(took.is_ok(), "left behind: {took:?}");
 
     // the channel is cut: the sessions' sshd processes die, not the sampler
-    let tag = nonce("cut");
-    let marker = format!("{}-{tag}", remote::SAMPLER_MARKER);
-    let mut cells = Cells::start(
-        vec![target(&sshd, &keys, &keys.client_key)],
-        options(&kh, interval, &tag),
-    );
-    assert_eq!(cells.samples(0, 2, Duration::from_secs(10)).await.len(), 2);
-    let before = pgrep(&marker);
-    assert_eq!(before.len(), 1, "{before:?}");
+    let (mut cells, marker) = stream("cut");
+    let pid = sampler(&mut cells, &marker).await;
     let killed = sshd.kill_sessions();
     assert!(killed >= 1);
-    let took = pid_gone_within(before[0], bound).await;
+    let took = pid_gone_within(pid, bound).await;
     println!("cut: {killed} sshd processes killed, the sampler gone after {took:?}");
     // The cell reconnects to the listener that still runs and a new
     // sampler starts under the same marker; the old one must be gone.
-    assert!(took.is_some(), "sampler {} outlived its channel", before[0]);
+    assert!(took.is_some(), "sampler {pid} outlived its channel");
     assert!(cells.samples(0, 4, Duration::from_secs(10)).await.len() >= 4);
     cells.stop().await;
     assert!(gone_within(&marker, bound).await.is_ok());
@@ -910,7 +938,7 @@ async fn cellcli_only_where_the_cell_has_it() {
 /// Runs the sampler under a local shell, without SSH: the same frames, and
 /// it ends by itself within an interval once its reader goes.
 fn sampler_under(shell: &str) {
-    let Some(sh) = sshd::which(shell) else {
+    let Some(sh) = peer_tools::find_in_path(shell) else {
         println!("SKIPPED: sampler under {shell}: not installed");
         return;
     };

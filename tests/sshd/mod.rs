@@ -6,6 +6,7 @@
 //! (sshd then logs in only that user). Every wait is bounded.
 #![allow(dead_code)]
 
+use super::peer_tools::{find_in_path, or_skip};
 use std::fs;
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
@@ -21,33 +22,16 @@ pub const SSHD: &str = "/usr/sbin/sshd";
 /// false, or fails the test when STRATA_REQUIRE_SSHD=1 (scripts/test sets
 /// it as root once openssh-server is installed).
 pub fn available(test: &str) -> bool {
-    let missing = if !Path::new(SSHD).is_file() {
-        Some(format!(
+    let env = if !Path::new(SSHD).is_file() {
+        Err(format!(
             "{SSHD} is missing (apt-get install openssh-server)"
         ))
-    } else if which("ssh-keygen").is_none() {
-        Some("ssh-keygen is missing".to_string())
+    } else if find_in_path("ssh-keygen").is_none() {
+        Err("ssh-keygen is missing".to_string())
     } else {
-        None
+        Ok(())
     };
-    match missing {
-        None => true,
-        Some(why) => {
-            if std::env::var("STRATA_REQUIRE_SSHD").as_deref() == Ok("1") {
-                panic!("{test}: STRATA_REQUIRE_SSHD=1 but {why}");
-            }
-            println!("SKIPPED: {test}: {why}");
-            false
-        }
-    }
-}
-
-pub fn which(cmd: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(["/usr/bin".into(), "/usr/sbin".into(), "/bin".into()])
-        .map(|d| d.join(cmd))
-        .find(|p| p.is_file())
+    or_skip(test, "STRATA_REQUIRE_SSHD", env).is_some()
 }
 
 fn run(cmd: &mut Command) -> String {

@@ -24,6 +24,25 @@ fn bytes(sectors: Option<u64>) -> Option<u64> {
     sectors?.checked_mul(512)
 }
 
+/// A device /sys tells no more about than this.
+fn plain(
+    name: &str,
+    class: DevClass,
+    parent: Option<&str>,
+    size_bytes: Option<u64>,
+) -> Arc<DeviceInfo> {
+    Arc::new(DeviceInfo {
+        name: name.to_string(),
+        class,
+        parent: parent.map(str::to_string),
+        mapper_name: None,
+        slaves: Vec::new(),
+        partitions: Vec::new(),
+        size_bytes,
+        model: None,
+    })
+}
+
 /// Builds the catalogue of every device and partition in the block.
 pub fn from_sys_block(entries: &[SysBlockEntry]) -> Catalogue {
     let mut cat = Catalogue::new();
@@ -34,16 +53,7 @@ pub fn from_sys_block(entries: &[SysBlockEntry]) -> Catalogue {
         for (part, size) in &e.partitions {
             cat.insert(
                 part.clone(),
-                Arc::new(DeviceInfo {
-                    name: part.clone(),
-                    class,
-                    parent: Some(e.name.clone()),
-                    mapper_name: None,
-                    slaves: Vec::new(),
-                    partitions: Vec::new(),
-                    size_bytes: bytes(*size),
-                    model: None,
-                }),
+                plain(part, class, Some(&e.name), bytes(*size)),
             );
         }
         cat.insert(
@@ -73,16 +83,8 @@ pub fn with_unlisted(cat: &Catalogue, devices: &[DiskCounters]) -> Option<Catalo
     let mut out = cat.clone();
     for d in devices {
         out.entry(d.name.clone()).or_insert_with(|| {
-            Arc::new(DeviceInfo {
-                name: d.name.clone(),
-                class: class_by_name(&d.name).unwrap_or(DevClass::Unknown),
-                parent: None,
-                mapper_name: None,
-                slaves: Vec::new(),
-                partitions: Vec::new(),
-                size_bytes: None,
-                model: None,
-            })
+            let class = class_by_name(&d.name).unwrap_or(DevClass::Unknown);
+            plain(&d.name, class, None, None)
         });
     }
     Some(out)

@@ -11,9 +11,10 @@
 //! ```
 //!
 //! russh is built on ring, not its default aws-lc-rs: the same algorithms
-//! without a C library build. Measured on the 2-core build machine, debug
-//! build of the whole crate from a warm registry: see the README's build
-//! notes; crates.md §0 has the release figures (1 m 40 s vs 1 m 59 s).
+//! without aws-lc's C library build. Cold debug build of russh alone on the
+//! 2-core build machine (shared, load 2 to 6): ring 1 m 42 s (1 m 31 s
+//! user), aws-lc-rs 2 m 10 s (1 m 46 s user); crates.md §0 has release
+//! figures (1 m 40 s against 1 m 59 s for the whole tree).
 
 pub mod catalogue;
 pub mod hostkey;
@@ -176,7 +177,8 @@ pub enum CellEvent {
         cell: usize,
         status: CellStatus,
     },
-    /// SSH round trip of a keepalive request, measured every few seconds.
+    /// SSH round trip of a keepalive request: once connected, then every
+    /// interval (at least a second apart).
     Rtt {
         cell: usize,
         rtt: Duration,
@@ -299,6 +301,9 @@ pub async fn run_cell(
         match session::run(&target, &opts, &mut rep).await {
             session::End::Quit => return,
             session::End::NeedsPassphrase(path) => {
+                // Asked again after a wrong passphrase: the TUI must see it
+                // even though the status is the same.
+                rep.last = None;
                 if !rep.status(CellStatus::NeedsPassphrase(path.clone())).await {
                     return;
                 }

@@ -118,32 +118,37 @@ pub fn parse_cell_group(text: &str, default_user: &str) -> (Vec<CellTarget>, Vec
 mod tests {
     use super::*;
 
-    fn spec(s: &str) -> (String, String, u16, String) {
-        let t = parse_cell_spec(s, "celladmin").unwrap();
-        (t.label, t.host, t.port, t.user)
-    }
-
     #[test]
     fn the_forms_a_user_types() {
-        let s = |a: &str, b: &str, p: u16, u: &str| (a.into(), b.into(), p, u.into());
-        assert_eq!(
-            spec("dm01cel01"),
-            s("dm01cel01", "dm01cel01", 22, "celladmin")
-        );
-        assert_eq!(
-            spec("root@dm01cel02:2222"),
-            s("dm01cel02:2222", "dm01cel02", 2222, "root")
-        );
-        assert_eq!(
-            spec("10.0.0.7:22"),
-            s("10.0.0.7", "10.0.0.7", 22, "celladmin")
-        );
-        assert_eq!(
-            spec("[fe80::1]:2200"),
-            s("[fe80::1]:2200", "fe80::1", 2200, "celladmin")
-        );
-        assert_eq!(spec("fe80::1"), s("fe80::1", "fe80::1", 22, "celladmin"));
-        assert_eq!(spec("u@[::1]"), s("::1", "::1", 22, "u"));
+        // spec, label, host, port, user
+        for (spec, label, host, port, user) in [
+            ("dm01cel01", "dm01cel01", "dm01cel01", 22, "celladmin"),
+            (
+                "root@dm01cel02:2222",
+                "dm01cel02:2222",
+                "dm01cel02",
+                2222,
+                "root",
+            ),
+            ("10.0.0.7:22", "10.0.0.7", "10.0.0.7", 22, "celladmin"),
+            (
+                "[fe80::1]:2200",
+                "[fe80::1]:2200",
+                "fe80::1",
+                2200,
+                "celladmin",
+            ),
+            ("fe80::1", "fe80::1", "fe80::1", 22, "celladmin"),
+            ("u@[::1]", "::1", "::1", 22, "u"),
+        ] {
+            let t = parse_cell_spec(spec, "celladmin").unwrap();
+            assert_eq!(
+                (t.label.as_str(), t.host.as_str(), t.port, t.user.as_str()),
+                (label, host, port, user),
+                "{spec}"
+            );
+            assert_eq!(t.identity, None);
+        }
     }
 
     #[test]
