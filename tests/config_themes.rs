@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use ratatui::style::{Color, Modifier, Style};
 use strata::cli;
-use strata::config::{self, Config, Thresholds, Units};
+use strata::config::{self, CellEntry, Config, Thresholds, Units};
 use strata::theme::{self, ROLE_NAMES, Theme, ThemeError};
 
 fn fixtures(dir: &str) -> Vec<PathBuf> {
@@ -445,6 +445,13 @@ fn full_config_sets_everything() {
                 await_crit_ms: 50.0,
             },
             cache_files: Vec::new(),
+            cells: vec![CellEntry {
+                host: "exa1cel01".into(),
+                port: 2222,
+                user: Some("celladmin".into()),
+                identity_file: Some("/etc/strata/cells_ed25519".into()),
+                label: Some("cel01".into()),
+            }],
         }
     );
     assert_eq!(parse_fixture("valid", "empty.toml").0, Config::default());
