@@ -26,6 +26,21 @@ pub struct Cli {
     /// Watch the page-cache residency of the files this glob matches (`*`, `?`, `[a-z]`, `**`); repeatable; replaces `cache_files` in the config.
     #[arg(long = "cache-files", global = true, value_name = "GLOB", value_parser = crate::source::cache::check_pattern)]
     pub cache_files: Vec<String>,
+    /// A storage cell to sample over SSH, `[user@]host[:port]` (repeatable); the user defaults to yours, as ssh's does.
+    #[arg(long = "cell", global = true, value_name = "[USER@]HOST[:PORT]")]
+    pub cells: Vec<String>,
+    /// A file of cells, one `[user@]host[:port]` per line, `#` comments, as dcli -g reads (repeatable).
+    #[arg(long = "cell-group", global = true, value_name = "FILE")]
+    pub cell_groups: Vec<PathBuf>,
+    /// Identity file for the cells of --cell and --cell-group, tried after ssh-agent's keys (default: ~/.ssh/id_ed25519, id_ecdsa, id_rsa).
+    #[arg(long = "cell-identity", global = true, value_name = "FILE")]
+    pub cell_identity: Option<PathBuf>,
+    /// The known_hosts file cells' host keys are checked against (default ~/.ssh/known_hosts).
+    #[arg(long = "known-hosts", global = true, value_name = "FILE")]
+    pub known_hosts: Option<PathBuf>,
+    /// Learn the host key of a cell known_hosts does not name at all, as OpenSSH's StrictHostKeyChecking=accept-new; a changed key is still refused.
+    #[arg(long = "accept-new-host-keys", global = true)]
+    pub accept_new_host_keys: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
 }

@@ -28,6 +28,7 @@
 //! keeps its default. Unknown keys are reported rather than ignored, so a
 //! typo does not silently leave a setting at its default.
 
+use crate::source::cells::target::CellTarget;
 use std::env;
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -450,11 +451,17 @@ fn parse_cells(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec<CellE
                             entry.port = p;
                             Ok(())
                         }
-                        _ => Err(format!("a port is 1 to 65535, found {}", describe(v.get_ref()))),
+                        _ => Err(format!(
+                            "a port is 1 to 65535, found {}",
+                            describe(v.get_ref())
+                        )),
                     },
                     other => Err(expected("a port number", other)),
                 },
-                _ => Err(format!("unknown key (known keys: {})", CELL_KEYS.join(", "))),
+                _ => Err(format!(
+                    "unknown key (known keys: {})",
+                    CELL_KEYS.join(", ")
+                )),
             };
             if let Err(problem) = outcome {
                 ok = false;
@@ -476,6 +483,26 @@ fn parse_cells(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec<CellE
         }
     }
     Ok(cells)
+}
+
+impl CellEntry {
+    /// The cell as the sampler reaches it; `default_user` where the entry
+    /// names no user.
+    pub fn target(&self, default_user: &str) -> CellTarget {
+        let label = match (&self.label, self.port) {
+            (Some(l), _) => l.clone(),
+            (None, 22) => self.host.clone(),
+            (None, p) if self.host.contains(':') => format!("[{}]:{p}", self.host),
+            (None, p) => format!("{}:{p}", self.host),
+        };
+        CellTarget {
+            label,
+            host: self.host.clone(),
+            port: self.port,
+            user: self.user.clone().unwrap_or_else(|| default_user.to_owned()),
+            identity: self.identity_file.clone(),
+        }
+    }
 }
 
 /// `~/x` as the shell would read it; anything else as written.

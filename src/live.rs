@@ -4,6 +4,7 @@
 use crate::app::{App, keymap};
 use crate::source::SourceError;
 use crate::source::cache::{CacheSample, CacheSource};
+use crate::source::cells::{CellEvent, CellOptions, run_cell};
 use crate::source::disks::{DiskSample, DiskSource};
 use crate::source::host::SelfMeter;
 use crate::source::nfs::{NfsSample, NfsSource};
@@ -31,6 +32,8 @@ pub struct Sources {
     pub nfs: NfsSource,
     pub cache: CacheSource,
     pub nics: NicSource,
+    /// How to reach the app's cells, one task each.
+    pub cells: CellOptions,
 }
 
 pub fn now_ms() -> i64 {
@@ -133,6 +136,22 @@ async fn event_loop(
         (cache.id(), "page cache", App::cache_failed),
         (nics.id(), "NIC", App::nics_failed),
     ];
+    // Each cell on its own task: a cell that hangs or drops never holds up
+    // the others or the screen.
+    let (cell_tx, mut cell_rx) = mpsc::channel::<CellEvent>(64);
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let mut cell_tasks = JoinSet::new();
+    let cell_opts = std::sync::Arc::new(sources.cells);
+    for (i, c) in app.cells.list.iter().enumerate() {
+        cell_tasks.spawn(run_cell(
+            i,
+            c.target.clone(),
+            std::sync::Arc::clone(&cell_opts),
+            cell_tx.clone(),
+            cancel.clone(),
+        ));
+    }
+    drop(cell_tx);
     let mut events = EventStream::new();
     let mut clock = interval(Duration::from_secs(1));
     clock.set_missed_tick_behavior(MissedTickBehavior::Skip);
@@ -179,6 +198,10 @@ async fn event_loop(
                 }
                 dirty = true;
             }
+            Some(ev) = cell_rx.recv() => {
+                app.ingest_cell_event(ev);
+                dirty = true;
+            }
             _ = clock.tick() => {
                 #[cfg(debug_assertions)]
                 if panic_at.is_some_and(|t| Instant::now() >= t) {
@@ -210,5 +233,8 @@ async fn event_loop(
         }
     }
     samplers.abort_all();
+    // Closing the connections ends each cell's sampler on its next write.
+    cancel.cancel();
+    cell_tasks.abort_all();
     Ok(())
 }

@@ -1,4 +1,5 @@
 use clap::Parser;
+use std::time::Duration;
 use strata::app::App;
 use strata::batch::cache::CacheReport;
 use strata::batch::disks::Selection;
@@ -6,6 +7,8 @@ use strata::batch::run::{DiskReport, run_report};
 use strata::cli::{BatchPanel, Cli, Command, UnitsArg};
 use strata::config::Units;
 use strata::source::cache::CacheSource;
+use strata::source::cells::CellOptions;
+use strata::source::cells::target::{CellTarget, Given, assemble};
 use strata::source::disks::DiskSource;
 use strata::source::nfs::NfsSource;
 use strata::source::rootfs::RootFs;
@@ -93,10 +96,14 @@ fn main() {
             let (theme, theme_err) =
                 strata::theme::resolve(cli.theme.as_deref(), config.theme.as_deref(), no_color);
             let host = strata::source::host::host_info(&fs);
+            let (targets, cell_problems) = cell_targets(&cli, &config);
+            let cell_opts = cell_options(&cli, interval, true);
             let mut app = App::new(config, theme, host, interval);
+            app.set_cells(targets);
             app.no_color = no_color;
             let notes: Vec<String> = messages
                 .into_iter()
+                .chain(cell_problems)
                 .chain(theme_err)
                 .chain(app.notice.take())
                 .collect();
@@ -108,6 +115,7 @@ fn main() {
                 nfs: NfsSource::new(fs.clone()),
                 cache: CacheSource::new(fs.clone(), app.config.cache_files.clone()),
                 nics: strata::source::nics::NicSource::new(fs.clone()),
+                cells: cell_opts,
             };
             if let Err(e) = strata::live::run(app, sources) {
                 eprintln!("strata: {e}");
@@ -115,4 +123,43 @@ fn main() {
             }
         }
     }
+}
+
+/// The cells of --cell, --cell-group and the config's [[cell]]s, and a
+/// message for each that cannot be used. The default user is the local
+/// one, as ssh's is.
+fn cell_targets(cli: &Cli, config: &strata::config::Config) -> (Vec<CellTarget>, Vec<String>) {
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "root".to_string());
+    let groups: Vec<(String, Result<String, String>)> = cli
+        .cell_groups
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p).map_err(|e| e.to_string());
+            (p.display().to_string(), text)
+        })
+        .collect();
+    assemble(Given {
+        specs: &cli.cells,
+        groups: &groups,
+        config: config.cells.iter().map(|c| c.target(&user)).collect(),
+        default_user: &user,
+        identity: cli.cell_identity.as_deref(),
+    })
+}
+
+/// How the cells are reached: the interval, known_hosts and --accept-new-host-keys.
+fn cell_options(cli: &Cli, interval: f64, interactive: bool) -> CellOptions {
+    let known_hosts = cli
+        .known_hosts
+        .clone()
+        .or_else(strata::source::cells::default_known_hosts)
+        .unwrap_or_else(|| ".ssh/known_hosts".into());
+    let mut opts = CellOptions::new(Duration::from_secs_f64(interval), known_hosts);
+    opts.accept_new_host_keys = cli.accept_new_host_keys;
+    opts.interactive = interactive;
+    opts
 }

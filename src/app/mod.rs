@@ -5,6 +5,7 @@
 
 pub mod action;
 pub mod cache;
+pub mod cells;
 pub mod keymap;
 pub mod layer;
 pub mod list;

@@ -2,6 +2,7 @@
 
 use super::action::Action;
 use super::cache::{CACHE_HISTORY, FILE_TABLE};
+use super::cells::Cells;
 use super::layer::Layer;
 use super::list::ListUi;
 use super::nfs::{NFS_HISTORY, NFS_TABLE};
@@ -13,6 +14,7 @@ use crate::model::disk_tick::{Baseline, DiskRow, DiskTick};
 use crate::model::nfs::NFS_OP_COLS;
 use crate::model::nfs_tick::{NfsBaseline, NfsTick};
 use crate::model::nic_tick::{NicBaseline, NicTick};
+use crate::source::cells::target::CellTarget;
 use crate::source::disks::DiskSample;
 use crate::theme::Theme;
 
@@ -80,6 +82,29 @@ pub enum View {
     Nic(String),
 }
 
+/// Pushes a disk tick's charted figures into its layer's history: each
+/// device's, and the total's (whose %util is the busiest device's).
+pub(crate) fn push_disk_history(layer: &mut Layer<DiskTick>, tick: &DiskTick) {
+    let hist = |rates: Option<&crate::model::disk::DiskRates>| -> [Option<f32>; 8] {
+        std::array::from_fn(|i| rates.and_then(|r| r.get(DISK_HISTORY[i])).map(|v| v as f32))
+    };
+    let rows: Vec<(&str, [Option<f32>; 8])> = tick
+        .rows
+        .iter()
+        .map(|r| (r.name.as_str(), hist(r.rates.as_ref())))
+        .collect();
+    let mut total = hist(tick.total.as_ref());
+    if let Some(i) = history_index(DiskCol::Util) {
+        total[i] = tick.busiest.as_ref().map(|(_, u)| *u as f32);
+    }
+    layer.history.push(
+        tick.wall_ms,
+        rows.iter()
+            .map(|(n, v)| (*n, &v[..]))
+            .chain(std::iter::once((TOTAL_ENTITY, &total[..]))),
+    );
+}
+
 /// The disks table's sort label: "Device" or the column's header.
 pub fn disk_sort_label(sort: Option<usize>, units: Units) -> &'static str {
     sort.and_then(|i| DISK_COLS.get(i))
@@ -124,6 +149,8 @@ pub struct App {
     /// interface and the wire total.
     pub nics: Layer<NicTick>,
     pub(super) nic_baseline: NicBaseline,
+    /// Storage cells reached over SSH.
+    pub cells: Cells,
     pub quit: bool,
     pub ui: UiState,
     /// NO_COLOR is set: `t` must not bring colour back.
@@ -205,11 +232,17 @@ impl App {
             cache_baseline: CacheBaseline::default(),
             nics: Layer::new(capacity, NIC_HISTORY),
             nic_baseline: NicBaseline::default(),
+            cells: Cells::default(),
             quit: false,
             ui,
             no_color: false,
             start_theme,
         }
+    }
+
+    /// The cells to show, in the order their samplers number them.
+    pub fn set_cells(&mut self, targets: Vec<CellTarget>) {
+        self.cells = Cells::new(targets, self.interval_s, self.disks.history.capacity());
     }
 
     /// Takes a new sample of the disk source: figures over the interval
@@ -221,24 +254,7 @@ impl App {
             self.disks.ingest(None, rejected);
             return;
         }
-        let hist = |rates: Option<&crate::model::disk::DiskRates>| -> [Option<f32>; 8] {
-            std::array::from_fn(|i| rates.and_then(|r| r.get(DISK_HISTORY[i])).map(|v| v as f32))
-        };
-        let rows: Vec<(&str, [Option<f32>; 8])> = tick
-            .rows
-            .iter()
-            .map(|r| (r.name.as_str(), hist(r.rates.as_ref())))
-            .collect();
-        let mut total = hist(tick.total.as_ref());
-        if let Some(i) = history_index(DiskCol::Util) {
-            total[i] = tick.busiest.as_ref().map(|(_, u)| *u as f32);
-        }
-        self.disks.history.push(
-            tick.wall_ms,
-            rows.iter()
-                .map(|(n, v)| (*n, &v[..]))
-                .chain(std::iter::once((TOTAL_ENTITY, &total[..]))),
-        );
+        push_disk_history(&mut self.disks, &tick);
         self.disks.ingest(Some(tick), rejected);
     }
 

@@ -1,7 +1,7 @@
 //! Which cells to reach: `--cell [user@]host[:port]` and group files in
 //! the format dcli's `-g` takes (one host per line, `#` comments).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One storage cell and how to log in to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,9 +114,103 @@ pub fn parse_cell_group(text: &str, default_user: &str) -> (Vec<CellTarget>, Vec
     (cells, errors)
 }
 
+/// Where the cells come from, as the user gave them.
+pub struct Given<'a> {
+    /// `--cell` arguments.
+    pub specs: &'a [String],
+    /// `--cell-group` files: the name and the text, or why it could not
+    /// be read.
+    pub groups: &'a [(String, Result<String, String>)],
+    /// `[[cell]]` entries of the config, already targets.
+    pub config: Vec<CellTarget>,
+    pub default_user: &'a str,
+    /// `--cell-identity`, for the cells of `specs` and `groups`.
+    pub identity: Option<&'a Path>,
+}
+
+/// Every cell once, in the order given (command line, group files, config),
+/// and a message for each one that cannot be used; a cell listed twice is
+/// reached once.
+pub fn assemble(given: Given) -> (Vec<CellTarget>, Vec<String>) {
+    let mut cells: Vec<CellTarget> = Vec::new();
+    let mut problems = Vec::new();
+    let with_identity = |mut t: CellTarget| {
+        if let Some(i) = given.identity {
+            t.identity = Some(i.to_path_buf());
+        }
+        t
+    };
+    let mut from_args = Vec::new();
+    for spec in given.specs {
+        match parse_cell_spec(spec, given.default_user) {
+            Ok(t) => from_args.push(with_identity(t)),
+            Err(e) => problems.push(format!("--cell {e}")),
+        }
+    }
+    for (name, text) in given.groups {
+        match text {
+            Ok(text) => {
+                let (ts, errs) = parse_cell_group(text, given.default_user);
+                from_args.extend(ts.into_iter().map(with_identity));
+                problems.extend(errs.into_iter().map(|e| format!("{name} {e}")));
+            }
+            Err(e) => problems.push(format!("--cell-group {name}: {e}")),
+        }
+    }
+    for t in from_args.into_iter().chain(given.config) {
+        let same = |c: &CellTarget| (&c.user, &c.host, c.port) == (&t.user, &t.host, t.port);
+        if !cells.iter().any(same) {
+            cells.push(t);
+        }
+    }
+    (cells, problems)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cells_from_every_place_once_and_each_bad_one_named() {
+        let groups = [
+            (
+                "cells.txt".to_string(),
+                Ok("exa1cel02\n# spare\nceladmin@exa1cel01\nbad host\n".to_string()),
+            ),
+            ("gone.txt".to_string(), Err("No such file".to_string())),
+        ];
+        let config = vec![CellTarget {
+            label: "cel03".into(),
+            host: "exa1cel03".into(),
+            port: 22,
+            user: "root".into(),
+            identity: Some("/k/cfg".into()),
+        }];
+        let (cells, problems) = assemble(Given {
+            specs: &["exa1cel01".into(), "x:0".into(), "exa1cel02".into()],
+            groups: &groups,
+            config,
+            default_user: "celladmin",
+            identity: Some(Path::new("/k/cli")),
+        });
+        let got: Vec<(&str, &str, Option<&Path>)> = cells
+            .iter()
+            .map(|c| (c.label.as_str(), c.user.as_str(), c.identity.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("exa1cel01", "celladmin", Some(Path::new("/k/cli"))),
+                ("exa1cel02", "celladmin", Some(Path::new("/k/cli"))),
+                ("exa1cel01", "celadmin", Some(Path::new("/k/cli"))),
+                ("cel03", "root", Some(Path::new("/k/cfg"))),
+            ]
+        );
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert!(problems[0].starts_with("--cell \"x:0\""), "{problems:?}");
+        assert!(problems[1].starts_with("cells.txt line 4:"), "{problems:?}");
+        assert_eq!(problems[2], "--cell-group gone.txt: No such file");
+    }
 
     #[test]
     fn the_forms_a_user_types() {

@@ -1,0 +1,207 @@
+//! The storage layer as the app keeps it: per cell its connection state,
+//! SSH round trip, disk figures over the cell's own clock, DISK and FLASH
+//! groups and the cellcli summary; over all cells the sum of the cells
+//! whose figures are current.
+
+use super::layer::Layer;
+use super::state::{App, DISK_HISTORY};
+use crate::model::cell_metrics::CellSummary;
+use crate::model::cells::{AllCells, CellGroups};
+use crate::model::disk_tick::{Baseline, DiskTick};
+use crate::parse::cellcli::parse_cellcli_report;
+use crate::source::cells::target::CellTarget;
+use crate::source::cells::{CellEvent, CellStatus};
+use crate::source::disks::DiskSample;
+use std::time::Duration;
+
+/// One cell.
+#[derive(Debug)]
+pub struct CellView {
+    pub target: CellTarget,
+    pub status: CellStatus,
+    pub rtt: Option<Duration>,
+    baseline: Baseline,
+    /// Its disks' figures and history, as the host's disks layer keeps them.
+    pub disks: Layer<DiskTick>,
+    /// DISK and FLASH over the latest interval.
+    pub groups: Option<CellGroups>,
+    /// Local wall clock of the latest sample.
+    pub last_sample_ms: Option<i64>,
+    /// The latest cellcli listing, when the cell has cellcli, and when it
+    /// arrived.
+    pub cellcli: Option<(i64, CellSummary)>,
+    /// What the cell last wrote on stderr, or why its cellcli listing
+    /// could not be read.
+    pub message: Option<String>,
+}
+
+/// What a cell's row says of its connection.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CellState<'a> {
+    Connecting,
+    Live,
+    /// Live by its connection, but no sample for this many seconds.
+    Stale(u64),
+    AuthFailed(&'a str),
+    HostKeyRefused(&'a str),
+    Unreachable(&'a str),
+    NeedsPassphrase,
+}
+
+impl CellState<'_> {
+    pub fn label(&self) -> String {
+        match self {
+            CellState::Connecting => "connecting".into(),
+            CellState::Live => "live".into(),
+            CellState::Stale(s) => format!("stale for {s} s"),
+            CellState::AuthFailed(_) => "auth failed".into(),
+            CellState::HostKeyRefused(_) => "host key refused".into(),
+            CellState::Unreachable(_) => "unreachable".into(),
+            CellState::NeedsPassphrase => "needs passphrase".into(),
+        }
+    }
+
+    /// The reason the transport gave, for the detail line.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            CellState::AuthFailed(r) | CellState::HostKeyRefused(r) | CellState::Unreachable(r) => {
+                Some(r)
+            }
+            _ => None,
+        }
+    }
+
+    pub fn is_live(&self) -> bool {
+        *self == CellState::Live
+    }
+}
+
+impl CellView {
+    pub fn new(target: CellTarget, history: usize) -> CellView {
+        CellView {
+            target,
+            status: CellStatus::Connecting,
+            rtt: None,
+            baseline: Baseline::default(),
+            disks: Layer::new(history, DISK_HISTORY.len()),
+            groups: None,
+            last_sample_ms: None,
+            cellcli: None,
+            message: None,
+        }
+    }
+
+    /// The connection as the row shows it at `now_ms`: a cell whose
+    /// samples stopped for two intervals is stale even while its
+    /// connection still stands.
+    pub fn state(&self, now_ms: i64, interval_ms: i64) -> CellState<'_> {
+        match &self.status {
+            CellStatus::Connecting => CellState::Connecting,
+            CellStatus::Live => match self.last_sample_ms {
+                Some(at) if now_ms - at > 2 * interval_ms => {
+                    CellState::Stale(((now_ms - at) / 1000).max(0) as u64)
+                }
+                _ => CellState::Live,
+            },
+            CellStatus::AuthFailed(r) => CellState::AuthFailed(r),
+            CellStatus::HostKeyRefused(r) => CellState::HostKeyRefused(r),
+            CellStatus::Unreachable(r) => CellState::Unreachable(r),
+            CellStatus::NeedsPassphrase(_) => CellState::NeedsPassphrase,
+        }
+    }
+
+    /// The groups when they are current: the cell is live and sampled
+    /// within two intervals.
+    pub fn current_groups(&self, now_ms: i64, interval_ms: i64) -> Option<&CellGroups> {
+        if self.state(now_ms, interval_ms).is_live() {
+            self.groups.as_ref()
+        } else {
+            None
+        }
+    }
+
+    fn ingest(&mut self, sample: DiskSample) {
+        let tick = self.baseline.tick(&sample);
+        let rejected = sample.rejected.iter().map(ToString::to_string).collect();
+        self.last_sample_ms = Some(sample.wall_ms);
+        if tick.itv_cs.is_none() {
+            // the first sample, or the cell rebooted: a new baseline
+            self.groups = None;
+            self.disks.ingest(None, rejected);
+            return;
+        }
+        self.groups = Some(CellGroups::of(&tick));
+        super::state::push_disk_history(&mut self.disks, &tick);
+        self.disks.ingest(Some(tick), rejected);
+    }
+}
+
+/// Every cell and the interval they are sampled at.
+#[derive(Debug, Default)]
+pub struct Cells {
+    pub list: Vec<CellView>,
+    pub interval_ms: i64,
+}
+
+impl Cells {
+    pub fn new(targets: Vec<CellTarget>, interval_s: f64, history: usize) -> Cells {
+        Cells {
+            list: targets
+                .into_iter()
+                .map(|t| CellView::new(t, history))
+                .collect(),
+            interval_ms: (interval_s * 1000.0).round() as i64,
+        }
+    }
+
+    /// The sum over the cells whose figures are current at `now_ms`.
+    pub fn all(&self, now_ms: i64) -> AllCells {
+        AllCells::sum(
+            self.list
+                .iter()
+                .map(|c| c.current_groups(now_ms, self.interval_ms)),
+        )
+    }
+}
+
+impl App {
+    pub fn ingest_cell_event(&mut self, ev: CellEvent) {
+        let now_ms = self.now_ms;
+        let cell = match &ev {
+            CellEvent::Status { cell, .. }
+            | CellEvent::Rtt { cell, .. }
+            | CellEvent::Sample { cell, .. }
+            | CellEvent::Cellcli { cell, .. }
+            | CellEvent::Stderr { cell, .. } => *cell,
+        };
+        let Some(c) = self.cells.list.get_mut(cell) else {
+            return;
+        };
+        match ev {
+            CellEvent::Status { status, .. } => c.status = status,
+            CellEvent::Rtt { rtt, .. } => c.rtt = Some(rtt),
+            CellEvent::Sample { sample, .. } => c.ingest(sample),
+            CellEvent::Cellcli { text, .. } => {
+                let report = parse_cellcli_report(&text);
+                let bad = report.metrics.rejected.len() + report.celldisks.rejected.len();
+                c.message = (bad > 0).then(|| {
+                    format!("cellcli: {bad} lines not understood, e.g. {}", {
+                        report
+                            .metrics
+                            .rejected
+                            .iter()
+                            .chain(&report.celldisks.rejected)
+                            .next()
+                            .map(ToString::to_string)
+                            .unwrap_or_default()
+                    })
+                });
+                let summary = CellSummary::from_report(&report).into_iter().next();
+                c.cellcli = summary.map(|s| (now_ms, s));
+            }
+            CellEvent::Stderr { text, .. } => {
+                c.message = Some(text.trim().to_string()).filter(|t| !t.is_empty())
+            }
+        }
+    }
+}
