@@ -348,7 +348,7 @@ fn a_narrow_nics_table_scrolls_sideways_and_never_cuts_a_figure() {
 fn nics_come_after_nfs_in_tab_order() {
     assert_eq!(
         Panel::ALL.map(Panel::title),
-        ["Overview", "Disks", "Cache", "NFS", "NICs"]
+        ["Overview", "Disks", "Cache", "NFS", "NICs", "Cells"]
     );
     let mut app = app_with(2);
     goto(&mut app, Panel::Nfs);

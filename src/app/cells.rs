@@ -205,3 +205,87 @@ impl App {
         }
     }
 }
+
+/// A column of the cells table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellFig {
+    Rtt,
+    Group(
+        crate::model::cell_metrics::Media,
+        crate::model::cells::GroupCol,
+    ),
+}
+
+/// The figure columns of the cells table: the SSH round trip, then DISK's
+/// and FLASH's main figures.
+pub const CELL_TABLE: [(CellFig, &str); 11] = {
+    use crate::model::cell_metrics::Media::{Disk, Flash};
+    use crate::model::cells::GroupCol::*;
+    [
+        (CellFig::Rtt, "rtt ms"),
+        (CellFig::Group(Disk, RPerS), "D r/s"),
+        (CellFig::Group(Disk, WPerS), "D w/s"),
+        (CellFig::Group(Disk, RMbPerS), "D rMB/s"),
+        (CellFig::Group(Disk, WMbPerS), "D wMB/s"),
+        (CellFig::Group(Disk, Util), "D %util"),
+        (CellFig::Group(Flash, RPerS), "F r/s"),
+        (CellFig::Group(Flash, WPerS), "F w/s"),
+        (CellFig::Group(Flash, RMbPerS), "F rMB/s"),
+        (CellFig::Group(Flash, WMbPerS), "F wMB/s"),
+        (CellFig::Group(Flash, Util), "F %util"),
+    ]
+};
+
+impl App {
+    /// A figure of cell `i` as the table shows it: "–" (None) for a cell
+    /// whose figures are not current.
+    pub fn cell_figure(&self, i: usize, fig: CellFig) -> Option<f64> {
+        let c = self.cells.list.get(i)?;
+        match fig {
+            CellFig::Rtt => c.rtt.map(|d| d.as_secs_f64() * 1000.0),
+            CellFig::Group(media, col) => c
+                .current_groups(self.now_ms, self.cells.interval_ms)?
+                .get(media)?
+                .get(col),
+        }
+    }
+
+    /// Indices of the cells listed: filtered by label and sorted as the
+    /// user asked (by label, or a figure).
+    pub fn cell_rows(&self) -> Vec<usize> {
+        let filter = self.filter_text();
+        let mut rows: Vec<(usize, &str)> = self
+            .cells
+            .list
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i, c.target.label.as_str()))
+            .filter(|(_, label)| filter.is_empty() || label.to_lowercase().contains(&filter))
+            .collect();
+        self.ui.cells.sort(
+            &mut rows,
+            |r| r.1,
+            |r, c| self.cell_figure(r.0, CELL_TABLE.get(c)?.0),
+        );
+        rows.into_iter().map(|r| r.0).collect()
+    }
+
+    /// The whole disks of cell `i` that count in DISK or FLASH, sorted as
+    /// the user asked (by name, or an iostat figure).
+    pub fn cell_disk_rows(&self, i: usize) -> Vec<&crate::model::disk_tick::DiskRow> {
+        let Some(tick) = self.cells.list.get(i).and_then(|c| c.disks.tick()) else {
+            return Vec::new();
+        };
+        let mut rows: Vec<_> = tick
+            .rows
+            .iter()
+            .filter(|r| crate::model::cells::media_of(r).is_some())
+            .collect();
+        self.ui.cell_disks.sort(
+            &mut rows,
+            |r| r.name.as_str(),
+            |r, c| r.rates?.get(DISK_HISTORY.get(c).copied()?),
+        );
+        rows
+    }
+}

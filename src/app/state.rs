@@ -2,7 +2,7 @@
 
 use super::action::Action;
 use super::cache::{CACHE_HISTORY, FILE_TABLE};
-use super::cells::Cells;
+use super::cells::{CELL_TABLE, Cells};
 use super::layer::Layer;
 use super::list::ListUi;
 use super::nfs::{NFS_HISTORY, NFS_TABLE};
@@ -46,15 +46,17 @@ pub enum Panel {
     Cache,
     Nfs,
     Nics,
+    Cells,
 }
 
 impl Panel {
-    pub const ALL: [Panel; 5] = [
+    pub const ALL: [Panel; 6] = [
         Panel::Overview,
         Panel::Disks,
         Panel::Cache,
         Panel::Nfs,
         Panel::Nics,
+        Panel::Cells,
     ];
 
     pub fn title(self) -> &'static str {
@@ -64,6 +66,7 @@ impl Panel {
             Panel::Cache => "Cache",
             Panel::Nfs => "NFS",
             Panel::Nics => "NICs",
+            Panel::Cells => "Cells",
         }
     }
 }
@@ -80,6 +83,9 @@ pub enum View {
     CacheFile(String),
     /// One interface (by name): its charts and link; a bond's slaves.
     Nic(String),
+    /// One storage cell (by its index in `App::cells`): its DISK and FLASH
+    /// groups and its disks.
+    Cell(usize),
 }
 
 /// Pushes a disk tick's charted figures into its layer's history: each
@@ -174,6 +180,10 @@ pub struct UiState {
     pub cache_files: ListUi,
     /// The NIC table (sort: an index into NIC_TABLE).
     pub nics: ListUi,
+    /// The cells table (sort: an index into CELL_TABLE), and one cell's
+    /// disks table.
+    pub cells: ListUi,
+    pub cell_disks: ListUi,
     /// The slave table of a bond's detail view.
     pub slaves: ListUi,
     /// The NIC table lists every interface, not only used wire-facing ones.
@@ -204,6 +214,8 @@ impl App {
             nfs_ops: ListUi::default(),
             cache_files: ListUi::sorted_by(FileCol::Res as usize),
             nics: ListUi::sorted_by(0),
+            cells: ListUi::default(),
+            cell_disks: ListUi::default(),
             slaves: ListUi::default(),
             show_all_nics: false,
             part_selected: None,
@@ -588,6 +600,8 @@ impl App {
             View::Nfs(_) => Some((&mut self.ui.nfs_ops, NFS_OP_COLS.len())),
             View::Panel(Panel::Cache) => Some((&mut self.ui.cache_files, FILE_TABLE)),
             View::Panel(Panel::Nics) => Some((&mut self.ui.nics, NIC_TABLE.len())),
+            View::Panel(Panel::Cells) => Some((&mut self.ui.cells, CELL_TABLE.len())),
+            View::Cell(_) => Some((&mut self.ui.cell_disks, DISK_HISTORY.len())),
             View::Panel(Panel::Overview) | View::Disk(_) | View::CacheFile(_) | View::Nic(_) => {
                 None
             }
@@ -661,6 +675,24 @@ impl App {
                     self.ui.slaves.selected = Some(slaves[j as usize].clone());
                 }
             }
+            View::Panel(Panel::Cells) => {
+                let labels: Vec<String> = self
+                    .cell_rows()
+                    .iter()
+                    .map(|&i| self.cells.list[i].target.label.clone())
+                    .collect();
+                let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+                self.ui.cells.step(&labels, delta);
+            }
+            View::Cell(i) => {
+                let names: Vec<String> = self
+                    .cell_disk_rows(i)
+                    .iter()
+                    .map(|r| r.name.clone())
+                    .collect();
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                self.ui.cell_disks.step(&names, delta);
+            }
             View::Panel(Panel::Overview) | View::CacheFile(_) => {}
         }
     }
@@ -708,7 +740,19 @@ impl App {
                     self.ui.stack.push(View::Nic(child));
                 }
             }
-            View::Nfs(_) | View::CacheFile(_) => {}
+            View::Panel(Panel::Cells) => {
+                let rows = self.cell_rows();
+                let labels = rows
+                    .iter()
+                    .map(|&i| self.cells.list[i].target.label.as_str());
+                let at = self.ui.cells.index(labels);
+                if let Some(&i) = rows.get(at) {
+                    self.ui.cells.selected = Some(self.cells.list[i].target.label.clone());
+                    self.ui.cell_disks.selected = None;
+                    self.ui.stack.push(View::Cell(i));
+                }
+            }
+            View::Nfs(_) | View::CacheFile(_) | View::Cell(_) => {}
             View::Panel(Panel::Disks) => {
                 let rows = self.disk_rows();
                 if let Some(r) = rows.get(self.selected_index(&rows)) {

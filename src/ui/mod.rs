@@ -10,6 +10,7 @@
 //! ```
 
 mod cache;
+mod cells;
 mod detail;
 mod disks;
 mod help;
@@ -70,6 +71,8 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         View::CacheFile(path) => cache::draw_file(f, app, body, &path),
         View::Panel(Panel::Nics) => nics::draw(f, app, body),
         View::Nic(name) => nics::draw_nic(f, app, body, &name),
+        View::Panel(Panel::Cells) => cells::draw(f, app, body),
+        View::Cell(i) => cells::draw_cell(f, app, body, i),
     }
     draw_footer(f, app, footer);
     if app.ui.help {
@@ -157,6 +160,11 @@ pub fn breadcrumb(app: &App) -> Vec<String> {
             View::Disk(n) => names(n),
             View::CacheFile(path) => path.clone(),
             View::Nic(name) => name.clone(),
+            View::Cell(i) => app
+                .cells
+                .list
+                .get(*i)
+                .map_or_else(|| i.to_string(), |c| c.target.label.clone()),
             View::Nfs(key) => app.nfs_row(key).map_or(key.clone(), |r| r.export.clone()),
         })
         .collect()
@@ -217,6 +225,14 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 &[("Enter", "slave"), ("Esc", "back"), ("p", "pause")]
             }
             View::Nic(_) => &[("Esc", "back"), ("p", "pause"), ("t", "theme")],
+            View::Panel(Panel::Cells) => &[
+                ("Enter", "cell"),
+                ("s/S", "sort"),
+                ("r", "reverse"),
+                ("/", "filter"),
+                ("p", "pause"),
+            ],
+            View::Cell(_) => &[("s/S", "sort disks"), ("Esc", "back"), ("p", "pause")],
             View::Nfs(_) => &[("s/S", "sort operations"), ("Esc", "back"), ("p", "pause")],
             View::Disk(_) => &[
                 ("Enter", "part"),

@@ -16,32 +16,21 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-/// Layers that later versions fill in, and what they will show.
-const PENDING: [(&str, &str); 4] = [
-    (
-        "Database · Oracle dNFS",
-        "IOPS and MB/s per instance, server and channel",
-    ),
-    (
-        "Page cache",
-        "cached, dirty, writeback, per-datafile residency",
-    ),
-    ("Kernel NFS client", "ops/s, RTT and queue time per mount"),
-    (
-        "Storage · cells",
-        "DISK and FLASH over all cells, per cell and disk",
-    ),
-];
+/// The layer a later version fills in, and what it will show.
+const PENDING_DB: (&str, &str) = (
+    "Database · Oracle dNFS",
+    "IOPS and MB/s per instance, server and channel",
+);
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let [db, host, wire, storage] = Layout::vertical([
         Constraint::Length(3),
         Constraint::Min(9),
         Constraint::Length(5),
-        Constraint::Length(3),
+        Constraint::Length(if app.cells.list.is_empty() { 3 } else { 6 }),
     ])
     .areas(area);
-    pending(f, app, db, PENDING[0]);
+    pending(f, app, db, PENDING_DB);
     let [disks, side] =
         Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(host);
     draw_disks(f, app, disks);
@@ -50,7 +39,76 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     draw_cache(f, app, cache);
     draw_nfs(f, app, nfs);
     draw_wire(f, app, wire);
-    pending(f, app, storage, PENDING[3]);
+    draw_storage(f, app, storage);
+}
+
+/// The cells: DISK and FLASH over all current cells, the flash shares and
+/// which cells are not live.
+fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let n = app.cells.list.len();
+    let title = match n {
+        0 => " Storage · cells ".to_string(),
+        _ => format!(" Storage · {} ", format::count(n, "cell", "cells")),
+    };
+    let block = panel_block(title, t, false);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if n == 0 {
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                "no cells · --cell [user@]host[:port], --cell-group FILE or [[cell]] in the config",
+                t.muted,
+            )),
+            inner,
+        );
+        return;
+    }
+    use crate::model::cell_metrics::Media;
+    use crate::model::cells::GroupCol;
+    let all = app.cells.all(app.now_ms);
+    let mut lines = Vec::new();
+    for (media, name) in [(Media::Disk, "DISK "), (Media::Flash, "FLASH")] {
+        let g = all.groups.get(media);
+        let v = |c: GroupCol| format::fit(g.and_then(|g| g.get(c)), 9, 2);
+        lines.push(Line::from(vec![
+            Span::styled(format!("{name} "), t.base),
+            Span::styled("r/s ", t.muted),
+            Span::styled(v(GroupCol::RPerS), t.read),
+            Span::styled("  w/s ", t.muted),
+            Span::styled(v(GroupCol::WPerS), t.write),
+            Span::styled("  MB/s r ", t.muted),
+            Span::styled(v(GroupCol::RMbPerS), t.read),
+            Span::styled(" w ", t.muted),
+            Span::styled(v(GroupCol::WMbPerS), t.write),
+            Span::styled("  await r ", t.muted),
+            Span::styled(v(GroupCol::RAwait), t.base),
+            Span::styled(" w ", t.muted),
+            Span::styled(v(GroupCol::WAwait), t.base),
+            Span::styled("  %util ", t.muted),
+            Span::styled(v(GroupCol::Util), t.base),
+        ]));
+    }
+    lines.push(super::cells::shares_line(t, &all.groups.shares()));
+    let (now, itv) = (app.now_ms, app.cells.interval_ms);
+    let down: Vec<String> = app
+        .cells
+        .list
+        .iter()
+        .filter_map(|c| {
+            let st = c.state(now, itv);
+            (!st.is_live()).then(|| format!("{} {}", c.target.label, st.label()))
+        })
+        .collect();
+    lines.push(if down.is_empty() {
+        Line::from(Span::styled(format!("{} live", all.counted), t.muted))
+    } else {
+        Line::from(vec![
+            Span::styled(format!("{} of {n} live · ", all.counted), t.muted),
+            Span::styled(format!("! {}", down.join(" · ")), t.warn),
+        ])
+    });
+    f.render_widget(Paragraph::new(lines), inner);
 }
 
 /// The layer's error, or its waiting state, in `inner`; true when drawn.

@@ -1,0 +1,278 @@
+//! The storage layer: DISK and FLASH summed over all cells with the flash
+//! shares, a row per cell with its connection, and one cell's disks.
+
+use super::panel_block;
+use super::table::{self, Col};
+use crate::app::App;
+use crate::app::cells::{CELL_TABLE, CellState};
+use crate::app::state::DISK_HISTORY;
+use crate::format;
+use crate::model::cell_metrics::Media;
+use crate::model::cell_shares::Shares;
+use crate::model::cells::{AllCells, CellGroups, GROUP_COLS, media_of};
+use crate::model::disk::DiskCol;
+use crate::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph};
+
+fn state_style(t: &Theme, s: &CellState) -> Style {
+    match s {
+        CellState::Live => t.ok,
+        CellState::Connecting => t.muted,
+        CellState::Stale(_) => t.warn,
+        _ => t.crit,
+    }
+}
+
+/// Lines of DISK and FLASH figures under a header, and the shares: the
+/// all-cell block of the panel and the top of one cell's view.
+fn group_lines<'a>(t: &Theme, groups: &CellGroups, what: &str) -> Vec<Line<'a>> {
+    let mut head = format!("{what:<14}{:>5}", "disks");
+    for c in &GROUP_COLS {
+        head.push_str(&format!(" {:>9}", c.header));
+    }
+    let mut lines = vec![Line::from(Span::styled(head, t.header))];
+    for (media, name) in [(Media::Disk, "DISK"), (Media::Flash, "FLASH")] {
+        let g = groups.get(media);
+        let mut spans = vec![Span::styled(format!("{name:<14}"), t.base)];
+        spans.push(Span::styled(
+            g.map_or(format!("{:>5}", format::UNKNOWN), |g| {
+                format!("{:>5}", g.devices)
+            }),
+            t.muted,
+        ));
+        for c in &GROUP_COLS {
+            let v = g.and_then(|g| g.get(c.col));
+            let style = if v.is_some() { t.base } else { t.muted };
+            spans.push(Span::styled(format!(" {}", format::fit(v, 9, 2)), style));
+        }
+        lines.push(Line::from(spans));
+    }
+    lines.push(shares_line(t, &groups.shares()));
+    lines
+}
+
+/// Reads served by flash, writes absorbed by flash, IOPS per hard disk.
+pub(super) fn shares_line<'a>(t: &Theme, s: &Shares) -> Line<'a> {
+    let pct = |v: Option<f64>| v.map_or(format::UNKNOWN.to_string(), |v| format!("{v:.1} %"));
+    Line::from(vec![
+        Span::styled("reads from flash ", t.muted),
+        Span::styled(pct(s.read_pct_from_flash), t.accent),
+        Span::styled(" · writes to flash ", t.muted),
+        Span::styled(pct(s.write_pct_to_flash), t.accent),
+        Span::styled(" · IOPS per hard disk ", t.muted),
+        Span::styled(
+            s.iops_per_disk
+                .map_or(format::UNKNOWN.to_string(), |v| format!("{v:.1}")),
+            t.accent,
+        ),
+    ])
+}
+
+/// "all 3 cells", "2 of 3 cells (1 not current)".
+fn counted(all: &AllCells) -> String {
+    let n = all.counted + all.missing;
+    if all.missing == 0 {
+        format!("all {}", format::count(n, "cell", "cells"))
+    } else {
+        format!(
+            "{} of {} ({} not current)",
+            all.counted,
+            format::count(n, "cell", "cells"),
+            all.missing
+        )
+    }
+}
+
+pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
+    let t = &app.theme;
+    let n = app.cells.list.len();
+    let rows = app.cell_rows();
+    let sort = app
+        .ui
+        .cells
+        .sort
+        .and_then(|i| CELL_TABLE.get(i))
+        .map_or("Cell", |c| c.1);
+    let title = table::panel_title(app, "Cells", (rows.len(), n, "cells"), &app.ui.cells, sort);
+    let block = panel_block(title, t, true);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if n == 0 {
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                "no cells: name them with --cell [user@]host[:port], --cell-group FILE or [[cell]] in the config",
+                t.muted,
+            )),
+            inner,
+        );
+        return;
+    }
+    let all = app.cells.all(app.now_ms);
+    let top_h = 5u16.min(inner.height / 2);
+    let [top, _, table_area, bottom] = Layout::vertical([
+        Constraint::Length(top_h),
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    let mut lines = group_lines(t, &all.groups, "all cells");
+    lines.push(Line::from(Span::styled(
+        format!(
+            "{} · rates added, awaits weighted by requests, %util averaged over the disks",
+            counted(&all)
+        ),
+        t.muted,
+    )));
+    f.render_widget(Paragraph::new(lines), top);
+
+    let lw = table::name_width(
+        rows.iter()
+            .map(|&i| app.cells.list[i].target.label.as_str()),
+        "Cell",
+    );
+    let mut cols = vec![Col::text("Cell", lw), Col::text("State", 16)];
+    const FIXED: usize = 2;
+    cols.extend(CELL_TABLE.iter().map(|(_, h)| Col::figure(*h)));
+    let widths: Vec<u16> = cols.iter().map(|c| c.width).collect();
+    let sorted = app.ui.cells.sort.map(|i| i + FIXED);
+    let labels = rows
+        .iter()
+        .map(|&i| app.cells.list[i].target.label.as_str());
+    let selected = app.ui.cells.index(labels);
+    let (now, itv) = (app.now_ms, app.cells.interval_ms);
+    let row = |k: usize| {
+        let i = rows[k];
+        let c = &app.cells.list[i];
+        let state = c.state(now, itv);
+        let mut cells = vec![
+            Cell::from(c.target.label.clone()),
+            Cell::from(Span::styled(state.label(), state_style(t, &state))),
+        ];
+        cells.extend(CELL_TABLE.iter().enumerate().map(|(j, (fig, _))| {
+            let v = app.cell_figure(i, *fig);
+            table::figure(v, widths[j + FIXED], t, t.base)
+        }));
+        cells
+    };
+    let mut list = app.ui.cells.clone();
+    let visible = table::draw(
+        f,
+        table_area,
+        t,
+        &cols,
+        FIXED,
+        sorted,
+        rows.len(),
+        selected,
+        &mut list,
+        row,
+    );
+    // why the selected cell is not live, or what it said
+    let note = rows.get(selected).and_then(|&i| {
+        let c = &app.cells.list[i];
+        let state = c.state(now, itv);
+        let why = state
+            .reason()
+            .map(str::to_string)
+            .or_else(|| c.message.clone())?;
+        Some(format!("{}: {why}", c.target.label))
+    });
+    let legend = note.unwrap_or_else(|| {
+        "D = DISK (hard disks), F = FLASH (not rotational) · rates over each cell's own clock"
+            .to_string()
+    });
+    f.render_widget(Paragraph::new(Span::styled(legend, t.muted)), bottom);
+    app.ui.cells = list;
+    app.ui.page_rows = visible;
+}
+
+/// One cell: its DISK and FLASH groups, and its disks with iostat's
+/// figures.
+pub fn draw_cell(f: &mut Frame, app: &mut App, area: Rect, i: usize) {
+    let t = &app.theme;
+    let Some(c) = app.cells.list.get(i) else {
+        return;
+    };
+    let state = c.state(app.now_ms, app.cells.interval_ms);
+    let mut title = format!(" {} · {}@{}", c.target.label, c.target.user, c.target.host);
+    if c.target.port != 22 {
+        title.push_str(&format!(":{}", c.target.port));
+    }
+    title.push_str(&format!(" · {} ", state.label()));
+    let mut block = panel_block(title, t, true);
+    if let Some(why) = state.reason().or(c.message.as_deref()) {
+        block = block.title_bottom(Line::from(Span::styled(format!(" {why} "), t.warn)));
+    }
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let Some(groups) = c.groups.as_ref() else {
+        super::waiting(f, t, inner);
+        return;
+    };
+    let [top, _, table_area] = Layout::vertical([
+        Constraint::Length(4.min(inner.height / 2)),
+        Constraint::Length(1),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+    f.render_widget(Paragraph::new(group_lines(t, groups, "this cell")), top);
+
+    let rows = app.cell_disk_rows(i);
+    let nw = table::name_width(rows.iter().map(|r| r.name.as_str()), "Device");
+    let mut cols = vec![
+        Col::text("Device", nw),
+        Col::text("Group", 5),
+        Col::text("Class", 5),
+    ];
+    const FIXED: usize = 3;
+    cols.extend(DISK_HISTORY.iter().map(|c| Col::figure(c.def().header)));
+    let widths: Vec<u16> = cols.iter().map(|c| c.width).collect();
+    let sorted = app.ui.cell_disks.sort.map(|i| i + FIXED);
+    let selected = app
+        .ui
+        .cell_disks
+        .index(rows.iter().map(|r| r.name.as_str()));
+    let row = |k: usize| {
+        let r = rows[k];
+        let group = match media_of(r) {
+            Some(Media::Flash) => "FLASH",
+            _ => "DISK",
+        };
+        let mut cells = vec![
+            Cell::from(r.display_name().to_string()),
+            Cell::from(Span::styled(group, t.muted)),
+            Cell::from(Span::styled(r.class().label(), t.muted)),
+        ];
+        cells.extend(DISK_HISTORY.iter().enumerate().map(|(j, c)| {
+            let v = r.rates.and_then(|x| x.get(*c));
+            let style = match c {
+                DiskCol::Util | DiskCol::RAwait | DiskCol::WAwait => v.map_or(t.muted, |v| {
+                    super::level_style(t, app.config.thresholds.level(c.def().kind, v))
+                }),
+                _ => t.base,
+            };
+            table::figure(v, widths[j + FIXED], t, style)
+        }));
+        cells
+    };
+    let mut list = app.ui.cell_disks.clone();
+    let visible = table::draw(
+        f,
+        table_area,
+        t,
+        &cols,
+        1,
+        sorted,
+        rows.len(),
+        selected,
+        &mut list,
+        row,
+    );
+    app.ui.cell_disks = list;
+    app.ui.page_rows = visible;
+}
