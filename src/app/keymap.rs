@@ -18,7 +18,10 @@ pub const KEY_HELP: &[(&str, &str)] = &[
     ),
     ("Esc  Backspace", "back up one level"),
     ("Tab  Shift-Tab", "next / previous panel"),
-    ("1 2 3 4 5", "overview / disks / cache / NFS / NICs panel"),
+    (
+        "1 … 6",
+        "overview / disks / cache / NFS / NICs / cells panel",
+    ),
     ("s  S", "sort by the next / previous column"),
     ("r", "reverse the sort order"),
     (

@@ -47,7 +47,7 @@ fn group_lines<'a>(t: &Theme, groups: &CellGroups, what: &str) -> Vec<Line<'a>> 
         for c in &GROUP_COLS {
             let v = g.and_then(|g| g.get(c.col));
             let style = if v.is_some() { t.base } else { t.muted };
-            spans.push(Span::styled(format!(" {}", format::fit(v, 9, 2)), style));
+            spans.push(Span::styled(format!(" {:>9}", format::fit(v, 9, 2)), style));
         }
         lines.push(Line::from(spans));
     }
