@@ -80,6 +80,8 @@ pub enum BatchPanel {
     Cache,
     /// nicstat figures per interface; bond warnings in JSON and CSV.
     Nics,
+    /// Storage cells over SSH: a line per cell (state, round trip, DISK and FLASH) and one over all cells.
+    Cells,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -91,6 +91,28 @@ fn main() {
             let mut panel = CacheReport::new(CacheSource::new(fs.clone(), patterns), format);
             std::process::exit(run_report(&mut panel, &fs, interval, count, format));
         }
+        Some(Command::Batch {
+            panel: BatchPanel::Cells,
+            count,
+            format,
+            ..
+        }) => {
+            for m in &messages {
+                eprintln!("strata: {m}");
+            }
+            let (targets, problems) = cell_targets(&cli, &config);
+            for p in &problems {
+                eprintln!("strata: {p}");
+            }
+            if targets.is_empty() {
+                eprintln!("strata: {}", strata::batch::cells::NO_CELLS);
+                std::process::exit(2);
+            }
+            let opts = cell_options(&cli, interval, false);
+            std::process::exit(strata::batch::cells::run_cells(
+                targets, opts, count, format,
+            ));
+        }
         None => {
             let no_color = strata::theme::no_color_requested();
             let (theme, theme_err) =

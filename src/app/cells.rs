@@ -120,7 +120,7 @@ impl CellView {
         }
     }
 
-    fn ingest(&mut self, sample: DiskSample) {
+    pub fn ingest(&mut self, sample: DiskSample) {
         let tick = self.baseline.tick(&sample);
         let rejected = sample.rejected.iter().map(ToString::to_string).collect();
         self.last_sample_ms = Some(sample.wall_ms);

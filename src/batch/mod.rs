@@ -2,6 +2,7 @@
 //! scripts and tests, with no terminal UI.
 
 pub mod cache;
+pub mod cells;
 pub mod disks;
 pub mod nfs;
 pub mod nics;
