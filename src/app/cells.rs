@@ -164,9 +164,10 @@ impl Cells {
     }
 }
 
-impl App {
-    pub fn ingest_cell_event(&mut self, ev: CellEvent) {
-        let now_ms = self.now_ms;
+impl Cells {
+    /// Applies one event of a cell's sampler; returns the cell's label and
+    /// what it wrote on stderr, for a caller that prints it.
+    pub fn ingest(&mut self, now_ms: i64, ev: CellEvent) -> Option<(String, String)> {
         let cell = match &ev {
             CellEvent::Status { cell, .. }
             | CellEvent::Rtt { cell, .. }
@@ -174,35 +175,37 @@ impl App {
             | CellEvent::Cellcli { cell, .. }
             | CellEvent::Stderr { cell, .. } => *cell,
         };
-        let Some(c) = self.cells.list.get_mut(cell) else {
-            return;
-        };
+        let c = self.list.get_mut(cell)?;
         match ev {
             CellEvent::Status { status, .. } => c.status = status,
             CellEvent::Rtt { rtt, .. } => c.rtt = Some(rtt),
             CellEvent::Sample { sample, .. } => c.ingest(sample),
             CellEvent::Cellcli { text, .. } => {
                 let report = parse_cellcli_report(&text);
-                let bad = report.metrics.rejected.len() + report.celldisks.rejected.len();
-                c.message = (bad > 0).then(|| {
-                    format!("cellcli: {bad} lines not understood, e.g. {}", {
-                        report
-                            .metrics
-                            .rejected
-                            .iter()
-                            .chain(&report.celldisks.rejected)
-                            .next()
-                            .map(ToString::to_string)
-                            .unwrap_or_default()
-                    })
-                });
+                let mut bad = report
+                    .metrics
+                    .rejected
+                    .iter()
+                    .chain(&report.celldisks.rejected);
+                c.message = bad.next().map(|e| format!("cellcli: not understood: {e}"));
                 let summary = CellSummary::from_report(&report).into_iter().next();
                 c.cellcli = summary.map(|s| (now_ms, s));
             }
             CellEvent::Stderr { text, .. } => {
-                c.message = Some(text.trim().to_string()).filter(|t| !t.is_empty())
+                let text = text.trim().to_string();
+                if !text.is_empty() {
+                    c.message = Some(text.clone());
+                    return Some((c.target.label.clone(), text));
+                }
             }
         }
+        None
+    }
+}
+
+impl App {
+    pub fn ingest_cell_event(&mut self, ev: CellEvent) {
+        self.cells.ingest(self.now_ms, ev);
     }
 }
 

@@ -445,33 +445,8 @@ async fn run(
 }
 
 fn ingest(cells: &mut Cells, ev: CellEvent, err: &mut impl Write) {
-    let i = match &ev {
-        CellEvent::Status { cell, .. }
-        | CellEvent::Rtt { cell, .. }
-        | CellEvent::Sample { cell, .. }
-        | CellEvent::Cellcli { cell, .. }
-        | CellEvent::Stderr { cell, .. } => *cell,
-    };
-    let Some(c) = cells.list.get_mut(i) else {
-        return;
-    };
-    match ev {
-        CellEvent::Status { status, .. } => c.status = status,
-        CellEvent::Rtt { rtt, .. } => c.rtt = Some(rtt),
-        CellEvent::Sample { sample, .. } => c.ingest(sample),
-        CellEvent::Stderr { text, .. } => {
-            let text = text.trim();
-            if !text.is_empty() {
-                let _ = writeln!(
-                    err,
-                    "strata: {}: {}",
-                    printable(&c.target.label),
-                    printable(text)
-                );
-            }
-        }
-        // The cellcli figures are the screen's: batch prints /proc's.
-        CellEvent::Cellcli { .. } => {}
+    if let Some((label, text)) = cells.ingest(now_ms(), ev) {
+        let _ = writeln!(err, "strata: {}: {}", printable(&label), printable(&text));
     }
 }
 
