@@ -2,9 +2,9 @@
 //! host's disks and the busiest device.
 
 use super::disk::{DiskCol, DiskDelta, DiskRates};
+use super::last_seen::LastSeen;
 use crate::parse::diskstats::DiskCounters;
 use crate::source::disks::{DevClass, DeviceInfo, DiskSample};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// One device over one interval.
@@ -71,10 +71,6 @@ pub struct DiskTick {
     pub busiest: Option<(String, f64)>,
 }
 
-/// How long a device that vanished keeps its last counters: a device back
-/// within a day is diffed against them, later it counts as new.
-const FORGET_AFTER_CS: u64 = 24 * 3600 * 100;
-
 /// The last counters seen of every device, with the source clock they were
 /// read at. A device that misses a sample (a rejected line, a path that
 /// flapped) is diffed against its own last reading over its own interval,
@@ -82,8 +78,7 @@ const FORGET_AFTER_CS: u64 = 24 * 3600 * 100;
 /// in one interval.
 #[derive(Debug, Default)]
 pub struct Baseline {
-    uptime_cs: Option<u64>,
-    last: HashMap<String, (DiskCounters, u64)>,
+    last: LastSeen<DiskCounters>,
 }
 
 impl Baseline {
@@ -91,21 +86,11 @@ impl Baseline {
     /// none: the first report covers the first interval, never the time
     /// since boot. A clock that went back (a reboot) starts a new baseline.
     pub fn tick(&mut self, cur: &DiskSample) -> DiskTick {
-        let itv_cs = match self.uptime_cs {
-            Some(prev) if cur.uptime_cs > prev => Some(cur.uptime_cs - prev),
-            Some(prev) if cur.uptime_cs < prev => {
-                self.last.clear();
-                None
-            }
-            _ => None,
-        };
-        let first = self.uptime_cs.is_none();
+        let itv_cs = self.last.interval(cur.uptime_cs);
         let mut rows = Vec::with_capacity(cur.devices.len());
         for dev in &cur.devices {
-            let delta = itv_cs.and_then(|itv| match self.last.get(&dev.name) {
-                Some((prev, at)) => {
-                    DiskDelta::between(Some(prev), dev, cur.uptime_cs.saturating_sub(*at))
-                }
+            let delta = itv_cs.and_then(|itv| match self.last.get(&dev.name, cur.uptime_cs) {
+                Some((prev, since)) => DiskDelta::between(Some(prev), dev, since),
                 // new since strata started: all its I/O happened since it
                 // appeared, within this interval (iostat does the same)
                 None => DiskDelta::between(None, dev, itv),
@@ -118,16 +103,10 @@ impl Baseline {
                 delta,
             });
         }
-        // the same reading twice gives no interval and must not move the baseline
-        if first || itv_cs.is_some() || cur.uptime_cs < self.uptime_cs.unwrap_or(0) {
-            for dev in &cur.devices {
-                self.last
-                    .insert(dev.name.clone(), (dev.clone(), cur.uptime_cs));
-            }
-            self.last
-                .retain(|_, (_, at)| cur.uptime_cs.saturating_sub(*at) <= FORGET_AFTER_CS);
-            self.uptime_cs = Some(cur.uptime_cs);
-        }
+        self.last.record(
+            cur.uptime_cs,
+            cur.devices.iter().map(|d| (d.name.clone(), d.clone())),
+        );
         DiskTick::from_rows(cur.wall_ms, itv_cs, rows)
     }
 }

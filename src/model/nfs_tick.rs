@@ -2,10 +2,10 @@
 //! WRITE and whichever other RPC ops were active, and the sum of the
 //! mounts' byte figures.
 
+use super::last_seen::LastSeen;
 use super::nfs::{NfsMountDelta, NfsMountRates, NfsOpDelta, NfsOpRates};
 use crate::parse::mountstats::NfsCounters;
 use crate::source::nfs::{NfsMount, NfsSample};
-use std::collections::HashMap;
 
 /// One RPC op of a mount over one interval.
 #[derive(Debug, Clone)]
@@ -64,17 +64,13 @@ pub struct NfsTick {
 /// The ops always listed, as nfsiostat lists them.
 const ALWAYS: [&str; 2] = ["READ", "WRITE"];
 
-/// How long a mount that left the samples keeps its last counters (a
-/// block rejected for a sample, say): back within a day it is diffed
-/// against them over its own interval.
-const FORGET_AFTER_CS: u64 = 24 * 3600 * 100;
-
 /// The last counters seen of every mount, with the source clock they were
-/// read at.
+/// read at: a mount that left the samples (a block rejected for a sample,
+/// say) and comes back within a day is diffed against them over its own
+/// interval.
 #[derive(Debug, Default)]
 pub struct NfsBaseline {
-    uptime_cs: Option<u64>,
-    last: HashMap<String, (NfsCounters, u64)>,
+    last: LastSeen<NfsCounters>,
 }
 
 impl NfsBaseline {
@@ -82,34 +78,21 @@ impl NfsBaseline {
     /// none: strata never prints nfsiostat's since-mount report. A clock
     /// that went back (a reboot) starts a new baseline.
     pub fn tick(&mut self, cur: &NfsSample) -> NfsTick {
-        let itv_cs = match self.uptime_cs {
-            Some(prev) if cur.uptime_cs > prev => Some(cur.uptime_cs - prev),
-            Some(prev) if cur.uptime_cs < prev => {
-                self.last.clear();
-                None
-            }
-            _ => None,
-        };
-        let first = self.uptime_cs.is_none();
+        let itv_cs = self.last.interval(cur.uptime_cs);
         let rows: Vec<NfsRow> = cur
             .mounts
             .iter()
             .map(|m| {
-                let prev = itv_cs.and_then(|_| self.last.get(&m.key));
-                let prev = prev.map(|(c, at)| (c, cur.uptime_cs.saturating_sub(*at)));
+                let prev = itv_cs.and_then(|_| self.last.get(&m.key, cur.uptime_cs));
                 row(m, prev)
             })
             .collect();
-        // the same reading twice gives no interval and must not move the baseline
-        if first || itv_cs.is_some() || cur.uptime_cs < self.uptime_cs.unwrap_or(0) {
-            for m in &cur.mounts {
-                self.last
-                    .insert(m.key.clone(), (m.counters.clone(), cur.uptime_cs));
-            }
-            self.last
-                .retain(|_, (_, at)| cur.uptime_cs.saturating_sub(*at) <= FORGET_AFTER_CS);
-            self.uptime_cs = Some(cur.uptime_cs);
-        }
+        self.last.record(
+            cur.uptime_cs,
+            cur.mounts
+                .iter()
+                .map(|m| (m.key.clone(), m.counters.clone())),
+        );
         let total = total(&rows, itv_cs);
         NfsTick {
             wall_ms: cur.wall_ms,
