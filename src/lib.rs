@@ -14,6 +14,7 @@ pub mod batch;
 pub mod cli;
 pub mod config;
 pub mod format;
+pub mod frame_log;
 pub mod live;
 pub mod model;
 pub mod parse;

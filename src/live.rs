@@ -164,6 +164,15 @@ async fn event_loop(
     let mut sigquit = signal(SignalKind::quit())?;
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
+    let mut frame_log = match crate::frame_log::FrameLog::from_env() {
+        Ok(log) => log,
+        Err(e) => {
+            app.notice = Some(e);
+            None
+        }
+    };
+    // The first change since the last frame, for the frame log's lateness.
+    let mut dirty_at = Some(Instant::now());
     // Debug builds only: lets the end-to-end test prove that a panic in the
     // loop still gives the user their terminal back.
     #[cfg(debug_assertions)]
@@ -172,6 +181,9 @@ async fn event_loop(
         .and_then(|v| v.parse::<u64>().ok())
         .map(|ms| Instant::now() + Duration::from_millis(ms));
     while !app.quit {
+        if dirty && dirty_at.is_none() {
+            dirty_at = Some(Instant::now());
+        }
         tokio::select! {
             ev = events.next() => match ev {
                 Some(Ok(Event::Key(k))) if k.kind == KeyEventKind::Press => {
@@ -209,6 +221,9 @@ async fn event_loop(
                 }
                 app.now_ms = now_ms();
                 app.usage = meter.read();
+                if let Some(log) = frame_log.as_mut() {
+                    log.flush();
+                }
                 dirty = true;
             }
             _ = sigterm.recv() => app.quit = true,
@@ -226,9 +241,16 @@ async fn event_loop(
                 dirty = true;
             }
             _ = sleep_until(last_draw + FRAME), if dirty => {
+                let start = Instant::now();
                 terminal.draw(|f| crate::ui::draw(f, app))?;
-                last_draw = Instant::now();
+                let end = Instant::now();
+                if let Some(log) = frame_log.as_mut() {
+                    let due = dirty_at.unwrap_or(start).max(last_draw + FRAME);
+                    log.record(now_ms(), due.into_std(), start.into_std(), end.into_std());
+                }
+                last_draw = end;
                 dirty = false;
+                dirty_at = None;
             }
         }
     }
