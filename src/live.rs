@@ -56,11 +56,12 @@ async fn sample_loop<S, T>(
     S: Send + 'static,
     T: Send + 'static,
 {
-    let mut tick = interval(every);
-    tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    // A baseline at once, then the shared boundaries (a read that takes
+    // longer than an interval skips to the next one).
+    let mut tick = Instant::now();
     let mut source = Some(source);
     while let Some(mut src) = source.take() {
-        tick.tick().await;
+        sleep_until(tick).await;
         let Ok((src, sample)) = tokio::task::spawn_blocking(move || {
             let sample = read(&mut src, now_ms());
             (src, sample)
@@ -72,6 +73,7 @@ async fn sample_loop<S, T>(
         if tx.send(wrap(sample)).await.is_err() {
             return;
         }
+        tick = crate::source::boundary::next(every);
         source = Some(src);
     }
 }

@@ -1,6 +1,7 @@
 //! Sources do IO and nothing else: they read text, hand it to the pure
 //! parsers and return samples stamped with the source's own clock.
 
+pub mod boundary;
 pub mod cache;
 pub mod cells;
 pub mod disks;

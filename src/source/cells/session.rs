@@ -5,6 +5,7 @@ use super::{CELLCLI_SCRIPT, CellEvent, CellOptions, CellStatus, CellTarget, Even
 use super::{catalogue, hostkey, remote};
 use crate::parse::ParseError;
 use crate::parse::cell_stream::{FrameKind, FrameReader, parse_sample, parse_sys_block};
+use crate::source::boundary;
 use crate::source::disks::{Catalogue, DiskSample};
 use russh::ChannelMsg;
 use russh::client::{self, Handle};
@@ -286,7 +287,7 @@ async fn stream(
                     return gone(format!("{}: cannot ask the sampler for a sample", target.label), live);
                 }
                 asked = true;
-                tick = next_tick(opts.interval);
+                tick = boundary::next(opts.interval);
                 continue;
             }
             _ = tokio::time::sleep_until(deadline) => {
@@ -331,7 +332,7 @@ async fn stream(
                     last_frame = Instant::now();
                     asked = false;
                     if tick <= tokio::time::Instant::now() {
-                        tick = next_tick(opts.interval);
+                        tick = boundary::next(opts.interval);
                     }
                     deadline = tokio::time::Instant::now() + stall;
                     if let Some(more) = catalogue::with_unlisted(&cat, &s.diskstats.items) {
@@ -385,24 +386,6 @@ async fn stream(
             Some(_) => {}
         }
     }
-}
-
-/// The next multiple of `interval` on the wall clock: every cell's task
-/// computes the same instants, so the cells sample together. Each tick is
-/// taken afresh from the wall clock, so the tasks never drift apart.
-fn next_tick(interval: Duration) -> tokio::time::Instant {
-    let period = interval.as_nanos().max(1);
-    let since_epoch = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let mut wait = period - since_epoch % period;
-    // The timer may wake a little before the wall clock reaches the
-    // boundary it aimed at: a boundary that near is the one just served.
-    if wait < period / 10 {
-        wait += period;
-    }
-    let wait = u64::try_from(wait).unwrap_or(u64::MAX);
-    tokio::time::Instant::now() + Duration::from_nanos(wait)
 }
 
 fn wall_ms() -> i64 {

@@ -1,0 +1,59 @@
+//! The shared time axis: every sampler, host and cells alike, samples at
+//! the multiples of the interval on the wall clock, so one column of the
+//! screen is the same second in every layer.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The wait from `since_epoch` to the next multiple of `interval`.
+pub fn wait_from(interval: Duration, since_epoch: Duration) -> Duration {
+    let period = interval.as_nanos().max(1);
+    let mut wait = period - since_epoch.as_nanos() % period;
+    // A timer may wake a little before the wall clock reaches the boundary
+    // it aimed at: a boundary that near is the one just served.
+    if wait < period / 10 {
+        wait += period;
+    }
+    Duration::from_nanos(u64::try_from(wait).unwrap_or(u64::MAX))
+}
+
+/// The next boundary as a timer instant. Taken afresh from the wall clock
+/// each time, so samplers never drift apart.
+pub fn next(interval: Duration) -> tokio::time::Instant {
+    let since_epoch = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    tokio::time::Instant::now() + wait_from(interval, since_epoch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn waits_for_the_next_multiple() {
+        // 12.300 s with a 1 s interval: 0.700 s to 13.000.
+        assert_eq!(wait_from(ms(1000), ms(12_300)), ms(700));
+        // 2 s interval: 13.700 → 14.000.
+        assert_eq!(wait_from(ms(2000), ms(13_700)), ms(300));
+        assert_eq!(wait_from(ms(250), ms(1_000_100)), ms(150));
+    }
+
+    #[test]
+    fn a_boundary_just_ahead_was_the_one_served() {
+        // Woken 1 ms early for 13.000: the next one is 14.000.
+        assert_eq!(wait_from(ms(1000), ms(12_999)), ms(1001));
+        // Exactly on a boundary: a whole interval.
+        assert_eq!(wait_from(ms(1000), ms(13_000)), ms(1000));
+        // 100 ms before, with 1 s: still this boundary.
+        assert_eq!(wait_from(ms(1000), ms(12_900)), ms(100));
+    }
+
+    #[test]
+    fn a_zero_interval_does_not_divide_by_zero() {
+        assert!(wait_from(Duration::ZERO, ms(5)) <= Duration::from_nanos(2));
+    }
+}
