@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod layers;
+pub mod tmux;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
