@@ -4,26 +4,15 @@
 
 mod common;
 
-use common::{app_with, render};
+use common::{app_with, cell_target as target, render};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::path::{Path, PathBuf};
 use strata::app::keymap::{KeyMode, map_key};
 use strata::app::{Action, App, Panel};
-use strata::source::cells::target::CellTarget;
 use strata::source::cells::{CellEvent, CellStatus, PassphraseStore};
 
 const KEY: &str = "/home/oracle/.ssh/id_cells";
 const OTHER: &str = "/home/oracle/.ssh/id_spare";
-
-fn target(name: &str) -> CellTarget {
-    CellTarget {
-        label: name.into(),
-        host: name.into(),
-        port: 22,
-        user: "celladmin".into(),
-        identity: None,
-    }
-}
 
 fn status(app: &mut App, cell: usize, status: CellStatus) {
     app.ingest_cell_event(CellEvent::Status { cell, status });

@@ -256,3 +256,14 @@ pub fn redact_times(s: &str) -> String {
     }
     out
 }
+
+/// A cell of the screen tests: `celladmin@NAME`, on port 22, labelled NAME.
+pub fn cell_target(name: &str) -> strata::source::cells::target::CellTarget {
+    strata::source::cells::target::CellTarget {
+        label: name.into(),
+        host: name.into(),
+        port: 22,
+        user: "celladmin".into(),
+        identity: None,
+    }
+}
