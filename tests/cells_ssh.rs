@@ -10,7 +10,7 @@ mod peer_tools;
 mod sshd;
 
 use sshd::{Keys, PASSPHRASE, Sshd, available, known_hosts, nonce, pgrep};
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -273,18 +273,27 @@ async fn three_cells_stream_this_machines_disks() {
                 _ => None,
             })
             .collect();
-        // The sampler sleeps 0.300 s then reads: each step of the cell's
-        // clock is 30 cs plus a cat's fork and exec (a few ms; more on a
-        // loaded machine, hence the slack up to 50).
+        // The first sample is asked for at connect, the next ones at each
+        // multiple of 0.300 s on the wall clock: after the first (partial)
+        // step, each step of the cell's clock is 30 cs, give or take the
+        // centisecond the two reads fall across (more on a loaded machine,
+        // hence the slack from 25 to 35).
         let steps: Vec<u64> = samples
             .windows(2)
+            .skip(1)
             .map(|w| w[1].uptime_cs - w[0].uptime_cs)
             .collect();
         println!("cell {c}: uptime steps {steps:?} cs");
         assert!(
-            steps.iter().all(|s| (30..=50).contains(s)),
+            steps.iter().all(|s| (25..=35).contains(s)),
             "cell {c}: {steps:?}"
         );
+        // Arrival just after a boundary: 0.300 s divides the epoch's
+        // seconds, so a sample asked for at a boundary arrives a few ms
+        // past a multiple of 300 ms.
+        let late: Vec<i64> = samples.iter().skip(1).map(|s| s.wall_ms % 300).collect();
+        println!("cell {c}: arrivals {late:?} ms past a boundary");
+        assert!(late.iter().all(|ms| *ms < 100), "cell {c}: {late:?}");
         let last = samples.last().expect("a sample");
         // The cell is this machine: its clock is ours, read before now.
         assert!(last.uptime_cs <= uptime_after && last.uptime_cs + 200 > uptime_after);
@@ -314,6 +323,30 @@ async fn three_cells_stream_this_machines_disks() {
         println!("cell {c}: {} whole disks alike, RTT {rtts:?}", whole);
         assert!(!rtts.is_empty() && rtts.iter().all(|r| *r < Duration::from_millis(500)));
     }
+    // The three cells sample together: at each boundary that all three
+    // served, their clocks (one machine's) read within 2 cs of each other.
+    // Each cell's first sample, asked for at connect, is not on a boundary.
+    let mut at: std::collections::BTreeMap<i64, Vec<u64>> = Default::default();
+    let mut seen = [0; 3];
+    for (_, e) in &cells.log {
+        if let CellEvent::Sample { cell, sample } = e {
+            seen[*cell] += 1;
+            if seen[*cell] == 1 {
+                continue;
+            }
+            at.entry(sample.wall_ms / 300)
+                .or_default()
+                .push(sample.uptime_cs);
+        }
+    }
+    let spreads: Vec<u64> = at
+        .values()
+        .filter(|v| v.len() == 3)
+        .map(|v| v.iter().max().unwrap() - v.iter().min().unwrap())
+        .collect();
+    println!("spread of the 3 cells' clocks per boundary: {spreads:?} cs");
+    assert!(spreads.len() >= 3, "{at:?}");
+    assert!(spreads.iter().all(|s| *s <= 2), "{spreads:?}");
     cells.stop().await;
 }
 
@@ -923,9 +956,10 @@ async fn cellcli_only_where_the_cell_has_it() {
     cells.stop().await;
 }
 
-/// Runs the sampler under a local shell, without SSH: the same frames, and
-/// it ends by itself within an interval once its reader goes.
-fn sampler_under(shell: &str) {
+/// Runs the sampler under a local shell, without SSH: a frame for each line
+/// on its stdin, and it ends by itself once its stdin ends or, with its
+/// stdin still open, at the first frame nobody reads.
+fn sampler_under(shell: &str, stdin_ends: bool) {
     let Some(sh) = peer_tools::find_in_path(shell) else {
         println!("SKIPPED: sampler under {shell}: not installed");
         return;
@@ -935,13 +969,14 @@ fn sampler_under(shell: &str) {
         .arg("-c")
         .arg(remote::sampler_script())
         .arg(&marker)
-        .arg("0.2")
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
     let mut out = child.stdout.take().expect("stdout");
+    let mut asks = child.stdin.take().expect("stdin");
+    asks.write_all(b"\n\n\n").expect("ask for three samples");
     let mut reader = FrameReader::new();
     let mut frames = Vec::new();
     let mut buf = [0u8; 4096];
@@ -974,6 +1009,15 @@ fn sampler_under(shell: &str) {
             .all(|s| s.diskstats.rejected.is_empty() && !s.diskstats.items.is_empty())
     );
     drop(out);
+    // Kept open until the sampler is seen to end without it.
+    let _open_stdin = if stdin_ends {
+        drop(asks);
+        None
+    } else {
+        // Nobody reads the frame this asks for: the write fails.
+        asks.write_all(b"\n").expect("ask once more");
+        Some(asks)
+    };
     let closed = Instant::now();
     let status = loop {
         if let Some(s) = child.try_wait().expect("wait") {
@@ -986,8 +1030,9 @@ fn sampler_under(shell: &str) {
         std::thread::sleep(Duration::from_millis(10));
     };
     println!(
-        "{shell}: sampler ended {:?} after its reader went: {status:?}",
-        closed.elapsed()
+        "{shell}: sampler ended {:?} after its {} went: {status:?}",
+        closed.elapsed(),
+        if stdin_ends { "stdin" } else { "reader" }
     );
     assert!(status.is_some(), "{shell}: the sampler outlived its reader");
     let mut err = String::new();
@@ -997,6 +1042,8 @@ fn sampler_under(shell: &str) {
 
 #[test]
 fn the_sampler_under_dash_and_bash() {
-    sampler_under("dash");
-    sampler_under("bash");
+    for stdin_ends in [true, false] {
+        sampler_under("dash", stdin_ends);
+        sampler_under("bash", stdin_ends);
+    }
 }

@@ -214,7 +214,7 @@ async fn stream(
     rep: &mut Reporter,
 ) -> End {
     let cancel = rep.ev.cancel.clone();
-    let command = remote::sampler_command(opts.interval, &opts.sampler_tag);
+    let command = remote::sampler_command(&opts.sampler_tag);
     let opened = tokio::select! {
         _ = cancel.cancelled() => return End::Quit,
         o = timeout(opts.connect_timeout, async {
@@ -223,8 +223,8 @@ async fn stream(
             Ok::<_, russh::Error>(ch)
         }) => o,
     };
-    let mut ch = match opened {
-        Ok(Ok(ch)) => ch,
+    let (mut ch, writer) = match opened {
+        Ok(Ok(ch)) => ch.split(),
         Ok(Err(e)) => {
             return lost(CellStatus::Unreachable(format!(
                 "{}: cannot start the sampler: {e}",
@@ -262,15 +262,32 @@ async fn stream(
         status: CellStatus::Unreachable(why),
         was_live: live,
     };
+    // The first sample is asked for at once, for a baseline; the next ones
+    // at the shared boundaries. One request at a time: a cell slow to
+    // answer (the class block, a loaded cell) would otherwise serve a
+    // backlog of requests back to back, off the boundaries.
+    let mut tick = tokio::time::Instant::now();
+    let mut asked = false;
     loop {
         let msg = tokio::select! {
             _ = cancel.cancelled() => {
-                // Best effort: the sampler ends at its next write anyway.
+                // Best effort: the sampler ends with its stdin anyway.
                 let _ = timeout(Duration::from_millis(200), async {
-                    let _ = ch.close().await;
+                    let _ = writer.close().await;
                     let _ = handle.disconnect(russh::Disconnect::ByApplication, "strata quits", "").await;
                 }).await;
                 return End::Quit;
+            }
+            _ = tokio::time::sleep_until(tick), if !asked => {
+                // A cell that stops reading is caught by the stall deadline;
+                // the wait here only keeps a full window from holding the loop.
+                let sent = timeout(stall, writer.data_bytes(&b"\n"[..])).await;
+                if !matches!(sent, Ok(Ok(()))) {
+                    return gone(format!("{}: cannot ask the sampler for a sample", target.label), live);
+                }
+                asked = true;
+                tick = next_tick(opts.interval);
+                continue;
             }
             _ = tokio::time::sleep_until(deadline) => {
                 return gone(format!(
@@ -312,6 +329,10 @@ async fn stream(
                         }
                     };
                     last_frame = Instant::now();
+                    asked = false;
+                    if tick <= tokio::time::Instant::now() {
+                        tick = next_tick(opts.interval);
+                    }
                     deadline = tokio::time::Instant::now() + stall;
                     if let Some(more) = catalogue::with_unlisted(&cat, &s.diskstats.items) {
                         cat = Arc::new(more);
@@ -364,6 +385,24 @@ async fn stream(
             Some(_) => {}
         }
     }
+}
+
+/// The next multiple of `interval` on the wall clock: every cell's task
+/// computes the same instants, so the cells sample together. Each tick is
+/// taken afresh from the wall clock, so the tasks never drift apart.
+fn next_tick(interval: Duration) -> tokio::time::Instant {
+    let period = interval.as_nanos().max(1);
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mut wait = period - since_epoch % period;
+    // The timer may wake a little before the wall clock reaches the
+    // boundary it aimed at: a boundary that near is the one just served.
+    if wait < period / 10 {
+        wait += period;
+    }
+    let wait = u64::try_from(wait).unwrap_or(u64::MAX);
+    tokio::time::Instant::now() + Duration::from_nanos(wait)
 }
 
 fn wall_ms() -> i64 {
