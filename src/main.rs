@@ -7,8 +7,8 @@ use strata::batch::run::{DiskReport, run_report};
 use strata::cli::{BatchPanel, Cli, Command, UnitsArg};
 use strata::config::Units;
 use strata::source::cache::CacheSource;
-use strata::source::cells::CellOptions;
 use strata::source::cells::target::{CellTarget, Given, assemble};
+use strata::source::cells::{CellOptions, PassphraseStore};
 use strata::source::disks::DiskSource;
 use strata::source::nfs::NfsSource;
 use strata::source::rootfs::RootFs;
@@ -119,9 +119,13 @@ fn main() {
                 strata::theme::resolve(cli.theme.as_deref(), config.theme.as_deref(), no_color);
             let host = strata::source::host::host_info(&fs);
             let (targets, cell_problems) = cell_targets(&cli, &config);
-            let cell_opts = cell_options(&cli, interval, true);
+            let mut cell_opts = cell_options(&cli, interval, true);
+            // One store: the prompt writes what the cells' tasks wait on.
+            let passphrases = PassphraseStore::new();
+            cell_opts.passphrases = passphrases.clone();
             let mut app = App::new(config, theme, host, interval);
             app.set_cells(targets);
+            app.set_passphrase_store(passphrases);
             app.no_color = no_color;
             let notes: Vec<String> = messages
                 .into_iter()
@@ -183,5 +187,11 @@ fn cell_options(cli: &Cli, interval: f64, interactive: bool) -> CellOptions {
     let mut opts = CellOptions::new(Duration::from_secs_f64(interval), known_hosts);
     opts.accept_new_host_keys = cli.accept_new_host_keys;
     opts.interactive = interactive;
+    // Debug builds only: lets the end-to-end tests find this run's
+    // samplers on the cells with pgrep, and only this run's.
+    #[cfg(debug_assertions)]
+    if let Ok(tag) = std::env::var("STRATA_TEST_SAMPLER_TAG") {
+        opts.sampler_tag = tag;
+    }
     opts
 }

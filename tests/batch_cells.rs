@@ -10,7 +10,7 @@ mod peer_tools;
 mod sshd;
 
 use serde_json::Value;
-use sshd::{Keys, Sshd, available, descendants, nonce};
+use sshd::{Keys, Sshd, available, descendants, known_hosts, nonce};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -18,18 +18,6 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 const STRATA: &str = env!("CARGO_BIN_EXE_strata");
-
-/// known_hosts naming each sshd by `[ip]:port` with the keys' host key.
-fn known_hosts(keys: &Keys, sshds: &[&Sshd]) -> PathBuf {
-    let path = keys.path(&nonce("known_hosts"));
-    let key = Keys::public(&keys.host_key);
-    let text: String = sshds
-        .iter()
-        .map(|s| format!("[{}]:{} {key}\n", s.ip, s.port))
-        .collect();
-    std::fs::write(&path, text).expect("write known_hosts");
-    path
-}
 
 /// `strata batch cells` at 0.5 s over `sshds` with `identity`, in a HOME
 /// of the test's own (no config, no ~/.ssh) and without ssh-agent.

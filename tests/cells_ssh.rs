@@ -9,7 +9,7 @@
 mod peer_tools;
 mod sshd;
 
-use sshd::{Keys, PASSPHRASE, Sshd, available, nonce, pgrep};
+use sshd::{Keys, PASSPHRASE, Sshd, available, known_hosts, nonce, pgrep};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -190,18 +190,6 @@ fn target(sshd: &Sshd, keys: &Keys, identity: &Path) -> CellTarget {
     let mut t = parse_cell_spec(&spec, "nobody").expect("spec");
     t.identity = Some(identity.to_path_buf());
     t
-}
-
-/// known_hosts naming each sshd by `[ip]:port` with the keys' host key.
-fn known_hosts(keys: &Keys, sshds: &[&Sshd]) -> PathBuf {
-    let path = keys.path(&nonce("known_hosts"));
-    let key = Keys::public(&keys.host_key);
-    let text: String = sshds
-        .iter()
-        .map(|s| format!("[{}]:{} {key}\n", s.ip, s.port))
-        .collect();
-    std::fs::write(&path, text).expect("write known_hosts");
-    path
 }
 
 fn local_uptime_cs() -> u64 {

@@ -33,4 +33,12 @@ pub enum Action {
     TogglePartitions,
     ToggleAllDevices,
     ToggleUnits,
+    /// Keys of the passphrase prompt, which takes every key while open.
+    PassphraseChar(super::passphrase::Masked),
+    PassphraseBackspace,
+    PassphraseClear,
+    PassphraseSubmit,
+    PassphraseDismiss,
+    /// Reopens the prompt put off with Esc.
+    AskPassphrase,
 }

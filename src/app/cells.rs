@@ -45,7 +45,8 @@ pub enum CellState<'a> {
     AuthFailed(&'a str),
     HostKeyRefused(&'a str),
     Unreachable(&'a str),
-    NeedsPassphrase,
+    /// Waits for the passphrase of this identity file.
+    NeedsPassphrase(&'a std::path::Path),
 }
 
 impl CellState<'_> {
@@ -57,7 +58,7 @@ impl CellState<'_> {
             CellState::AuthFailed(_) => "auth failed".into(),
             CellState::HostKeyRefused(_) => "host key refused".into(),
             CellState::Unreachable(_) => "unreachable".into(),
-            CellState::NeedsPassphrase => "needs passphrase".into(),
+            CellState::NeedsPassphrase(_) => "needs passphrase".into(),
         }
     }
 
@@ -106,7 +107,7 @@ impl CellView {
             CellStatus::AuthFailed(r) => CellState::AuthFailed(r),
             CellStatus::HostKeyRefused(r) => CellState::HostKeyRefused(r),
             CellStatus::Unreachable(r) => CellState::Unreachable(r),
-            CellStatus::NeedsPassphrase(_) => CellState::NeedsPassphrase,
+            CellStatus::NeedsPassphrase(p) => CellState::NeedsPassphrase(p),
         }
     }
 
@@ -206,6 +207,7 @@ impl Cells {
 impl App {
     pub fn ingest_cell_event(&mut self, ev: CellEvent) {
         self.cells.ingest(self.now_ms, ev);
+        self.review_passphrases();
     }
 }
 

@@ -2,6 +2,7 @@
 //! key is documented where it is bound.
 
 use super::action::Action;
+use super::passphrase::Masked;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// (keys, what they do), in the order the help overlay lists them.
@@ -36,6 +37,10 @@ pub const KEY_HELP: &[(&str, &str)] = &[
     ("u", "throughput in kB/s or MB/s"),
     ("p", "pause the view (sampling goes on)"),
     ("t", "next theme"),
+    (
+        "i",
+        "type the passphrase of a cell's identity file (after Esc)",
+    ),
     ("?", "this help"),
     ("q  Ctrl-C", "quit"),
 ];
@@ -48,15 +53,37 @@ pub enum KeyMode {
     Filter,
     /// The help overlay: any key closes it.
     Help,
+    /// The passphrase prompt takes every key; Ctrl-C still quits.
+    Passphrase,
 }
 
 /// Maps a key press to an action.
 pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
+    if mode == KeyMode::Passphrase {
+        return map_passphrase(key);
+    }
     let action = map_normal(key, mode == KeyMode::Filter);
     if mode == KeyMode::Help && action.is_none() {
         return Some(Action::Back);
     }
     action
+}
+
+fn map_passphrase(key: KeyEvent) -> Option<Action> {
+    if key.modifiers.contains(KeyModifiers::CONTROL) {
+        return match key.code {
+            KeyCode::Char('c') => Some(Action::Quit),
+            KeyCode::Char('u') => Some(Action::PassphraseClear),
+            _ => None,
+        };
+    }
+    match key.code {
+        KeyCode::Enter => Some(Action::PassphraseSubmit),
+        KeyCode::Esc => Some(Action::PassphraseDismiss),
+        KeyCode::Backspace => Some(Action::PassphraseBackspace),
+        KeyCode::Char(c) => Some(Action::PassphraseChar(Masked(c))),
+        _ => None,
+    }
 }
 
 fn map_normal(key: KeyEvent, filtering: bool) -> Option<Action> {
@@ -100,6 +127,7 @@ fn map_normal(key: KeyEvent, filtering: bool) -> Option<Action> {
         KeyCode::Char('P') => Action::TogglePartitions,
         KeyCode::Char('a') => Action::ToggleAllDevices,
         KeyCode::Char('u') => Action::ToggleUnits,
+        KeyCode::Char('i') => Action::AskPassphrase,
         _ => return None,
     };
     Some(action)
@@ -125,6 +153,37 @@ mod tests {
         );
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(map_key(ctrl_c, KeyMode::Filter), Some(Action::Quit));
+    }
+
+    #[test]
+    fn the_passphrase_prompt_takes_every_key_but_ctrl_c() {
+        let m = KeyMode::Passphrase;
+        assert_eq!(
+            map_key(key(KeyCode::Char('q')), m),
+            Some(Action::PassphraseChar(Masked('q')))
+        );
+        assert_eq!(
+            map_key(key(KeyCode::Char('?')), m),
+            Some(Action::PassphraseChar(Masked('?')))
+        );
+        assert_eq!(
+            map_key(key(KeyCode::Esc), m),
+            Some(Action::PassphraseDismiss)
+        );
+        assert_eq!(
+            map_key(key(KeyCode::Enter), m),
+            Some(Action::PassphraseSubmit)
+        );
+        let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+        assert_eq!(map_key(ctrl('u'), m), Some(Action::PassphraseClear));
+        assert_eq!(map_key(ctrl('c'), m), Some(Action::Quit));
+        assert_eq!(map_key(key(KeyCode::Tab), m), None);
+        // what was typed never shows in an action's Debug
+        assert!(!format!("{:?}", Action::PassphraseChar(Masked('z'))).contains('z'));
+        assert_eq!(
+            map_key(key(KeyCode::Char('i')), KeyMode::Normal),
+            Some(Action::AskPassphrase)
+        );
     }
 
     #[test]

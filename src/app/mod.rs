@@ -11,6 +11,7 @@ pub mod layer;
 pub mod list;
 pub mod nfs;
 pub mod nics;
+pub mod passphrase;
 pub mod state;
 
 pub use action::Action;

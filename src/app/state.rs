@@ -157,6 +157,8 @@ pub struct App {
     pub(super) nic_baseline: NicBaseline,
     /// Storage cells reached over SSH.
     pub cells: Cells,
+    /// Encrypted identity files' passphrases: the prompt and the store.
+    pub passphrases: super::passphrase::Passphrases,
     pub quit: bool,
     pub ui: UiState,
     /// NO_COLOR is set: `t` must not bring colour back.
@@ -245,6 +247,7 @@ impl App {
             nics: Layer::new(capacity, NIC_HISTORY),
             nic_baseline: NicBaseline::default(),
             cells: Cells::default(),
+            passphrases: Default::default(),
             quit: false,
             ui,
             no_color: false,
@@ -412,6 +415,9 @@ impl App {
     pub fn update(&mut self, action: Action) {
         // a message has been seen once the user acts
         self.notice = None;
+        if self.update_passphrase(&action) {
+            return;
+        }
         if self.ui.help {
             // Any key closes the help overlay; quitting still works.
             match action {
@@ -540,6 +546,13 @@ impl App {
                     Units::MB => Units::KB,
                 }
             }
+            // the prompt's, applied by update_passphrase above
+            Action::PassphraseChar(_)
+            | Action::PassphraseBackspace
+            | Action::PassphraseClear
+            | Action::PassphraseSubmit
+            | Action::PassphraseDismiss
+            | Action::AskPassphrase => {}
         }
     }
 
@@ -549,7 +562,9 @@ impl App {
 
     pub fn key_mode(&self) -> crate::app::keymap::KeyMode {
         use crate::app::keymap::KeyMode;
-        if self.ui.help {
+        if self.passphrases.prompt.is_some() {
+            KeyMode::Passphrase
+        } else if self.ui.help {
             KeyMode::Help
         } else if self.filtering() {
             KeyMode::Filter

@@ -17,6 +17,7 @@ mod help;
 mod nfs;
 mod nics;
 mod overview;
+mod passphrase;
 mod table;
 mod widgets;
 
@@ -78,6 +79,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     if app.ui.help {
         help::draw(f, &app.theme, area);
     }
+    passphrase::draw(f, app, area);
 }
 
 fn draw_header(f: &mut Frame, app: &App, area: Rect) {
@@ -172,7 +174,12 @@ pub fn breadcrumb(app: &App) -> Vec<String> {
 
 fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
-    let line = if let Some(edit) = &app.ui.filter_edit {
+    let line = if app.passphrase_prompt().is_some() {
+        Line::from(vec![
+            Span::styled(" passphrase: ", t.key),
+            Span::styled("typing is hidden · Enter unlock · Esc later", t.muted),
+        ])
+    } else if let Some(edit) = &app.ui.filter_edit {
         Line::from(vec![
             Span::styled(" / filter: ", t.key),
             Span::styled(format!("{edit}▏"), t.base),

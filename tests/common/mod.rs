@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod layers;
+pub mod tmux;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -254,4 +255,15 @@ pub fn redact_times(s: &str) -> String {
         i += ch.len_utf8();
     }
     out
+}
+
+/// A cell of the screen tests: `celladmin@NAME`, on port 22, labelled NAME.
+pub fn cell_target(name: &str) -> strata::source::cells::target::CellTarget {
+    strata::source::cells::target::CellTarget {
+        label: name.into(),
+        host: name.into(),
+        port: 22,
+        user: "celladmin".into(),
+        identity: None,
+    }
 }

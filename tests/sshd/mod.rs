@@ -155,6 +155,18 @@ fn pub_path(key: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
+/// known_hosts naming each sshd by `[ip]:port` with the keys' host key.
+pub fn known_hosts(keys: &Keys, sshds: &[&Sshd]) -> PathBuf {
+    let path = keys.path(&nonce("known_hosts"));
+    let key = Keys::public(&keys.host_key);
+    let text: String = sshds
+        .iter()
+        .map(|s| format!("[{}]:{} {key}\n", s.ip, s.port))
+        .collect();
+    fs::write(&path, text).expect("write known_hosts");
+    path
+}
+
 /// A free TCP port on `ip`, as the kernel picks it (released at once;
 /// sshd binds it a moment later).
 pub fn free_port(ip: &str) -> u16 {

@@ -1,0 +1,251 @@
+//! The passphrase prompt: an encrypted identity file is asked for once,
+//! whatever the number of cells that use it, and what is typed goes to the
+//! [`PassphraseStore`] the cells' tasks wait on. The app never keeps the
+//! passphrase after Enter and never shows or logs it; the view only learns
+//! whether something was typed.
+
+use super::action::Action;
+use super::cells::Cells;
+use super::state::App;
+use crate::source::cells::{CellStatus, PassphraseStore};
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A key typed into the prompt. Its Debug hides the character, so that
+/// logging an [`Action`] cannot leak a passphrase.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Masked(pub char);
+
+impl fmt::Debug for Masked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Masked(*)")
+    }
+}
+
+/// Room for any passphrase a person types: the buffer never grows, so no
+/// copy of a half-typed passphrase is left behind in a freed allocation.
+const TYPED_CAPACITY: usize = 1024;
+
+/// The open prompt.
+pub struct Prompt {
+    pub identity: PathBuf,
+    /// The previous passphrase for this file did not open it.
+    pub wrong: bool,
+    typed: Vec<char>,
+}
+
+impl Prompt {
+    fn new(identity: PathBuf, wrong: bool) -> Prompt {
+        Prompt {
+            identity,
+            wrong,
+            typed: Vec::with_capacity(TYPED_CAPACITY),
+        }
+    }
+
+    /// Whether anything is typed: all the view may know of the buffer.
+    pub fn has_input(&self) -> bool {
+        !self.typed.is_empty()
+    }
+
+    fn push(&mut self, c: char) {
+        if self.typed.len() < TYPED_CAPACITY {
+            self.typed.push(c);
+        }
+    }
+
+    fn backspace(&mut self) {
+        if let Some(last) = self.typed.last_mut() {
+            *last = '\0';
+        }
+        self.typed.pop();
+    }
+
+    /// Overwrites what was typed before forgetting it. Best effort: the
+    /// String handed to the store is not wiped when the store drops it.
+    fn wipe(&mut self) {
+        self.typed.fill('\0');
+        std::hint::black_box(&mut self.typed);
+        self.typed.clear();
+    }
+
+    fn take(&mut self) -> String {
+        let s: String = self.typed.iter().collect();
+        self.wipe();
+        s
+    }
+}
+
+impl Drop for Prompt {
+    fn drop(&mut self) {
+        self.wipe();
+    }
+}
+
+impl fmt::Debug for Prompt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Prompt")
+            .field("identity", &self.identity)
+            .field("wrong", &self.wrong)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Which identity files have been asked for, answered or put off.
+#[derive(Debug, Default)]
+pub struct Passphrases {
+    /// Shared with the cells' tasks (`CellOptions::passphrases`).
+    pub store: PassphraseStore,
+    pub prompt: Option<Prompt>,
+    /// Put off with Esc: not asked again until the user asks (or a
+    /// passphrase for it turns out wrong).
+    dismissed: BTreeSet<PathBuf>,
+    /// Given to the store: the cells forget a wrong one, which is how the
+    /// app learns it was wrong.
+    given: BTreeSet<PathBuf>,
+    /// Forgotten by the cells after a wrong passphrase.
+    wrong: BTreeSet<PathBuf>,
+}
+
+impl Passphrases {
+    pub fn new(store: PassphraseStore) -> Passphrases {
+        Passphrases {
+            store,
+            ..Passphrases::default()
+        }
+    }
+
+    /// Opens the prompt for the first file a cell waits on, unless one is
+    /// open, it has been put off, or the store already holds its
+    /// passphrase (the cells are trying it).
+    fn review(&mut self, cells: &Cells) {
+        let forgotten: Vec<PathBuf> = self
+            .given
+            .iter()
+            .filter(|p| self.store.get(p).is_none())
+            .cloned()
+            .collect();
+        for p in forgotten {
+            self.given.remove(&p);
+            self.dismissed.remove(&p);
+            self.wrong.insert(p);
+        }
+        if self.prompt.is_some() {
+            return;
+        }
+        let next = waiting_files(cells)
+            .into_iter()
+            .find(|p| self.store.get(p).is_none() && !self.dismissed.contains(p));
+        if let Some(p) = next {
+            let wrong = self.wrong.contains(&p);
+            self.prompt = Some(Prompt::new(p, wrong));
+        }
+    }
+
+    fn submit(&mut self) {
+        let Some(mut prompt) = self.prompt.take() else {
+            return;
+        };
+        if !prompt.has_input() {
+            // an Enter typed by accident must not count as a wrong try
+            self.prompt = Some(prompt);
+            return;
+        }
+        let identity = prompt.identity.clone();
+        self.wrong.remove(&identity);
+        self.given.insert(identity.clone());
+        self.store.insert(identity, prompt.take());
+    }
+
+    fn dismiss(&mut self) {
+        if let Some(prompt) = self.prompt.take() {
+            self.dismissed.insert(prompt.identity.clone());
+        }
+    }
+}
+
+/// The identity files cells wait on, each once, in the cells' order.
+fn waiting_files(cells: &Cells) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for c in &cells.list {
+        if let CellStatus::NeedsPassphrase(p) = &c.status
+            && !files.contains(p)
+        {
+            files.push(p.clone());
+        }
+    }
+    files
+}
+
+impl App {
+    /// Gives the app the store the cells' tasks wait on.
+    pub fn set_passphrase_store(&mut self, store: PassphraseStore) {
+        self.passphrases = Passphrases::new(store);
+    }
+
+    /// The open prompt, if any.
+    pub fn passphrase_prompt(&self) -> Option<&Prompt> {
+        self.passphrases.prompt.as_ref()
+    }
+
+    /// Labels of the cells waiting on `identity`'s passphrase.
+    pub fn cells_waiting_on(&self, identity: &Path) -> Vec<&str> {
+        self.cells
+            .list
+            .iter()
+            .filter(|c| matches!(&c.status, CellStatus::NeedsPassphrase(p) if p == identity))
+            .map(|c| c.target.label.as_str())
+            .collect()
+    }
+
+    /// Opens the prompt when a cell waits on a passphrase nobody was asked
+    /// for yet; run after every cell event.
+    pub(super) fn review_passphrases(&mut self) {
+        let was_open = self.passphrases.prompt.is_some();
+        self.passphrases.review(&self.cells);
+        if !was_open && self.passphrases.prompt.is_some() {
+            // the prompt takes the keys: the help overlay would hide it
+            self.ui.help = false;
+        }
+    }
+
+    /// Applies the prompt's actions; false for the others, which the
+    /// prompt does not take.
+    pub(super) fn update_passphrase(&mut self, action: &Action) -> bool {
+        match action {
+            Action::PassphraseChar(Masked(c)) => {
+                if let Some(p) = &mut self.passphrases.prompt {
+                    p.push(*c);
+                }
+            }
+            Action::PassphraseBackspace => {
+                if let Some(p) = &mut self.passphrases.prompt {
+                    p.backspace();
+                }
+            }
+            Action::PassphraseClear => {
+                if let Some(p) = &mut self.passphrases.prompt {
+                    p.wipe();
+                }
+            }
+            Action::PassphraseSubmit => {
+                self.passphrases.submit();
+                self.review_passphrases();
+            }
+            Action::PassphraseDismiss => {
+                self.passphrases.dismiss();
+                self.review_passphrases();
+            }
+            Action::AskPassphrase => {
+                self.passphrases.dismissed.clear();
+                self.review_passphrases();
+                if self.passphrases.prompt.is_none() {
+                    self.notice = Some("no cell waits for a passphrase".into());
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+}

@@ -1,0 +1,78 @@
+//! The passphrase prompt, over whatever panel is on screen. What is typed
+//! never shows: a fixed marker says only that something was, so not even
+//! the passphrase's length can be read off the screen.
+
+use crate::app::App;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
+
+/// Shown for any non-empty input, whatever its length.
+pub const TYPED_MARKER: &str = "••••••••";
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+    let Some(prompt) = app.passphrase_prompt() else {
+        return;
+    };
+    let t = &app.theme;
+    let cells = app.cells_waiting_on(&prompt.identity);
+    let question = if cells.is_empty() {
+        format!("Passphrase for {}:", prompt.identity.display())
+    } else {
+        format!(
+            "Passphrase for {} (cells: {}):",
+            prompt.identity.display(),
+            cells.join(", ")
+        )
+    };
+    let mut lines = Vec::new();
+    if prompt.wrong {
+        lines.push(Line::from(Span::styled(
+            "wrong passphrase: the key file did not open; try again",
+            t.crit,
+        )));
+    }
+    lines.push(Line::from(Span::styled(question, t.base)));
+    let typed = if prompt.has_input() {
+        format!("{TYPED_MARKER} (hidden)")
+    } else {
+        String::new()
+    };
+    lines.push(Line::from(vec![
+        Span::styled("> ", t.key),
+        Span::styled(typed, t.accent),
+        Span::styled("▏", t.base),
+    ]));
+    lines.push(Line::raw(""));
+    lines.push(Line::from(Span::styled(
+        "Enter unlock · Esc later (i asks again) · Ctrl-U clear",
+        t.muted,
+    )));
+
+    let w = 80.min(area.width);
+    let inner_w = usize::from(w.saturating_sub(2)).max(1);
+    // wrapped rows of each line, so a long path is not cut off
+    let mut rows: usize = lines
+        .iter()
+        .map(|l| l.width().div_ceil(inner_w).max(1))
+        .sum();
+    if lines.iter().any(|l| l.width() > inner_w) {
+        // word wrapping may break earlier than the width
+        rows += 1;
+    }
+    let h = (rows as u16 + 2).min(area.height);
+    let rect = Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    );
+    f.render_widget(Clear, rect);
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(super::panel_block(" Passphrase ", t, true)),
+        rect,
+    );
+}

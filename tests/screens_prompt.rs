@@ -1,0 +1,218 @@
+//! The passphrase prompt on screen, driven by keys through the keymap as
+//! the live loop drives it; the passphrase is read back from the store the
+//! cells' tasks wait on.
+
+mod common;
+
+use common::{app_with, cell_target as target, render};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::path::{Path, PathBuf};
+use strata::app::keymap::{KeyMode, map_key};
+use strata::app::{Action, App, Panel};
+use strata::source::cells::{CellEvent, CellStatus, PassphraseStore};
+
+const KEY: &str = "/home/oracle/.ssh/id_cells";
+const OTHER: &str = "/home/oracle/.ssh/id_spare";
+
+fn status(app: &mut App, cell: usize, status: CellStatus) {
+    app.ingest_cell_event(CellEvent::Status { cell, status });
+}
+
+fn needs(path: &str) -> CellStatus {
+    CellStatus::NeedsPassphrase(PathBuf::from(path))
+}
+
+/// cel01 and cel02 wait on KEY, cel03 is live.
+fn app_and_store() -> (App, PassphraseStore) {
+    let mut app = app_with(3);
+    app.set_cells(vec![target("cel01"), target("cel02"), target("cel03")]);
+    let store = PassphraseStore::new();
+    app.set_passphrase_store(store.clone());
+    status(&mut app, 2, CellStatus::Live);
+    let i = Panel::ALL.iter().position(|p| *p == Panel::Cells).unwrap();
+    app.update(Action::GotoPanel(i));
+    assert!(app.passphrase_prompt().is_none());
+    status(&mut app, 0, needs(KEY));
+    status(&mut app, 1, needs(KEY));
+    (app, store)
+}
+
+fn press(app: &mut App, code: KeyCode, mods: KeyModifiers) {
+    if let Some(a) = map_key(KeyEvent::new(code, mods), app.key_mode()) {
+        app.update(a);
+    }
+}
+
+fn typed(app: &mut App, text: &str) {
+    for c in text.chars() {
+        press(app, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    press(app, code, KeyModifiers::NONE);
+}
+
+#[test]
+fn the_prompt_names_the_file_and_its_cells_and_hides_what_is_typed() {
+    let (mut app, store) = app_and_store();
+    assert_eq!(app.key_mode(), KeyMode::Passphrase);
+    let empty = render(&mut app, 100, 24);
+    insta::assert_snapshot!("passphrase_prompt_100x24", empty);
+    assert!(
+        empty.contains("Passphrase for /home/oracle/.ssh/id_cells (cells: cel01, cel02):"),
+        "{empty}"
+    );
+    assert!(!empty.contains("••••"), "{empty}");
+
+    // q, ? and Tab-free letters are passphrase, not commands
+    typed(&mut app, "q?1s3");
+    assert!(!app.quit && !app.ui.help);
+    let short = render(&mut app, 100, 24);
+    typed(&mut app, "cretXYZ");
+    let long = render(&mut app, 100, 24);
+    assert!(long.contains("•••••••• (hidden)"), "{long}");
+    assert_eq!(short, long, "the screen tells the passphrase's length");
+    for shown in ["q?1s3", "cret", "XYZ"] {
+        assert!(!long.contains(shown), "{shown} on screen:\n{long}");
+    }
+    assert!(
+        !format!("{:?}", app.passphrases).contains("XYZ"),
+        "Debug of the app's passphrase state shows what was typed"
+    );
+
+    // Backspace drops the last key; Ctrl-U everything
+    for _ in 0..3 {
+        key(&mut app, KeyCode::Backspace);
+    }
+    press(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    let cleared = render(&mut app, 100, 24);
+    assert_eq!(cleared, empty, "Ctrl-U left something typed");
+    // an Enter on nothing is not a try
+    key(&mut app, KeyCode::Enter);
+    assert!(app.passphrase_prompt().is_some());
+    assert_eq!(store.get(Path::new(KEY)), None);
+
+    typed(&mut app, "s3cretX");
+    key(&mut app, KeyCode::Backspace);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(store.get(Path::new(KEY)).as_deref(), Some("s3cret"));
+    assert!(app.passphrase_prompt().is_none());
+    assert_eq!(app.key_mode(), KeyMode::Normal);
+    let after = render(&mut app, 100, 24);
+    assert!(!after.contains("Passphrase for"), "{after}");
+    // both cells still say so until they log in
+    assert_eq!(after.matches("needs passphrase").count(), 2, "{after}");
+}
+
+#[test]
+fn esc_puts_the_prompt_off_until_i_and_nothing_reaches_the_store() {
+    let (mut app, store) = app_and_store();
+    typed(&mut app, "half");
+    key(&mut app, KeyCode::Esc);
+    assert!(app.passphrase_prompt().is_none());
+    assert_eq!(store.get(Path::new(KEY)), None);
+    let s = render(&mut app, 100, 24);
+    assert_eq!(s.matches("needs passphrase").count(), 2, "{s}");
+    // the cells asking again (a reconnect) do not bring it back
+    status(&mut app, 0, needs(KEY));
+    assert!(app.passphrase_prompt().is_none());
+    // i does, empty
+    key(&mut app, KeyCode::Char('i'));
+    let s = render(&mut app, 100, 24);
+    assert!(
+        s.contains("Passphrase for /home/oracle/.ssh/id_cells"),
+        "{s}"
+    );
+    assert!(!s.contains("••••"), "{s}");
+    key(&mut app, KeyCode::Esc);
+    // q quits again once the prompt is closed
+    key(&mut app, KeyCode::Char('q'));
+    assert!(app.quit);
+}
+
+#[test]
+fn i_with_no_cell_waiting_says_so() {
+    let mut app = app_with(3);
+    app.set_cells(vec![target("cel01")]);
+    key(&mut app, KeyCode::Char('i'));
+    assert!(app.passphrase_prompt().is_none());
+    let s = render(&mut app, 100, 24);
+    assert!(s.contains("no cell waits for a passphrase"), "{s}");
+}
+
+#[test]
+fn a_wrong_passphrase_reopens_the_prompt_and_says_so() {
+    let (mut app, store) = app_and_store();
+    typed(&mut app, "nope");
+    key(&mut app, KeyCode::Enter);
+    assert!(app.passphrase_prompt().is_none());
+    // what a cell does with a passphrase that does not open the file
+    store.forget(Path::new(KEY));
+    app.ingest_cell_event(CellEvent::Stderr {
+        cell: 0,
+        text: format!("wrong passphrase for identity file {KEY}"),
+    });
+    status(&mut app, 0, needs(KEY));
+    let s = render(&mut app, 100, 24);
+    assert!(
+        s.contains("wrong passphrase: the key file did not open"),
+        "{s}"
+    );
+    assert!(s.contains("(cells: cel01, cel02)"), "{s}");
+    // the other cell's late report of the same wrong try changes nothing
+    status(&mut app, 1, needs(KEY));
+    assert_eq!(render(&mut app, 100, 24), s);
+    typed(&mut app, "right");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(store.get(Path::new(KEY)).as_deref(), Some("right"));
+    // a cell reporting after the new passphrase was given is trying it:
+    // not asked again, not called wrong
+    status(&mut app, 1, needs(KEY));
+    assert!(app.passphrase_prompt().is_none());
+    status(&mut app, 0, CellStatus::Live);
+    status(&mut app, 1, CellStatus::Live);
+    let s = render(&mut app, 100, 24);
+    assert!(!s.contains("needs passphrase") && !s.contains("Passphrase for"));
+}
+
+#[test]
+fn each_file_is_asked_once_in_turn_and_the_prompt_beats_the_help() {
+    let (mut app, store) = app_and_store();
+    status(&mut app, 2, needs(OTHER));
+    // one prompt at a time: KEY's, asked first
+    let s = render(&mut app, 100, 24);
+    assert!(s.contains("id_cells (cells: cel01, cel02)"), "{s}");
+    assert!(!s.contains("id_spare"), "{s}");
+    typed(&mut app, "one");
+    key(&mut app, KeyCode::Enter);
+    let s = render(&mut app, 100, 24);
+    assert!(s.contains("Passphrase for /home/oracle/.ssh/id_spare (cells: cel03):"));
+    key(&mut app, KeyCode::Esc);
+    assert!(app.passphrase_prompt().is_none());
+
+    // a prompt that opens over the help overlay closes it and takes the keys
+    key(&mut app, KeyCode::Char('?'));
+    assert!(app.ui.help);
+    status(&mut app, 0, CellStatus::Connecting);
+    store.forget(Path::new(KEY));
+    status(&mut app, 0, needs(KEY));
+    assert!(!app.ui.help);
+    assert_eq!(app.key_mode(), KeyMode::Passphrase);
+    let s = render(&mut app, 100, 24);
+    assert!(s.contains("wrong passphrase"), "{s}");
+    assert!(!s.contains(" Keys "), "{s}");
+}
+
+#[test]
+fn a_long_path_wraps_inside_the_prompt_on_a_narrow_screen() {
+    let mut app = app_with(3);
+    app.set_cells(vec![target("cel01")]);
+    let long =
+        "/u01/app/oracle/product/19.0.0/dbhome_1/network/admin/keys/cells/id_ed25519_exadata_cells";
+    status(&mut app, 0, needs(long));
+    let s = render(&mut app, 60, 20);
+    assert!(s.contains("Enter unlock"), "{s}");
+    assert!(s.contains("(cells: cel01):"), "{s}");
+    assert!(s.contains("id_ed25519_exa"), "{s}");
+}
