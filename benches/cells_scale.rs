@@ -511,6 +511,21 @@ fn frames(log: &Path, start: Instant, plan: &Plan, steady_from: u64) {
             if over > 0 { " OVER" } else { "" }
         );
     };
+    let slow: Vec<String> = rows
+        .iter()
+        .filter(|r| r.1 + r.2 > FRAME_BUDGET_US)
+        .map(|r| {
+            format!(
+                "{:.2} s: wait {:.1} + draw {:.1} ms",
+                (r.0 - start_ms) as f64 / 1000.0,
+                r.1 as f64 / 1000.0,
+                r.2 as f64 / 1000.0
+            )
+        })
+        .collect();
+    if !slow.is_empty() {
+        println!("tui: frames over 16 ms: {}", slow.join("; "));
+    }
     report("connecting", 0, steady_from);
     report("steady", steady_from, plan.drop_at);
     report("drops and reconnects", plan.drop_at, plan.tui_secs);
