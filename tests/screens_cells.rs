@@ -22,9 +22,17 @@ fn target(name: &str) -> CellTarget {
     }
 }
 
-/// Three cells: cel01 and cel02 live for 30 samples, cel03 refused.
+/// Wall clock of the fixture host's sample `k`.
+fn wall(k: u64) -> i64 {
+    1_795_000_000_000 + k as i64 * 1000
+}
+
+/// Three cells: cel01 and cel02 live for 30 samples, taken as the host's
+/// were (one a second, each cell's sample `k` seen at the host's `k`);
+/// cel03 refused.
 fn cells_app() -> App {
     let mut app = app_with(30);
+    let now = app.now_ms;
     app.set_cells(vec![target("cel01"), target("cel02"), target("cel03")]);
     for cell in 0..2 {
         app.ingest_cell_event(CellEvent::Status {
@@ -35,18 +43,45 @@ fn cells_app() -> App {
             cell,
             rtt: std::time::Duration::from_micros(1500 + cell as u64 * 500),
         });
-        for k in 0..30 {
+    }
+    for k in 0..30 {
+        app.now_ms = wall(k);
+        for cell in 0..2 {
             app.ingest_cell_event(CellEvent::Sample {
                 cell,
                 sample: sample(k),
             });
         }
     }
+    app.now_ms = now;
     app.ingest_cell_event(CellEvent::Status {
         cell: 2,
         status: CellStatus::Unreachable("connect to 10.0.0.3:22: connection refused".into()),
     });
     app
+}
+
+/// cel01's cellcli listing (the reconstructed X7 cell: CD_00_cel01 on
+/// /dev/sda … FD_00_cel01 on /dev/nvme0n1), arrived `age_s` seconds ago.
+fn give_cellcli(app: &mut App, cell: usize, age_s: i64) {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/cellcli/cel01-x7-report.txt"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let now = app.now_ms;
+    app.now_ms = now - age_s * 1000;
+    app.ingest_cell_event(CellEvent::Cellcli { cell, text });
+    app.now_ms = now;
+}
+
+/// The line of `screen` that holds `what`.
+fn line_of(screen: &str, what: &str) -> String {
+    screen
+        .lines()
+        .find(|l| l.contains(what))
+        .unwrap_or("")
+        .to_string()
 }
 
 fn goto(app: &mut App, panel: Panel) {
@@ -173,4 +208,172 @@ fn the_overview_lines_up_the_storage_layer() {
     assert!(screen.contains("2 of 3 live"), "{screen}");
     assert!(screen.contains("! cel03 unreachable"), "{screen}");
     assert!(screen.contains("reads from flash"), "{screen}");
+}
+
+#[test]
+fn a_cell_disk_is_the_same_detail_view_as_a_host_disk() {
+    let mut app = cells_app();
+    // the host's sda, from the disks panel
+    goto(&mut app, Panel::Disks);
+    app.ui.disks.selected = Some("sda".into());
+    app.update(Action::Enter);
+    assert_eq!(app.view(), &View::Disk("sda".into()));
+    let host = render(&mut app, 160, 50);
+    // cel01's sda: cells → cel01 → (nvme0n1, sda, sdb, sdc by name) sda
+    goto(&mut app, Panel::Cells);
+    app.update(Action::Enter);
+    app.update(Action::Down);
+    app.update(Action::Enter);
+    assert_eq!(app.view(), &View::CellDisk(0, "sda".into()));
+    let cell = render(&mut app, 160, 50);
+    insta::assert_snapshot!("cell_disk_sda_160x50", cell);
+    assert!(cell.contains("Cells › cel01 › sda"), "{cell}");
+    // The cell was fed the host's own samples: below the breadcrumb and
+    // the title, the two screens are the same, chart for chart, figure for
+    // figure, partitions included.
+    let body = |s: &str| s.lines().skip(3).map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(body(&host), body(&cell));
+    // By hand, sda over its last second (k = 28 → 29): wave(29) = 100 +
+    // (29·7 + 0) % 60 = 123, reads 40·123/100 = 49 (integer), writes
+    // 12·123/100 = 14, 64 kB per read: r/s 49.00, w/s 14.00, rkB/s 3136.00.
+    for (what, v) in [("r/s", "49.00"), ("w/s", "14.00"), ("rkB/s", "3136.00")] {
+        let l = line_of(&cell, &format!("│{what} "));
+        assert!(l.contains(v), "{what} {v} not in {l}");
+    }
+    assert!(cell.contains("partitions · Enter to open"), "{cell}");
+}
+
+#[test]
+fn keys_go_down_to_a_cell_disk_and_its_partition_and_back_up() {
+    let mut app = cells_app();
+    goto(&mut app, Panel::Cells);
+    app.update(Action::Down); // cel02
+    app.update(Action::Enter);
+    assert_eq!(app.view(), &View::Cell(1));
+    // m: DISK only (sda, sdb, sdc), FLASH only (nvme0n1), all again
+    app.update(Action::CycleGroup);
+    let names = |app: &App| -> Vec<String> {
+        app.cell_disk_rows(1)
+            .iter()
+            .map(|r| r.name.clone())
+            .collect()
+    };
+    assert_eq!(names(&app), ["sda", "sdb", "sdc"]);
+    let screen = render(&mut app, 140, 24);
+    assert!(screen.contains("disks shown: DISK"), "{screen}");
+    assert!(!screen.contains("│nvme0n1"), "{screen}");
+    app.update(Action::CycleGroup);
+    assert_eq!(names(&app), ["nvme0n1"]);
+    app.update(Action::CycleGroup);
+    assert_eq!(names(&app), ["nvme0n1", "sda", "sdb", "sdc"]);
+    // the last disk, then its only partition
+    app.update(Action::Bottom);
+    app.update(Action::Enter);
+    assert_eq!(app.view(), &View::CellDisk(1, "sdc".into()));
+    app.update(Action::Enter);
+    // sdc has no partition in the fixture: Enter stays
+    assert_eq!(app.view(), &View::CellDisk(1, "sdc".into()));
+    app.update(Action::Back);
+    app.update(Action::Up);
+    app.update(Action::Enter);
+    assert_eq!(app.view(), &View::CellDisk(1, "sdb".into()));
+    app.update(Action::Back);
+    app.update(Action::Up);
+    app.update(Action::Enter);
+    assert_eq!(app.view(), &View::CellDisk(1, "sda".into()));
+    // sda's partitions: sda1, sda2
+    app.update(Action::Down);
+    app.update(Action::Enter);
+    assert_eq!(app.view(), &View::CellDisk(1, "sda2".into()));
+    let screen = render(&mut app, 140, 44);
+    assert!(screen.contains("Cells › cel02 › sda › sda2"), "{screen}");
+    assert!(screen.contains("partition of sda"), "{screen}");
+    app.update(Action::Back);
+    assert_eq!(app.view(), &View::CellDisk(1, "sda".into()));
+    // back in the cell, the disk drilled into stays selected
+    app.update(Action::Back);
+    assert_eq!(app.view(), &View::Cell(1));
+    assert_eq!(app.ui.cell_disks.selected.as_deref(), Some("sda"));
+    app.update(Action::Back);
+    assert_eq!(app.view(), &View::Panel(Panel::Cells));
+    assert_eq!(app.ui.cells.selected.as_deref(), Some("cel02"));
+}
+
+#[test]
+fn cellcli_names_the_disks_and_gives_its_figures_with_their_age() {
+    let mut app = cells_app();
+    give_cellcli(&mut app, 0, 12);
+    goto(&mut app, Panel::Cells);
+    app.update(Action::Enter);
+    let screen = render(&mut app, 150, 40);
+    insta::assert_snapshot!("cell_cellcli_150x40", screen);
+    // each OS device beside its cell disk, as `list celldisk` joins them
+    assert!(
+        line_of(&screen, "│sda ").contains("CD_00_cel01"),
+        "{screen}"
+    );
+    assert!(
+        line_of(&screen, "│sdc ").contains("CD_02_cel01"),
+        "{screen}"
+    );
+    assert!(
+        line_of(&screen, "│nvme0n1 ").contains("FD_00_cel01"),
+        "{screen}"
+    );
+    // the hit ratio: FC_IO_RQ_R_SEC 3,900 / (3,900 + MISS 100) = 97.5 %,
+    // and the listing's age
+    assert!(screen.contains("flash cache read hits 97.5 %"), "{screen}");
+    assert!(screen.contains("cellcli 12 s ago"), "{screen}");
+    // CD_00_cel01 (fixture): R_SM 10 + R_LG 2.5 = 12.50 r/s, W_SM 20 +
+    // W_LG 1.5 = 21.50 w/s, 0.1 + 2.5 = 2.60 rMB/s, 0.2 + 1.5 = 1.70
+    // wMB/s; r_await (10·4 ms + 2.5·12 ms) / 12.5 = 5.60, w_await (20·1 +
+    // 1.5·2) / 21.5 = 1.0698 → 1.07
+    let cd = line_of(&screen, "│CD_00_cel01 ");
+    for v in [
+        "sda", "DISK", "12.50", "21.50", "2.60", "1.70", "5.60", "1.07",
+    ] {
+        assert!(cd.contains(v), "{v} not in {cd}");
+    }
+    // FD_00_cel01: 1,500 + 50 = 1550.00 r/s, 2,000 + 100 = 2100.00 w/s,
+    // 12 + 50 = 62.00 rMB/s, 16 + 100 = 116.00 wMB/s, r_await (1500·0.3 +
+    // 50·1.2) / 1550 = 0.329 → 0.33, w_await (2000·0.15 + 100·0.8) / 2100
+    // = 0.181 → 0.18
+    app.update(Action::CycleGroup);
+    app.update(Action::CycleGroup); // FLASH only: the four flash disks
+    let screen = render(&mut app, 150, 40);
+    assert!(screen.contains("4 cell disks · 12 s ago"), "{screen}");
+    let fd = line_of(&screen, "│FD_00_cel01 ");
+    for v in [
+        "nvme0n1", "FLASH", "1550.00", "2100.00", "62.00", "116.00", "0.33", "0.18",
+    ] {
+        assert!(fd.contains(v), "{v} not in {fd}");
+    }
+    assert!(!screen.contains("CD_00_cel01"), "{screen}");
+
+    // the cell disk's own detail gives its cellcli figures beside iostat's
+    app.update(Action::CycleGroup);
+    app.update(Action::Down);
+    app.update(Action::Enter);
+    assert_eq!(app.view(), &View::CellDisk(0, "sda".into()));
+    let screen = render(&mut app, 160, 50);
+    assert!(screen.contains(" sda · CD_00_cel01 · HDD"), "{screen}");
+    assert!(
+        line_of(&screen, "│cellcli ").contains("12 s ago"),
+        "{screen}"
+    );
+    // under iostat's r_await (6.33 over the last second), cellcli's
+    let cc_await = screen.lines().rev().find(|l| l.contains("│r_await "));
+    assert!(cc_await.unwrap_or("").contains("5.60"), "{screen}");
+
+    // a cell without cellcli shows nothing of it
+    app.update(Action::Back);
+    app.update(Action::Back);
+    app.update(Action::Down);
+    app.update(Action::Enter);
+    assert_eq!(app.view(), &View::Cell(1));
+    let screen = render(&mut app, 150, 40);
+    assert!(
+        !screen.contains("cellcli") && !screen.contains("Cell disk"),
+        "{screen}"
+    );
 }

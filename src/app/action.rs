@@ -33,4 +33,6 @@ pub enum Action {
     TogglePartitions,
     ToggleAllDevices,
     ToggleUnits,
+    /// One cell's disks: all, DISK only, FLASH only.
+    CycleGroup,
 }

@@ -5,7 +5,7 @@
 
 use super::layer::Layer;
 use super::state::{App, DISK_HISTORY};
-use crate::model::cell_metrics::CellSummary;
+use crate::model::cell_metrics::{CellDiskRow, CellSummary};
 use crate::model::cells::{AllCells, CellGroups};
 use crate::model::disk_tick::{Baseline, DiskTick};
 use crate::parse::cellcli::parse_cellcli_report;
@@ -118,6 +118,24 @@ impl CellView {
         } else {
             None
         }
+    }
+
+    /// The cell disk on OS device `dev` (`sda`) in the latest cellcli
+    /// listing, which names it `/dev/sda`.
+    pub fn cell_disk_of(&self, dev: &str) -> Option<&CellDiskRow> {
+        let (_, summary) = self.cellcli.as_ref()?;
+        summary.disks.iter().find(|d| {
+            d.device
+                .as_deref()
+                .is_some_and(|p| p.strip_prefix("/dev/").unwrap_or(p) == dev)
+        })
+    }
+
+    /// Whole seconds since the cellcli listing arrived, at `now_ms`.
+    pub fn cellcli_age_s(&self, now_ms: i64) -> Option<i64> {
+        self.cellcli
+            .as_ref()
+            .map(|(at, _)| ((now_ms - at) / 1000).max(0))
     }
 
     pub fn ingest(&mut self, sample: DiskSample) {
@@ -273,16 +291,25 @@ impl App {
         rows.into_iter().map(|r| r.0).collect()
     }
 
-    /// The whole disks of cell `i` that count in DISK or FLASH, sorted as
-    /// the user asked (by name, or an iostat figure).
+    /// The disk figures of cell `i` on screen.
+    pub fn cell_disk_tick(&self, i: usize) -> Option<&DiskTick> {
+        self.cells.list.get(i).and_then(|c| c.disks.tick())
+    }
+
+    /// The whole disks of cell `i` that count in DISK or FLASH (only the
+    /// group the user picked, if any), sorted as the user asked (by name,
+    /// or an iostat figure).
     pub fn cell_disk_rows(&self, i: usize) -> Vec<&crate::model::disk_tick::DiskRow> {
-        let Some(tick) = self.cells.list.get(i).and_then(|c| c.disks.tick()) else {
+        let Some(tick) = self.cell_disk_tick(i) else {
             return Vec::new();
         };
         let mut rows: Vec<_> = tick
             .rows
             .iter()
-            .filter(|r| crate::model::cells::media_of(r).is_some())
+            .filter(|r| match crate::model::cells::media_of(r) {
+                None => false,
+                Some(m) => self.ui.cell_group.is_none_or(|g| g == m),
+            })
             .collect();
         self.ui.cell_disks.sort(
             &mut rows,
@@ -290,5 +317,17 @@ impl App {
             |r, c| r.rates?.get(DISK_HISTORY.get(c).copied()?),
         );
         rows
+    }
+}
+
+impl App {
+    /// All disks, DISK only, FLASH only, all again.
+    pub(super) fn cycle_cell_group(&mut self) {
+        use crate::model::cell_metrics::Media;
+        self.ui.cell_group = match self.ui.cell_group {
+            None => Some(Media::Disk),
+            Some(Media::Disk) => Some(Media::Flash),
+            Some(_) => None,
+        };
     }
 }

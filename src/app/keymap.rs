@@ -14,7 +14,7 @@ pub const KEY_HELP: &[(&str, &str)] = &[
     ),
     (
         "Enter",
-        "drill down: panel → device → its partitions or slaves",
+        "drill down: panel → device → its parts; cells → cell → disk",
     ),
     ("Esc  Backspace", "back up one level"),
     ("Tab  Shift-Tab", "next / previous panel"),
@@ -34,6 +34,7 @@ pub const KEY_HELP: &[(&str, &str)] = &[
         "show or hide loop/ram devices, unused and virtual NICs",
     ),
     ("u", "throughput in kB/s or MB/s"),
+    ("m", "a cell's disks: all, DISK only, FLASH only"),
     ("p", "pause the view (sampling goes on)"),
     ("t", "next theme"),
     ("?", "this help"),
@@ -100,6 +101,7 @@ fn map_normal(key: KeyEvent, filtering: bool) -> Option<Action> {
         KeyCode::Char('P') => Action::TogglePartitions,
         KeyCode::Char('a') => Action::ToggleAllDevices,
         KeyCode::Char('u') => Action::ToggleUnits,
+        KeyCode::Char('m') => Action::CycleGroup,
         _ => return None,
     };
     Some(action)
