@@ -5,6 +5,8 @@
 mod common;
 
 use common::{app_with, render, sample};
+use strata::app::cells::{DISK_GROUP, FLASH_GROUP};
+use strata::app::state::history_index;
 use strata::app::{Action, App, Panel, View};
 use strata::model::cell_metrics::Media;
 use strata::model::cells::GroupCol;
@@ -374,6 +376,88 @@ fn cellcli_names_the_disks_and_gives_its_figures_with_their_age() {
     let screen = render(&mut app, 150, 40);
     assert!(
         !screen.contains("cellcli") && !screen.contains("Cell disk"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn all_cells_keep_a_history_point_per_round_and_an_unknown_one_when_stale() {
+    let mut app = cells_app();
+    let h = &app.cells.history;
+    let r = history_index(DiskCol::RPerS).unwrap();
+    // 30 rounds of samples; round 0 gives no figures (first samples), so
+    // 29 points, stamped with the rounds' sample times
+    assert_eq!(h.history.seq(), 29);
+    let times: Vec<i64> = (1..30).map(wall).collect();
+    assert_eq!(h.series_times(100), times);
+    // By hand, DISK r/s of one cell at second t: Σ over sda, sdb, sdc
+    // (fixture devices 0, 3, 4) of base·wave/100, wave = 100 + (7t +
+    // 13i) % 60. t = 1: 40·107/100 = 42, 900·146/100 = 1314, 880·159/100
+    // = 1399: 2755, 5510 for two (round 1 waited for cel02, whose first
+    // sample had no figures yet). t = 29: 40·123/100 = 49, 900·102/100 =
+    // 918, 880·115/100 = 1012: 1979 per cell, 3958 for two.
+    let disk = h.series(DISK_GROUP, r, 100);
+    assert_eq!(disk.len(), 29);
+    assert_eq!((disk[0], disk[28]), (5510.0, 3958.0));
+    // FLASH (nvme0n1, device 5) at t = 29: 12000·128/100 = 15360 a cell
+    assert_eq!(h.series(FLASH_GROUP, r, 100)[28], 30720.0);
+
+    goto(&mut app, Panel::Cells);
+    let screen = render(&mut app, 160, 44);
+    insta::assert_snapshot!("cells_charts_160x44", screen);
+    assert!(
+        line_of(&screen, "DISK IOPS").contains("r/s 3958.00"),
+        "{screen}"
+    );
+    assert!(
+        line_of(&screen, "FLASH IOPS").contains("r/s 30720.00"),
+        "{screen}"
+    );
+
+    // a round waits for every current cell: cel01 alone adds no point
+    app.now_ms = wall(30);
+    app.ingest_cell_event(CellEvent::Sample {
+        cell: 0,
+        sample: sample(30),
+    });
+    assert_eq!(app.cells.history.history.seq(), 29);
+    app.ingest_cell_event(CellEvent::Sample {
+        cell: 1,
+        sample: sample(30),
+    });
+    assert_eq!(app.cells.history.history.seq(), 30);
+
+    // every cell stale: the clock closes a round of nothing two intervals
+    // after the last point, and its point is unknown, not zero
+    app.now_ms = wall(31);
+    app.cells_clock();
+    assert_eq!(app.cells.history.history.seq(), 30);
+    app.now_ms = wall(33);
+    app.cells_clock();
+    let h = &app.cells.history;
+    assert_eq!(h.history.seq(), 31);
+    assert_eq!(h.series_times(1), [wall(33)]);
+    let last = h.series(DISK_GROUP, r, 1)[0];
+    assert!(last.is_nan(), "{last}");
+    assert_eq!(h.latest.map(|a| (a.counted, a.missing)), Some((0, 3)));
+    let screen = render(&mut app, 160, 44);
+    assert!(line_of(&screen, "DISK IOPS").contains("r/s – "), "{screen}");
+}
+
+#[test]
+fn one_cell_charts_its_groups_from_its_own_history() {
+    let mut app = cells_app();
+    goto(&mut app, Panel::Cells);
+    app.update(Action::Enter);
+    let screen = render(&mut app, 160, 40);
+    insta::assert_snapshot!("cell_charts_160x40", screen);
+    // one cell's DISK r/s at t = 29 (1979, worked out above)
+    assert!(
+        line_of(&screen, "DISK IOPS").contains("r/s 1979.00"),
+        "{screen}"
+    );
+    assert!(
+        line_of(&screen, "FLASH %util").contains("100.00"),
         "{screen}"
     );
 }

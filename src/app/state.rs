@@ -92,8 +92,13 @@ pub enum View {
 }
 
 /// Pushes a disk tick's charted figures into its layer's history: each
-/// device's, and the total's (whose %util is the busiest device's).
-pub(crate) fn push_disk_history(layer: &mut Layer<DiskTick>, tick: &DiskTick) {
+/// device's, the total's (whose %util is the busiest device's), and
+/// `extra` entities of the same tick (a cell's DISK and FLASH groups).
+pub(crate) fn push_disk_history(
+    layer: &mut Layer<DiskTick>,
+    tick: &DiskTick,
+    extra: &[(&str, [Option<f32>; 8])],
+) {
     let hist = |rates: Option<&crate::model::disk::DiskRates>| -> [Option<f32>; 8] {
         std::array::from_fn(|i| rates.and_then(|r| r.get(DISK_HISTORY[i])).map(|v| v as f32))
     };
@@ -110,7 +115,8 @@ pub(crate) fn push_disk_history(layer: &mut Layer<DiskTick>, tick: &DiskTick) {
         tick.wall_ms,
         rows.iter()
             .map(|(n, v)| (*n, &v[..]))
-            .chain(std::iter::once((TOTAL_ENTITY, &total[..]))),
+            .chain(std::iter::once((TOTAL_ENTITY, &total[..])))
+            .chain(extra.iter().map(|(n, v)| (*n, &v[..]))),
     );
 }
 
@@ -293,7 +299,7 @@ impl App {
             self.disks.ingest(None, rejected);
             return;
         }
-        push_disk_history(&mut self.disks, &tick);
+        push_disk_history(&mut self.disks, &tick, &[]);
         self.disks.ingest(Some(tick), rejected);
     }
 

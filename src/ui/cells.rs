@@ -3,9 +3,11 @@
 
 use super::panel_block;
 use super::table::{self, Col};
+use super::widgets::{Series, chart};
 use crate::app::App;
-use crate::app::cells::{CELL_TABLE, CellState};
-use crate::app::state::DISK_HISTORY;
+use crate::app::cells::{CELL_TABLE, CellState, DISK_GROUP, FLASH_GROUP};
+use crate::app::layer::Layer;
+use crate::app::state::{DISK_HISTORY, history_index};
 use crate::format;
 use crate::model::cell_metrics::{CellDiskCol, CellDiskRow, FlashCacheCol, Media};
 use crate::model::cell_shares::Shares;
@@ -114,13 +116,22 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     }
     let all = app.cells.all(app.now_ms);
     let top_h = 5u16.min(inner.height / 2);
-    let [top, _, table_area, bottom] = Layout::vertical([
+    // the charts take what the table leaves, when that is enough for them
+    let spare = inner
+        .height
+        .saturating_sub(top_h + 1 + rows.len() as u16 + 1 + 1);
+    let charts_h = if spare >= CHARTS_HEIGHT { spare } else { 0 };
+    let [top, charts, _, table_area, bottom] = Layout::vertical([
         Constraint::Length(top_h),
+        Constraint::Length(charts_h),
         Constraint::Length(1),
         Constraint::Min(0),
         Constraint::Length(1),
     ])
     .areas(inner);
+    if charts_h > 0 {
+        group_charts(f, t, charts, &app.cells.history);
+    }
     let mut lines = group_lines(t, &all.groups, "all cells");
     lines.push(Line::from(Span::styled(
         format!(
@@ -251,19 +262,39 @@ pub fn draw_cell(f: &mut Frame, app: &mut App, area: Rect, i: usize) {
     let rows_n = rows.len() as u16;
     // the cellcli box takes what the disks table leaves, and at least a
     // third when both are long
-    let cc_height = if cellcli.is_some() {
-        let spare = inner.height.saturating_sub(4 + 1 + rows_n + 2);
-        (cc_disks.len() as u16 + 3).min(spare.max(inner.height / 3))
+    // Under the groups: the disks table whole, the cellcli box (at least a
+    // few cell disks), then the charts, which take what is left over.
+    let table_h = rows_n + 2;
+    let cc_want = if cellcli.is_some() {
+        cc_disks.len() as u16 + 3
     } else {
         0
     };
-    let [top, info, table_area, cc_area] = Layout::vertical([
+    let room = inner.height.saturating_sub(5 + table_h);
+    let charts_h = if room >= cc_want + CHARTS_HEIGHT {
+        room - cc_want
+    } else if room >= cc_want.min(8) + CHARTS_HEIGHT {
+        CHARTS_HEIGHT
+    } else {
+        0
+    };
+    let cc_height = cc_want.min(
+        inner
+            .height
+            .saturating_sub(5 + charts_h + table_h)
+            .max(inner.height / 3),
+    );
+    let [top, info, charts, table_area, cc_area] = Layout::vertical([
         Constraint::Length(4.min(inner.height / 2)),
         Constraint::Length(1),
+        Constraint::Length(charts_h),
         Constraint::Min(0),
         Constraint::Length(cc_height),
     ])
     .areas(inner);
+    if charts_h > 0 {
+        group_charts(f, t, charts, &c.disks);
+    }
     f.render_widget(Paragraph::new(group_lines(t, groups, "this cell")), top);
     let mut spans = vec![
         Span::styled("disks shown: ", t.muted),
@@ -424,4 +455,80 @@ pub fn draw_cell_disk(f: &mut Frame, app: &App, area: Rect, i: usize, name: &str
         cell_disk,
     };
     super::detail::draw(f, app, area, name, dev);
+}
+
+/// The least height of the DISK and FLASH charts: a row of charts each.
+const CHARTS_HEIGHT: u16 = 12;
+
+/// DISK above FLASH over the window, from a history that holds the groups
+/// as a disks layer holds a device (the all-cell sums, or one cell's):
+/// IOPS, MB/s and awaits (reads against writes) and %util.
+fn group_charts<T: Clone>(f: &mut Frame, t: &Theme, area: Rect, layer: &Layer<T>) {
+    let n = layer.history.capacity();
+    let times = layer.series_times(n);
+    let values = |entity: &str, c: DiskCol, scale: f32| -> Vec<f32> {
+        history_index(c).map_or(Vec::new(), |i| {
+            layer
+                .series(entity, i, n)
+                .into_iter()
+                .map(|v| v / scale)
+                .collect()
+        })
+    };
+    let rows = Layout::vertical([Constraint::Ratio(1, 2); 2]).split(area);
+    for ((entity, name), row) in [(DISK_GROUP, "DISK"), (FLASH_GROUP, "FLASH")]
+        .into_iter()
+        .zip(rows.iter())
+    {
+        let pair = |a: (&'static str, DiskCol), b: (&'static str, DiskCol), scale: f32| {
+            vec![
+                Series {
+                    label: a.0,
+                    values: values(entity, a.1, scale),
+                    style: t.read,
+                },
+                Series {
+                    label: b.0,
+                    values: values(entity, b.1, scale),
+                    style: t.write,
+                },
+            ]
+        };
+        let specs: [(String, &str, Vec<Series>); 4] = [
+            (
+                format!("{name} IOPS"),
+                "",
+                pair(("r/s", DiskCol::RPerS), ("w/s", DiskCol::WPerS), 1.0),
+            ),
+            (
+                format!("{name} MB/s"),
+                "",
+                // the history keeps kB/s, as a device's; MB/s as the group
+                // lines print them
+                pair(
+                    ("rMB/s", DiskCol::RkBPerS),
+                    ("wMB/s", DiskCol::WkBPerS),
+                    1024.0,
+                ),
+            ),
+            (
+                format!("{name} await ms"),
+                "",
+                pair(("r", DiskCol::RAwait), ("w", DiskCol::WAwait), 1.0),
+            ),
+            (
+                format!("{name} %util"),
+                "%",
+                vec![Series {
+                    label: "%util",
+                    values: values(entity, DiskCol::Util, 1.0),
+                    style: t.accent,
+                }],
+            ),
+        ];
+        let cols = Layout::horizontal([Constraint::Ratio(1, 4); 4]).split(*row);
+        for ((title, unit, series), a) in specs.iter().zip(cols.iter()) {
+            chart(f, *a, title, unit, series, &times, t);
+        }
+    }
 }
