@@ -210,6 +210,12 @@ fn the_overview_lines_up_the_storage_layer() {
     assert!(screen.contains("2 of 3 live"), "{screen}");
     assert!(screen.contains("! cel03 unreachable"), "{screen}");
     assert!(screen.contains("reads from flash"), "{screen}");
+    // beside DISK and FLASH, their IOPS over the window: 29 rounds, each a
+    // bar (none a gap), when the screen is wide enough for them all
+    let screen = render(&mut app, 180, 44);
+    let bars = |l: String| l.chars().filter(|c| ('▁'..='█').contains(c)).count();
+    assert_eq!(bars(line_of(&screen, "DISK  r/s")), 29, "{screen}");
+    assert_eq!(bars(line_of(&screen, "FLASH r/s")), 29, "{screen}");
 }
 
 #[test]
