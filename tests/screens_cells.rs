@@ -77,6 +77,13 @@ fn give_cellcli(app: &mut App, cell: usize, age_s: i64) {
     app.now_ms = now;
 }
 
+/// Fails, showing the screen, unless the line of `screen` that holds
+/// `what` also holds `value`.
+fn assert_line(screen: &str, what: &str, value: &str) {
+    let l = line_of(screen, what);
+    assert!(l.contains(value), "{value} not in {l}\n{screen}");
+}
+
 /// The line of `screen` that holds `what`.
 fn line_of(screen: &str, what: &str) -> String {
     screen
@@ -316,18 +323,9 @@ fn cellcli_names_the_disks_and_gives_its_figures_with_their_age() {
     let screen = render(&mut app, 150, 40);
     insta::assert_snapshot!("cell_cellcli_150x40", screen);
     // each OS device beside its cell disk, as `list celldisk` joins them
-    assert!(
-        line_of(&screen, "│sda ").contains("CD_00_cel01"),
-        "{screen}"
-    );
-    assert!(
-        line_of(&screen, "│sdc ").contains("CD_02_cel01"),
-        "{screen}"
-    );
-    assert!(
-        line_of(&screen, "│nvme0n1 ").contains("FD_00_cel01"),
-        "{screen}"
-    );
+    assert_line(&screen, "│sda ", "CD_00_cel01");
+    assert_line(&screen, "│sdc ", "CD_02_cel01");
+    assert_line(&screen, "│nvme0n1 ", "FD_00_cel01");
     // the hit ratio: FC_IO_RQ_R_SEC 3,900 / (3,900 + MISS 100) = 97.5 %,
     // and the listing's age
     assert!(screen.contains("flash cache read hits 97.5 %"), "{screen}");
@@ -365,10 +363,7 @@ fn cellcli_names_the_disks_and_gives_its_figures_with_their_age() {
     assert_eq!(app.view(), &View::CellDisk(0, "sda".into()));
     let screen = render(&mut app, 160, 50);
     assert!(screen.contains(" sda · CD_00_cel01 · HDD"), "{screen}");
-    assert!(
-        line_of(&screen, "│cellcli ").contains("12 s ago"),
-        "{screen}"
-    );
+    assert_line(&screen, "│cellcli ", "12 s ago");
     // under iostat's r_await (6.33 over the last second), cellcli's
     let cc_await = screen.lines().rev().find(|l| l.contains("│r_await "));
     assert!(cc_await.unwrap_or("").contains("5.60"), "{screen}");
@@ -411,14 +406,8 @@ fn all_cells_keep_a_history_point_per_round_and_an_unknown_one_when_stale() {
     goto(&mut app, Panel::Cells);
     let screen = render(&mut app, 160, 44);
     insta::assert_snapshot!("cells_charts_160x44", screen);
-    assert!(
-        line_of(&screen, "DISK IOPS").contains("r/s 3958.00"),
-        "{screen}"
-    );
-    assert!(
-        line_of(&screen, "FLASH IOPS").contains("r/s 30720.00"),
-        "{screen}"
-    );
+    assert_line(&screen, "DISK IOPS", "r/s 3958.00");
+    assert_line(&screen, "FLASH IOPS", "r/s 30720.00");
 
     // a round waits for every current cell: cel01 alone adds no point
     app.now_ms = wall(30);
@@ -447,7 +436,7 @@ fn all_cells_keep_a_history_point_per_round_and_an_unknown_one_when_stale() {
     assert!(last.is_nan(), "{last}");
     assert_eq!(h.latest.map(|a| (a.counted, a.missing)), Some((0, 3)));
     let screen = render(&mut app, 160, 44);
-    assert!(line_of(&screen, "DISK IOPS").contains("r/s – "), "{screen}");
+    assert_line(&screen, "DISK IOPS", "r/s – ");
 }
 
 #[test]
@@ -458,12 +447,6 @@ fn one_cell_charts_its_groups_from_its_own_history() {
     let screen = render(&mut app, 160, 40);
     insta::assert_snapshot!("cell_charts_160x40", screen);
     // one cell's DISK r/s at t = 29 (1979, worked out above)
-    assert!(
-        line_of(&screen, "DISK IOPS").contains("r/s 1979.00"),
-        "{screen}"
-    );
-    assert!(
-        line_of(&screen, "FLASH %util").contains("100.00"),
-        "{screen}"
-    );
+    assert_line(&screen, "DISK IOPS", "r/s 1979.00");
+    assert_line(&screen, "FLASH %util", "100.00");
 }
