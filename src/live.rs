@@ -222,6 +222,7 @@ async fn event_loop(
                     panic!("STRATA_TEST_PANIC_AFTER_MS reached");
                 }
                 app.now_ms = now_ms();
+                app.cells_clock();
                 app.usage = meter.read();
                 if let Some(log) = frame_log.as_mut() {
                     log.flush();

@@ -41,4 +41,6 @@ pub enum Action {
     PassphraseDismiss,
     /// Reopens the prompt put off with Esc.
     AskPassphrase,
+    /// One cell's disks: all, DISK only, FLASH only.
+    CycleGroup,
 }

@@ -1,12 +1,14 @@
 //! The storage layer as the app keeps it: per cell its connection state,
 //! SSH round trip, disk figures over the cell's own clock, DISK and FLASH
 //! groups and the cellcli summary; over all cells the sum of the cells
-//! whose figures are current.
+//! whose figures are current, and its history, one point per round of
+//! samples.
 
 use super::layer::Layer;
 use super::state::{App, DISK_HISTORY};
-use crate::model::cell_metrics::CellSummary;
-use crate::model::cells::{AllCells, CellGroups};
+use crate::model::cell_metrics::{CellDiskRow, CellSummary};
+use crate::model::cells::{AllCells, CellGroups, GroupFigures};
+use crate::model::disk::DiskCol;
 use crate::model::disk_tick::{Baseline, DiskTick};
 use crate::parse::cellcli::parse_cellcli_report;
 use crate::source::cells::target::CellTarget;
@@ -121,6 +123,24 @@ impl CellView {
         }
     }
 
+    /// The cell disk on OS device `dev` (`sda`) in the latest cellcli
+    /// listing, which names it `/dev/sda`.
+    pub fn cell_disk_of(&self, dev: &str) -> Option<&CellDiskRow> {
+        let (_, summary) = self.cellcli.as_ref()?;
+        summary.disks.iter().find(|d| {
+            d.device
+                .as_deref()
+                .is_some_and(|p| p.strip_prefix("/dev/").unwrap_or(p) == dev)
+        })
+    }
+
+    /// Whole seconds since the cellcli listing arrived, at `now_ms`.
+    pub fn cellcli_age_s(&self, now_ms: i64) -> Option<i64> {
+        self.cellcli
+            .as_ref()
+            .map(|(at, _)| ((now_ms - at) / 1000).max(0))
+    }
+
     pub fn ingest(&mut self, sample: DiskSample) {
         let tick = self.baseline.tick(&sample);
         let rejected = sample.rejected.iter().map(ToString::to_string).collect();
@@ -131,17 +151,72 @@ impl CellView {
             self.disks.ingest(None, rejected);
             return;
         }
-        self.groups = Some(CellGroups::of(&tick));
-        super::state::push_disk_history(&mut self.disks, &tick);
+        let groups = CellGroups::of(&tick);
+        self.groups = Some(groups);
+        super::state::push_disk_history(&mut self.disks, &tick, &group_history(Some(&groups)));
         self.disks.ingest(Some(tick), rejected);
     }
 }
 
+/// The history entities of a DISK and a FLASH group, in a history shaped
+/// as a disks layer's ([`DISK_HISTORY`] per entity, kB/s for throughput):
+/// each cell's groups beside its devices, and the all-cell sums.
+pub const DISK_GROUP: &str = "\u{2211}DISK";
+pub const FLASH_GROUP: &str = "\u{2211}FLASH";
+
+/// A group's figures in [`DISK_HISTORY`]'s order; a group has no queue
+/// size (aqu-sz) of its own. Unknown when the group is.
+fn group_values(g: Option<&GroupFigures>) -> [Option<f32>; DISK_HISTORY.len()] {
+    use crate::model::cells::GroupCol as G;
+    std::array::from_fn(|i| {
+        let g = g?;
+        let v = match DISK_HISTORY[i] {
+            DiskCol::RPerS => g.get(G::RPerS),
+            DiskCol::WPerS => g.get(G::WPerS),
+            DiskCol::RkBPerS => Some(g.rkb_per_s),
+            DiskCol::WkBPerS => Some(g.wkb_per_s),
+            DiskCol::RAwait => g.get(G::RAwait),
+            DiskCol::WAwait => g.get(G::WAwait),
+            DiskCol::Util => g.get(G::Util),
+            _ => None,
+        };
+        v.map(|x| x as f32)
+    })
+}
+
+type GroupValues = (&'static str, [Option<f32>; DISK_HISTORY.len()]);
+
+/// Both groups' history values; unknown when `groups` is `None`.
+fn group_history(groups: Option<&CellGroups>) -> [GroupValues; 2] {
+    [
+        (
+            DISK_GROUP,
+            group_values(groups.and_then(|g| g.disk.as_ref())),
+        ),
+        (
+            FLASH_GROUP,
+            group_values(groups.and_then(|g| g.flash.as_ref())),
+        ),
+    ]
+}
+
 /// Every cell and the interval they are sampled at.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Cells {
     pub list: Vec<CellView>,
     pub interval_ms: i64,
+    /// The all-cell DISK and FLASH figures over time, one point per round
+    /// of samples (see [`Cells::close_round`]); `latest` is the last
+    /// point's sum.
+    pub history: Layer<AllCells>,
+    /// Wall clock of the last point.
+    last_point_ms: Option<i64>,
+}
+
+impl Default for Cells {
+    fn default() -> Cells {
+        Cells::new(Vec::new(), 1.0, 2)
+    }
 }
 
 impl Cells {
@@ -152,7 +227,51 @@ impl Cells {
                 .map(|t| CellView::new(t, history))
                 .collect(),
             interval_ms: (interval_s * 1000.0).round() as i64,
+            history: Layer::new(history, DISK_HISTORY.len()),
+            last_point_ms: None,
         }
+    }
+
+    /// Adds a point to the all-cell history when a round of samples is
+    /// complete: every live cell that samples has sampled since the last
+    /// point and has figures (cells sample at their own moments, so the
+    /// point waits for the slowest, and is stamped with its sample's time;
+    /// a cell's first sample, which gives no figures yet, holds the round
+    /// too, so that the first point is not one cell's alone). A cell that
+    /// stops sampling is stale after two intervals and stops holding
+    /// rounds up.
+    /// When no point came for two intervals (no cell live, or none
+    /// sampling), the point is the sum of what is current at `now_ms`:
+    /// unknown, never zero, when nothing is. Call it on every sample and
+    /// on the app's clock.
+    pub fn close_round(&mut self, now_ms: i64) {
+        let itv = self.interval_ms;
+        let current: Vec<(i64, bool)> = self
+            .list
+            .iter()
+            .filter(|c| c.state(now_ms, itv).is_live())
+            .filter_map(|c| Some((c.last_sample_ms?, c.groups.is_some())))
+            .collect();
+        let done =
+            |&(t, figures): &(i64, bool)| figures && self.last_point_ms.is_none_or(|l| t > l);
+        let at = if !current.is_empty() && current.iter().all(done) {
+            current.iter().map(|c| c.0).max()
+        } else {
+            self.last_point_ms
+                .filter(|l| now_ms - l >= 2 * itv)
+                .map(|_| now_ms)
+        };
+        let Some(at) = at else {
+            return;
+        };
+        let all = self.all(now_ms);
+        let groups = (all.counted > 0).then_some(&all.groups);
+        let values = group_history(groups);
+        self.history
+            .history
+            .push(at, values.iter().map(|(n, v)| (*n, &v[..])));
+        self.history.ingest(Some(all), Vec::new());
+        self.last_point_ms = Some(at);
     }
 
     /// The sum over the cells whose figures are current at `now_ms`.
@@ -180,7 +299,10 @@ impl Cells {
         match ev {
             CellEvent::Status { status, .. } => c.status = status,
             CellEvent::Rtt { rtt, .. } => c.rtt = Some(rtt),
-            CellEvent::Sample { sample, .. } => c.ingest(sample),
+            CellEvent::Sample { sample, .. } => {
+                c.ingest(sample);
+                self.close_round(now_ms);
+            }
             CellEvent::Cellcli { text, .. } => {
                 let report = parse_cellcli_report(&text);
                 let mut bad = report
@@ -208,6 +330,11 @@ impl App {
     pub fn ingest_cell_event(&mut self, ev: CellEvent) {
         self.cells.ingest(self.now_ms, ev);
         self.review_passphrases();
+    }
+
+    /// The app's clock ticked: closes an overdue all-cell round.
+    pub fn cells_clock(&mut self) {
+        self.cells.close_round(self.now_ms);
     }
 }
 
@@ -275,16 +402,25 @@ impl App {
         rows.into_iter().map(|r| r.0).collect()
     }
 
-    /// The whole disks of cell `i` that count in DISK or FLASH, sorted as
-    /// the user asked (by name, or an iostat figure).
+    /// The disk figures of cell `i` on screen.
+    pub fn cell_disk_tick(&self, i: usize) -> Option<&DiskTick> {
+        self.cells.list.get(i).and_then(|c| c.disks.tick())
+    }
+
+    /// The whole disks of cell `i` that count in DISK or FLASH (only the
+    /// group the user picked, if any), sorted as the user asked (by name,
+    /// or an iostat figure).
     pub fn cell_disk_rows(&self, i: usize) -> Vec<&crate::model::disk_tick::DiskRow> {
-        let Some(tick) = self.cells.list.get(i).and_then(|c| c.disks.tick()) else {
+        let Some(tick) = self.cell_disk_tick(i) else {
             return Vec::new();
         };
         let mut rows: Vec<_> = tick
             .rows
             .iter()
-            .filter(|r| crate::model::cells::media_of(r).is_some())
+            .filter(|r| match crate::model::cells::media_of(r) {
+                None => false,
+                Some(m) => self.ui.cell_group.is_none_or(|g| g == m),
+            })
             .collect();
         self.ui.cell_disks.sort(
             &mut rows,
@@ -292,5 +428,17 @@ impl App {
             |r, c| r.rates?.get(DISK_HISTORY.get(c).copied()?),
         );
         rows
+    }
+}
+
+impl App {
+    /// All disks, DISK only, FLASH only, all again.
+    pub(super) fn cycle_cell_group(&mut self) {
+        use crate::model::cell_metrics::Media;
+        self.ui.cell_group = match self.ui.cell_group {
+            None => Some(Media::Disk),
+            Some(Media::Disk) => Some(Media::Flash),
+            Some(_) => None,
+        };
     }
 }

@@ -15,7 +15,7 @@ pub const KEY_HELP: &[(&str, &str)] = &[
     ),
     (
         "Enter",
-        "drill down: panel → device → its partitions or slaves",
+        "drill down: panel → device → its parts; cells → cell → disk",
     ),
     ("Esc  Backspace", "back up one level"),
     ("Tab  Shift-Tab", "next / previous panel"),
@@ -35,6 +35,7 @@ pub const KEY_HELP: &[(&str, &str)] = &[
         "show or hide loop/ram devices, unused and virtual NICs",
     ),
     ("u", "throughput in kB/s or MB/s"),
+    ("d", "a cell's disks: all, DISK only, FLASH only"),
     ("p", "pause the view (sampling goes on)"),
     ("t", "next theme"),
     (
@@ -128,6 +129,7 @@ fn map_normal(key: KeyEvent, filtering: bool) -> Option<Action> {
         KeyCode::Char('a') => Action::ToggleAllDevices,
         KeyCode::Char('u') => Action::ToggleUnits,
         KeyCode::Char('i') => Action::AskPassphrase,
+        KeyCode::Char('d') => Action::CycleGroup,
         _ => return None,
     };
     Some(action)

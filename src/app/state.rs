@@ -86,11 +86,19 @@ pub enum View {
     /// One storage cell (by its index in `App::cells`): its DISK and FLASH
     /// groups and its disks.
     Cell(usize),
+    /// One device of a cell (cell index, device name): the same view as a
+    /// host device's, drawn from the cell's disks layer.
+    CellDisk(usize, String),
 }
 
 /// Pushes a disk tick's charted figures into its layer's history: each
-/// device's, and the total's (whose %util is the busiest device's).
-pub(crate) fn push_disk_history(layer: &mut Layer<DiskTick>, tick: &DiskTick) {
+/// device's, the total's (whose %util is the busiest device's), and
+/// `extra` entities of the same tick (a cell's DISK and FLASH groups).
+pub(crate) fn push_disk_history(
+    layer: &mut Layer<DiskTick>,
+    tick: &DiskTick,
+    extra: &[(&str, [Option<f32>; 8])],
+) {
     let hist = |rates: Option<&crate::model::disk::DiskRates>| -> [Option<f32>; 8] {
         std::array::from_fn(|i| rates.and_then(|r| r.get(DISK_HISTORY[i])).map(|v| v as f32))
     };
@@ -107,8 +115,30 @@ pub(crate) fn push_disk_history(layer: &mut Layer<DiskTick>, tick: &DiskTick) {
         tick.wall_ms,
         rows.iter()
             .map(|(n, v)| (*n, &v[..]))
-            .chain(std::iter::once((TOTAL_ENTITY, &total[..]))),
+            .chain(std::iter::once((TOTAL_ENTITY, &total[..])))
+            .chain(extra.iter().map(|(n, v)| (*n, &v[..]))),
     );
+}
+
+/// The parts of a device shown under its charts: partitions, or the
+/// devices under a dm/md device.
+pub fn parts_in<'a>(tick: Option<&'a DiskTick>, name: &str) -> Vec<&'a DiskRow> {
+    let Some(tick) = tick else {
+        return Vec::new();
+    };
+    let Some(info) = tick
+        .rows
+        .iter()
+        .find(|r| r.name == name)
+        .and_then(|r| r.info.as_ref())
+    else {
+        return Vec::new();
+    };
+    info.partitions
+        .iter()
+        .chain(info.slaves.iter())
+        .filter_map(|p| tick.rows.iter().find(|r| &r.name == p))
+        .collect()
 }
 
 /// The disks table's sort label: "Device" or the column's header.
@@ -186,6 +216,8 @@ pub struct UiState {
     /// disks table.
     pub cells: ListUi,
     pub cell_disks: ListUi,
+    /// The one cell's disks table shows only this group (`m` cycles it).
+    pub cell_group: Option<crate::model::cell_metrics::Media>,
     /// The slave table of a bond's detail view.
     pub slaves: ListUi,
     /// The NIC table lists every interface, not only used wire-facing ones.
@@ -218,6 +250,7 @@ impl App {
             nics: ListUi::sorted_by(0),
             cells: ListUi::default(),
             cell_disks: ListUi::default(),
+            cell_group: None,
             slaves: ListUi::default(),
             show_all_nics: false,
             part_selected: None,
@@ -269,7 +302,7 @@ impl App {
             self.disks.ingest(None, rejected);
             return;
         }
-        push_disk_history(&mut self.disks, &tick);
+        push_disk_history(&mut self.disks, &tick, &[]);
         self.disks.ingest(Some(tick), rejected);
     }
 
@@ -391,25 +424,18 @@ impl App {
             .unwrap_or(0)
     }
 
-    /// The parts of a device shown under its charts: partitions, or the
-    /// devices under a dm/md device.
+    /// The parts of a host device shown under its charts.
     pub fn parts_of(&self, name: &str) -> Vec<&DiskRow> {
-        let Some(tick) = self.view_tick() else {
-            return Vec::new();
-        };
-        let Some(info) = tick
-            .rows
-            .iter()
-            .find(|r| r.name == name)
-            .and_then(|r| r.info.as_ref())
-        else {
-            return Vec::new();
-        };
-        info.partitions
-            .iter()
-            .chain(info.slaves.iter())
-            .filter_map(|p| tick.rows.iter().find(|r| &r.name == p))
-            .collect()
+        parts_in(self.view_tick(), name)
+    }
+
+    /// The parts of the device the current view shows, host's or cell's.
+    fn parts_here(&self) -> Vec<&DiskRow> {
+        match self.view() {
+            View::Disk(name) => self.parts_of(name),
+            View::CellDisk(i, name) => parts_in(self.cell_disk_tick(*i), name),
+            _ => Vec::new(),
+        }
     }
 
     pub fn update(&mut self, action: Action) {
@@ -477,6 +503,12 @@ impl App {
                                 self.ui.disks.selected = Some(name);
                             }
                         }
+                        Some(View::CellDisk(_, name)) => {
+                            self.ui.part_selected = None;
+                            if let Some(View::Cell(_)) = self.ui.stack.last() {
+                                self.ui.cell_disks.selected = Some(name);
+                            }
+                        }
                         Some(View::Nfs(key)) => self.ui.nfs.selected = Some(key),
                         Some(View::CacheFile(path)) => self.ui.cache_files.selected = Some(path),
                         Some(View::Nic(name)) => {
@@ -540,6 +572,7 @@ impl App {
                 Panel::Nics => self.ui.show_all_nics = !self.ui.show_all_nics,
                 _ => self.ui.show_all_devices = !self.ui.show_all_devices,
             },
+            Action::CycleGroup => self.cycle_cell_group(),
             Action::ToggleUnits => {
                 self.ui.units = match self.ui.units {
                     Units::KB => Units::MB,
@@ -617,9 +650,11 @@ impl App {
             View::Panel(Panel::Nics) => Some((&mut self.ui.nics, NIC_TABLE.len())),
             View::Panel(Panel::Cells) => Some((&mut self.ui.cells, CELL_TABLE.len())),
             View::Cell(_) => Some((&mut self.ui.cell_disks, DISK_HISTORY.len())),
-            View::Panel(Panel::Overview) | View::Disk(_) | View::CacheFile(_) | View::Nic(_) => {
-                None
-            }
+            View::Panel(Panel::Overview)
+            | View::Disk(_)
+            | View::CellDisk(..)
+            | View::CacheFile(_)
+            | View::Nic(_) => None,
         }
     }
 
@@ -653,8 +688,8 @@ impl App {
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
                 self.ui.disks.step(&names, delta);
             }
-            View::Disk(name) => {
-                let parts = self.parts_of(&name);
+            View::Disk(_) | View::CellDisk(..) => {
+                let parts = self.parts_here();
                 if !parts.is_empty() {
                     let i = self.part_index(&parts) as isize;
                     let j = i.saturating_add(delta).clamp(0, parts.len() as isize - 1);
@@ -767,7 +802,20 @@ impl App {
                     self.ui.stack.push(View::Cell(i));
                 }
             }
-            View::Nfs(_) | View::CacheFile(_) | View::Cell(_) => {}
+            View::Cell(i) => {
+                let rows = self.cell_disk_rows(i);
+                let at = self
+                    .ui
+                    .cell_disks
+                    .index(rows.iter().map(|r| r.name.as_str()));
+                if let Some(r) = rows.get(at) {
+                    let name = r.name.clone();
+                    self.ui.cell_disks.selected = Some(name.clone());
+                    self.ui.part_selected = None;
+                    self.ui.stack.push(View::CellDisk(i, name));
+                }
+            }
+            View::Nfs(_) | View::CacheFile(_) => {}
             View::Panel(Panel::Disks) => {
                 let rows = self.disk_rows();
                 if let Some(r) = rows.get(self.selected_index(&rows)) {
@@ -777,12 +825,15 @@ impl App {
                     self.ui.stack.push(View::Disk(name));
                 }
             }
-            View::Disk(name) => {
-                let parts = self.parts_of(&name);
+            view @ (View::Disk(_) | View::CellDisk(..)) => {
+                let parts = self.parts_here();
                 if let Some(p) = parts.get(self.part_index(&parts)) {
                     let child = p.name.clone();
                     self.ui.part_selected = None;
-                    self.ui.stack.push(View::Disk(child));
+                    self.ui.stack.push(match view {
+                        View::CellDisk(i, _) => View::CellDisk(i, child),
+                        _ => View::Disk(child),
+                    });
                 }
             }
         }

@@ -3,20 +3,23 @@
 
 use super::panel_block;
 use super::table::{self, Col};
+use super::widgets::{Series, chart};
 use crate::app::App;
-use crate::app::cells::{CELL_TABLE, CellState};
-use crate::app::state::DISK_HISTORY;
+use crate::app::cells::{CELL_TABLE, CellState, DISK_GROUP, FLASH_GROUP};
+use crate::app::layer::Layer;
+use crate::app::state::{DISK_HISTORY, history_index};
 use crate::format;
-use crate::model::cell_metrics::Media;
+use crate::model::cell_metrics::{CellDiskCol, CellDiskRow, FlashCacheCol, Media};
 use crate::model::cell_shares::Shares;
 use crate::model::cells::{AllCells, CellGroups, GROUP_COLS, media_of};
 use crate::model::disk::DiskCol;
+use crate::model::disk_tick::DiskRow;
 use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph};
+use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
 fn state_style(t: &Theme, s: &CellState) -> Style {
     match s {
@@ -113,13 +116,22 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     }
     let all = app.cells.all(app.now_ms);
     let top_h = 5u16.min(inner.height / 2);
-    let [top, _, table_area, bottom] = Layout::vertical([
+    // the charts take what the table leaves, when that is enough for them
+    let spare = inner
+        .height
+        .saturating_sub(top_h + 1 + rows.len() as u16 + 1 + 1);
+    let charts_h = if spare >= CHARTS_HEIGHT { spare } else { 0 };
+    let [top, charts, _, table_area, bottom] = Layout::vertical([
         Constraint::Length(top_h),
+        Constraint::Length(charts_h),
         Constraint::Length(1),
         Constraint::Min(0),
         Constraint::Length(1),
     ])
     .areas(inner);
+    if charts_h > 0 {
+        group_charts(f, t, charts, &app.cells.history);
+    }
     let mut lines = group_lines(t, &all.groups, "all cells");
     lines.push(Line::from(Span::styled(
         format!(
@@ -191,7 +203,31 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     app.ui.page_rows = visible;
 }
 
-/// One cell: its DISK and FLASH groups, and its disks with iostat's
+/// The cellcli figures of each cell disk the cell view lists: the
+/// combined rates and latencies, then the small and large request rates.
+const CELLCLI_TABLE: [CellDiskCol; 10] = [
+    CellDiskCol::RPerS,
+    CellDiskCol::WPerS,
+    CellDiskCol::RMbPerS,
+    CellDiskCol::WMbPerS,
+    CellDiskCol::RAwait,
+    CellDiskCol::WAwait,
+    CellDiskCol::RSmPerS,
+    CellDiskCol::RLgPerS,
+    CellDiskCol::WSmPerS,
+    CellDiskCol::WLgPerS,
+];
+
+fn group_name(m: Media) -> &'static str {
+    match m {
+        Media::Disk => "DISK",
+        Media::Flash => "FLASH",
+        Media::Other => "other",
+    }
+}
+
+/// One cell: its DISK and FLASH groups, its disks with iostat's figures
+/// and, when it has cellcli, its cell disks' names and metriccurrent
 /// figures.
 pub fn draw_cell(f: &mut Frame, app: &mut App, area: Rect, i: usize) {
     let t = &app.theme;
@@ -214,40 +250,105 @@ pub fn draw_cell(f: &mut Frame, app: &mut App, area: Rect, i: usize) {
         super::waiting(f, t, inner);
         return;
     };
-    let [top, _, table_area] = Layout::vertical([
+    let picked = app.ui.cell_group;
+    let cellcli = c.cellcli.as_ref().map(|(_, s)| s);
+    let cc_disks: Vec<&CellDiskRow> = cellcli.map_or(Vec::new(), |s| {
+        s.disks
+            .iter()
+            .filter(|d| picked.is_none_or(|g| g == d.media))
+            .collect()
+    });
+    let rows = app.cell_disk_rows(i);
+    let rows_n = rows.len() as u16;
+    // the cellcli box takes what the disks table leaves, and at least a
+    // third when both are long
+    // Under the groups: the disks table whole, the cellcli box (at least a
+    // few cell disks), then the charts, which take what is left over.
+    let table_h = rows_n + 2;
+    let cc_want = if cellcli.is_some() {
+        cc_disks.len() as u16 + 3
+    } else {
+        0
+    };
+    let room = inner.height.saturating_sub(5 + table_h);
+    let charts_h = if room >= cc_want + CHARTS_HEIGHT {
+        room - cc_want
+    } else if room >= cc_want.min(8) + CHARTS_HEIGHT {
+        CHARTS_HEIGHT
+    } else {
+        0
+    };
+    let cc_height = cc_want.min(
+        inner
+            .height
+            .saturating_sub(5 + charts_h + table_h)
+            .max(inner.height / 3),
+    );
+    let [top, info, charts, table_area, cc_area] = Layout::vertical([
         Constraint::Length(4.min(inner.height / 2)),
         Constraint::Length(1),
+        Constraint::Length(charts_h),
         Constraint::Min(0),
+        Constraint::Length(cc_height),
     ])
     .areas(inner);
+    if charts_h > 0 {
+        group_charts(f, t, charts, &c.disks);
+    }
     f.render_widget(Paragraph::new(group_lines(t, groups, "this cell")), top);
-
-    let rows = app.cell_disk_rows(i);
-    let nw = table::name_width(rows.iter().map(|r| r.name.as_str()), "Device");
-    let mut cols = vec![
-        Col::text("Device", nw),
-        Col::text("Group", 5),
-        Col::text("Class", 5),
+    let mut spans = vec![
+        Span::styled("disks shown: ", t.muted),
+        Span::styled(picked.map_or("all", group_name), t.accent),
+        Span::styled(" (m)", t.muted),
     ];
-    const FIXED: usize = 3;
+    if let (Some(s), Some(age)) = (cellcli, c.cellcli_age_s(app.now_ms)) {
+        let hit = s.totals.flash_cache().get(FlashCacheCol::HitPct);
+        spans.extend([
+            Span::styled(" · flash cache read hits ", t.muted),
+            Span::styled(
+                hit.map_or(format::UNKNOWN.to_string(), |v| format!("{v:.1} %")),
+                t.accent,
+            ),
+            Span::styled(
+                format!(" · cellcli {age} s ago: its figures are over a minute, not this interval"),
+                t.muted,
+            ),
+        ]);
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), info);
+
+    let cell_disk = |r: &DiskRow| c.cell_disk_of(&r.name).map(|d| d.name.as_str());
+    let nw = table::name_width(rows.iter().map(|r| r.name.as_str()), "Device");
+    let mut cols = vec![Col::text("Device", nw)];
+    if cellcli.is_some() {
+        let cw = table::name_width(rows.iter().filter_map(|r| cell_disk(r)), "Cell disk");
+        cols.push(Col::text("Cell disk", cw));
+    }
+    cols.extend([Col::text("Group", 5), Col::text("Class", 5)]);
+    let fixed = cols.len();
     cols.extend(DISK_HISTORY.iter().map(|c| Col::figure(c.def().header)));
     let widths: Vec<u16> = cols.iter().map(|c| c.width).collect();
-    let sorted = app.ui.cell_disks.sort.map(|i| i + FIXED);
+    let sorted = app.ui.cell_disks.sort.map(|i| i + fixed);
     let selected = app
         .ui
         .cell_disks
         .index(rows.iter().map(|r| r.name.as_str()));
     let row = |k: usize| {
         let r = rows[k];
-        let group = match media_of(r) {
-            Some(Media::Flash) => "FLASH",
-            _ => "DISK",
-        };
-        let mut cells = vec![
-            Cell::from(r.display_name().to_string()),
-            Cell::from(Span::styled(group, t.muted)),
+        let mut cells = vec![Cell::from(r.display_name().to_string())];
+        if cellcli.is_some() {
+            cells.push(Cell::from(Span::styled(
+                cell_disk(r).unwrap_or(format::UNKNOWN).to_string(),
+                t.accent,
+            )));
+        }
+        cells.extend([
+            Cell::from(Span::styled(
+                media_of(r).map_or(format::UNKNOWN, group_name),
+                t.muted,
+            )),
             Cell::from(Span::styled(r.class().label(), t.muted)),
-        ];
+        ]);
         cells.extend(DISK_HISTORY.iter().enumerate().map(|(j, c)| {
             let v = r.rates.and_then(|x| x.get(*c));
             let style = match c {
@@ -256,7 +357,7 @@ pub fn draw_cell(f: &mut Frame, app: &mut App, area: Rect, i: usize) {
                 }),
                 _ => t.base,
             };
-            table::figure(v, widths[j + FIXED], t, style)
+            table::figure(v, widths[j + fixed], t, style)
         }));
         cells
     };
@@ -273,6 +374,161 @@ pub fn draw_cell(f: &mut Frame, app: &mut App, area: Rect, i: usize) {
         &mut list,
         row,
     );
+    if cc_height > 0 {
+        draw_cellcli(f, t, cc_area, &cc_disks, c.cellcli_age_s(app.now_ms));
+    }
     app.ui.cell_disks = list;
     app.ui.page_rows = visible;
+}
+
+/// The cell disks as cellcli's metriccurrent gives them, under a title
+/// that says how old they are.
+fn draw_cellcli(f: &mut Frame, t: &Theme, area: Rect, disks: &[&CellDiskRow], age: Option<i64>) {
+    let title = format!(
+        " cellcli metriccurrent · {} · {} ",
+        format::count(disks.len(), "cell disk", "cell disks"),
+        age.map_or(format::UNKNOWN.to_string(), |a| format!("{a} s ago")),
+    );
+    let block = panel_block(title, t, false);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let name_w = table::name_width(disks.iter().map(|d| d.name.as_str()), "Cell disk");
+    let devs: Vec<&str> = disks
+        .iter()
+        .map(|d| {
+            d.device
+                .as_deref()
+                .map_or(format::UNKNOWN, |p| p.strip_prefix("/dev/").unwrap_or(p))
+        })
+        .collect();
+    let dev_w = table::name_width(devs.iter().copied(), "Device");
+    let mut cols = vec![
+        Col::text("Cell disk", name_w),
+        Col::text("Device", dev_w),
+        Col::text("Group", 5),
+    ];
+    cols.extend(CELLCLI_TABLE.iter().map(|c| Col::figure(c.def().header)));
+    let mut header: Vec<Cell> = Vec::new();
+    for c in &cols {
+        let line = Line::from(c.header.clone());
+        header.push(Cell::from(if c.figure {
+            line.right_aligned()
+        } else {
+            line
+        }));
+    }
+    let body: Vec<Row> = disks
+        .iter()
+        .zip(&devs)
+        .map(|(d, dev)| {
+            let mut cells = vec![
+                Cell::from(Span::styled(d.name.clone(), t.accent)),
+                Cell::from(dev.to_string()),
+                Cell::from(Span::styled(group_name(d.media), t.muted)),
+            ];
+            cells.extend(
+                CELLCLI_TABLE
+                    .iter()
+                    .enumerate()
+                    .map(|(j, c)| table::figure(d.figures.get(*c), cols[j + 3].width, t, t.base)),
+            );
+            Row::new(cells)
+        })
+        .collect();
+    let widths: Vec<Constraint> = cols.iter().map(|c| Constraint::Length(c.width)).collect();
+    let table = Table::new(body, widths)
+        .header(Row::new(header).style(t.header))
+        .column_spacing(1);
+    f.render_widget(table, inner);
+}
+
+/// One disk of cell `i`: the host device's detail view over the cell's
+/// disks layer, with its cell disk's cellcli figures.
+pub fn draw_cell_disk(f: &mut Frame, app: &App, area: Rect, i: usize, name: &str) {
+    let Some(c) = app.cells.list.get(i) else {
+        return;
+    };
+    let cell_disk = c.cell_disk_of(name).zip(c.cellcli_age_s(app.now_ms));
+    let dev = super::detail::Device {
+        layer: &c.disks,
+        source: &c.target.label,
+        cell_disk,
+    };
+    super::detail::draw(f, app, area, name, dev);
+}
+
+/// The least height of the DISK and FLASH charts: a row of charts each.
+const CHARTS_HEIGHT: u16 = 12;
+
+/// DISK above FLASH over the window, from a history that holds the groups
+/// as a disks layer holds a device (the all-cell sums, or one cell's):
+/// IOPS, MB/s and awaits (reads against writes) and %util.
+fn group_charts<T: Clone>(f: &mut Frame, t: &Theme, area: Rect, layer: &Layer<T>) {
+    let n = layer.history.capacity();
+    let times = layer.series_times(n);
+    let values = |entity: &str, c: DiskCol, scale: f32| -> Vec<f32> {
+        history_index(c).map_or(Vec::new(), |i| {
+            layer
+                .series(entity, i, n)
+                .into_iter()
+                .map(|v| v / scale)
+                .collect()
+        })
+    };
+    let rows = Layout::vertical([Constraint::Ratio(1, 2); 2]).split(area);
+    for ((entity, name), row) in [(DISK_GROUP, "DISK"), (FLASH_GROUP, "FLASH")]
+        .into_iter()
+        .zip(rows.iter())
+    {
+        let pair = |a: (&'static str, DiskCol), b: (&'static str, DiskCol), scale: f32| {
+            vec![
+                Series {
+                    label: a.0,
+                    values: values(entity, a.1, scale),
+                    style: t.read,
+                },
+                Series {
+                    label: b.0,
+                    values: values(entity, b.1, scale),
+                    style: t.write,
+                },
+            ]
+        };
+        let specs: [(String, &str, Vec<Series>); 4] = [
+            (
+                format!("{name} IOPS"),
+                "",
+                pair(("r/s", DiskCol::RPerS), ("w/s", DiskCol::WPerS), 1.0),
+            ),
+            (
+                format!("{name} MB/s"),
+                "",
+                // the history keeps kB/s, as a device's; MB/s as the group
+                // lines print them
+                pair(
+                    ("rMB/s", DiskCol::RkBPerS),
+                    ("wMB/s", DiskCol::WkBPerS),
+                    1024.0,
+                ),
+            ),
+            (
+                format!("{name} await ms"),
+                "",
+                pair(("r", DiskCol::RAwait), ("w", DiskCol::WAwait), 1.0),
+            ),
+            (
+                format!("{name} %util"),
+                "%",
+                vec![Series {
+                    label: "%util",
+                    values: values(entity, DiskCol::Util, 1.0),
+                    style: t.accent,
+                }],
+            ),
+        ];
+        let cols = Layout::horizontal([Constraint::Ratio(1, 4); 4]).split(*row);
+        for ((title, unit, series), a) in specs.iter().zip(cols.iter()) {
+            chart(f, *a, title, unit, series, &times, t);
+        }
+    }
 }

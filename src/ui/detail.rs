@@ -1,25 +1,54 @@
-//! One device: history charts, every iostat -x figure, and its parts
-//! (partitions, or the devices under a dm/md device) to drill into.
+//! One device, the host's or a storage cell's: history charts, every
+//! iostat -x figure, and its parts (partitions, or the devices under a
+//! dm/md device) to drill into. A cell's device also shows what its cell
+//! disk's cellcli listing says.
 
 use super::disks::{device_row, figure_cell, figure_headers, name_width};
 use super::panel_block;
 use super::widgets::{Series, chart};
 use crate::app::App;
-use crate::app::state::{DISK_HISTORY, history_index};
+use crate::app::layer::Layer;
+use crate::app::state::{DISK_HISTORY, history_index, parts_in};
 use crate::config::Units;
 use crate::format;
+use crate::model::cell_metrics::{CELL_DISK_COLS, CellDiskRow};
 use crate::model::disk::{DISK_COLS, DiskCol};
+use crate::model::disk_tick::DiskTick;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
 
-pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
+/// Where a device's figures come from.
+pub struct Device<'a> {
+    pub layer: &'a Layer<DiskTick>,
+    /// What the error line blames: "disk source", or the cell.
+    pub source: &'a str,
+    /// A cell's device: its cell disk in the latest cellcli listing, and
+    /// the listing's age in seconds.
+    pub cell_disk: Option<(&'a CellDiskRow, i64)>,
+}
+
+impl<'a> Device<'a> {
+    pub fn host(app: &'a App) -> Device<'a> {
+        Device {
+            layer: &app.disks,
+            source: "disk source",
+            cell_disk: None,
+        }
+    }
+}
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str, dev: Device) {
     let t = &app.theme;
-    let row = app
-        .view_tick()
+    let row = dev
+        .layer
+        .tick()
         .and_then(|k| k.rows.iter().find(|r| r.name == name));
     let mut title = format!(" {name}");
+    if let Some((cd, _)) = dev.cell_disk {
+        title.push_str(&format!(" · {}", cd.name));
+    }
     if let Some(info) = row.and_then(|r| r.info.as_ref()) {
         if let Some(m) = &info.mapper_name {
             title = format!(" {m} ({name})");
@@ -37,9 +66,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
     }
     title.push(' ');
     let mut block = panel_block(title, t, true);
-    if let Some(err) = app.disks.shown_error() {
+    if let Some(err) = dev.layer.shown_error() {
         block = block.title_bottom(Line::from(Span::styled(
-            format!(" disk source: {err} "),
+            format!(" {}: {err} ", dev.source),
             t.crit,
         )));
     }
@@ -56,7 +85,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
         return;
     };
 
-    let parts = app.parts_of(name);
+    let parts = parts_in(dev.layer.tick(), name);
     let parts_height = if parts.is_empty() {
         0
     } else {
@@ -68,15 +97,15 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
     let [charts, metrics] =
         Layout::horizontal([Constraint::Min(0), Constraint::Length(metrics_width)]).areas(top);
 
-    let n = app.disks.history.capacity();
-    let times = app.disks.series_times(n);
+    let n = dev.layer.history.capacity();
+    let times = dev.layer.series_times(n);
     let mb = app.ui.units == Units::MB;
     let values = |c: DiskCol| -> Vec<f32> {
         let Some(i) = history_index(c) else {
             return Vec::new();
         };
         let units = app.ui.units;
-        app.disks
+        dev.layer
             .series(name, i, n)
             .into_iter()
             .map(|x| units.scale(c, f64::from(x)) as f32)
@@ -164,7 +193,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
     }
 
     if metrics_width > 0 {
-        let lines: Vec<Row> = DISK_COLS
+        let mut lines: Vec<Row> = DISK_COLS
             .iter()
             .map(|c| {
                 let label = app.ui.units.header(c.col);
@@ -174,6 +203,22 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str) {
                 ])
             })
             .collect();
+        if let Some((cd, age_s)) = dev.cell_disk {
+            // cellcli's own figures are over its last minute, not this
+            // interval: their age says so
+            lines.push(Row::new(vec![
+                Cell::from(Span::styled("cellcli", t.header)),
+                Cell::from(
+                    Line::from(Span::styled(format!("{age_s} s ago"), t.header)).right_aligned(),
+                ),
+            ]));
+            lines.extend(CELL_DISK_COLS.iter().take(6).map(|c| {
+                Row::new(vec![
+                    Cell::from(Span::styled(c.header, t.muted)),
+                    super::table::figure(cd.figures.get(c.col), 10, t, t.base),
+                ])
+            }));
+        }
         let table = Table::new(lines, [Constraint::Length(10), Constraint::Length(10)])
             .block(panel_block(" now ", t, false));
         f.render_widget(table, metrics);

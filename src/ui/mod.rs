@@ -65,7 +65,8 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     match app.view().clone() {
         View::Panel(Panel::Overview) => overview::draw(f, app, body),
         View::Panel(Panel::Disks) => disks::draw(f, app, body),
-        View::Disk(name) => detail::draw(f, app, body, &name),
+        View::Disk(name) => detail::draw(f, app, body, &name, detail::Device::host(app)),
+        View::CellDisk(i, name) => cells::draw_cell_disk(f, app, body, i, &name),
         View::Panel(Panel::Nfs) => nfs::draw(f, app, body),
         View::Nfs(key) => nfs::draw_mount(f, app, body, &key),
         View::Panel(Panel::Cache) => cache::draw(f, app, body),
@@ -162,6 +163,7 @@ pub fn breadcrumb(app: &App) -> Vec<String> {
             View::Disk(n) => names(n),
             View::CacheFile(path) => path.clone(),
             View::Nic(name) => name.clone(),
+            View::CellDisk(_, name) => name.clone(),
             View::Cell(i) => app
                 .cells
                 .list
@@ -239,9 +241,15 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 ("/", "filter"),
                 ("p", "pause"),
             ],
-            View::Cell(_) => &[("s/S", "sort disks"), ("Esc", "back"), ("p", "pause")],
+            View::Cell(_) => &[
+                ("Enter", "disk"),
+                ("d", "DISK/FLASH"),
+                ("s/S", "sort disks"),
+                ("Esc", "back"),
+                ("p", "pause"),
+            ],
             View::Nfs(_) => &[("s/S", "sort operations"), ("Esc", "back"), ("p", "pause")],
-            View::Disk(_) => &[
+            View::Disk(_) | View::CellDisk(..) => &[
                 ("Enter", "part"),
                 ("Esc", "back"),
                 ("p", "pause"),

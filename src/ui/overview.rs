@@ -108,7 +108,40 @@ fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
             Span::styled(format!("! {}", down.join(" · ")), t.warn),
         ])
     });
+    // DISK's and FLASH's IOPS over the window, right of their lines, from
+    // the history the cells panel charts
+    let text_w = lines
+        .iter()
+        .take(2)
+        .map(|l| l.width() as u16)
+        .max()
+        .unwrap_or(0);
     f.render_widget(Paragraph::new(lines), inner);
+    let spark_w = inner.width.saturating_sub(text_w + 2);
+    if spark_w >= 8 {
+        use crate::app::cells::{DISK_GROUP, FLASH_GROUP};
+        let n = spark_w as usize;
+        let h = &app.cells.history;
+        let (r, w) = (history_index(DiskCol::RPerS), history_index(DiskCol::WPerS));
+        for (row, entity) in [DISK_GROUP, FLASH_GROUP].into_iter().enumerate() {
+            let (Some(r), Some(w)) = (r, w) else {
+                break;
+            };
+            let iops: Vec<f32> = h
+                .series(entity, r, n)
+                .iter()
+                .zip(h.series(entity, w, n))
+                .map(|(a, b)| a + b)
+                .collect();
+            let at = Rect {
+                x: inner.x + text_w + 2,
+                y: inner.y + row as u16,
+                width: spark_w,
+                height: 1,
+            };
+            sparkline(f, at, &iops, t.accent);
+        }
+    }
 }
 
 /// The layer's error, or its waiting state, in `inner`; true when drawn.
