@@ -465,7 +465,7 @@ fn frames(log: &Path, start: Instant, plan: &Plan, steady_from: u64) {
         return;
     };
     let start_ms = strata::live::now_ms() - start.elapsed().as_millis() as i64;
-    let rows: Vec<(i64, u64, u64)> = text
+    let rows: Vec<(i64, u64, u64, u64)> = text
         .lines()
         .filter(|l| !l.starts_with('#'))
         .filter_map(|l| {
@@ -474,6 +474,7 @@ fn frames(log: &Path, start: Instant, plan: &Plan, steady_from: u64) {
                 f.first()?.parse().ok()?,
                 f.get(1)?.parse().ok()?,
                 f.get(2)?.parse().ok()?,
+                f.get(3)?.parse().ok()?,
             ))
         })
         .collect();
@@ -492,8 +493,14 @@ fn frames(log: &Path, start: Instant, plan: &Plan, steady_from: u64) {
             .filter(|r| r.0 >= a && r.0 < b)
             .map(|r| r.1 + r.2)
             .collect();
+        let mut cpu: Vec<u64> = rows
+            .iter()
+            .filter(|r| r.0 >= a && r.0 < b)
+            .map(|r| r.3)
+            .collect();
         draw.sort();
         total.sort();
+        cpu.sort();
         let pct = |v: &[u64], p: f64| {
             v.get(((v.len() as f64 * p) as usize).min(v.len().saturating_sub(1)))
                 .copied()
@@ -501,11 +508,12 @@ fn frames(log: &Path, start: Instant, plan: &Plan, steady_from: u64) {
         };
         let over = total.iter().filter(|t| **t > FRAME_BUDGET_US).count();
         println!(
-            "tui: {name}: {} frames; draw median {:.2} ms, p99 {:.2} ms, max {:.2} ms; wait + draw max {:.2} ms; {} over 16 ms{}",
+            "tui: {name}: {} frames; draw median {:.2} ms, p99 {:.2} ms, max {:.2} ms (CPU max {:.2} ms); wait + draw max {:.2} ms; {} over 16 ms{}",
             draw.len(),
             pct(&draw, 0.5) as f64 / 1000.0,
             pct(&draw, 0.99) as f64 / 1000.0,
             draw.last().copied().unwrap_or(0) as f64 / 1000.0,
+            cpu.last().copied().unwrap_or(0) as f64 / 1000.0,
             total.last().copied().unwrap_or(0) as f64 / 1000.0,
             over,
             if over > 0 { " OVER" } else { "" }
@@ -516,10 +524,11 @@ fn frames(log: &Path, start: Instant, plan: &Plan, steady_from: u64) {
         .filter(|r| r.1 + r.2 > FRAME_BUDGET_US)
         .map(|r| {
             format!(
-                "{:.2} s: wait {:.1} + draw {:.1} ms",
+                "{:.2} s: wait {:.1} + draw {:.1} ms (of which CPU {:.1} ms)",
                 (r.0 - start_ms) as f64 / 1000.0,
                 r.1 as f64 / 1000.0,
-                r.2 as f64 / 1000.0
+                r.2 as f64 / 1000.0,
+                r.3 as f64 / 1000.0
             )
         })
         .collect();

@@ -4,7 +4,7 @@
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 pub const VAR: &str = "STRATA_FRAME_LOG";
 
@@ -22,22 +22,49 @@ impl FrameLog {
             .map_err(|e| format!("{VAR}: cannot write {}: {e}", path.to_string_lossy()))?;
         let mut out = BufWriter::new(file);
         // The header names the columns; a failed write shows at the flush.
-        let _ = writeln!(out, "# wall_ms late_us draw_us");
+        let _ = writeln!(out, "# wall_ms late_us draw_us draw_cpu_us");
         Ok(Some(FrameLog { out }))
     }
 
     /// `due`: when the frame could have been drawn at the earliest (the
     /// first change after the last frame, or the frame cap); `late` is the
     /// wait beyond that, i.e. the time the loop was busy elsewhere.
-    pub fn record(&mut self, wall_ms: i64, due: Instant, start: Instant, end: Instant) {
+    /// `cpu` is the thread's CPU time spent drawing: a draw much longer
+    /// than its CPU time waited for the terminal or for a CPU.
+    pub fn record(
+        &mut self,
+        wall_ms: i64,
+        due: Instant,
+        start: Instant,
+        end: Instant,
+        cpu: Duration,
+    ) {
         let late = start.saturating_duration_since(due).as_micros();
         let draw = end.saturating_duration_since(start).as_micros();
-        let _ = writeln!(self.out, "{wall_ms} {late} {draw}");
+        let cpu = cpu.as_micros();
+        let _ = writeln!(self.out, "{wall_ms} {late} {draw} {cpu}");
     }
 
     pub fn flush(&mut self) {
         let _ = self.out.flush();
     }
+}
+
+/// CPU time of the calling thread so far (zero where the clock is missing).
+pub fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(
+        ts.tv_sec.max(0) as u64,
+        ts.tv_nsec.clamp(0, 999_999_999) as u32,
+    )
 }
 
 impl Drop for FrameLog {

@@ -244,12 +244,14 @@ async fn event_loop(
                 dirty = true;
             }
             _ = sleep_until(last_draw + FRAME), if dirty => {
+                let cpu = frame_log.is_some().then(crate::frame_log::thread_cpu);
                 let start = Instant::now();
                 terminal.draw(|f| crate::ui::draw(f, app))?;
                 let end = Instant::now();
-                if let Some(log) = frame_log.as_mut() {
+                if let (Some(log), Some(cpu)) = (frame_log.as_mut(), cpu) {
                     let due = dirty_at.unwrap_or(start).max(last_draw + FRAME);
-                    log.record(now_ms(), due.into_std(), start.into_std(), end.into_std());
+                    let cpu = crate::frame_log::thread_cpu().saturating_sub(cpu);
+                    log.record(now_ms(), due.into_std(), start.into_std(), end.into_std(), cpu);
                 }
                 last_draw = end;
                 dirty = false;
