@@ -158,8 +158,13 @@ impl GroupFigures {
     }
 
     /// `None` where the figure has no meaning: an average over no request
-    /// or no device.
+    /// or no device, and every figure of a group of no device (a cell
+    /// without flash has no FLASH figures, rather than zeros that read as
+    /// idle flash).
     pub fn get(&self, c: GroupCol) -> Option<f64> {
+        if self.devices == 0 {
+            return None;
+        }
         let ratio = |a: f64, b: f64| (b > 0.0).then(|| a / b);
         let v = match c {
             GroupCol::RPerS => Some(self.r_per_s),
@@ -418,14 +423,17 @@ mod tests {
 
     #[test]
     fn idle_figures_are_unknown_where_they_average_nothing() {
-        let g = GroupFigures::default();
+        // a group of no device (a cell without flash): no figure at all
+        let none = GroupFigures::default();
+        assert!(GROUP_COLS.iter().all(|c| none.get(c.col).is_none()));
+        // two idle disks: no I/O is a figure, an average over it is not
+        let g = GroupFigures {
+            devices: 2,
+            ..GroupFigures::default()
+        };
         assert_eq!(g.get(GroupCol::RPerS), Some(0.0));
-        for c in [
-            GroupCol::AvgRqKb,
-            GroupCol::RAwait,
-            GroupCol::WAwait,
-            GroupCol::Util,
-        ] {
+        assert_eq!(g.get(GroupCol::Util), Some(0.0));
+        for c in [GroupCol::AvgRqKb, GroupCol::RAwait, GroupCol::WAwait] {
             assert_eq!(g.get(c), None, "{c:?}");
         }
     }
