@@ -173,8 +173,9 @@ fn group_values(g: Option<&GroupFigures>) -> [Option<f32>; DISK_HISTORY.len()] {
         let v = match DISK_HISTORY[i] {
             DiskCol::RPerS => g.get(G::RPerS),
             DiskCol::WPerS => g.get(G::WPerS),
-            DiskCol::RkBPerS => Some(g.rkb_per_s),
-            DiskCol::WkBPerS => Some(g.wkb_per_s),
+            // the history keeps kB/s as the disks' does
+            DiskCol::RkBPerS => g.get(G::RMbPerS).map(|mb| mb * 1024.0),
+            DiskCol::WkBPerS => g.get(G::WMbPerS).map(|mb| mb * 1024.0),
             DiskCol::RAwait => g.get(G::RAwait),
             DiskCol::WAwait => g.get(G::WAwait),
             DiskCol::Util => g.get(G::Util),

@@ -299,7 +299,7 @@ pub fn draw_cell(f: &mut Frame, app: &mut App, area: Rect, i: usize) {
     let mut spans = vec![
         Span::styled("disks shown: ", t.muted),
         Span::styled(picked.map_or("all", group_name), t.accent),
-        Span::styled(" (m)", t.muted),
+        Span::styled(" (d)", t.muted),
     ];
     if let (Some(s), Some(age)) = (cellcli, c.cellcli_age_s(app.now_ms)) {
         let hit = s.totals.flash_cache().get(FlashCacheCol::HitPct);
