@@ -111,7 +111,7 @@ fn main() {
             Sshd::start(&keys, &ip, &format!("ForceCommand {}\n", wrapper.display()))
         })
         .collect();
-    let kh = known_hosts(&keys, &sshds);
+    let kh = sshd::known_hosts(&keys, &sshds.iter().collect::<Vec<_>>());
     println!(
         "cells_scale: {} cells × {} disks ({HARD_DISKS} hard, {FLASH} flash) on loopback, interval 1 s",
         plan.cells,
@@ -125,17 +125,6 @@ fn main() {
 
 fn spec(keys: &Keys, s: &Sshd) -> String {
     format!("{}@{}:{}", keys.user, s.ip, s.port)
-}
-
-fn known_hosts(keys: &Keys, sshds: &[Sshd]) -> PathBuf {
-    let path = keys.path("known_hosts");
-    let key = Keys::public(&keys.host_key);
-    let text: String = sshds
-        .iter()
-        .map(|s| format!("[{}]:{} {key}\n", s.ip, s.port))
-        .collect();
-    fs::write(&path, text).expect("write known_hosts");
-    path
 }
 
 /// The cell's ForceCommand: strata's sampler command with the two paths
