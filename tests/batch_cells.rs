@@ -401,3 +401,55 @@ fn no_cells_is_an_error_naming_the_ways_to_give_them() {
     }
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn a_wrong_user_or_key_shows_auth_failed_in_that_cells_row() {
+    let Some((keys, all)) = cells(
+        "a_wrong_user_or_key_shows_auth_failed_in_that_cells_row",
+        &["127.0.0.28"],
+    ) else {
+        return;
+    };
+    let refs: Vec<&Sshd> = all.iter().collect();
+    let kh = known_hosts(&keys, &refs);
+    let s = &all[0];
+    // The same sshd twice: as the right user, and as one it does not know.
+    let wrong_user = format!("nosuchuser@{}:{}", s.ip, s.port);
+    let child = strata(
+        &keys,
+        &refs,
+        &kh,
+        &keys.client_key,
+        &["--count", "2", "--cell", &wrong_user],
+    );
+    let (status, out, err, _) = Run::new(child).finish(Duration::from_secs(30));
+    println!("{out}");
+    assert_eq!(status.code(), Some(0), "{err}");
+    let rows: Vec<&str> = out.lines().collect();
+    let right = format!("{}@{}:{}", keys.user, s.ip, s.port);
+    let right_label = format!("{}:{}", s.ip, s.port);
+    let bad = rows
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("nosuchuser@") || l.contains("nosuchuser"))
+        .expect("the wrong user's row");
+    assert!(bad.contains("auth failed"), "{bad}\n{}", logs(&refs));
+    assert!(
+        rows.iter()
+            .any(|l| l.starts_with(&right_label) && !l.contains("auth failed")),
+        "the right user's row ({right}) is live:\n{out}"
+    );
+    assert_eq!(out.matches("all (1 of 2 cells)").count(), 2, "{out}");
+
+    // A key the cell does not list.
+    let child = strata(&keys, &refs, &kh, &keys.stranger_key, &["--count", "1"]);
+    let (status, out, err, _) = Run::new(child).finish(Duration::from_secs(30));
+    println!("{out}");
+    assert_eq!(status.code(), Some(0), "{err}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with(&right_label))
+        .expect("the cell's row");
+    assert!(row.contains("auth failed"), "{row}");
+    assert!(!row.contains("0.00"), "{row}");
+}
