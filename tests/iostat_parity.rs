@@ -42,14 +42,16 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use strata::format::UNKNOWN;
+
+mod peer_tools;
+use peer_tools::{
+    Rng, can_bind_in_namespace, find_in_path, or_skip, run_all, run_bounded, sh_quote,
+};
 
 const STRATA: &str = env!("CARGO_BIN_EXE_strata");
 const SEED: u64 = 0x57a7_a105_7a75_0001;
@@ -137,45 +139,7 @@ fn kernel_absent(col: usize, nfields: usize) -> bool {
 // Deterministic generator
 // ---------------------------------------------------------------------------
 
-/// xorshift64*: small, seeded, good enough to pick test cases.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
-        for _ in 0..4 {
-            r.next();
-        }
-        r
-    }
-
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// Uniform in 0..n (0 when n is 0).
-    fn below(&mut self, n: u64) -> u64 {
-        if n == 0 { 0 } else { self.next() % n }
-    }
-
-    /// Uniform in lo..=hi.
-    fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.below(hi - lo + 1)
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len() as u64) as usize]
-    }
-}
+// peer_tools::Rng, seeded with SEED.
 
 /// One device in one snapshot: the counters of its stat line.
 #[derive(Debug, Clone)]
@@ -1223,53 +1187,6 @@ struct ParityEnv {
     version: String,
 }
 
-fn find_in_path(cmd: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .chain(["/usr/bin".into(), "/usr/sbin".into(), "/bin".into()])
-        .map(|d| d.join(cmd))
-        .find(|p| p.is_file())
-}
-
-/// Runs `cmd` in its own process group; kills the whole group when it
-/// outlives `timeout`. Returns (exit status, stdout, stderr).
-fn run_bounded(cmd: &mut Command, timeout: Duration) -> Result<(i32, String, String), String> {
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let out_path = dir.path().join("stdout");
-    let err_path = dir.path().join("stderr");
-    let out = fs::File::create(&out_path).map_err(|e| e.to_string())?;
-    let err = fs::File::create(&err_path).map_err(|e| e.to_string())?;
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
-        .process_group(0)
-        .spawn()
-        .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
-    let start = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if start.elapsed() < timeout => std::thread::sleep(Duration::from_millis(20)),
-            Ok(None) | Err(_) => {
-                let pgid = child.id() as libc::pid_t;
-                // SAFETY: signals only the process group this function created.
-                unsafe {
-                    libc::kill(-pgid, libc::SIGKILL);
-                }
-                let _ = child.wait();
-                return Err(format!("{cmd:?} still running after {timeout:?}: killed"));
-            }
-        }
-    };
-    let read = |p: &Path| fs::read_to_string(p).unwrap_or_default();
-    Ok((
-        status.code().unwrap_or(-1),
-        read(&out_path),
-        read(&err_path),
-    ))
-}
-
 /// Everything the parity tests need, or why they cannot run here.
 fn parity_env(need_iostat: bool) -> Result<ParityEnv, String> {
     let mut iostat = PathBuf::new();
@@ -1288,48 +1205,14 @@ fn parity_env(need_iostat: bool) -> Result<ParityEnv, String> {
             .trim()
             .to_string();
     }
-    find_in_path("unshare").ok_or("unshare not found (util-linux)")?;
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let probe = dir.path().join("uptime");
-    fs::write(&probe, "4242.42 1.00\n").map_err(|e| e.to_string())?;
-    let (code, out, err) = run_bounded(
-        Command::new("unshare")
-            .args([
-                "-m",
-                "sh",
-                "-c",
-                "mount --bind \"$1\" /proc/uptime && cat /proc/uptime",
-                "sh",
-            ])
-            .arg(&probe),
-        Duration::from_secs(10),
-    )?;
-    if code != 0 || out != "4242.42 1.00\n" {
-        return Err(format!(
-            "`unshare -m` + `mount --bind` over /proc/uptime failed (needs root or CAP_SYS_ADMIN): exit {code}, {}",
-            err.trim()
-        ));
-    }
+    can_bind_in_namespace(&[])?;
     Ok(ParityEnv { iostat, version })
 }
 
 /// The environment, or `None` after printing why the test is skipped; with
 /// STRATA_REQUIRE_PARITY=1 a skip is a failure instead.
 fn env_or_skip(test: &str, need_iostat: bool) -> Option<ParityEnv> {
-    match parity_env(need_iostat) {
-        Ok(env) => Some(env),
-        Err(reason) => {
-            if std::env::var("STRATA_REQUIRE_PARITY").as_deref() == Ok("1") {
-                panic!("{test}: STRATA_REQUIRE_PARITY=1 but the test cannot run: {reason}");
-            }
-            eprintln!("{test}: SKIPPED: {reason}");
-            None
-        }
-    }
-}
-
-fn sh_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
+    or_skip(test, "STRATA_REQUIRE_PARITY", parity_env(need_iostat))
 }
 
 /// One process run over the interval in the namespace.
@@ -1498,11 +1381,9 @@ fn run_pair_once(pair: &Pair, runs: &[Run]) -> Result<BTreeMap<String, String>, 
     Ok(outs)
 }
 
-/// Outcome of one pair: its tally and the failures of attempts before the
-/// one that passed.
-type PairResult = Result<(Tally, Vec<String>), String>;
-
-fn run_pair(env: &ParityEnv, pair: &Pair) -> PairResult {
+/// One attempt at a pair: both tools over the same snapshots, compared in
+/// each unit.
+fn check_pair(env: &ParityEnv, pair: &Pair) -> Result<Tally, String> {
     let mut units = vec![Unit::KB];
     if pair.mb {
         units.push(Unit::MB);
@@ -1511,53 +1392,14 @@ fn run_pair(env: &ParityEnv, pair: &Pair) -> PairResult {
         .iter()
         .flat_map(|&u| [iostat_run(env, u), strata_run("text", u, pair.all_devices)])
         .collect();
-    let mut failures = Vec::new();
-    for attempt in 1..=ATTEMPTS {
-        let result = run_pair_once(pair, &runs).and_then(|outs| {
-            let mut tally = Tally::default();
-            for &u in &units {
-                let io = &outs[&format!("iostat_{}", u.label())];
-                let st = &outs[&format!("strata_text_{}", u.label())];
-                tally.add(compare(pair, u, io, st)?);
-            }
-            Ok(tally)
-        });
-        match result {
-            Ok(tally) => return Ok((tally, failures)),
-            Err(e) => failures.push(format!("attempt {attempt}: {e}")),
-        }
+    let outs = run_pair_once(pair, &runs)?;
+    let mut tally = Tally::default();
+    for &u in &units {
+        let io = &outs[&format!("iostat_{}", u.label())];
+        let st = &outs[&format!("strata_text_{}", u.label())];
+        tally.add(compare(pair, u, io, st)?);
     }
-    Err(failures.join("\n"))
-}
-
-/// Runs every pair, at most PARALLEL at a time.
-fn run_all(env: &ParityEnv, pairs: &[Pair]) -> Vec<(usize, PairResult)> {
-    let next = AtomicUsize::new(0);
-    let results = Mutex::new(Vec::new());
-    let start = Instant::now();
-    std::thread::scope(|s| {
-        for _ in 0..PARALLEL.min(pairs.len()) {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= pairs.len() {
-                        break;
-                    }
-                    let r = if start.elapsed() > DEADLINE {
-                        Err(format!(
-                            "pair {i} not run: the {DEADLINE:?} deadline passed"
-                        ))
-                    } else {
-                        run_pair(env, &pairs[i])
-                    };
-                    results.lock().unwrap().push((i, r));
-                }
-            });
-        }
-    });
-    let mut results = results.into_inner().unwrap();
-    results.sort_by_key(|(i, _)| *i);
-    results
+    Ok(tally)
 }
 
 /// The generator covers what the parity claim is about.
@@ -1656,7 +1498,9 @@ fn strata_batch_disks_matches_iostat() {
     let start = Instant::now();
     let pairs: Vec<Pair> = (0..PAIRS).map(gen_pair).collect();
     check_coverage(&pairs);
-    let results = run_all(&env, &pairs);
+    let results = run_all(&pairs, PARALLEL, ATTEMPTS, DEADLINE, |p| {
+        check_pair(&env, p)
+    });
     let mut total = Tally::default();
     let mut failures = Vec::new();
     let mut retried = Vec::new();

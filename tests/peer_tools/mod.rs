@@ -1,8 +1,7 @@
 //! Running a peer tool (iostat, nicstat) beside strata on the same
 //! generated snapshots: a seeded generator, processes bounded in time, and
-//! pairs run a few at a time under a deadline. Written for the nicstat
-//! parity test; tests/iostat_parity.rs holds earlier copies of the same
-//! helpers and can use these instead.
+//! pairs run a few at a time under a deadline. Shared by the iostat and
+//! nicstat parity tests and the sshd harness.
 #![allow(dead_code)]
 
 use std::fs;
