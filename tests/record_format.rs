@@ -73,19 +73,18 @@ fn small_ticks() -> Vec<Tick> {
         .collect()
 }
 
+fn small_defs() -> Vec<SeriesDef> {
+    vec![
+        def(1, "sda.read_sectors", SeriesKind::Counter),
+        def(2, "wrapper", SeriesKind::Counter),
+        def(3, "sda.in_flight", SeriesKind::Gauge),
+        def(4, "eth0.rx_bytes", SeriesKind::Counter),
+    ]
+}
+
 fn write_small(path: &Path) -> Vec<Tick> {
     let ticks = small_ticks();
-    let mut w = RecordWriter::create(
-        path,
-        T0,
-        &[
-            def(1, "sda.read_sectors", SeriesKind::Counter),
-            def(2, "wrapper", SeriesKind::Counter),
-            def(3, "sda.in_flight", SeriesKind::Gauge),
-            def(4, "eth0.rx_bytes", SeriesKind::Counter),
-        ],
-    )
-    .unwrap();
+    let mut w = RecordWriter::create(path, T0, &small_defs()).unwrap();
     for (i, t) in ticks.iter().enumerate() {
         if i == 70 {
             w.add_series(def(7, "late.gauge", SeriesKind::Gauge))
@@ -244,17 +243,7 @@ fn journal_left_by_a_crash_after_commit_is_not_read_twice() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.strata");
     let want = small_ticks();
-    let mut w = RecordWriter::create(
-        &path,
-        T0,
-        &[
-            def(1, "a", SeriesKind::Counter),
-            def(2, "b", SeriesKind::Counter),
-            def(3, "c", SeriesKind::Gauge),
-            def(4, "d", SeriesKind::Counter),
-        ],
-    )
-    .unwrap();
+    let mut w = RecordWriter::create(&path, T0, &small_defs()).unwrap();
     for t in &want[..59] {
         w.push(t.wall_ms, &t.values).unwrap();
     }
@@ -363,6 +352,31 @@ fn sigkill_loses_at_most_the_tick_being_written() {
                 values: kill_tick(i as u64),
             };
             assert!(t.same_bits(&want), "tick {i}");
+        }
+        if k == 0 {
+            // A kill mid-write leaves the journal's last record torn: cut it at every
+            // byte of its last two records; at most that one tick may go, with a notice.
+            let jp = journal_path(&path);
+            let whole = std::fs::read(&jp).unwrap();
+            let rec_len = format::encode_record(&format::encode_tick(&Tick {
+                wall_ms: T0 + 1000 * (rec.ticks.len() as i64 - 1),
+                values: kill_tick(rec.ticks.len() as u64 - 1),
+            }))
+            .len();
+            for cut in 1..2 * rec_len {
+                std::fs::write(&jp, &whole[..whole.len() - cut]).unwrap();
+                let torn = RecordReader::open(&path).unwrap().read_all();
+                let lost = rec.ticks.len() - torn.ticks.len();
+                assert!(lost == 1 + cut / (rec_len + 1), "cut {cut}: {lost} lost");
+                assert_eq!(
+                    torn.notices
+                        .iter()
+                        .any(|n| n.source == NoticeSource::Journal),
+                    cut % rec_len != 0
+                );
+                assert_prefix(&torn.ticks, &rec.ticks);
+            }
+            std::fs::write(&jp, &whole).unwrap();
         }
         println!(
             "SIGKILL after {pushed} confirmed pushes: {} ticks recovered ({} from {} chunks, {} from the journal), notices: {}",

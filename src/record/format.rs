@@ -269,6 +269,14 @@ impl<'a> Cursor<'a> {
         self.uvarint(expected).map(unzigzag)
     }
 
+    /// A series id and its kind byte, as catalogue entries and journal values start.
+    fn id_and_kind(&mut self) -> Result<(u32, SeriesKind), FormatError> {
+        let id = u32::try_from(self.uvarint("series id")?)
+            .map_err(|_| self.malformed("u32 series id"))?;
+        let b = self.u8("series kind")?;
+        Ok((id, kind_from(self, b)?))
+    }
+
     /// A count that will size an allocation: each item takes at least `min_item`
     /// bytes, so more than the remaining bytes allow is corruption.
     fn count(&mut self, min_item: usize, expected: &'static str) -> Result<usize, FormatError> {
@@ -280,13 +288,31 @@ impl<'a> Cursor<'a> {
     }
 }
 
+fn check_crc(offset: u64, what: &'static str, stored: u32, data: &[u8]) -> Result<(), FormatError> {
+    let computed = crc32fast::hash(data);
+    if stored != computed {
+        return Err(FormatError::BadCrc {
+            offset,
+            what,
+            stored,
+            computed,
+        });
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------- file header
 
 pub fn encode_file_header(start_wall_ms: i64) -> [u8; FILE_HEADER_LEN] {
-    let mut h = [0u8; FILE_HEADER_LEN];
-    h[..8].copy_from_slice(MAGIC);
+    encode_prelude(MAGIC, start_wall_ms.to_le_bytes())
+}
+
+/// The file and journal headers share a layout: magic · version · flags · 8 B · crc.
+fn encode_prelude(magic: &[u8; 8], rest: [u8; 8]) -> [u8; 24] {
+    let mut h = [0u8; 24];
+    h[..8].copy_from_slice(magic);
     h[8..10].copy_from_slice(&VERSION.to_le_bytes());
-    h[12..20].copy_from_slice(&start_wall_ms.to_le_bytes());
+    h[12..20].copy_from_slice(&rest);
     let crc = crc32fast::hash(&h[..20]);
     h[20..24].copy_from_slice(&crc.to_le_bytes());
     h
@@ -301,13 +327,7 @@ pub fn decode_file_header(buf: &[u8]) -> Result<FileHeader, FormatError> {
 }
 
 pub fn encode_journal_header(base: u64) -> [u8; JOURNAL_HEADER_LEN] {
-    let mut h = [0u8; JOURNAL_HEADER_LEN];
-    h[..8].copy_from_slice(JOURNAL_MAGIC);
-    h[8..10].copy_from_slice(&VERSION.to_le_bytes());
-    h[12..20].copy_from_slice(&base.to_le_bytes());
-    let crc = crc32fast::hash(&h[..20]);
-    h[20..24].copy_from_slice(&crc.to_le_bytes());
-    h
+    encode_prelude(JOURNAL_MAGIC, base.to_le_bytes())
 }
 
 /// The segment length the journal's ticks follow: they belong to the recording only
@@ -343,15 +363,7 @@ fn decode_prelude(
     let _flags = c.array::<2>(what)?;
     let rest = c.array::<8>(what)?;
     let stored = u32::from_le_bytes(c.array::<4>(what)?);
-    let computed = crc32fast::hash(&buf[..20]);
-    if stored != computed {
-        return Err(FormatError::BadCrc {
-            offset: 20,
-            what,
-            stored,
-            computed,
-        });
-    }
+    check_crc(20, what, stored, &buf[..20])?;
     Ok((version, rest))
 }
 
@@ -386,15 +398,12 @@ pub fn decode_frame(buf: &[u8], offset: u64) -> Result<(FrameHeader, &[u8]), For
     let kind_byte = c.u8("frame kind")?;
     let t0 = i64::from_le_bytes(c.array::<8>("frame first wall time")?);
     let payload = c.bytes(len as usize, "frame payload")?;
-    let computed = crc32fast::hash(&buf[8..FRAME_HEADER_LEN + len as usize]);
-    if stored != computed {
-        return Err(FormatError::BadCrc {
-            offset,
-            what: "frame",
-            stored,
-            computed,
-        });
-    }
+    check_crc(
+        offset,
+        "frame",
+        stored,
+        &buf[8..FRAME_HEADER_LEN + len as usize],
+    )?;
     let kind = match kind_byte {
         1 => FrameKind::Catalogue,
         2 => FrameKind::Chunk,
@@ -447,10 +456,7 @@ pub fn decode_catalogue(payload: &[u8], base: u64) -> Result<Vec<SeriesDef>, For
     let n = c.count(3, "catalogue entry count")?;
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
-        let id =
-            u32::try_from(c.uvarint("series id")?).map_err(|_| c.malformed("u32 series id"))?;
-        let b = c.u8("series kind")?;
-        let kind = kind_from(&c, b)?;
+        let (id, kind) = c.id_and_kind()?;
         let len = c.count(1, "series name length")?;
         let name = std::str::from_utf8(c.bytes(len, "series name")?)
             .map_err(|_| c.malformed("UTF-8 series name"))?;
@@ -864,10 +870,8 @@ pub fn decode_tick(buf: &[u8], base: u64) -> Result<Tick, FormatError> {
     let n = c.count(3, "tick value count")?;
     let mut values = Vec::with_capacity(n);
     for _ in 0..n {
-        let id =
-            u32::try_from(c.uvarint("series id")?).map_err(|_| c.malformed("u32 series id"))?;
-        let b = c.u8("value kind")?;
-        let v = match kind_from(&c, b)? {
+        let (id, kind) = c.id_and_kind()?;
+        let v = match kind {
             SeriesKind::Counter => Value::Counter(c.uvarint("counter value")?),
             SeriesKind::Gauge => Value::Gauge(f64::from_bits(u64::from_le_bytes(
                 c.array::<8>("gauge value")?,
@@ -904,15 +908,7 @@ pub fn decode_record(buf: &[u8], offset: u64) -> Result<(&[u8], usize), FormatEr
     }
     let stored = u32::from_le_bytes(c.array::<4>("record checksum")?);
     let payload = c.bytes(len, "record payload")?;
-    let computed = crc32fast::hash(payload);
-    if stored != computed {
-        return Err(FormatError::BadCrc {
-            offset,
-            what: "journal record",
-            stored,
-            computed,
-        });
-    }
+    check_crc(offset, "journal record", stored, payload)?;
     Ok((payload, RECORD_HEADER_LEN + len))
 }
 

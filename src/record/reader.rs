@@ -104,57 +104,56 @@ impl RecordReader {
         let mut pos = format::FILE_HEADER_LEN;
         while pos < self.data.len() {
             if self.closed {
-                self.notices.push(notice(
+                self.note(
                     NoticeSource::Segment,
                     pos as u64,
                     "bytes after the end frame are ignored",
-                ));
+                );
                 break;
             }
-            let (h, payload) = match format::decode_frame(&self.data[pos..], pos as u64) {
+            let start = pos + format::FRAME_HEADER_LEN;
+            // A catalogue that does not decode stops the read like a bad frame: the
+            // chunks after it may name series it would have defined.
+            let step =
+                format::decode_frame(&self.data[pos..], pos as u64).and_then(|(h, payload)| {
+                    let defs = match h.kind {
+                        FrameKind::Catalogue => format::decode_catalogue(payload, start as u64)?,
+                        _ => Vec::new(),
+                    };
+                    Ok((h, payload.len(), defs))
+                });
+            let (h, len, defs) = match step {
                 Ok(ok) => ok,
                 Err(e) => {
-                    self.notices.push(notice(
+                    self.note(
                         NoticeSource::Segment,
                         pos as u64,
                         format!("reading stops here: {e}"),
-                    ));
+                    );
                     break;
                 }
             };
-            let start = pos + format::FRAME_HEADER_LEN;
+            for d in defs {
+                if self.catalogue.iter().any(|c| c.id == d.id) {
+                    self.note(
+                        NoticeSource::Segment,
+                        pos as u64,
+                        format!(
+                            "series {} defined twice; the first definition is kept",
+                            d.id
+                        ),
+                    );
+                } else {
+                    self.catalogue.push(d);
+                }
+            }
             match h.kind {
-                FrameKind::Catalogue => match format::decode_catalogue(payload, start as u64) {
-                    Ok(defs) => {
-                        for d in defs {
-                            if self.catalogue.iter().any(|c| c.id == d.id) {
-                                self.notices.push(notice(
-                                    NoticeSource::Segment,
-                                    pos as u64,
-                                    format!(
-                                        "series {} defined twice; the first definition is kept",
-                                        d.id
-                                    ),
-                                ));
-                            } else {
-                                self.catalogue.push(d);
-                            }
-                        }
-                    }
-                    Err(e) => {
-                        self.notices.push(notice(
-                            NoticeSource::Segment,
-                            pos as u64,
-                            format!("reading stops here: {e}"),
-                        ));
-                        break;
-                    }
-                },
+                FrameKind::Catalogue => {}
                 FrameKind::Chunk | FrameKind::DeltaChunk => self.chunks.push(ChunkRef {
                     offset: pos as u64,
                     t0: h.t0,
                     key: h.kind == FrameKind::Chunk,
-                    payload: (start, start + payload.len()),
+                    payload: (start, start + len),
                 }),
                 FrameKind::End => self.closed = true,
             }
@@ -169,22 +168,18 @@ impl RecordReader {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
             Err(e) => {
-                self.notices.push(notice(
+                self.note(
                     NoticeSource::Journal,
                     0,
                     format!("cannot read the journal: {e}"),
-                ));
+                );
                 return;
             }
         };
         let base = match format::decode_journal_header(&buf) {
             Ok(b) => b,
             Err(e) => {
-                self.notices.push(notice(
-                    NoticeSource::Journal,
-                    0,
-                    format!("journal not used: {e}"),
-                ));
+                self.note(NoticeSource::Journal, 0, format!("journal not used: {e}"));
                 return;
             }
         };
@@ -194,14 +189,14 @@ impl RecordReader {
             return;
         }
         if base > valid_end {
-            self.notices.push(notice(
+            self.note(
                 NoticeSource::Journal,
                 0,
                 format!(
                     "journal not used: it continues the recording at byte {base}, \
                      but the recording is readable only up to byte {valid_end}"
                 ),
-            ));
+            );
             return;
         }
         let mut pos = format::JOURNAL_HEADER_LEN;
@@ -215,15 +210,19 @@ impl RecordReader {
                     pos += n;
                 }
                 Err(e) => {
-                    self.notices.push(notice(
+                    self.note(
                         NoticeSource::Journal,
                         pos as u64,
-                        format!("the journal's last tick was cut short and is lost: {e}"),
-                    ));
+                        format!("the journal stops here; a tick cut short by a kill is lost: {e}"),
+                    );
                     break;
                 }
             }
         }
+    }
+
+    fn note(&mut self, source: NoticeSource, offset: u64, reason: impl Into<String>) {
+        self.notices.push(notice(source, offset, reason));
     }
 
     pub fn header(&self) -> FileHeader {
