@@ -18,6 +18,7 @@ pub mod frame_log;
 pub mod live;
 pub mod model;
 pub mod parse;
+pub mod record;
 pub mod source;
 pub mod store;
 pub mod theme;

@@ -1,0 +1,49 @@
+//! Recordings: an append-only segment file of checksummed, compressed frames of raw
+//! samples, plus a side journal that makes each tick durable before its chunk is
+//! committed. This module knows numbers and series ids only, not sources or screens.
+//!
+//! Layout and codec: [`format`]; writing: [`writer`]; reading and recovery: [`reader`].
+
+pub mod format;
+pub mod reader;
+pub mod writer;
+
+use std::path::{Path, PathBuf};
+
+pub use format::{FormatError, SeriesDef, SeriesKind, Tick, Value};
+pub use reader::{Notice, NoticeSource, RecordReader, Recording};
+pub use writer::RecordWriter;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("{op} {path}: {source}")]
+    Io {
+        op: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Format { path: PathBuf, source: FormatError },
+    #[error("series {0} is not in the catalogue")]
+    UnknownSeries(u32),
+    #[error("series {0} is already in the catalogue")]
+    DuplicateSeries(u32),
+    #[error("series {id} is a {expected:?}, the value given is not")]
+    KindMismatch { id: u32, expected: SeriesKind },
+    #[error("series {0} appears twice in one tick")]
+    RepeatedInTick(u32),
+}
+
+impl RecordError {
+    fn io(op: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> RecordError {
+        let path = path.to_path_buf();
+        move |source| RecordError::Io { op, path, source }
+    }
+}
+
+/// The journal sits beside the segment: `rec.strata` → `rec.strata.journal`.
+pub fn journal_path(path: &Path) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(".journal");
+    PathBuf::from(p)
+}

@@ -1,0 +1,232 @@
+//! Appends ticks to a recording. Each tick is written to the side journal at once (one
+//! write(2), so a kill -9 of strata loses at most the tick being written: the kernel
+//! holds the rest); every 60 ticks the journal's ticks become one compressed chunk
+//! frame in the segment and the journal restarts. `sync_data` runs at most every
+//! [`SYNC_EVERY`], which bounds what a power cut (not a process kill) can lose.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::format::{self, FrameKind, SeriesDef, Tick, Value};
+use super::{RecordError, journal_path};
+
+/// fsync is the expensive part of durability (milliseconds on a loaded disk, the very
+/// disk strata may be watching); once every few seconds keeps it out of the tick.
+pub const SYNC_EVERY: Duration = Duration::from_secs(5);
+
+pub struct RecordWriter {
+    path: PathBuf,
+    file: File,
+    journal_path: PathBuf,
+    journal: File,
+    catalogue: BTreeMap<u32, SeriesDef>,
+    pending: Vec<Tick>,
+    seg_len: u64,
+    last_wall_ms: i64,
+    last_sync: Instant,
+    closed: bool,
+    /// None until the first chunk: the next chunk is then a key chunk.
+    ctx: Option<format::ChunkContext>,
+    chunks: usize,
+}
+
+impl RecordWriter {
+    /// Creates (truncating) the segment at `path` and its journal beside it.
+    pub fn create(
+        path: &Path,
+        start_wall_ms: i64,
+        catalogue: &[SeriesDef],
+    ) -> Result<Self, RecordError> {
+        let file = File::create(path).map_err(RecordError::io("create", path))?;
+        let jpath = journal_path(path);
+        let journal = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&jpath)
+            .map_err(RecordError::io("create", &jpath))?;
+        let mut w = RecordWriter {
+            path: path.to_path_buf(),
+            file,
+            journal_path: jpath,
+            journal,
+            catalogue: BTreeMap::new(),
+            pending: Vec::new(),
+            seg_len: 0,
+            last_wall_ms: start_wall_ms,
+            last_sync: Instant::now(),
+            closed: false,
+            ctx: None,
+            chunks: 0,
+        };
+        w.append(&format::encode_file_header(start_wall_ms))?;
+        for s in catalogue {
+            w.check_new(s)?;
+            w.catalogue.insert(s.id, s.clone());
+        }
+        w.append(&format::encode_frame(
+            FrameKind::Catalogue,
+            start_wall_ms,
+            &format::encode_catalogue(catalogue),
+        ))?;
+        w.reset_journal()?;
+        w.sync()?;
+        Ok(w)
+    }
+
+    pub fn catalogue(&self) -> impl Iterator<Item = &SeriesDef> {
+        self.catalogue.values()
+    }
+
+    /// Bytes committed to the segment (journal excluded): what a REC indicator shows.
+    pub fn segment_len(&self) -> u64 {
+        self.seg_len
+    }
+
+    fn check_new(&self, s: &SeriesDef) -> Result<(), RecordError> {
+        if self.catalogue.contains_key(&s.id) {
+            return Err(RecordError::DuplicateSeries(s.id));
+        }
+        Ok(())
+    }
+
+    /// Adds a series mid-recording. The pending ticks are committed first so that the
+    /// journal never spans a catalogue frame (its base offset must stay the segment end).
+    pub fn add_series(&mut self, s: SeriesDef) -> Result<(), RecordError> {
+        self.check_new(&s)?;
+        self.flush()?;
+        self.append(&format::encode_frame(
+            FrameKind::Catalogue,
+            self.last_wall_ms,
+            &format::encode_catalogue(std::slice::from_ref(&s)),
+        ))?;
+        self.catalogue.insert(s.id, s);
+        self.reset_journal()
+    }
+
+    /// Records one tick; a series absent from `values` is recorded as absent.
+    pub fn push(&mut self, wall_ms: i64, values: &[(u32, Value)]) -> Result<(), RecordError> {
+        let mut sorted = values.to_vec();
+        sorted.sort_by_key(|(id, _)| *id);
+        for (i, (id, v)) in sorted.iter().enumerate() {
+            let def = self
+                .catalogue
+                .get(id)
+                .ok_or(RecordError::UnknownSeries(*id))?;
+            if def.kind != v.kind() {
+                return Err(RecordError::KindMismatch {
+                    id: *id,
+                    expected: def.kind,
+                });
+            }
+            if i > 0 && sorted[i - 1].0 == *id {
+                return Err(RecordError::RepeatedInTick(*id));
+            }
+        }
+        let tick = Tick {
+            wall_ms,
+            values: sorted,
+        };
+        // One write per tick: the whole record reaches the kernel or none of it
+        // matters (a torn record fails its CRC and is the one tick lost).
+        let rec = format::encode_record(&format::encode_tick(&tick));
+        self.journal
+            .write_all(&rec)
+            .map_err(RecordError::io("write", &self.journal_path))?;
+        self.pending.push(tick);
+        self.last_wall_ms = wall_ms;
+        if self.pending.len() >= format::MAX_TICKS_PER_CHUNK {
+            self.flush()?;
+        }
+        if self.last_sync.elapsed() >= SYNC_EVERY {
+            self.sync()?;
+        }
+        Ok(())
+    }
+
+    /// Commits the pending ticks as a (possibly short) chunk frame and restarts the
+    /// journal. The frame is written before the journal restarts: a crash in between
+    /// leaves a journal whose base no longer matches the segment end, which the reader
+    /// then ignores, so no tick is read twice or lost.
+    pub fn flush(&mut self) -> Result<(), RecordError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let t0 = self.pending[0].wall_ms;
+        let ctx = self
+            .ctx
+            .as_ref()
+            .filter(|_| !self.chunks.is_multiple_of(format::KEY_EVERY));
+        let kind = if ctx.is_some() {
+            FrameKind::DeltaChunk
+        } else {
+            FrameKind::Chunk
+        };
+        let payload = format::compress(&format::encode_chunk(&self.pending, ctx));
+        self.append(&format::encode_frame(kind, t0, &payload))?;
+        self.ctx = Some(format::ChunkContext::after(&self.pending));
+        self.chunks += 1;
+        self.pending.clear();
+        self.reset_journal()
+    }
+
+    /// Flushes, writes the end frame, syncs and removes the journal.
+    pub fn close(mut self) -> Result<(), RecordError> {
+        self.flush()?;
+        self.append(&format::encode_frame(
+            FrameKind::End,
+            self.last_wall_ms,
+            &[],
+        ))?;
+        self.sync()?;
+        self.closed = true;
+        std::fs::remove_file(&self.journal_path)
+            .map_err(RecordError::io("remove", &self.journal_path))
+    }
+
+    fn append(&mut self, bytes: &[u8]) -> Result<(), RecordError> {
+        self.file
+            .write_all(bytes)
+            .map_err(RecordError::io("write", &self.path))?;
+        self.seg_len += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn reset_journal(&mut self) -> Result<(), RecordError> {
+        let p = &self.journal_path;
+        self.journal
+            .set_len(0)
+            .map_err(RecordError::io("truncate", p))?;
+        self.journal
+            .seek(SeekFrom::Start(0))
+            .map_err(RecordError::io("seek", p))?;
+        self.journal
+            .write_all(&format::encode_journal_header(self.seg_len))
+            .map_err(RecordError::io("write", p))
+    }
+
+    fn sync(&mut self) -> Result<(), RecordError> {
+        self.file
+            .sync_data()
+            .map_err(RecordError::io("sync", &self.path))?;
+        self.journal
+            .sync_data()
+            .map_err(RecordError::io("sync", &self.journal_path))?;
+        self.last_sync = Instant::now();
+        Ok(())
+    }
+}
+
+impl Drop for RecordWriter {
+    /// A writer dropped without `close` (an error path, a panic) still commits what it
+    /// holds; it writes no end frame, so the reader notes the file was not closed.
+    fn drop(&mut self) {
+        if !self.closed {
+            let _ = self.flush();
+        }
+    }
+}
