@@ -68,6 +68,7 @@ fn small_ticks() -> Vec<Tick> {
             Tick {
                 wall_ms: T0 + 1000 * i,
                 values: v,
+                blob: Vec::new(),
             }
         })
         .collect()
@@ -350,6 +351,7 @@ fn sigkill_loses_at_most_the_tick_being_written() {
             let want = Tick {
                 wall_ms: T0 + 1000 * i as i64,
                 values: kill_tick(i as u64),
+                blob: Vec::new(),
             };
             assert!(t.same_bits(&want), "tick {i}");
         }
@@ -361,6 +363,7 @@ fn sigkill_loses_at_most_the_tick_being_written() {
             let rec_len = format::encode_record(&format::encode_tick(&Tick {
                 wall_ms: T0 + 1000 * (rec.ticks.len() as i64 - 1),
                 values: kill_tick(rec.ticks.len() as u64 - 1),
+                blob: Vec::new(),
             }))
             .len();
             for cut in 1..2 * rec_len {
@@ -466,6 +469,7 @@ fn one_hour_of_1000_series_fits_the_budget() {
     let want = Tick {
         wall_ms: T0 + 3_599_000,
         values: values.clone(),
+        blob: Vec::new(),
     };
     assert!(last[0].as_ref().unwrap().same_bits(&want));
 }
@@ -536,6 +540,7 @@ proptest! {
             values: cols.iter().enumerate().filter_map(|(id, (gauge, vals))| {
                 vals[i].map(|v| (id as u32 * 3, if *gauge { Value::Gauge(f64::from_bits(v)) } else { Value::Counter(v) }))
             }).collect(),
+            blob: if i % 3 == 0 { vec![i as u8; i % 7] } else { Vec::new() },
         }).collect();
         let back = format::decode_chunk_frame(&format::compress(&format::encode_chunk(&ticks, None)), 0, None).unwrap();
         prop_assert_eq!(back.len(), ticks.len());

@@ -8,7 +8,8 @@
 //!   kind 2 chunk:     deflate(chunk), t0 = first tick's wall time, so seek reads headers only
 //!   kind 3 end:       empty; written by a clean close, so a file cut at a frame boundary is still noticed
 //!   kind 4 delta chunk: as 2, but counters carry on from the previous chunk (flag bit3, body only)
-//! chunk         = uvarint n_ticks(1..=60) · wall times (zigzag first, then zigzag delta-of-delta)
+//! chunk         = uvarint n_ticks(1..=600) · wall times (zigzag first, then zigzag delta-of-delta)
+//!                 · blobs (per tick: uvarint len · bytes)
 //!                 · uvarint n_series · heads of all series, ids ascending · bodies, same order
 //!   head          = uvarint id gap · u8 flags(bit0 gauge, bit1 gaps, bit2 whole) · [presence bitmap] · first
 //!   counter u64:  head: uvarint first · zigzag first delta; body: zigzag delta-of-delta
@@ -18,6 +19,7 @@
 //! journal file  = "STRATJNL" · u16 version · u16 0 · u64 base · u32 crc · record*
 //! record        = u32 len · u32 crc32(payload) · tick
 //! tick          = zigzag wall_ms · uvarint n · n × (uvarint id · u8 kind · uvarint | 8 B LE)
+//!                 · uvarint blob_len · blob
 //! ```
 //!
 //! Gauges are f64 and their "delta" is the XOR of the bit patterns (as in Gorilla): an
@@ -39,9 +41,14 @@ pub const FILE_HEADER_LEN: usize = 24;
 pub const JOURNAL_HEADER_LEN: usize = 24;
 pub const FRAME_HEADER_LEN: usize = 17;
 pub const RECORD_HEADER_LEN: usize = 8;
-/// A minute at 1 s: small enough that a crash before the chunk is committed loses
-/// nothing the journal does not hold, big enough for deflate to find the patterns.
-pub const MAX_TICKS_PER_CHUNK: usize = 60;
+/// Ticks of several sources interleave (each tick is one source's sample), so a
+/// chunk is bounded by its wall-time span ([`CHUNK_SPAN_MS`]: a minute, big enough
+/// for deflate to find the patterns) and by this count, which only a burst reaches.
+pub const MAX_TICKS_PER_CHUNK: usize = 600;
+/// A chunk is committed once its ticks span this much wall time.
+pub const CHUNK_SPAN_MS: i64 = 60_000;
+/// Bound on one tick's blob (its non-numeric part), against a corrupt length.
+pub const MAX_BLOB_LEN: usize = 16 << 20;
 /// No honest frame or record comes near this; a bigger length is corruption, and the
 /// bound keeps a flipped length bit from asking for gigabytes.
 pub const MAX_FRAME_LEN: usize = 64 << 20;
@@ -128,17 +135,20 @@ pub struct SeriesDef {
 }
 
 /// One sampling instant. Values are in ascending series id once decoded; a series
-/// missing from `values` was absent at that tick.
-#[derive(Debug, Clone, PartialEq)]
+/// missing from `values` was absent at that tick. `blob` is the tick's non-numeric
+/// part, opaque here (the recorder's shapes: names, text, errors).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Tick {
     pub wall_ms: i64,
     pub values: Vec<(u32, Value)>,
+    pub blob: Vec<u8>,
 }
 
 impl Tick {
     /// Bitwise equality of two ticks (NaN-aware), order of values included.
     pub fn same_bits(&self, other: &Tick) -> bool {
         self.wall_ms == other.wall_ms
+            && self.blob == other.blob
             && self.values.len() == other.values.len()
             && self
                 .values
@@ -275,6 +285,15 @@ impl<'a> Cursor<'a> {
             .map_err(|_| self.malformed("u32 series id"))?;
         let b = self.u8("series kind")?;
         Ok((id, kind_from(self, b)?))
+    }
+
+    /// A length-prefixed blob, bounded by what remains and by [`MAX_BLOB_LEN`].
+    fn blob(&mut self) -> Result<Vec<u8>, FormatError> {
+        let n = self.count(1, "blob length")?;
+        if n > MAX_BLOB_LEN {
+            return Err(self.malformed("blob within the length limit"));
+        }
+        Ok(self.bytes(n, "blob")?.to_vec())
     }
 
     /// A count that will size an allocation: each item takes at least `min_item`
@@ -540,6 +559,10 @@ pub fn encode_chunk(ticks: &[Tick], ctx: Option<&ChunkContext>) -> Vec<u8> {
         }
         prev = t.wall_ms;
     }
+    for t in ticks {
+        put_uvarint(&mut out, t.blob.len() as u64);
+        out.extend_from_slice(&t.blob);
+    }
     // Columns keyed by id, each a per-tick slot; the BTreeMap gives ascending ids.
     let mut cols: std::collections::BTreeMap<u32, Vec<Option<Value>>> = Default::default();
     for (i, t) in ticks.iter().enumerate() {
@@ -668,7 +691,7 @@ pub fn decode_chunk(buf: &[u8], ctx: Option<&ChunkContext>) -> Result<Vec<Tick>,
     let mut c = Cursor::new(buf, 0);
     let n = c.uvarint("tick count")?;
     if n == 0 || n > MAX_TICKS_PER_CHUNK as u64 {
-        return Err(c.malformed("tick count 1..=60"));
+        return Err(c.malformed("tick count 1..=600"));
     }
     let n = n as usize;
     let mut ticks: Vec<Tick> = Vec::with_capacity(n);
@@ -684,8 +707,11 @@ pub fn decode_chunk(buf: &[u8], ctx: Option<&ChunkContext>) -> Result<Vec<Tick>,
         prev = wall_ms;
         ticks.push(Tick {
             wall_ms,
-            values: Vec::new(),
+            ..Tick::default()
         });
+    }
+    for t in &mut ticks {
+        t.blob = c.blob()?;
     }
     let n_series = c.count(3, "series count")?;
     let mut heads = Vec::with_capacity(n_series);
@@ -861,6 +887,8 @@ pub fn encode_tick(t: &Tick) -> Vec<u8> {
             Value::Gauge(g) => p.extend_from_slice(&g.to_bits().to_le_bytes()),
         }
     }
+    put_uvarint(&mut p, t.blob.len() as u64);
+    p.extend_from_slice(&t.blob);
     p
 }
 
@@ -879,10 +907,15 @@ pub fn decode_tick(buf: &[u8], base: u64) -> Result<Tick, FormatError> {
         };
         values.push((id, v));
     }
+    let blob = c.blob()?;
     if c.remaining() != 0 {
         return Err(c.malformed("end of tick"));
     }
-    Ok(Tick { wall_ms, values })
+    Ok(Tick {
+        wall_ms,
+        values,
+        blob,
+    })
 }
 
 /// A journal record: length and CRC, so a torn last record is told from a whole one.
@@ -946,6 +979,7 @@ mod tests {
                         (9, Value::Gauge(i as f64 * 0.25)),
                     ]
                 },
+                blob: if i % 5 == 0 { vec![i as u8; 3] } else { vec![] },
             })
             .collect();
         let back = decode_chunk(&encode_chunk(&ticks, None), None).unwrap();

@@ -1,6 +1,6 @@
 //! Appends ticks to a recording. Each tick is written to the side journal at once (one
 //! write(2), so a kill -9 of strata loses at most the tick being written: the kernel
-//! holds the rest); every 60 ticks the journal's ticks become one compressed chunk
+//! holds the rest); once they span a minute the journal's ticks become one compressed chunk
 //! frame in the segment and the journal restarts. `sync_data` runs at most every
 //! [`SYNC_EVERY`], which bounds what a power cut (not a process kill) can lose.
 
@@ -110,6 +110,16 @@ impl RecordWriter {
 
     /// Records one tick; a series absent from `values` is recorded as absent.
     pub fn push(&mut self, wall_ms: i64, values: &[(u32, Value)]) -> Result<(), RecordError> {
+        self.push_with(wall_ms, values, Vec::new())
+    }
+
+    /// As [`push`](Self::push), with the tick's non-numeric part.
+    pub fn push_with(
+        &mut self,
+        wall_ms: i64,
+        values: &[(u32, Value)],
+        blob: Vec<u8>,
+    ) -> Result<(), RecordError> {
         let mut sorted = values.to_vec();
         sorted.sort_by_key(|(id, _)| *id);
         for (i, (id, v)) in sorted.iter().enumerate() {
@@ -127,9 +137,19 @@ impl RecordWriter {
                 return Err(RecordError::RepeatedInTick(*id));
             }
         }
+        // A tick a minute after the chunk's first starts the next chunk: at 1 s that
+        // is 60 ticks of each source.
+        let span = self
+            .pending
+            .first()
+            .map_or(0, |t| wall_ms.saturating_sub(t.wall_ms));
+        if span >= format::CHUNK_SPAN_MS {
+            self.flush()?;
+        }
         let tick = Tick {
             wall_ms,
             values: sorted,
+            blob,
         };
         // One write per tick: the whole record reaches the kernel or none of it
         // matters (a torn record fails its CRC and is the one tick lost).
