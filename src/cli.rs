@@ -41,6 +41,9 @@ pub struct Cli {
     /// Learn the host key of a cell known_hosts does not name at all, as OpenSSH's StrictHostKeyChecking=accept-new; a changed key is still refused.
     #[arg(long = "accept-new-host-keys", global = true)]
     pub accept_new_host_keys: bool,
+    /// Record every layer's samples to FILE while monitoring (`R` starts and stops it in the UI).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -69,6 +72,41 @@ pub enum Command {
         #[arg(long, short = 'N')]
         mapper_names: bool,
     },
+    /// Record every layer's samples to FILE without the screen UI, until interrupted or --duration.
+    Record {
+        file: PathBuf,
+        /// Stop after this long: 90s, 30m, 12h, 2d.
+        #[arg(long, value_parser = parse_span)]
+        duration: Option<u64>,
+        /// Start a new file (FILE.1, FILE.2, ...) once the current one holds this much: 100M, 2G.
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        rotate_size: Option<u64>,
+    },
+    /// Replay a recording in the same screens, with play, pause, steps and jumps.
+    Replay { file: PathBuf },
+    /// Add a labelled marker to every strata running as this user.
+    Mark { label: String },
+}
+
+/// A duration: seconds, or a number with s, m, h or d.
+fn parse_span(s: &str) -> Result<u64, String> {
+    crate::config::parse_duration(s)
+}
+
+/// A size in bytes, or with k, M, G (powers of 1024).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let (num, mult) = match s.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&s[..i], 1u64 << 10),
+        Some((i, 'm' | 'M')) => (&s[..i], 1 << 20),
+        Some((i, 'g' | 'G')) => (&s[..i], 1 << 30),
+        _ => (s, 1),
+    };
+    num.parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .filter(|n| *n >= 1 << 16)
+        .ok_or_else(|| format!("{s:?} is not a size of at least 64k (e.g. 100M, 2G)"))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -9,6 +9,7 @@
 //! show_all_devices = false
 //! cache_files = ["/u01/oradata/*/redo*.log"]  # residency of these files (globs; a
 //!                                             # relative one is from the current directory)
+//! record = "/var/tmp/bench.strec"  # record while monitoring, as --record
 //!
 //! [[cell]]            # a storage cell, reached over SSH (repeatable)
 //! host = "exa1cel01"    # name or address, as known_hosts knows it
@@ -42,7 +43,7 @@ use toml::de::{DeInteger, DeString, DeTable, DeValue};
 use crate::model::disk::ColKind;
 
 /// Throughput units of the disks panel and `batch disks`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Units {
     #[default]
     KB,
@@ -77,7 +78,7 @@ pub enum Level {
     Crit,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Thresholds {
     pub util_warn: f64,
     pub util_crit: f64,
@@ -113,7 +114,7 @@ impl Thresholds {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Config {
     /// Seconds between samples.
     pub interval: Option<f64>,
@@ -129,11 +130,13 @@ pub struct Config {
     pub cache_files: Vec<String>,
     /// `[[cell]]` entries: storage cells reached over SSH.
     pub cells: Vec<CellEntry>,
+    /// Record to this file while monitoring (`--record` wins).
+    pub record: Option<PathBuf>,
 }
 
 /// One `[[cell]]` of the config; the user is filled in with the default
 /// user when the targets are put together.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CellEntry {
     pub host: String,
     pub port: u16,
@@ -154,6 +157,7 @@ impl Default for Config {
             thresholds: Thresholds::default(),
             cache_files: Vec::new(),
             cells: Vec::new(),
+            record: None,
         }
     }
 }
@@ -178,6 +182,7 @@ const TOP_KEYS: &[&str] = &[
     "thresholds",
     "cache_files",
     "cell",
+    "record",
 ];
 const CELL_KEYS: &[&str] = &["host", "port", "user", "identity_file", "label"];
 const THRESHOLD_KEYS: &[&str] = &["util_warn", "util_crit", "await_warn_ms", "await_crit_ms"];
@@ -278,6 +283,14 @@ pub fn parse(text: &str, source_name: &str) -> (Config, Vec<String>) {
             "cache_files" => parse_cache_files(value, &mut problems)
                 .map(|patterns| config.cache_files = patterns),
             "cell" => parse_cells(value, &mut problems).map(|cells| config.cells = cells),
+            "record" => match value.as_str().map(str::trim) {
+                Some(p) if !p.is_empty() => {
+                    config.record = Some(PathBuf::from(p));
+                    Ok(())
+                }
+                Some(_) => Err("record must not be empty".to_owned()),
+                None => Err(expected("a file path", value)),
+            },
             _ => Err(format!("unknown key (known keys: {})", TOP_KEYS.join(", "))),
         };
         if let Err(problem) = outcome {

@@ -19,6 +19,7 @@ pub mod live;
 pub mod model;
 pub mod parse;
 pub mod record;
+pub mod replay;
 pub mod source;
 pub mod store;
 pub mod theme;

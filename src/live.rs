@@ -1,16 +1,19 @@
 //! The live monitor: sampler task → channel → the app loop, which is the
 //! store's one writer and draws at most at a capped frame rate.
 
-use crate::app::{App, keymap};
+use crate::app::session::Request;
+use crate::app::{App, Input, keymap};
+use crate::record::control::Control;
 use crate::source::SourceError;
-use crate::source::cache::{CacheSample, CacheSource};
+use crate::source::cache::CacheSource;
 use crate::source::cells::{CellEvent, CellOptions, run_cell};
-use crate::source::disks::{DiskSample, DiskSource};
+use crate::source::disks::DiskSource;
 use crate::source::host::SelfMeter;
-use crate::source::nfs::{NfsSample, NfsSource};
-use crate::source::nics::{NicSample, NicSource};
+use crate::source::nfs::NfsSource;
+use crate::source::nics::NicSource;
 use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures::StreamExt;
+use std::path::PathBuf;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -18,13 +21,6 @@ use tokio::time::{Instant, MissedTickBehavior, interval, sleep_until};
 
 /// At most this many frames a second; sampling has its own clock.
 const FRAME: Duration = Duration::from_millis(33);
-
-pub enum Msg {
-    Disks(Result<DiskSample, SourceError>),
-    Nfs(Result<NfsSample, SourceError>),
-    Cache(Result<CacheSample, SourceError>),
-    Nics(Result<NicSample, SourceError>),
-}
 
 /// Every source the screen samples, each on its own task.
 pub struct Sources {
@@ -36,11 +32,7 @@ pub struct Sources {
     pub cells: CellOptions,
 }
 
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
+pub use crate::record::control::now_ms;
 
 /// Samples a source every `every`, for as long as the app listens, and
 /// sends each result wrapped by `wrap`. Reading runs on a blocking thread:
@@ -49,9 +41,9 @@ pub fn now_ms() -> i64 {
 async fn sample_loop<S, T>(
     source: S,
     mut read: impl FnMut(&mut S, i64) -> Result<T, SourceError> + Send + Copy + 'static,
-    wrap: fn(Result<T, SourceError>) -> Msg,
+    wrap: fn(Result<T, String>) -> Input,
     every: Duration,
-    tx: mpsc::Sender<Msg>,
+    tx: mpsc::Sender<Input>,
 ) where
     S: Send + 'static,
     T: Send + 'static,
@@ -70,7 +62,11 @@ async fn sample_loop<S, T>(
         else {
             return; // the reader panicked; the loop sees the task end
         };
-        if tx.send(wrap(sample)).await.is_err() {
+        if tx
+            .send(wrap(sample.map_err(|e| e.to_string())))
+            .await
+            .is_err()
+        {
             return;
         }
         tick = crate::source::boundary::next(every);
@@ -80,12 +76,19 @@ async fn sample_loop<S, T>(
 
 /// Runs the screen until the user quits. The terminal is restored on every
 /// way out, panics included (ratatui's hook).
-pub fn run(mut app: App, source: Sources) -> anyhow::Result<()> {
+pub fn run(mut app: App, source: Sources, record: Option<PathBuf>) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let mut terminal = ratatui::try_init()?;
-    let result = rt.block_on(event_loop(&mut terminal, &mut app, source));
+    let how = Headless::default();
+    let result = rt.block_on(event_loop(
+        Some(&mut terminal),
+        &mut app,
+        source,
+        record,
+        how,
+    ));
     ratatui::restore();
     // A reader stuck in a hung --root (an NFS server gone) must not keep
     // strata from quitting: blocking reads are abandoned, not awaited.
@@ -93,10 +96,48 @@ pub fn run(mut app: App, source: Sources) -> anyhow::Result<()> {
     result
 }
 
+/// How `strata record` runs without a screen.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Headless {
+    /// Stop after this long.
+    pub duration: Option<Duration>,
+    /// Go on in a new file once the current one holds this many bytes.
+    pub rotate_bytes: Option<u64>,
+}
+
+/// `strata record FILE`: the live loop without a screen, until a signal or
+/// the duration. Notices (a cell that fails, a recording that cannot be
+/// written) go to stderr.
+pub fn record(mut app: App, source: Sources, file: PathBuf, how: Headless) -> anyhow::Result<()> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let result = rt.block_on(event_loop(None, &mut app, source, Some(file), how));
+    rt.shutdown_timeout(Duration::from_millis(200));
+    if let Some(n) = app.notice.take() {
+        eprintln!("strata: {n}");
+    }
+    result
+}
+
+/// The file a rotation goes on in: FILE.1, FILE.2, ... the first that is free.
+fn rotated(base: &std::path::Path) -> PathBuf {
+    (1..)
+        .map(|i| {
+            let mut p = base.as_os_str().to_owned();
+            p.push(format!(".{i}"));
+            PathBuf::from(p)
+        })
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| base.to_path_buf())
+}
+
 async fn event_loop(
-    terminal: &mut ratatui::DefaultTerminal,
+    mut terminal: Option<&mut ratatui::DefaultTerminal>,
     app: &mut App,
     sources: Sources,
+    record: Option<PathBuf>,
+    how: Headless,
 ) -> anyhow::Result<()> {
     let (tx, mut rx) = mpsc::channel(16);
     let every = Duration::from_secs_f64(app.interval_s);
@@ -106,37 +147,37 @@ async fn event_loop(
     let disks = samplers.spawn(sample_loop(
         sources.disks,
         |s: &mut DiskSource, wall_ms| s.sample(wall_ms),
-        Msg::Disks,
+        Input::Disks,
         every,
         tx.clone(),
     ));
     let nfs = samplers.spawn(sample_loop(
         sources.nfs,
         |s: &mut NfsSource, wall_ms| s.sample(wall_ms),
-        Msg::Nfs,
+        Input::Nfs,
         every,
         tx.clone(),
     ));
     let cache = samplers.spawn(sample_loop(
         sources.cache,
         |s: &mut CacheSource, wall_ms| s.sample(wall_ms),
-        Msg::Cache,
+        Input::Cache,
         every,
         tx.clone(),
     ));
     let nics = samplers.spawn(sample_loop(
         sources.nics,
         |s: &mut NicSource, wall_ms| s.sample(wall_ms),
-        Msg::Nics,
+        Input::Nics,
         every,
         tx,
     ));
-    type Fail = fn(&mut App, String);
+    type Fail = fn(String) -> Input;
     let layers: [(tokio::task::Id, &str, Fail); 4] = [
-        (disks.id(), "disk", App::disks_failed),
-        (nfs.id(), "NFS", App::nfs_failed),
-        (cache.id(), "page cache", App::cache_failed),
-        (nics.id(), "NIC", App::nics_failed),
+        (disks.id(), "disk", |e| Input::Disks(Err(e))),
+        (nfs.id(), "NFS", |e| Input::Nfs(Err(e))),
+        (cache.id(), "page cache", |e| Input::Cache(Err(e))),
+        (nics.id(), "NIC", |e| Input::Nics(Err(e))),
     ];
     // Each cell on its own task: a cell that hangs or drops never holds up
     // the others or the screen.
@@ -154,10 +195,29 @@ async fn event_loop(
         ));
     }
     drop(cell_tx);
-    let mut events = EventStream::new();
+    // Only a screen has keys; EventStream needs a terminal.
+    let mut events = terminal.is_some().then(EventStream::new);
     let mut clock = interval(Duration::from_secs(1));
     clock.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut meter = SelfMeter::default();
+    let mut rec = Control::new(record.clone());
+    if let Some(path) = &record {
+        rec.start(app, path);
+        if terminal.is_none() && !rec.is_recording() {
+            anyhow::bail!("{}", app.notice.take().unwrap_or_default());
+        }
+    }
+    let deadline = how.duration.map(|d| Instant::now() + d);
+    // `strata mark` reaches this strata through its socket.
+    let (mark_tx, mut mark_rx) = mpsc::channel::<String>(8);
+    let marks = match crate::record::mark::MarkSocket::bind() {
+        Ok(m) => Some(m),
+        Err(e) => {
+            app.notice = Some(e);
+            None
+        }
+    };
+    let headless = terminal.is_none();
     use tokio::signal::unix::{SignalKind, signal};
     // Every polite way to ask a program to stop gives the terminal back.
     let mut sigterm = signal(SignalKind::terminate())?;
@@ -187,10 +247,20 @@ async fn event_loop(
             dirty_at = Some(Instant::now());
         }
         tokio::select! {
-            ev = events.next() => match ev {
+            ev = async { match events.as_mut() {
+                Some(e) => e.next().await,
+                None => std::future::pending().await,
+            } }, if !headless => match ev {
                 Some(Ok(Event::Key(k))) if k.kind == KeyEventKind::Press => {
                     if let Some(a) = keymap::map_key(k, app.key_mode()) {
                         app.update(a);
+                        for r in app.take_requests() {
+                            match r {
+                                Request::ToggleRecord => rec.toggle(app),
+                                Request::Input(input) => rec.feed(app, input),
+                                Request::Replay(_) => {}
+                            }
+                        }
                         dirty = true;
                     }
                 }
@@ -199,21 +269,17 @@ async fn event_loop(
                 Some(Err(e)) => return Err(e.into()),
                 None => break,
             },
-            Some(msg) = rx.recv() => {
-                match msg {
-                    Msg::Disks(Ok(s)) => app.ingest_disks(s),
-                    Msg::Disks(Err(e)) => app.disks_failed(e.to_string()),
-                    Msg::Nfs(Ok(s)) => app.ingest_nfs(s),
-                    Msg::Nfs(Err(e)) => app.nfs_failed(e.to_string()),
-                    Msg::Cache(Ok(s)) => app.ingest_cache(s),
-                    Msg::Cache(Err(e)) => app.cache_failed(e.to_string()),
-                    Msg::Nics(Ok(s)) => app.ingest_nics(s),
-                    Msg::Nics(Err(e)) => app.nics_failed(e.to_string()),
-                }
+            Some(input) = rx.recv() => {
+                rec.feed(app, input);
+                dirty = true;
+            }
+            _ = async { if let Some(m) = &marks { m.accept(mark_tx.clone()).await } }, if marks.is_some() => {}
+            Some(label) = mark_rx.recv() => {
+                rec.feed(app, Input::Marker { wall_ms: now_ms(), label });
                 dirty = true;
             }
             Some(ev) = cell_rx.recv() => {
-                app.ingest_cell_event(ev);
+                rec.feed(app, Input::Cell(ev));
                 dirty = true;
             }
             _ = clock.tick() => {
@@ -221,9 +287,24 @@ async fn event_loop(
                 if panic_at.is_some_and(|t| Instant::now() >= t) {
                     panic!("STRATA_TEST_PANIC_AFTER_MS reached");
                 }
-                app.now_ms = now_ms();
-                app.cells_clock();
-                app.usage = meter.read();
+                rec.feed(app, Input::Clock { now_ms: now_ms(), usage: meter.read() });
+                rec.refresh(app);
+                if headless {
+                    if let Some(n) = app.notice.take() {
+                        eprintln!("strata: {n}");
+                    }
+                    if !rec.is_recording() {
+                        break;
+                    }
+                    let full = how
+                        .rotate_bytes
+                        .zip(app.recording.as_ref())
+                        .is_some_and(|(max, r)| r.bytes >= max);
+                    if let (true, Some(base)) = (full, &record) {
+                        rec.stop(app);
+                        rec.start(app, &rotated(base));
+                    }
+                }
                 if let Some(log) = frame_log.as_mut() {
                     log.flush();
                 }
@@ -239,11 +320,18 @@ async fn event_loop(
                     Err(e) => (e.id(), if e.is_panic() { "panicked" } else { "stopped" }),
                 };
                 if let Some((_, name, fail)) = layers.iter().find(|(i, ..)| *i == id) {
-                    fail(app, format!("the {name} sampler {how}; restart strata to sample it again"));
+                    let why = format!("the {name} sampler {how}; restart strata to sample it again");
+                    rec.feed(app, fail(why));
                 }
                 dirty = true;
             }
-            _ = sleep_until(last_draw + FRAME), if dirty => {
+            _ = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
+                app.quit = true;
+            }
+            _ = sleep_until(last_draw + FRAME), if dirty && !headless => {
+                let Some(terminal) = terminal.as_deref_mut() else {
+                    continue;
+                };
                 let cpu = frame_log.is_some().then(crate::frame_log::thread_cpu);
                 let start = Instant::now();
                 terminal.draw(|f| crate::ui::draw(f, app))?;
@@ -259,6 +347,7 @@ async fn event_loop(
             }
         }
     }
+    rec.finish(app);
     samplers.abort_all();
     // Closing the connections ends each cell's sampler on its next write.
     cancel.cancel();

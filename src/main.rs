@@ -113,42 +113,95 @@ fn main() {
                 targets, opts, count, format,
             ));
         }
-        None => {
+        Some(Command::Replay { file }) => {
+            let player = match strata::record::session::Player::open(&file) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("strata: cannot replay {}: {e}", file.display());
+                    std::process::exit(1);
+                }
+            };
             let no_color = strata::theme::no_color_requested();
             let (theme, theme_err) =
                 strata::theme::resolve(cli.theme.as_deref(), config.theme.as_deref(), no_color);
-            let host = strata::source::host::host_info(&fs);
-            let (targets, cell_problems) = cell_targets(&cli, &config);
-            let mut cell_opts = cell_options(&cli, interval, true);
-            // One store: the prompt writes what the cells' tasks wait on.
-            let passphrases = PassphraseStore::new();
-            cell_opts.passphrases = passphrases.clone();
-            let mut app = App::new(config, theme, host, interval);
-            app.set_cells(targets);
-            app.set_passphrase_store(passphrases);
+            let meta = player.meta.clone();
+            let mut app = App::new(meta.config, theme, meta.host, meta.interval_s);
+            app.set_cells(meta.cells);
             app.no_color = no_color;
-            let notes: Vec<String> = messages
-                .into_iter()
-                .chain(cell_problems)
-                .chain(theme_err)
-                .chain(app.notice.take())
-                .collect();
-            if !notes.is_empty() {
-                app.notice = Some(notes.join(" · "));
+            app.notice = theme_err;
+            if let Err(e) = strata::replay::run(app, player, &file) {
+                eprintln!("strata: {e}");
+                std::process::exit(1);
             }
-            let sources = strata::live::Sources {
-                disks: source,
-                nfs: NfsSource::new(fs.clone()),
-                cache: CacheSource::new(fs.clone(), app.config.cache_files.clone()),
-                nics: strata::source::nics::NicSource::new(fs.clone()),
-                cells: cell_opts,
+        }
+        Some(Command::Mark { ref label }) => {
+            std::process::exit(strata::record::mark::send(label));
+        }
+        Some(Command::Record {
+            ref file,
+            duration,
+            rotate_size,
+        }) => {
+            let (app, sources) = live_app(&cli, config, messages, interval, false);
+            let how = strata::live::Headless {
+                duration: duration.map(Duration::from_secs),
+                rotate_bytes: rotate_size,
             };
-            if let Err(e) = strata::live::run(app, sources) {
+            if let Err(e) = strata::live::record(app, sources, file.clone(), how) {
+                eprintln!("strata: {e}");
+                std::process::exit(1);
+            }
+        }
+        None => {
+            let (app, sources) = live_app(&cli, config, messages, interval, true);
+            let record = cli.record.clone().or_else(|| app.config.record.clone());
+            if let Err(e) = strata::live::run(app, sources, record) {
                 eprintln!("strata: {e}");
                 std::process::exit(1);
             }
         }
     }
+}
+
+/// The app and its sources for a live run, with or without a screen.
+fn live_app(
+    cli: &Cli,
+    config: strata::config::Config,
+    messages: Vec<String>,
+    interval: f64,
+    interactive: bool,
+) -> (App, strata::live::Sources) {
+    let fs = RootFs::new(cli.root.clone().unwrap_or_else(|| "/".into()));
+    let no_color = strata::theme::no_color_requested();
+    let (theme, theme_err) =
+        strata::theme::resolve(cli.theme.as_deref(), config.theme.as_deref(), no_color);
+    let host = strata::source::host::host_info(&fs);
+    let (targets, cell_problems) = cell_targets(cli, &config);
+    let mut cell_opts = cell_options(cli, interval, interactive);
+    // One store: the prompt writes what the cells' tasks wait on.
+    let passphrases = PassphraseStore::new();
+    cell_opts.passphrases = passphrases.clone();
+    let mut app = App::new(config, theme, host, interval);
+    app.set_cells(targets);
+    app.set_passphrase_store(passphrases);
+    app.no_color = no_color;
+    let notes: Vec<String> = messages
+        .into_iter()
+        .chain(cell_problems)
+        .chain(theme_err)
+        .chain(app.notice.take())
+        .collect();
+    if !notes.is_empty() {
+        app.notice = Some(notes.join(" · "));
+    }
+    let sources = strata::live::Sources {
+        disks: DiskSource::new(fs.clone()),
+        nfs: NfsSource::new(fs.clone()),
+        cache: CacheSource::new(fs.clone(), app.config.cache_files.clone()),
+        nics: strata::source::nics::NicSource::new(fs.clone()),
+        cells: cell_opts,
+    };
+    (app, sources)
 }
 
 /// The cells of --cell, --cell-group and the config's [[cell]]s, and a

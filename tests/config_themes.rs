@@ -445,6 +445,7 @@ fn full_config_sets_everything() {
                 await_crit_ms: 50.0,
             },
             cache_files: Vec::new(),
+            record: Some("/var/tmp/bench.strec".into()),
             cells: vec![CellEntry {
                 host: "exa1cel01".into(),
                 port: 2222,

@@ -43,4 +43,20 @@ pub enum Action {
     AskPassphrase,
     /// One cell's disks: all, DISK only, FLASH only.
     CycleGroup,
+    /// Start or stop recording (`R`).
+    ToggleRecord,
+    /// Prompt for a marker's label (`m`).
+    AddMarker,
+    /// Replay: one sample back or forward (`t`, `T`), a minute back or
+    /// forward (`<`, `>`), a typed time (`b`), the previous or next marker
+    /// (`[`, `]`), faster or slower (`+`, `-`).
+    StepBack,
+    StepForward,
+    JumpBack,
+    JumpForward,
+    JumpToTime,
+    PrevMarker,
+    NextMarker,
+    Faster,
+    Slower,
 }

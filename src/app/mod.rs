@@ -6,13 +6,16 @@
 pub mod action;
 pub mod cache;
 pub mod cells;
+pub mod input;
 pub mod keymap;
 pub mod layer;
 pub mod list;
 pub mod nfs;
 pub mod nics;
 pub mod passphrase;
+pub mod session;
 pub mod state;
 
 pub use action::Action;
+pub use input::Input;
 pub use state::{App, HostInfo, Panel, SelfUsage, View};

@@ -147,17 +147,24 @@ pub fn disk_sort_label(sort: Option<usize>, units: Units) -> &'static str {
         .map_or("Device", |c| units.header(c.col))
 }
 
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HostInfo {
     pub hostname: String,
     pub kernel: String,
 }
 
 /// strata's own cost, shown in the header.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SelfUsage {
     pub cpu_pct: Option<f64>,
     pub rss_bytes: Option<u64>,
+}
+
+/// A labelled moment of the run: `m` in the UI or `strata mark`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marker {
+    pub wall_ms: i64,
+    pub label: String,
 }
 
 /// The whole state the view is drawn from.
@@ -187,6 +194,14 @@ pub struct App {
     pub(super) nic_baseline: NicBaseline,
     /// Storage cells reached over SSH.
     pub cells: Cells,
+    /// Labelled moments of the run, oldest first.
+    pub markers: Vec<Marker>,
+    /// The recording in progress, if any.
+    pub recording: Option<super::session::RecStatus>,
+    /// Set when the app shows a recording, not the live host.
+    pub replay: Option<super::session::ReplayStatus>,
+    /// What the loop is to do after the last key.
+    pub(super) requests: Vec<super::session::Request>,
     /// Encrypted identity files' passphrases: the prompt and the store.
     pub passphrases: super::passphrase::Passphrases,
     pub quit: bool,
@@ -235,6 +250,8 @@ pub struct UiState {
     pub help: bool,
     /// Rows the last drawn table could show, for page up and down.
     pub page_rows: usize,
+    /// A marker's label or a replay time being typed.
+    pub prompt: Option<super::session::TextPrompt>,
 }
 
 impl App {
@@ -262,6 +279,7 @@ impl App {
             paused: false,
             help: false,
             page_rows: 10,
+            prompt: None,
         };
         App {
             notice: capped,
@@ -280,6 +298,10 @@ impl App {
             nics: Layer::new(capacity, NIC_HISTORY),
             nic_baseline: NicBaseline::default(),
             cells: Cells::default(),
+            markers: Vec::new(),
+            recording: None,
+            replay: None,
+            requests: Vec::new(),
             passphrases: Default::default(),
             quit: false,
             ui,
@@ -304,6 +326,34 @@ impl App {
         }
         push_disk_history(&mut self.disks, &tick, &[]);
         self.disks.ingest(Some(tick), rejected);
+    }
+
+    /// Forgets every sample, keeping how the user has arranged the screen:
+    /// replay rebuilds the figures of a new position from its inputs.
+    pub fn reset_data(&mut self) {
+        let mut fresh = App::new(
+            self.config.clone(),
+            self.theme.clone(),
+            self.host.clone(),
+            self.interval_s,
+        );
+        fresh.set_cells(self.cells.list.iter().map(|c| c.target.clone()).collect());
+        self.now_ms = fresh.now_ms;
+        self.usage = fresh.usage;
+        self.disks = fresh.disks;
+        self.disk_baseline = fresh.disk_baseline;
+        self.nfs = fresh.nfs;
+        self.nfs_baseline = fresh.nfs_baseline;
+        self.cache = fresh.cache;
+        self.cache_baseline = fresh.cache_baseline;
+        self.nics = fresh.nics;
+        self.nic_baseline = fresh.nic_baseline;
+        self.cells = fresh.cells;
+        self.markers = fresh.markers;
+    }
+
+    pub fn add_marker(&mut self, wall_ms: i64, label: String) {
+        self.markers.push(Marker { wall_ms, label });
     }
 
     pub fn disks_failed(&mut self, error: String) {
@@ -444,6 +494,9 @@ impl App {
         if self.update_passphrase(&action) {
             return;
         }
+        if !self.ui.help && self.update_session(&action) {
+            return;
+        }
         if self.ui.help {
             // Any key closes the help overlay; quitting still works.
             match action {
@@ -471,6 +524,18 @@ impl App {
                 self.freeze_view();
             }
             Action::CycleTheme => self.cycle_theme(),
+            // update_session has taken these
+            Action::ToggleRecord
+            | Action::AddMarker
+            | Action::StepBack
+            | Action::StepForward
+            | Action::JumpBack
+            | Action::JumpForward
+            | Action::JumpToTime
+            | Action::PrevMarker
+            | Action::NextMarker
+            | Action::Faster
+            | Action::Slower => {}
             Action::Up => self.move_selection(-1),
             Action::Down => self.move_selection(1),
             Action::PageUp => self.move_selection(-(self.ui.page_rows.max(1) as isize)),
@@ -599,7 +664,7 @@ impl App {
             KeyMode::Passphrase
         } else if self.ui.help {
             KeyMode::Help
-        } else if self.filtering() {
+        } else if self.filtering() || self.ui.prompt.is_some() {
             KeyMode::Filter
         } else {
             KeyMode::Normal

@@ -10,7 +10,7 @@ use super::{ParseError, Parsed};
 use std::collections::BTreeMap;
 
 /// A value as the kernel printed it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum MemValue {
     /// Kibibytes (`N kB`).
     Kb(u64),
@@ -26,7 +26,7 @@ pub struct MemEntry {
 }
 
 /// Every key of one reading of /proc/meminfo.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct MemInfo {
     values: BTreeMap<String, MemValue>,
 }

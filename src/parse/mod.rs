@@ -18,7 +18,7 @@ pub mod vmstat;
 use std::fmt;
 
 /// A line that could not be read, with enough context to find it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub struct ParseError {
     /// What was being parsed: a path such as `/proc/diskstats`.
     pub source_name: String,

@@ -31,7 +31,9 @@ use super::{ParseError, Parsed};
 
 /// The `bytes:` line: what applications and the server moved, in bytes,
 /// and the pages read and written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 pub struct NfsBytes {
     /// Read by applications through the page cache.
     pub normal_read: u64,
@@ -47,7 +49,7 @@ pub struct NfsBytes {
 }
 
 /// The counters of one `xprt:` line that strata knows the layout of.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct XprtCounters {
     pub port: u64,
     pub bind_count: u64,
@@ -70,7 +72,7 @@ pub struct XprtCounters {
 }
 
 /// One `xprt:` line.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Xprt {
     /// `tcp`, `udp`, `rdma`, or a name a future kernel prints.
     pub proto: String,
@@ -80,7 +82,7 @@ pub struct Xprt {
 }
 
 /// One line of `per-op statistics` (kernel `struct rpc_iostats`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct RpcOpCounters {
     /// `READ`, `WRITE`, `GETATTR`, ...
     pub name: String,
@@ -138,7 +140,7 @@ impl RpcOpCounters {
 /// What an NFS mount's block says, apart from where it is mounted: two
 /// blocks with equal counters and the same device are one superblock seen
 /// through two mount points (bind mounts).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct NfsCounters {
     /// The `opts:` line as printed (`rw,vers=4.2,...`).
     pub opts: String,

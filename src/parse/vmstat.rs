@@ -10,7 +10,7 @@ use super::{ParseError, Parsed};
 use std::collections::BTreeMap;
 
 /// Every counter of one reading of /proc/vmstat.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct VmStat {
     values: BTreeMap<String, u64>,
 }

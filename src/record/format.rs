@@ -8,6 +8,7 @@
 //!   kind 2 chunk:     deflate(chunk), t0 = first tick's wall time, so seek reads headers only
 //!   kind 3 end:       empty; written by a clean close, so a file cut at a frame boundary is still noticed
 //!   kind 4 delta chunk: as 2, but counters carry on from the previous chunk (flag bit3, body only)
+//!   kind 5 marker:    t0 = its time, payload = its label (UTF-8)
 //! chunk         = uvarint n_ticks(1..=600) · wall times (zigzag first, then zigzag delta-of-delta)
 //!                 · blobs (per tick: uvarint len · bytes)
 //!                 · uvarint n_series · heads of all series, ids ascending · bodies, same order
@@ -166,6 +167,8 @@ pub enum FrameKind {
     End = 3,
     /// Counters carry on from the previous chunk (see [`ChunkContext`]).
     DeltaChunk = 4,
+    /// A marker: t0 its time, the payload its label (UTF-8, raw).
+    Marker = 5,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,6 +210,13 @@ fn unzigzag(u: u64) -> i64 {
 }
 
 /// A bounds-checked reader over a byte slice; `base` turns positions into file offsets.
+/// A uvarint at the start of `buf` and its length in bytes.
+pub fn get_uvarint(buf: &[u8]) -> Option<(u64, usize)> {
+    let mut c = Cursor::new(buf, 0);
+    let v = c.uvarint("uvarint").ok()?;
+    Some((v, c.pos))
+}
+
 struct Cursor<'a> {
     buf: &'a [u8],
     pos: usize,
@@ -428,6 +438,7 @@ pub fn decode_frame(buf: &[u8], offset: u64) -> Result<(FrameHeader, &[u8]), For
         2 => FrameKind::Chunk,
         3 => FrameKind::End,
         4 => FrameKind::DeltaChunk,
+        5 => FrameKind::Marker,
         k => return Err(FormatError::UnknownFrameKind { offset, kind: k }),
     };
     Ok((

@@ -4,14 +4,18 @@
 //!
 //! Layout and codec: [`format`]; writing: [`writer`]; reading and recovery: [`reader`].
 
+pub mod control;
 pub mod format;
+pub mod mark;
 pub mod reader;
+pub mod session;
+pub mod shape;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
 
 pub use format::{FormatError, SeriesDef, SeriesKind, Tick, Value};
-pub use reader::{Notice, NoticeSource, RecordReader, Recording};
+pub use reader::{Notice, NoticeSource, RecordReader, Recording, TickCursor};
 pub use writer::RecordWriter;
 
 #[derive(Debug, thiserror::Error)]
@@ -32,9 +36,15 @@ pub enum RecordError {
     KindMismatch { id: u32, expected: SeriesKind },
     #[error("series {0} appears twice in one tick")]
     RepeatedInTick(u32),
+    #[error("a sample does not serialize: {0}")]
+    Encode(String),
 }
 
 impl RecordError {
+    fn encode(e: serde_json::Error) -> RecordError {
+        RecordError::Encode(e.to_string())
+    }
+
     fn io(op: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> RecordError {
         let path = path.to_path_buf();
         move |source| RecordError::Io { op, path, source }

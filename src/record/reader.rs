@@ -56,6 +56,7 @@ pub struct RecordReader {
     catalogue: Vec<SeriesDef>,
     chunks: Vec<ChunkRef>,
     journal_ticks: Vec<Tick>,
+    markers: Vec<(i64, String)>,
     notices: Vec<Notice>,
     closed: bool,
 }
@@ -84,6 +85,7 @@ impl RecordReader {
             catalogue: Vec::new(),
             chunks: Vec::new(),
             journal_ticks: Vec::new(),
+            markers: Vec::new(),
             notices: Vec::new(),
             closed: false,
         };
@@ -156,6 +158,11 @@ impl RecordReader {
                     payload: (start, start + len),
                 }),
                 FrameKind::End => self.closed = true,
+                FrameKind::Marker => {
+                    let label = &self.data[start..start + len];
+                    let label = String::from_utf8_lossy(label).into_owned();
+                    self.markers.push((h.t0, label));
+                }
             }
             pos += h.total_len() as usize;
         }
@@ -248,6 +255,11 @@ impl RecordReader {
         &self.chunks
     }
 
+    /// Every marker's time and label, in the order they were added.
+    pub fn markers(&self) -> &[(i64, String)] {
+        &self.markers
+    }
+
     /// Ticks recovered from the journal, after the last committed chunk.
     pub fn journal_ticks(&self) -> &[Tick] {
         &self.journal_ticks
@@ -256,20 +268,29 @@ impl RecordReader {
     /// Ticks from the first one at or after `wall_ms`, found by binary search on the
     /// frames' `t0` (wall times are assumed not to go back across chunks).
     pub fn seek(&self, wall_ms: i64) -> Ticks<'_> {
+        Ticks {
+            reader: self,
+            cursor: self.cursor_at(wall_ms, wall_ms),
+        }
+    }
+
+    /// A cursor at the key chunk that holds or precedes `key_for`, which yields
+    /// the ticks from `from` on: a caller that needs what comes before a tick
+    /// in its chunk (the recorder's shapes) passes `from` = i64::MIN.
+    pub fn cursor_at(&self, key_for: i64, from: i64) -> TickCursor {
         let mut start = self
             .chunks
-            .partition_point(|c| c.t0 <= wall_ms)
+            .partition_point(|c| c.t0 <= key_for)
             .saturating_sub(1);
         while start > 0 && !self.chunks[start].key {
             start -= 1;
         }
-        Ticks {
-            reader: self,
+        TickCursor {
             next_chunk: start,
             ctx: None,
             buf: Vec::new().into_iter(),
             journal_next: 0,
-            from: wall_ms,
+            from,
             done: false,
         }
     }
@@ -298,6 +319,21 @@ impl RecordReader {
 /// decode (a writer bug, or a corruption CRC32 missed) and then ends.
 pub struct Ticks<'a> {
     reader: &'a RecordReader,
+    cursor: TickCursor,
+}
+
+impl Iterator for Ticks<'_> {
+    type Item = Result<Tick, Notice>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.cursor.next(self.reader)
+    }
+}
+
+/// A position in a recording's ticks that borrows nothing, so a player can
+/// keep it beside the reader.
+#[derive(Debug, Clone)]
+pub struct TickCursor {
     next_chunk: usize,
     buf: std::vec::IntoIter<Tick>,
     ctx: Option<format::ChunkContext>,
@@ -306,10 +342,8 @@ pub struct Ticks<'a> {
     done: bool,
 }
 
-impl Iterator for Ticks<'_> {
-    type Item = Result<Tick, Notice>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl TickCursor {
+    pub fn next(&mut self, r: &RecordReader) -> Option<Result<Tick, Notice>> {
         while !self.done {
             if let Some(t) = self.buf.next() {
                 if t.wall_ms >= self.from {
@@ -317,7 +351,6 @@ impl Iterator for Ticks<'_> {
                 }
                 continue;
             }
-            let r = self.reader;
             if let Some(c) = r.chunks.get(self.next_chunk) {
                 self.next_chunk += 1;
                 let ctx = self.ctx.as_ref().filter(|_| !c.key);

@@ -94,18 +94,57 @@ impl RecordWriter {
         Ok(())
     }
 
-    /// Adds a series mid-recording. The pending ticks are committed first so that the
-    /// journal never spans a catalogue frame (its base offset must stay the segment end).
+    /// Adds a series mid-recording.
     pub fn add_series(&mut self, s: SeriesDef) -> Result<(), RecordError> {
-        self.check_new(&s)?;
+        self.add_all_series(std::slice::from_ref(&s))
+    }
+
+    /// Adds series mid-recording, in one catalogue frame. The pending ticks are
+    /// committed first so that the journal never spans a frame of another kind (its
+    /// base offset must stay the segment end).
+    pub fn add_all_series(&mut self, defs: &[SeriesDef]) -> Result<(), RecordError> {
+        for (i, s) in defs.iter().enumerate() {
+            self.check_new(s)?;
+            if defs[..i].iter().any(|d| d.id == s.id) {
+                return Err(RecordError::DuplicateSeries(s.id));
+            }
+        }
+        let payload = format::encode_catalogue(defs);
+        self.append_frame(FrameKind::Catalogue, self.last_wall_ms, &payload)?;
+        for s in defs {
+            self.catalogue.insert(s.id, s.clone());
+        }
+        Ok(())
+    }
+
+    /// Writes a marker's frame: the open-time scan lists markers without
+    /// inflating a chunk.
+    pub fn add_marker(&mut self, wall_ms: i64, label: &str) -> Result<(), RecordError> {
+        self.append_frame(FrameKind::Marker, wall_ms, label.as_bytes())
+    }
+
+    fn append_frame(
+        &mut self,
+        kind: FrameKind,
+        t0: i64,
+        payload: &[u8],
+    ) -> Result<(), RecordError> {
         self.flush()?;
-        self.append(&format::encode_frame(
-            FrameKind::Catalogue,
-            self.last_wall_ms,
-            &format::encode_catalogue(std::slice::from_ref(&s)),
-        ))?;
-        self.catalogue.insert(s.id, s);
+        self.append(&format::encode_frame(kind, t0, payload))?;
         self.reset_journal()
+    }
+
+    /// Whether a tick at `wall_ms` would be the first of a key chunk, which a
+    /// reader seeking there decodes with nothing before it.
+    pub fn opens_key_chunk(&self, wall_ms: i64) -> bool {
+        let index = match self.pending.first() {
+            None => self.chunks,
+            Some(t) if wall_ms.saturating_sub(t.wall_ms) >= format::CHUNK_SPAN_MS => {
+                self.chunks + 1
+            }
+            Some(_) => return false,
+        };
+        index.is_multiple_of(format::KEY_EVERY)
     }
 
     /// Records one tick; a series absent from `values` is recorded as absent.

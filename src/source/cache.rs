@@ -25,7 +25,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// One watched file's size and residency.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileResidency {
     /// Device and inode: a file replaced under the same name (a rotated
     /// log) is another file, whose counts are not diffed with the old one's.
@@ -36,7 +36,7 @@ pub struct FileResidency {
 }
 
 /// A watched file, or a pattern that gave no file, with why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CacheFile {
     /// The path as the user knows it (without `--root`), or the pattern
     /// when it matched nothing.
@@ -45,7 +45,7 @@ pub struct CacheFile {
 }
 
 /// One reading of the page cache and of the watched files.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct CacheSample {
     /// /proc/uptime in centiseconds, read just before the counters.
     pub uptime_cs: u64,

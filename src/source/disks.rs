@@ -10,7 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// What kind of device a name is, as far as /sys tells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum DevClass {
     Hdd,
     Ssd,
@@ -59,7 +61,7 @@ impl DevClass {
 
 /// What /sys says about one device; read again when the set of devices
 /// changes, and once a minute.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeviceInfo {
     pub name: String,
     pub class: DevClass,
@@ -89,7 +91,7 @@ impl DeviceInfo {
 pub type Catalogue = BTreeMap<String, Arc<DeviceInfo>>;
 
 /// One reading of every device's counters and the clock they go with.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct DiskSample {
     /// /proc/uptime in centiseconds, read with the counters.
     pub uptime_cs: u64,

@@ -19,7 +19,7 @@ use std::collections::{HashMap, VecDeque};
 
 /// One NFS superblock: an export as mounted, however many mount points
 /// show it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NfsMount {
     /// Names the entity from one sample to the next: the export and the
     /// first mount point it was listed under (`#2`, `#3` appended when the
@@ -41,7 +41,7 @@ pub struct NfsMount {
 }
 
 /// One reading of the NFS client's counters and the clock they go with.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct NfsSample {
     /// /proc/uptime in centiseconds, read just before the counters.
     pub uptime_cs: u64,

@@ -45,7 +45,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// What an interface is, as far as /sys tells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum NicKind {
     Loopback,
     Bond,
@@ -89,7 +91,7 @@ impl NicKind {
 }
 
 /// What /sys says about one interface; read again as the module doc says.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NicInfo {
     pub name: String,
     pub kind: NicKind,
@@ -108,7 +110,7 @@ pub struct NicInfo {
 pub type NicCatalogue = BTreeMap<String, Arc<NicInfo>>;
 
 /// The link as it was at one sample.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct LinkState {
     /// Mbit/s; `None` when unknown (link down, -1, EINVAL, no such file).
     pub speed_mbps: Option<u32>,
@@ -119,14 +121,14 @@ pub struct LinkState {
 }
 
 /// One interface's counters and link at one sample.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct NicReading {
     pub counters: NetDevCounters,
     pub link: LinkState,
 }
 
 /// One reading of every interface and bond, and the clock it goes with.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct NicSample {
     /// /proc/uptime in centiseconds, read with the counters.
     pub uptime_cs: u64,

@@ -21,7 +21,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 /// How residency is measured, which decides what is known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Method {
     /// cachestat(2): cached, dirty, writeback, evicted, recently evicted.
     Cachestat,
@@ -40,7 +40,7 @@ impl Method {
 }
 
 /// Page counts of one file. `None` is what the method cannot tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Residency {
     /// Pages in the page cache.
     pub cached: u64,

@@ -19,6 +19,7 @@ mod nics;
 mod overview;
 mod passphrase;
 mod table;
+mod timeline;
 mod widgets;
 
 use crate::app::{App, Panel, View};
@@ -60,6 +61,15 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         Constraint::Length(1),
     ])
     .areas(area);
+    let body = match &app.replay {
+        Some(r) => {
+            let [body, line] =
+                Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(body);
+            timeline::draw(f, &app.theme, r, line);
+            body
+        }
+        None => body,
+    };
     draw_header(f, app, header);
     draw_nav(f, app, nav);
     match app.view().clone() {
@@ -87,7 +97,14 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     // The state badge comes first: a paused or stale screen must never
     // pass for a live one, however narrow the terminal.
-    let state = if app.paused() {
+    let state = if let Some(r) = &app.replay {
+        let what = if r.playing {
+            format!(" REPLAY ▶ ×{} ", r.speed)
+        } else {
+            " REPLAY ⏸ ".to_string()
+        };
+        Span::styled(what, t.paused)
+    } else if app.paused() {
         Span::styled(" PAUSED ", t.paused)
     } else if app.disks.error.is_some() {
         Span::styled(" STALE ", t.crit)
@@ -111,9 +128,16 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
     } else {
         String::new()
     };
+    let rec = app.recording.as_ref().map(|r| {
+        let growth = r.bytes_per_s.map_or(String::new(), |b| {
+            format!(" +{}/s", format::bytes(b.round() as u64))
+        });
+        Span::styled(format!(" REC {}{growth} ", format::bytes(r.bytes)), t.crit)
+    });
     let left = Line::from(vec![
         Span::styled(" strata ", t.title),
         state,
+        rec.unwrap_or_default(),
         Span::styled(format!(" {}", app.host.hostname), t.accent),
         Span::styled(clock, t.base),
         Span::styled(format!("  every {}s", trim_float(app.interval_s)), t.muted),
@@ -181,6 +205,12 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
             Span::styled(" passphrase: ", t.key),
             Span::styled("typing is hidden · Enter unlock · Esc later", t.muted),
         ])
+    } else if let Some(p) = &app.ui.prompt {
+        Line::from(vec![
+            Span::styled(format!(" {}: ", p.purpose.title()), t.key),
+            Span::styled(format!("{}▏", p.text), t.base),
+            Span::styled("  Enter ok · Esc cancel", t.muted),
+        ])
     } else if let Some(edit) = &app.ui.filter_edit {
         Line::from(vec![
             Span::styled(" / filter: ", t.key),
@@ -195,7 +225,7 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 ("Enter", "disks"),
                 ("Tab", "panels"),
                 ("p", "pause"),
-                ("t", "theme"),
+                ("c", "theme"),
             ],
             View::Panel(Panel::Disks) => &[
                 ("Enter", "device"),
@@ -221,7 +251,7 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 ("/", "filter"),
                 ("p", "pause"),
             ],
-            View::CacheFile(_) => &[("Esc", "back"), ("p", "pause"), ("t", "theme")],
+            View::CacheFile(_) => &[("Esc", "back"), ("p", "pause"), ("c", "theme")],
             View::Panel(Panel::Nics) => &[
                 ("Enter", "interface"),
                 ("s/S", "sort"),
@@ -233,7 +263,7 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
             View::Nic(name) if app.bond(name).is_some() => {
                 &[("Enter", "slave"), ("Esc", "back"), ("p", "pause")]
             }
-            View::Nic(_) => &[("Esc", "back"), ("p", "pause"), ("t", "theme")],
+            View::Nic(_) => &[("Esc", "back"), ("p", "pause"), ("c", "theme")],
             View::Panel(Panel::Cells) => &[
                 ("Enter", "cell"),
                 ("s/S", "sort"),
@@ -253,7 +283,7 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 ("Enter", "part"),
                 ("Esc", "back"),
                 ("p", "pause"),
-                ("t", "theme"),
+                ("c", "theme"),
             ],
         };
         let mut spans = vec![Span::raw(" ")];

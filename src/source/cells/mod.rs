@@ -156,7 +156,7 @@ fn home_ssh(name: &str) -> Option<PathBuf> {
     Some(PathBuf::from(home).join(".ssh").join(name))
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum CellStatus {
     Connecting,
     /// Samples are arriving.
@@ -171,7 +171,7 @@ pub enum CellStatus {
     NeedsPassphrase(PathBuf),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum CellEvent {
     Status {
         cell: usize,
@@ -198,6 +198,19 @@ pub enum CellEvent {
         cell: usize,
         text: String,
     },
+}
+
+impl CellEvent {
+    /// The cell's index in the app's list.
+    pub fn cell(&self) -> usize {
+        match self {
+            CellEvent::Status { cell, .. }
+            | CellEvent::Rtt { cell, .. }
+            | CellEvent::Sample { cell, .. }
+            | CellEvent::Cellcli { cell, .. }
+            | CellEvent::Stderr { cell, .. } => *cell,
+        }
+    }
 }
 
 /// A cell's way to the receiver; sending gives up when strata quits.

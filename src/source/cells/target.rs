@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 /// One storage cell and how to log in to it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CellTarget {
     /// What the panel calls the cell.
     pub label: String,

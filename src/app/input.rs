@@ -1,0 +1,70 @@
+//! Everything that changes what the screen shows, apart from keys: what the
+//! live loop hands the app, what a recording stores, and what replay hands
+//! the app again. One entry point for all three keeps replay faithful.
+
+use serde::{Deserialize, Serialize};
+
+use super::state::{App, SelfUsage};
+use crate::source::cache::CacheSample;
+use crate::source::cells::CellEvent;
+use crate::source::disks::DiskSample;
+use crate::source::nfs::NfsSample;
+use crate::source::nics::NicSample;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Input {
+    /// A layer's sample, or why there is none (the error as the user reads it).
+    Disks(Result<DiskSample, String>),
+    Nfs(Result<NfsSample, String>),
+    Cache(Result<CacheSample, String>),
+    Nics(Result<NicSample, String>),
+    Cell(CellEvent),
+    /// The loop's one-second clock: the header's time, staleness, own cost.
+    Clock {
+        now_ms: i64,
+        usage: SelfUsage,
+    },
+    /// A labelled moment of the run (`m`, `strata mark`).
+    Marker {
+        wall_ms: i64,
+        label: String,
+    },
+}
+
+impl Input {
+    /// The stream an input belongs to: inputs of one stream share their
+    /// shape from one sample to the next (a recording stores it once).
+    pub fn stream(&self) -> String {
+        match self {
+            Input::Disks(_) => "disks".into(),
+            Input::Nfs(_) => "nfs".into(),
+            Input::Cache(_) => "cache".into(),
+            Input::Nics(_) => "nics".into(),
+            Input::Cell(ev) => format!("cell{}", ev.cell()),
+            Input::Clock { .. } => "clock".into(),
+            Input::Marker { .. } => "marker".into(),
+        }
+    }
+}
+
+impl App {
+    pub fn apply(&mut self, input: Input) {
+        match input {
+            Input::Disks(Ok(s)) => self.ingest_disks(s),
+            Input::Disks(Err(e)) => self.disks_failed(e),
+            Input::Nfs(Ok(s)) => self.ingest_nfs(s),
+            Input::Nfs(Err(e)) => self.nfs_failed(e),
+            Input::Cache(Ok(s)) => self.ingest_cache(s),
+            Input::Cache(Err(e)) => self.cache_failed(e),
+            Input::Nics(Ok(s)) => self.ingest_nics(s),
+            Input::Nics(Err(e)) => self.nics_failed(e),
+            Input::Cell(ev) => self.ingest_cell_event(ev),
+            Input::Clock { now_ms, usage } => {
+                self.now_ms = now_ms;
+                self.cells_clock();
+                self.usage = usage;
+            }
+            Input::Marker { wall_ms, label } => self.add_marker(wall_ms, label),
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! A recording of the app's inputs: each input is one tick whose values are the
+//! numbers of its sample and whose blob says how to put the sample back together.
+//!
+//! ```text
+//! blob = 0 · uvarint slot                 the same shape as the slot's last tick
+//!      | 1 · uvarint slot · shape (JSON)  a new shape for the slot
+//!      | 2 · meta (JSON)                  the first tick of a recording
+//! ```
+//!
+//! A slot is one stream of inputs (the disk samples, one cell's events, ...).
+//! Shapes are stated again in the first tick of each stream after the start of
+//! a key chunk, so a reader seeking to a key chunk needs nothing before it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::format::{self, SeriesDef, Tick};
+use super::shape::{self, Shape};
+use super::{RecordError, RecordReader, RecordWriter, TickCursor};
+use crate::app::{HostInfo, Input};
+use crate::config::Config;
+use crate::source::cells::target::CellTarget;
+
+/// What a recording says about the run it holds: enough to build the same app.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Meta {
+    pub strata_version: String,
+    pub host: HostInfo,
+    pub interval_s: f64,
+    pub config: Config,
+    pub cells: Vec<CellTarget>,
+    pub started_ms: i64,
+}
+
+const SAME: u8 = 0;
+const NEW: u8 = 1;
+const META: u8 = 2;
+
+struct Stream {
+    slot: u32,
+    last: Option<Shape>,
+}
+
+/// Writes inputs to a recording.
+pub struct Recorder {
+    writer: RecordWriter,
+    path: PathBuf,
+    series: HashMap<String, u32>,
+    streams: HashMap<String, Stream>,
+}
+
+impl Recorder {
+    pub fn create(path: &Path, meta: &Meta) -> Result<Recorder, RecordError> {
+        let mut writer = RecordWriter::create(path, meta.started_ms, &[])?;
+        let mut blob = vec![META];
+        blob.extend(serde_json::to_vec(meta).map_err(RecordError::encode)?);
+        writer.push_with(meta.started_ms, &[], blob)?;
+        Ok(Recorder {
+            writer,
+            path: path.to_path_buf(),
+            series: HashMap::new(),
+            streams: HashMap::new(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Bytes on disk: the committed segment and the journal's ticks.
+    pub fn bytes(&self) -> u64 {
+        let journal = std::fs::metadata(super::journal_path(&self.path)).map_or(0, |m| m.len());
+        self.writer.segment_len() + journal
+    }
+
+    /// Records one input; true when its tick opened a key chunk (where a
+    /// seek may start, so state that is not in every sample is stated again).
+    pub fn record(&mut self, wall_ms: i64, input: &Input) -> Result<bool, RecordError> {
+        let tree = serde_json::to_value(input).map_err(RecordError::encode)?;
+        let stream = input.stream();
+        let mut values = Vec::new();
+        let mut new = Vec::new();
+        let next = self.series.len() as u32;
+        let series = &mut self.series;
+        let shape = shape::split(
+            &tree,
+            &stream,
+            &mut |name, kind| {
+                if let Some(id) = series.get(name) {
+                    return *id;
+                }
+                let id = next + new.len() as u32;
+                series.insert(name.to_string(), id);
+                new.push(SeriesDef {
+                    id,
+                    name: name.to_string(),
+                    kind,
+                });
+                id
+            },
+            &mut values,
+        );
+        if !new.is_empty() {
+            self.writer.add_all_series(&new)?;
+        }
+        if let Input::Marker { wall_ms, label } = input {
+            self.writer.add_marker(*wall_ms, label)?;
+        }
+        let key = self.writer.opens_key_chunk(wall_ms);
+        if key {
+            for s in self.streams.values_mut() {
+                s.last = None;
+            }
+        }
+        let slots = self.streams.len() as u32;
+        let st = self.streams.entry(stream).or_insert(Stream {
+            slot: slots,
+            last: None,
+        });
+        let mut blob = Vec::with_capacity(8);
+        if st.last.as_ref() == Some(&shape) {
+            blob.push(SAME);
+            format::put_uvarint(&mut blob, u64::from(st.slot));
+        } else {
+            blob.push(NEW);
+            format::put_uvarint(&mut blob, u64::from(st.slot));
+            blob.extend(serde_json::to_vec(&shape).map_err(RecordError::encode)?);
+            st.last = Some(shape);
+        }
+        self.writer.push_with(wall_ms, &values, blob)?;
+        Ok(key)
+    }
+
+    pub fn flush(&mut self) -> Result<(), RecordError> {
+        self.writer.flush()
+    }
+
+    pub fn close(self) -> Result<(), RecordError> {
+        self.writer.close()
+    }
+}
+
+/// Reads the inputs of a recording back, from any key chunk on.
+pub struct Player {
+    reader: RecordReader,
+    pub meta: Meta,
+    cursor: TickCursor,
+    slots: HashMap<u32, Shape>,
+    peeked: Option<(i64, Input)>,
+    /// What went wrong while reading, for the user; reading goes on after a
+    /// tick that does not decode and stops at damage.
+    pub notices: Vec<String>,
+    /// Time of the first and of the last tick.
+    pub start_ms: i64,
+    pub end_ms: i64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error("{0}: the recording holds no readable start (its first tick is damaged or missing)")]
+    NoMeta(PathBuf),
+}
+
+impl Player {
+    pub fn open(path: &Path) -> Result<Player, OpenError> {
+        let reader = RecordReader::open(path)?;
+        let mut notices: Vec<String> = reader.notices().iter().map(ToString::to_string).collect();
+        let mut cursor = reader.cursor_at(i64::MIN, i64::MIN);
+        let meta = match cursor.next(&reader) {
+            Some(Ok(t)) if t.blob.first() == Some(&META) => {
+                serde_json::from_slice::<Meta>(&t.blob[1..]).ok()
+            }
+            _ => None,
+        };
+        let Some(meta) = meta else {
+            return Err(OpenError::NoMeta(path.to_path_buf()));
+        };
+        let start_ms = meta.started_ms;
+        // The last tick's time: the chunks from the last key chunk on, which is
+        // what a jump to the end decodes anyway.
+        let mut end_ms = start_ms;
+        let mut tail = reader.cursor_at(i64::MAX, i64::MIN);
+        while let Some(t) = tail.next(&reader) {
+            match t {
+                Ok(t) => end_ms = end_ms.max(t.wall_ms),
+                Err(n) => notices.push(n.to_string()),
+            }
+        }
+        Ok(Player {
+            cursor,
+            reader,
+            meta,
+            slots: HashMap::new(),
+            peeked: None,
+            notices,
+            start_ms,
+            end_ms,
+        })
+    }
+
+    pub fn markers(&self) -> &[(i64, String)] {
+        self.reader.markers()
+    }
+
+    /// Chunk start times: where the timeline shows gaps.
+    pub fn chunk_times(&self) -> Vec<i64> {
+        self.reader.chunks().iter().map(|c| c.t0).collect()
+    }
+
+    /// The next input is the first at or after `wall_ms`'s key chunk.
+    pub fn rewind(&mut self, wall_ms: i64) {
+        self.cursor = self.reader.cursor_at(wall_ms, i64::MIN);
+        self.slots.clear();
+        self.peeked = None;
+    }
+
+    /// The time of the next input, without taking it.
+    pub fn peek_time(&mut self) -> Option<i64> {
+        if self.peeked.is_none() {
+            self.peeked = self.read();
+        }
+        self.peeked.as_ref().map(|(t, _)| *t)
+    }
+
+    pub fn next_input(&mut self) -> Option<(i64, Input)> {
+        self.peeked.take().or_else(|| self.read())
+    }
+
+    fn read(&mut self) -> Option<(i64, Input)> {
+        loop {
+            let tick = match self.cursor.next(&self.reader)? {
+                Ok(t) => t,
+                Err(n) => {
+                    self.notices.push(n.to_string());
+                    return None;
+                }
+            };
+            match self.decode(&tick) {
+                Ok(Some(input)) => return Some((tick.wall_ms, input)),
+                Ok(None) => {}
+                Err(e) => self
+                    .notices
+                    .push(format!("a tick at {} ms is skipped: {e}", tick.wall_ms)),
+            }
+        }
+    }
+
+    fn decode(&mut self, tick: &Tick) -> Result<Option<Input>, String> {
+        let (&tag, rest) = tick.blob.split_first().ok_or("no blob")?;
+        if tag == META {
+            return Ok(None);
+        }
+        let (slot, used) = format::get_uvarint(rest).ok_or("a blob without its slot")?;
+        let slot = u32::try_from(slot).map_err(|_| "slot out of range")?;
+        let shape = match tag {
+            NEW => {
+                let shape: Shape = serde_json::from_slice(&rest[used..])
+                    .map_err(|e| format!("its shape does not read: {e}"))?;
+                self.slots.insert(slot, shape);
+                &self.slots[&slot]
+            }
+            SAME => self
+                .slots
+                .get(&slot)
+                .ok_or("its shape was never stated (a damaged chunk before it)")?,
+            _ => return Err(format!("unknown blob tag {tag}")),
+        };
+        let values: HashMap<u32, format::Value> = tick.values.iter().copied().collect();
+        let tree = shape::join(shape, &values).map_err(|e| e.to_string())?;
+        serde_json::from_value(tree)
+            .map(Some)
+            .map_err(|e| format!("it is not an input this strata knows: {e}"))
+    }
+}

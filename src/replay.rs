@@ -1,0 +1,242 @@
+//! `strata replay FILE`: the recording's inputs handed to the same app the
+//! live loop feeds, so every screen and drill-down works as it did live.
+//!
+//! Played forward, inputs are applied in their recorded order, exactly as
+//! live. A jump (a step back, a minute, a marker, a typed time) rebuilds the
+//! app's figures from the inputs of the [`REBUILD_SAMPLES`] intervals before
+//! the new position: that is what a chart shows, and it keeps a jump to the
+//! end of a day-long file fast.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{self, Event, KeyEventKind};
+
+use crate::app::session::{ReplayCmd, ReplayStatus, Request, SPEEDS};
+use crate::app::{App, Input, keymap};
+use crate::record::session::Player;
+
+/// Intervals of inputs a jump rebuilds the figures from.
+pub const REBUILD_SAMPLES: i64 = 600;
+
+pub struct Replayer {
+    player: Player,
+    /// Time of the newest input applied, and where a jump rebuilt from.
+    pos_ms: i64,
+    playing: bool,
+    speed: usize,
+    interval_ms: i64,
+}
+
+impl Replayer {
+    /// The app a recording's meta describes, at the recording's start.
+    pub fn new(player: Player, app: &mut App, file: &Path) -> Replayer {
+        let interval_ms = ((player.meta.interval_s * 1000.0).round() as i64).max(1);
+        let gaps = gaps(&player.chunk_times(), interval_ms);
+        app.replay = Some(ReplayStatus {
+            file: file.display().to_string(),
+            start_ms: player.start_ms,
+            end_ms: player.end_ms,
+            pos_ms: player.start_ms,
+            playing: false,
+            speed: SPEEDS[0],
+            markers: player.markers().to_vec(),
+            gaps,
+        });
+        if !player.notices.is_empty() {
+            app.notice = Some(player.notices.join(" · "));
+        }
+        let mut r = Replayer {
+            pos_ms: player.start_ms,
+            player,
+            playing: false,
+            speed: 0,
+            interval_ms,
+        };
+        // Two samples in: the first figures over an interval are on screen.
+        r.advance_to(app, r.pos_ms + 2 * interval_ms);
+        r
+    }
+
+    pub fn pos_ms(&self) -> i64 {
+        self.pos_ms
+    }
+
+    pub fn is_playing(&self) -> bool {
+        self.playing
+    }
+
+    /// Applies every input up to `t`, in order.
+    pub fn advance_to(&mut self, app: &mut App, t: i64) {
+        while let Some(at) = self.player.peek_time() {
+            if at > t {
+                break;
+            }
+            if let Some((_, input)) = self.player.next_input() {
+                app.apply(input);
+            }
+        }
+        self.pos_ms = t.min(self.player.end_ms).max(self.pos_ms);
+        if self.pos_ms >= self.player.end_ms {
+            self.playing = false;
+        }
+        self.sync(app);
+    }
+
+    /// Rebuilds the app at `t` from the inputs before it.
+    pub fn seek(&mut self, app: &mut App, t: i64) {
+        let t = t.clamp(self.player.start_ms, self.player.end_ms);
+        let from = t.saturating_sub(REBUILD_SAMPLES * self.interval_ms);
+        app.reset_data();
+        self.player.rewind(from);
+        self.pos_ms = self.player.start_ms;
+        // Markers are read from the file's index: a rebuild that starts
+        // after one still lists it.
+        for (at, label) in self.player.markers() {
+            if *at < from {
+                app.add_marker(*at, label.clone());
+            }
+        }
+        while let Some(at) = self.player.peek_time() {
+            if at > t {
+                break;
+            }
+            if let Some((at, input)) = self.player.next_input() {
+                let old_marker = matches!(input, Input::Marker { .. }) && at < from;
+                if !old_marker {
+                    app.apply(input);
+                }
+            }
+        }
+        self.pos_ms = t;
+        self.sync(app);
+    }
+
+    /// Plays on by the wall time that passed, times the speed.
+    pub fn play(&mut self, app: &mut App, elapsed: Duration) {
+        if self.playing {
+            let ms = elapsed.as_millis() as i64 * i64::from(SPEEDS[self.speed]);
+            self.advance_to(app, self.pos_ms + ms);
+        }
+    }
+
+    pub fn command(&mut self, app: &mut App, cmd: ReplayCmd) {
+        match cmd {
+            ReplayCmd::PlayPause => {
+                self.playing = !self.playing && self.pos_ms < self.player.end_ms;
+            }
+            ReplayCmd::Step(n) if n > 0 => {
+                self.playing = false;
+                self.advance_to(app, self.pos_ms + self.interval_ms);
+            }
+            ReplayCmd::Step(_) => {
+                self.playing = false;
+                self.seek(app, self.pos_ms - self.interval_ms);
+            }
+            ReplayCmd::Jump(ms) if ms > 0 => self.advance_to(app, self.pos_ms + ms),
+            ReplayCmd::Jump(ms) => self.seek(app, self.pos_ms + ms),
+            ReplayCmd::JumpTo(t) if t > self.pos_ms && t - self.pos_ms < 60_000 => {
+                self.advance_to(app, t)
+            }
+            ReplayCmd::JumpTo(t) => self.seek(app, t),
+            ReplayCmd::Marker(dir) => {
+                let markers = self.player.markers();
+                let target = if dir > 0 {
+                    markers
+                        .iter()
+                        .map(|m| m.0)
+                        .filter(|t| *t > self.pos_ms)
+                        .min()
+                } else {
+                    // Not the one just reached: the one before it.
+                    markers
+                        .iter()
+                        .map(|m| m.0)
+                        .filter(|t| *t < self.pos_ms)
+                        .max()
+                };
+                match target {
+                    Some(t) => self.seek(app, t),
+                    None => app.notice = Some("no marker that way".into()),
+                }
+            }
+            ReplayCmd::Speed(d) => {
+                self.speed = (self.speed as i32 + d).clamp(0, SPEEDS.len() as i32 - 1) as usize;
+            }
+        }
+        self.sync(app);
+    }
+
+    fn sync(&self, app: &mut App) {
+        if let Some(r) = &mut app.replay {
+            r.pos_ms = self.pos_ms;
+            r.playing = self.playing;
+            r.speed = SPEEDS[self.speed];
+        }
+        let notices = &self.player.notices;
+        if app.notice.is_none() && !notices.is_empty() {
+            app.notice = notices.last().cloned();
+        }
+    }
+}
+
+/// Stretches with no chunk: a chunk spans at most a minute, so a next chunk
+/// that starts later than that (and a few intervals) leaves a gap.
+pub fn gaps(chunk_t0s: &[i64], interval_ms: i64) -> Vec<(i64, i64)> {
+    let span = crate::record::format::CHUNK_SPAN_MS;
+    chunk_t0s
+        .windows(2)
+        .filter(|w| w[1] - w[0] > span + 3 * interval_ms)
+        .map(|w| (w[0] + span, w[1]))
+        .collect()
+}
+
+/// Runs the replay screen until the user quits; the terminal is restored on
+/// every way out.
+pub fn run(mut app: App, player: Player, file: &Path) -> anyhow::Result<()> {
+    let mut replayer = Replayer::new(player, &mut app, file);
+    let mut terminal = ratatui::try_init()?;
+    let result = event_loop(&mut terminal, &mut app, &mut replayer);
+    ratatui::restore();
+    result
+}
+
+fn event_loop(
+    terminal: &mut ratatui::DefaultTerminal,
+    app: &mut App,
+    replayer: &mut Replayer,
+) -> anyhow::Result<()> {
+    let frame = Duration::from_millis(50);
+    let mut last = Instant::now();
+    let mut dirty = true;
+    while !app.quit {
+        if dirty {
+            terminal.draw(|f| crate::ui::draw(f, app))?;
+            dirty = false;
+        }
+        if event::poll(frame)? {
+            match event::read()? {
+                Event::Key(k) if k.kind == KeyEventKind::Press => {
+                    if let Some(a) = keymap::map_key(k, app.key_mode()) {
+                        app.update(a);
+                        for r in app.take_requests() {
+                            if let Request::Replay(cmd) = r {
+                                replayer.command(app, cmd);
+                            }
+                        }
+                        dirty = true;
+                    }
+                }
+                Event::Resize(..) => dirty = true,
+                _ => {}
+            }
+        }
+        let now = Instant::now();
+        if replayer.is_playing() {
+            replayer.play(app, now - last);
+            dirty = true;
+        }
+        last = now;
+    }
+    Ok(())
+}
