@@ -127,11 +127,17 @@ impl Replayer {
             }
             ReplayCmd::Step(n) if n > 0 => {
                 self.playing = false;
-                self.advance_to(app, self.pos_ms + self.interval_ms);
+                let itv = self.interval_ms;
+                let mut end = (self.pos_ms.div_euclid(itv) + 1) * itv - 1;
+                if end == self.pos_ms {
+                    end += itv;
+                }
+                self.advance_to(app, end);
             }
             ReplayCmd::Step(_) => {
                 self.playing = false;
-                self.seek(app, self.pos_ms - self.interval_ms);
+                let itv = self.interval_ms;
+                self.seek(app, self.pos_ms.div_euclid(itv) * itv - 1);
             }
             ReplayCmd::Jump(ms) if ms > 0 => self.advance_to(app, self.pos_ms + ms),
             ReplayCmd::Jump(ms) => self.seek(app, self.pos_ms + ms),

@@ -47,7 +47,8 @@ pub enum Request {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReplayCmd {
     PlayPause,
-    /// One sample back (-1) or forward (+1).
+    /// To the end of the previous (-1) or next (+1) interval: the samples
+    /// read at the interval's boundary and all that came with them.
     Step(i32),
     /// By this many ms.
     Jump(i64),

@@ -1,0 +1,240 @@
+//! Record and replay through the same app: a session of the fixture host's
+//! layers and two cells is recorded as it is applied to a live app, then
+//! replayed into a second app built from the recording alone. At every
+//! sample, every drill-down level renders the very same screen (TestBackend
+//! buffers). A replayer's jump lands on the same screens as playing forward.
+
+mod common;
+
+use common::{cache_sample, cell_target, nfs_sample, nic_sample, render, sample};
+use std::path::Path;
+use std::time::Duration;
+use strata::app::{App, HostInfo, Input, Panel, SelfUsage, View};
+use strata::config::Config;
+use strata::record::control::meta_of;
+use strata::record::session::{Player, Recorder};
+use strata::replay::Replayer;
+use strata::source::cells::{CellEvent, CellStatus};
+use strata::theme::Theme;
+
+const T0: i64 = 1_795_000_000_000;
+/// Samples: more than a minute, so the file holds several chunks and the
+/// shapes of a chunk after the first are read from their own chunk.
+const N: u64 = 75;
+
+fn live_app() -> App {
+    let host = HostInfo {
+        hostname: "db01".into(),
+        kernel: "5.15.0-301.163.5.el8uek.x86_64".into(),
+    };
+    let config = Config {
+        cache_files: vec!["/u02/oradata/ORCL/redo*.log".into()],
+        ..Config::default()
+    };
+    let mut app = App::new(config, Theme::default(), host, 1.0);
+    app.set_cells(vec![cell_target("cel01"), cell_target("cel02")]);
+    app
+}
+
+fn cellcli() -> String {
+    let p = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/cellcli/cel01-x7-report.txt"
+    );
+    std::fs::read_to_string(p).unwrap()
+}
+
+/// The inputs of second `k`, as the live loop hands them over, with the
+/// time each arrived.
+fn inputs(k: u64) -> Vec<(i64, Input)> {
+    let t = T0 + k as i64 * 1000;
+    let mut v = vec![
+        (t + 3, Input::Disks(Ok(sample(k)))),
+        (t + 5, Input::Nfs(Ok(nfs_sample(k)))),
+        (t + 6, Input::Cache(Ok(cache_sample(k)))),
+        (t + 8, Input::Nics(Ok(nic_sample(k)))),
+    ];
+    if k == 0 {
+        for cell in 0..2 {
+            v.push((
+                t + 1,
+                Input::Cell(CellEvent::Status {
+                    cell,
+                    status: CellStatus::Live,
+                }),
+            ));
+        }
+    }
+    // cel02 misses samples 20..25: its row goes stale and comes back.
+    for cell in 0..2 {
+        if cell == 1 && (20..25).contains(&k) {
+            continue;
+        }
+        let mut s = sample(k + 7 * cell as u64);
+        s.wall_ms = t + 20 + cell as i64;
+        v.push((t + 20, Input::Cell(CellEvent::Sample { cell, sample: s })));
+    }
+    if k % 10 == 0 {
+        v.push((
+            t + 30,
+            Input::Cell(CellEvent::Rtt {
+                cell: 0,
+                rtt: Duration::from_micros(800 + k * 3),
+            }),
+        ));
+        v.push((
+            t + 31,
+            Input::Cell(CellEvent::Cellcli {
+                cell: 0,
+                text: cellcli(),
+            }),
+        ));
+    }
+    if k == 33 {
+        v.push((t + 40, Input::Nfs(Err("mountstats: permission denied".into()))));
+        v.push((
+            t + 41,
+            Input::Cell(CellEvent::Stderr {
+                cell: 1,
+                text: "iostat: warning".into(),
+            }),
+        ));
+    }
+    if k == 50 {
+        v.push((
+            t + 50,
+            Input::Marker {
+                wall_ms: t + 50,
+                label: "ramp to 64 users".into(),
+            },
+        ));
+    }
+    v.push((
+        t + 900,
+        Input::Clock {
+            now_ms: t + 900,
+            usage: SelfUsage {
+                cpu_pct: Some(1.5 + k as f64 / 10.0),
+                rss_bytes: Some(20 << 20),
+            },
+        },
+    ));
+    v
+}
+
+/// Every level a user can drill to in this session.
+fn views() -> Vec<Vec<View>> {
+    use View::{CacheFile, Cell, CellDisk, Disk, Nic};
+    use strata::app::Panel as P;
+    let panel = View::Panel;
+    vec![
+        vec![panel(P::Overview)],
+        vec![panel(P::Disks)],
+        vec![panel(P::Disks), Disk("sda".into())],
+        vec![panel(P::Disks), Disk("dm-0".into())],
+        vec![panel(P::Cache)],
+        vec![
+            panel(P::Cache),
+            CacheFile("/u02/oradata/ORCL/redo01.log".into()),
+        ],
+        vec![panel(P::Nfs)],
+        vec![panel(P::Nics)],
+        vec![panel(P::Nics), Nic("bond0".into())],
+        vec![panel(P::Cells)],
+        vec![panel(P::Cells), Cell(0)],
+        vec![panel(P::Cells), Cell(1)],
+        vec![panel(P::Cells), Cell(0), CellDisk(0, "sda".into())],
+    ]
+}
+
+/// The screens of every view, with the replay's own header and timeline
+/// left out (they are what differs by design).
+fn screens(app: &mut App) -> Vec<String> {
+    let replay = app.replay.take();
+    let out = views()
+        .into_iter()
+        .map(|stack| {
+            app.ui.stack = stack;
+            render(app, 140, 48)
+        })
+        .collect();
+    app.replay = replay;
+    app.ui.stack = vec![View::Panel(Panel::Overview)];
+    out
+}
+
+fn record(path: &Path) -> Vec<Vec<String>> {
+    let mut live = live_app();
+    let mut rec = Recorder::create(path, &meta_of(&live, T0)).unwrap();
+    let mut seen = Vec::new();
+    for k in 0..N {
+        for (at, input) in inputs(k) {
+            rec.record(at, &input).unwrap();
+            live.apply(input);
+        }
+        seen.push(screens(&mut live));
+    }
+    rec.close().unwrap();
+    seen
+}
+
+fn assert_same(live: &[String], replayed: &[String], what: &str) {
+    for (v, (a, b)) in live.iter().zip(replayed).enumerate() {
+        assert_eq!(a, b, "{what}: view {v} differs");
+    }
+}
+
+#[test]
+fn replay_renders_what_live_rendered_at_every_sample_and_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.strec");
+    let live = record(&path);
+    let mut player = Player::open(&path).unwrap();
+    assert!(player.notices.is_empty(), "{:?}", player.notices);
+    assert_eq!(player.markers(), [(T0 + 50_050, "ramp to 64 users".to_string())]);
+    let meta = player.meta.clone();
+    let mut app = App::new(meta.config, Theme::default(), meta.host, meta.interval_s);
+    app.set_cells(meta.cells);
+    let mut applied = 0;
+    for (k, want) in live.iter().enumerate() {
+        for (at, _) in inputs(k as u64) {
+            let (t, input) = player.next_input().expect("an input per recorded one");
+            assert_eq!(t, at);
+            app.apply(input);
+            applied += 1;
+        }
+        assert_same(want, &screens(&mut app), &format!("sample {k}"));
+    }
+    assert!(player.next_input().is_none(), "{applied} inputs, then no more");
+    // The screens did change over the session: the comparison is not of
+    // empty frames.
+    assert_ne!(live[2][1], live[40][1]);
+    assert!(live[60][9].contains("cel02"), "{}", live[60][9]);
+    assert!(live[60][10].contains("cel01"), "{}", live[60][10]);
+}
+
+#[test]
+fn a_jump_lands_on_the_screens_playing_forward_showed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.strec");
+    let live = record(&path);
+    let player = Player::open(&path).unwrap();
+    let meta = player.meta.clone();
+    let mut app = App::new(meta.config, Theme::default(), meta.host, meta.interval_s);
+    app.set_cells(meta.cells);
+    let mut r = Replayer::new(player, &mut app, &path);
+    // Forward past the end, back into the middle (a delta chunk), to a
+    // marker, and one sample back from there.
+    for k in [70u64, 12, 65, 31, 49] {
+        let t = T0 + k as i64 * 1000 + 999;
+        r.seek(&mut app, t);
+        assert_eq!(r.pos_ms(), t);
+        assert_same(&live[k as usize], &screens(&mut app), &format!("seek to {k}"));
+    }
+    r.command(&mut app, strata::app::session::ReplayCmd::Marker(1));
+    assert_eq!(r.pos_ms(), T0 + 50_050);
+    r.command(&mut app, strata::app::session::ReplayCmd::Step(-1));
+    assert_same(&live[49], &screens(&mut app), "a step back from the marker");
+    r.command(&mut app, strata::app::session::ReplayCmd::Step(1));
+    assert_same(&live[50], &screens(&mut app), "a step on");
+}
