@@ -105,8 +105,8 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     num.parse::<u64>()
         .ok()
         .and_then(|n| n.checked_mul(mult))
-        .filter(|n| *n >= 1 << 16)
-        .ok_or_else(|| format!("{s:?} is not a size of at least 64k (e.g. 100M, 2G)"))
+        .filter(|n| *n >= 1 << 14)
+        .ok_or_else(|| format!("{s:?} is not a size of at least 16k (e.g. 100M, 2G)"))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

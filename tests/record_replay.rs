@@ -91,7 +91,10 @@ fn inputs(k: u64) -> Vec<(i64, Input)> {
         ));
     }
     if k == 33 {
-        v.push((t + 40, Input::Nfs(Err("mountstats: permission denied".into()))));
+        v.push((
+            t + 40,
+            Input::Nfs(Err("mountstats: permission denied".into())),
+        ));
         v.push((
             t + 41,
             Input::Cell(CellEvent::Stderr {
@@ -191,7 +194,10 @@ fn replay_renders_what_live_rendered_at_every_sample_and_level() {
     let live = record(&path);
     let mut player = Player::open(&path).unwrap();
     assert!(player.notices.is_empty(), "{:?}", player.notices);
-    assert_eq!(player.markers(), [(T0 + 50_050, "ramp to 64 users".to_string())]);
+    assert_eq!(
+        player.markers(),
+        [(T0 + 50_050, "ramp to 64 users".to_string())]
+    );
     let meta = player.meta.clone();
     let mut app = App::new(meta.config, Theme::default(), meta.host, meta.interval_s);
     app.set_cells(meta.cells);
@@ -205,7 +211,10 @@ fn replay_renders_what_live_rendered_at_every_sample_and_level() {
         }
         assert_same(want, &screens(&mut app), &format!("sample {k}"));
     }
-    assert!(player.next_input().is_none(), "{applied} inputs, then no more");
+    assert!(
+        player.next_input().is_none(),
+        "{applied} inputs, then no more"
+    );
     // The screens did change over the session: the comparison is not of
     // empty frames.
     assert_ne!(live[2][1], live[40][1]);
@@ -229,7 +238,11 @@ fn a_jump_lands_on_the_screens_playing_forward_showed() {
         let t = T0 + k as i64 * 1000 + 999;
         r.seek(&mut app, t);
         assert_eq!(r.pos_ms(), t);
-        assert_same(&live[k as usize], &screens(&mut app), &format!("seek to {k}"));
+        assert_same(
+            &live[k as usize],
+            &screens(&mut app),
+            &format!("seek to {k}"),
+        );
     }
     r.command(&mut app, strata::app::session::ReplayCmd::Marker(1));
     assert_eq!(r.pos_ms(), T0 + 50_050);
