@@ -17,7 +17,7 @@ use crate::app::{App, Input, keymap};
 use crate::record::session::Player;
 
 /// Intervals of inputs a jump rebuilds the figures from.
-pub const REBUILD_SAMPLES: i64 = 600;
+pub const REBUILD_SAMPLES: i64 = 300;
 
 pub struct Replayer {
     player: Player,
@@ -197,9 +197,32 @@ pub fn gaps(chunk_t0s: &[i64], interval_ms: i64) -> Vec<(i64, i64)> {
         .collect()
 }
 
+static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    // Only an atomic store: all a signal handler may safely do.
+    STOP.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// TERM, INT, HUP and QUIT end the replay through the loop, which gives the
+/// terminal back, as they end the live screen.
+fn catch_signals() {
+    for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT] {
+        // SAFETY: the handler only stores to an atomic; `signal` has no
+        // other precondition.
+        unsafe {
+            libc::signal(
+                sig,
+                on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
+    }
+}
+
 /// Runs the replay screen until the user quits; the terminal is restored on
 /// every way out.
 pub fn run(mut app: App, player: Player, file: &Path) -> anyhow::Result<()> {
+    catch_signals();
     let mut replayer = Replayer::new(player, &mut app, file);
     let mut terminal = ratatui::try_init()?;
     let result = event_loop(&mut terminal, &mut app, &mut replayer);
@@ -215,7 +238,7 @@ fn event_loop(
     let frame = Duration::from_millis(50);
     let mut last = Instant::now();
     let mut dirty = true;
-    while !app.quit {
+    while !app.quit && !STOP.load(std::sync::atomic::Ordering::Relaxed) {
         if dirty {
             terminal.draw(|f| crate::ui::draw(f, app))?;
             dirty = false;

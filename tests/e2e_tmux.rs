@@ -212,9 +212,14 @@ fn drill_sort_filter_pause_help_theme_quit() {
     t.wait_for("help closed", |s| !s.contains(" Keys "));
 
     let before = t.screen(true);
-    t.keys(&["t"]);
+    t.keys(&["c"]);
     thread::sleep(Duration::from_millis(300));
-    assert_ne!(before, t.screen(true), "theme key changed no colour");
+    let after = t.screen(true);
+    assert_ne!(before, after, "theme key changed no colour");
+    assert!(
+        !after.contains("replay"),
+        "c is the theme key, not a replay key"
+    );
 
     t.keys(&["q"]);
     t.assert_shell_usable();

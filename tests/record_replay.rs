@@ -74,7 +74,7 @@ fn inputs(k: u64) -> Vec<(i64, Input)> {
         s.wall_ms = t + 20 + cell as i64;
         v.push((t + 20, Input::Cell(CellEvent::Sample { cell, sample: s })));
     }
-    if k % 10 == 0 {
+    if k.is_multiple_of(10) {
         v.push((
             t + 30,
             Input::Cell(CellEvent::Rtt {
@@ -250,4 +250,84 @@ fn a_jump_lands_on_the_screens_playing_forward_showed() {
     assert_same(&live[49], &screens(&mut app), "a step back from the marker");
     r.command(&mut app, strata::app::session::ReplayCmd::Step(1));
     assert_same(&live[50], &screens(&mut app), "a step on");
+}
+
+/// Damage anywhere in a session's file (a cut, flipped bits) never panics
+/// the player; it replays what comes before the damage and says why it
+/// stopped.
+#[test]
+fn damaged_sessions_replay_up_to_the_damage_with_a_notice() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.strec");
+    let mut live = live_app();
+    let mut rec = Recorder::create(&path, &meta_of(&live, T0)).unwrap();
+    let mut total = 0;
+    for k in 0..N {
+        for (at, input) in inputs(k) {
+            rec.record(at, &input).unwrap();
+            live.apply(input);
+            total += 1;
+        }
+    }
+    rec.close().unwrap();
+    let whole = std::fs::read(&path).unwrap();
+    let bad = dir.path().join("bad.strec");
+    let count = |p: &Path| -> Option<(usize, Vec<String>)> {
+        let mut player = Player::open(p).ok()?;
+        let mut n = 0;
+        while player.next_input().is_some() {
+            n += 1;
+            assert!(n <= total, "never more inputs than recorded");
+        }
+        Some((n, player.notices.clone()))
+    };
+    assert_eq!(count(&path).map(|c| c.0), Some(total));
+    // Cuts: at 40 places across the file.
+    for i in 1..40 {
+        let cut = whole.len() * i / 40;
+        std::fs::write(&bad, &whole[..cut]).unwrap();
+        if let Some((n, notices)) = count(&bad) {
+            assert!(n < total, "cut at {cut}: {n} of {total}");
+            assert!(!notices.is_empty(), "cut at {cut}: no notice");
+        }
+    }
+    // Bit flips: 200 at pseudo-random places.
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..200 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let mut b = whole.clone();
+        let at = (x % b.len() as u64) as usize;
+        b[at] ^= 1 << (x % 8);
+        std::fs::write(&bad, &b).unwrap();
+        if let Some((n, notices)) = count(&bad) {
+            assert!(
+                n == total || !notices.is_empty(),
+                "flip at {at}: {n} of {total} inputs and no notice"
+            );
+        }
+    }
+}
+
+mod fuzzish {
+    use proptest::prelude::*;
+    use strata::record::format;
+    use strata::record::session::Player;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        /// What the fuzz target runs (fuzz/fuzz_targets/player.rs): a valid
+        /// file header and then anything, with or without a journal.
+        #[test]
+        fn the_player_returns_on_any_bytes(
+            tail in prop::collection::vec(any::<u8>(), 0..2048),
+            journal in prop::option::of(prop::collection::vec(any::<u8>(), 0..256)),
+        ) {
+            let mut data = format::encode_file_header(1_795_000_000_000).to_vec();
+            data.extend_from_slice(&tail);
+            let (n, notices) = Player::read_bytes(&data, journal.as_deref());
+            prop_assert!(n == 0 || !notices.is_empty() || tail.is_empty());
+        }
+    }
 }

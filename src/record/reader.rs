@@ -4,7 +4,7 @@
 //! killed before committing its chunk) are appended after the last good frame.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::format::{self, FileHeader, FrameKind, SeriesDef, Tick};
 use super::{RecordError, journal_path};
@@ -50,7 +50,6 @@ pub struct Recording {
 }
 
 pub struct RecordReader {
-    path: PathBuf,
     header: FileHeader,
     data: Vec<u8>,
     catalogue: Vec<SeriesDef>,
@@ -74,12 +73,26 @@ impl RecordReader {
     /// version, or a damaged file header. Everything else becomes a notice.
     pub fn open(path: &Path) -> Result<Self, RecordError> {
         let data = std::fs::read(path).map_err(RecordError::io("read", path))?;
+        let jpath = journal_path(path);
+        let journal = match std::fs::read(&jpath) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            other => Some(other),
+        };
+        Self::from_bytes(path, data, journal)
+    }
+
+    /// A recording already in memory (`path` names it in messages): what
+    /// `open` reads, and what the fuzz target feeds.
+    pub fn from_bytes(
+        path: &Path,
+        data: Vec<u8>,
+        journal: Option<std::io::Result<Vec<u8>>>,
+    ) -> Result<Self, RecordError> {
         let header = format::decode_file_header(&data).map_err(|source| RecordError::Format {
             path: path.to_path_buf(),
             source,
         })?;
         let mut r = RecordReader {
-            path: path.to_path_buf(),
             header,
             data,
             catalogue: Vec::new(),
@@ -96,7 +109,7 @@ impl RecordReader {
                 valid_end,
                 "no end frame: the writer did not close the file (killed, crashed or still recording)",
             ));
-            r.read_journal(valid_end);
+            r.read_journal(valid_end, journal);
         }
         Ok(r)
     }
@@ -169,12 +182,11 @@ impl RecordReader {
         pos.min(self.data.len()) as u64
     }
 
-    fn read_journal(&mut self, valid_end: u64) {
-        let jpath = journal_path(&self.path);
-        let buf = match std::fs::read(&jpath) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
-            Err(e) => {
+    fn read_journal(&mut self, valid_end: u64, journal: Option<std::io::Result<Vec<u8>>>) {
+        let buf = match journal {
+            None => return,
+            Some(Ok(b)) => b,
+            Some(Err(e)) => {
                 self.note(
                     NoticeSource::Journal,
                     0,

@@ -167,7 +167,29 @@ pub enum OpenError {
 
 impl Player {
     pub fn open(path: &Path) -> Result<Player, OpenError> {
-        let reader = RecordReader::open(path)?;
+        Self::with_reader(path, RecordReader::open(path)?)
+    }
+
+    /// Reads every input of a recording held in memory, as a fuzz target:
+    /// whatever the bytes, this returns.
+    pub fn read_bytes(data: &[u8], journal: Option<&[u8]>) -> (usize, Vec<String>) {
+        let path = Path::new("fuzz.strec");
+        let reader = RecordReader::from_bytes(path, data.to_vec(), journal.map(|j| Ok(j.to_vec())));
+        let mut player = match reader
+            .map_err(OpenError::from)
+            .and_then(|r| Self::with_reader(path, r))
+        {
+            Ok(p) => p,
+            Err(e) => return (0, vec![e.to_string()]),
+        };
+        let mut n = 0;
+        while player.next_input().is_some() {
+            n += 1;
+        }
+        (n, player.notices)
+    }
+
+    fn with_reader(path: &Path, reader: RecordReader) -> Result<Player, OpenError> {
         let mut notices: Vec<String> = reader.notices().iter().map(ToString::to_string).collect();
         let mut cursor = reader.cursor_at(i64::MIN, i64::MIN);
         let meta = match cursor.next(&reader) {

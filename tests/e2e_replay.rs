@@ -1,0 +1,92 @@
+//! The real binary in tmux: `--record` and `m` while monitoring, then
+//! `strata replay` of that file driven by its keys, and the terminal given
+//! back after `q` and after SIGTERM.
+
+mod common;
+
+use common::tmux::{Tmux, have_tmux, skip};
+use std::time::Duration;
+use strata::record::session::Player;
+
+fn strata() -> &'static str {
+    env!("CARGO_BIN_EXE_strata")
+}
+
+#[test]
+fn record_mark_then_replay_with_its_keys() {
+    if !have_tmux() {
+        return skip("tmux is not installed");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("e2e.strec");
+    let marks = dir.path().join("marks");
+    let t = Tmux::start("replay", 150, 46);
+    t.type_line(&format!(
+        "STRATA_MARK_DIR={} {} --interval 0.5 --record {}",
+        marks.display(),
+        strata(),
+        file.display()
+    ));
+    let s = t.wait_text("REC ");
+    assert!(s.contains("LIVE"), "{s}");
+    // Well after the first second, where the replay opens: the marker and
+    // the position are two places on the timeline.
+    std::thread::sleep(Duration::from_millis(3000));
+    t.keys(&["m"]);
+    t.wait_text("marker label:");
+    t.type_text("warm cache");
+    t.keys(&["Enter"]);
+    std::thread::sleep(Duration::from_millis(2000));
+    // R stops the recording: the file is closed and said so.
+    t.keys(&["R"]);
+    t.wait_text("recording saved to");
+    t.keys(&["q"]);
+    t.assert_shell_usable();
+
+    let p = Player::open(&file).unwrap();
+    assert!(p.notices.is_empty(), "{:?}", p.notices);
+    assert_eq!(p.markers().len(), 1);
+    assert_eq!(p.markers()[0].1, "warm cache");
+    let span = p.end_ms - p.start_ms;
+    assert!(span >= 3000, "{span} ms recorded");
+
+    t.type_line(&format!("{} replay {}", strata(), file.display()));
+    t.wait_text("REPLAY ⏸");
+    // The marker is on the timeline, apart from the position.
+    t.wait_for("the marker on the timeline", |s| {
+        s.contains("▼") && s.contains("●")
+    });
+    // To the marker, then one interval on: the header's clock moves.
+    t.keys(&["]"]);
+    let at_marker = t.wait_text("REPLAY ⏸");
+    t.keys(&["T"]);
+    let after = t.wait_for("a step on", |s| s != at_marker);
+    assert!(after.contains("REPLAY ⏸"));
+    // Play at ×60 to the end: it stops there by itself.
+    t.keys(&["+", "+", "+", " "]);
+    t.wait_within("the end of the file", Duration::from_secs(10), |s| {
+        s.contains("REPLAY ⏸") && s.contains("×60")
+    });
+    // Drill down works on a recording.
+    t.keys(&["2"]);
+    t.wait_text("Disks · ");
+    t.keys(&["Enter"]);
+    t.wait_text("Esc back");
+    // A typed time that is not one is said, not acted on.
+    t.keys(&["b"]);
+    t.wait_text("jump to");
+    t.type_text("25:99");
+    t.keys(&["Enter"]);
+    t.wait_text("is not a time");
+    t.keys(&["q"]);
+    t.assert_shell_usable();
+
+    // SIGTERM gives the terminal back too.
+    t.type_line(&format!(
+        "(sleep 1.5; pkill -TERM -f 'strata replay {f}') & {} replay {f}",
+        strata(),
+        f = file.display()
+    ));
+    t.wait_text("REPLAY ⏸");
+    t.assert_shell_usable();
+}
