@@ -113,23 +113,21 @@ fn main() {
                 targets, opts, count, format,
             ));
         }
-        Some(Command::Replay { file }) => {
-            let player = match strata::record::session::Player::open(&file) {
+        Some(Command::Replay { ref file }) => {
+            let player = match strata::record::session::Player::open(file) {
                 Ok(p) => p,
                 Err(e) => {
                     eprintln!("strata: cannot replay {}: {e}", file.display());
                     std::process::exit(1);
                 }
             };
-            let no_color = strata::theme::no_color_requested();
-            let (theme, theme_err) =
-                strata::theme::resolve(cli.theme.as_deref(), config.theme.as_deref(), no_color);
+            let (theme, theme_err, no_color) = screen_theme(&cli, &config);
             let meta = player.meta.clone();
             let mut app = App::new(meta.config, theme, meta.host, meta.interval_s);
             app.set_cells(meta.cells);
             app.no_color = no_color;
-            app.notice = theme_err;
-            if let Err(e) = strata::replay::run(app, player, &file) {
+            add_notes(&mut app, messages.into_iter().chain(theme_err));
+            if let Err(e) = strata::replay::run(app, player, file) {
                 eprintln!("strata: {e}");
                 std::process::exit(1);
             }
@@ -163,6 +161,26 @@ fn main() {
     }
 }
 
+/// The theme of a screen (--theme, else the config's), why it could not be
+/// the one asked for, and whether NO_COLOR is set.
+fn screen_theme(
+    cli: &Cli,
+    config: &strata::config::Config,
+) -> (strata::theme::Theme, Option<String>, bool) {
+    let no_color = strata::theme::no_color_requested();
+    let (theme, err) =
+        strata::theme::resolve(cli.theme.as_deref(), config.theme.as_deref(), no_color);
+    (theme, err, no_color)
+}
+
+/// Puts `notes` in the footer, before what the app already has to say.
+fn add_notes(app: &mut App, notes: impl IntoIterator<Item = String>) {
+    let notes: Vec<String> = notes.into_iter().chain(app.notice.take()).collect();
+    if !notes.is_empty() {
+        app.notice = Some(notes.join(" · "));
+    }
+}
+
 /// The app and its sources for a live run, with or without a screen.
 fn live_app(
     cli: &Cli,
@@ -172,9 +190,7 @@ fn live_app(
     interactive: bool,
 ) -> (App, strata::live::Sources) {
     let fs = RootFs::new(cli.root.clone().unwrap_or_else(|| "/".into()));
-    let no_color = strata::theme::no_color_requested();
-    let (theme, theme_err) =
-        strata::theme::resolve(cli.theme.as_deref(), config.theme.as_deref(), no_color);
+    let (theme, theme_err, no_color) = screen_theme(cli, &config);
     let host = strata::source::host::host_info(&fs);
     let (targets, cell_problems) = cell_targets(cli, &config);
     let mut cell_opts = cell_options(cli, interval, interactive);
@@ -185,15 +201,10 @@ fn live_app(
     app.set_cells(targets);
     app.set_passphrase_store(passphrases);
     app.no_color = no_color;
-    let notes: Vec<String> = messages
-        .into_iter()
-        .chain(cell_problems)
-        .chain(theme_err)
-        .chain(app.notice.take())
-        .collect();
-    if !notes.is_empty() {
-        app.notice = Some(notes.join(" · "));
-    }
+    add_notes(
+        &mut app,
+        messages.into_iter().chain(cell_problems).chain(theme_err),
+    );
     let sources = strata::live::Sources {
         disks: DiskSource::new(fs.clone()),
         nfs: NfsSource::new(fs.clone()),

@@ -26,6 +26,9 @@ pub struct Replayer {
     playing: bool,
     speed: usize,
     interval_ms: i64,
+    /// The player's notices already put in the footer: each is said once,
+    /// so a key the user presses clears it for good.
+    notices_shown: usize,
 }
 
 impl Replayer {
@@ -43,15 +46,13 @@ impl Replayer {
             markers: player.markers().to_vec(),
             gaps,
         });
-        if !player.notices.is_empty() {
-            app.notice = Some(player.notices.join(" · "));
-        }
         let mut r = Replayer {
             pos_ms: player.start_ms,
             player,
             playing: false,
             speed: 0,
             interval_ms,
+            notices_shown: 0,
         };
         // Two samples in: the first figures over an interval are on screen.
         r.advance_to(app, r.pos_ms + 2 * interval_ms);
@@ -173,15 +174,16 @@ impl Replayer {
         self.sync(app);
     }
 
-    fn sync(&self, app: &mut App) {
+    fn sync(&mut self, app: &mut App) {
         if let Some(r) = &mut app.replay {
             r.pos_ms = self.pos_ms;
             r.playing = self.playing;
             r.speed = SPEEDS[self.speed];
         }
-        let notices = &self.player.notices;
-        if app.notice.is_none() && !notices.is_empty() {
-            app.notice = notices.last().cloned();
+        let new = &self.player.notices[self.notices_shown..];
+        if !new.is_empty() {
+            app.notice = Some(new.join(" · "));
+            self.notices_shown = self.player.notices.len();
         }
     }
 }

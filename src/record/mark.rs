@@ -6,13 +6,13 @@
 //! taken. A socket nobody listens on (a strata killed) is removed by the
 //! next `strata mark`.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read as _, Write};
 use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt as _, AsyncWriteExt};
 use tokio::net::UnixListener;
 use tokio::sync::mpsc;
 
@@ -58,10 +58,6 @@ impl MarkSocket {
         Ok(MarkSocket { path, listener })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Takes one connection: its label goes to `tx`, and the sender hears
     /// `ok` once the loop has it.
     pub async fn accept(&self, tx: mpsc::Sender<String>) {
@@ -87,8 +83,6 @@ impl MarkSocket {
         });
     }
 }
-
-use tokio::io::AsyncReadExt as _;
 
 /// One line of printable text, at most [`MAX_LABEL`] characters.
 pub fn clean_label(line: &str) -> String {
@@ -154,5 +148,3 @@ fn deliver(path: &Path, label: &str) -> std::io::Result<()> {
         )))
     }
 }
-
-use std::io::Read as _;

@@ -133,10 +133,6 @@ impl Recorder {
         Ok(key)
     }
 
-    pub fn flush(&mut self) -> Result<(), RecordError> {
-        self.writer.flush()
-    }
-
     pub fn close(self) -> Result<(), RecordError> {
         self.writer.close()
     }
