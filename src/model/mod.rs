@@ -8,6 +8,8 @@ pub mod cell_shares;
 pub mod cells;
 pub mod disk;
 pub mod disk_tick;
+pub mod dnfs;
+pub mod dnfs_sample;
 pub mod last_seen;
 pub mod nfs;
 pub mod nfs_tick;
