@@ -41,6 +41,9 @@ pub struct Cli {
     /// Learn the host key of a cell known_hosts does not name at all, as OpenSSH's StrictHostKeyChecking=accept-new; a changed key is still refused.
     #[arg(long = "accept-new-host-keys", global = true)]
     pub accept_new_host_keys: bool,
+    /// An Oracle database whose Direct NFS views are read (repeatable): user@//host:port/service, user@alias, / (OS authentication or wallet) or /@alias; the password comes from STRATA_DB_PASSWORD, never the command line.
+    #[arg(long = "db", global = true, value_name = "CONNECT")]
+    pub dbs: Vec<String>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -82,6 +85,8 @@ pub enum BatchPanel {
     Nics,
     /// Storage cells over SSH: a line per cell (state, round trip, DISK and FLASH) and one over all cells.
     Cells,
+    /// Oracle Direct NFS per database (--db): text as mondnfs prints it (time|iops), JSON and CSV with every figure.
+    Dnfs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -99,6 +99,31 @@ pub fn parse_db_spec(spec: &str) -> Result<DbTarget, String> {
     Ok(target(user, connect.trim(), false))
 }
 
+/// The databases of `--db` (first) and the config's `[[db]]` entries; a
+/// bad `--db` becomes a message and is left out.
+pub fn db_targets(
+    specs: &[String],
+    config: &[crate::config::DbEntry],
+) -> (Vec<DbTarget>, Vec<String>) {
+    let mut problems = Vec::new();
+    let mut out: Vec<DbTarget> = Vec::new();
+    for s in specs {
+        match parse_db_spec(s) {
+            Ok(t) => out.push(t),
+            Err(e) => problems.push(format!("--db: {e}")),
+        }
+    }
+    for e in config {
+        if !out
+            .iter()
+            .any(|t| t.user == e.target.user && t.connect == e.target.connect)
+        {
+            out.push(e.target.clone());
+        }
+    }
+    (out, problems)
+}
+
 /// What the database panel says of a database's connection.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DbStatus {
