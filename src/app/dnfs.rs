@@ -163,6 +163,8 @@ pub struct DnfsUi {
     pub server: Option<u64>,
     /// (PNUM, CH_ID).
     pub channel: Option<(u64, u64)>,
+    /// The highlighted row of the list at this level.
+    pub selected: usize,
 }
 
 impl DnfsUi {
@@ -187,6 +189,78 @@ impl DnfsUi {
         {
             self.db = None;
         }
+        self.selected = 0;
+    }
+
+    /// The database chosen, and its latest figures (current or not: the
+    /// screen says which).
+    pub fn db<'a>(&self, dnfs: &'a Dnfs) -> Option<(&'a DbView, Option<&'a DnfsTick>)> {
+        let v = dnfs.list.get(self.db?)?;
+        Some((v, v.layer.latest.as_ref()))
+    }
+
+    /// The rows listed at this level: databases, instances, servers of the
+    /// instance, channels of the server; none under a channel.
+    pub fn rows(&self, dnfs: &Dnfs) -> usize {
+        let Some((_, tick)) = self.db(dnfs) else {
+            return dnfs.list.len();
+        };
+        let Some(t) = tick else { return 0 };
+        match (self.inst, self.server, self.channel) {
+            (None, _, _) => t.instances.len(),
+            (Some(i), None, _) => t.servers.iter().filter(|s| s.inst_id == i).count(),
+            (Some(i), Some(s), None) => t
+                .channels
+                .iter()
+                .filter(|c| c.inst_id == i && c.svr_id == s)
+                .count(),
+            _ => 0,
+        }
+    }
+
+    pub fn move_by(&mut self, dnfs: &Dnfs, delta: isize) {
+        let n = self.rows(dnfs);
+        self.selected = if n == 0 {
+            0
+        } else {
+            self.selected.saturating_add_signed(delta).min(n - 1)
+        };
+    }
+
+    /// Enter: down into the highlighted row.
+    pub fn enter(&mut self, dnfs: &Dnfs) {
+        let k = self.selected;
+        if self.db.is_none() {
+            if k < dnfs.list.len() {
+                self.db = Some(k);
+                self.selected = 0;
+            }
+            return;
+        }
+        let Some((_, Some(t))) = self.db(dnfs) else {
+            return;
+        };
+        match (self.inst, self.server, self.channel) {
+            (None, _, _) => self.inst = t.instances.get(k).map(|i| i.inst_id),
+            (Some(i), None, _) => {
+                self.server = t
+                    .servers
+                    .iter()
+                    .filter(|s| s.inst_id == i)
+                    .nth(k)
+                    .map(|s| s.id)
+            }
+            (Some(i), Some(s), None) => {
+                self.channel = t
+                    .channels
+                    .iter()
+                    .filter(|c| c.inst_id == i && c.svr_id == s)
+                    .nth(k)
+                    .map(|c| (c.pnum, c.ch_id))
+            }
+            _ => return,
+        }
+        self.selected = 0;
     }
 }
 
@@ -248,6 +322,7 @@ mod tests {
             inst: Some(1),
             server: Some(0),
             channel: Some((20, 0)),
+            selected: 0,
         };
         for depth in (0..4).rev() {
             u.up();
