@@ -218,3 +218,56 @@ fn the_12_1_database_reads_channels_as_running_totals() {
     assert!(screen.contains("nas2"), "{screen}");
     insta::assert_snapshot!("dnfs_cdb1_inst1_150x30", screen);
 }
+
+/// The path view over the 19c database (470.3125 + 10.9375 = 481.25 MB/s
+/// of dNFS, channels from 192.168.10.x and 192.168.11.x) with the host's
+/// NFS client, NICs and block devices as given.
+fn path(kernel_nfs: f64, nics: (f64, f64), routes: &str) -> String {
+    use strata::model::dnfs_path::line_up;
+    use strata::parse::route::parse_route;
+    let d = dnfs();
+    let tick = d.list[0].current(T0 + 1000, d.interval_ms).unwrap();
+    let routes = parse_route(routes).items;
+    let nic = vec![
+        ("ens3f0".to_string(), Some(nics.0)),
+        ("ens3f1".to_string(), Some(nics.1)),
+        ("eth0".to_string(), Some(3.0)),
+    ];
+    let p = line_up(&[tick], &routes, &nic, Some(kernel_nfs), Some(42.0));
+    let backend = ratatui::backend::TestBackend::new(120, 8);
+    let mut term = ratatui::Terminal::new(backend).unwrap();
+    term.draw(|f| strata::ui::dnfs::draw_path(f, f.area(), &Theme::default(), &p))
+        .unwrap();
+    term.backend().to_string()
+}
+
+const ROUTES: &str = "Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\n\
+ens3f0\t000AA8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\n\
+ens3f1\t000BA8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\n";
+
+#[test]
+fn path_view_host_blind() {
+    // the kernel client sees 0.2 MB/s of 481.25: iostat shows an idle mount
+    let s = path(0.2, (250.0, 245.0), ROUTES);
+    assert!(s.contains("481.2") && s.contains("495.0"), "{s}");
+    assert!(s.contains("does not see"), "{s}");
+    insta::assert_snapshot!("dnfs_path_host_blind_120x8", s);
+}
+
+#[test]
+fn path_view_wire_short() {
+    // no route for 192.168.11.0/24: one NIC counted, 250 < 0.9 × 481.25
+    let routes = ROUTES.lines().take(2).collect::<Vec<_>>().join("\n");
+    let s = path(300.0, (250.0, 245.0), &routes);
+    assert!(s.contains("192.168.11.1"), "{s}");
+    assert!(s.contains("less than"), "{s}");
+    insta::assert_snapshot!("dnfs_path_wire_short_120x8", s);
+}
+
+#[test]
+fn path_view_wire_extra() {
+    // 1100 + 900 MB/s on the filer NICs > 1.5 × (481.25 + 300) + 1
+    let s = path(300.0, (1100.0, 900.0), ROUTES);
+    assert!(s.contains("far more"), "{s}");
+    insta::assert_snapshot!("dnfs_path_wire_extra_120x8", s);
+}

@@ -486,3 +486,57 @@ fn channel_detail(
         kv("counted as", tk.counting.label().to_string()),
     ]
 }
+
+/// The path view's line-up: database → host NFS client → the NICs of the
+/// dNFS channels → block devices, in MB/s, and each mismatch flagged.
+pub fn draw_path(f: &mut Frame, area: Rect, t: &Theme, p: &crate::model::dnfs_path::PathLine) {
+    let block = panel_block("Path · DB → host → wire → storage (MB/s)", t, false);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let mb = |v: Option<f64>| format::fit(v, 9, 1);
+    let wire_what = if p.dnfs_ifaces.is_empty() {
+        "NICs of the channels: none mapped".to_string()
+    } else {
+        format!("NICs of the channels ({})", p.dnfs_ifaces.join(", "))
+    };
+    let cells = [
+        ("database (dNFS)".to_string(), p.dnfs_mb_s),
+        ("host NFS client".to_string(), p.kernel_nfs_mb_s),
+        (wire_what, p.wire_mb_s),
+        ("block devices".to_string(), p.block_mb_s),
+    ];
+    let mut head = Vec::new();
+    let mut vals = Vec::new();
+    for (i, (what, v)) in cells.iter().enumerate() {
+        let w = what.chars().count().max(11);
+        let sep = if i == 0 { "" } else { "  →  " };
+        head.push(Span::styled(format!("{sep}{what:<w$}"), t.header));
+        vals.push(Span::styled(
+            format!("{}{:>w$}", if i == 0 { "" } else { "     " }, mb(*v).trim()),
+            if v.is_some() { t.base } else { t.muted },
+        ));
+    }
+    let mut lines = vec![Line::from(head), Line::from(vals)];
+    if !p.unmapped.is_empty() {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "channels whose LOCAL address no connected route holds: {}",
+                p.unmapped.join(", ")
+            ),
+            t.warn,
+        )));
+    }
+    if p.flags.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "no mismatch between the layers",
+            t.muted,
+        )));
+    }
+    for fl in &p.flags {
+        lines.push(Line::from(Span::styled(
+            format!("⚠ {}", fl.message()),
+            t.crit,
+        )));
+    }
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
