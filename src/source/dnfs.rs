@@ -318,6 +318,11 @@ pub fn run_db(
     };
     let mut failures = 0u32;
     let seed = crate::live::now_ms() as u64 ^ (db as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    // waits before reconnect attempt `n`; false when cancelled
+    let back_off = |n: u32| {
+        let wait = backoff(n, opts.backoff_first, opts.backoff_cap, seed.rotate_left(n));
+        sleep(wait, &cancel)
+    };
     if !status(DbStatus::Connecting) {
         return;
     }
@@ -326,16 +331,7 @@ pub fn run_db(
             Ok(c) => c,
             Err(s) => {
                 failures = failures.saturating_add(1);
-                if !status(s) {
-                    return;
-                }
-                let wait = backoff(
-                    failures,
-                    opts.backoff_first,
-                    opts.backoff_cap,
-                    seed.rotate_left(failures),
-                );
-                if !sleep(wait, &cancel) {
+                if !status(s) || !back_off(failures) {
                     return;
                 }
                 continue;
@@ -394,13 +390,7 @@ pub fn run_db(
         }
         let _ = conn.close();
         failures = failures.saturating_add(1);
-        let wait = backoff(
-            failures,
-            opts.backoff_first,
-            opts.backoff_cap,
-            seed.rotate_left(failures),
-        );
-        if !sleep(wait, &cancel) {
+        if !back_off(failures) {
             return;
         }
     }
