@@ -44,6 +44,9 @@ pub struct Cli {
     /// Record every layer's samples to FILE while monitoring (`R` starts and stops it in the UI).
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// An Oracle database whose Direct NFS views are read (repeatable): user@//host:port/service, user@alias, / (OS authentication or wallet) or /@alias; the password comes from STRATA_DB_PASSWORD, never the command line.
+    #[arg(long = "db", global = true, value_name = "CONNECT")]
+    pub dbs: Vec<String>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -120,6 +123,8 @@ pub enum BatchPanel {
     Nics,
     /// Storage cells over SSH: a line per cell (state, round trip, DISK and FLASH) and one over all cells.
     Cells,
+    /// Oracle Direct NFS per database (--db): text as mondnfs prints it (time|iops), JSON and CSV with every figure.
+    Dnfs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

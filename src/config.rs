@@ -18,6 +18,11 @@
 //! identity_file = "~/.ssh/id_cells"   # optional: after the agent's keys
 //! label = "cel01"       # optional: what the panel calls it
 //!
+//! [[db]]              # an Oracle database whose Direct NFS views are read (repeatable)
+//! connect = "dbsnmp@//db1:1521/PROD"   # user@//host:port/service, user@alias, / or /@alias
+//! password_env = "PROD_PW"             # optional: default STRATA_DB_PASSWORD
+//! label = "PROD"                       # optional
+//!
 //! [thresholds]
 //! util_warn = 80
 //! util_crit = 95
@@ -132,6 +137,16 @@ pub struct Config {
     pub cells: Vec<CellEntry>,
     /// Record to this file while monitoring (`--record` wins).
     pub record: Option<PathBuf>,
+    /// `[[db]]` entries: Oracle databases whose dNFS views are read.
+    /// Recordings made before databases were read have none.
+    #[serde(default)]
+    pub dbs: Vec<DbEntry>,
+}
+
+/// One `[[db]]` of the config, already checked as `--db` is.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct DbEntry {
+    pub target: crate::source::dnfs::DbTarget,
 }
 
 /// One `[[cell]]` of the config; the user is filled in with the default
@@ -158,6 +173,7 @@ impl Default for Config {
             cache_files: Vec::new(),
             cells: Vec::new(),
             record: None,
+            dbs: Vec::new(),
         }
     }
 }
@@ -183,8 +199,10 @@ const TOP_KEYS: &[&str] = &[
     "cache_files",
     "cell",
     "record",
+    "db",
 ];
 const CELL_KEYS: &[&str] = &["host", "port", "user", "identity_file", "label"];
+const DB_KEYS: &[&str] = &["connect", "password_env", "label"];
 const THRESHOLD_KEYS: &[&str] = &["util_warn", "util_crit", "await_warn_ms", "await_crit_ms"];
 
 /// The directory strata's files live in: `$XDG_CONFIG_HOME/strata`, else
@@ -291,6 +309,7 @@ pub fn parse(text: &str, source_name: &str) -> (Config, Vec<String>) {
                 Some(_) => Err("record must not be empty".to_owned()),
                 None => Err(expected("a file path", value)),
             },
+            "db" => parse_dbs(value, &mut problems).map(|dbs| config.dbs = dbs),
             _ => Err(format!("unknown key (known keys: {})", TOP_KEYS.join(", "))),
         };
         if let Err(problem) = outcome {
@@ -496,6 +515,77 @@ fn parse_cells(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec<CellE
         }
     }
     Ok(cells)
+}
+
+/// The `[[db]]` array of tables; a bad entry is reported at its line and
+/// left out.
+fn parse_dbs(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec<DbEntry>, String> {
+    let Some(items) = value.as_array() else {
+        return Err(expected("[[db]] tables with a connect each", value));
+    };
+    let mut dbs = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let Some(table) = item.get_ref().as_table() else {
+            problems.push(Problem {
+                offset: item.span().start,
+                key: format!("db[{i}]"),
+                problem: expected("a table", item.get_ref()),
+            });
+            continue;
+        };
+        let (mut connect, mut password_env, mut label) = (None, None, None);
+        let mut ok = true;
+        for (key, v) in table.iter() {
+            let name: &str = key.get_ref();
+            let text = v
+                .get_ref()
+                .as_str()
+                .map(str::trim)
+                .filter(|t| !t.is_empty());
+            let outcome = match (name, text) {
+                ("connect", Some(t)) => {
+                    crate::source::dnfs::parse_db_spec(t).map(|t| connect = Some(t))
+                }
+                ("password_env", Some(t)) if !t.contains(['=', '\0']) => {
+                    password_env = Some(t.to_owned());
+                    Ok(())
+                }
+                ("label", Some(t)) => {
+                    label = Some(t.to_owned());
+                    Ok(())
+                }
+                ("connect" | "password_env" | "label", _) => Err(expected("a string", v.get_ref())),
+                _ => Err(format!("unknown key (known keys: {})", DB_KEYS.join(", "))),
+            };
+            if let Err(problem) = outcome {
+                ok = false;
+                problems.push(Problem {
+                    offset: key.span().start,
+                    key: format!("db[{i}].{name}"),
+                    problem,
+                });
+            }
+        }
+        match connect {
+            Some(mut target) if ok => {
+                if let Some(env) = password_env {
+                    target.password_env = env;
+                }
+                if let Some(l) = label {
+                    target.label = l;
+                }
+                dbs.push(DbEntry { target });
+            }
+            None if ok => problems.push(Problem {
+                offset: item.span().start,
+                key: format!("db[{i}]"),
+                problem: "no connect: each [[db]] needs connect = \"user@//host:port/service\""
+                    .to_owned(),
+            }),
+            _ => {}
+        }
+    }
+    Ok(dbs)
 }
 
 impl CellEntry {
@@ -964,5 +1054,35 @@ colour = \"red\"
         assert_eq!(line_of("a\nb\nc", 0), 1);
         assert_eq!(line_of("a\nb\nc", 2), 2);
         assert_eq!(line_of("a\nb\nc", 99), 3);
+    }
+
+    #[test]
+    fn dbs_are_read_with_their_password_variable_and_a_bad_one_left_out() {
+        let text = "[[db]]\nconnect = \"dbsnmp@//db1:1521/PROD\"\npassword_env = \"PROD_PW\"\n\n[[db]]\nconnect = \"/\"\nlabel = \"local\"\n\n[[db]]\nconnect = \"system/manager@PROD\"\n\n[[db]]\nlabel = \"x\"\n";
+        let (config, messages) = parse(text, "c");
+        let got: Vec<_> = config
+            .dbs
+            .iter()
+            .map(|d| {
+                (
+                    d.target.label.as_str(),
+                    d.target.password_env.as_str(),
+                    d.target.external,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("dbsnmp@//db1:1521/PROD", "PROD_PW", false),
+                ("local", "STRATA_DB_PASSWORD", true)
+            ]
+        );
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(
+            messages[0].contains("db[2].connect") && !messages[0].contains("manager"),
+            "{messages:?}"
+        );
+        assert!(messages[1].contains("db[3]: no connect"), "{messages:?}");
     }
 }

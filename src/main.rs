@@ -113,6 +113,27 @@ fn main() {
                 targets, opts, count, format,
             ));
         }
+        Some(Command::Batch {
+            panel: BatchPanel::Dnfs,
+            count,
+            format,
+            ..
+        }) => {
+            for m in &messages {
+                eprintln!("strata: {m}");
+            }
+            let (targets, problems) = strata::source::dnfs::db_targets(&cli.dbs, &config.dbs);
+            for p in &problems {
+                eprintln!("strata: {p}");
+            }
+            if targets.is_empty() {
+                eprintln!("strata: {}", strata::batch::dnfs::NO_DBS);
+                std::process::exit(2);
+            }
+            std::process::exit(strata::batch::dnfs::run_dnfs(
+                targets, interval, count, format,
+            ));
+        }
         Some(Command::Replay { ref file }) => {
             let player = match strata::record::session::Player::open(file) {
                 Ok(p) => p,

@@ -453,6 +453,7 @@ fn full_config_sets_everything() {
                 identity_file: Some("/etc/strata/cells_ed25519".into()),
                 label: Some("cel01".into()),
             }],
+            dbs: Vec::new(),
         }
     );
     assert_eq!(parse_fixture("valid", "empty.toml").0, Config::default());

@@ -6,6 +6,7 @@
 pub mod action;
 pub mod cache;
 pub mod cells;
+pub mod dnfs;
 pub mod input;
 pub mod keymap;
 pub mod layer;

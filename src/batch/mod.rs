@@ -4,6 +4,7 @@
 pub mod cache;
 pub mod cells;
 pub mod disks;
+pub mod dnfs;
 pub mod nfs;
 pub mod nics;
 pub mod run;

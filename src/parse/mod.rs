@@ -12,6 +12,8 @@ pub mod mountinfo;
 pub mod mountstats;
 pub mod net_sysfs;
 pub mod netdev;
+pub mod route;
+pub mod sql_rows;
 pub mod uptime;
 pub mod vmstat;
 

@@ -5,6 +5,7 @@ pub mod boundary;
 pub mod cache;
 pub mod cells;
 pub mod disks;
+pub mod dnfs;
 pub mod host;
 pub mod nfs;
 pub mod nics;

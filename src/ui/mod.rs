@@ -13,6 +13,7 @@ mod cache;
 mod cells;
 mod detail;
 mod disks;
+pub mod dnfs;
 mod help;
 mod nfs;
 mod nics;

@@ -1,0 +1,334 @@
+//! The database layer as the app keeps it: per database its connection
+//! state, its Direct NFS figures over the database's own clock and their
+//! history (the database's total and each instance), and where the user
+//! is in the drill-down database → instance → NFS server → channel.
+//!
+//! Entry points for the loop: [`Dnfs::ingest`] with each [`DbEvent`] of
+//! `source::dnfs::run_db`; the screen reads [`Dnfs`] and [`DnfsUi`].
+
+use super::layer::Layer;
+use crate::model::dnfs::{DNFS_COLS, DnfsBaseline, DnfsTick, Figures};
+use crate::source::dnfs::{DbEvent, DbStatus, DbTarget};
+
+/// The history entity of a database's total.
+pub const TOTAL: &str = "all";
+
+/// The history entity of instance `inst`.
+pub fn inst_entity(inst: u32) -> String {
+    format!("inst {inst}")
+}
+
+/// One database.
+#[derive(Debug)]
+pub struct DbView {
+    pub target: DbTarget,
+    pub status: DbStatus,
+    baseline: DnfsBaseline,
+    /// Figures and history: [`DNFS_COLS`] per entity ([`TOTAL`] and each
+    /// instance).
+    pub layer: Layer<DnfsTick>,
+    /// Local wall clock of the latest reading.
+    pub last_sample_ms: Option<i64>,
+}
+
+fn values(f: Option<&Figures>) -> [Option<f32>; DNFS_COLS.len()] {
+    std::array::from_fn(|i| f.and_then(|f| f.get(DNFS_COLS[i].col)).map(|v| v as f32))
+}
+
+impl DbView {
+    pub fn new(target: DbTarget, history: usize) -> DbView {
+        DbView {
+            target,
+            status: DbStatus::Connecting,
+            baseline: DnfsBaseline::default(),
+            layer: Layer::new(history, DNFS_COLS.len()),
+            last_sample_ms: None,
+        }
+    }
+
+    pub fn ingest(&mut self, sample: &crate::model::dnfs_sample::DnfsSample) {
+        let tick = self.baseline.tick(sample);
+        self.last_sample_ms = Some(sample.wall_ms);
+        if tick.itv_ms.is_none() {
+            // the first reading, or the database clock went back
+            self.layer.ingest(None, tick.rejected.clone());
+            return;
+        }
+        let total = values(tick.total.as_ref());
+        let insts: Vec<(String, [Option<f32>; DNFS_COLS.len()])> = tick
+            .instances
+            .iter()
+            .map(|i| (inst_entity(i.inst_id), values(i.figures.as_ref())))
+            .collect();
+        self.layer.history.push(
+            tick.wall_ms,
+            std::iter::once((TOTAL, &total[..]))
+                .chain(insts.iter().map(|(n, v)| (n.as_str(), &v[..]))),
+        );
+        let rejected = tick.rejected.clone();
+        self.layer.ingest(Some(tick), rejected);
+    }
+
+    /// The latest figures when they are current: the database is live and
+    /// was read within two intervals.
+    pub fn current(&self, now_ms: i64, interval_ms: i64) -> Option<&DnfsTick> {
+        let fresh = self
+            .last_sample_ms
+            .is_some_and(|t| now_ms - t <= 2 * interval_ms);
+        (self.status == DbStatus::Live && fresh)
+            .then_some(self.layer.latest.as_ref())
+            .flatten()
+    }
+
+    /// What the panel says of the connection at `now_ms`.
+    pub fn state_label(&self, now_ms: i64, interval_ms: i64) -> String {
+        match &self.status {
+            DbStatus::Connecting => "connecting".into(),
+            DbStatus::Live => match self.last_sample_ms {
+                Some(t) if now_ms - t > 2 * interval_ms => {
+                    format!("stale for {} s", ((now_ms - t) / 1000).max(0))
+                }
+                _ => "live".into(),
+            },
+            DbStatus::ClientMissing(_) => "no Oracle client".into(),
+            DbStatus::NoPassword(_) => "no password".into(),
+            DbStatus::ConnectFailed(_) => "unreachable".into(),
+            DbStatus::QueryFailed(_) => "query failed".into(),
+        }
+    }
+
+    /// The reason behind a state, as the driver said it.
+    pub fn reason(&self) -> Option<String> {
+        match &self.status {
+            DbStatus::ClientMissing(t) | DbStatus::ConnectFailed(t) | DbStatus::QueryFailed(t) => {
+                Some(t.clone())
+            }
+            DbStatus::NoPassword(env) => Some(format!(
+                "set {env} in strata's environment (or password_env in the [[db]] entry)"
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// Every database and the interval they are read at.
+#[derive(Debug)]
+pub struct Dnfs {
+    pub list: Vec<DbView>,
+    pub interval_ms: i64,
+}
+
+impl Default for Dnfs {
+    fn default() -> Dnfs {
+        Dnfs::new(Vec::new(), 1.0, 2)
+    }
+}
+
+impl Dnfs {
+    pub fn new(targets: Vec<DbTarget>, interval_s: f64, history: usize) -> Dnfs {
+        Dnfs {
+            list: targets
+                .into_iter()
+                .map(|t| DbView::new(t, history))
+                .collect(),
+            interval_ms: (interval_s * 1000.0).round() as i64,
+        }
+    }
+
+    /// Applies one event of a database's reader.
+    pub fn ingest(&mut self, ev: DbEvent) {
+        match ev {
+            DbEvent::Status { db, status } => {
+                if let Some(d) = self.list.get_mut(db) {
+                    d.status = status;
+                }
+            }
+            DbEvent::Sample { db, sample } => {
+                if let Some(d) = self.list.get_mut(db) {
+                    d.ingest(&sample);
+                }
+            }
+        }
+    }
+}
+
+/// Where the user is in the database panel: nothing chosen lists the
+/// databases; each level down narrows to one entity of the level above.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DnfsUi {
+    /// Index in `Dnfs::list`.
+    pub db: Option<usize>,
+    pub inst: Option<u32>,
+    /// (INST_ID, server ID).
+    pub server: Option<u64>,
+    /// (PNUM, CH_ID).
+    pub channel: Option<(u64, u64)>,
+    /// The highlighted row of the list at this level.
+    pub selected: usize,
+}
+
+impl DnfsUi {
+    /// The breadcrumb: "Databases › PROD › inst 1 › nas1 › ch 20/0".
+    pub fn depth(&self) -> usize {
+        [
+            self.db.is_some(),
+            self.inst.is_some(),
+            self.server.is_some(),
+            self.channel.is_some(),
+        ]
+        .iter()
+        .filter(|b| **b)
+        .count()
+    }
+
+    /// Esc: one level up.
+    pub fn up(&mut self) {
+        if self.channel.take().is_none()
+            && self.server.take().is_none()
+            && self.inst.take().is_none()
+        {
+            self.db = None;
+        }
+        self.selected = 0;
+    }
+
+    /// The database chosen, and its latest figures (current or not: the
+    /// screen says which).
+    pub fn db<'a>(&self, dnfs: &'a Dnfs) -> Option<(&'a DbView, Option<&'a DnfsTick>)> {
+        let v = dnfs.list.get(self.db?)?;
+        Some((v, v.layer.latest.as_ref()))
+    }
+
+    /// The rows listed at this level: databases, instances, servers of the
+    /// instance, channels of the server; none under a channel.
+    pub fn rows(&self, dnfs: &Dnfs) -> usize {
+        let Some((_, tick)) = self.db(dnfs) else {
+            return dnfs.list.len();
+        };
+        let Some(t) = tick else { return 0 };
+        match (self.inst, self.server, self.channel) {
+            (None, _, _) => t.instances.len(),
+            (Some(i), None, _) => t.servers.iter().filter(|s| s.inst_id == i).count(),
+            (Some(i), Some(s), None) => t
+                .channels
+                .iter()
+                .filter(|c| c.inst_id == i && c.svr_id == s)
+                .count(),
+            _ => 0,
+        }
+    }
+
+    pub fn move_by(&mut self, dnfs: &Dnfs, delta: isize) {
+        let n = self.rows(dnfs);
+        self.selected = if n == 0 {
+            0
+        } else {
+            self.selected.saturating_add_signed(delta).min(n - 1)
+        };
+    }
+
+    /// Enter: down into the highlighted row.
+    pub fn enter(&mut self, dnfs: &Dnfs) {
+        let k = self.selected;
+        if self.db.is_none() {
+            if k < dnfs.list.len() {
+                self.db = Some(k);
+                self.selected = 0;
+            }
+            return;
+        }
+        let Some((_, Some(t))) = self.db(dnfs) else {
+            return;
+        };
+        match (self.inst, self.server, self.channel) {
+            (None, _, _) => self.inst = t.instances.get(k).map(|i| i.inst_id),
+            (Some(i), None, _) => {
+                self.server = t
+                    .servers
+                    .iter()
+                    .filter(|s| s.inst_id == i)
+                    .nth(k)
+                    .map(|s| s.id)
+            }
+            (Some(i), Some(s), None) => {
+                self.channel = t
+                    .channels
+                    .iter()
+                    .filter(|c| c.inst_id == i && c.svr_id == s)
+                    .nth(k)
+                    .map(|c| (c.pnum, c.ch_id))
+            }
+            _ => return,
+        }
+        self.selected = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::dnfs_sample::{DnfsSample, StatsRow};
+    use crate::source::dnfs::parse_db_spec;
+
+    fn sample(db_ms: i64, reads: u64) -> DnfsSample {
+        DnfsSample {
+            wall_ms: db_ms,
+            db_ms,
+            stats: vec![StatsRow {
+                inst_id: 1,
+                pnum: 20,
+                nfs_read: reads,
+                nfs_write: 0,
+                read_bytes: None,
+                write_bytes: None,
+            }],
+            ..DnfsSample::default()
+        }
+    }
+
+    #[test]
+    fn history_and_staleness() {
+        let mut d = Dnfs::new(vec![parse_db_spec("/").unwrap()], 1.0, 10);
+        d.ingest(DbEvent::Status {
+            db: 0,
+            status: DbStatus::Live,
+        });
+        d.ingest(DbEvent::Sample {
+            db: 0,
+            sample: sample(1000, 0),
+        });
+        d.ingest(DbEvent::Sample {
+            db: 0,
+            sample: sample(2000, 500),
+        });
+        let v = &d.list[0];
+        let seq = v.layer.history.seq();
+        assert_eq!(v.layer.history.values(TOTAL, 0, seq, 10), [500.0]);
+        assert_eq!(v.layer.history.values("inst 1", 0, seq, 10), [500.0]);
+        assert!(v.current(2500, 1000).is_some());
+        assert!(v.current(5000, 1000).is_none(), "three intervals old");
+        assert_eq!(v.state_label(5000, 1000), "stale for 3 s");
+        // a status for a database that is not there changes nothing
+        d.ingest(DbEvent::Status {
+            db: 7,
+            status: DbStatus::Connecting,
+        });
+    }
+
+    #[test]
+    fn up_climbs_one_level_at_a_time() {
+        let mut u = DnfsUi {
+            db: Some(0),
+            inst: Some(1),
+            server: Some(0),
+            channel: Some((20, 0)),
+            selected: 0,
+        };
+        for depth in (0..4).rev() {
+            u.up();
+            assert_eq!(u.depth(), depth);
+        }
+        u.up();
+        assert_eq!(u, DnfsUi::default());
+    }
+}

@@ -1,0 +1,542 @@
+//! The database layer: Oracle Direct NFS per database, with its history,
+//! and the drill-down database → instance → NFS server → channel.
+//!
+//! Drawn from [`Dnfs`] and [`DnfsUi`] alone, so the panel can sit in any
+//! frame: the app's body, or a test's TestBackend.
+//!
+//! A database that cannot be read says why in full (the DPI-1047 text
+//! with where the client was looked for and the fix, or the ORA- error);
+//! one whose views are empty says "dNFS not in use", never zeros.
+
+use super::panel_block;
+use super::widgets::{Series, chart};
+use crate::app::dnfs::{DbView, Dnfs, DnfsUi, TOTAL, inst_entity};
+use crate::format;
+use crate::model::dnfs::{ChannelFigures, DNFS_COLS, DnfsCol, DnfsTick, Figures, ServerFigures};
+use crate::source::dnfs::DbStatus;
+use crate::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+const W: usize = 10;
+
+fn fig(v: Option<f64>) -> String {
+    format!(" {:>W$}", format::fit(v, W, 1))
+}
+
+fn status_style(t: &Theme, s: &DbStatus) -> Style {
+    match s {
+        DbStatus::Live => t.ok,
+        DbStatus::Connecting => t.muted,
+        _ => t.crit,
+    }
+}
+
+fn figures_header(t: &Theme, first: &str, lw: usize, extra: &str) -> Line<'static> {
+    let mut h = format!("{first:<lw$}");
+    for c in &DNFS_COLS {
+        h.push_str(&format!(" {:>W$}", c.header));
+    }
+    h.push_str(extra);
+    Line::from(Span::styled(h, t.header))
+}
+
+fn figures_spans(t: &Theme, f: Option<&Figures>) -> Vec<Span<'static>> {
+    DNFS_COLS
+        .iter()
+        .map(|c| {
+            let v = f.and_then(|f| f.get(c.col));
+            Span::styled(fig(v), if v.is_some() { t.base } else { t.muted })
+        })
+        .collect()
+}
+
+fn row_style(t: &Theme, selected: bool) -> Style {
+    if selected { t.selected } else { t.base }
+}
+
+/// The figures a database shows: none when not current or not in use.
+fn shown(db: &DbView, now_ms: i64, interval_ms: i64) -> Option<&DnfsTick> {
+    db.current(now_ms, interval_ms).filter(|t| t.in_use)
+}
+
+/// The breadcrumb of the panel title.
+fn crumbs(dnfs: &Dnfs, ui: &DnfsUi) -> String {
+    let mut s = "Databases · dNFS".to_string();
+    if let Some((db, tick)) = ui.db(dnfs) {
+        s.push_str(&format!(" › {}", db.target.label));
+        if let Some(i) = ui.inst {
+            s.push_str(&format!(" › inst {i}"));
+        }
+        if let (Some(i), Some(id)) = (ui.inst, ui.server) {
+            let name = tick
+                .and_then(|t| t.servers.iter().find(|s| s.inst_id == i && s.id == id))
+                .map_or_else(|| format!("server {id}"), |s| s.name.clone());
+            s.push_str(&format!(" › {name}"));
+        }
+        if let Some((p, c)) = ui.channel {
+            s.push_str(&format!(" › channel {p}/{c}"));
+        }
+    }
+    s
+}
+
+/// Draws the panel into `area`.
+pub fn draw(f: &mut Frame, area: Rect, theme: &Theme, dnfs: &Dnfs, ui: &DnfsUi, now_ms: i64) {
+    let block = panel_block(crumbs(dnfs, ui), theme, true);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if dnfs.list.is_empty() {
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                "no databases: name one with --db user@//host:port/service (password in STRATA_DB_PASSWORD), --db / or [[db]] in the config",
+                theme.muted,
+            ))
+            .wrap(Wrap { trim: true }),
+            inner,
+        );
+        return;
+    }
+    match ui.db(dnfs) {
+        None => draw_list(f, inner, theme, dnfs, ui, now_ms),
+        Some((db, _)) => draw_db(f, inner, theme, dnfs, db, ui, now_ms),
+    }
+}
+
+/// Every database: its state and totals; the highlighted one's history
+/// and, when it cannot be read, why.
+fn draw_list(f: &mut Frame, area: Rect, t: &Theme, dnfs: &Dnfs, ui: &DnfsUi, now_ms: i64) {
+    let itv = dnfs.interval_ms;
+    let lw = dnfs
+        .list
+        .iter()
+        .map(|d| d.target.label.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(8);
+    let mut lines = vec![figures_header(t, "Database", lw + 18, "  inst  channels")];
+    for (i, db) in dnfs.list.iter().enumerate() {
+        let state = db.state_label(now_ms, itv);
+        let tick = db.current(now_ms, itv);
+        let mut spans = vec![
+            Span::styled(
+                format!("{:<lw$} ", db.target.label),
+                row_style(t, i == ui.selected),
+            ),
+            Span::styled(format!("{state:<17}"), status_style(t, &db.status)),
+        ];
+        match tick {
+            Some(tk) if !tk.in_use => spans.push(Span::styled(
+                " dNFS not in use (the views are empty)",
+                t.warn,
+            )),
+            _ => {
+                spans.extend(figures_spans(
+                    t,
+                    shown(db, now_ms, itv).and_then(|k| k.total.as_ref()),
+                ));
+                if let Some(tk) = tick {
+                    spans.push(Span::styled(
+                        format!("  {:>4}  {:>8}", tk.instances.len(), tk.channels.len()),
+                        t.muted,
+                    ));
+                }
+            }
+        }
+        lines.push(Line::from(spans));
+    }
+    let list_h = lines.len() as u16 + 1;
+    let [top, rest] =
+        Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(area);
+    f.render_widget(Paragraph::new(lines), top);
+    if let Some(db) = dnfs.list.get(ui.selected) {
+        history_or_reason(f, rest, t, db, TOTAL, &db.target.label);
+    }
+}
+
+/// The charts of an entity's IOPS and MB/s, or why there are none.
+fn history_or_reason(f: &mut Frame, area: Rect, t: &Theme, db: &DbView, entity: &str, what: &str) {
+    if let Some(reason) = db.reason() {
+        let [why, _] = Layout::vertical([Constraint::Length(6), Constraint::Min(0)]).areas(area);
+        let lines: Vec<Line> = std::iter::once(Line::from(Span::styled(
+            format!("{}: {}", db.target.label, db.state_label(0, i64::MAX / 4)),
+            status_style(t, &db.status),
+        )))
+        .chain(
+            reason
+                .split(" | ")
+                .map(|p| Line::from(Span::styled(p.to_string(), t.base))),
+        )
+        .collect();
+        f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), why);
+        return;
+    }
+    if area.height < 6 {
+        return;
+    }
+    let h = &db.layer.history;
+    let seq = h.seq();
+    let n = h.capacity();
+    let times = h.times(seq, n);
+    let col = |c: DnfsCol| h.values(entity, c as usize, seq, n);
+    let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+        .areas(area.intersection(Rect {
+            height: area.height.min(12),
+            ..area
+        }));
+    chart(
+        f,
+        a,
+        &format!("{what} dNFS IOPS"),
+        "/s",
+        &[Series {
+            label: "iops",
+            values: col(DnfsCol::Iops),
+            style: t.accent,
+        }],
+        &times,
+        t,
+    );
+    chart(
+        f,
+        b,
+        &format!("{what} MB/s"),
+        "MB/s",
+        &[
+            Series {
+                label: "r",
+                values: col(DnfsCol::ReadMbPerS),
+                style: t.read,
+            },
+            Series {
+                label: "w",
+                values: col(DnfsCol::WriteMbPerS),
+                style: t.write,
+            },
+        ],
+        &times,
+        t,
+    );
+}
+
+fn draw_db(
+    f: &mut Frame,
+    area: Rect,
+    t: &Theme,
+    dnfs: &Dnfs,
+    db: &DbView,
+    ui: &DnfsUi,
+    now_ms: i64,
+) {
+    let itv = dnfs.interval_ms;
+    let tick = db.layer.latest.as_ref();
+    let current = db.current(now_ms, itv).is_some();
+    let mut head = vec![Line::from(vec![
+        Span::styled(format!("{} ", db.target.label), t.accent),
+        Span::styled(db.state_label(now_ms, itv), status_style(t, &db.status)),
+        Span::styled(
+            tick.map_or(String::new(), |tk| {
+                format!(
+                    "  · interval {} s (database clock) · SENDS/RECVS read as {} · {}",
+                    tk.itv_ms.map_or(format::UNKNOWN.to_string(), |ms| format!(
+                        "{:.1}",
+                        ms as f64 / 1000.0
+                    )),
+                    tk.counting.label(),
+                    shape_note(tk)
+                )
+            }),
+            t.muted,
+        ),
+    ])];
+    if let Some(tk) = tick.filter(|tk| !tk.in_use) {
+        let _ = tk;
+        head.push(Line::from(Span::styled(
+            "dNFS not in use: gv$dnfs_servers, channels and files are empty: this database does no I/O through Direct NFS (the views fill once a file is opened through it)",
+            t.warn,
+        )));
+    }
+    if !current && db.status == DbStatus::Live {
+        head.push(Line::from(Span::styled(
+            "figures not current: no reading for two intervals",
+            t.warn,
+        )));
+    }
+    let head_h = head.len() as u16;
+    let (entity, what) = match ui.inst {
+        Some(i) => (inst_entity(i), format!("inst {i}")),
+        None => (TOTAL.to_string(), db.target.label.clone()),
+    };
+    let charts_h = if ui.server.is_none() {
+        10u16.min(area.height / 2)
+    } else {
+        0
+    };
+    let [head_area, charts, _, body] = Layout::vertical([
+        Constraint::Length(head_h),
+        Constraint::Length(charts_h),
+        Constraint::Length(1),
+        Constraint::Min(0),
+    ])
+    .areas(area);
+    f.render_widget(Paragraph::new(head), head_area);
+    if charts_h > 0 {
+        history_or_reason(f, charts, t, db, &entity, &what);
+    }
+    let Some(tk) = tick.filter(|tk| tk.in_use) else {
+        return;
+    };
+    let lines = match (ui.inst, ui.server, ui.channel) {
+        (None, _, _) => instance_lines(t, tk, ui, current),
+        (Some(i), None, _) => server_lines(t, tk, i, ui),
+        (Some(i), Some(s), None) => channel_lines(t, tk, i, s, ui),
+        (Some(i), Some(s), Some(ch)) => channel_detail(t, tk, i, s, ch),
+    };
+    f.render_widget(Paragraph::new(lines), body);
+}
+
+fn shape_note(tk: &DnfsTick) -> String {
+    let s = tk.shape;
+    let mut parts = Vec::new();
+    if !s.byte_columns {
+        parts.push("no byte columns (before 11.2.0.4): MB/s unknown");
+    }
+    if !s.inst_id {
+        parts.push("v$ views: one instance");
+    }
+    if parts.is_empty() {
+        "columns: bytes, LOCAL".to_string()
+            + if s.nfs_version_column {
+                ", NFSVERSION"
+            } else {
+                ""
+            }
+    } else {
+        parts.join(" · ")
+    }
+}
+
+fn instance_lines(t: &Theme, tk: &DnfsTick, ui: &DnfsUi, current: bool) -> Vec<Line<'static>> {
+    let mut lines = vec![figures_header(t, "Instance", 10, "  processes")];
+    for (k, i) in tk.instances.iter().enumerate() {
+        let mut spans = vec![Span::styled(
+            format!("{:<10}", format!("inst {}", i.inst_id)),
+            row_style(t, k == ui.selected),
+        )];
+        spans.extend(figures_spans(t, i.figures.as_ref().filter(|_| current)));
+        spans.push(Span::styled(format!("  {:>9}", i.processes), t.muted));
+        lines.push(Line::from(spans));
+    }
+    let mut spans = vec![Span::styled(format!("{:<10}", "database"), t.header)];
+    spans.extend(figures_spans(t, tk.total.as_ref().filter(|_| current)));
+    lines.push(Line::from(spans));
+    lines
+}
+
+fn server_lines(t: &Theme, tk: &DnfsTick, inst: u32, ui: &DnfsUi) -> Vec<Line<'static>> {
+    let servers: Vec<&ServerFigures> = tk.servers.iter().filter(|s| s.inst_id == inst).collect();
+    let nw = servers
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let dw = servers
+        .iter()
+        .map(|s| s.dirname.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let mut lines = vec![Line::from(Span::styled(
+        format!(
+            "{:<nw$} {:<dw$} {:<8} {:>8} {:>6} {:>W$} {:>W$}",
+            "Server", "Export", "NFS", "channels", "files", "sends/s", "recvs/s"
+        ),
+        t.header,
+    ))];
+    for (k, s) in servers.iter().enumerate() {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:<nw$}", s.name), row_style(t, k == ui.selected)),
+            Span::styled(
+                format!(
+                    " {:<dw$} {:<8} {:>8} {:>6}{}{}",
+                    s.dirname,
+                    s.nfs_version.as_deref().unwrap_or(format::UNKNOWN),
+                    s.channels,
+                    s.files,
+                    fig(s.sends_per_s),
+                    fig(s.recvs_per_s)
+                ),
+                t.base,
+            ),
+        ]));
+    }
+    if servers.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "no NFS server on this instance",
+            t.muted,
+        )));
+    }
+    lines.push(Line::from(Span::styled(
+        "The views count no bytes per server or channel in any release: MB/s is per instance only.",
+        t.muted,
+    )));
+    lines
+}
+
+fn channels_of(tk: &DnfsTick, inst: u32, svr: u64) -> Vec<&ChannelFigures> {
+    tk.channels
+        .iter()
+        .filter(|c| c.inst_id == inst && c.svr_id == svr)
+        .collect()
+}
+
+fn channel_lines(t: &Theme, tk: &DnfsTick, inst: u32, svr: u64, ui: &DnfsUi) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    if let Some(s) = tk.servers.iter().find(|s| s.inst_id == inst && s.id == svr) {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "{} {} · {} · {} · {} open",
+                s.name,
+                s.dirname,
+                s.nfs_version
+                    .as_deref()
+                    .unwrap_or("NFS version not in this release's view"),
+                format::count(s.channels, "channel", "channels"),
+                format::count(s.files, "file", "files")
+            ),
+            t.accent,
+        )));
+    }
+    lines.push(Line::from(Span::styled(
+        format!(
+            "{:<12} {:<16} {:<16} {:>W$} {:>W$} {:>10}",
+            "PNUM/CH", "Path", "Local", "sends/s", "recvs/s", "reconnects"
+        ),
+        t.header,
+    )));
+    for (k, c) in channels_of(tk, inst, svr).iter().enumerate() {
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{:<12}", format!("{}/{}", c.pnum, c.ch_id)),
+                row_style(t, k == ui.selected),
+            ),
+            Span::styled(
+                format!(
+                    " {:<16} {:<16}{}{} {:>10}",
+                    c.path,
+                    c.local.as_deref().unwrap_or(format::UNKNOWN),
+                    fig(c.sends_per_s),
+                    fig(c.recvs_per_s),
+                    c.reconnects
+                        .map_or(format::UNKNOWN.to_string(), |r| r.to_string())
+                ),
+                t.base,
+            ),
+        ]));
+    }
+    lines
+}
+
+fn channel_detail(
+    t: &Theme,
+    tk: &DnfsTick,
+    inst: u32,
+    svr: u64,
+    (pnum, ch): (u64, u64),
+) -> Vec<Line<'static>> {
+    let Some(c) = channels_of(tk, inst, svr)
+        .into_iter()
+        .find(|c| c.pnum == pnum && c.ch_id == ch)
+    else {
+        return vec![Line::from(Span::styled("this channel is gone", t.warn))];
+    };
+    let kv = |k: &str, v: String| {
+        Line::from(vec![
+            Span::styled(format!("{k:<14}"), t.muted),
+            Span::styled(v, t.base),
+        ])
+    };
+    vec![
+        kv("server", format!("{} (id {})", c.server, c.svr_id)),
+        kv("process", format!("PNUM {} · channel {}", c.pnum, c.ch_id)),
+        kv("path", c.path.clone()),
+        kv(
+            "local",
+            c.local
+                .clone()
+                .unwrap_or_else(|| format!("{} (LOCAL is 11.2.0.3+)", format::UNKNOWN)),
+        ),
+        kv(
+            "sends/s",
+            format::fit(c.sends_per_s, W, 1).trim().to_string(),
+        ),
+        kv(
+            "recvs/s",
+            format::fit(c.recvs_per_s, W, 1).trim().to_string(),
+        ),
+        kv(
+            "reconnects",
+            c.reconnects
+                .map_or(format::UNKNOWN.to_string(), |r| r.to_string()),
+        ),
+        kv("counted as", tk.counting.label().to_string()),
+    ]
+}
+
+/// The path view's line-up: database → host NFS client → the NICs of the
+/// dNFS channels → block devices, in MB/s, and each mismatch flagged.
+pub fn draw_path(f: &mut Frame, area: Rect, t: &Theme, p: &crate::model::dnfs_path::PathLine) {
+    let block = panel_block("Path · DB → host → wire → storage (MB/s)", t, false);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let mb = |v: Option<f64>| format::fit(v, 9, 1);
+    let wire_what = if p.dnfs_ifaces.is_empty() {
+        "NICs of the channels: none mapped".to_string()
+    } else {
+        format!("NICs of the channels ({})", p.dnfs_ifaces.join(", "))
+    };
+    let cells = [
+        ("database (dNFS)".to_string(), p.dnfs_mb_s),
+        ("host NFS client".to_string(), p.kernel_nfs_mb_s),
+        (wire_what, p.wire_mb_s),
+        ("block devices".to_string(), p.block_mb_s),
+    ];
+    let mut head = Vec::new();
+    let mut vals = Vec::new();
+    for (i, (what, v)) in cells.iter().enumerate() {
+        let w = what.chars().count().max(11);
+        let sep = if i == 0 { "" } else { "  →  " };
+        head.push(Span::styled(format!("{sep}{what:<w$}"), t.header));
+        vals.push(Span::styled(
+            format!("{}{:>w$}", if i == 0 { "" } else { "     " }, mb(*v).trim()),
+            if v.is_some() { t.base } else { t.muted },
+        ));
+    }
+    let mut lines = vec![Line::from(head), Line::from(vals)];
+    if !p.unmapped.is_empty() {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "channels whose LOCAL address no connected route holds: {}",
+                p.unmapped.join(", ")
+            ),
+            t.warn,
+        )));
+    }
+    if p.flags.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "no mismatch between the layers",
+            t.muted,
+        )));
+    }
+    for fl in &p.flags {
+        lines.push(Line::from(Span::styled(
+            format!("⚠ {}", fl.message()),
+            t.crit,
+        )));
+    }
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}

@@ -1,0 +1,273 @@
+//! The database panel on screen, fed through the same mapper and model as
+//! the oracle crate's rows: the 19c RAC fixture (PROD), the 12.1 one
+//! (CDB1), a database whose views are empty (TEST), and one that cannot
+//! be read because the Oracle client is missing, with the DPI-1047 text
+//! the oracle crate really returns on this machine (LOCAL).
+
+mod common;
+
+use common::redact_times;
+use strata::app::dnfs::{Dnfs, DnfsUi};
+use strata::model::dnfs_sample::{DnfsSample, map_rows, rows_from_capture};
+use strata::source::dnfs::{DbEvent, DbStatus, connect, parse_db_spec};
+use strata::theme::Theme;
+
+const T0: i64 = 1_795_000_000_000;
+
+fn sample(name: &str) -> DnfsSample {
+    let path = format!("{}/tests/fixtures/dnfs/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).unwrap();
+    map_rows(&rows_from_capture(0, name, &text).unwrap()).unwrap()
+}
+
+/// Reading `a`, then `b`, then `more` readings that go on as b went on
+/// from a (each process's counts grow by the same step again), as far
+/// apart as a and b on the database clock and 5 s apart on the wall
+/// clock, the last at `T0`.
+fn readings(release: &str, more: usize) -> Vec<DnfsSample> {
+    let a = sample(&format!("gv-dnfs-{release}-a.txt"));
+    let b = sample(&format!("gv-dnfs-{release}-b.txt"));
+    let mut out = vec![a.clone(), b.clone()];
+    let mut cur = b.clone();
+    for k in 0..more {
+        // a swell and ebb, so the chart has a shape; the last interval
+        // is b's step exactly (f = 2), so the figures on screen are the
+        // fixture's hand-worked ones
+        let f = match (more - 1 - k) % 3 {
+            0 => 2,
+            1 => 1,
+            _ => 3,
+        };
+        for s in &mut cur.stats {
+            // b's step again: b less a, from zero for a process new in b
+            let q = b
+                .stats
+                .iter()
+                .find(|q| (q.inst_id, q.pnum) == (s.inst_id, s.pnum))
+                .map_or((0, 0), |q| (q.nfs_read, q.nfs_write));
+            let p = a
+                .stats
+                .iter()
+                .find(|p| (p.inst_id, p.pnum) == (s.inst_id, s.pnum))
+                .map_or((0, 0), |p| (p.nfs_read, p.nfs_write));
+            let step = (q.0 - p.0, q.1 - p.1);
+            s.nfs_read += step.0 * f / 2;
+            s.nfs_write += step.1 * f / 2;
+            s.read_bytes = s.read_bytes.map(|_| s.nfs_read * 8192);
+            s.write_bytes = s.write_bytes.map(|_| s.nfs_write * 8192);
+        }
+        // SENDS/RECVS as the release's fixture counts them: 19c since
+        // the last select (b's counts, swelled), 12.1 as running totals
+        // (b's growth again)
+        for c in &mut cur.channels {
+            let key = |x: &&strata::model::dnfs_sample::ChannelRow| {
+                (x.inst_id, x.pnum, x.ch_id) == (c.inst_id, c.pnum, c.ch_id)
+            };
+            let (Some(ca), Some(cb)) = (a.channels.iter().find(key), b.channels.iter().find(key))
+            else {
+                continue;
+            };
+            if release == "12.1" {
+                c.sends += (cb.sends - ca.sends) * f / 2;
+            } else {
+                c.sends = cb.sends * f / 2;
+            }
+            c.recvs = c.sends;
+        }
+        cur.db_ms += b.db_ms - a.db_ms;
+        out.push(cur.clone());
+    }
+    let n = out.len() as i64;
+    for (i, s) in out.iter_mut().enumerate() {
+        s.wall_ms = T0 - (n - 1 - i as i64) * 5000;
+    }
+    out
+}
+
+/// The real status of a database read without an Oracle client, with the
+/// test's LD_LIBRARY_PATH (cargo's build directories) put as "…".
+fn client_missing() -> DbStatus {
+    match connect(
+        &parse_db_spec("/").unwrap(),
+        std::time::Duration::from_secs(1),
+    ) {
+        Err(DbStatus::ClientMissing(text)) => {
+            let text = match (text.find("LD_LIBRARY_PATH="), text.find(", then the ld.so")) {
+                (Some(a), Some(b)) => format!("{}LD_LIBRARY_PATH=…{}", &text[..a], &text[b..]),
+                _ => text,
+            };
+            DbStatus::ClientMissing(text)
+        }
+        other => panic!("an Oracle client on this machine? {other:?}"),
+    }
+}
+
+fn dnfs() -> Dnfs {
+    let targets = [
+        "dbsnmp@//prod-scan:1521/PROD",
+        "dbsnmp@//cdb1:1521/CDB1",
+        "dbsnmp@//test:1521/TEST",
+        "/",
+    ]
+    .iter()
+    .map(|s| parse_db_spec(s).unwrap())
+    .collect();
+    let mut d = Dnfs::new(targets, 5.0, 60);
+    for db in 0..3 {
+        d.ingest(DbEvent::Status {
+            db,
+            status: DbStatus::Live,
+        });
+    }
+    for s in readings("19c", 10) {
+        d.ingest(DbEvent::Sample { db: 0, sample: s });
+    }
+    for s in readings("12.1", 4) {
+        d.ingest(DbEvent::Sample { db: 1, sample: s });
+    }
+    let mut empty = sample("gv-dnfs-19c-a.txt");
+    empty.stats.clear();
+    empty.servers.clear();
+    empty.channels.clear();
+    empty.files.clear();
+    for k in 0..2 {
+        let mut e = empty.clone();
+        e.db_ms += k * 5000;
+        e.wall_ms = T0 - (1 - k) * 5000;
+        d.ingest(DbEvent::Sample { db: 2, sample: e });
+    }
+    d.ingest(DbEvent::Status {
+        db: 3,
+        status: client_missing(),
+    });
+    d
+}
+
+fn render(d: &Dnfs, ui: &DnfsUi, w: u16, h: u16) -> String {
+    let backend = ratatui::backend::TestBackend::new(w, h);
+    let mut term = ratatui::Terminal::new(backend).unwrap();
+    let theme = Theme::default();
+    term.draw(|f| strata::ui::dnfs::draw(f, f.area(), &theme, d, ui, T0 + 1000))
+        .unwrap();
+    redact_times(&term.backend().to_string())
+}
+
+#[test]
+fn databases_list_with_history_of_the_highlighted_one() {
+    let d = dnfs();
+    let ui = DnfsUi::default();
+    let screen = render(&d, &ui, 150, 24);
+    // 19c reading b: 61600 IOPS, 470.3 rMB/s over the database
+    assert!(screen.contains("61600.0"), "{screen}");
+    assert!(screen.contains("dNFS not in use"), "{screen}");
+    assert!(screen.contains("no Oracle client"), "{screen}");
+    insta::assert_snapshot!("dnfs_databases_150x24", screen);
+}
+
+#[test]
+fn a_database_without_client_says_dpi_1047_where_and_how() {
+    let d = dnfs();
+    let mut ui = DnfsUi::default();
+    ui.move_by(&d, 3);
+    let screen = render(&d, &ui, 150, 24);
+    assert!(screen.contains("DPI-1047"), "{screen}");
+    assert!(screen.contains("Instant Client"), "{screen}");
+    insta::assert_snapshot!("dnfs_client_missing_150x24", screen);
+}
+
+#[test]
+fn drill_down_database_instance_server_channel() {
+    let d = dnfs();
+    let mut ui = DnfsUi::default();
+    ui.enter(&d); // PROD
+    let db = render(&d, &ui, 150, 30);
+    assert!(db.contains("inst 1") && db.contains("inst 2"), "{db}");
+    insta::assert_snapshot!("dnfs_db_prod_150x30", db);
+    ui.move_by(&d, 1);
+    ui.enter(&d); // inst 2
+    let inst = render(&d, &ui, 150, 30);
+    assert!(inst.contains("nas1") && inst.contains("NFSv4.1"), "{inst}");
+    insta::assert_snapshot!("dnfs_inst2_150x30", inst);
+    ui.enter(&d); // nas1 on inst 2
+    let server = render(&d, &ui, 150, 20);
+    assert!(server.contains("192.168.10.2"), "{server}");
+    insta::assert_snapshot!("dnfs_server_nas1_150x20", server);
+    ui.move_by(&d, 1);
+    ui.enter(&d); // channel 20/1
+    let ch = render(&d, &ui, 100, 16);
+    assert!(
+        ch.contains("channel 20/1") && ch.contains("since last select"),
+        "{ch}"
+    );
+    insta::assert_snapshot!("dnfs_channel_100x16", ch);
+    for depth in (0..4).rev() {
+        ui.up();
+        assert_eq!(ui.depth(), depth);
+    }
+}
+
+#[test]
+fn the_12_1_database_reads_channels_as_running_totals() {
+    let d = dnfs();
+    let mut ui = DnfsUi::default();
+    ui.move_by(&d, 1);
+    ui.enter(&d);
+    ui.enter(&d);
+    let screen = render(&d, &ui, 150, 30);
+    assert!(screen.contains("running totals"), "{screen}");
+    assert!(screen.contains("nas2"), "{screen}");
+    insta::assert_snapshot!("dnfs_cdb1_inst1_150x30", screen);
+}
+
+/// The path view over the 19c database (470.3125 + 10.9375 = 481.25 MB/s
+/// of dNFS, channels from 192.168.10.x and 192.168.11.x) with the host's
+/// NFS client, NICs and block devices as given.
+fn path(kernel_nfs: f64, nics: (f64, f64), routes: &str) -> String {
+    use strata::model::dnfs_path::line_up;
+    use strata::parse::route::parse_route;
+    let d = dnfs();
+    let tick = d.list[0].current(T0 + 1000, d.interval_ms).unwrap();
+    let routes = parse_route(routes).items;
+    let nic = vec![
+        ("ens3f0".to_string(), Some(nics.0)),
+        ("ens3f1".to_string(), Some(nics.1)),
+        ("eth0".to_string(), Some(3.0)),
+    ];
+    let p = line_up(&[tick], &routes, &nic, Some(kernel_nfs), Some(42.0));
+    let backend = ratatui::backend::TestBackend::new(120, 8);
+    let mut term = ratatui::Terminal::new(backend).unwrap();
+    term.draw(|f| strata::ui::dnfs::draw_path(f, f.area(), &Theme::default(), &p))
+        .unwrap();
+    term.backend().to_string()
+}
+
+const ROUTES: &str = "Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\n\
+ens3f0\t000AA8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\n\
+ens3f1\t000BA8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\n";
+
+#[test]
+fn path_view_host_blind() {
+    // the kernel client sees 0.2 MB/s of 481.25: iostat shows an idle mount
+    let s = path(0.2, (250.0, 245.0), ROUTES);
+    assert!(s.contains("481.2") && s.contains("495.0"), "{s}");
+    assert!(s.contains("does not see"), "{s}");
+    insta::assert_snapshot!("dnfs_path_host_blind_120x8", s);
+}
+
+#[test]
+fn path_view_wire_short() {
+    // no route for 192.168.11.0/24: one NIC counted, 250 < 0.9 × 481.25
+    let routes = ROUTES.lines().take(2).collect::<Vec<_>>().join("\n");
+    let s = path(300.0, (250.0, 245.0), &routes);
+    assert!(s.contains("192.168.11.1"), "{s}");
+    assert!(s.contains("less than"), "{s}");
+    insta::assert_snapshot!("dnfs_path_wire_short_120x8", s);
+}
+
+#[test]
+fn path_view_wire_extra() {
+    // 1100 + 900 MB/s on the filer NICs > 1.5 × (481.25 + 300) + 1
+    let s = path(300.0, (1100.0, 900.0), ROUTES);
+    assert!(s.contains("far more"), "{s}");
+    insta::assert_snapshot!("dnfs_path_wire_extra_120x8", s);
+}
