@@ -195,6 +195,12 @@ async fn event_loop(
         ));
     }
     drop(cell_tx);
+    // Each database on its own thread: the oracle crate blocks, so a slow
+    // query or a missing Oracle client never holds up the screen.
+    let (db_tx, mut db_rx) = mpsc::channel::<crate::source::dnfs::DbEvent>(64);
+    let db_targets: Vec<_> = app.dnfs.list.iter().map(|d| d.target.clone()).collect();
+    let db_opts = crate::source::dnfs::DbOptions::new(Duration::from_secs_f64(app.interval_s));
+    let _db_threads = crate::source::dnfs::spawn_dbs(&db_targets, &db_opts, db_tx, &cancel);
     // Only a screen has keys; EventStream needs a terminal.
     let mut events = terminal.is_some().then(EventStream::new);
     let mut clock = interval(Duration::from_secs(1));
@@ -280,6 +286,10 @@ async fn event_loop(
             }
             Some(ev) = cell_rx.recv() => {
                 rec.feed(app, Input::Cell(ev));
+                dirty = true;
+            }
+            Some(ev) = db_rx.recv() => {
+                rec.feed(app, Input::Db(ev));
                 dirty = true;
             }
             _ = clock.tick() => {

@@ -146,6 +146,7 @@ fn main() {
             let meta = player.meta.clone();
             let mut app = App::new(meta.config, theme, meta.host, meta.interval_s);
             app.set_cells(meta.cells);
+            app.set_dbs(meta.dbs);
             app.no_color = no_color;
             add_notes(&mut app, messages.into_iter().chain(theme_err));
             if let Err(e) = strata::replay::run(app, player, file) {
@@ -220,11 +221,17 @@ fn live_app(
     cell_opts.passphrases = passphrases.clone();
     let mut app = App::new(config, theme, host, interval);
     app.set_cells(targets);
+    let (dbs, db_problems) = strata::source::dnfs::db_targets(&cli.dbs, &app.config.dbs);
+    app.set_dbs(dbs);
     app.set_passphrase_store(passphrases);
     app.no_color = no_color;
     add_notes(
         &mut app,
-        messages.into_iter().chain(cell_problems).chain(theme_err),
+        messages
+            .into_iter()
+            .chain(cell_problems)
+            .chain(db_problems)
+            .chain(theme_err),
     );
     let sources = strata::live::Sources {
         disks: DiskSource::new(fs.clone()),

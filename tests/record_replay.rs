@@ -201,6 +201,7 @@ fn replay_renders_what_live_rendered_at_every_sample_and_level() {
     let meta = player.meta.clone();
     let mut app = App::new(meta.config, Theme::default(), meta.host, meta.interval_s);
     app.set_cells(meta.cells);
+    app.set_dbs(meta.dbs);
     let mut applied = 0;
     for (k, want) in live.iter().enumerate() {
         for (at, _) in inputs(k as u64) {
@@ -231,6 +232,7 @@ fn a_jump_lands_on_the_screens_playing_forward_showed() {
     let meta = player.meta.clone();
     let mut app = App::new(meta.config, Theme::default(), meta.host, meta.interval_s);
     app.set_cells(meta.cells);
+    app.set_dbs(meta.dbs);
     let mut r = Replayer::new(player, &mut app, &path);
     // Forward past the end, back into the middle (a delta chunk), to a
     // marker, and one sample back from there.

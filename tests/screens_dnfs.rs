@@ -271,3 +271,75 @@ fn path_view_wire_extra() {
     assert!(s.contains("far more"), "{s}");
     insta::assert_snapshot!("dnfs_path_wire_extra_120x8", s);
 }
+
+fn goto(app: &mut strata::app::App, panel: strata::app::Panel) {
+    let i = strata::app::Panel::ALL
+        .iter()
+        .position(|p| *p == panel)
+        .unwrap();
+    app.update(strata::app::Action::GotoPanel(i));
+}
+
+/// In the app: a database without an Oracle client (the oracle crate's
+/// real DPI-1047) beside the 19c RAC, while the host's disks go on being
+/// sampled. The overview says both, the panel gives the full text, the
+/// keys drill down and back up, and the disks' figures keep coming.
+#[test]
+fn in_the_app_dpi_1047_is_shown_and_the_other_layers_keep_working() {
+    use strata::app::{Action, Panel};
+    let mut app = common::app_with(20);
+    app.set_dbs(vec![
+        parse_db_spec("dbsnmp@//prod-scan:1521/PROD").unwrap(),
+        parse_db_spec("/").unwrap(),
+    ]);
+    app.ingest_db_event(DbEvent::Status {
+        db: 0,
+        status: DbStatus::Live,
+    });
+    for s in readings("19c", 3) {
+        app.ingest_db_event(DbEvent::Sample { db: 0, sample: s });
+    }
+    app.ingest_db_event(DbEvent::Status {
+        db: 1,
+        status: client_missing(),
+    });
+    app.now_ms = T0 + 1000;
+    let overview = common::render(&mut app, 140, 40);
+    let db_line = overview.lines().nth(3).unwrap();
+    assert!(
+        db_line.contains("61600.0 IOPS") && db_line.contains("no Oracle client"),
+        "{overview}"
+    );
+    insta::assert_snapshot!("dnfs_overview_140x40", overview);
+
+    goto(&mut app, Panel::Databases);
+    app.update(Action::Down);
+    let panel = common::render(&mut app, 150, 30);
+    assert!(
+        panel.contains("DPI-1047") && panel.contains("7 Databases"),
+        "{panel}"
+    );
+
+    // the disks layer keeps sampling while the database cannot be read
+    let before = app.disks.latest.as_ref().map(|t| t.wall_ms);
+    app.ingest_disks(common::sample(20));
+    assert_ne!(app.disks.latest.as_ref().map(|t| t.wall_ms), before);
+
+    // Enter on PROD, instance 1, nas1, the first channel; Esc climbs back
+    app.update(Action::Up);
+    for _ in 0..4 {
+        app.update(Action::Enter);
+    }
+    assert_eq!(app.ui.dnfs.depth(), 4);
+    let ch = common::render(&mut app, 150, 30);
+    assert!(ch.contains("channel 20/0"), "{ch}");
+    for depth in (0..4).rev() {
+        app.update(Action::Back);
+        assert_eq!(app.ui.dnfs.depth(), depth);
+    }
+    assert_eq!(
+        app.panel(),
+        Panel::Databases,
+        "Esc at the top stays on the panel"
+    );
+}

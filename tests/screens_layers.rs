@@ -348,7 +348,15 @@ fn a_narrow_nics_table_scrolls_sideways_and_never_cuts_a_figure() {
 fn nics_come_after_nfs_in_tab_order() {
     assert_eq!(
         Panel::ALL.map(Panel::title),
-        ["Overview", "Disks", "Cache", "NFS", "NICs", "Cells"]
+        [
+            "Overview",
+            "Disks",
+            "Cache",
+            "NFS",
+            "NICs",
+            "Cells",
+            "Databases"
+        ]
     );
     let mut app = app_with(2);
     goto(&mut app, Panel::Nfs);

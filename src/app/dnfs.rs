@@ -19,7 +19,7 @@ pub fn inst_entity(inst: u32) -> String {
 }
 
 /// One database.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct DbView {
     pub target: DbTarget,
     pub status: DbStatus,
@@ -114,8 +114,13 @@ impl DbView {
 /// Every database and the interval they are read at.
 #[derive(Debug)]
 pub struct Dnfs {
+    /// The databases on screen: live, or while paused as they were at the
+    /// pause.
     pub list: Vec<DbView>,
     pub interval_ms: i64,
+    /// While paused: the live databases, which go on taking readings, and
+    /// the time of the pause (the screen's "now", so nothing turns stale).
+    paused: Option<(Vec<DbView>, i64)>,
 }
 
 impl Default for Dnfs {
@@ -132,23 +137,75 @@ impl Dnfs {
                 .map(|t| DbView::new(t, history))
                 .collect(),
             interval_ms: (interval_s * 1000.0).round() as i64,
+            paused: None,
         }
+    }
+
+    /// The databases as read, paused or not.
+    pub fn live(&self) -> &[DbView] {
+        self.paused.as_ref().map_or(&self.list, |(live, _)| live)
+    }
+
+    /// `p`: the screen keeps the databases as they are now; readings go on
+    /// behind it.
+    pub fn pause(&mut self, now_ms: i64) {
+        if self.paused.is_none() {
+            self.paused = Some((self.list.clone(), now_ms));
+        }
+    }
+
+    pub fn resume(&mut self) {
+        if let Some((live, _)) = self.paused.take() {
+            self.list = live;
+        }
+    }
+
+    /// The time the screen is shown at: the pause's while paused.
+    pub fn shown_now(&self, now_ms: i64) -> i64 {
+        self.paused.as_ref().map_or(now_ms, |(_, at)| *at)
     }
 
     /// Applies one event of a database's reader.
     pub fn ingest(&mut self, ev: DbEvent) {
+        let live = match &mut self.paused {
+            Some((live, _)) => live,
+            None => &mut self.list,
+        };
         match ev {
             DbEvent::Status { db, status } => {
-                if let Some(d) = self.list.get_mut(db) {
+                if let Some(d) = live.get_mut(db) {
                     d.status = status;
                 }
             }
             DbEvent::Sample { db, sample } => {
-                if let Some(d) = self.list.get_mut(db) {
+                if let Some(d) = live.get_mut(db) {
                     d.ingest(&sample);
                 }
             }
         }
+    }
+}
+
+impl super::App {
+    /// The databases to read, from `--db` and `[[db]]`.
+    pub fn set_dbs(&mut self, targets: Vec<DbTarget>) {
+        self.dnfs = Dnfs::new(targets, self.interval_s, self.disks.history.capacity());
+    }
+
+    /// One event of a database's reader (`source::dnfs::run_db`).
+    pub fn ingest_db_event(&mut self, ev: DbEvent) {
+        self.dnfs.ingest(ev);
+    }
+
+    /// Esc in the database panel climbs its drill-down first; true when it
+    /// did.
+    pub(super) fn dnfs_back(&mut self) -> bool {
+        let here = matches!(self.view(), super::View::Panel(super::Panel::Databases));
+        if here && self.ui.dnfs.depth() > 0 {
+            self.ui.dnfs.up();
+            return true;
+        }
+        false
     }
 }
 
@@ -313,6 +370,49 @@ mod tests {
             db: 7,
             status: DbStatus::Connecting,
         });
+    }
+
+    #[test]
+    fn a_pause_holds_the_screen_while_readings_go_on() {
+        let mut d = Dnfs::new(vec![parse_db_spec("/").unwrap()], 1.0, 10);
+        let live = |d: &mut Dnfs, ms: i64, reads: u64| {
+            d.ingest(DbEvent::Sample {
+                db: 0,
+                sample: sample(ms, reads),
+            })
+        };
+        d.ingest(DbEvent::Status {
+            db: 0,
+            status: DbStatus::Live,
+        });
+        live(&mut d, 1000, 0);
+        live(&mut d, 2000, 500);
+        d.pause(2100);
+        live(&mut d, 3000, 2500);
+        d.ingest(DbEvent::Status {
+            db: 0,
+            status: DbStatus::ConnectFailed("ORA-12541: TNS:no listener".into()),
+        });
+        let iops = |v: &DbView| {
+            v.layer
+                .latest
+                .as_ref()
+                .and_then(|t| t.total)
+                .map(|f| f.get(crate::model::dnfs::DnfsCol::Iops))
+        };
+        // the screen: 500 IOPS, live and current at the pause's time, long after
+        let now = d.shown_now(60_000);
+        assert_eq!(now, 2100);
+        assert_eq!(iops(&d.list[0]), Some(Some(500.0)));
+        assert!(d.list[0].current(now, 1000).is_some());
+        assert_eq!(d.list[0].layer.history.seq(), 1);
+        // behind it, the reading and the error arrived
+        assert_eq!(iops(&d.live()[0]), Some(Some(2000.0)));
+        assert!(matches!(d.live()[0].status, DbStatus::ConnectFailed(_)));
+        d.resume();
+        assert_eq!(d.shown_now(60_000), 60_000);
+        assert_eq!(iops(&d.list[0]), Some(Some(2000.0)));
+        assert_eq!(d.list[0].layer.history.seq(), 2);
     }
 
     #[test]

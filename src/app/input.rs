@@ -8,6 +8,7 @@ use super::state::{App, SelfUsage};
 use crate::source::cache::CacheSample;
 use crate::source::cells::CellEvent;
 use crate::source::disks::DiskSample;
+use crate::source::dnfs::DbEvent;
 use crate::source::nfs::NfsSample;
 use crate::source::nics::NicSample;
 
@@ -19,6 +20,8 @@ pub enum Input {
     Cache(Result<CacheSample, String>),
     Nics(Result<NicSample, String>),
     Cell(CellEvent),
+    /// A database's connection state or its gv$dnfs_* reading.
+    Db(DbEvent),
     /// The loop's one-second clock: the header's time, staleness, own cost.
     Clock {
         now_ms: i64,
@@ -41,6 +44,7 @@ impl Input {
             Input::Cache(_) => "cache".into(),
             Input::Nics(_) => "nics".into(),
             Input::Cell(ev) => format!("cell{}", ev.cell()),
+            Input::Db(DbEvent::Status { db, .. } | DbEvent::Sample { db, .. }) => format!("db{db}"),
             Input::Clock { .. } => "clock".into(),
             Input::Marker { .. } => "marker".into(),
         }
@@ -59,6 +63,7 @@ impl App {
             Input::Nics(Ok(s)) => self.ingest_nics(s),
             Input::Nics(Err(e)) => self.nics_failed(e),
             Input::Cell(ev) => self.ingest_cell_event(ev),
+            Input::Db(ev) => self.ingest_db_event(ev),
             Input::Clock { now_ms, usage } => {
                 self.now_ms = now_ms;
                 self.cells_clock();

@@ -5,7 +5,7 @@
 use crate::store::SourceHistory;
 
 /// A layer whose figures arrive as ticks of type `T`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Layer<T> {
     pub history: SourceHistory,
     /// The newest figures.
@@ -18,7 +18,7 @@ pub struct Layer<T> {
 }
 
 /// The layer as it was when the user paused.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Snapshot<T> {
     tick: Option<T>,
     /// Copies of the series on screen, cut at the pause: the live history

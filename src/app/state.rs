@@ -47,16 +47,18 @@ pub enum Panel {
     Nfs,
     Nics,
     Cells,
+    Databases,
 }
 
 impl Panel {
-    pub const ALL: [Panel; 6] = [
+    pub const ALL: [Panel; 7] = [
         Panel::Overview,
         Panel::Disks,
         Panel::Cache,
         Panel::Nfs,
         Panel::Nics,
         Panel::Cells,
+        Panel::Databases,
     ];
 
     pub fn title(self) -> &'static str {
@@ -67,6 +69,7 @@ impl Panel {
             Panel::Nfs => "NFS",
             Panel::Nics => "NICs",
             Panel::Cells => "Cells",
+            Panel::Databases => "Databases",
         }
     }
 }
@@ -202,6 +205,8 @@ pub struct App {
     pub replay: Option<super::session::ReplayStatus>,
     /// What the loop is to do after the last key.
     pub(super) requests: Vec<super::session::Request>,
+    /// Oracle databases whose Direct NFS views are read.
+    pub dnfs: super::dnfs::Dnfs,
     /// Encrypted identity files' passphrases: the prompt and the store.
     pub passphrases: super::passphrase::Passphrases,
     pub quit: bool,
@@ -231,6 +236,8 @@ pub struct UiState {
     /// disks table.
     pub cells: ListUi,
     pub cell_disks: ListUi,
+    /// Where the database panel is: database → instance → server → channel.
+    pub dnfs: super::dnfs::DnfsUi,
     /// The one cell's disks table shows only this group (`m` cycles it).
     pub cell_group: Option<crate::model::cell_metrics::Media>,
     /// The slave table of a bond's detail view.
@@ -267,6 +274,7 @@ impl App {
             nics: ListUi::sorted_by(0),
             cells: ListUi::default(),
             cell_disks: ListUi::default(),
+            dnfs: Default::default(),
             cell_group: None,
             slaves: ListUi::default(),
             show_all_nics: false,
@@ -302,6 +310,7 @@ impl App {
             recording: None,
             replay: None,
             requests: Vec::new(),
+            dnfs: Default::default(),
             passphrases: Default::default(),
             quit: false,
             ui,
@@ -338,6 +347,7 @@ impl App {
             self.interval_s,
         );
         fresh.set_cells(self.cells.list.iter().map(|c| c.target.clone()).collect());
+        fresh.set_dbs(self.dnfs.list.iter().map(|d| d.target.clone()).collect());
         self.now_ms = fresh.now_ms;
         self.usage = fresh.usage;
         self.disks = fresh.disks;
@@ -349,6 +359,7 @@ impl App {
         self.nics = fresh.nics;
         self.nic_baseline = fresh.nic_baseline;
         self.cells = fresh.cells;
+        self.dnfs = fresh.dnfs;
         self.markers = fresh.markers;
     }
 
@@ -515,11 +526,13 @@ impl App {
                     self.nfs.freeze();
                     self.cache.freeze();
                     self.nics.freeze();
+                    self.dnfs.pause(self.now_ms);
                 } else {
                     self.disks.thaw();
                     self.nfs.thaw();
                     self.cache.thaw();
                     self.nics.thaw();
+                    self.dnfs.resume();
                 }
                 self.freeze_view();
             }
@@ -558,6 +571,9 @@ impl App {
                 self.freeze_view();
             }
             Action::Back => {
+                if self.dnfs_back() {
+                    return;
+                }
                 if self.ui.stack.len() > 1 {
                     // back in the table, the entity drilled into stays selected
                     let top = self.ui.stack.len() == 2;
@@ -715,6 +731,7 @@ impl App {
             View::Panel(Panel::Nics) => Some((&mut self.ui.nics, NIC_TABLE.len())),
             View::Panel(Panel::Cells) => Some((&mut self.ui.cells, CELL_TABLE.len())),
             View::Cell(_) => Some((&mut self.ui.cell_disks, DISK_HISTORY.len())),
+            View::Panel(Panel::Databases) => None,
             View::Panel(Panel::Overview)
             | View::Disk(_)
             | View::CellDisk(..)
@@ -748,6 +765,7 @@ impl App {
 
     fn move_selection(&mut self, delta: isize) {
         match self.view().clone() {
+            View::Panel(Panel::Databases) => self.ui.dnfs.move_by(&self.dnfs, delta),
             View::Panel(Panel::Disks) => {
                 let names: Vec<String> = self.disk_rows().iter().map(|r| r.name.clone()).collect();
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -814,6 +832,7 @@ impl App {
 
     fn drill_down(&mut self) {
         match self.view().clone() {
+            View::Panel(Panel::Databases) => self.ui.dnfs.enter(&self.dnfs),
             View::Panel(Panel::Overview) => self.ui.stack = vec![View::Panel(Panel::Disks)],
             View::Panel(Panel::Nfs) => {
                 let rows = self.nfs_rows();

@@ -12,7 +12,7 @@ use super::{Format, csv_field, printable};
 use crate::app::dnfs::{DbView, Dnfs};
 use crate::format::{self, UNKNOWN};
 use crate::model::dnfs::{DNFS_COLS, DnfsCol, DnfsTick, Figures};
-use crate::source::dnfs::{DbOptions, DbTarget, run_db};
+use crate::source::dnfs::{DbOptions, DbTarget, spawn_dbs};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -217,16 +217,7 @@ pub fn run_dnfs(
     let mut dnfs = Dnfs::new(targets.clone(), interval_s, 2);
     let (tx, mut rx) = mpsc::channel(64);
     let cancel = CancellationToken::new();
-    let threads: Vec<_> = targets
-        .into_iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let (tx, cancel) = (tx.clone(), cancel.clone());
-            let opts = DbOptions::new(every);
-            std::thread::spawn(move || run_db(i, t, opts, tx, cancel))
-        })
-        .collect();
-    drop(tx);
+    let threads = spawn_dbs(&targets, &DbOptions::new(every), tx, &cancel);
     let mut out = std::io::stdout().lock();
     let header = match format {
         Format::Text => text_header(dnfs.list.len() > 1).to_string(),

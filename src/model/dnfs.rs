@@ -192,7 +192,7 @@ pub struct DnfsTick {
 }
 
 /// The previous readings of one database.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct DnfsBaseline {
     procs: LastSeen<StatsRow>,
     chans: LastSeen<(u64, u64)>,

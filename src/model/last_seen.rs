@@ -14,7 +14,7 @@ use std::collections::HashMap;
 /// a day is diffed against it, later it counts as new.
 pub const FORGET_AFTER_CS: u64 = 24 * 3600 * 100;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct LastSeen<T> {
     uptime_cs: Option<u64>,
     last: HashMap<String, (T, u64)>,

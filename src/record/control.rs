@@ -34,6 +34,7 @@ pub fn meta_of(app: &App, started_ms: i64) -> Meta {
         interval_s: app.interval_s,
         config: app.config.clone(),
         cells: app.cells.list.iter().map(|c| c.target.clone()).collect(),
+        dbs: app.dnfs.live().iter().map(|d| d.target.clone()).collect(),
         started_ms,
     }
 }
@@ -45,19 +46,22 @@ pub fn default_file(ms: i64) -> PathBuf {
     PathBuf::from(format!("strata-{stamp}.strec"))
 }
 
-/// Each cell's status as an input; applying one again changes nothing.
-fn cell_states(app: &App) -> Vec<Input> {
-    app.cells
-        .list
-        .iter()
-        .enumerate()
-        .map(|(cell, c)| {
-            Input::Cell(crate::source::cells::CellEvent::Status {
-                cell,
-                status: c.status.clone(),
-            })
+/// Each cell's and database's connection state as an input; applying one
+/// again changes nothing.
+fn link_states(app: &App) -> Vec<Input> {
+    let cells = app.cells.list.iter().enumerate().map(|(cell, c)| {
+        Input::Cell(crate::source::cells::CellEvent::Status {
+            cell,
+            status: c.status.clone(),
         })
-        .collect()
+    });
+    let dbs = app.dnfs.live().iter().enumerate().map(|(db, d)| {
+        Input::Db(crate::source::dnfs::DbEvent::Status {
+            db,
+            status: d.status.clone(),
+        })
+    });
+    cells.chain(dbs).collect()
 }
 
 impl Control {
@@ -117,9 +121,10 @@ impl Control {
         let mut restate = Vec::new();
         if let Some(r) = &mut self.recorder {
             match r.record(now_ms(), &input) {
-                // A seek starts at a key chunk: the cells' states, which
-                // change only now and then, are stated again there.
-                Ok(true) => restate = cell_states(app),
+                // A seek starts at a key chunk: the cells' and databases'
+                // states, which change only now and then, are stated again
+                // there.
+                Ok(true) => restate = link_states(app),
                 Ok(false) => {}
                 Err(e) => {
                     let path = r.path().display().to_string();

@@ -31,6 +31,9 @@ pub struct Meta {
     pub interval_s: f64,
     pub config: Config,
     pub cells: Vec<CellTarget>,
+    /// Recordings made before databases were read have none.
+    #[serde(default)]
+    pub dbs: Vec<crate::source::dnfs::DbTarget>,
     pub started_ms: i64,
 }
 

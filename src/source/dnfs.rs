@@ -125,7 +125,7 @@ pub fn db_targets(
 }
 
 /// What the database panel says of a database's connection.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum DbStatus {
     Connecting,
     /// Readings are arriving.
@@ -142,7 +142,7 @@ pub enum DbStatus {
     QueryFailed(String),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum DbEvent {
     Status { db: usize, status: DbStatus },
     Sample { db: usize, sample: DnfsSample },
@@ -394,6 +394,28 @@ pub fn run_db(
             return;
         }
     }
+}
+
+/// Starts one reader thread per database (index = position in
+/// `targets`). The threads end when `cancel` fires or `tx`'s receiver
+/// goes; one stuck in a call ends at its call timeout.
+pub fn spawn_dbs(
+    targets: &[DbTarget],
+    opts: &DbOptions,
+    tx: mpsc::Sender<DbEvent>,
+    cancel: &CancellationToken,
+) -> Vec<std::thread::JoinHandle<()>> {
+    targets
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let (t, opts, tx, cancel) = (t.clone(), opts.clone(), tx.clone(), cancel.clone());
+            std::thread::Builder::new()
+                .name(format!("strata-db-{i}"))
+                .spawn(move || run_db(i, t, opts, tx, cancel))
+        })
+        .filter_map(Result::ok)
+        .collect()
 }
 
 #[cfg(test)]

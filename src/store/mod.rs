@@ -14,7 +14,7 @@ use ring::Ring;
 use std::collections::HashMap;
 
 /// History of one source (the host's disks, one cell, one database, ...).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SourceHistory {
     capacity: usize,
     metrics: usize,
@@ -24,7 +24,7 @@ pub struct SourceHistory {
     entities: HashMap<String, EntityHistory>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct EntityHistory {
     rings: Vec<Ring<f32>>,
     last_seen: u64,

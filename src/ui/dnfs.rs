@@ -86,6 +86,7 @@ fn crumbs(dnfs: &Dnfs, ui: &DnfsUi) -> String {
 
 /// Draws the panel into `area`.
 pub fn draw(f: &mut Frame, area: Rect, theme: &Theme, dnfs: &Dnfs, ui: &DnfsUi, now_ms: i64) {
+    let now_ms = dnfs.shown_now(now_ms);
     let block = panel_block(crumbs(dnfs, ui), theme, true);
     let inner = block.inner(area);
     f.render_widget(block, area);
@@ -539,4 +540,49 @@ pub fn draw_path(f: &mut Frame, area: Rect, t: &Theme, p: &crate::model::dnfs_pa
         )));
     }
     f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+/// The overview's database box: each database's state and dNFS totals on
+/// one line.
+pub fn draw_overview(f: &mut Frame, area: Rect, t: &Theme, dnfs: &Dnfs, now_ms: i64) {
+    let now_ms = dnfs.shown_now(now_ms);
+    let block = panel_block(" Database · Oracle dNFS ", t, false);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if dnfs.list.is_empty() {
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                "no databases · --db user@//host:port/service or [[db]] in the config (password in STRATA_DB_PASSWORD)",
+                t.muted,
+            )),
+            inner,
+        );
+        return;
+    }
+    let itv = dnfs.interval_ms;
+    let mut spans = Vec::new();
+    for (i, db) in dnfs.list.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled("  ·  ", t.muted));
+        }
+        spans.push(Span::styled(format!("{} ", db.target.label), t.accent));
+        let tick = db.current(now_ms, itv);
+        match (tick, shown(db, now_ms, itv).and_then(|k| k.total)) {
+            (Some(k), _) if !k.in_use => spans.push(Span::styled("dNFS not in use", t.warn)),
+            (_, Some(fg)) => {
+                let v = |c: DnfsCol| format::fit(fg.get(c), 8, 1).trim().to_string();
+                spans.push(Span::styled(v(DnfsCol::Iops), t.base));
+                spans.push(Span::styled(" IOPS ", t.muted));
+                spans.push(Span::styled(v(DnfsCol::ReadMbPerS), t.read));
+                spans.push(Span::styled(" r ", t.muted));
+                spans.push(Span::styled(v(DnfsCol::WriteMbPerS), t.write));
+                spans.push(Span::styled(" w MB/s", t.muted));
+            }
+            _ => spans.push(Span::styled(
+                db.state_label(now_ms, itv),
+                status_style(t, &db.status),
+            )),
+        }
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), inner);
 }

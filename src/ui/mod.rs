@@ -86,6 +86,9 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         View::Nic(name) => nics::draw_nic(f, app, body, &name),
         View::Panel(Panel::Cells) => cells::draw(f, app, body),
         View::Cell(i) => cells::draw_cell(f, app, body, i),
+        View::Panel(Panel::Databases) => {
+            dnfs::draw(f, body, &app.theme, &app.dnfs, &app.ui.dnfs, app.now_ms)
+        }
     }
     draw_footer(f, app, footer);
     if app.ui.help {
@@ -270,6 +273,11 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 ("s/S", "sort"),
                 ("r", "reverse"),
                 ("/", "filter"),
+                ("p", "pause"),
+            ],
+            View::Panel(Panel::Databases) => &[
+                ("Enter", "instance · server · channel"),
+                ("Esc", "back"),
                 ("p", "pause"),
             ],
             View::Cell(_) => &[

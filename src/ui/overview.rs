@@ -16,12 +16,6 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-/// The layer a later version fills in, and what it will show.
-const PENDING_DB: (&str, &str) = (
-    "Database · Oracle dNFS",
-    "IOPS and MB/s per instance, server and channel",
-);
-
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let [db, host, wire, storage] = Layout::vertical([
         Constraint::Length(3),
@@ -30,7 +24,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         Constraint::Length(if app.cells.list.is_empty() { 3 } else { 6 }),
     ])
     .areas(area);
-    pending(f, app, db, PENDING_DB);
+    super::dnfs::draw_overview(f, db, &app.theme, &app.dnfs, app.now_ms);
     let [disks, side] =
         Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(host);
     draw_disks(f, app, disks);
@@ -331,20 +325,6 @@ fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
         ]));
     }
     f.render_widget(Paragraph::new(lines), inner);
-}
-
-fn pending(f: &mut Frame, app: &App, area: Rect, (title, what): (&str, &str)) {
-    let t = &app.theme;
-    let text = Line::from(vec![
-        Span::styled("not yet available", t.muted),
-        Span::styled(format!(" · {what}"), t.muted),
-    ]);
-    f.render_widget(
-        Paragraph::new(text)
-            .wrap(Wrap { trim: true })
-            .block(panel_block(format!(" {title} "), t, false)),
-        area,
-    );
 }
 
 fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
