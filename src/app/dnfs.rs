@@ -8,6 +8,7 @@
 
 use super::layer::Layer;
 use crate::model::dnfs::{DNFS_COLS, DnfsBaseline, DnfsTick, Figures};
+use crate::model::dnfs_path::{PathLine, line_up};
 use crate::source::dnfs::{DbEvent, DbStatus, DbTarget};
 
 /// The history entity of a database's total.
@@ -187,6 +188,60 @@ impl Dnfs {
 }
 
 impl super::App {
+    /// The path view's line-up of the figures on screen: the databases'
+    /// current dNFS figures, each NIC's, the kernel NFS client's and the
+    /// block devices' totals. `None` without databases.
+    pub fn path_line(&self) -> Option<PathLine> {
+        use crate::model::disk::DiskCol;
+        use crate::model::nfs::NfsMountCol;
+        use crate::model::nic::NicCol;
+        if self.dnfs.list.is_empty() {
+            return None;
+        }
+        let now = self.dnfs.shown_now(self.now_ms);
+        let ticks: Vec<&DnfsTick> = self
+            .dnfs
+            .list
+            .iter()
+            .filter_map(|d| d.current(now, self.dnfs.interval_ms))
+            .collect();
+        let mb = |r: Option<f64>, w: Option<f64>| Some((r? + w?) / 1024.0);
+        let nic_mb_s: Vec<(String, Option<f64>)> = self
+            .nics
+            .tick()
+            .map(|t| {
+                t.rows
+                    .iter()
+                    .map(|r| {
+                        let get = |c| r.rates.as_ref().and_then(|x| x.get(c));
+                        (
+                            r.name.clone(),
+                            mb(get(NicCol::RKbPerS), get(NicCol::WKbPerS)),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        // what went over the wire for the mounts: the server's bytes, as
+        // nfsiostat's kB/s
+        let kernel_nfs = self
+            .nfs
+            .tick()
+            .and_then(|t| t.total.as_ref())
+            .and_then(|x| {
+                mb(
+                    x.get(NfsMountCol::ServerReadKBs),
+                    x.get(NfsMountCol::ServerWriteKBs),
+                )
+            });
+        let block = self
+            .disks
+            .tick()
+            .and_then(|t| t.total.as_ref())
+            .and_then(|x| mb(x.get(DiskCol::RkBPerS), x.get(DiskCol::WkBPerS)));
+        Some(line_up(&ticks, &self.routes, &nic_mb_s, kernel_nfs, block))
+    }
+
     /// The databases to read, from `--db` and `[[db]]`.
     pub fn set_dbs(&mut self, targets: Vec<DbTarget>) {
         self.dnfs = Dnfs::new(targets, self.interval_s, self.disks.history.capacity());

@@ -20,8 +20,8 @@ pub const KEY_HELP: &[(&str, &str)] = &[
     ("Esc  Backspace", "back up one level"),
     ("Tab  Shift-Tab", "next / previous panel"),
     (
-        "1 … 6",
-        "overview / disks / cache / NFS / NICs / cells panel",
+        "1 … 7",
+        "overview / disks / cache / NFS / NICs / cells / databases panel",
     ),
     ("s  S", "sort by the next / previous column"),
     ("r", "reverse the sort order"),

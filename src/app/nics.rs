@@ -68,6 +68,9 @@ impl App {
     /// Takes a sample of /proc/net/dev, /sys/class/net and the bonds.
     pub fn ingest_nics(&mut self, sample: NicSample) {
         let tick = self.nic_baseline.tick(&sample);
+        if self.routes != sample.routes {
+            self.routes.clone_from(&sample.routes);
+        }
         let rejected = sample.rejected.iter().map(ToString::to_string).collect();
         if tick.itv_cs.is_none() {
             self.nics.ingest(None, rejected);

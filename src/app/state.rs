@@ -195,6 +195,8 @@ pub struct App {
     /// interface and the wire total.
     pub nics: Layer<NicTick>,
     pub(super) nic_baseline: NicBaseline,
+    /// The host's IPv4 routes as the NIC source last read them.
+    pub routes: Vec<crate::parse::route::Route>,
     /// Storage cells reached over SSH.
     pub cells: Cells,
     /// Labelled moments of the run, oldest first.
@@ -305,6 +307,7 @@ impl App {
             cache_baseline: CacheBaseline::default(),
             nics: Layer::new(capacity, NIC_HISTORY),
             nic_baseline: NicBaseline::default(),
+            routes: Vec::new(),
             cells: Cells::default(),
             markers: Vec::new(),
             recording: None,
@@ -358,6 +361,7 @@ impl App {
         self.cache_baseline = fresh.cache_baseline;
         self.nics = fresh.nics;
         self.nic_baseline = fresh.nic_baseline;
+        self.routes = fresh.routes;
         self.cells = fresh.cells;
         self.dnfs = fresh.dnfs;
         self.markers = fresh.markers;

@@ -177,6 +177,7 @@ mod tests {
         NicSample {
             uptime_cs,
             wall_ms: uptime_cs as i64 * 10,
+            routes: Vec::new(),
             nics: nics
                 .iter()
                 .map(|&(n, bytes, pkts, speed)| {

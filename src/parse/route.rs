@@ -13,7 +13,7 @@
 use super::{ParseError, Parsed};
 use std::net::Ipv4Addr;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Route {
     pub iface: String,
     pub dest: Ipv4Addr,

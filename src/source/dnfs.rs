@@ -276,16 +276,6 @@ pub fn read_rows(conn: &oracle::Connection, wall_ms: i64) -> Result<DnfsRows, or
     })
 }
 
-/// The host's IPv4 routes, which map a channel's LOCAL address to its
-/// interface for the path view (`model::dnfs_path::line_up`).
-pub fn read_routes(
-    fs: &crate::source::rootfs::RootFs,
-) -> Result<crate::parse::Parsed<crate::parse::route::Route>, crate::source::SourceError> {
-    Ok(crate::parse::route::parse_route(
-        &fs.read("proc/net/route")?,
-    ))
-}
-
 /// Sleeps `d` in short steps; false when cancelled.
 fn sleep(d: Duration, cancel: &CancellationToken) -> bool {
     let until = Instant::now() + d;
@@ -440,24 +430,6 @@ mod tests {
         assert!(parse_db_spec("PROD").is_err());
         assert!(parse_db_spec("@PROD").is_err());
         assert!(parse_db_spec("").is_err());
-    }
-
-    #[test]
-    fn routes_through_the_root() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("proc/net")).unwrap();
-        std::fs::write(
-            dir.path().join("proc/net/route"),
-            "Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\nens3f0\t000AA8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\n",
-        )
-        .unwrap();
-        let fs = crate::source::rootfs::RootFs::new(dir.path());
-        let r = read_routes(&fs).unwrap().items;
-        assert_eq!(
-            crate::parse::route::iface_of("192.168.10.7", &r),
-            Some("ens3f0")
-        );
-        assert!(read_routes(&crate::source::rootfs::RootFs::new("/nonexistent")).is_err());
     }
 
     #[test]

@@ -40,6 +40,7 @@ use crate::parse::net_sysfs::{
     Duplex, OperState, parse_duplex, parse_operstate, parse_speed_mbps, uevent_value,
 };
 use crate::parse::netdev::{NetDevCounters, parse_net_dev};
+use crate::parse::route::{Route, parse_route};
 use crate::parse::uptime::parse_uptime_cs;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -138,7 +139,12 @@ pub struct NicSample {
     pub nics: Vec<NicReading>,
     /// Every bond of /proc/net/bonding, by name.
     pub bonds: Vec<BondInfo>,
-    /// Lines of /proc/net/dev and the bonding files that could not be read.
+    /// The IPv4 routes of /proc/net/route: which interface holds a local
+    /// address (a dNFS channel's LOCAL). Recordings made before have none.
+    #[serde(default)]
+    pub routes: Vec<Route>,
+    /// Lines of /proc/net/dev, /proc/net/route and the bonding files that
+    /// could not be read.
     pub rejected: Vec<ParseError>,
     pub catalogue: Arc<NicCatalogue>,
 }
@@ -218,11 +224,23 @@ impl NicSource {
             bonds.push(bond);
         }
 
+        // Only the path view needs routes: a host without /proc/net/route
+        // (a namespace without IPv4) still has its NICs.
+        let routes = match self.fs.read("/proc/net/route") {
+            Ok(text) => {
+                let parsed = parse_route(&text);
+                rejected.extend(parsed.rejected);
+                parsed.items
+            }
+            Err(_) => Vec::new(),
+        };
+
         Ok(NicSample {
             uptime_cs,
             wall_ms,
             nics,
             bonds,
+            routes,
             rejected,
             catalogue: Arc::clone(&self.catalogue),
         })

@@ -13,6 +13,7 @@ use super::widgets::{Series, chart};
 use crate::app::dnfs::{DbView, Dnfs, DnfsUi, TOTAL, inst_entity};
 use crate::format;
 use crate::model::dnfs::{ChannelFigures, DNFS_COLS, DnfsCol, DnfsTick, Figures, ServerFigures};
+use crate::model::dnfs_path::PathLine;
 use crate::source::dnfs::DbStatus;
 use crate::theme::Theme;
 use ratatui::Frame;
@@ -490,10 +491,19 @@ fn channel_detail(
 
 /// The path view's line-up: database → host NFS client → the NICs of the
 /// dNFS channels → block devices, in MB/s, and each mismatch flagged.
-pub fn draw_path(f: &mut Frame, area: Rect, t: &Theme, p: &crate::model::dnfs_path::PathLine) {
+pub fn draw_path(f: &mut Frame, area: Rect, t: &Theme, p: &PathLine) {
     let block = panel_block("Path · DB → host → wire → storage (MB/s)", t, false);
     let inner = block.inner(area);
     f.render_widget(block, area);
+    f.render_widget(
+        Paragraph::new(path_lines(t, p)).wrap(Wrap { trim: false }),
+        inner,
+    );
+}
+
+/// The line-up's lines: the layers and their MB/s, then what does not add
+/// up.
+fn path_lines(t: &Theme, p: &PathLine) -> Vec<Line<'static>> {
     let mb = |v: Option<f64>| format::fit(v, 9, 1);
     let wire_what = if p.dnfs_ifaces.is_empty() {
         "NICs of the channels: none mapped".to_string()
@@ -539,25 +549,23 @@ pub fn draw_path(f: &mut Frame, area: Rect, t: &Theme, p: &crate::model::dnfs_pa
             t.crit,
         )));
     }
-    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+    lines
 }
 
 /// The overview's database box: each database's state and dNFS totals on
-/// one line.
-pub fn draw_overview(f: &mut Frame, area: Rect, t: &Theme, dnfs: &Dnfs, now_ms: i64) {
+/// one line, then the path's line-up when there are databases.
+pub fn overview_lines(
+    t: &Theme,
+    dnfs: &Dnfs,
+    now_ms: i64,
+    path: Option<&PathLine>,
+) -> Vec<Line<'static>> {
     let now_ms = dnfs.shown_now(now_ms);
-    let block = panel_block(" Database · Oracle dNFS ", t, false);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
     if dnfs.list.is_empty() {
-        f.render_widget(
-            Paragraph::new(Span::styled(
-                "no databases · --db user@//host:port/service or [[db]] in the config (password in STRATA_DB_PASSWORD)",
-                t.muted,
-            )),
-            inner,
-        );
-        return;
+        return vec![Line::from(Span::styled(
+            "no databases · --db user@//host:port/service or [[db]] in the config (password in STRATA_DB_PASSWORD)",
+            t.muted,
+        ))];
     }
     let itv = dnfs.interval_ms;
     let mut spans = Vec::new();
@@ -584,5 +592,20 @@ pub fn draw_overview(f: &mut Frame, area: Rect, t: &Theme, dnfs: &Dnfs, now_ms: 
             )),
         }
     }
-    f.render_widget(Paragraph::new(Line::from(spans)), inner);
+    let mut lines = vec![Line::from(spans)];
+    if let Some(p) = path {
+        lines.extend(path_lines(t, p));
+    }
+    lines
+}
+
+/// The rows `lines` take wrapped at `width`.
+pub fn wrapped_height(lines: &[Line], width: u16) -> u16 {
+    let w = usize::from(width.max(1));
+    lines
+        .iter()
+        .map(|l| l.width().max(1).div_ceil(w))
+        .sum::<usize>()
+        .try_into()
+        .unwrap_or(u16::MAX)
 }

@@ -17,14 +17,26 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+    let path = app.path_line();
+    let db_lines = super::dnfs::overview_lines(&app.theme, &app.dnfs, app.now_ms, path.as_ref());
+    // the databases and the path take what they need, up to a third
+    let db_rows = super::dnfs::wrapped_height(&db_lines, area.width.saturating_sub(2))
+        .min(area.height / 3)
+        .max(1);
     let [db, host, wire, storage] = Layout::vertical([
-        Constraint::Length(3),
+        Constraint::Length(db_rows + 2),
         Constraint::Min(9),
         Constraint::Length(5),
         Constraint::Length(if app.cells.list.is_empty() { 3 } else { 6 }),
     ])
     .areas(area);
-    super::dnfs::draw_overview(f, db, &app.theme, &app.dnfs, app.now_ms);
+    let block = panel_block(" Database · Oracle dNFS ", &app.theme, false);
+    f.render_widget(
+        Paragraph::new(db_lines)
+            .wrap(Wrap { trim: false })
+            .block(block),
+        db,
+    );
     let [disks, side] =
         Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(host);
     draw_disks(f, app, disks);

@@ -110,6 +110,13 @@ pub fn nfs_sample(k: u64) -> NfsSample {
     }
 }
 
+/// The fixture host's IPv4 routes: the filer-facing subnets on ens3f0
+/// and bond0, the default route through eth0.
+pub const ROUTES: &str = "Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\tMTU\tWindow\tIRTT\n\
+eth0\t00000000\t0100000A\t0003\t0\t0\t100\t00000000\t0\t0\t0\n\
+ens3f0\t000AA8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n\
+bond0\t000BA8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n";
+
 /// The fixture host's interfaces and bond `k` seconds after boot plus
 /// 1000 s, read by the real NicSource: /sys is the fixture tree's
 /// sys/class/net (lo, bond0 over eth0 and eth1 at 25000 full, the VLAN
@@ -129,6 +136,7 @@ pub fn nic_sample(k: u64) -> NicSample {
     .unwrap();
     std::fs::write(root.join("proc/net/dev"), layers::netdev_text(k)).unwrap();
     std::fs::write(root.join("proc/net/bonding/bond0"), layers::bonding_text(1)).unwrap();
+    std::fs::write(root.join("proc/net/route"), ROUTES).unwrap();
     let sample = NicSource::new(RootFs::new(root.to_path_buf()))
         .sample(1_795_000_000_000 + k as i64 * 1000)
         .unwrap();
