@@ -21,7 +21,7 @@ pub const KEY_HELP: &[(&str, &str)] = &[
     ("Tab  Shift-Tab", "next / previous panel"),
     (
         "1 … 7",
-        "overview / disks / cache / NFS / NICs / cells / databases panel",
+        "overview / disks / cache / NFS / NICs / cells / databases",
     ),
     ("s  S", "sort by the next / previous column"),
     ("r", "reverse the sort order"),
