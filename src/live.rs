@@ -199,7 +199,8 @@ async fn event_loop(
     // query or a missing Oracle client never holds up the screen.
     let (db_tx, mut db_rx) = mpsc::channel::<crate::source::dnfs::DbEvent>(64);
     let db_targets: Vec<_> = app.dnfs.list.iter().map(|d| d.target.clone()).collect();
-    let db_opts = crate::source::dnfs::DbOptions::new(Duration::from_secs_f64(app.interval_s));
+    let mut db_opts = crate::source::dnfs::DbOptions::new(Duration::from_secs_f64(app.interval_s));
+    db_opts.passwords = app.passphrases.store.clone();
     let _db_threads = crate::source::dnfs::spawn_dbs(&db_targets, &db_opts, db_tx, &cancel);
     // Only a screen has keys; EventStream needs a terminal.
     let mut events = terminal.is_some().then(EventStream::new);

@@ -120,14 +120,28 @@ fn samplers(sshd: &Sshd) -> Vec<u32> {
     let Some(pid) = sshd.pid() else {
         return Vec::new();
     };
-    descendants(pid)
+    let all: Vec<u32> = descendants(pid)
         .into_iter()
         .filter(|(p, _)| {
             std::fs::read(format!("/proc/{p}/cmdline"))
                 .is_ok_and(|c| String::from_utf8_lossy(&c).contains("strata-sampler"))
         })
         .map(|(p, _)| p)
+        .collect();
+    // A sampler's child between fork and exec still carries its command
+    // line: count the samplers, not their forks.
+    all.iter()
+        .copied()
+        .filter(|p| !parent_of(*p).is_some_and(|pp| all.contains(&pp)))
         .collect()
+}
+
+/// The parent pid from /proc/PID/stat (the field after the command name's
+/// closing parenthesis and the state).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Polls until no sampler runs under any of `sshds` (at most `bound`).

@@ -33,7 +33,9 @@ fn without_a_client_connect_says_dpi_1047_where_it_looked_and_how_to_fix() {
         return;
     }
     let target = parse_db_spec("/").unwrap();
-    let err = connect(&target, Duration::from_secs(1)).err().unwrap();
+    let err = connect(&target, Duration::from_secs(1), None)
+        .err()
+        .unwrap();
     let DbStatus::ClientMissing(text) = err else {
         panic!("{err:?}");
     };
@@ -94,7 +96,9 @@ fn without_a_client_the_reader_reports_and_keeps_retrying_until_cancelled() {
 fn no_password_in_the_environment_is_said_before_any_connect() {
     let mut target = parse_db_spec("dbsnmp@//127.0.0.1:1/NONE").unwrap();
     target.password_env = "STRATA_TEST_SURELY_UNSET_PASSWORD".into();
-    let err = connect(&target, Duration::from_secs(1)).err().unwrap();
+    let err = connect(&target, Duration::from_secs(1), None)
+        .err()
+        .unwrap();
     assert_eq!(
         err,
         DbStatus::NoPassword("STRATA_TEST_SURELY_UNSET_PASSWORD".into())
@@ -110,7 +114,7 @@ fn live_database_when_strata_test_oracle_is_set() {
         return;
     };
     let target = parse_db_spec(&spec).unwrap();
-    let conn = match connect(&target, Duration::from_secs(10)) {
+    let conn = match connect(&target, Duration::from_secs(10), None) {
         Ok(c) => c,
         Err(s) => panic!("{s:?}"),
     };
@@ -135,4 +139,79 @@ fn live_database_when_strata_test_oracle_is_set() {
         "the database clock advanced"
     );
     assert!(t.rejected.is_empty());
+}
+
+/// A password typed in the TUI reaches the reader: with the variable unset
+/// it says NoPassword and waits; once the store holds the password it tries
+/// at once (here the missing client answers, DPI-1047), well before the
+/// first backoff would have ended.
+#[test]
+fn a_typed_password_is_tried_at_once() {
+    use strata::source::cells::{PassphraseStore, Secret};
+    if client_present() {
+        println!("SKIPPED: an Oracle client is installed here");
+        return;
+    }
+    let mut target = parse_db_spec("dbsnmp@//127.0.0.1:1/NONE").unwrap();
+    target.password_env = "STRATA_TEST_SURELY_UNSET_PASSWORD".into();
+    let store = PassphraseStore::new();
+    let (tx, mut rx) = mpsc::channel(16);
+    let cancel = CancellationToken::new();
+    let mut opts = DbOptions::new(Duration::from_millis(100));
+    opts.backoff_first = Duration::from_secs(30);
+    opts.passwords = store.clone();
+    let label = target.label.clone();
+    let th = {
+        let cancel = cancel.clone();
+        std::thread::spawn(move || run_db(0, target, opts, tx, cancel))
+    };
+    let next = |rx: &mut mpsc::Receiver<DbEvent>| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Ok(ev) = rx.try_recv() {
+                return Some(ev);
+            }
+            if std::time::Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    assert!(matches!(
+        next(&mut rx),
+        Some(DbEvent::Status {
+            status: DbStatus::Connecting,
+            ..
+        })
+    ));
+    assert!(matches!(
+        next(&mut rx),
+        Some(DbEvent::Status {
+            status: DbStatus::NoPassword(_),
+            ..
+        })
+    ));
+    let typed_at = std::time::Instant::now();
+    store.insert(Secret::Database(label), "tiger");
+    let ev = next(&mut rx);
+    assert!(
+        matches!(
+            ev,
+            Some(DbEvent::Status {
+                status: DbStatus::ClientMissing(_),
+                ..
+            })
+        ),
+        "{ev:?}"
+    );
+    assert!(
+        typed_at.elapsed() < Duration::from_secs(5),
+        "not after the 30 s backoff"
+    );
+    cancel.cancel();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !th.is_finished() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(th.is_finished(), "cancel stops the reader");
 }

@@ -90,6 +90,7 @@ fn client_missing() -> DbStatus {
     match connect(
         &parse_db_spec("/").unwrap(),
         std::time::Duration::from_secs(1),
+        None,
     ) {
         Err(DbStatus::ClientMissing(text)) => {
             let text = match (text.find("LD_LIBRARY_PATH="), text.find(", then the ld.so")) {

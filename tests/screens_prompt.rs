@@ -216,3 +216,57 @@ fn a_long_path_wraps_inside_the_prompt_on_a_narrow_screen() {
     assert!(s.contains("(cells: cel01):"), "{s}");
     assert!(s.contains("id_ed25519_exa"), "{s}");
 }
+
+/// A database without a password in its variable: the reader says so, the
+/// prompt asks for it by the database's label, what is typed reaches the
+/// store the reader waits on, and ORA-01017 (the reader forgets it) brings
+/// the prompt back saying it was wrong.
+#[test]
+fn a_database_without_a_password_is_asked_for_it_and_told_when_it_is_wrong() {
+    use strata::source::cells::Secret;
+    use strata::source::dnfs::{DbEvent, DbStatus, parse_db_spec};
+    let mut app = app_with(3);
+    let store = PassphraseStore::new();
+    app.set_passphrase_store(store.clone());
+    app.set_dbs(vec![parse_db_spec("dbsnmp@//prod-scan:1521/PROD").unwrap()]);
+    let label = app.dnfs.list[0].target.label.clone();
+    let db_status = |app: &mut App, status: DbStatus| {
+        app.ingest_db_event(DbEvent::Status { db: 0, status });
+    };
+    db_status(&mut app, DbStatus::Connecting);
+    assert!(app.passphrase_prompt().is_none());
+    db_status(&mut app, DbStatus::NoPassword("STRATA_DB_PASSWORD".into()));
+    assert_eq!(app.key_mode(), KeyMode::Passphrase);
+    let asked = render(&mut app, 100, 24);
+    insta::assert_snapshot!("db_password_prompt_100x24", asked);
+    assert!(
+        asked.contains(&format!("Password for the database {label}:")),
+        "{asked}"
+    );
+    typed(&mut app, "tiger");
+    key(&mut app, KeyCode::Enter);
+    let key_of = Secret::Database(label.clone());
+    assert_eq!(store.get(key_of.clone()).as_deref(), Some("tiger"));
+    assert!(app.passphrase_prompt().is_none());
+
+    // what run_db does on ORA-01017 with a typed password
+    store.forget(key_of.clone());
+    db_status(
+        &mut app,
+        DbStatus::ConnectFailed("ORA-01017: invalid username/password; logon denied".into()),
+    );
+    db_status(&mut app, DbStatus::NoPassword("STRATA_DB_PASSWORD".into()));
+    let again = render(&mut app, 100, 24);
+    assert!(
+        again.contains("wrong password: the database refused it (ORA-01017)"),
+        "{again}"
+    );
+    typed(&mut app, "scott");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(store.get(key_of).as_deref(), Some("scott"));
+    let after = render(&mut app, 100, 24);
+    assert!(
+        !after.contains("••••") && !after.contains("scott"),
+        "{after}"
+    );
+}

@@ -105,7 +105,7 @@ impl DbView {
                 Some(t.clone())
             }
             DbStatus::NoPassword(env) => Some(format!(
-                "set {env} in strata's environment (or password_env in the [[db]] entry)"
+                "type it when asked (i asks again), or set {env} in strata's environment (or password_env in the [[db]] entry)"
             )),
             _ => None,
         }
@@ -250,6 +250,7 @@ impl super::App {
     /// One event of a database's reader (`source::dnfs::run_db`).
     pub fn ingest_db_event(&mut self, ev: DbEvent) {
         self.dnfs.ingest(ev);
+        self.review_passphrases();
     }
 
     /// Esc in the database panel climbs its drill-down first; true when it

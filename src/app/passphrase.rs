@@ -1,16 +1,19 @@
-//! The passphrase prompt: an encrypted identity file is asked for once,
-//! whatever the number of cells that use it, and what is typed goes to the
-//! [`PassphraseStore`] the cells' tasks wait on. The app never keeps the
+//! The secret prompt: an encrypted identity file is asked for once,
+//! whatever the number of cells that use it, a database's password once
+//! per database, and what is typed goes to the [`PassphraseStore`] the
+//! cells' tasks and the databases' readers wait on. The app never keeps the
 //! passphrase after Enter and never shows or logs it; the view only learns
 //! whether something was typed.
 
 use super::action::Action;
 use super::cells::Cells;
+use super::dnfs::Dnfs;
 use super::state::App;
-use crate::source::cells::{CellStatus, PassphraseStore};
+use crate::source::cells::{CellStatus, PassphraseStore, Secret};
+use crate::source::dnfs::DbStatus;
 use std::collections::BTreeSet;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A key typed into the prompt. Its Debug hides the character, so that
 /// logging an [`Action`] cannot leak a passphrase.
@@ -29,16 +32,16 @@ const TYPED_CAPACITY: usize = 1024;
 
 /// The open prompt.
 pub struct Prompt {
-    pub identity: PathBuf,
-    /// The previous passphrase for this file did not open it.
+    pub key: Secret,
+    /// The previous secret typed for this did not open it.
     pub wrong: bool,
     typed: Vec<char>,
 }
 
 impl Prompt {
-    fn new(identity: PathBuf, wrong: bool) -> Prompt {
+    fn new(key: Secret, wrong: bool) -> Prompt {
         Prompt {
-            identity,
+            key,
             wrong,
             typed: Vec::with_capacity(TYPED_CAPACITY),
         }
@@ -86,7 +89,7 @@ impl Drop for Prompt {
 impl fmt::Debug for Prompt {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Prompt")
-            .field("identity", &self.identity)
+            .field("key", &self.key)
             .field("wrong", &self.wrong)
             .finish_non_exhaustive()
     }
@@ -100,12 +103,12 @@ pub struct Passphrases {
     pub prompt: Option<Prompt>,
     /// Put off with Esc: not asked again until the user asks (or a
     /// passphrase for it turns out wrong).
-    dismissed: BTreeSet<PathBuf>,
+    dismissed: BTreeSet<Secret>,
     /// Given to the store: the cells forget a wrong one, which is how the
     /// app learns it was wrong.
-    given: BTreeSet<PathBuf>,
+    given: BTreeSet<Secret>,
     /// Forgotten by the cells after a wrong passphrase.
-    wrong: BTreeSet<PathBuf>,
+    wrong: BTreeSet<Secret>,
 }
 
 impl Passphrases {
@@ -119,11 +122,11 @@ impl Passphrases {
     /// Opens the prompt for the first file a cell waits on, unless one is
     /// open, it has been put off, or the store already holds its
     /// passphrase (the cells are trying it).
-    fn review(&mut self, cells: &Cells) {
-        let forgotten: Vec<PathBuf> = self
+    fn review(&mut self, cells: &Cells, dbs: &Dnfs) {
+        let forgotten: Vec<Secret> = self
             .given
             .iter()
-            .filter(|p| self.store.get(p).is_none())
+            .filter(|p| self.store.get((*p).clone()).is_none())
             .cloned()
             .collect();
         for p in forgotten {
@@ -134,9 +137,9 @@ impl Passphrases {
         if self.prompt.is_some() {
             return;
         }
-        let next = waiting_files(cells)
+        let next = waiting(cells, dbs)
             .into_iter()
-            .find(|p| self.store.get(p).is_none() && !self.dismissed.contains(p));
+            .find(|p| self.store.get(p.clone()).is_none() && !self.dismissed.contains(p));
         if let Some(p) = next {
             let wrong = self.wrong.contains(&p);
             self.prompt = Some(Prompt::new(p, wrong));
@@ -152,30 +155,37 @@ impl Passphrases {
             self.prompt = Some(prompt);
             return;
         }
-        let identity = prompt.identity.clone();
-        self.wrong.remove(&identity);
-        self.given.insert(identity.clone());
-        self.store.insert(identity, prompt.take());
+        let key = prompt.key.clone();
+        self.wrong.remove(&key);
+        self.given.insert(key.clone());
+        self.store.insert(key, prompt.take());
     }
 
     fn dismiss(&mut self) {
         if let Some(prompt) = self.prompt.take() {
-            self.dismissed.insert(prompt.identity.clone());
+            self.dismissed.insert(prompt.key.clone());
         }
     }
 }
 
-/// The identity files cells wait on, each once, in the cells' order.
-fn waiting_files(cells: &Cells) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = Vec::new();
+/// What the cells and databases wait on, each once: the cells' identity
+/// files in the cells' order, then the databases' passwords.
+fn waiting(cells: &Cells, dbs: &Dnfs) -> Vec<Secret> {
+    let mut keys: Vec<Secret> = Vec::new();
     for c in &cells.list {
-        if let CellStatus::NeedsPassphrase(p) = &c.status
-            && !files.contains(p)
-        {
-            files.push(p.clone());
+        if let CellStatus::NeedsPassphrase(p) = &c.status {
+            let key = Secret::Identity(p.clone());
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
         }
     }
-    files
+    for d in dbs.live() {
+        if let DbStatus::NoPassword(_) = d.status {
+            keys.push(Secret::Database(d.target.label.clone()));
+        }
+    }
+    keys
 }
 
 impl App {
@@ -199,11 +209,16 @@ impl App {
             .collect()
     }
 
-    /// Opens the prompt when a cell waits on a passphrase nobody was asked
-    /// for yet; run after every cell event.
+    /// Opens the prompt when a cell waits on a passphrase or a database on
+    /// a password nobody was asked for yet; run after every cell and
+    /// database event. A replay only shows that they waited: nothing reads
+    /// what would be typed.
     pub(super) fn review_passphrases(&mut self) {
+        if self.replay.is_some() {
+            return;
+        }
         let was_open = self.passphrases.prompt.is_some();
-        self.passphrases.review(&self.cells);
+        self.passphrases.review(&self.cells, &self.dnfs);
         if !was_open && self.passphrases.prompt.is_some() {
             // the prompt takes the keys: the help overlay would hide it
             self.ui.help = false;
@@ -241,7 +256,8 @@ impl App {
                 self.passphrases.dismissed.clear();
                 self.review_passphrases();
                 if self.passphrases.prompt.is_none() {
-                    self.notice = Some("no cell waits for a passphrase".into());
+                    self.notice =
+                        Some("no cell waits for a passphrase, no database for a password".into());
                 }
             }
             _ => return false,

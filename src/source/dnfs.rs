@@ -23,6 +23,7 @@ use crate::model::dnfs_sample::{
 };
 use crate::parse::sql_rows::SqlRows;
 use crate::source::cells::backoff;
+use crate::source::cells::{PassphraseStore, Secret};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -206,6 +207,8 @@ pub struct DbOptions {
     pub call_timeout: Duration,
     pub backoff_first: Duration,
     pub backoff_cap: Duration,
+    /// Passwords typed in the TUI, by database label; none in batch mode.
+    pub passwords: PassphraseStore,
 }
 
 impl DbOptions {
@@ -215,18 +218,24 @@ impl DbOptions {
             call_timeout: Duration::from_secs(5),
             backoff_first: Duration::from_secs(1),
             backoff_cap: Duration::from_secs(60),
+            passwords: PassphraseStore::default(),
         }
     }
 }
 
-/// Connects as the target says, the password from its variable.
-pub fn connect(target: &DbTarget, call_timeout: Duration) -> Result<oracle::Connection, DbStatus> {
+/// Connects as the target says, the password from its variable, else the
+/// one `typed` in the TUI.
+pub fn connect(
+    target: &DbTarget,
+    call_timeout: Duration,
+    typed: Option<String>,
+) -> Result<oracle::Connection, DbStatus> {
     let password = if target.external {
         String::new()
     } else {
-        match std::env::var(&target.password_env) {
-            Ok(p) => p,
-            Err(_) => return Err(DbStatus::NoPassword(target.password_env.clone())),
+        match std::env::var(&target.password_env).ok().or(typed) {
+            Some(p) => p,
+            None => return Err(DbStatus::NoPassword(target.password_env.clone())),
         }
     };
     let mut c = oracle::Connector::new(target.user.as_str(), password, target.connect.as_str());
@@ -316,9 +325,27 @@ pub fn run_db(
     if !status(DbStatus::Connecting) {
         return;
     }
+    let key = Secret::Database(target.label.clone());
     while !cancel.is_cancelled() {
-        let conn = match connect(&target, opts.call_timeout) {
+        let typed = opts.passwords.get(key.clone());
+        let from_prompt = typed.is_some();
+        let conn = match connect(&target, opts.call_timeout, typed) {
             Ok(c) => c,
+            Err(s @ DbStatus::NoPassword(_)) => {
+                // the TUI asks for it; a typed password is tried at once
+                if !status(s) || !wait_for_password(&opts.passwords, &key, &cancel) {
+                    return;
+                }
+                continue;
+            }
+            Err(s) if from_prompt && password_refused(&s) => {
+                // forgotten, so that the prompt asks again and says why
+                opts.passwords.forget(key.clone());
+                if !status(s) {
+                    return;
+                }
+                continue;
+            }
             Err(s) => {
                 failures = failures.saturating_add(1);
                 if !status(s) || !back_off(failures) {
@@ -384,6 +411,21 @@ pub fn run_db(
             return;
         }
     }
+}
+
+/// ORA-01017: invalid username/password; logon denied.
+fn password_refused(s: &DbStatus) -> bool {
+    matches!(s, DbStatus::ConnectFailed(text) if text.contains("ORA-01017"))
+}
+
+/// Waits until `store` holds `key`; false when cancelled.
+fn wait_for_password(store: &PassphraseStore, key: &Secret, cancel: &CancellationToken) -> bool {
+    while store.get(key.clone()).is_none() {
+        if !sleep(Duration::from_millis(200), cancel) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Starts one reader thread per database (index = position in

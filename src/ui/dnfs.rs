@@ -538,10 +538,12 @@ fn path_lines(t: &Theme, p: &PathLine) -> Vec<Line<'static>> {
         )));
     }
     if p.flags.is_empty() {
-        lines.push(Line::from(Span::styled(
-            "no mismatch between the layers",
-            t.muted,
-        )));
+        let said = if p.dnfs_mb_s.is_some() {
+            "no mismatch between the layers"
+        } else {
+            "nothing to compare: no current dNFS figures"
+        };
+        lines.push(Line::from(Span::styled(said, t.muted)));
     }
     for fl in &p.flags {
         lines.push(Line::from(Span::styled(

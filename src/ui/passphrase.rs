@@ -3,6 +3,7 @@
 //! the passphrase's length can be read off the screen.
 
 use crate::app::App;
+use crate::source::cells::Secret;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -16,22 +17,33 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         return;
     };
     let t = &app.theme;
-    let cells = app.cells_waiting_on(&prompt.identity);
-    let question = if cells.is_empty() {
-        format!("Passphrase for {}:", prompt.identity.display())
-    } else {
-        format!(
-            "Passphrase for {} (cells: {}):",
-            prompt.identity.display(),
-            cells.join(", ")
-        )
+    let (title, question, wrong) = match &prompt.key {
+        Secret::Identity(identity) => {
+            let cells = app.cells_waiting_on(identity);
+            let question = if cells.is_empty() {
+                format!("Passphrase for {}:", identity.display())
+            } else {
+                format!(
+                    "Passphrase for {} (cells: {}):",
+                    identity.display(),
+                    cells.join(", ")
+                )
+            };
+            (
+                " Passphrase ",
+                question,
+                "wrong passphrase: the key file did not open; try again",
+            )
+        }
+        Secret::Database(label) => (
+            " Password ",
+            format!("Password for the database {label}:"),
+            "wrong password: the database refused it (ORA-01017); try again",
+        ),
     };
     let mut lines = Vec::new();
     if prompt.wrong {
-        lines.push(Line::from(Span::styled(
-            "wrong passphrase: the key file did not open; try again",
-            t.crit,
-        )));
+        lines.push(Line::from(Span::styled(wrong, t.crit)));
     }
     lines.push(Line::from(Span::styled(question, t.base)));
     let typed = if prompt.has_input() {
@@ -72,7 +84,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     f.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .block(super::panel_block(" Passphrase ", t, true)),
+            .block(super::panel_block(title, t, true)),
         rect,
     );
 }

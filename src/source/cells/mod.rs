@@ -38,13 +38,46 @@ use tokio_util::sync::CancellationToken;
 /// What strata asks cellcli once per `cellcli_every`, on its own channel.
 pub const CELLCLI_SCRIPT: &str = "echo '@@celldisk'; cellcli -e 'list celldisk attributes name,deviceName,diskType'; echo '@@metriccurrent'; cellcli -e \"list metriccurrent where objectType = 'CELLDISK' or objectType = 'FLASHCACHE'\"";
 
-/// Passphrases of encrypted identity files, typed once in the TUI and
-/// shared by every cell that uses the same file.
+/// What a secret typed in the TUI opens.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Secret {
+    /// An encrypted identity file, shared by every cell that uses it.
+    Identity(PathBuf),
+    /// A database's password, by the database's label.
+    Database(String),
+}
+
+impl From<&Path> for Secret {
+    fn from(p: &Path) -> Secret {
+        Secret::Identity(p.to_path_buf())
+    }
+}
+
+impl From<&PathBuf> for Secret {
+    fn from(p: &PathBuf) -> Secret {
+        Secret::Identity(p.clone())
+    }
+}
+
+impl From<PathBuf> for Secret {
+    fn from(p: PathBuf) -> Secret {
+        Secret::Identity(p)
+    }
+}
+
+impl From<&str> for Secret {
+    fn from(p: &str) -> Secret {
+        Secret::Identity(PathBuf::from(p))
+    }
+}
+
+/// Secrets typed once in the TUI: passphrases of encrypted identity files
+/// (shared by every cell that uses the same file) and database passwords.
 #[derive(Clone)]
 pub struct PassphraseStore(Arc<PassphraseInner>);
 
 struct PassphraseInner {
-    map: Mutex<HashMap<PathBuf, String>>,
+    map: Mutex<HashMap<Secret, String>>,
     /// Bumped on every insert, so cells waiting for a passphrase wake.
     changed: watch::Sender<u64>,
 }
@@ -71,21 +104,21 @@ impl PassphraseStore {
         Self::default()
     }
 
-    pub fn insert(&self, identity: impl Into<PathBuf>, passphrase: impl Into<String>) {
+    pub fn insert(&self, key: impl Into<Secret>, secret: impl Into<String>) {
         if let Ok(mut m) = self.0.map.lock() {
-            m.insert(identity.into(), passphrase.into());
+            m.insert(key.into(), secret.into());
         }
         self.0.changed.send_modify(|n| *n = n.wrapping_add(1));
     }
 
-    pub fn get(&self, identity: &Path) -> Option<String> {
-        self.0.map.lock().ok()?.get(identity).cloned()
+    pub fn get(&self, key: impl Into<Secret>) -> Option<String> {
+        self.0.map.lock().ok()?.get(&key.into()).cloned()
     }
 
-    /// Drops a passphrase that did not open its file.
-    pub fn forget(&self, identity: &Path) {
+    /// Drops a secret that did not open what it was for.
+    pub fn forget(&self, key: impl Into<Secret>) {
         if let Ok(mut m) = self.0.map.lock() {
-            m.remove(identity);
+            m.remove(&key.into());
         }
     }
 
