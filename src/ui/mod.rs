@@ -14,7 +14,7 @@ mod cells;
 mod detail;
 mod disks;
 mod help;
-mod nfs;
+pub(crate) mod nfs;
 mod nics;
 mod overview;
 mod passphrase;
