@@ -128,7 +128,8 @@ pub enum Command {
         /// Up to this time (inclusive).
         #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
         to: Option<String>,
-        #[arg(long, value_enum, default_value = "text")]
+        /// text: an aligned table; json: one object, the figures in an array; csv: a line per figure.
+        #[arg(long, value_enum, default_value = "text", hide_possible_values = true)]
         format: Format,
     },
 }
@@ -148,10 +149,11 @@ each NFS mount's ops/s, rMB/s, wMB/s and RTTs; the NICs' physical total and each
 interface's MB/s and %util; the page cache; the cells' DISK and FLASH over all cells.
 
 n counts the samples where a figure was known; a sample where it was unknown is left \
-out, and a figure known in none prints \"–\". p95 is the nearest rank: the \
+out, and so is a latency over an interval without a request (iostat prints 0.00 \
+there); a figure known in none prints \"–\", never 0. p95 is the nearest rank: the \
 ceil(0.95 n)-th smallest of the n values, always a value that occurred.
 
-Exit status: 0; 1 the file cannot be read; 2 a bad time or no such marker (the \
+Exit status: 0; 1 the file cannot be read, or the window holds no sample; 2 a bad time or no such marker (the \
 message lists the markers); 3 the file is damaged or was not closed (the summary \
 covers what comes before the damage).";
 

@@ -441,6 +441,12 @@ fn the_binary_exports_and_sums_up_a_recording() {
     assert_eq!((code, err.as_str()), (0, ""));
     let j: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(j["samples"]["disks"], 45, "samples 30 to 74");
+
+    // A window past the end: the table of unknowns, and exit 1.
+    let (code, out, err) = strata(&["summary", file, "--from", "+100s"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no sample in the window"), "{err}");
+    assert!(out.contains("samples  none"), "{out}");
 }
 
 #[test]

@@ -112,5 +112,13 @@ pub fn run_summary(
     if say_notices(&player, err) {
         return super::EXIT_DAMAGED;
     }
+    if s.samples.is_empty() {
+        let _ = writeln!(
+            err,
+            "strata: no sample in the window ({})",
+            super::rows::describe(&window)
+        );
+        return 1;
+    }
     0
 }

@@ -12,7 +12,8 @@
 //! screen) is left out of its statistics, and so is a latency over an
 //! interval without a request (iostat and nfsiostat print 0 there, which
 //! would drag a minimum and an average down); a figure known in no sample
-//! has none, and prints "–", never 0.
+//! has none, and prints "–", never 0. Every format prints two decimals, as
+//! `strata batch` does.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -407,15 +408,17 @@ fn text(s: &Summary, file: &str, host: &str) -> String {
     out
 }
 
-/// A figure in full: Rust's shortest exact form, never an exponent.
-fn full(v: f64) -> String {
-    format!("{v}")
+/// Two decimals, as `strata batch` prints its figures in every format: the
+/// model's floating point leaves noise below them (14561.000000000002
+/// reads in a second).
+fn two(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
 }
 
 fn json(s: &Summary, file: &str, host: &str) -> String {
     use serde_json::{Value, json};
     let iso = |t: Option<i64>| t.map_or(Value::Null, |t| Value::from(format::iso_datetime(t)));
-    let num = |v: Option<f64>| v.map_or(Value::Null, Value::from);
+    let num = |v: Option<f64>| v.map_or(Value::Null, |v| Value::from(two(v)));
     let figures: Vec<Value> = s
         .figures
         .iter()
@@ -454,7 +457,7 @@ fn json(s: &Summary, file: &str, host: &str) -> String {
 fn csv(s: &Summary) -> String {
     let iso = |t: Option<i64>| t.map_or(String::new(), format::iso_datetime);
     let (from, to) = (iso(s.first_ms), iso(s.last_ms));
-    let num = |v: Option<f64>| v.map_or(String::new(), full);
+    let num = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.2}"));
     let mut out = String::from("panel,entity,figure,n,min,avg,p95,max,from,to\n");
     for f in &s.figures {
         let st = f.stats();
