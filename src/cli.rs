@@ -89,7 +89,76 @@ pub enum Command {
     Replay { file: PathBuf },
     /// Add a labelled marker to every strata running as this user.
     Mark { label: String },
+    /// Print a recording's figures as `strata batch PANEL` printed them live over the same samples.
+    #[command(after_help = EXPORT_HELP)]
+    Export {
+        file: PathBuf,
+        /// csv needs --panel (each panel has its own columns); text and json without it print every panel with figures, in turn.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// The panel to print, as named after `strata batch`.
+        #[arg(long, value_enum)]
+        panel: Option<BatchPanel>,
+        /// Rows from this time on (inclusive): HH:MM[:SS] or YYYY-MM-DD HH:MM[:SS] local time, +SPAN after the start, -SPAN before the end.
+        #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+        from: Option<String>,
+        /// Rows up to this time (inclusive), in the forms of --from.
+        #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+        to: Option<String>,
+        /// Throughput units of disks (default: the recording's config).
+        #[arg(long, value_enum)]
+        units: Option<UnitsArg>,
+        /// Include partitions.
+        #[arg(long)]
+        partitions: bool,
+        /// Include loop, ram and zram devices, devices never used and interfaces that never saw a packet.
+        #[arg(long)]
+        all_devices: bool,
+        /// Name dm devices by their /dev/mapper name.
+        #[arg(long, short = 'N')]
+        mapper_names: bool,
+    },
+    /// Min, average, p95 and max of each panel's key figures over a recording, or a window of it.
+    #[command(after_help = SUMMARY_HELP)]
+    Summary {
+        file: PathBuf,
+        /// The window from the first marker with the first label to the next marker with the second (exact labels).
+        #[arg(long, num_args = 2, value_names = ["MARKER", "MARKER"], conflicts_with_all = ["from", "to"])]
+        between: Option<Vec<String>>,
+        /// From this time on (inclusive), in the forms of `strata export --from`.
+        #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+        from: Option<String>,
+        /// Up to this time (inclusive).
+        #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+        to: Option<String>,
+        /// text: an aligned table; json: one object, the figures in an array; csv: a line per figure.
+        #[arg(long, value_enum, default_value = "text", hide_possible_values = true)]
+        format: Format,
+    },
 }
+
+const EXPORT_HELP: &str = "\
+Each row carries its sample's time (the end of its interval, ISO local time); a row is \
+in the window when that time is within --from and --to. A time of day is on the \
+recording's first day, or the next when the recording runs past midnight.
+
+Exit status: 0 rows printed; 1 the file cannot be read, or the window holds no figures; \
+2 a bad panel, time or option; 3 the file is damaged or was not closed: its notices go \
+to stderr and the rows before the damage are printed.";
+
+const SUMMARY_HELP: &str = "\
+Figures: disks total r/s w/s rMB/s wMB/s r_await w_await and the busiest device's %util; \
+each NFS mount's ops/s, rMB/s, wMB/s and RTTs; the NICs' physical total and each \
+interface's MB/s and %util; the page cache; the cells' DISK and FLASH over all cells.
+
+n counts the samples where a figure was known; a sample where it was unknown is left \
+out, and so is a latency over an interval without a request (iostat prints 0.00 \
+there); a figure known in none prints \"–\", never 0. p95 is the nearest rank: the \
+ceil(0.95 n)-th smallest of the n values, always a value that occurred.
+
+Exit status: 0; 1 the file cannot be read, or the window holds no sample; 2 a bad time or no such marker (the \
+message lists the markers); 3 the file is damaged or was not closed (the summary \
+covers what comes before the damage).";
 
 /// A duration: seconds, or a number with s, m, h or d.
 fn parse_span(s: &str) -> Result<u64, String> {
@@ -112,7 +181,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{s:?} is not a size of at least 16k (e.g. 100M, 2G)"))
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum)]
 pub enum BatchPanel {
     Disks,
     /// The kernel NFS client's mounts, as nfsiostat.

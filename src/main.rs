@@ -154,6 +154,54 @@ fn main() {
                 std::process::exit(1);
             }
         }
+        Some(Command::Export {
+            ref file,
+            format,
+            panel,
+            ref from,
+            ref to,
+            units,
+            partitions,
+            all_devices,
+            mapper_names,
+        }) => {
+            let args = strata::export::cmd::ExportArgs {
+                format: Some(format),
+                panel,
+                from: from.clone(),
+                to: to.clone(),
+                units: units.map(|u| match u {
+                    UnitsArg::KB => Units::KB,
+                    UnitsArg::MB => Units::MB,
+                }),
+                partitions,
+                all_devices,
+                mapper_names,
+            };
+            std::process::exit(strata::export::cmd::run_export(
+                file,
+                &args,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr(),
+            ));
+        }
+        Some(Command::Summary {
+            ref file,
+            ref between,
+            ref from,
+            ref to,
+            format,
+        }) => {
+            std::process::exit(strata::export::cmd::run_summary(
+                file,
+                between.as_deref(),
+                from.as_deref(),
+                to.as_deref(),
+                format,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr(),
+            ));
+        }
         Some(Command::Mark { ref label }) => {
             std::process::exit(strata::record::mark::send(label));
         }

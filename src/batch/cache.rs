@@ -103,21 +103,29 @@ impl Report for CacheReport {
     fn sample(&mut self, wall_ms: i64) -> Result<Sampled, SourceError> {
         let cur = self.source.sample(wall_ms)?;
         let tick = self.baseline.tick(&cur);
-        let report = tick.itv_cs.map(|_| match self.format {
-            Format::Text => {
-                let header = !self.header_done || !tick.files.is_empty();
-                self.header_done = true;
-                text_report(&tick, header)
-            }
-            Format::Json => json_report(&tick),
-            Format::Csv => csv_report(&tick),
-        });
+        let report = tick
+            .itv_cs
+            .map(|_| report(self.format, &tick, &mut self.header_done));
         Ok(Sampled {
             uptime_cs: cur.uptime_cs,
             wall_ms: cur.wall_ms,
             rejected: cur.rejected,
             report,
         })
+    }
+}
+
+/// One interval's report. Text prints its header the first time
+/// (`header_done` then turns true) and again with every table of files.
+pub fn report(format: Format, tick: &CacheTick, header_done: &mut bool) -> String {
+    match format {
+        Format::Text => {
+            let header = !*header_done || !tick.files.is_empty();
+            *header_done = true;
+            text_report(tick, header)
+        }
+        Format::Json => json_report(tick),
+        Format::Csv => csv_report(tick),
     }
 }
 

@@ -183,22 +183,27 @@ pub fn csv_lines(wall_ms: i64, db: &DbView, tick: Option<&DnfsTick>, state: &str
 
 /// The report of every database at `now_ms`.
 pub fn report(format: Format, dnfs: &Dnfs, now_ms: i64) -> String {
-    let several = dnfs.list.len() > 1;
-    let mut s = String::new();
-    for db in &dnfs.list {
-        let tick = db.current(now_ms, dnfs.interval_ms);
-        let state = db.state_label(now_ms, dnfs.interval_ms);
-        match format {
-            Format::Text => s.push_str(&text_line(
-                now_ms,
-                several.then_some(db.target.label.as_str()),
-                tick,
-            )),
-            Format::Json => s.push_str(&json_line(now_ms, db, tick, &state)),
-            Format::Csv => s.push_str(&csv_lines(now_ms, db, tick, &state)),
-        }
+    (0..dnfs.list.len())
+        .map(|db| db_report(format, dnfs, db, now_ms))
+        .collect()
+}
+
+/// The report of database `db` at `now_ms` (empty for one not there).
+pub fn db_report(format: Format, dnfs: &Dnfs, db: usize, now_ms: i64) -> String {
+    let Some(v) = dnfs.list.get(db) else {
+        return String::new();
+    };
+    let tick = v.current(now_ms, dnfs.interval_ms);
+    let state = v.state_label(now_ms, dnfs.interval_ms);
+    match format {
+        Format::Text => text_line(
+            now_ms,
+            (dnfs.list.len() > 1).then_some(v.target.label.as_str()),
+            tick,
+        ),
+        Format::Json => json_line(now_ms, v, tick, &state),
+        Format::Csv => csv_lines(now_ms, v, tick, &state),
     }
-    s
 }
 
 /// Reads every database and prints `count` reports (or until

@@ -138,15 +138,8 @@ fn run(
         return 0;
     }
     if format == Format::Text {
-        let host = host_info(root);
-        let _ = writeln!(
-            out,
-            "Linux {} ({}) \t{} \t(strata batch {})\n",
-            printable(&host.kernel),
-            printable(&host.hostname),
-            crate::format::local_datetime(first.wall_ms),
-            panel.panel()
-        );
+        let what = format!("strata batch {}", panel.panel());
+        let _ = writeln!(out, "{}", banner(&host_info(root), first.wall_ms, &what));
     }
     let start = Instant::now();
     let mut missed = false;
@@ -190,6 +183,18 @@ fn run(
         }
     }
     i32::from(missed)
+}
+
+/// The first line of a text report, as sysstat's: the kernel, the host,
+/// the time of the first reading and what prints the report; then a blank
+/// line.
+pub fn banner(host: &crate::app::HostInfo, wall_ms: i64, what: &str) -> String {
+    format!(
+        "Linux {} ({}) \t{} \t({what})\n",
+        printable(&host.kernel),
+        printable(&host.hostname),
+        crate::format::local_datetime(wall_ms),
+    )
 }
 
 fn warn_rejected(err: &mut impl Write, rejected: &[ParseError]) {

@@ -15,7 +15,7 @@ mod detail;
 mod disks;
 pub mod dnfs;
 mod help;
-mod nfs;
+pub(crate) mod nfs;
 mod nics;
 mod overview;
 mod passphrase;

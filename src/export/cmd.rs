@@ -1,0 +1,124 @@
+//! The two commands as main calls them: open the file, read the window,
+//! print; each returns its exit status and writes to the streams given, so
+//! tests read what a user would see.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::rows::{EXIT_USAGE, ExportOptions, export, say_notices};
+use super::summary::{report, summarize};
+use super::window::{Window, between_markers, between_times};
+use crate::batch::Format;
+use crate::batch::disks::Selection;
+use crate::cli::BatchPanel;
+use crate::config::Units;
+use crate::record::session::Player;
+
+/// What `strata export` was given beyond the file.
+#[derive(Debug, Clone, Default)]
+pub struct ExportArgs {
+    pub format: Option<Format>,
+    pub panel: Option<BatchPanel>,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    /// `None`: the recording's config says.
+    pub units: Option<Units>,
+    pub partitions: bool,
+    pub all_devices: bool,
+    pub mapper_names: bool,
+}
+
+fn open(file: &Path, err: &mut impl Write) -> Option<Player> {
+    match Player::open(file) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            let _ = writeln!(err, "strata: cannot read {}: {e}", file.display());
+            None
+        }
+    }
+}
+
+fn window(
+    player: &Player,
+    between: Option<&[String]>,
+    from: Option<&str>,
+    to: Option<&str>,
+) -> Result<Window, String> {
+    match between {
+        Some([a, b]) => between_markers(a, b, player.markers()),
+        Some(_) => Err("--between takes two marker labels".into()),
+        None => between_times(from, to, player.start_ms, player.end_ms),
+    }
+}
+
+pub fn run_export(
+    file: &Path,
+    args: &ExportArgs,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> i32 {
+    let Some(mut player) = open(file, err) else {
+        return 1;
+    };
+    let window = match window(&player, None, args.from.as_deref(), args.to.as_deref()) {
+        Ok(w) => w,
+        Err(e) => {
+            let _ = writeln!(err, "strata: {e}");
+            say_notices(&player, err);
+            return EXIT_USAGE;
+        }
+    };
+    // As `strata batch` under the config of the recorded run.
+    let config = &player.meta.config;
+    let opts = ExportOptions {
+        format: args.format.unwrap_or(Format::Text),
+        panel: args.panel,
+        window,
+        units: args.units.unwrap_or(config.units),
+        sel: Selection {
+            partitions: args.partitions || config.show_partitions,
+            all_devices: args.all_devices || config.show_all_devices,
+            mapper_names: args.mapper_names,
+        },
+        nic_all: args.all_devices,
+    };
+    export(&mut player, &opts, out, err)
+}
+
+pub fn run_summary(
+    file: &Path,
+    between: Option<&[String]>,
+    from: Option<&str>,
+    to: Option<&str>,
+    format: Format,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> i32 {
+    let Some(mut player) = open(file, err) else {
+        return 1;
+    };
+    let window = match window(&player, between, from, to) {
+        Ok(w) => w,
+        Err(e) => {
+            let _ = writeln!(err, "strata: {e}");
+            say_notices(&player, err);
+            return EXIT_USAGE;
+        }
+    };
+    let s = summarize(&mut player, &window);
+    let name = file.display().to_string();
+    let text = report(&s, format, &name, &player.meta.host.hostname);
+    let _ = write!(out, "{text}").and_then(|_| out.flush());
+    if say_notices(&player, err) {
+        return super::EXIT_DAMAGED;
+    }
+    if s.samples.is_empty() {
+        let _ = writeln!(
+            err,
+            "strata: no sample in the window ({})",
+            super::rows::describe(&window)
+        );
+        return 1;
+    }
+    0
+}

@@ -1,0 +1,280 @@
+//! `strata export FILE`: a recording's figures printed by the printers of
+//! `strata batch`, so a panel's export is what `strata batch PANEL` printed
+//! live over the same samples (banner line aside: it names the export).
+//!
+//! One panel at a time: CSV needs `--panel`, because each panel has its own
+//! columns and a file of several headers is no CSV a tool can read. Text
+//! and JSON without `--panel` take every panel with figures in turn, each
+//! from the start of the file; a JSON object then starts with its panel's
+//! name (`{"panel": "disks", ...}`).
+
+use std::io::Write;
+
+use super::walk::{Step, Walker};
+use super::window::Window;
+use crate::batch::disks::Selection;
+use crate::batch::{Format, cache, cells, disks, dnfs, nfs, nics, run::banner};
+use crate::cli::BatchPanel;
+use crate::config::Units;
+use crate::format;
+use crate::record::session::Player;
+
+/// Every panel, in the order `strata batch` lists them.
+pub const PANELS: [BatchPanel; 6] = [
+    BatchPanel::Disks,
+    BatchPanel::Nfs,
+    BatchPanel::Cache,
+    BatchPanel::Nics,
+    BatchPanel::Cells,
+    BatchPanel::Dnfs,
+];
+
+/// Exit status of an export or a summary that read the file up to damage
+/// (or a file the writer did not close): what came before it is printed.
+pub const EXIT_DAMAGED: i32 = 3;
+/// Exit status of a usage error: an unknown panel, a bad time, no marker.
+pub const EXIT_USAGE: i32 = 2;
+
+/// Inputs are recorded when the loop takes them, a little after their
+/// samples were read (a cell's sample may come a few intervals late): a
+/// pass stops this long after the window's end, not at it.
+pub(crate) const LATE_MS: i64 = 600_000;
+
+pub fn panel_name(p: BatchPanel) -> &'static str {
+    match p {
+        BatchPanel::Disks => "disks",
+        BatchPanel::Nfs => "nfs",
+        BatchPanel::Cache => "cache",
+        BatchPanel::Nics => "nics",
+        BatchPanel::Cells => "cells",
+        BatchPanel::Dnfs => "dnfs",
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ExportOptions {
+    pub format: Format,
+    /// `None`: every panel with figures (not with CSV).
+    pub panel: Option<BatchPanel>,
+    pub window: Window,
+    pub units: Units,
+    pub sel: Selection,
+    /// Also interfaces that never saw a packet (`--all-devices`, as batch).
+    pub nic_all: bool,
+}
+
+/// Prints the export; returns the exit status: 0, 1 when the window holds
+/// no figures of the panels asked for, [`EXIT_USAGE`], [`EXIT_DAMAGED`].
+pub fn export(
+    player: &mut Player,
+    opts: &ExportOptions,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> i32 {
+    let panels: Vec<BatchPanel> = match opts.panel {
+        Some(p) => vec![p],
+        None if opts.format == Format::Csv => {
+            let with = panels_with_figures(player, &opts.window);
+            let names: Vec<&str> = with.into_iter().map(panel_name).collect();
+            let _ = writeln!(
+                err,
+                "strata: export --format csv needs --panel: each panel has its own columns; panels with figures in this window: {}",
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            );
+            say_notices(player, err);
+            return EXIT_USAGE;
+        }
+        None => PANELS.to_vec(),
+    };
+    let mut rows = 0usize;
+    for p in panels {
+        match export_panel(player, p, opts, out, err) {
+            Some(n) => rows += n,
+            // the reader went away (a closed pipe)
+            None => return 0,
+        }
+    }
+    if say_notices(player, err) {
+        return EXIT_DAMAGED;
+    }
+    if rows == 0 {
+        let what = opts.panel.map_or("figures", panel_name);
+        let _ = writeln!(
+            err,
+            "strata: no {what} in the window ({})",
+            describe(&opts.window)
+        );
+        return 1;
+    }
+    0
+}
+
+/// The window as a message says it.
+pub fn describe(w: &Window) -> String {
+    let end = |t: i64, open: &str| {
+        if t == i64::MIN || t == i64::MAX {
+            open.to_string()
+        } else {
+            format::local_datetime(t)
+        }
+    };
+    format!(
+        "{} to {}",
+        end(w.from_ms, "the start"),
+        end(w.to_ms, "the end")
+    )
+}
+
+/// Prints the player's notices, each once; true when there were any.
+pub fn say_notices(player: &Player, err: &mut impl Write) -> bool {
+    let mut said: Vec<&String> = Vec::new();
+    for n in &player.notices {
+        if !said.contains(&n) {
+            let _ = writeln!(err, "strata: {n}");
+            said.push(n);
+        }
+    }
+    !said.is_empty()
+}
+
+/// The panels that have figures in `window`, in [`PANELS`] order.
+pub fn panels_with_figures(player: &mut Player, window: &Window) -> Vec<BatchPanel> {
+    player.rewind(i64::MIN);
+    let mut walker = Walker::new(&player.meta, None);
+    let mut seen = Vec::new();
+    while let Some((at, input)) = player.next_input() {
+        if at > window.to_ms.saturating_add(LATE_MS) {
+            break;
+        }
+        match walker.apply(at, input) {
+            Some(Step::Note { .. }) | None => {}
+            Some(step) if window.contains(step.at_ms()) => {
+                if !seen.contains(&step.panel()) {
+                    seen.push(step.panel());
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    PANELS.into_iter().filter(|p| seen.contains(p)).collect()
+}
+
+/// One pass over the file for panel `p`; the rows printed, `None` when the
+/// output closed.
+fn export_panel(
+    player: &mut Player,
+    p: BatchPanel,
+    opts: &ExportOptions,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> Option<usize> {
+    player.rewind(i64::MIN);
+    let mut walker = Walker::new(&player.meta, Some(p));
+    let mut cache_header_done = false;
+    let mut rows = 0;
+    while let Some((at, input)) = player.next_input() {
+        if at > opts.window.to_ms.saturating_add(LATE_MS) {
+            break;
+        }
+        let Some(step) = walker.apply(at, input) else {
+            continue;
+        };
+        if !opts.window.contains(step.at_ms()) {
+            continue;
+        }
+        let report = match &step {
+            Step::Note { text, at_ms, .. } => {
+                let _ = writeln!(
+                    err,
+                    "strata: {} at {}: {}",
+                    panel_name(p),
+                    format::local_datetime(*at_ms),
+                    crate::batch::printable(text)
+                );
+                continue;
+            }
+            Step::Disks(t) => disks::report(opts.format, t, opts.sel, opts.units),
+            Step::Nfs(t) => nfs::report(opts.format, t),
+            Step::Cache(t) => cache::report(opts.format, t, &mut cache_header_done),
+            Step::Nics(t) => nics::report(opts.format, t, opts.nic_all),
+            Step::Cells { at_ms, now_ms } => {
+                cells::report(opts.format, &cells::lines(&walker.cells, *now_ms), *at_ms)
+            }
+            Step::Dnfs { db, at_ms } => dnfs::db_report(opts.format, &walker.dnfs, *db, *at_ms),
+        };
+        if rows == 0 {
+            let head = match opts.format {
+                Format::Csv => Some(csv_header(p, opts.units)),
+                Format::Text => Some(banner(
+                    &player.meta.host,
+                    step.at_ms(),
+                    &format!("strata export {}", panel_name(p)),
+                )),
+                Format::Json => None,
+            };
+            if let Some(h) = head {
+                writeln!(out, "{h}").ok()?;
+            }
+        }
+        rows += 1;
+        let report = match (opts.format, opts.panel) {
+            (Format::Json, None) => tag_json(&report, panel_name(p)),
+            _ => report,
+        };
+        write!(out, "{report}").ok()?;
+    }
+    out.flush().ok()?;
+    Some(rows)
+}
+
+fn csv_header(p: BatchPanel, units: Units) -> String {
+    match p {
+        BatchPanel::Disks => disks::csv_header(units),
+        BatchPanel::Nfs => nfs::csv_header(),
+        BatchPanel::Cache => cache::csv_header(),
+        BatchPanel::Nics => nics::csv_header(),
+        BatchPanel::Cells => cells::csv_header(),
+        BatchPanel::Dnfs => dnfs::csv_header(),
+    }
+}
+
+/// Each line's object with `"panel"` as its first key: the batch printers
+/// write one object per line, each starting with `{`.
+fn tag_json(report: &str, panel: &str) -> String {
+    let mut s = String::with_capacity(report.len() + 32);
+    for line in report.lines() {
+        match line.strip_prefix('{') {
+            Some(rest) => s.push_str(&format!("{{\"panel\": \"{panel}\", {rest}\n")),
+            None => {
+                s.push_str(line);
+                s.push('\n');
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_objects_get_their_panel_first() {
+        let r = "{\"timestamp\": \"x\", \"a\": 1}\n{\"timestamp\": \"y\"}\n";
+        let t = tag_json(r, "nics");
+        for line in t.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert_eq!(v["panel"], "nics");
+        }
+        assert_eq!(t.lines().count(), 2);
+    }
+
+    #[test]
+    fn an_open_window_is_said_in_words() {
+        assert_eq!(describe(&Window::ALL), "the start to the end");
+    }
+}

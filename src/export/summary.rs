@@ -1,0 +1,559 @@
+//! `strata summary FILE`: the key figures of each panel over a window, as
+//! min, average, p95 and max: the table a benchmark report needs.
+//!
+//! The figures are those the overview shows (disks: the totals and the
+//! busiest device's %util; NFS: each mount; NICs: the physical total and
+//! each listed interface; the page cache; the cells' DISK and FLASH over
+//! all cells), computed per interval by the live code (see [`Walker`]).
+//!
+//! p95 is the nearest-rank percentile: of the n samples where the figure
+//! is known, sorted, the one at rank ⌈0.95·n⌉ (counting from 1), so it is
+//! always a value that occurred. A sample where a figure is unknown ("–" on
+//! screen) is left out of its statistics, and so is a latency over an
+//! interval without a request (iostat and nfsiostat print 0 there, which
+//! would drag a minimum and an average down); a figure known in no sample
+//! has none, and prints "–", never 0. Every format prints two decimals, as
+//! `strata batch` does.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use super::rows::{PANELS, panel_name};
+use super::walk::{Step, Walker};
+use super::window::Window;
+use crate::app::nics::{NicFig, nic_figure, nic_listed};
+use crate::batch::{Format, csv_field, printable};
+use crate::cli::BatchPanel;
+use crate::format::{self, UNKNOWN};
+use crate::model::cache::{CacheCol, CacheTick};
+use crate::model::cells::GroupCol;
+use crate::model::disk::DiskCol;
+use crate::model::disk_tick::DiskTick;
+use crate::model::nfs::{NfsMountCol, NfsOpCol};
+use crate::model::nfs_tick::NfsTick;
+use crate::model::nic::NicCol;
+use crate::model::nic_tick::NicTick;
+use crate::record::session::Player;
+
+/// Statistics of the known values of a figure.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stats {
+    /// Samples where the figure was known.
+    pub n: usize,
+    pub min: f64,
+    pub avg: f64,
+    /// Nearest rank: the ⌈0.95·n⌉-th smallest value.
+    pub p95: f64,
+    pub max: f64,
+}
+
+/// `None` for no values. Non-finite values are not figures and are left
+/// out (the model gives none; a damaged file could).
+pub fn stats(values: &[f64]) -> Option<Stats> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let rank = (95 * n).div_ceil(100);
+    Some(Stats {
+        n,
+        min: v[0],
+        avg: v.iter().sum::<f64>() / n as f64,
+        p95: v[rank.max(1) - 1],
+        max: v[n - 1],
+    })
+}
+
+/// One figure of one entity, with its value at each sample of the window
+/// where it was known.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    pub panel: BatchPanel,
+    /// `total`, a mount, an interface, `DISK`...
+    pub entity: String,
+    /// The figure's name with its unit.
+    pub figure: &'static str,
+    pub values: Vec<f64>,
+}
+
+impl Figure {
+    pub fn stats(&self) -> Option<Stats> {
+        stats(&self.values)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub window: Window,
+    /// Time of the first and of the last sample in the window.
+    pub first_ms: Option<i64>,
+    pub last_ms: Option<i64>,
+    /// Intervals with figures in the window, per panel.
+    pub samples: Vec<(BatchPanel, usize)>,
+    /// In panel order, then in the order first seen.
+    pub figures: Vec<Figure>,
+}
+
+impl Summary {
+    pub fn figure(&self, panel: BatchPanel, entity: &str, figure: &str) -> Option<&Figure> {
+        self.figures
+            .iter()
+            .find(|f| f.panel == panel && f.entity == entity && f.figure == figure)
+    }
+}
+
+#[derive(Default)]
+struct Collector {
+    figures: Vec<Figure>,
+    index: HashMap<(BatchPanel, String, &'static str), usize>,
+}
+
+impl Collector {
+    /// Notes a figure's value at one sample; an unknown value still lists
+    /// the figure.
+    fn put(&mut self, panel: BatchPanel, entity: &str, figure: &'static str, v: Option<f64>) {
+        let key = (panel, entity.to_string(), figure);
+        let i = match self.index.get(&key) {
+            Some(i) => *i,
+            None => {
+                self.figures.push(Figure {
+                    panel,
+                    entity: entity.to_string(),
+                    figure,
+                    values: Vec::new(),
+                });
+                self.index.insert(key, self.figures.len() - 1);
+                self.figures.len() - 1
+            }
+        };
+        if let Some(v) = v.filter(|v| v.is_finite()) {
+            self.figures[i].values.push(v);
+        }
+    }
+}
+
+const DISK_FIGS: [(&str, DiskCol, f64); 6] = [
+    ("r/s", DiskCol::RPerS, 1.0),
+    ("w/s", DiskCol::WPerS, 1.0),
+    ("rMB/s", DiskCol::RkBPerS, 1024.0),
+    ("wMB/s", DiskCol::WkBPerS, 1024.0),
+    ("r_await ms", DiskCol::RAwait, 1.0),
+    ("w_await ms", DiskCol::WAwait, 1.0),
+];
+
+/// A latency over an interval without a request is no latency (iostat and
+/// nfsiostat print 0 there): left out, as an unknown figure is.
+fn latency(v: Option<f64>, requests: Option<f64>) -> Option<f64> {
+    v.filter(|_| requests.is_some_and(|n| n > 0.0))
+}
+
+fn disks(c: &mut Collector, t: Option<&DiskTick>) {
+    let total = t.and_then(|t| t.total.as_ref());
+    let get = |col| total.and_then(|r| r.get(col));
+    for (name, col, div) in DISK_FIGS {
+        let v = match col {
+            DiskCol::RAwait => latency(get(col), get(DiskCol::RPerS)),
+            DiskCol::WAwait => latency(get(col), get(DiskCol::WPerS)),
+            _ => get(col).map(|v| v / div),
+        };
+        c.put(BatchPanel::Disks, "total", name, v);
+    }
+    let busiest = t.and_then(|t| t.busiest.as_ref()).map(|b| b.1);
+    c.put(BatchPanel::Disks, "busiest device", "%util", busiest);
+}
+
+fn nfs(c: &mut Collector, t: &NfsTick) {
+    use crate::app::nfs::{NfsFig, nfs_figure};
+    const FIGS: [(&str, NfsFig, f64); 5] = [
+        ("ops/s", NfsFig::Mount(NfsMountCol::OpsPerS), 1.0),
+        ("rMB/s", NfsFig::Op("READ", NfsOpCol::KBPerS), 1024.0),
+        ("wMB/s", NfsFig::Op("WRITE", NfsOpCol::KBPerS), 1024.0),
+        ("r RTT ms", NfsFig::Op("READ", NfsOpCol::AvgRttMs), 1.0),
+        ("w RTT ms", NfsFig::Op("WRITE", NfsOpCol::AvgRttMs), 1.0),
+    ];
+    for r in &t.rows {
+        let entity = crate::ui::nfs::mount_label(r);
+        for (name, fig, div) in FIGS {
+            let v = match fig {
+                NfsFig::Op(op, NfsOpCol::AvgRttMs) => latency(
+                    nfs_figure(r, fig),
+                    nfs_figure(r, NfsFig::Op(op, NfsOpCol::OpsPerS)),
+                ),
+                _ => nfs_figure(r, fig).map(|v| v / div),
+            };
+            c.put(BatchPanel::Nfs, &entity, name, v);
+        }
+    }
+}
+
+const CACHE_FIGS: [(&str, CacheCol, f64); 9] = [
+    ("cached MB", CacheCol::Cached, 1024.0),
+    ("cached-shmem MB", CacheCol::CachedLessShmem, 1024.0),
+    ("dirty MB", CacheCol::Dirty, 1024.0),
+    ("writeback MB", CacheCol::Writeback, 1024.0),
+    ("available MB", CacheCol::MemAvailable, 1024.0),
+    ("pgpgin kB/s", CacheCol::PgpginKbS, 1.0),
+    ("pgpgout kB/s", CacheCol::PgpgoutKbS, 1.0),
+    ("majflt/s", CacheCol::MajfltS, 1.0),
+    ("refault/s", CacheCol::RefaultS, 1.0),
+];
+
+fn cache(c: &mut Collector, t: Option<&CacheTick>) {
+    for (name, col, div) in CACHE_FIGS {
+        let v = t.and_then(|t| t.figures.get(col)).map(|v| v / div);
+        c.put(BatchPanel::Cache, "host", name, v);
+    }
+}
+
+fn nics(c: &mut Collector, t: Option<&NicTick>) {
+    let mb = |v: Option<f64>| v.map(|v| v / 1024.0);
+    let total = t.and_then(|t| t.total.as_ref());
+    let p = BatchPanel::Nics;
+    let fig = |col| nic_figure(total, NicFig::Col(col));
+    c.put(p, "physical", "in MB/s", mb(fig(NicCol::RKbPerS)));
+    c.put(p, "physical", "out MB/s", mb(fig(NicCol::WKbPerS)));
+    c.put(p, "physical", "in pk/s", fig(NicCol::RPkPerS));
+    c.put(p, "physical", "out pk/s", fig(NicCol::WPkPerS));
+    for r in t
+        .iter()
+        .flat_map(|t| &t.rows)
+        .filter(|r| nic_listed(r, false))
+    {
+        let fig = |col| nic_figure(r.rates.as_ref(), NicFig::Col(col));
+        c.put(p, &r.name, "in MB/s", mb(fig(NicCol::RKbPerS)));
+        c.put(p, &r.name, "out MB/s", mb(fig(NicCol::WKbPerS)));
+        c.put(p, &r.name, "%util", fig(NicCol::Util));
+    }
+}
+
+const CELL_FIGS: [(&str, GroupCol); 7] = [
+    ("r/s", GroupCol::RPerS),
+    ("w/s", GroupCol::WPerS),
+    ("rMB/s", GroupCol::RMbPerS),
+    ("wMB/s", GroupCol::WMbPerS),
+    ("r_await ms", GroupCol::RAwait),
+    ("w_await ms", GroupCol::WAwait),
+    ("%util", GroupCol::Util),
+];
+
+/// DISK and FLASH over every cell whose figures are current, as the
+/// overview's storage lines; unknown while no cell counts.
+fn cells(c: &mut Collector, all: Option<&crate::model::cells::AllCells>) {
+    use crate::model::cell_metrics::Media;
+    for (entity, media) in [("DISK", Media::Disk), ("FLASH", Media::Flash)] {
+        let g = all
+            .filter(|a| a.counted > 0)
+            .and_then(|a| a.groups.get(media));
+        for (name, col) in CELL_FIGS {
+            c.put(BatchPanel::Cells, entity, name, g.and_then(|g| g.get(col)));
+        }
+    }
+}
+
+const DNFS_FIGS: [(&str, crate::model::dnfs::DnfsCol); 3] = [
+    ("IOPS", crate::model::dnfs::DnfsCol::Iops),
+    ("rMB/s", crate::model::dnfs::DnfsCol::ReadMbPerS),
+    ("wMB/s", crate::model::dnfs::DnfsCol::WriteMbPerS),
+];
+
+/// A database's dNFS totals at its reading `at_ms` (`None`: listed, never
+/// known).
+fn dnfs(c: &mut Collector, label: &str, tick: Option<&crate::model::dnfs::DnfsTick>) {
+    let total = tick.filter(|t| t.in_use).and_then(|t| t.total);
+    for (name, col) in DNFS_FIGS {
+        c.put(
+            BatchPanel::Dnfs,
+            label,
+            name,
+            total.and_then(|f| f.get(col)),
+        );
+    }
+}
+
+/// Reads the whole window of `player` and sums it up.
+pub fn summarize(player: &mut Player, window: &Window) -> Summary {
+    player.rewind(i64::MIN);
+    let meta = player.meta.clone();
+    let mut walker = Walker::new(&meta, None);
+    let mut c = Collector::default();
+    // The host layers' and the cells' figures are listed even when they
+    // are never known: a summary that leaves a layer out would hide that
+    // it had nothing. NFS mounts and NICs are listed as they are seen.
+    disks(&mut c, None);
+    cache(&mut c, None);
+    nics(&mut c, None);
+    if !meta.cells.is_empty() {
+        cells(&mut c, None);
+    }
+    for db in &meta.dbs {
+        dnfs(&mut c, &db.label, None);
+    }
+    let mut samples: HashMap<BatchPanel, usize> = HashMap::new();
+    let (mut first_ms, mut last_ms) = (None::<i64>, None::<i64>);
+    while let Some((at, input)) = player.next_input() {
+        if at > window.to_ms.saturating_add(super::rows::LATE_MS) {
+            break;
+        }
+        let Some(step) = walker.apply(at, input) else {
+            continue;
+        };
+        let t = step.at_ms();
+        if matches!(step, Step::Note { .. }) || !window.contains(t) {
+            continue;
+        }
+        *samples.entry(step.panel()).or_default() += 1;
+        first_ms = Some(first_ms.map_or(t, |f| f.min(t)));
+        last_ms = Some(last_ms.map_or(t, |l| l.max(t)));
+        match &step {
+            Step::Disks(t) => disks(&mut c, Some(t)),
+            Step::Nfs(t) => nfs(&mut c, t),
+            Step::Cache(t) => cache(&mut c, Some(t)),
+            Step::Nics(t) => nics(&mut c, Some(t)),
+            Step::Cells { now_ms, .. } => cells(&mut c, Some(&walker.cells.all(*now_ms))),
+            Step::Dnfs { db, at_ms } => {
+                if let Some(v) = walker.dnfs.list.get(*db) {
+                    let tick = v.current(*at_ms, walker.dnfs.interval_ms);
+                    dnfs(&mut c, &v.target.label, tick);
+                }
+            }
+            Step::Note { .. } => {}
+        }
+    }
+    let order = |p: &BatchPanel| PANELS.iter().position(|q| q == p).unwrap_or(PANELS.len());
+    let mut figures = c.figures;
+    figures.sort_by_key(|f| order(&f.panel));
+    Summary {
+        window: window.clone(),
+        first_ms,
+        last_ms,
+        samples: PANELS
+            .into_iter()
+            .filter_map(|p| Some((p, *samples.get(&p)?)))
+            .collect(),
+        figures,
+    }
+}
+
+/// The figure values of text: two decimals, "–" when unknown.
+fn text_num(v: Option<f64>) -> String {
+    v.map_or(UNKNOWN.to_string(), |v| format!("{v:.2}"))
+}
+
+/// What a summary says of its window, for its head.
+fn window_line(s: &Summary) -> String {
+    let span = match (s.first_ms, s.last_ms) {
+        (Some(a), Some(b)) => format!(
+            "{} to {} ({} s)",
+            format::local_datetime(a),
+            format::local_datetime(b),
+            (b - a) / 1000
+        ),
+        _ => format!("no sample ({})", super::rows::describe(&s.window)),
+    };
+    match &s.window.markers {
+        Some((a, b)) => format!(
+            "{span}, between markers \"{}\" and \"{}\"",
+            printable(a),
+            printable(b)
+        ),
+        None => span,
+    }
+}
+
+pub fn report(s: &Summary, format: Format, file: &str, host: &str) -> String {
+    match format {
+        Format::Text => text(s, file, host),
+        Format::Json => json(s, file, host),
+        Format::Csv => csv(s),
+    }
+}
+
+fn text(s: &Summary, file: &str, host: &str) -> String {
+    let mut out = format!(
+        "strata summary of {} ({})\nwindow   {}\n",
+        printable(file),
+        printable(host),
+        window_line(s)
+    );
+    let samples: Vec<String> = s
+        .samples
+        .iter()
+        .map(|(p, n)| format!("{} {n}", panel_name(*p)))
+        .collect();
+    let _ = writeln!(
+        out,
+        "samples  {}",
+        if samples.is_empty() {
+            "none".to_string()
+        } else {
+            samples.join(" · ")
+        }
+    );
+    out.push_str(
+        "n: samples where the figure was known · p95: nearest rank, the ⌈0.95·n⌉-th smallest\n\n",
+    );
+    let rows: Vec<[String; 8]> = s
+        .figures
+        .iter()
+        .map(|f| {
+            let st = f.stats();
+            [
+                panel_name(f.panel).to_string(),
+                printable(&f.entity).into_owned(),
+                f.figure.to_string(),
+                st.map_or(0, |s| s.n).to_string(),
+                text_num(st.map(|s| s.min)),
+                text_num(st.map(|s| s.avg)),
+                text_num(st.map(|s| s.p95)),
+                text_num(st.map(|s| s.max)),
+            ]
+        })
+        .collect();
+    let head = ["panel", "entity", "figure", "n", "min", "avg", "p95", "max"];
+    let mut w: [usize; 8] = head.map(|h| h.chars().count());
+    for r in &rows {
+        for (i, cell) in r.iter().enumerate() {
+            w[i] = w[i].max(cell.chars().count());
+        }
+    }
+    let line = |cells: [&str; 8]| {
+        let mut l = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            let pad = w[i].saturating_sub(c.chars().count());
+            if i < 3 {
+                let _ = write!(l, "{c}{}  ", " ".repeat(pad));
+            } else {
+                let _ = write!(l, "{}{c}  ", " ".repeat(pad));
+            }
+        }
+        l.trim_end().to_string() + "\n"
+    };
+    out.push_str(&line(head));
+    for r in &rows {
+        out.push_str(&line(r.each_ref().map(String::as_str)));
+    }
+    out
+}
+
+/// Two decimals, as `strata batch` prints its figures in every format: the
+/// model's floating point leaves noise below them (14561.000000000002
+/// reads in a second).
+fn two(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
+fn json(s: &Summary, file: &str, host: &str) -> String {
+    use serde_json::{Value, json};
+    let iso = |t: Option<i64>| t.map_or(Value::Null, |t| Value::from(format::iso_datetime(t)));
+    let num = |v: Option<f64>| v.map_or(Value::Null, |v| Value::from(two(v)));
+    let figures: Vec<Value> = s
+        .figures
+        .iter()
+        .map(|f| {
+            let st = f.stats();
+            json!({
+                "panel": panel_name(f.panel),
+                "entity": f.entity,
+                "figure": f.figure,
+                "n": st.map_or(0, |s| s.n),
+                "min": num(st.map(|s| s.min)),
+                "avg": num(st.map(|s| s.avg)),
+                "p95": num(st.map(|s| s.p95)),
+                "max": num(st.map(|s| s.max)),
+            })
+        })
+        .collect();
+    let samples: serde_json::Map<String, Value> = s
+        .samples
+        .iter()
+        .map(|(p, n)| (panel_name(*p).to_string(), Value::from(*n)))
+        .collect();
+    let v = json!({
+        "file": file,
+        "host": host,
+        "from": iso(s.first_ms),
+        "to": iso(s.last_ms),
+        "markers": s.window.markers.as_ref().map(|(a, b)| json!([a, b])),
+        "samples": samples,
+        "p95": "nearest rank",
+        "figures": figures,
+    });
+    serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+}
+
+fn csv(s: &Summary) -> String {
+    let iso = |t: Option<i64>| t.map_or(String::new(), format::iso_datetime);
+    let (from, to) = (iso(s.first_ms), iso(s.last_ms));
+    let num = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.2}"));
+    let mut out = String::from("panel,entity,figure,n,min,avg,p95,max,from,to\n");
+    for f in &s.figures {
+        let st = f.stats();
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{from},{to}",
+            panel_name(f.panel),
+            csv_field(&f.entity),
+            csv_field(f.figure),
+            st.map_or(0, |s| s.n),
+            num(st.map(|s| s.min)),
+            num(st.map(|s| s.avg)),
+            num(st.map(|s| s.p95)),
+            num(st.map(|s| s.max)),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn p95_is_the_nearest_rank() {
+        // 20 values 1..=20: rank ceil(0.95 * 20) = 19
+        let v: Vec<f64> = (1..=20).map(f64::from).collect();
+        let s = stats(&v).unwrap();
+        assert_eq!((s.n, s.min, s.p95, s.max), (20, 1.0, 19.0, 20.0));
+        assert_eq!(s.avg, 10.5);
+        // 21 values: rank ceil(19.95) = 20
+        let v: Vec<f64> = (1..=21).rev().map(f64::from).collect();
+        assert_eq!(stats(&v).unwrap().p95, 20.0);
+        // one value is every statistic
+        let s = stats(&[7.5]).unwrap();
+        assert_eq!((s.min, s.avg, s.p95, s.max), (7.5, 7.5, 7.5, 7.5));
+        // 100 values: rank 95
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(stats(&v).unwrap().p95, 95.0);
+    }
+
+    #[test]
+    fn no_known_value_has_no_stats() {
+        assert_eq!(stats(&[]), None);
+        assert_eq!(stats(&[f64::NAN, f64::INFINITY]), None);
+        assert_eq!(stats(&[f64::NAN, 2.0]).map(|s| s.n), Some(1));
+    }
+
+    #[test]
+    fn an_unknown_figure_prints_a_dash_never_0() {
+        let s = Summary {
+            window: Window::ALL,
+            first_ms: None,
+            last_ms: None,
+            samples: Vec::new(),
+            figures: vec![Figure {
+                panel: BatchPanel::Cells,
+                entity: "DISK".into(),
+                figure: "r/s",
+                values: Vec::new(),
+            }],
+        };
+        let t = text(&s, "f", "h");
+        let row = t.lines().last().unwrap();
+        assert_eq!(row, "cells  DISK    r/s     0    –    –    –    –", "{t}");
+        assert!(csv(&s).contains("cells,DISK,r/s,0,,,,,,\n"));
+        let j: serde_json::Value = serde_json::from_str(&json(&s, "f", "h")).unwrap();
+        assert!(j["figures"][0]["min"].is_null());
+    }
+}

@@ -1,0 +1,198 @@
+//! A recording's inputs folded into each panel's figures, through the code
+//! the live app uses: the same baselines turn samples into ticks, the same
+//! [`Cells`] turns cell events into rounds. What [`App::apply`] does with an
+//! input, minus the screen.
+//!
+//! [`App::apply`]: crate::app::App::apply
+
+use crate::app::Input;
+use crate::app::cells::Cells;
+use crate::app::dnfs::Dnfs;
+use crate::cli::BatchPanel;
+use crate::model::cache::{CacheBaseline, CacheTick};
+use crate::model::disk_tick::{Baseline, DiskTick};
+use crate::model::nfs_tick::{NfsBaseline, NfsTick};
+use crate::model::nic_tick::{NicBaseline, NicTick};
+use crate::record::session::Meta;
+use crate::source::dnfs::{DbEvent, DbStatus};
+
+/// What one input gave.
+#[derive(Debug)]
+pub enum Step {
+    Disks(DiskTick),
+    Nfs(NfsTick),
+    Cache(CacheTick),
+    Nics(NicTick),
+    /// A round of the cells closed (a point of the all-cell history, as the
+    /// overview charts it): its time, and the app's clock it was taken at.
+    Cells {
+        at_ms: i64,
+        now_ms: i64,
+    },
+    /// A database's reading gave figures: the reading's wall clock.
+    Dnfs {
+        db: usize,
+        at_ms: i64,
+    },
+    /// A source's error, or what a cell wrote on stderr.
+    Note {
+        panel: BatchPanel,
+        at_ms: i64,
+        text: String,
+    },
+}
+
+impl Step {
+    pub fn panel(&self) -> BatchPanel {
+        match self {
+            Step::Disks(_) => BatchPanel::Disks,
+            Step::Nfs(_) => BatchPanel::Nfs,
+            Step::Cache(_) => BatchPanel::Cache,
+            Step::Nics(_) => BatchPanel::Nics,
+            Step::Cells { .. } => BatchPanel::Cells,
+            Step::Dnfs { .. } => BatchPanel::Dnfs,
+            Step::Note { panel, .. } => *panel,
+        }
+    }
+
+    /// The time a row of this step carries: the sample's own wall clock
+    /// (the end of its interval), or the round's.
+    pub fn at_ms(&self) -> i64 {
+        match self {
+            Step::Disks(t) => t.wall_ms,
+            Step::Nfs(t) => t.wall_ms,
+            Step::Cache(t) => t.wall_ms,
+            Step::Nics(t) => t.wall_ms,
+            Step::Cells { at_ms, .. } | Step::Dnfs { at_ms, .. } | Step::Note { at_ms, .. } => {
+                *at_ms
+            }
+        }
+    }
+}
+
+/// Samples of history a cell keeps here: only the newest is read.
+const CELL_HISTORY: usize = 2;
+
+/// The state the figures are computed from.
+pub struct Walker {
+    only: Option<BatchPanel>,
+    disks: Baseline,
+    nfs: NfsBaseline,
+    cache: CacheBaseline,
+    nics: NicBaseline,
+    pub cells: Cells,
+    pub dnfs: Dnfs,
+    /// The app's clock: the newest `Input::Clock`, 0 before the first, as
+    /// in [`crate::app::App`].
+    now_ms: i64,
+    cells_seq: u64,
+}
+
+impl Walker {
+    /// A walker of the run `meta` describes; `only` skips the inputs of
+    /// every other panel.
+    pub fn new(meta: &Meta, only: Option<BatchPanel>) -> Walker {
+        Walker {
+            only,
+            disks: Baseline::default(),
+            nfs: NfsBaseline::default(),
+            cache: CacheBaseline::default(),
+            nics: NicBaseline::default(),
+            cells: Cells::new(meta.cells.clone(), meta.interval_s, CELL_HISTORY),
+            dnfs: Dnfs::new(meta.dbs.clone(), meta.interval_s, CELL_HISTORY),
+            now_ms: 0,
+            cells_seq: 0,
+        }
+    }
+
+    fn wants(&self, p: BatchPanel) -> bool {
+        self.only.is_none_or(|o| o == p)
+    }
+
+    /// Applies the input recorded at `at_ms`. A sample gives figures when
+    /// it closes an interval (not the first, nor one after a reboot).
+    pub fn apply(&mut self, at_ms: i64, input: Input) -> Option<Step> {
+        let note = |panel, text: String| Some(Step::Note { panel, at_ms, text });
+        use BatchPanel as P;
+        match input {
+            Input::Disks(r) if self.wants(P::Disks) => match r {
+                Ok(s) => Some(self.disks.tick(&s))
+                    .filter(|t| t.itv_cs.is_some())
+                    .map(Step::Disks),
+                Err(e) => note(P::Disks, e),
+            },
+            Input::Nfs(r) if self.wants(P::Nfs) => match r {
+                Ok(s) => Some(self.nfs.tick(&s))
+                    .filter(|t| t.itv_cs.is_some())
+                    .map(Step::Nfs),
+                Err(e) => note(P::Nfs, e),
+            },
+            Input::Cache(r) if self.wants(P::Cache) => match r {
+                Ok(s) => Some(self.cache.tick(&s))
+                    .filter(|t| t.itv_cs.is_some())
+                    .map(Step::Cache),
+                Err(e) => note(P::Cache, e),
+            },
+            Input::Nics(r) if self.wants(P::Nics) => match r {
+                Ok(s) => Some(self.nics.tick(&s))
+                    .filter(|t| t.itv_cs.is_some())
+                    .map(Step::Nics),
+                Err(e) => note(P::Nics, e),
+            },
+            Input::Cell(ev) if self.wants(P::Cells) => {
+                let said = self.cells.ingest(self.now_ms, ev);
+                self.round().or_else(|| {
+                    let (label, text) = said?;
+                    note(P::Cells, format!("{label}: {text}"))
+                })
+            }
+            Input::Db(DbEvent::Sample { db, sample }) if self.wants(P::Dnfs) => {
+                let at_ms = sample.wall_ms;
+                let before = self.dnfs.list.get(db)?.layer.history.seq();
+                self.dnfs.ingest(DbEvent::Sample { db, sample });
+                (self.dnfs.list.get(db)?.layer.history.seq() != before)
+                    .then_some(Step::Dnfs { db, at_ms })
+            }
+            Input::Db(DbEvent::Status { db, status }) if self.wants(P::Dnfs) => {
+                let failed = !matches!(status, DbStatus::Connecting | DbStatus::Live);
+                self.dnfs.ingest(DbEvent::Status {
+                    db,
+                    status: status.clone(),
+                });
+                if !failed {
+                    return None;
+                }
+                let v = self.dnfs.list.get(db)?;
+                let why = v.state_label(at_ms, self.dnfs.interval_ms);
+                note(P::Dnfs, format!("{}: {why}", v.target.label))
+            }
+            Input::Clock { now_ms, .. } => {
+                self.now_ms = now_ms;
+                if !self.wants(P::Cells) {
+                    return None;
+                }
+                self.cells.close_round(now_ms);
+                self.round()
+            }
+            _ => None,
+        }
+    }
+
+    /// The round the cells' history gained since the last call, if any.
+    fn round(&mut self) -> Option<Step> {
+        let h = &self.cells.history.history;
+        if h.seq() == self.cells_seq {
+            return None;
+        }
+        self.cells_seq = h.seq();
+        let at_ms = *h.times(h.seq(), 1).last()?;
+        Some(Step::Cells {
+            at_ms,
+            now_ms: self.now_ms,
+        })
+    }
+
+    pub fn now_ms(&self) -> i64 {
+        self.now_ms
+    }
+}
