@@ -1,7 +1,7 @@
 //! Command line.
 
 use crate::batch::Format;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -62,18 +62,8 @@ pub enum Command {
         count: Option<u64>,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
-        /// Throughput units (iostat -k or -m).
-        #[arg(long, value_enum)]
-        units: Option<UnitsArg>,
-        /// Include partitions.
-        #[arg(long)]
-        partitions: bool,
-        /// Include loop, ram and zram devices and devices never used since boot.
-        #[arg(long)]
-        all_devices: bool,
-        /// Name dm devices by their /dev/mapper name, as iostat -N does (default: dm-N, as iostat -x).
-        #[arg(long, short = 'N')]
-        mapper_names: bool,
+        #[command(flatten)]
+        devices: DeviceArgs,
     },
     /// Record every layer's samples to FILE without the screen UI, until interrupted or --duration.
     Record {
@@ -105,18 +95,8 @@ pub enum Command {
         /// Rows up to this time (inclusive), in the forms of --from.
         #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
         to: Option<String>,
-        /// Throughput units of disks (default: the recording's config).
-        #[arg(long, value_enum)]
-        units: Option<UnitsArg>,
-        /// Include partitions.
-        #[arg(long)]
-        partitions: bool,
-        /// Include loop, ram and zram devices, devices never used and interfaces that never saw a packet.
-        #[arg(long)]
-        all_devices: bool,
-        /// Name dm devices by their /dev/mapper name.
-        #[arg(long, short = 'N')]
-        mapper_names: bool,
+        #[command(flatten)]
+        devices: DeviceArgs,
     },
     /// Min, average, p95 and max of each panel's key figures over a recording, or a window of it.
     #[command(after_help = SUMMARY_HELP)]
@@ -194,6 +174,33 @@ pub enum BatchPanel {
     Cells,
     /// Oracle Direct NFS per database (--db): text as mondnfs prints it (time|iops), JSON and CSV with every figure.
     Dnfs,
+}
+
+/// Which devices and interfaces `strata batch` and `strata export` list,
+/// and in which units.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct DeviceArgs {
+    /// Throughput units (iostat -k or -m); default: the config's (export: the recorded run's).
+    #[arg(long, value_enum)]
+    pub units: Option<UnitsArg>,
+    /// Include partitions.
+    #[arg(long)]
+    pub partitions: bool,
+    /// Include loop, ram and zram devices, devices never used since boot and interfaces that never saw a packet.
+    #[arg(long)]
+    pub all_devices: bool,
+    /// Name dm devices by their /dev/mapper name, as iostat -N does (default: dm-N, as iostat -x).
+    #[arg(long, short = 'N')]
+    pub mapper_names: bool,
+}
+
+impl DeviceArgs {
+    pub fn units(&self) -> Option<crate::config::Units> {
+        self.units.map(|u| match u {
+            UnitsArg::KB => crate::config::Units::KB,
+            UnitsArg::MB => crate::config::Units::MB,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -4,8 +4,7 @@ use strata::app::App;
 use strata::batch::cache::CacheReport;
 use strata::batch::disks::Selection;
 use strata::batch::run::{DiskReport, run_report};
-use strata::cli::{BatchPanel, Cli, Command, UnitsArg};
-use strata::config::Units;
+use strata::cli::{BatchPanel, Cli, Command};
 use strata::source::cache::CacheSource;
 use strata::source::cells::target::{CellTarget, Given, assemble};
 use strata::source::cells::{CellOptions, PassphraseStore};
@@ -30,23 +29,16 @@ fn main() {
             panel: BatchPanel::Disks,
             count,
             format,
-            units,
-            partitions,
-            all_devices,
-            mapper_names,
+            devices,
         }) => {
             for m in &messages {
                 eprintln!("strata: {m}");
             }
-            let units = match units {
-                Some(UnitsArg::KB) => Units::KB,
-                Some(UnitsArg::MB) => Units::MB,
-                None => config.units,
-            };
+            let units = devices.units().unwrap_or(config.units);
             let sel = Selection {
-                partitions: partitions || config.show_partitions,
-                all_devices: all_devices || config.show_all_devices,
-                mapper_names,
+                partitions: devices.partitions || config.show_partitions,
+                all_devices: devices.all_devices || config.show_all_devices,
+                mapper_names: devices.mapper_names,
             };
             let mut panel = DiskReport::new(source, format, units, sel);
             std::process::exit(run_report(&mut panel, &fs, interval, count, format));
@@ -55,14 +47,14 @@ fn main() {
             panel: BatchPanel::Nics,
             count,
             format,
-            all_devices,
-            ..
+            devices,
         }) => {
             for m in &messages {
                 eprintln!("strata: {m}");
             }
             let source = strata::source::nics::NicSource::new(fs.clone());
-            let mut panel = strata::batch::nics::NicReport::new(source, format, all_devices);
+            let mut panel =
+                strata::batch::nics::NicReport::new(source, format, devices.all_devices);
             std::process::exit(run_report(&mut panel, &fs, interval, count, format));
         }
         Some(Command::Batch {
@@ -160,23 +152,14 @@ fn main() {
             panel,
             ref from,
             ref to,
-            units,
-            partitions,
-            all_devices,
-            mapper_names,
+            devices,
         }) => {
             let args = strata::export::cmd::ExportArgs {
                 format: Some(format),
                 panel,
                 from: from.clone(),
                 to: to.clone(),
-                units: units.map(|u| match u {
-                    UnitsArg::KB => Units::KB,
-                    UnitsArg::MB => Units::MB,
-                }),
-                partitions,
-                all_devices,
-                mapper_names,
+                devices,
             };
             std::process::exit(strata::export::cmd::run_export(
                 file,

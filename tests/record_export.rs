@@ -7,11 +7,11 @@
 mod common;
 
 use common::layers::{bonding_text, mountstats_text, netdev_text};
-use common::{cache_sample, cell_target, diskstats_text, fixture_root, sample};
+use common::{cache_sample, diskstats_text, fixture_root, sample};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use strata::app::{App, HostInfo, Input, SelfUsage};
+use strata::app::{Input, SelfUsage};
 use strata::batch::Format;
 use strata::batch::disks::Selection;
 use strata::batch::nfs::NfsReport;
@@ -29,7 +29,6 @@ use strata::source::disks::DiskSource;
 use strata::source::nfs::NfsSource;
 use strata::source::nics::NicSource;
 use strata::source::rootfs::RootFs;
-use strata::theme::Theme;
 
 const T0: i64 = 1_795_000_000_000;
 /// Samples: over a minute, so the file holds several chunks.
@@ -58,18 +57,6 @@ fn write_tree(root: &Path, k: u64) {
     w("proc/self/mountstats", mountstats_text(k));
 }
 
-fn host_app() -> App {
-    let host = HostInfo {
-        hostname: "db01".into(),
-        kernel: "5.15.0-301.163.5.el8uek.x86_64".into(),
-    };
-    let config = Config {
-        cache_files: vec!["/u02/oradata/ORCL/redo*.log".into()],
-        ..Config::default()
-    };
-    App::new(config, Theme::default(), host, 1.0)
-}
-
 fn record_into(dir: &Path) -> Fixture {
     let root = dir.join("root");
     for d in ["proc/net/bonding", "proc/self"] {
@@ -77,8 +64,7 @@ fn record_into(dir: &Path) -> Fixture {
     }
     std::os::unix::fs::symlink(fixture_root().join("sys"), root.join("sys")).unwrap();
     let fs = RootFs::new(root.clone());
-    let mut app = host_app();
-    app.set_cells(vec![cell_target("cel01"), cell_target("cel02")]);
+    let app = common::recorded_app();
     let units = app.config.units;
     let sel = Selection {
         partitions: app.config.show_partitions,

@@ -6,11 +6,10 @@
 
 mod common;
 
-use common::{cache_sample, cell_target, nfs_sample, nic_sample, render, sample};
+use common::{cache_sample, nfs_sample, nic_sample, render, sample};
 use std::path::Path;
 use std::time::Duration;
-use strata::app::{App, HostInfo, Input, Panel, SelfUsage, View};
-use strata::config::Config;
+use strata::app::{App, Input, Panel, SelfUsage, View};
 use strata::record::control::meta_of;
 use strata::record::session::{Player, Recorder};
 use strata::replay::Replayer;
@@ -23,17 +22,7 @@ const T0: i64 = 1_795_000_000_000;
 const N: u64 = 75;
 
 fn live_app() -> App {
-    let host = HostInfo {
-        hostname: "db01".into(),
-        kernel: "5.15.0-301.163.5.el8uek.x86_64".into(),
-    };
-    let config = Config {
-        cache_files: vec!["/u02/oradata/ORCL/redo*.log".into()],
-        ..Config::default()
-    };
-    let mut app = App::new(config, Theme::default(), host, 1.0);
-    app.set_cells(vec![cell_target("cel01"), cell_target("cel02")]);
-    app
+    common::recorded_app()
 }
 
 fn cellcli() -> String {

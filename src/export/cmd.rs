@@ -10,8 +10,7 @@ use super::summary::{report, summarize};
 use super::window::{Window, between_markers, between_times};
 use crate::batch::Format;
 use crate::batch::disks::Selection;
-use crate::cli::BatchPanel;
-use crate::config::Units;
+use crate::cli::{BatchPanel, DeviceArgs};
 use crate::record::session::Player;
 
 /// What `strata export` was given beyond the file.
@@ -21,11 +20,9 @@ pub struct ExportArgs {
     pub panel: Option<BatchPanel>,
     pub from: Option<String>,
     pub to: Option<String>,
-    /// `None`: the recording's config says.
-    pub units: Option<Units>,
-    pub partitions: bool,
-    pub all_devices: bool,
-    pub mapper_names: bool,
+    /// Units and devices as `strata batch` takes them; what they leave
+    /// out, the recording's config says.
+    pub devices: DeviceArgs,
 }
 
 fn open(file: &Path, err: &mut impl Write) -> Option<Player> {
@@ -74,13 +71,13 @@ pub fn run_export(
         format: args.format.unwrap_or(Format::Text),
         panel: args.panel,
         window,
-        units: args.units.unwrap_or(config.units),
+        units: args.devices.units().unwrap_or(config.units),
         sel: Selection {
-            partitions: args.partitions || config.show_partitions,
-            all_devices: args.all_devices || config.show_all_devices,
-            mapper_names: args.mapper_names,
+            partitions: args.devices.partitions || config.show_partitions,
+            all_devices: args.devices.all_devices || config.show_all_devices,
+            mapper_names: args.devices.mapper_names,
         },
-        nic_all: args.all_devices,
+        nic_all: args.devices.all_devices,
     };
     export(&mut player, &opts, out, err)
 }
