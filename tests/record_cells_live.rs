@@ -265,3 +265,51 @@ async fn live_cells_replay_to_the_screens_the_live_run_rendered() {
     assert!(samples.iter().all(|n| *n >= N), "{samples:?}");
     assert!(cellcli[0] >= 2 && cellcli[1] == 0, "{cellcli:?}");
 }
+
+/// Not a check: two cells for scripts/make-demo-recording, served as the
+/// test above serves them (cel01 has the stand-in cellcli), until the file
+/// DIR/stop appears or 15 minutes have passed. Writes DIR/cells.toml (the
+/// two `[[cell]]` entries) and DIR/known_hosts, then DIR/ready. Run as
+/// `STRATA_DEMO_CELLS=DIR cargo test --test record_cells_live -- --ignored
+/// --exact serve_demo_cells`.
+#[test]
+#[ignore = "serves cells for scripts/make-demo-recording"]
+fn serve_demo_cells() {
+    let Some(dir) = std::env::var_os("STRATA_DEMO_CELLS").map(std::path::PathBuf::from) else {
+        println!("STRATA_DEMO_CELLS=DIR names where the cells' config goes");
+        return;
+    };
+    if !available("serve_demo_cells") {
+        return;
+    }
+    let keys = Keys::new();
+    let cells = [
+        (
+            "cel01",
+            Sshd::start(&keys, "127.0.0.61", &keys.with_cellcli()),
+        ),
+        ("cel02", Sshd::start(&keys, "127.0.0.62", "")),
+    ];
+    let kh = known_hosts(&keys, &[&cells[0].1, &cells[1].1]);
+    std::fs::copy(&kh, dir.join("known_hosts")).expect("copy known_hosts");
+    let identity = dir.join("id_ed25519");
+    std::fs::copy(&keys.client_key, &identity).expect("copy the key");
+    let toml: String = cells
+        .iter()
+        .map(|(label, s)| {
+            format!(
+                "[[cell]]\nhost = \"{}\"\nport = {}\nuser = \"{}\"\nidentity_file = \"{}\"\nlabel = \"{label}\"\n",
+                s.ip,
+                s.port,
+                keys.user,
+                identity.display()
+            )
+        })
+        .collect();
+    std::fs::write(dir.join("cells.toml"), toml).expect("write cells.toml");
+    std::fs::write(dir.join("ready"), "").expect("write ready");
+    let until = std::time::Instant::now() + Duration::from_secs(15 * 60);
+    while !dir.join("stop").exists() && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
