@@ -9,18 +9,16 @@
 mod peer_tools;
 mod sshd;
 
-use sshd::{Keys, PASSPHRASE, Sshd, available, known_hosts, nonce, pgrep};
+use sshd::{Keys, PASSPHRASE, Sshd, available, known_hosts, nonce, options, pgrep, target};
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use strata::parse::cell_stream::{FrameKind, FrameReader, parse_sample};
 use strata::parse::diskstats::parse_diskstats;
 use strata::parse::uptime::parse_uptime_cs;
-use strata::source::cells::{
-    CellEvent, CellOptions, CellStatus, CellTarget, parse_cell_spec, remote, run_cell,
-};
+use strata::source::cells::{CellEvent, CellOptions, CellStatus, CellTarget, remote, run_cell};
 use strata::source::disks::DiskSource;
 use strata::source::rootfs::RootFs;
 use tokio::sync::mpsc;
@@ -172,24 +170,6 @@ impl Cells {
         }
         t.elapsed()
     }
-}
-
-fn options(known_hosts: &Path, interval: Duration, tag: &str) -> CellOptions {
-    let mut o = CellOptions::new(interval, known_hosts.to_path_buf());
-    o.connect_timeout = Duration::from_secs(3);
-    o.agent_socket = None;
-    o.backoff_first = Duration::from_millis(100);
-    o.backoff_cap = Duration::from_millis(400);
-    o.sampler_tag = tag.to_string();
-    o.interactive = false;
-    o
-}
-
-fn target(sshd: &Sshd, keys: &Keys, identity: &Path) -> CellTarget {
-    let spec = format!("{}@{}:{}", keys.user, sshd.ip, sshd.port);
-    let mut t = parse_cell_spec(&spec, "nobody").expect("spec");
-    t.identity = Some(identity.to_path_buf());
-    t
 }
 
 fn local_uptime_cs() -> u64 {
@@ -878,20 +858,8 @@ async fn cellcli_only_where_the_cell_has_it() {
         return;
     }
     let keys = Keys::new();
+    let with = Sshd::start(&keys, "127.0.0.14", &keys.with_cellcli());
     let bin = keys.path("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    let fake = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/cells/cellcli");
-    std::fs::copy(fake, bin.join("cellcli")).expect("copy cellcli");
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(bin.join("cellcli"), std::fs::Permissions::from_mode(0o755))
-            .expect("chmod");
-    }
-    let with = Sshd::start(
-        &keys,
-        "127.0.0.14",
-        &format!("SetEnv PATH={}:/usr/local/bin:/usr/bin:/bin", bin.display()),
-    );
     let without = Sshd::start(&keys, "127.0.0.15", "");
     let kh = known_hosts(&keys, &[&with, &without]);
     let mut opts = options(&kh, Duration::from_millis(300), &nonce("cellcli"));

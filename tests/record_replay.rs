@@ -6,15 +6,15 @@
 
 mod common;
 
-use common::{cache_sample, nfs_sample, nic_sample, render, sample};
+use common::fidelity::{self, CELL0, CELLS, app_of, assert_same, views};
+use common::{cache_sample, nfs_sample, nic_sample, sample};
 use std::path::Path;
 use std::time::Duration;
-use strata::app::{App, Input, Panel, SelfUsage, View};
+use strata::app::{App, Input, SelfUsage};
 use strata::record::control::meta_of;
 use strata::record::session::{Player, Recorder};
 use strata::replay::Replayer;
 use strata::source::cells::{CellEvent, CellStatus};
-use strata::theme::Theme;
 
 const T0: i64 = 1_795_000_000_000;
 /// Samples: more than a minute, so the file holds several chunks and the
@@ -114,45 +114,10 @@ fn inputs(k: u64) -> Vec<(i64, Input)> {
     v
 }
 
-/// Every level a user can drill to in this session.
-fn views() -> Vec<Vec<View>> {
-    use View::{CacheFile, Cell, CellDisk, Disk, Nic};
-    use strata::app::Panel as P;
-    let panel = View::Panel;
-    vec![
-        vec![panel(P::Overview)],
-        vec![panel(P::Disks)],
-        vec![panel(P::Disks), Disk("sda".into())],
-        vec![panel(P::Disks), Disk("dm-0".into())],
-        vec![panel(P::Cache)],
-        vec![
-            panel(P::Cache),
-            CacheFile("/u02/oradata/ORCL/redo01.log".into()),
-        ],
-        vec![panel(P::Nfs)],
-        vec![panel(P::Nics)],
-        vec![panel(P::Nics), Nic("bond0".into())],
-        vec![panel(P::Cells)],
-        vec![panel(P::Cells), Cell(0)],
-        vec![panel(P::Cells), Cell(1)],
-        vec![panel(P::Cells), Cell(0), CellDisk(0, "sda".into())],
-    ]
-}
-
-/// The screens of every view, with the replay's own header and timeline
-/// left out (they are what differs by design).
+/// Every level a user can drill to in this session, with each view's
+/// screen.
 fn screens(app: &mut App) -> Vec<String> {
-    let replay = app.replay.take();
-    let out = views()
-        .into_iter()
-        .map(|stack| {
-            app.ui.stack = stack;
-            render(app, 140, 48)
-        })
-        .collect();
-    app.replay = replay;
-    app.ui.stack = vec![View::Panel(Panel::Overview)];
-    out
+    fidelity::screens(app, &views("sda"))
 }
 
 fn record(path: &Path) -> Vec<Vec<String>> {
@@ -170,12 +135,6 @@ fn record(path: &Path) -> Vec<Vec<String>> {
     seen
 }
 
-fn assert_same(live: &[String], replayed: &[String], what: &str) {
-    for (v, (a, b)) in live.iter().zip(replayed).enumerate() {
-        assert_eq!(a, b, "{what}: view {v} differs");
-    }
-}
-
 #[test]
 fn replay_renders_what_live_rendered_at_every_sample_and_level() {
     let dir = tempfile::tempdir().unwrap();
@@ -187,10 +146,7 @@ fn replay_renders_what_live_rendered_at_every_sample_and_level() {
         player.markers(),
         [(T0 + 50_050, "ramp to 64 users".to_string())]
     );
-    let meta = player.meta.clone();
-    let mut app = App::new(meta.config, Theme::default(), meta.host, meta.interval_s);
-    app.set_cells(meta.cells);
-    app.set_dbs(meta.dbs);
+    let mut app = app_of(&player.meta);
     let mut applied = 0;
     for (k, want) in live.iter().enumerate() {
         for (at, _) in inputs(k as u64) {
@@ -208,8 +164,8 @@ fn replay_renders_what_live_rendered_at_every_sample_and_level() {
     // The screens did change over the session: the comparison is not of
     // empty frames.
     assert_ne!(live[2][1], live[40][1]);
-    assert!(live[60][9].contains("cel02"), "{}", live[60][9]);
-    assert!(live[60][10].contains("cel01"), "{}", live[60][10]);
+    assert!(live[60][CELLS].contains("cel02"), "{}", live[60][CELLS]);
+    assert!(live[60][CELL0].contains("cel01"), "{}", live[60][CELL0]);
 }
 
 #[test]
@@ -218,10 +174,7 @@ fn a_jump_lands_on_the_screens_playing_forward_showed() {
     let path = dir.path().join("s.strec");
     let live = record(&path);
     let player = Player::open(&path).unwrap();
-    let meta = player.meta.clone();
-    let mut app = App::new(meta.config, Theme::default(), meta.host, meta.interval_s);
-    app.set_cells(meta.cells);
-    app.set_dbs(meta.dbs);
+    let mut app = app_of(&player.meta);
     let mut r = Replayer::new(player, &mut app, &path);
     // Forward past the end, back into the middle (a delta chunk), to a
     // marker, and one sample back from there.

@@ -118,9 +118,15 @@ impl Control {
 
     /// Records `input` (when recording), then applies it.
     pub fn feed(&mut self, app: &mut App, input: Input) {
+        self.feed_at(app, now_ms(), input);
+    }
+
+    /// As [`feed`](Self::feed), with the time the input arrived: a test
+    /// drives the loop's very recording with times it knows.
+    pub fn feed_at(&mut self, app: &mut App, wall_ms: i64, input: Input) {
         let mut restate = Vec::new();
         if let Some(r) = &mut self.recorder {
-            match r.record(now_ms(), &input) {
+            match r.record(wall_ms, &input) {
                 // A seek starts at a key chunk: the cells' and databases'
                 // states, which change only now and then, are stated again
                 // there.
@@ -138,7 +144,7 @@ impl Control {
         }
         app.apply(input);
         for input in restate {
-            self.feed(app, input);
+            self.feed_at(app, wall_ms, input);
         }
     }
 

@@ -4,6 +4,7 @@
 //! busy system sampled once a second.
 #![allow(dead_code)]
 
+pub mod fidelity;
 pub mod layers;
 pub mod tmux;
 
@@ -219,17 +220,7 @@ pub fn app_with(n: u64) -> App {
 /// The app of the recorded sessions: the fixture host db01 watching its
 /// online redo logs, with two cells.
 pub fn recorded_app() -> App {
-    let host = HostInfo {
-        hostname: "db01".into(),
-        kernel: "5.15.0-301.163.5.el8uek.x86_64".into(),
-    };
-    let config = Config {
-        cache_files: vec!["/u02/oradata/ORCL/redo*.log".into()],
-        ..Config::default()
-    };
-    let mut app = App::new(config, Theme::default(), host, 1.0);
-    app.set_cells(vec![cell_target("cel01"), cell_target("cel02")]);
-    app
+    fidelity::host_app(vec![cell_target("cel01"), cell_target("cel02")], 1.0)
 }
 
 /// The screen as text, with wall-clock times (local time zone dependent)

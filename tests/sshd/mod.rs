@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+use strata::source::cells::{CellOptions, CellTarget, parse_cell_spec};
 
 pub const SSHD: &str = "/usr/sbin/sshd";
 
@@ -147,6 +148,40 @@ impl Keys {
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
+
+    /// sshd config lines that put the stand-in cellcli
+    /// (tests/fixtures/cells/cellcli, copied to `bin/`) on the PATH of the
+    /// commands the cell runs: a cell that has cellcli.
+    pub fn with_cellcli(&self) -> String {
+        let bin = self.path("bin");
+        fs::create_dir_all(&bin).expect("mkdir bin");
+        let fake = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/cells/cellcli");
+        fs::copy(fake, bin.join("cellcli")).expect("copy cellcli");
+        fs::set_permissions(bin.join("cellcli"), fs::Permissions::from_mode(0o755))
+            .expect("chmod cellcli");
+        format!("SetEnv PATH={}:/usr/local/bin:/usr/bin:/bin", bin.display())
+    }
+}
+
+/// Cell options for tests: short timeouts and backoff, no agent, no
+/// prompt, and the test's tag on the sampler's marker.
+pub fn options(known_hosts: &Path, interval: Duration, tag: &str) -> CellOptions {
+    let mut o = CellOptions::new(interval, known_hosts.to_path_buf());
+    o.connect_timeout = Duration::from_secs(3);
+    o.agent_socket = None;
+    o.backoff_first = Duration::from_millis(100);
+    o.backoff_cap = Duration::from_millis(400);
+    o.sampler_tag = tag.to_string();
+    o.interactive = false;
+    o
+}
+
+/// The cell `sshd` serves, logged into as the keys' user with `identity`.
+pub fn target(sshd: &Sshd, keys: &Keys, identity: &Path) -> CellTarget {
+    let spec = format!("{}@{}:{}", keys.user, sshd.ip, sshd.port);
+    let mut t = parse_cell_spec(&spec, "nobody").expect("spec");
+    t.identity = Some(identity.to_path_buf());
+    t
 }
 
 fn pub_path(key: &Path) -> PathBuf {
