@@ -344,3 +344,116 @@ fn in_the_app_dpi_1047_is_shown_and_the_other_layers_keep_working() {
         "Esc at the top stays on the panel"
     );
 }
+
+/// A session with the 19c RAC recorded as the live loop records it: its
+/// replay shows the same database panel, `strata export --panel dnfs` is
+/// what `strata batch dnfs` prints for each reading, and the summary's
+/// IOPS are those of the live history.
+#[test]
+fn a_recorded_database_replays_exports_and_sums_up_as_it_was_read() {
+    use strata::app::{Action, Input, Panel};
+    use strata::batch::Format;
+    use strata::cli::BatchPanel;
+    use strata::export::cmd::{ExportArgs, run_export};
+    use strata::export::summary::summarize;
+    use strata::export::window::Window;
+    use strata::model::dnfs::DnfsCol;
+    use strata::record::control::meta_of;
+    use strata::record::session::{Player, Recorder};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db.strec");
+    let mut live = common::fidelity::host_app(Vec::new(), 5.0);
+    live.set_dbs(vec![parse_db_spec("dbsnmp@//prod-scan:1521/PROD").unwrap()]);
+    let samples = readings("19c", 6);
+    let t_start = samples[0].wall_ms - 1000;
+    let mut rec = Recorder::create(&path, &meta_of(&live, t_start)).unwrap();
+    let mut feed = |app: &mut strata::app::App, at: i64, input: Input| {
+        rec.record(at, &input).unwrap();
+        app.apply(input);
+    };
+    feed(
+        &mut live,
+        t_start,
+        Input::Db(DbEvent::Status {
+            db: 0,
+            status: DbStatus::Live,
+        }),
+    );
+    let mut want_lines = String::new();
+    let mut iops = Vec::new();
+    for s in samples {
+        let at = s.wall_ms;
+        feed(
+            &mut live,
+            at,
+            Input::Db(DbEvent::Sample { db: 0, sample: s }),
+        );
+        let v = &live.dnfs.list[0];
+        if let Some(t) = v.current(at, live.dnfs.interval_ms)
+            && v.layer.history.seq() > 0
+            && t.wall_ms == at
+        {
+            iops.extend(t.total.and_then(|f| f.get(DnfsCol::Iops)));
+            want_lines.push_str(&strata::batch::dnfs::db_report(
+                Format::Csv,
+                &live.dnfs,
+                0,
+                at,
+            ));
+        }
+    }
+    live.now_ms = T0 + 1000;
+    rec.close().unwrap();
+    assert!(iops.len() >= 6 && iops.contains(&61600.0), "{iops:?}");
+
+    // replay: the panel as it was
+    let player = Player::open(&path).unwrap();
+    let mut app = common::fidelity::app_of(&player.meta);
+    let mut player = player;
+    while let Some((_, input)) = player.next_input() {
+        app.apply(input);
+    }
+    app.now_ms = live.now_ms;
+    let i = Panel::ALL
+        .iter()
+        .position(|p| *p == Panel::Databases)
+        .unwrap();
+    for a in [&mut live, &mut app] {
+        a.update(Action::GotoPanel(i));
+    }
+    assert_eq!(
+        common::render(&mut app, 150, 30),
+        common::render(&mut live, 150, 30)
+    );
+
+    // export: batch's lines, one per reading that gave figures
+    let args = ExportArgs {
+        format: Some(Format::Csv),
+        panel: Some(BatchPanel::Dnfs),
+        from: None,
+        to: None,
+        devices: Default::default(),
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = run_export(&path, &args, &mut out, &mut err);
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
+    let body: String = out.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    assert_eq!(body, want_lines);
+    assert_eq!(
+        out.lines().next(),
+        Some(strata::batch::dnfs::csv_header().trim_end())
+    );
+
+    // summary: min and max of the live IOPS
+    let mut player = Player::open(&path).unwrap();
+    let s = summarize(&mut player, &Window::ALL);
+    let label = &live.dnfs.list[0].target.label;
+    let st = s
+        .figure(BatchPanel::Dnfs, label, "IOPS")
+        .and_then(|f| f.stats())
+        .unwrap();
+    let max = iops.iter().copied().fold(f64::MIN, f64::max);
+    let min = iops.iter().copied().fold(f64::MAX, f64::min);
+    assert_eq!((st.n, st.min, st.max), (iops.len(), min, max));
+}
