@@ -43,7 +43,10 @@ impl Input {
             Input::Nfs(_) => "nfs".into(),
             Input::Cache(_) => "cache".into(),
             Input::Nics(_) => "nics".into(),
-            Input::Cell(ev) => format!("cell{}", ev.cell()),
+            // One stream per kind: a cell's round trips and cellcli
+            // reports come between its samples, and a stream whose shape
+            // changed at every tick would state it again at every tick.
+            Input::Cell(ev) => format!("cell{}.{}", ev.cell(), ev.kind()),
             Input::Db(DbEvent::Status { db, .. } | DbEvent::Sample { db, .. }) => format!("db{db}"),
             Input::Clock { .. } => "clock".into(),
             Input::Marker { .. } => "marker".into(),

@@ -297,3 +297,52 @@ impl Player {
             .map_err(|e| format!("it is not an input this strata knows: {e}"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::cells::CellEvent;
+    use crate::source::disks::DiskSample;
+    use std::time::Duration;
+
+    /// A cell's round trip comes between two of its samples: each kind of
+    /// event keeps its own shape, stated once, not again at every tick.
+    #[test]
+    fn a_cells_alternating_events_state_their_shapes_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.strec");
+        let meta = Meta {
+            strata_version: "test".into(),
+            host: HostInfo {
+                hostname: "db01".into(),
+                kernel: "6.1".into(),
+            },
+            interval_s: 1.0,
+            config: Config::default(),
+            cells: Vec::new(),
+            dbs: Vec::new(),
+            started_ms: 0,
+        };
+        let mut rec = Recorder::create(&path, &meta).unwrap();
+        for k in 0..50u64 {
+            let sample = DiskSample {
+                uptime_cs: 100 * k,
+                wall_ms: 1000 * k as i64,
+                devices: Vec::new(),
+                rejected: Vec::new(),
+                catalogue: Default::default(),
+            };
+            let rtt = Duration::from_micros(500 + k);
+            for ev in [
+                CellEvent::Sample { cell: 0, sample },
+                CellEvent::Rtt { cell: 0, rtt },
+            ] {
+                rec.record(1000 * k as i64, &Input::Cell(ev)).unwrap();
+            }
+        }
+        rec.close().unwrap();
+        let ticks = RecordReader::open(&path).unwrap().read_all().ticks;
+        let stated = ticks.iter().filter(|t| t.blob.first() == Some(&NEW));
+        assert_eq!((ticks.len(), stated.count()), (101, 2));
+    }
+}

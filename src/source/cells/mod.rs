@@ -244,6 +244,17 @@ impl CellEvent {
             | CellEvent::Stderr { cell, .. } => *cell,
         }
     }
+
+    /// The event's kind, in a word.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            CellEvent::Status { .. } => "status",
+            CellEvent::Rtt { .. } => "rtt",
+            CellEvent::Sample { .. } => "sample",
+            CellEvent::Cellcli { .. } => "cellcli",
+            CellEvent::Stderr { .. } => "stderr",
+        }
+    }
 }
 
 /// A cell's way to the receiver; sending gives up when strata quits.
