@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::RecordError;
 use super::session::{Meta, Recorder};
 use crate::app::session::RecStatus;
 use crate::app::{App, Input};
@@ -45,19 +46,35 @@ pub fn default_file(ms: i64) -> PathBuf {
     PathBuf::from(format!("strata-{stamp}.strec"))
 }
 
-/// Each cell's status as an input; applying one again changes nothing.
-fn cell_states(app: &App) -> Vec<Input> {
+/// What a seek starting at a key chunk needs and no sample brings again:
+/// each cell's [`crate::app::cells::CellRestate`]. Applying one changes nothing.
+pub fn restated(app: &App) -> Vec<Input> {
     app.cells
-        .list
-        .iter()
-        .enumerate()
-        .map(|(cell, c)| {
-            Input::Cell(crate::source::cells::CellEvent::Status {
-                cell,
-                status: c.status.clone(),
-            })
-        })
+        .restates()
+        .into_iter()
+        .map(Input::CellRestate)
         .collect()
+}
+
+/// Records `input` at `at` and applies it (even when recording fails).
+/// A seek starts at a key chunk: the cells' states, which change only now
+/// and then, are stated again there, as they are once the input that
+/// opened it is applied (it may be one of them).
+pub fn record_and_apply(
+    rec: &mut Recorder,
+    app: &mut App,
+    at: i64,
+    input: Input,
+) -> Result<(), RecordError> {
+    let key = rec.record(at, &input);
+    app.apply(input);
+    if key? {
+        for input in restated(app) {
+            rec.record(at, &input)?;
+            app.apply(input);
+        }
+    }
+    Ok(())
 }
 
 impl Control {
@@ -114,26 +131,17 @@ impl Control {
 
     /// Records `input` (when recording), then applies it.
     pub fn feed(&mut self, app: &mut App, input: Input) {
-        let mut restate = Vec::new();
-        if let Some(r) = &mut self.recorder {
-            match r.record(now_ms(), &input) {
-                // A seek starts at a key chunk: the cells' states, which
-                // change only now and then, are stated again there.
-                Ok(true) => restate = cell_states(app),
-                Ok(false) => {}
-                Err(e) => {
-                    let path = r.path().display().to_string();
-                    self.recorder = None;
-                    app.recording = None;
-                    app.notice = Some(format!(
-                        "recording to {path} stopped: {e}; what was written replays"
-                    ));
-                }
-            }
-        }
-        app.apply(input);
-        for input in restate {
-            self.feed(app, input);
+        let Some(r) = &mut self.recorder else {
+            app.apply(input);
+            return;
+        };
+        if let Err(e) = record_and_apply(r, app, now_ms(), input) {
+            let path = r.path().display().to_string();
+            self.recorder = None;
+            app.recording = None;
+            app.notice = Some(format!(
+                "recording to {path} stopped: {e}; what was written replays"
+            ));
         }
     }
 
