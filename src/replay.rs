@@ -4,8 +4,10 @@
 //! Played forward, inputs are applied in their recorded order, exactly as
 //! live. A jump (a step back, a minute, a marker, a typed time) rebuilds the
 //! app's figures from the inputs of the [`REBUILD_SAMPLES`] intervals before
-//! the new position: that is what a chart shows, and it keeps a jump to the
-//! end of a day-long file fast.
+//! the new position, which keeps a jump to the end of a day-long file fast;
+//! of the inputs before those it keeps only what outlasts them (`Kept`).
+//! A chart spans the whole history kept (an hour by default): after a jump
+//! it holds these intervals, and fills as the replay plays on.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -87,7 +89,7 @@ impl Replayer {
     }
 
     /// Rebuilds the app at `t` from the inputs before it: the window's in
-    /// full, and of those before it what outlasts them ([`Kept`]).
+    /// full, and of those before it what outlasts them (`Kept`).
     pub fn seek(&mut self, app: &mut App, t: i64) {
         let t = t.clamp(self.player.start_ms, self.player.end_ms);
         let from = t.saturating_sub(REBUILD_SAMPLES * self.interval_ms);
