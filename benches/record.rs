@@ -2,6 +2,9 @@
 //!
 //! cargo bench --bench record                       # the README's figures
 //! STRATA_BENCH_QUICK=1 cargo bench --bench record  # smoke run (CI)
+//! STRATA_BENCH_DAY=/tmp/day.strec cargo bench --bench record
+//!                          # keeps the day-long file there and, when it is
+//!                          # there already, measures the jump on it alone
 //!
 //! A host of 76 block devices sampled once a second, on the workload of
 //! the reference's format comparison (../shared/reference/crates.md §8):
@@ -148,39 +151,48 @@ fn main() {
     let quick = std::env::var("STRATA_BENCH_QUICK").is_ok_and(|v| v == "1");
     let dir = std::env::temp_dir().join(format!("strata-bench-record-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let hour = if quick { 600 } else { 3600 };
-    let (series, bytes, took) = record(&dir.join("hour.strec"), hour);
-    let per_hour = bytes as f64 * 3600.0 / hour as f64;
-    let samples = series as f64 * hour as f64;
-    println!(
-        "record: {series} series at 1 s for {hour} s: {bytes} B, {:.2} MB per hour, {:.3} B per sample ({:.1} µs per input to record)",
-        per_hour / 1e6,
-        bytes as f64 / samples,
-        took * 1e6 / (2 * hour) as f64
-    );
+    let kept = std::env::var_os("STRATA_BENCH_DAY").map(std::path::PathBuf::from);
     let day = if quick { 3 * 3600 } else { 86_400 };
-    let path = dir.join("day.strec");
-    let (_, bytes, took) = record(&path, day);
-    println!(
-        "record: a {} h file: {:.1} MB, written in {took:.1} s",
-        day / 3600,
-        bytes as f64 / 1e6
-    );
-    let mut best = f64::MAX;
+    let path = kept.clone().unwrap_or_else(|| dir.join("day.strec"));
+    if !kept.as_ref().is_some_and(|p| p.exists()) {
+        let hour = if quick { 600 } else { 3600 };
+        let (series, bytes, took) = record(&dir.join("hour.strec"), hour);
+        let per_hour = bytes as f64 * 3600.0 / hour as f64;
+        let samples = series as f64 * hour as f64;
+        println!(
+            "record: {series} series at 1 s for {hour} s: {bytes} B, {:.2} MB per hour, {:.3} B per sample ({:.1} µs per input to record)",
+            per_hour / 1e6,
+            bytes as f64 / samples,
+            took * 1e6 / (2 * hour) as f64
+        );
+        let (_, bytes, took) = record(&path, day);
+        println!(
+            "record: a {} h file: {:.1} MB, written in {took:.1} s",
+            day / 3600,
+            bytes as f64 / 1e6
+        );
+    }
+    // Best of 3 of the whole (open, then jump), and of each part.
+    let (mut best, mut open, mut jump) = (f64::MAX, f64::MAX, f64::MAX);
+    let mut hours = 0.0;
     for _ in 0..3 {
         let start = Instant::now();
         let player = Player::open(&path).expect("open");
         let end = player.end_ms;
+        hours = (end - player.start_ms) as f64 / 3.6e6;
         let mut app = app();
         let mut r = Replayer::new(player, &mut app, &path);
+        let opened = start.elapsed().as_secs_f64();
         r.seek(&mut app, end);
-        best = best.min(start.elapsed().as_secs_f64());
+        let took = start.elapsed().as_secs_f64();
+        (best, open, jump) = (best.min(took), open.min(opened), jump.min(took - opened));
         assert!(app.disks.tick().is_some(), "figures at the end");
     }
     println!(
-        "replay: open the {} h file and jump to its end: {:.0} ms (best of 3)",
-        day / 3600,
-        best * 1e3
+        "replay: open the {hours:.0} h file and jump to its end: {:.0} ms (best of 3; open {:.0} ms, jump {:.0} ms)",
+        best * 1e3,
+        open * 1e3,
+        jump * 1e3
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

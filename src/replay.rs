@@ -4,9 +4,12 @@
 //! Played forward, inputs are applied in their recorded order, exactly as
 //! live. A jump (a step back, a minute, a marker, a typed time) rebuilds the
 //! app's figures from the inputs of the [`REBUILD_SAMPLES`] intervals before
-//! the new position: that is what a chart shows, and it keeps a jump to the
-//! end of a day-long file fast.
+//! the new position, which keeps a jump to the end of a day-long file fast;
+//! of the inputs before those it keeps only what outlasts them (`Kept`).
+//! A chart spans the whole history kept (an hour by default): after a jump
+//! it holds these intervals, and fills as the replay plays on.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -15,6 +18,7 @@ use crossterm::event::{self, Event, KeyEventKind};
 use crate::app::session::{ReplayCmd, ReplayStatus, Request, SPEEDS};
 use crate::app::{App, Input, keymap};
 use crate::record::session::Player;
+use crate::source::cells::CellEvent;
 
 /// Intervals of inputs a jump rebuilds the figures from.
 pub const REBUILD_SAMPLES: i64 = 300;
@@ -84,12 +88,16 @@ impl Replayer {
         self.sync(app);
     }
 
-    /// Rebuilds the app at `t` from the inputs before it.
+    /// Rebuilds the app at `t` from the inputs before it: the window's in
+    /// full, and of those before it what outlasts them (`Kept`).
     pub fn seek(&mut self, app: &mut App, t: i64) {
         let t = t.clamp(self.player.start_ms, self.player.end_ms);
         let from = t.saturating_sub(REBUILD_SAMPLES * self.interval_ms);
         app.reset_data();
-        self.player.rewind(from);
+        let mut kept = Kept::default();
+        self.player
+            .rewind_keeping(from, &mut |input| kept.take(input));
+        kept.apply(app);
         self.pos_ms = self.player.start_ms;
         // Markers are read from the file's index: a rebuild that starts
         // after one still lists it.
@@ -102,9 +110,9 @@ impl Replayer {
             if at > t {
                 break;
             }
-            if let Some((at, input)) = self.player.next_input() {
-                let old_marker = matches!(input, Input::Marker { .. }) && at < from;
-                if !old_marker {
+            if let Some((_, input)) = self.player.next_input() {
+                let listed = matches!(&input, Input::Marker { wall_ms, .. } if *wall_ms < from);
+                if !listed {
                     app.apply(input);
                 }
             }
@@ -185,6 +193,55 @@ impl Replayer {
             app.notice = Some(new.join(" · "));
             self.notices_shown = self.player.notices.len();
         }
+    }
+}
+
+/// What a seek keeps of the inputs before its window: of each kind of
+/// [`Input::KEPT_SERIES`], each cell's newest, with the clock it came at.
+/// Each overrides what came before it of its kind (a cellcli listing also
+/// the message, a restate all of them), so applying these in their order
+/// leaves the cells as applying every input would.
+#[derive(Default)]
+struct Kept {
+    now_ms: Option<i64>,
+    newest: HashMap<(usize, &'static str), (usize, Option<i64>, Input)>,
+    seen: usize,
+}
+
+impl Kept {
+    fn take(&mut self, input: Input) {
+        let key = match &input {
+            Input::Clock { now_ms, .. } => {
+                self.now_ms = Some(*now_ms);
+                return;
+            }
+            Input::CellRestate(r) => (r.cell, "restate"),
+            Input::Db(crate::source::dnfs::DbEvent::Status { db, .. }) => (*db, "db status"),
+            Input::Cell(ev) => match ev {
+                CellEvent::Status { cell, .. } => (*cell, "status"),
+                CellEvent::Rtt { cell, .. } => (*cell, "rtt"),
+                CellEvent::Cellcli { cell, .. } => (*cell, "cellcli"),
+                // A blank one changes nothing (the app ignores it), so it
+                // must not hide the one before.
+                CellEvent::Stderr { text, .. } if text.trim().is_empty() => return,
+                CellEvent::Stderr { cell, .. } => (*cell, "stderr"),
+                CellEvent::Sample { .. } => return,
+            },
+            _ => return,
+        };
+        self.seen += 1;
+        self.newest.insert(key, (self.seen, self.now_ms, input));
+    }
+
+    fn apply(self, app: &mut App) {
+        let mut kept: Vec<_> = self.newest.into_values().collect();
+        kept.sort_by_key(|k| k.0);
+        for (_, now_ms, input) in kept {
+            // A cellcli listing is timed by the clock it came at.
+            app.now_ms = now_ms.unwrap_or(app.now_ms);
+            app.apply(input);
+        }
+        app.now_ms = self.now_ms.unwrap_or(app.now_ms);
     }
 }
 

@@ -542,10 +542,20 @@ proptest! {
             }).collect(),
             blob: if i % 3 == 0 { vec![i as u8; i % 7] } else { Vec::new() },
         }).collect();
-        let back = format::decode_chunk_frame(&format::compress(&format::encode_chunk(&ticks, None)), 0, None).unwrap();
+        let (back, after) = format::decode_chunk_frame(&format::compress(&format::encode_chunk(&ticks, None)), 0, None).unwrap();
         prop_assert_eq!(back.len(), ticks.len());
         for (a, b) in ticks.iter().zip(&back) {
             prop_assert!(a.same_bits(b), "{:?} != {:?}", a, b);
         }
+        // The context the reader derives from the columns is the writer's,
+        // and a delta chunk after the chunk decodes with it.
+        let ctx = format::ChunkContext::after(&ticks);
+        prop_assert_eq!(&after, &ctx);
+        let delta = format::compress(&format::encode_chunk(&ticks, Some(&ctx)));
+        let (back, after) = format::decode_chunk_frame(&delta, 0, Some(&ctx)).unwrap();
+        for (a, b) in ticks.iter().zip(&back) {
+            prop_assert!(a.same_bits(b), "{:?} != {:?}", a, b);
+        }
+        prop_assert_eq!(after, ctx);
     }
 }

@@ -11,6 +11,8 @@ use common::{cache_sample, nfs_sample, nic_sample, sample};
 use std::path::Path;
 use std::time::Duration;
 use strata::app::{App, Input, SelfUsage};
+use strata::config::Config;
+use strata::theme::Theme;
 use strata::record::control::meta_of;
 use strata::record::session::{Player, Recorder};
 use strata::replay::Replayer;
@@ -22,7 +24,19 @@ const T0: i64 = 1_795_000_000_000;
 const N: u64 = 75;
 
 fn live_app() -> App {
-    common::recorded_app()
+    live_app_keeping(Config::default().history_secs)
+}
+
+/// The recorded sessions' app, keeping `history_secs` of history.
+fn live_app_keeping(history_secs: u64) -> App {
+    let base = common::recorded_app();
+    let config = Config {
+        history_secs,
+        ..base.config.clone()
+    };
+    let mut app = App::new(config, Theme::default(), base.host.clone(), 1.0);
+    app.set_cells(base.cells.list.iter().map(|c| c.target.clone()).collect());
+    app
 }
 
 fn cellcli() -> String {
@@ -273,5 +287,157 @@ mod fuzzish {
             let (n, notices) = Player::read_bytes(&data, journal.as_deref());
             prop_assert!(n == 0 || !notices.is_empty() || tail.is_empty());
         }
+    }
+}
+
+/// Seconds of the long session: past two key chunks (one every ten
+/// minutes), so a jump near its end starts reading at a key chunk and
+/// passes over ticks before its window.
+const LONG: u64 = 1550;
+
+/// The long session's inputs of second `k`: the host's disks, two cells and
+/// the clock, with the events whose effect outlasts them (status, round
+/// trip, cellcli listing, stderr) at moments before and inside the
+/// windows the jumps below rebuild.
+fn long_inputs(k: u64) -> Vec<(i64, Input)> {
+    use CellStatus::{Connecting, Live, Unreachable};
+    let t = T0 + k as i64 * 1000;
+    let status = |cell, status| Input::Cell(CellEvent::Status { cell, status });
+    let stderr = |cell, text: &str| {
+        Input::Cell(CellEvent::Stderr {
+            cell,
+            text: text.into(),
+        })
+    };
+    let listing = || {
+        Input::Cell(CellEvent::Cellcli {
+            cell: 0,
+            text: cellcli(),
+        })
+    };
+    let mut v = vec![(t + 3, Input::Disks(Ok(sample(k))))];
+    let event = match k {
+        0 => vec![status(0, Live), status(1, Live)],
+        5 => vec![Input::Cell(CellEvent::Rtt {
+            cell: 1,
+            rtt: Duration::from_micros(1234),
+        })],
+        100 => vec![listing()],
+        300 => vec![status(1, Unreachable("connection reset by peer".into()))],
+        400 => vec![status(1, Live)],
+        450 => vec![stderr(1, "iostat: warning")],
+        640 => vec![stderr(0, "sdb: medium error")],
+        650 => vec![status(0, Connecting)],
+        652 => vec![status(0, Live)],
+        660 => vec![stderr(0, " \n")],
+        1000 => vec![stderr(0, "cellsrv: restarted")],
+        1010 => vec![listing()],
+        _ => Vec::new(),
+    };
+    v.extend(event.into_iter().map(|e| (t + 10, e)));
+    for cell in 0..2 {
+        if cell == 1 && (300..400).contains(&k) {
+            continue;
+        }
+        let mut s = sample(k + 7 * cell as u64);
+        s.wall_ms = t + 20 + cell as i64;
+        v.push((t + 20, Input::Cell(CellEvent::Sample { cell, sample: s })));
+    }
+    if k.is_multiple_of(10) {
+        v.push((
+            t + 30,
+            Input::Cell(CellEvent::Rtt {
+                cell: 0,
+                rtt: Duration::from_micros(800 + k * 3),
+            }),
+        ));
+    }
+    v.push((
+        t + 900,
+        Input::Clock {
+            now_ms: t + 900,
+            usage: SelfUsage {
+                cpu_pct: Some(1.5),
+                rss_bytes: Some(20 << 20),
+            },
+        },
+    ));
+    v
+}
+
+/// A jump far into a long session rebuilds its window's figures and keeps
+/// what outlasts the inputs before the window: each cell's connection,
+/// round trip, cellcli box and last message, however long ago they came
+/// (before the key chunk the jump reads from: the recorder restates them
+/// there), and the screens are those playing forward showed.
+#[test]
+fn a_jump_far_into_a_long_session_keeps_what_outlasts_the_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.strec");
+    let targets = [1540u64, 990, 1400, 700, 1250];
+    // A chart spans the history the config keeps (an hour by default), a
+    // jump rebuilds REBUILD_SAMPLES intervals (300): its charts are the
+    // live ones when the history fits in them (the README says so).
+    let mut live = live_app_keeping(240);
+    let mut rec = Recorder::create(&path, &meta_of(&live, T0)).unwrap();
+    let mut want = std::collections::HashMap::new();
+    for k in 0..LONG {
+        for (at, input) in long_inputs(k) {
+            strata::record::control::record_and_apply(&mut rec, &mut live, at, input).unwrap();
+        }
+        if targets.contains(&k) {
+            want.insert(k, screens(&mut live));
+        }
+    }
+    rec.close().unwrap();
+    // What the jumps must bring back is on the live screens (the cells
+    // table is view 9, the cells' views 10 and 11): the comparison below is not of empty boxes.
+    let cell0 = |k: u64| &want[&k][10];
+    let cell1 = |k: u64| &want[&k][11];
+    assert!(cell0(990).contains("sdb: medium error"), "{}", cell0(990));
+    assert!(cell0(990).contains("891 s ago"), "{}", cell0(990));
+    assert!(cell1(1540).contains("iostat: warning"), "{}", cell1(1540));
+    let cel02_row = want[&1540][9]
+        .lines()
+        .find(|l| l.contains("cel02"))
+        .unwrap_or("");
+    assert!(
+        cel02_row.contains("1.23"),
+        "cel02's round trip: {cel02_row}"
+    );
+    assert!(cell0(1400).contains("391 s ago"), "{}", cell0(1400));
+    assert!(
+        !cell0(1400).contains("cellsrv: restarted"),
+        "{}",
+        cell0(1400)
+    );
+
+    let player = Player::open(&path).unwrap();
+    assert_eq!(player.end_ms, T0 + (LONG as i64 - 1) * 1000 + 900);
+    let mut app = app_of(&player.meta);
+    let mut r = Replayer::new(player, &mut app, &path);
+    for k in targets {
+        let t = T0 + k as i64 * 1000 + 999;
+        r.seek(&mut app, t);
+        let got = screens(&mut app);
+        if k != 700 {
+            assert_same(&want[&k], &got, &format!("jump to {k}"));
+            continue;
+        }
+        // What a jump does not bring back (the README says so): the
+        // all-cell chart's rounds. A round closes when every live cell has
+        // sampled since the last one, so which samples it pairs depends on
+        // the history: live, since cel02 came back at 400 a round closes
+        // on cel01's sample and pairs it with cel02's previous one; the
+        // jump starts the rounds afresh in the window (from 400.999) and
+        // pairs the samples of one second, until a status change (cel01's
+        // at 650) realigns live's. Every other view is the live one.
+        let (w, g) = (&want[&k], &got);
+        assert_same(&w[..9], &g[..9], "jump to 700");
+        assert_same(&w[10..], &g[10..], "jump to 700");
+        assert_ne!(
+            w[9], g[9],
+            "the rounds are paired as live: update the README"
+        );
     }
 }

@@ -32,6 +32,8 @@ pub struct CellView {
     /// The latest cellcli listing, when the cell has cellcli, and when it
     /// arrived.
     pub cellcli: Option<(i64, CellSummary)>,
+    /// That listing as the cell wrote it, for a recording to restate.
+    cellcli_text: Option<(i64, String)>,
     /// What the cell last wrote on stderr, or why its cellcli listing
     /// could not be read.
     pub message: Option<String>,
@@ -90,8 +92,25 @@ impl CellView {
             groups: None,
             last_sample_ms: None,
             cellcli: None,
+            cellcli_text: None,
             message: None,
         }
+    }
+
+    /// Takes a cellcli listing that arrived at `at`; returns what in it
+    /// could not be read, for the cell's message.
+    fn take_listing(&mut self, at: i64, text: String) -> Option<String> {
+        let report = parse_cellcli_report(&text);
+        let mut bad = report
+            .metrics
+            .rejected
+            .iter()
+            .chain(&report.celldisks.rejected);
+        let message = bad.next().map(|e| format!("cellcli: not understood: {e}"));
+        let summary = CellSummary::from_report(&report).into_iter().next();
+        self.cellcli = summary.map(|s| (at, s));
+        self.cellcli_text = Some((at, text));
+        message
     }
 
     /// The connection as the row shows it at `now_ms`: a cell whose
@@ -304,17 +323,7 @@ impl Cells {
                 c.ingest(sample);
                 self.close_round(now_ms);
             }
-            CellEvent::Cellcli { text, .. } => {
-                let report = parse_cellcli_report(&text);
-                let mut bad = report
-                    .metrics
-                    .rejected
-                    .iter()
-                    .chain(&report.celldisks.rejected);
-                c.message = bad.next().map(|e| format!("cellcli: not understood: {e}"));
-                let summary = CellSummary::from_report(&report).into_iter().next();
-                c.cellcli = summary.map(|s| (now_ms, s));
-            }
+            CellEvent::Cellcli { text, .. } => c.message = c.take_listing(now_ms, text),
             CellEvent::Stderr { text, .. } => {
                 let text = text.trim().to_string();
                 if !text.is_empty() {
@@ -324,6 +333,54 @@ impl Cells {
             }
         }
         None
+    }
+}
+
+/// What a cell shows that its samples do not bring again: its connection,
+/// round trip, cellcli listing (with when it came) and last message. A
+/// recording states it again where a seek may start reading, so a jump
+/// shows it however long ago it came; applied live, it changes nothing.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CellRestate {
+    pub cell: usize,
+    pub status: CellStatus,
+    pub rtt: Option<Duration>,
+    pub cellcli: Option<(i64, String)>,
+    pub message: Option<String>,
+}
+
+impl Cells {
+    /// Every cell's [`CellRestate`].
+    pub fn restates(&self) -> Vec<CellRestate> {
+        self.list
+            .iter()
+            .enumerate()
+            .map(|(cell, c)| CellRestate {
+                cell,
+                status: c.status.clone(),
+                rtt: c.rtt,
+                cellcli: c.cellcli_text.clone(),
+                message: c.message.clone(),
+            })
+            .collect()
+    }
+
+    pub fn restate(&mut self, r: CellRestate) {
+        let Some(c) = self.list.get_mut(r.cell) else {
+            return;
+        };
+        c.status = r.status;
+        c.rtt = r.rtt;
+        match r.cellcli {
+            Some((at, text)) => {
+                c.take_listing(at, text);
+            }
+            None => {
+                c.cellcli = None;
+                c.cellcli_text = None;
+            }
+        }
+        c.message = r.message;
     }
 }
 
@@ -441,5 +498,78 @@ impl App {
             Some(Media::Disk) => Some(Media::Flash),
             Some(_) => None,
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cells() -> Cells {
+        let target = |name: &str| CellTarget {
+            label: name.into(),
+            host: name.into(),
+            port: 22,
+            user: "celladmin".into(),
+            identity: None,
+        };
+        Cells::new(vec![target("cel01"), target("cel02")], 1.0, 10)
+    }
+
+    /// A restate brings a fresh cell to what the restated one showed
+    /// (status, round trip, listing with its time, message), and changes
+    /// nothing on the cell it was taken from.
+    #[test]
+    fn a_restate_gives_back_what_no_sample_restates() {
+        let listing = include_str!("../../tests/fixtures/cellcli/cel01-x7-report.txt");
+        let mut live = cells();
+        live.ingest(
+            5_000,
+            CellEvent::Cellcli {
+                cell: 0,
+                text: listing.into(),
+            },
+        );
+        let events = [
+            CellEvent::Status {
+                cell: 0,
+                status: CellStatus::Live,
+            },
+            CellEvent::Rtt {
+                cell: 0,
+                rtt: Duration::from_micros(1234),
+            },
+            CellEvent::Stderr {
+                cell: 0,
+                text: "sdb: medium error\n".into(),
+            },
+            CellEvent::Status {
+                cell: 1,
+                status: CellStatus::Unreachable("reset".into()),
+            },
+        ];
+        for ev in events {
+            live.ingest(9_000, ev);
+        }
+        let shown = |c: &Cells| format!("{:?}", c.list);
+        let before = shown(&live);
+        let restates = live.restates();
+        for r in restates.clone() {
+            live.restate(r);
+        }
+        assert_eq!(shown(&live), before, "a restate changes nothing live");
+        let mut fresh = cells();
+        for r in restates {
+            fresh.restate(r);
+        }
+        assert_eq!(shown(&fresh), before);
+        let c = &fresh.list[0];
+        assert_eq!(c.cellcli.as_ref().map(|x| x.0), Some(5_000));
+        assert_eq!(c.message.as_deref(), Some("sdb: medium error"));
+        assert_eq!(c.rtt, Some(Duration::from_micros(1234)));
+        assert_eq!(
+            fresh.list[1].status,
+            CellStatus::Unreachable("reset".into())
+        );
     }
 }

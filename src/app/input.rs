@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::cells::CellRestate;
 use super::state::{App, SelfUsage};
 use crate::source::cache::CacheSample;
 use crate::source::cells::CellEvent;
@@ -22,6 +23,8 @@ pub enum Input {
     Cell(CellEvent),
     /// A database's connection state or its gv$dnfs_* reading.
     Db(DbEvent),
+    /// A cell's state restated by a recording (see [`CellRestate`]).
+    CellRestate(CellRestate),
     /// The loop's one-second clock: the header's time, staleness, own cost.
     Clock {
         now_ms: i64,
@@ -35,6 +38,23 @@ pub enum Input {
 }
 
 impl Input {
+    /// The inputs whose effect outlasts the next sample of their source: a
+    /// cell's connection, round trip, cellcli listing, message and restate,
+    /// a database's connection state, and the clock (which times a
+    /// listing). A seek reads these from before
+    /// the window it rebuilds and passes over the rest. A recording knows
+    /// them by a number each always holds, whose series is named by its path
+    /// in the input (`cell0.Cell.Status.cell`); these are those names' ends.
+    pub const KEPT_SERIES: [&'static str; 7] = [
+        ".Cell.Status.cell",
+        ".Cell.Rtt.cell",
+        ".Cell.Cellcli.cell",
+        ".Cell.Stderr.cell",
+        ".CellRestate.cell",
+        ".Db.Status.db",
+        ".Clock.now_ms",
+    ];
+
     /// The stream an input belongs to: inputs of one stream share their
     /// shape from one sample to the next (a recording stores it once).
     pub fn stream(&self) -> String {
@@ -48,6 +68,7 @@ impl Input {
             // changed at every tick would state it again at every tick.
             Input::Cell(ev) => format!("cell{}.{}", ev.cell(), ev.kind()),
             Input::Db(DbEvent::Status { db, .. } | DbEvent::Sample { db, .. }) => format!("db{db}"),
+            Input::CellRestate(r) => format!("restate{}", r.cell),
             Input::Clock { .. } => "clock".into(),
             Input::Marker { .. } => "marker".into(),
         }
@@ -67,6 +88,10 @@ impl App {
             Input::Nics(Err(e)) => self.nics_failed(e),
             Input::Cell(ev) => self.ingest_cell_event(ev),
             Input::Db(ev) => self.ingest_db_event(ev),
+            Input::CellRestate(r) => {
+                self.cells.restate(r);
+                self.review_passphrases();
+            }
             Input::Clock { now_ms, usage } => {
                 self.now_ms = now_ms;
                 self.cells_clock();

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::RecordError;
 use super::session::{Meta, Recorder};
 use crate::app::session::RecStatus;
 use crate::app::{App, Input};
@@ -46,15 +47,11 @@ pub fn default_file(ms: i64) -> PathBuf {
     PathBuf::from(format!("strata-{stamp}.strec"))
 }
 
-/// Each cell's and database's connection state as an input; applying one
-/// again changes nothing.
-fn link_states(app: &App) -> Vec<Input> {
-    let cells = app.cells.list.iter().enumerate().map(|(cell, c)| {
-        Input::Cell(crate::source::cells::CellEvent::Status {
-            cell,
-            status: c.status.clone(),
-        })
-    });
+/// What a seek starting at a key chunk needs and no sample brings again:
+/// each cell's [`crate::app::cells::CellRestate`] and each database's
+/// connection state. Applying one changes nothing.
+pub fn restated(app: &App) -> Vec<Input> {
+    let cells = app.cells.restates().into_iter().map(Input::CellRestate);
     let dbs = app.dnfs.live().iter().enumerate().map(|(db, d)| {
         Input::Db(crate::source::dnfs::DbEvent::Status {
             db,
@@ -62,6 +59,27 @@ fn link_states(app: &App) -> Vec<Input> {
         })
     });
     cells.chain(dbs).collect()
+}
+
+/// Records `input` at `at` and applies it (even when recording fails).
+/// A seek starts at a key chunk: the cells' states, which change only now
+/// and then, are stated again there, as they are once the input that
+/// opened it is applied (it may be one of them).
+pub fn record_and_apply(
+    rec: &mut Recorder,
+    app: &mut App,
+    at: i64,
+    input: Input,
+) -> Result<(), RecordError> {
+    let key = rec.record(at, &input);
+    app.apply(input);
+    if key? {
+        for input in restated(app) {
+            rec.record(at, &input)?;
+            app.apply(input);
+        }
+    }
+    Ok(())
 }
 
 impl Control {
@@ -124,27 +142,17 @@ impl Control {
     /// As [`feed`](Self::feed), with the time the input arrived: a test
     /// drives the loop's very recording with times it knows.
     pub fn feed_at(&mut self, app: &mut App, wall_ms: i64, input: Input) {
-        let mut restate = Vec::new();
-        if let Some(r) = &mut self.recorder {
-            match r.record(wall_ms, &input) {
-                // A seek starts at a key chunk: the cells' and databases'
-                // states, which change only now and then, are stated again
-                // there.
-                Ok(true) => restate = link_states(app),
-                Ok(false) => {}
-                Err(e) => {
-                    let path = r.path().display().to_string();
-                    self.recorder = None;
-                    app.recording = None;
-                    app.notice = Some(format!(
-                        "recording to {path} stopped: {e}; what was written replays"
-                    ));
-                }
-            }
-        }
-        app.apply(input);
-        for input in restate {
-            self.feed_at(app, wall_ms, input);
+        let Some(r) = &mut self.recorder else {
+            app.apply(input);
+            return;
+        };
+        if let Err(e) = record_and_apply(r, app, wall_ms, input) {
+            let path = r.path().display().to_string();
+            self.recorder = None;
+            app.recording = None;
+            app.notice = Some(format!(
+                "recording to {path} stopped: {e}; what was written replays"
+            ));
         }
     }
 

@@ -697,15 +697,13 @@ struct ColHead {
     first_delta: i64,
 }
 
-/// `ctx` is the context after the previous chunk for a delta chunk, None for a key chunk.
-pub fn decode_chunk(buf: &[u8], ctx: Option<&ChunkContext>) -> Result<Vec<Tick>, FormatError> {
-    let mut c = Cursor::new(buf, 0);
+/// A chunk's tick count and wall times, which open it.
+fn wall_times(c: &mut Cursor) -> Result<Vec<i64>, FormatError> {
     let n = c.uvarint("tick count")?;
     if n == 0 || n > MAX_TICKS_PER_CHUNK as u64 {
         return Err(c.malformed("tick count 1..=600"));
     }
-    let n = n as usize;
-    let mut ticks: Vec<Tick> = Vec::with_capacity(n);
+    let mut times = Vec::with_capacity(n as usize);
     let (mut prev, mut prev_delta) = (0i64, 0i64);
     for i in 0..n {
         let wall_ms = if i == 0 {
@@ -716,11 +714,30 @@ pub fn decode_chunk(buf: &[u8], ctx: Option<&ChunkContext>) -> Result<Vec<Tick>,
             prev.wrapping_add(delta)
         };
         prev = wall_ms;
-        ticks.push(Tick {
+        times.push(wall_ms);
+    }
+    Ok(times)
+}
+
+/// `ctx` is the context after the previous chunk for a delta chunk, None for a key chunk.
+pub fn decode_chunk(buf: &[u8], ctx: Option<&ChunkContext>) -> Result<Vec<Tick>, FormatError> {
+    decode_chunk_and_context(buf, ctx).map(|d| d.0)
+}
+
+/// As [`decode_chunk`], with the context after it (for the next chunk).
+pub fn decode_chunk_and_context(
+    buf: &[u8],
+    ctx: Option<&ChunkContext>,
+) -> Result<(Vec<Tick>, ChunkContext), FormatError> {
+    let mut c = Cursor::new(buf, 0);
+    let mut ticks: Vec<Tick> = wall_times(&mut c)?
+        .into_iter()
+        .map(|wall_ms| Tick {
             wall_ms,
             ..Tick::default()
-        });
-    }
+        })
+        .collect();
+    let n = ticks.len();
     for t in &mut ticks {
         t.blob = c.blob()?;
     }
@@ -839,7 +856,36 @@ pub fn decode_chunk(buf: &[u8], ctx: Option<&ChunkContext>) -> Result<Vec<Tick>,
     if c.remaining() != 0 {
         return Err(c.malformed("end of chunk"));
     }
-    Ok(ticks)
+    let ctx = context_of(&heads, &ticks);
+    Ok((ticks, ctx))
+}
+
+/// [`ChunkContext::after`] the ticks just decoded, from their columns: the
+/// last two values of each counter column, found by the column's presence
+/// (a tick's values are in column order), instead of a map insert per value.
+fn context_of(heads: &[ColHead], ticks: &[Tick]) -> ChunkContext {
+    let value = |i: usize, id: u32| {
+        let vals = &ticks[i].values;
+        match vals.binary_search_by_key(&id, |v| v.0).map(|at| vals[at].1) {
+            Ok(Value::Counter(c)) => Some(c),
+            _ => None,
+        }
+    };
+    ChunkContext(
+        heads
+            .iter()
+            .filter(|h| h.mode == Mode::Counter)
+            .filter_map(|h| {
+                let (&last, rest) = h.present.split_last()?;
+                let last_v = value(last, h.id)?;
+                let delta = match rest.last() {
+                    Some(&i) => last_v.wrapping_sub(value(i, h.id)?) as i64,
+                    None => 0,
+                };
+                Some((h.id, (last_v, delta)))
+            })
+            .collect(),
+    )
 }
 
 /// Deflate (flate2's pure-Rust miniz_oxide backend, already built for russh): within
@@ -853,18 +899,38 @@ pub fn compress(raw: &[u8]) -> Vec<u8> {
     e.finish().unwrap_or_default()
 }
 
-/// Inflates a chunk frame's payload and decodes it; `frame_offset` names the frame.
-pub fn decode_chunk_frame(
-    payload: &[u8],
-    frame_offset: u64,
-    ctx: Option<&ChunkContext>,
-) -> Result<Vec<Tick>, FormatError> {
+/// Inflates at most `limit` bytes of a chunk frame's payload.
+fn inflate(payload: &[u8], frame_offset: u64, limit: usize) -> Result<Vec<u8>, FormatError> {
     let mut raw = Vec::new();
-    let mut d = flate2::read::DeflateDecoder::new(payload).take(MAX_INFLATED_LEN as u64 + 1);
+    let mut d = flate2::read::DeflateDecoder::new(payload).take(limit as u64);
     d.read_to_end(&mut raw).map_err(|e| FormatError::Inflate {
         offset: frame_offset,
         reason: e.to_string(),
     })?;
+    Ok(raw)
+}
+
+/// A decoding error inside an inflated chunk, named by its frame.
+fn in_chunk(frame_offset: u64) -> impl Fn(FormatError) -> FormatError {
+    move |e| match e {
+        FormatError::Truncated { offset, expected }
+        | FormatError::Malformed { offset, expected } => FormatError::BadChunk {
+            frame_offset,
+            pos: offset,
+            expected,
+        },
+        other => other,
+    }
+}
+
+/// Inflates a chunk frame's payload and decodes it; `frame_offset` names the
+/// frame. Also gives the context after it.
+pub fn decode_chunk_frame(
+    payload: &[u8],
+    frame_offset: u64,
+    ctx: Option<&ChunkContext>,
+) -> Result<(Vec<Tick>, ChunkContext), FormatError> {
+    let raw = inflate(payload, frame_offset, MAX_INFLATED_LEN + 1)?;
     if raw.len() > MAX_INFLATED_LEN {
         return Err(FormatError::TooLong {
             offset: frame_offset,
@@ -873,15 +939,15 @@ pub fn decode_chunk_frame(
             max: MAX_INFLATED_LEN as u64,
         });
     }
-    decode_chunk(&raw, ctx).map_err(|e| match e {
-        FormatError::Truncated { offset, expected }
-        | FormatError::Malformed { offset, expected } => FormatError::BadChunk {
-            frame_offset,
-            pos: offset,
-            expected,
-        },
-        other => other,
-    })
+    decode_chunk_and_context(&raw, ctx).map_err(in_chunk(frame_offset))
+}
+
+/// The wall times of a chunk frame's ticks, from the head of its payload
+/// alone: what finding a recording's end needs, without its values.
+pub fn chunk_frame_times(payload: &[u8], frame_offset: u64) -> Result<Vec<i64>, FormatError> {
+    // The count and every time are varints of at most 10 bytes.
+    let raw = inflate(payload, frame_offset, 10 * (MAX_TICKS_PER_CHUNK + 1))?;
+    wall_times(&mut Cursor::new(&raw, 0)).map_err(in_chunk(frame_offset))
 }
 
 // ---------------------------------------------------------------- journal records
@@ -993,17 +1059,64 @@ mod tests {
                 blob: if i % 5 == 0 { vec![i as u8; 3] } else { vec![] },
             })
             .collect();
-        let back = decode_chunk(&encode_chunk(&ticks, None), None).unwrap();
+        let (back, after) = decode_chunk_and_context(&encode_chunk(&ticks, None), None).unwrap();
         assert_eq!(back.len(), ticks.len());
         for (a, b) in ticks.iter().zip(&back) {
             assert!(a.same_bits(b), "{a:?} != {b:?}");
         }
-        // The same ticks as a delta chunk after themselves: counter 2 carries on.
+        // The decoder's context is the writer's.
         let ctx = ChunkContext::after(&ticks);
-        let back = decode_chunk(&encode_chunk(&ticks, Some(&ctx)), Some(&ctx)).unwrap();
+        assert_eq!(after, ctx);
+        // The same ticks as a delta chunk after themselves: counter 2 carries on.
+        let (back, after) =
+            decode_chunk_and_context(&encode_chunk(&ticks, Some(&ctx)), Some(&ctx)).unwrap();
         assert_eq!(back.len(), ticks.len());
         for (a, b) in ticks.iter().zip(&back) {
             assert!(a.same_bits(b), "{a:?} != {b:?}");
         }
+        assert_eq!(after, ctx);
+        // A counter present once in a chunk carries no delta on; one absent
+        // carries nothing.
+        let once = [Tick {
+            wall_ms: 5,
+            values: vec![(2, Value::Counter(9))],
+            blob: vec![],
+        }];
+        let (_, after) =
+            decode_chunk_and_context(&encode_chunk(&once, Some(&ctx)), Some(&ctx)).unwrap();
+        assert_eq!(after, ChunkContext::after(&once));
+        assert_eq!(after.0.get(&2), Some(&(9, 0)));
+    }
+
+    #[test]
+    fn a_chunks_times_read_alone_and_a_cut_head_says_so() {
+        // The most ticks a chunk holds, with times far apart (the longest
+        // varints), and values after them that the times must not need.
+        let ticks: Vec<Tick> = (0..MAX_TICKS_PER_CHUNK as i64)
+            .map(|i| Tick {
+                wall_ms: i64::MIN / 2 + i * i * 7_919_000_000,
+                values: vec![(1, Value::Counter(i as u64))],
+                blob: vec![1; 40],
+            })
+            .collect();
+        let payload = compress(&encode_chunk(&ticks, None));
+        let want: Vec<i64> = ticks.iter().map(|t| t.wall_ms).collect();
+        assert_eq!(chunk_frame_times(&payload, 99), Ok(want));
+        // A delta chunk's times read without its context.
+        let ctx = ChunkContext::after(&ticks);
+        let delta = compress(&encode_chunk(&ticks[..3], Some(&ctx)));
+        assert_eq!(
+            chunk_frame_times(&delta, 0).map(|t| t.len()),
+            Ok(3),
+            "a delta chunk"
+        );
+        let cut = compress(&encode_chunk(&ticks, None)[..500]);
+        assert!(matches!(
+            chunk_frame_times(&cut, 7),
+            Err(FormatError::BadChunk {
+                frame_offset: 7,
+                ..
+            })
+        ));
     }
 }

@@ -277,6 +277,22 @@ impl RecordReader {
         &self.journal_ticks
     }
 
+    /// The newest tick's time: from the journal's ticks and the last chunk
+    /// whose head reads, without decoding any chunk's values. A chunk that
+    /// passed its CRC and still fails to decode further on is not noticed
+    /// here but where it is read.
+    pub fn last_wall_ms(&self) -> Option<i64> {
+        let journal = self.journal_ticks.iter().map(|t| t.wall_ms).max();
+        let chunks = self.chunks.iter().rev().find_map(|c| {
+            let payload = &self.data[c.payload.0..c.payload.1];
+            format::chunk_frame_times(payload, c.offset)
+                .ok()?
+                .into_iter()
+                .max()
+        });
+        journal.max(chunks)
+    }
+
     /// Ticks from the first one at or after `wall_ms`, found by binary search on the
     /// frames' `t0` (wall times are assumed not to go back across chunks).
     pub fn seek(&self, wall_ms: i64) -> Ticks<'_> {
@@ -367,8 +383,8 @@ impl TickCursor {
                 self.next_chunk += 1;
                 let ctx = self.ctx.as_ref().filter(|_| !c.key);
                 match format::decode_chunk_frame(&r.data[c.payload.0..c.payload.1], c.offset, ctx) {
-                    Ok(ticks) => {
-                        self.ctx = Some(format::ChunkContext::after(&ticks));
+                    Ok((ticks, after)) => {
+                        self.ctx = Some(after);
                         self.buf = ticks.into_iter();
                     }
                     Err(e) => {

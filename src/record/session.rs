@@ -11,7 +11,7 @@
 //! Shapes are stated again in the first tick of each stream after the start of
 //! a key chunk, so a reader seeking to a key chunk needs nothing before it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -141,12 +141,42 @@ impl Recorder {
     }
 }
 
+/// A slot's shape as its last NEW blob stated it, read only when a tick of
+/// it is put back together: a seek passes over most ticks without that.
+enum SlotShape {
+    Stated(Vec<u8>),
+    Read(Shape),
+}
+
+struct Slot {
+    shape: SlotShape,
+    /// Its ticks are inputs a seek keeps from before its window.
+    kept: bool,
+}
+
+impl Slot {
+    fn shape(&mut self) -> Result<&Shape, String> {
+        if let SlotShape::Stated(bytes) = &self.shape {
+            let shape = serde_json::from_slice(bytes)
+                .map_err(|e| format!("its shape does not read: {e}"))?;
+            self.shape = SlotShape::Read(shape);
+        }
+        match &self.shape {
+            SlotShape::Read(shape) => Ok(shape),
+            SlotShape::Stated(_) => Err("its shape does not read".into()),
+        }
+    }
+}
+
 /// Reads the inputs of a recording back, from any key chunk on.
 pub struct Player {
     reader: RecordReader,
     pub meta: Meta,
     cursor: TickCursor,
-    slots: HashMap<u32, Shape>,
+    slots: HashMap<u32, Slot>,
+    /// The series of [`Input::KEPT_SERIES`]: a tick with one of them is an
+    /// input a seek keeps from before its window.
+    kept_series: HashSet<u32>,
     peeked: Option<(i64, Input)>,
     /// What went wrong while reading, for the user; reading goes on after a
     /// tick that does not decode and stops at damage.
@@ -189,7 +219,7 @@ impl Player {
     }
 
     fn with_reader(path: &Path, reader: RecordReader) -> Result<Player, OpenError> {
-        let mut notices: Vec<String> = reader.notices().iter().map(ToString::to_string).collect();
+        let notices: Vec<String> = reader.notices().iter().map(ToString::to_string).collect();
         let mut cursor = reader.cursor_at(i64::MIN, i64::MIN);
         let meta = match cursor.next(&reader) {
             Some(Ok(t)) if t.blob.first() == Some(&META) => {
@@ -201,21 +231,21 @@ impl Player {
             return Err(OpenError::NoMeta(path.to_path_buf()));
         };
         let start_ms = meta.started_ms;
-        // The last tick's time: the chunks from the last key chunk on, which is
-        // what a jump to the end decodes anyway.
-        let mut end_ms = start_ms;
-        let mut tail = reader.cursor_at(i64::MAX, i64::MIN);
-        while let Some(t) = tail.next(&reader) {
-            match t {
-                Ok(t) => end_ms = end_ms.max(t.wall_ms),
-                Err(n) => notices.push(n.to_string()),
-            }
-        }
+        // From the last chunk's times alone: a jump to the end decodes what
+        // it needs, and opening decodes nothing more.
+        let end_ms = reader.last_wall_ms().unwrap_or(start_ms).max(start_ms);
+        let kept_series = reader
+            .catalogue()
+            .iter()
+            .filter(|d| Input::KEPT_SERIES.iter().any(|k| d.name.ends_with(k)))
+            .map(|d| d.id)
+            .collect();
         Ok(Player {
             cursor,
             reader,
             meta,
             slots: HashMap::new(),
+            kept_series,
             peeked: None,
             notices,
             start_ms,
@@ -239,6 +269,31 @@ impl Player {
         self.peeked = None;
     }
 
+    /// A seek's start: the next input is the first at or after `from`. The
+    /// ticks before it, from its key chunk on, are passed over without being
+    /// put back together, but for the inputs whose effect outlasts them
+    /// ([`Input::KEPT_SERIES`]), which `keep` gets in their order.
+    pub fn rewind_keeping(&mut self, from: i64, keep: &mut impl FnMut(Input)) {
+        self.rewind(from);
+        while let Some(tick) = self.next_tick() {
+            if tick.wall_ms >= from {
+                self.peeked = self.input_of(&tick).map(|i| (tick.wall_ms, i));
+                return;
+            }
+            let kept = match self.note_blob(&tick) {
+                Ok(Some(slot)) if self.slots.get(&slot).is_some_and(|s| s.kept) => {
+                    self.join(slot, &tick).map(Some)
+                }
+                other => other.map(|_| None),
+            };
+            match kept {
+                Ok(Some(input)) => keep(input),
+                Ok(None) => {}
+                Err(e) => self.skipped(&tick, e),
+            }
+        }
+    }
+
     /// The time of the next input, without taking it.
     pub fn peek_time(&mut self) -> Option<i64> {
         if self.peeked.is_none() {
@@ -253,57 +308,176 @@ impl Player {
 
     fn read(&mut self) -> Option<(i64, Input)> {
         loop {
-            let tick = match self.cursor.next(&self.reader)? {
-                Ok(t) => t,
-                Err(n) => {
-                    self.notices.push(n.to_string());
-                    return None;
-                }
-            };
-            match self.decode(&tick) {
-                Ok(Some(input)) => return Some((tick.wall_ms, input)),
-                Ok(None) => {}
-                Err(e) => self
-                    .notices
-                    .push(format!("a tick at {} ms is skipped: {e}", tick.wall_ms)),
+            let tick = self.next_tick()?;
+            if let Some(input) = self.input_of(&tick) {
+                return Some((tick.wall_ms, input));
             }
         }
     }
 
-    fn decode(&mut self, tick: &Tick) -> Result<Option<Input>, String> {
+    /// The next tick; None at the end or at damage, which is noticed.
+    fn next_tick(&mut self) -> Option<Tick> {
+        match self.cursor.next(&self.reader)? {
+            Ok(t) => Some(t),
+            Err(n) => {
+                self.notices.push(n.to_string());
+                None
+            }
+        }
+    }
+
+    /// The input a tick holds; None for the meta tick and for a tick that
+    /// does not decode, which is noticed and skipped.
+    fn input_of(&mut self, tick: &Tick) -> Option<Input> {
+        let input = match self.note_blob(tick) {
+            Ok(Some(slot)) => self.join(slot, tick).map(Some),
+            other => other.map(|_| None),
+        };
+        input.unwrap_or_else(|e| {
+            self.skipped(tick, e);
+            None
+        })
+    }
+
+    fn skipped(&mut self, tick: &Tick, e: String) {
+        self.notices
+            .push(format!("a tick at {} ms is skipped: {e}", tick.wall_ms));
+    }
+
+    /// A tick's input: its slot's shape joined with its values.
+    fn join(&mut self, slot: u32, tick: &Tick) -> Result<Input, String> {
+        let shape = self
+            .slots
+            .get_mut(&slot)
+            .ok_or("its shape was never stated (a damaged chunk before it)")?
+            .shape()?;
+        let values = if tick.values.is_sorted_by_key(|v| v.0) {
+            std::borrow::Cow::Borrowed(&tick.values)
+        } else {
+            let mut v = tick.values.clone();
+            v.sort_by_key(|v| v.0);
+            std::borrow::Cow::Owned(v)
+        };
+        let tree = shape::join(shape, &values).map_err(|e| e.to_string())?;
+        serde_json::from_value(tree)
+            .map_err(|e| format!("it is not an input this strata knows: {e}"))
+    }
+
+    /// Takes in what a tick's blob says of its slot's shape; returns the
+    /// slot, or None for the meta tick.
+    fn note_blob(&mut self, tick: &Tick) -> Result<Option<u32>, String> {
         let (&tag, rest) = tick.blob.split_first().ok_or("no blob")?;
         if tag == META {
             return Ok(None);
         }
         let (slot, used) = format::get_uvarint(rest).ok_or("a blob without its slot")?;
         let slot = u32::try_from(slot).map_err(|_| "slot out of range")?;
-        let shape = match tag {
+        match tag {
             NEW => {
-                let shape: Shape = serde_json::from_slice(&rest[used..])
-                    .map_err(|e| format!("its shape does not read: {e}"))?;
-                self.slots.insert(slot, shape);
-                &self.slots[&slot]
+                let kept = tick
+                    .values
+                    .iter()
+                    .any(|(id, _)| self.kept_series.contains(id));
+                let shape = SlotShape::Stated(rest[used..].to_vec());
+                self.slots.insert(slot, Slot { shape, kept });
             }
-            SAME => self
-                .slots
-                .get(&slot)
-                .ok_or("its shape was never stated (a damaged chunk before it)")?,
+            SAME if !self.slots.contains_key(&slot) => {
+                return Err("its shape was never stated (a damaged chunk before it)".into());
+            }
+            SAME => {}
             _ => return Err(format!("unknown blob tag {tag}")),
-        };
-        let values: HashMap<u32, format::Value> = tick.values.iter().copied().collect();
-        let tree = shape::join(shape, &values).map_err(|e| e.to_string())?;
-        serde_json::from_value(tree)
-            .map(Some)
-            .map_err(|e| format!("it is not an input this strata knows: {e}"))
+        }
+        Ok(Some(slot))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::cells::CellEvent;
+    use crate::app::cells::CellRestate;
+    use crate::source::cells::{CellEvent, CellStatus};
     use crate::source::disks::DiskSample;
     use std::time::Duration;
+
+    /// The names of the series a recording makes of an input.
+    fn series_of(input: &Input) -> Vec<String> {
+        let tree = serde_json::to_value(input).unwrap();
+        let mut names = Vec::new();
+        shape::split(
+            &tree,
+            &input.stream(),
+            &mut |name, _| {
+                names.push(name.to_string());
+                names.len() as u32
+            },
+            &mut Vec::new(),
+        );
+        names
+    }
+
+    fn is_kept(input: &Input) -> bool {
+        series_of(input)
+            .iter()
+            .any(|n| Input::KEPT_SERIES.iter().any(|k| n.ends_with(k)))
+    }
+
+    /// A seek knows the inputs it keeps by their series' names alone: each
+    /// kept kind has one, whatever its content, and no other input does.
+    #[test]
+    fn kept_inputs_are_known_by_their_series() {
+        let cell = 3;
+        let kept = [
+            Input::Cell(CellEvent::Status {
+                cell,
+                status: CellStatus::Unreachable("x".into()),
+            }),
+            Input::Cell(CellEvent::Rtt {
+                cell,
+                rtt: Duration::from_micros(5),
+            }),
+            Input::Cell(CellEvent::Cellcli {
+                cell,
+                text: String::new(),
+            }),
+            Input::Cell(CellEvent::Stderr {
+                cell,
+                text: "e".into(),
+            }),
+            Input::CellRestate(CellRestate {
+                cell,
+                status: CellStatus::Live,
+                rtt: None,
+                cellcli: Some((7, "t".into())),
+                message: None,
+            }),
+            Input::Clock {
+                now_ms: 1,
+                usage: Default::default(),
+            },
+        ];
+        for input in &kept {
+            assert!(is_kept(input), "{input:?}: {:?}", series_of(input));
+        }
+        let sample = crate::source::disks::DiskSample {
+            uptime_cs: 1,
+            wall_ms: 2,
+            devices: vec![Default::default()],
+            rejected: Vec::new(),
+            catalogue: Default::default(),
+        };
+        let passed_over = [
+            Input::Disks(Ok(sample.clone())),
+            Input::Disks(Err("e".into())),
+            Input::Cell(CellEvent::Sample { cell, sample }),
+            Input::Marker {
+                wall_ms: 1,
+                label: "m".into(),
+            },
+        ];
+        for input in &passed_over {
+            assert!(!is_kept(input), "{input:?}: {:?}", series_of(input));
+        }
+    }
 
     /// A cell's round trip comes between two of its samples: each kind of
     /// event keeps its own shape, stated once, not again at every tick.
