@@ -457,3 +457,40 @@ fn a_recorded_database_replays_exports_and_sums_up_as_it_was_read() {
     let min = iops.iter().copied().fold(f64::MAX, f64::min);
     assert_eq!((st.n, st.min, st.max), (iops.len(), min, max));
 }
+
+/// A database's state from long before a jump's window (which rebuilds
+/// the last 300 intervals) is still on screen after the jump.
+#[test]
+fn a_jump_keeps_a_database_state_from_before_its_window() {
+    use strata::app::{Input, SelfUsage};
+    use strata::record::control::{meta_of, record_and_apply};
+    use strata::record::session::{Player, Recorder};
+    use strata::replay::Replayer;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.strec");
+    let mut live = common::fidelity::host_app(Vec::new(), 1.0);
+    live.set_dbs(vec![parse_db_spec("dbsnmp@//prod-scan:1521/PROD").unwrap()]);
+    let mut rec = Recorder::create(&path, &meta_of(&live, T0)).unwrap();
+    let refused = DbStatus::ConnectFailed("ORA-12541: TNS:no listener".into());
+    let db = Input::Db(DbEvent::Status {
+        db: 0,
+        status: refused.clone(),
+    });
+    record_and_apply(&mut rec, &mut live, T0, db).unwrap();
+    for k in 1..=900 {
+        let now_ms = T0 + k * 1000;
+        let clock = Input::Clock {
+            now_ms,
+            usage: SelfUsage::default(),
+        };
+        record_and_apply(&mut rec, &mut live, now_ms, clock).unwrap();
+    }
+    rec.close().unwrap();
+    let player = Player::open(&path).unwrap();
+    let mut app = common::fidelity::app_of(&player.meta);
+    let mut r = Replayer::new(player, &mut app, &path);
+    r.seek(&mut app, T0 + 900_000);
+    assert_eq!(app.dnfs.list[0].status, refused);
+    let screen = common::render(&mut app, 120, 40);
+    assert!(screen.contains("unreachable"), "{screen}");
+}
