@@ -12,11 +12,11 @@ use std::path::Path;
 use std::time::Duration;
 use strata::app::{App, Input, SelfUsage};
 use strata::config::Config;
-use strata::theme::Theme;
 use strata::record::control::meta_of;
 use strata::record::session::{Player, Recorder};
 use strata::replay::Replayer;
 use strata::source::cells::{CellEvent, CellStatus};
+use strata::theme::Theme;
 
 const T0: i64 = 1_795_000_000_000;
 /// Samples: more than a minute, so the file holds several chunks and the
