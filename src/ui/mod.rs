@@ -14,6 +14,7 @@ mod cells;
 mod detail;
 mod disks;
 mod help;
+mod markers;
 mod nfs;
 mod nics;
 mod overview;
@@ -87,6 +88,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         View::Cell(i) => cells::draw_cell(f, app, body, i),
     }
     draw_footer(f, app, footer);
+    markers::draw(f, app, area);
     if app.ui.help {
         help::draw(f, &app.theme, area);
     }
