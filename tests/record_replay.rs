@@ -47,6 +47,31 @@ fn cellcli() -> String {
     std::fs::read_to_string(p).unwrap()
 }
 
+/// Both cells' samples of second `k` (cel02's not in `cel02_out`), and
+/// cel01's round trip every ten seconds.
+fn cell_inputs(k: u64, cel02_out: std::ops::Range<u64>) -> Vec<(i64, Input)> {
+    let t = T0 + k as i64 * 1000;
+    let mut v = Vec::new();
+    for cell in 0..2 {
+        if cell == 1 && cel02_out.contains(&k) {
+            continue;
+        }
+        let mut s = sample(k + 7 * cell as u64);
+        s.wall_ms = t + 20 + cell as i64;
+        v.push((t + 20, Input::Cell(CellEvent::Sample { cell, sample: s })));
+    }
+    if k.is_multiple_of(10) {
+        v.push((
+            t + 30,
+            Input::Cell(CellEvent::Rtt {
+                cell: 0,
+                rtt: Duration::from_micros(800 + k * 3),
+            }),
+        ));
+    }
+    v
+}
+
 /// The inputs of second `k`, as the live loop hands them over, with the
 /// time each arrived.
 fn inputs(k: u64) -> Vec<(i64, Input)> {
@@ -69,22 +94,8 @@ fn inputs(k: u64) -> Vec<(i64, Input)> {
         }
     }
     // cel02 misses samples 20..25: its row goes stale and comes back.
-    for cell in 0..2 {
-        if cell == 1 && (20..25).contains(&k) {
-            continue;
-        }
-        let mut s = sample(k + 7 * cell as u64);
-        s.wall_ms = t + 20 + cell as i64;
-        v.push((t + 20, Input::Cell(CellEvent::Sample { cell, sample: s })));
-    }
+    v.extend(cell_inputs(k, 20..25));
     if k.is_multiple_of(10) {
-        v.push((
-            t + 30,
-            Input::Cell(CellEvent::Rtt {
-                cell: 0,
-                rtt: Duration::from_micros(800 + k * 3),
-            }),
-        ));
         v.push((
             t + 31,
             Input::Cell(CellEvent::Cellcli {
@@ -335,23 +346,7 @@ fn long_inputs(k: u64) -> Vec<(i64, Input)> {
         _ => Vec::new(),
     };
     v.extend(event.into_iter().map(|e| (t + 10, e)));
-    for cell in 0..2 {
-        if cell == 1 && (300..400).contains(&k) {
-            continue;
-        }
-        let mut s = sample(k + 7 * cell as u64);
-        s.wall_ms = t + 20 + cell as i64;
-        v.push((t + 20, Input::Cell(CellEvent::Sample { cell, sample: s })));
-    }
-    if k.is_multiple_of(10) {
-        v.push((
-            t + 30,
-            Input::Cell(CellEvent::Rtt {
-                cell: 0,
-                rtt: Duration::from_micros(800 + k * 3),
-            }),
-        ));
-    }
+    v.extend(cell_inputs(k, 300..400));
     v.push((
         t + 900,
         Input::Clock {

@@ -148,7 +148,7 @@ fn render(d: &Dnfs, ui: &DnfsUi, w: u16, h: u16) -> String {
     let backend = ratatui::backend::TestBackend::new(w, h);
     let mut term = ratatui::Terminal::new(backend).unwrap();
     let theme = Theme::default();
-    term.draw(|f| strata::ui::dnfs::draw(f, f.area(), &theme, d, ui, T0 + 1000))
+    term.draw(|f| strata::ui::dnfs::draw(f, f.area(), &theme, d, ui, T0 + 1000, &[]))
         .unwrap();
     redact_times(&term.backend().to_string())
 }

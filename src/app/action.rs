@@ -47,6 +47,8 @@ pub enum Action {
     ToggleRecord,
     /// Prompt for a marker's label (`m`).
     AddMarker,
+    /// Open the list of markers (`M`); in replay, Enter on one goes to it.
+    ListMarkers,
     /// Replay: one sample back or forward (`t`, `T`), a minute back or
     /// forward (`<`, `>`), a typed time (`b`), the previous or next marker
     /// (`[`, `]`), faster or slower (`+`, `-`).

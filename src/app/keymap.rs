@@ -38,7 +38,10 @@ pub const KEY_HELP: &[(&str, &str)] = &[
     ("d", "a cell's disks: all, DISK only, FLASH only"),
     ("p", "pause the view (sampling goes on)"),
     ("c", "next theme"),
-    ("R  m", "start / stop recording; add a labelled marker"),
+    (
+        "R  m  M",
+        "start / stop recording; add a labelled marker; list markers",
+    ),
     (
         "Space t T < > b",
         "replay: play/pause, sample -/+, minute -/+, go to a time",
@@ -141,6 +144,7 @@ fn map_normal(key: KeyEvent, filtering: bool) -> Option<Action> {
         KeyCode::Char('-') => Action::Slower,
         KeyCode::Char('R') => Action::ToggleRecord,
         KeyCode::Char('m') => Action::AddMarker,
+        KeyCode::Char('M') => Action::ListMarkers,
         KeyCode::Char('s') => Action::SortNext,
         KeyCode::Char('S') => Action::SortPrev,
         KeyCode::Char('r') => Action::SortReverse,
@@ -172,6 +176,10 @@ mod tests {
         assert_eq!(
             map_key(key(KeyCode::Char('q')), KeyMode::Normal),
             Some(Action::Quit)
+        );
+        assert_eq!(
+            map_key(key(KeyCode::Char('M')), KeyMode::Normal),
+            Some(Action::ListMarkers)
         );
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(map_key(ctrl_c, KeyMode::Filter), Some(Action::Quit));

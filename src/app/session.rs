@@ -108,7 +108,19 @@ impl App {
             }
             return true;
         }
+        if let Some(row) = self.ui.marker_list {
+            self.update_marker_list(row, action);
+            return true;
+        }
         let cmd = match action {
+            Action::ListMarkers => {
+                let markers = self.marker_rows();
+                // In replay the last marker passed, live the newest.
+                let pos = self.replay.as_ref().map_or(i64::MAX, |r| r.pos_ms);
+                let passed = markers.iter().filter(|m| m.0 <= pos).count();
+                self.ui.marker_list = Some(passed.saturating_sub(1));
+                return true;
+            }
             Action::ToggleRecord => {
                 if self.replaying() {
                     self.notice = Some("a replay is not recorded again".into());
@@ -152,6 +164,58 @@ impl App {
             self.notice = Some("that key moves in time in strata replay".into());
         }
         true
+    }
+
+    /// The markers the list shows, oldest first: in replay every marker of
+    /// the file (those ahead too), live those added so far.
+    pub fn marker_rows(&self) -> Vec<(i64, &str)> {
+        match &self.replay {
+            Some(r) => r.markers.iter().map(|(t, l)| (*t, l.as_str())).collect(),
+            None => self
+                .markers
+                .iter()
+                .map(|m| (m.wall_ms, m.label.as_str()))
+                .collect(),
+        }
+    }
+
+    /// The list of markers takes every key: moves pick a marker, Enter goes
+    /// to it in replay, any other key closes the list.
+    fn update_marker_list(&mut self, row: usize, action: &Action) {
+        let rows = self.marker_rows();
+        let last = rows.len().saturating_sub(1);
+        let page = self.ui.page_rows.max(1);
+        let moved = match action {
+            Action::Up => row.saturating_sub(1),
+            Action::Down => (row + 1).min(last),
+            Action::PageUp => row.saturating_sub(page),
+            Action::PageDown => (row + page).min(last),
+            Action::Top => 0,
+            Action::Bottom => last,
+            Action::Enter => {
+                let at = rows.get(row).map(|m| m.0);
+                self.ui.marker_list = None;
+                match at {
+                    Some(t) if self.replaying() => {
+                        self.requests.push(Request::Replay(ReplayCmd::JumpTo(t)));
+                    }
+                    Some(_) => {
+                        self.notice = Some("going to a marker works in strata replay".into())
+                    }
+                    None => {}
+                }
+                return;
+            }
+            Action::Quit => {
+                self.quit = true;
+                return;
+            }
+            _ => {
+                self.ui.marker_list = None;
+                return;
+            }
+        };
+        self.ui.marker_list = Some(moved);
     }
 
     fn submit_prompt(&mut self) {

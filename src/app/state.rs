@@ -261,6 +261,8 @@ pub struct UiState {
     pub page_rows: usize,
     /// A marker's label or a replay time being typed.
     pub prompt: Option<super::session::TextPrompt>,
+    /// The list of markers is open, with this row selected.
+    pub marker_list: Option<usize>,
 }
 
 impl App {
@@ -290,6 +292,7 @@ impl App {
             help: false,
             page_rows: 10,
             prompt: None,
+            marker_list: None,
         };
         App {
             notice: capped,
@@ -544,6 +547,7 @@ impl App {
             // update_session has taken these
             Action::ToggleRecord
             | Action::AddMarker
+            | Action::ListMarkers
             | Action::StepBack
             | Action::StepForward
             | Action::JumpBack

@@ -4,7 +4,7 @@
 use super::nfs::with_source_state;
 use super::panel_block;
 use super::table::{self, Col};
-use super::widgets::{Series, chart};
+use super::widgets::{Series, TimeAxis, chart};
 use crate::app::App;
 use crate::app::cache::{FILE_HISTORY, FILE_TABLE, HOST_ENTITY, file_figure};
 use crate::format;
@@ -94,6 +94,10 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
 
     let n = app.cache.history.capacity();
     let times = app.cache.series_times(n);
+    let x = TimeAxis {
+        times: &times,
+        marks: &app.markers,
+    };
     let host = |c: CacheCol| app.cache.series(HOST_ENTITY, at(c), n);
     let mb = |c: CacheCol| host(c).into_iter().map(|v| v / 1024.0).collect();
     let refault = tick.refault_counter.unwrap_or("refault");
@@ -149,7 +153,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     ];
     let areas = Layout::vertical(vec![Constraint::Ratio(1, 3); 3]).split(charts);
     for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
-        chart(f, *a, title, unit, series, &times, t);
+        chart(f, *a, title, unit, series, &x, t);
     }
     draw_files(f, app, bottom);
 }
@@ -319,6 +323,10 @@ pub fn draw_file(f: &mut Frame, app: &mut App, area: Rect, path: &str) {
     }
     let n = app.cache.history.capacity();
     let times = app.cache.series_times(n);
+    let x = TimeAxis {
+        times: &times,
+        marks: &app.markers,
+    };
     let values = |c: FileCol| {
         let i = FILE_HISTORY.iter().position(|x| *x == c).unwrap_or(0);
         app.cache.series(path, i, n)
@@ -352,7 +360,7 @@ pub fn draw_file(f: &mut Frame, app: &mut App, area: Rect, path: &str) {
     ];
     let areas = Layout::vertical(vec![Constraint::Ratio(1, 2); 2]).split(charts);
     for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
-        chart(f, *a, title, unit, series, &times, t);
+        chart(f, *a, title, unit, series, &x, t);
     }
 }
 

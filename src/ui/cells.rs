@@ -3,10 +3,11 @@
 
 use super::panel_block;
 use super::table::{self, Col};
-use super::widgets::{Series, chart};
+use super::widgets::{Series, TimeAxis, chart};
 use crate::app::App;
 use crate::app::cells::{CELL_TABLE, CellState, DISK_GROUP, FLASH_GROUP};
 use crate::app::layer::Layer;
+use crate::app::state::Marker;
 use crate::app::state::{DISK_HISTORY, history_index};
 use crate::format;
 use crate::model::cell_metrics::{CellDiskCol, CellDiskRow, FlashCacheCol, Media};
@@ -130,7 +131,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     ])
     .areas(inner);
     if charts_h > 0 {
-        group_charts(f, t, charts, &app.cells.history);
+        group_charts(f, t, charts, &app.cells.history, &app.markers);
     }
     let mut lines = group_lines(t, &all.groups, "all cells");
     lines.push(Line::from(Span::styled(
@@ -293,7 +294,7 @@ pub fn draw_cell(f: &mut Frame, app: &mut App, area: Rect, i: usize) {
     ])
     .areas(inner);
     if charts_h > 0 {
-        group_charts(f, t, charts, &c.disks);
+        group_charts(f, t, charts, &c.disks, &app.markers);
     }
     f.render_widget(Paragraph::new(group_lines(t, groups, "this cell")), top);
     let mut spans = vec![
@@ -463,9 +464,19 @@ const CHARTS_HEIGHT: u16 = 12;
 /// DISK above FLASH over the window, from a history that holds the groups
 /// as a disks layer holds a device (the all-cell sums, or one cell's):
 /// IOPS, MB/s and awaits (reads against writes) and %util.
-fn group_charts<T: Clone>(f: &mut Frame, t: &Theme, area: Rect, layer: &Layer<T>) {
+fn group_charts<T: Clone>(
+    f: &mut Frame,
+    t: &Theme,
+    area: Rect,
+    layer: &Layer<T>,
+    marks: &[Marker],
+) {
     let n = layer.history.capacity();
     let times = layer.series_times(n);
+    let x = TimeAxis {
+        times: &times,
+        marks,
+    };
     let values = |entity: &str, c: DiskCol, scale: f32| -> Vec<f32> {
         history_index(c).map_or(Vec::new(), |i| {
             layer
@@ -528,7 +539,7 @@ fn group_charts<T: Clone>(f: &mut Frame, t: &Theme, area: Rect, layer: &Layer<T>
         ];
         let cols = Layout::horizontal([Constraint::Ratio(1, 4); 4]).split(*row);
         for ((title, unit, series), a) in specs.iter().zip(cols.iter()) {
-            chart(f, *a, title, unit, series, &times, t);
+            chart(f, *a, title, unit, series, &x, t);
         }
     }
 }

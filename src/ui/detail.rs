@@ -5,7 +5,7 @@
 
 use super::disks::{device_row, figure_cell, figure_headers, name_width};
 use super::panel_block;
-use super::widgets::{Series, chart};
+use super::widgets::{Series, TimeAxis, chart};
 use crate::app::App;
 use crate::app::layer::Layer;
 use crate::app::state::{DISK_HISTORY, history_index, parts_in};
@@ -99,6 +99,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str, dev: Device) {
 
     let n = dev.layer.history.capacity();
     let times = dev.layer.series_times(n);
+    let x = TimeAxis {
+        times: &times,
+        marks: &app.markers,
+    };
     let mb = app.ui.units == Units::MB;
     let values = |c: DiskCol| -> Vec<f32> {
         let Some(i) = history_index(c) else {
@@ -189,7 +193,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str, dev: Device) {
     ];
     let areas = Layout::vertical(vec![Constraint::Ratio(1, 5); 5]).split(charts);
     for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
-        chart(f, *a, title, unit, series, &times, t);
+        chart(f, *a, title, unit, series, &x, t);
     }
 
     if metrics_width > 0 {

@@ -9,8 +9,9 @@
 //! one whose views are empty says "dNFS not in use", never zeros.
 
 use super::panel_block;
-use super::widgets::{Series, chart};
+use super::widgets::{Series, TimeAxis, chart};
 use crate::app::dnfs::{DbView, Dnfs, DnfsUi, TOTAL, inst_entity};
+use crate::app::state::Marker;
 use crate::format;
 use crate::model::dnfs::{ChannelFigures, DNFS_COLS, DnfsCol, DnfsTick, Figures, ServerFigures};
 use crate::model::dnfs_path::PathLine;
@@ -86,7 +87,16 @@ fn crumbs(dnfs: &Dnfs, ui: &DnfsUi) -> String {
 }
 
 /// Draws the panel into `area`.
-pub fn draw(f: &mut Frame, area: Rect, theme: &Theme, dnfs: &Dnfs, ui: &DnfsUi, now_ms: i64) {
+/// The database panel; `marks` are the run's markers, shown on its charts.
+pub fn draw(
+    f: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+    dnfs: &Dnfs,
+    ui: &DnfsUi,
+    now_ms: i64,
+    marks: &[Marker],
+) {
     let now_ms = dnfs.shown_now(now_ms);
     let block = panel_block(crumbs(dnfs, ui), theme, true);
     let inner = block.inner(area);
@@ -102,15 +112,24 @@ pub fn draw(f: &mut Frame, area: Rect, theme: &Theme, dnfs: &Dnfs, ui: &DnfsUi, 
         );
         return;
     }
-    match ui.db(dnfs) {
-        None => draw_list(f, inner, theme, dnfs, ui, now_ms),
-        Some((db, _)) => draw_db(f, inner, theme, dnfs, db, ui, now_ms),
+    if ui.db(dnfs).is_none() {
+        draw_list(f, inner, theme, dnfs, ui, now_ms, marks);
+    } else {
+        draw_db(f, inner, theme, dnfs, ui, now_ms, marks);
     }
 }
 
 /// Every database: its state and totals; the highlighted one's history
 /// and, when it cannot be read, why.
-fn draw_list(f: &mut Frame, area: Rect, t: &Theme, dnfs: &Dnfs, ui: &DnfsUi, now_ms: i64) {
+fn draw_list(
+    f: &mut Frame,
+    area: Rect,
+    t: &Theme,
+    dnfs: &Dnfs,
+    ui: &DnfsUi,
+    now_ms: i64,
+    marks: &[Marker],
+) {
     let itv = dnfs.interval_ms;
     let lw = dnfs
         .list
@@ -155,12 +174,20 @@ fn draw_list(f: &mut Frame, area: Rect, t: &Theme, dnfs: &Dnfs, ui: &DnfsUi, now
         Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(area);
     f.render_widget(Paragraph::new(lines), top);
     if let Some(db) = dnfs.list.get(ui.selected) {
-        history_or_reason(f, rest, t, db, TOTAL, &db.target.label);
+        history_or_reason(f, rest, t, db, TOTAL, &db.target.label, marks);
     }
 }
 
 /// The charts of an entity's IOPS and MB/s, or why there are none.
-fn history_or_reason(f: &mut Frame, area: Rect, t: &Theme, db: &DbView, entity: &str, what: &str) {
+fn history_or_reason(
+    f: &mut Frame,
+    area: Rect,
+    t: &Theme,
+    db: &DbView,
+    entity: &str,
+    what: &str,
+    marks: &[Marker],
+) {
     if let Some(reason) = db.reason() {
         let [why, _] = Layout::vertical([Constraint::Length(6), Constraint::Min(0)]).areas(area);
         let lines: Vec<Line> = std::iter::once(Line::from(Span::styled(
@@ -183,6 +210,10 @@ fn history_or_reason(f: &mut Frame, area: Rect, t: &Theme, db: &DbView, entity: 
     let seq = h.seq();
     let n = h.capacity();
     let times = h.times(seq, n);
+    let x = TimeAxis {
+        times: &times,
+        marks,
+    };
     let col = |c: DnfsCol| h.values(entity, c as usize, seq, n);
     let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
         .areas(area.intersection(Rect {
@@ -199,7 +230,7 @@ fn history_or_reason(f: &mut Frame, area: Rect, t: &Theme, db: &DbView, entity: 
             values: col(DnfsCol::Iops),
             style: t.accent,
         }],
-        &times,
+        &x,
         t,
     );
     chart(
@@ -219,7 +250,7 @@ fn history_or_reason(f: &mut Frame, area: Rect, t: &Theme, db: &DbView, entity: 
                 style: t.write,
             },
         ],
-        &times,
+        &x,
         t,
     );
 }
@@ -229,10 +260,13 @@ fn draw_db(
     area: Rect,
     t: &Theme,
     dnfs: &Dnfs,
-    db: &DbView,
     ui: &DnfsUi,
     now_ms: i64,
+    marks: &[Marker],
 ) {
+    let Some((db, _)) = ui.db(dnfs) else {
+        return;
+    };
     let itv = dnfs.interval_ms;
     let tick = db.layer.latest.as_ref();
     let current = db.current(now_ms, itv).is_some();
@@ -286,7 +320,7 @@ fn draw_db(
     .areas(area);
     f.render_widget(Paragraph::new(head), head_area);
     if charts_h > 0 {
-        history_or_reason(f, charts, t, db, &entity, &what);
+        history_or_reason(f, charts, t, db, &entity, &what, marks);
     }
     let Some(tk) = tick.filter(|tk| tk.in_use) else {
         return;

@@ -15,6 +15,7 @@ mod detail;
 mod disks;
 pub mod dnfs;
 mod help;
+mod markers;
 pub(crate) mod nfs;
 mod nics;
 mod overview;
@@ -86,11 +87,18 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         View::Nic(name) => nics::draw_nic(f, app, body, &name),
         View::Panel(Panel::Cells) => cells::draw(f, app, body),
         View::Cell(i) => cells::draw_cell(f, app, body, i),
-        View::Panel(Panel::Databases) => {
-            dnfs::draw(f, body, &app.theme, &app.dnfs, &app.ui.dnfs, app.now_ms)
-        }
+        View::Panel(Panel::Databases) => dnfs::draw(
+            f,
+            body,
+            &app.theme,
+            &app.dnfs,
+            &app.ui.dnfs,
+            app.now_ms,
+            &app.markers,
+        ),
     }
     draw_footer(f, app, footer);
+    markers::draw(f, app, area);
     if app.ui.help {
         help::draw(f, &app.theme, area);
     }

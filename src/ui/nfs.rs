@@ -3,7 +3,7 @@
 
 use super::panel_block;
 use super::table::{self, Col};
-use super::widgets::{Series, chart};
+use super::widgets::{Series, TimeAxis, chart};
 use crate::app::App;
 use crate::app::nfs::{NFS_TABLE, NfsFig, nfs_figure};
 use crate::config::Level;
@@ -197,6 +197,10 @@ pub fn draw_mount(f: &mut Frame, app: &mut App, area: Rect, key: &str) {
         Layout::vertical([Constraint::Min(0), Constraint::Length(ops_height)]).areas(inner);
     let n = app.nfs.history.capacity();
     let times = app.nfs.series_times(n);
+    let x = TimeAxis {
+        times: &times,
+        marks: &app.markers,
+    };
     let values = |i: usize| app.nfs.series(key, i, n);
     let specs: [(&str, &str, Vec<Series>); 4] = [
         (
@@ -259,7 +263,7 @@ pub fn draw_mount(f: &mut Frame, app: &mut App, area: Rect, key: &str) {
     ];
     let areas = Layout::vertical(vec![Constraint::Ratio(1, 4); 4]).split(charts);
     for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
-        chart(f, *a, title, unit, series, &times, t);
+        chart(f, *a, title, unit, series, &x, t);
     }
 
     let ow = table::name_width(ops.iter().map(|o| o.name.as_str()), "Operation");

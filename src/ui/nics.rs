@@ -4,7 +4,7 @@
 
 use super::nfs::with_source_state;
 use super::table::{self, Col};
-use super::widgets::{Series, chart};
+use super::widgets::{Series, TimeAxis, chart};
 use super::{level_style, panel_block};
 use crate::app::App;
 use crate::app::list::ListUi;
@@ -221,6 +221,10 @@ pub fn draw_nic(f: &mut Frame, app: &mut App, area: Rect, name: &str) {
 
     let n = app.nics.history.capacity();
     let times = app.nics.series_times(n);
+    let x = TimeAxis {
+        times: &times,
+        marks: &app.markers,
+    };
     let values = |fig: NicFig| app.nics.series(name, nic_index(fig), n);
     let s = |label, fig, style| Series {
         label,
@@ -260,7 +264,7 @@ pub fn draw_nic(f: &mut Frame, app: &mut App, area: Rect, name: &str) {
     ];
     let areas = Layout::vertical(vec![Constraint::Ratio(1, 4); 4]).split(charts);
     for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
-        chart(f, *a, title, unit, series, &times, t);
+        chart(f, *a, title, unit, series, &x, t);
     }
 
     let mut lines: Vec<Line> = NIC_COLS

@@ -1,11 +1,13 @@
 //! Pieces several views draw: window statistics, sparklines, charts.
 
+use crate::app::state::Marker;
 use crate::format;
 use crate::theme::Theme;
 use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
-use ratatui::symbols::Marker;
+use ratatui::symbols;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Sparkline, SparklineBar};
 
@@ -61,17 +63,26 @@ pub struct Series<'a> {
     pub style: Style,
 }
 
+/// A chart's x axis: the history's sample times, oldest first, and the
+/// markers to show over them.
+pub struct TimeAxis<'a> {
+    pub times: &'a [i64],
+    pub marks: &'a [Marker],
+}
+
 /// A braille line chart of one or two series over the same ticks, titled
-/// with each series' current value and min/avg/max over the window.
+/// with each series' current value and min/avg/max over the window, with
+/// the markers of its window (see [`draw_marks`]).
 pub fn chart(
     f: &mut Frame,
     area: Rect,
     title: &str,
     unit: &str,
     series: &[Series],
-    times: &[i64],
+    x: &TimeAxis,
     theme: &Theme,
 ) {
+    let times = x.times;
     // Braille gives two dots per column; more points than that only cost
     // line drawing, so keep each bucket's min and max (spikes survive).
     let buckets = area.width.saturating_sub(10).max(1) as usize * 2;
@@ -124,7 +135,7 @@ pub fn chart(
         .zip(&points)
         .map(|(s, p)| {
             Dataset::default()
-                .marker(Marker::Braille)
+                .marker(symbols::Marker::Braille)
                 .graph_type(GraphType::Line)
                 .style(s.style)
                 .data(p)
@@ -169,6 +180,70 @@ pub fn chart(
                 .style(theme.border),
         );
     f.render_widget(chart, area);
+    let inner = Block::bordered().inner(area);
+    if let Some(graph) = graph_area(f.buffer_mut(), inner) {
+        let marks = mark_columns(times, x.marks, graph.width);
+        draw_marks(f.buffer_mut(), graph, &marks, theme);
+    }
+}
+
+/// Where a chart drawn in `inner` plots: right of its y axis and above its
+/// x axis, found by the axes' corner, so the marks follow whatever room the
+/// chart gave its labels.
+fn graph_area(buf: &Buffer, inner: Rect) -> Option<Rect> {
+    let corner = symbols::line::BOTTOM_LEFT;
+    (inner.top()..inner.bottom()).rev().find_map(|y| {
+        (inner.left()..inner.right())
+            .find(|&x| buf.cell((x, y)).is_some_and(|c| c.symbol() == corner))
+            .map(|x| Rect::new(x + 1, inner.y, inner.right() - x - 1, y - inner.y))
+    })
+}
+
+/// The column (from the plot's left) and label of each marker within a
+/// chart of `times` plotted `width` columns wide: a marker stands at the
+/// first sample at or after it, in the column the braille grid puts that
+/// sample (two dots a column, the x bounds 0 to the last index, as
+/// [`chart`] sets them). Markers outside the samples' span are left out.
+pub fn mark_columns<'a>(times: &[i64], marks: &'a [Marker], width: u16) -> Vec<(u16, &'a str)> {
+    let (Some(first), Some(last)) = (times.first(), times.last()) else {
+        return Vec::new();
+    };
+    if width == 0 {
+        return Vec::new();
+    }
+    let xmax = times.len().saturating_sub(1).max(1) as f64;
+    let dots = f64::from(width) * 2.0 - 1.0;
+    let mut out: Vec<(u16, &str)> = marks
+        .iter()
+        .filter(|m| (*first..=*last).contains(&m.wall_ms))
+        .map(|m| {
+            let i = times.partition_point(|t| *t < m.wall_ms) as f64;
+            let col = ((i * dots / xmax).round() as u16 / 2).min(width - 1);
+            (col, m.label.as_str())
+        })
+        .collect();
+    out.sort_by_key(|m| m.0);
+    out
+}
+
+/// Each marker: a ▼ on the plot's top row with its label after it, cut
+/// where the next marker starts, and a dotted line down its column where
+/// no point of a series is.
+fn draw_marks(buf: &mut Buffer, graph: Rect, marks: &[(u16, &str)], theme: &Theme) {
+    for (k, (col, label)) in marks.iter().enumerate() {
+        let x = graph.x + col;
+        let next = marks.get(k + 1).map_or(graph.width, |m| m.0);
+        for y in graph.top() + 1..graph.bottom() {
+            if let Some(c) = buf.cell_mut((x, y)).filter(|c| c.symbol() == " ") {
+                c.set_symbol("┊").set_style(theme.key);
+            }
+        }
+        let room = next.saturating_sub(col + 1) as usize;
+        let text: String = std::iter::once('▼')
+            .chain(label.chars().take(room.saturating_sub(1)))
+            .collect();
+        buf.set_stringn(x, graph.y, &text, room.max(1), theme.key);
+    }
 }
 
 /// At most two points (the lowest and the highest, in x order) per bucket
@@ -207,6 +282,31 @@ mod tests {
         assert!(d.iter().any(|p| p.1 == 99.0));
         assert!(d.windows(2).all(|w| w[0].0 <= w[1].0));
         assert_eq!(decimate(&pts[..15], 10).len(), 15);
+    }
+
+    #[test]
+    fn a_marker_stands_at_the_first_sample_at_or_after_it() {
+        let times: Vec<i64> = (0..10).map(|k| k * 1000).collect();
+        let m = |t: i64, l: &str| Marker {
+            wall_ms: t,
+            label: l.into(),
+        };
+        let marks = [
+            m(9000, "last"),
+            m(0, "first"),
+            m(4500, "between"),
+            m(-1, "before"),
+            m(9001, "after"),
+        ];
+        // 5 columns, 10 dots: sample i at dot round(i * 9 / 9).
+        assert_eq!(
+            mark_columns(&times, &marks, 5),
+            [(0, "first"), (2, "between"), (4, "last")]
+        );
+        assert!(mark_columns(&[], &marks, 5).is_empty());
+        assert!(mark_columns(&times, &marks, 0).is_empty());
+        // One sample: every marker at it, in the first column.
+        assert_eq!(mark_columns(&[0], &marks, 5), [(0, "first")]);
     }
 
     #[test]

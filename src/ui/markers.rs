@@ -1,0 +1,60 @@
+//! The list of markers (`M`), over whatever panel is on screen: each
+//! marker's time and label, oldest first; in replay, Enter goes to the one
+//! selected.
+
+use crate::app::App;
+use crate::format;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+    let Some(selected) = app.ui.marker_list else {
+        return;
+    };
+    let t = &app.theme;
+    let rows = app.marker_rows();
+    let w = 72.min(area.width);
+    // Borders and the line of keys take three rows.
+    let h = (rows.len().max(1) as u16 + 3).min(area.height.saturating_sub(2).max(4));
+    let visible = usize::from(h.saturating_sub(3)).max(1);
+    let first = selected.saturating_sub(visible - 1);
+    let mut lines: Vec<Line> = rows
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(visible)
+        .map(|(i, (at, label))| {
+            let style = if i == selected { t.selected } else { t.base };
+            Line::from(vec![
+                Span::styled(format!(" {} ", format::local_datetime(*at)), t.key),
+                Span::styled(format!(" {label}"), style),
+            ])
+        })
+        .collect();
+    if rows.is_empty() {
+        lines.push(Line::from(Span::styled(
+            " no marker yet: m adds one, as strata mark LABEL does",
+            t.muted,
+        )));
+    }
+    let keys = if app.replaying() {
+        " ↑↓ pick · Enter go to it · Esc close"
+    } else {
+        " ↑↓ pick · Esc close (strata replay goes to a marker)"
+    };
+    lines.push(Line::from(Span::styled(keys, t.muted)));
+    let title = format!(" Markers ({}) ", rows.len());
+    let rect = Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    );
+    f.render_widget(Clear, rect);
+    f.render_widget(
+        Paragraph::new(lines).block(super::panel_block(title, t, true)),
+        rect,
+    );
+}
