@@ -61,11 +61,11 @@ fn rac_19c_per_instance_and_total() {
     let ch = |inst: u32, pnum: u64, ch: u64| {
         t.channels
             .iter()
-            .find(|c| (c.inst_id, c.pnum, c.ch_id) == (inst, pnum, ch))
+            .find(|c| (c.row.inst_id, c.row.pnum, c.row.ch_id) == (inst, pnum, ch))
             .unwrap()
     };
     assert_eq!(ch(1, 20, 0).sends_per_s, Some(15_500.0));
-    assert_eq!(ch(1, 20, 1).local.as_deref(), Some("192.168.11.1"));
+    assert_eq!(ch(1, 20, 1).row.local.as_deref(), Some("192.168.11.1"));
     // server nas1 on inst 1: (77500 + 77500 + 50000 + 1000) / 5 = 41200
     // sends/s over 4 channels, 2 files; NFS version from the view
     let s = t.servers.iter().find(|s| s.inst_id == 1).unwrap();
@@ -87,7 +87,7 @@ fn single_instance_12_1_with_running_total_channels() {
         .map(|s| (s.name.as_str(), s.sends_per_s))
         .collect();
     assert_eq!(sends, [("nas1", Some(5_500.0)), ("nas2", Some(2_000.0))]);
-    assert_eq!(t.channels[1].reconnects, Some(1), "SPRECO + DPRECO");
+    assert_eq!(t.channels[1].row.reconnects, Some(1), "SPRECO + DPRECO");
 }
 
 #[test]
@@ -100,7 +100,7 @@ fn release_11_2_0_4_has_bytes_but_no_version_or_con_id() {
     assert_eq!(fig(&t, None, DnfsCol::WriteMbPerS), Some(0.781_25));
     assert_eq!(t.counting, ChannelCounting::SinceLastSelect);
     assert_eq!(t.channels[0].sends_per_s, Some(840.0));
-    assert_eq!(t.channels[1].reconnects, Some(2), "RECO");
+    assert_eq!(t.channels[1].row.reconnects, Some(2), "RECO");
     assert_eq!(t.servers[0].nfs_version, None);
 }
 

@@ -325,7 +325,7 @@ impl DnfsUi {
             (Some(i), Some(s), None) => t
                 .channels
                 .iter()
-                .filter(|c| c.inst_id == i && c.svr_id == s)
+                .filter(|c| c.row.inst_id == i && c.row.svr_id == s)
                 .count(),
             _ => 0,
         }
@@ -367,9 +367,9 @@ impl DnfsUi {
                 self.channel = t
                     .channels
                     .iter()
-                    .filter(|c| c.inst_id == i && c.svr_id == s)
+                    .filter(|c| c.row.inst_id == i && c.row.svr_id == s)
                     .nth(k)
-                    .map(|c| (c.pnum, c.ch_id))
+                    .map(|c| (c.row.pnum, c.row.ch_id))
             }
             _ => return,
         }

@@ -126,10 +126,10 @@ pub fn json_line(wall_ms: i64, db: &DbView, tick: Option<&DnfsTick>, state: &str
             t.channels
                 .iter()
                 .map(|c| {
-                    json!({"inst_id": c.inst_id, "pnum": c.pnum, "ch_id": c.ch_id, "svr_id": c.svr_id,
-                        "server": c.server, "path": c.path, "local": c.local,
+                    json!({"inst_id": c.row.inst_id, "pnum": c.row.pnum, "ch_id": c.row.ch_id, "svr_id": c.row.svr_id,
+                        "server": c.row.server, "path": c.row.path, "local": c.row.local,
                         "sends_s": num(c.sends_per_s), "recvs_s": num(c.recvs_per_s),
-                        "reconnects": c.reconnects})
+                        "reconnects": c.row.reconnects})
                 })
                 .collect(),
         );

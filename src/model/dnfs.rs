@@ -22,7 +22,7 @@
 //!   files. The views have no bytes per server or channel, in any release.
 
 use super::disk::ColKind;
-use super::dnfs_sample::{DnfsSample, Shape, StatsRow};
+use super::dnfs_sample::{ChannelRow, DnfsSample, Shape, StatsRow};
 use super::last_seen::LastSeen;
 use serde::{Deserialize, Serialize};
 
@@ -158,18 +158,12 @@ pub struct ServerFigures {
     pub recvs_per_s: Option<f64>,
 }
 
+/// A channel as read, with its sends and receives per second.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChannelFigures {
-    pub inst_id: u32,
-    pub pnum: u64,
-    pub ch_id: u64,
-    pub svr_id: u64,
-    pub server: String,
-    pub path: String,
-    pub local: Option<String>,
+    pub row: ChannelRow,
     pub sends_per_s: Option<f64>,
     pub recvs_per_s: Option<f64>,
-    pub reconnects: Option<u64>,
 }
 
 /// One database over one interval.
@@ -302,8 +296,7 @@ impl DnfsBaseline {
         };
 
         // channels: decide how they count, then rate them
-        let chan_key =
-            |c: &super::dnfs_sample::ChannelRow| format!("{}/{}/{}", c.inst_id, c.pnum, c.ch_id);
+        let chan_key = |c: &ChannelRow| format!("{}/{}/{}", c.inst_id, c.pnum, c.ch_id);
         let prevs: Vec<Option<(u64, u64)>> = cur
             .channels
             .iter()
@@ -362,16 +355,9 @@ impl DnfsBaseline {
                     }
                 };
                 ChannelFigures {
-                    inst_id: c.inst_id,
-                    pnum: c.pnum,
-                    ch_id: c.ch_id,
-                    svr_id: c.svr_id,
-                    server: c.server.clone(),
-                    path: c.path.clone(),
-                    local: c.local.clone(),
+                    row: c.clone(),
                     sends_per_s: rate(c.sends, prev.map(|p| p.0)),
                     recvs_per_s: rate(c.recvs, prev.map(|p| p.1)),
-                    reconnects: c.reconnects,
                 }
             })
             .collect();
@@ -388,7 +374,7 @@ impl DnfsBaseline {
             .map(|s| {
                 let mine: Vec<&ChannelFigures> = channels
                     .iter()
-                    .filter(|c| c.inst_id == s.inst_id && c.svr_id == s.id)
+                    .filter(|c| c.row.inst_id == s.inst_id && c.row.svr_id == s.id)
                     .collect();
                 let sum = |f: fn(&ChannelFigures) -> Option<f64>| -> Option<f64> {
                     mine.iter().map(|c| f(c)).sum::<Option<f64>>()

@@ -111,6 +111,7 @@ pub fn line_up(
     let mut unmapped: Vec<String> = Vec::new();
     for c in in_use.iter().flat_map(|t| &t.channels) {
         match c
+            .row
             .local
             .as_deref()
             .and_then(|l| Some((l, iface_of(l, routes)?)))
@@ -122,9 +123,10 @@ pub fn line_up(
             }
             None => {
                 let l = c
+                    .row
                     .local
                     .clone()
-                    .unwrap_or_else(|| format!("{} (no LOCAL)", c.path));
+                    .unwrap_or_else(|| format!("{} (no LOCAL)", c.row.path));
                 if !unmapped.contains(&l) {
                     unmapped.push(l);
                 }
@@ -179,6 +181,7 @@ pub fn line_up(
 mod tests {
     use super::*;
     use crate::model::dnfs::{ChannelFigures, Figures};
+    use crate::model::dnfs_sample::ChannelRow;
     use crate::parse::route::parse_route;
 
     const MB: f64 = 1024.0 * 1024.0;
@@ -207,16 +210,21 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, l)| ChannelFigures {
-                    inst_id: 1,
-                    pnum: 20,
-                    ch_id: i as u64,
-                    svr_id: 0,
-                    server: "nas1".into(),
-                    path: "192.168.10.11".into(),
-                    local: l.map(str::to_string),
+                    row: ChannelRow {
+                        inst_id: 1,
+                        pnum: 20,
+                        ch_id: i as u64,
+                        svr_id: 0,
+                        server: "nas1".into(),
+                        path: "192.168.10.11".into(),
+                        local: l.map(str::to_string),
+                        sends: 0,
+                        recvs: 0,
+                        pings: None,
+                        reconnects: None,
+                    },
                     sends_per_s: None,
                     recvs_per_s: None,
-                    reconnects: None,
                 })
                 .collect(),
             ..DnfsTick::default()

@@ -426,7 +426,7 @@ fn server_lines(t: &Theme, tk: &DnfsTick, inst: u32, ui: &DnfsUi) -> Vec<Line<'s
 fn channels_of(tk: &DnfsTick, inst: u32, svr: u64) -> Vec<&ChannelFigures> {
     tk.channels
         .iter()
-        .filter(|c| c.inst_id == inst && c.svr_id == svr)
+        .filter(|c| c.row.inst_id == inst && c.row.svr_id == svr)
         .collect()
 }
 
@@ -457,17 +457,18 @@ fn channel_lines(t: &Theme, tk: &DnfsTick, inst: u32, svr: u64, ui: &DnfsUi) -> 
     for (k, c) in channels_of(tk, inst, svr).iter().enumerate() {
         lines.push(Line::from(vec![
             Span::styled(
-                format!("{:<12}", format!("{}/{}", c.pnum, c.ch_id)),
+                format!("{:<12}", format!("{}/{}", c.row.pnum, c.row.ch_id)),
                 row_style(t, k == ui.selected),
             ),
             Span::styled(
                 format!(
                     " {:<16} {:<16}{}{} {:>10}",
-                    c.path,
-                    c.local.as_deref().unwrap_or(format::UNKNOWN),
+                    c.row.path,
+                    c.row.local.as_deref().unwrap_or(format::UNKNOWN),
                     fig(c.sends_per_s),
                     fig(c.recvs_per_s),
-                    c.reconnects
+                    c.row
+                        .reconnects
                         .map_or(format::UNKNOWN.to_string(), |r| r.to_string())
                 ),
                 t.base,
@@ -486,7 +487,7 @@ fn channel_detail(
 ) -> Vec<Line<'static>> {
     let Some(c) = channels_of(tk, inst, svr)
         .into_iter()
-        .find(|c| c.pnum == pnum && c.ch_id == ch)
+        .find(|c| c.row.pnum == pnum && c.row.ch_id == ch)
     else {
         return vec![Line::from(Span::styled("this channel is gone", t.warn))];
     };
@@ -497,12 +498,16 @@ fn channel_detail(
         ])
     };
     vec![
-        kv("server", format!("{} (id {})", c.server, c.svr_id)),
-        kv("process", format!("PNUM {} · channel {}", c.pnum, c.ch_id)),
-        kv("path", c.path.clone()),
+        kv("server", format!("{} (id {})", c.row.server, c.row.svr_id)),
+        kv(
+            "process",
+            format!("PNUM {} · channel {}", c.row.pnum, c.row.ch_id),
+        ),
+        kv("path", c.row.path.clone()),
         kv(
             "local",
-            c.local
+            c.row
+                .local
                 .clone()
                 .unwrap_or_else(|| format!("{} (LOCAL is 11.2.0.3+)", format::UNKNOWN)),
         ),
@@ -516,7 +521,8 @@ fn channel_detail(
         ),
         kv(
             "reconnects",
-            c.reconnects
+            c.row
+                .reconnects
                 .map_or(format::UNKNOWN.to_string(), |r| r.to_string()),
         ),
         kv("counted as", tk.counting.label().to_string()),
