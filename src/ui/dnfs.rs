@@ -86,8 +86,8 @@ fn crumbs(dnfs: &Dnfs, ui: &DnfsUi) -> String {
     s
 }
 
-/// Draws the panel into `area`.
-/// The database panel; `marks` are the run's markers, shown on its charts.
+/// Draws the panel into `area`; `marks` are the run's markers, shown on
+/// its charts.
 pub fn draw(
     f: &mut Frame,
     area: Rect,
@@ -112,24 +112,40 @@ pub fn draw(
         );
         return;
     }
-    if ui.db(dnfs).is_none() {
-        draw_list(f, inner, theme, dnfs, ui, now_ms, marks);
-    } else {
-        draw_db(f, inner, theme, dnfs, ui, now_ms, marks);
+    let cx = Ctx {
+        t: theme,
+        dnfs,
+        ui,
+        now_ms,
+        marks,
+    };
+    match ui.db(dnfs) {
+        None => draw_list(f, inner, &cx),
+        Some((db, _)) => draw_db(f, inner, &cx, db),
     }
+}
+
+/// What every level of the panel is drawn from.
+#[derive(Clone, Copy)]
+struct Ctx<'a> {
+    t: &'a Theme,
+    dnfs: &'a Dnfs,
+    ui: &'a DnfsUi,
+    /// The time the screen shows (the pause's while paused).
+    now_ms: i64,
+    marks: &'a [Marker],
 }
 
 /// Every database: its state and totals; the highlighted one's history
 /// and, when it cannot be read, why.
-fn draw_list(
-    f: &mut Frame,
-    area: Rect,
-    t: &Theme,
-    dnfs: &Dnfs,
-    ui: &DnfsUi,
-    now_ms: i64,
-    marks: &[Marker],
-) {
+fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
+    let Ctx {
+        t,
+        dnfs,
+        ui,
+        now_ms,
+        marks,
+    } = *cx;
     let itv = dnfs.interval_ms;
     let lw = dnfs
         .list
@@ -255,18 +271,14 @@ fn history_or_reason(
     );
 }
 
-fn draw_db(
-    f: &mut Frame,
-    area: Rect,
-    t: &Theme,
-    dnfs: &Dnfs,
-    ui: &DnfsUi,
-    now_ms: i64,
-    marks: &[Marker],
-) {
-    let Some((db, _)) = ui.db(dnfs) else {
-        return;
-    };
+fn draw_db(f: &mut Frame, area: Rect, cx: &Ctx, db: &DbView) {
+    let Ctx {
+        t,
+        dnfs,
+        ui,
+        now_ms,
+        marks,
+    } = *cx;
     let itv = dnfs.interval_ms;
     let tick = db.layer.latest.as_ref();
     let current = db.current(now_ms, itv).is_some();
