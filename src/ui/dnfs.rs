@@ -652,14 +652,3 @@ pub fn overview_lines(
     }
     lines
 }
-
-/// The rows `lines` take wrapped at `width`.
-pub fn wrapped_height(lines: &[Line], width: u16) -> u16 {
-    let w = usize::from(width.max(1));
-    lines
-        .iter()
-        .map(|l| l.width().max(1).div_ceil(w))
-        .sum::<usize>()
-        .try_into()
-        .unwrap_or(u16::MAX)
-}

@@ -20,9 +20,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let path = app.path_line();
     let db_lines = super::dnfs::overview_lines(&app.theme, &app.dnfs, app.now_ms, path.as_ref());
     // the databases and the path take what they need, up to a third
-    let db_rows = super::dnfs::wrapped_height(&db_lines, area.width.saturating_sub(2))
-        .min(area.height / 3)
-        .max(1);
+    let db_rows = super::widgets::wrapped_rows(&db_lines, usize::from(area.width.saturating_sub(2)))
+        .min(usize::from(area.height / 3))
+        .max(1) as u16;
     let [db, host, wire, storage] = Layout::vertical([
         Constraint::Length(db_rows + 2),
         Constraint::Min(9),

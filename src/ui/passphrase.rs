@@ -65,10 +65,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let w = 80.min(area.width);
     let inner_w = usize::from(w.saturating_sub(2)).max(1);
     // wrapped rows of each line, so a long path is not cut off
-    let mut rows: usize = lines
-        .iter()
-        .map(|l| l.width().div_ceil(inner_w).max(1))
-        .sum();
+    let mut rows = super::widgets::wrapped_rows(&lines, inner_w);
     if lines.iter().any(|l| l.width() > inner_w) {
         // word wrapping may break earlier than the width
         rows += 1;

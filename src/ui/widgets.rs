@@ -268,6 +268,13 @@ pub fn decimate(points: &[(f64, f64)], buckets: usize) -> Vec<(f64, f64)> {
     out
 }
 
+/// The rows `lines` take when each is cut into rows of `width` cells (an
+/// empty line takes one).
+pub fn wrapped_rows(lines: &[Line], width: usize) -> usize {
+    let w = width.max(1);
+    lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
