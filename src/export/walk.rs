@@ -155,10 +155,7 @@ impl Walker {
             }
             Input::Db(DbEvent::Status { db, status }) if self.wants(P::Dnfs) => {
                 let failed = !matches!(status, DbStatus::Connecting | DbStatus::Live);
-                self.dnfs.ingest(DbEvent::Status {
-                    db,
-                    status: status.clone(),
-                });
+                self.dnfs.ingest(DbEvent::Status { db, status });
                 if !failed {
                     return None;
                 }
