@@ -249,8 +249,12 @@ impl super::App {
 
     /// One event of a database's reader (`source::dnfs::run_db`).
     pub fn ingest_db_event(&mut self, ev: DbEvent) {
+        // only a state says a database waits on a password
+        let status = matches!(ev, DbEvent::Status { .. });
         self.dnfs.ingest(ev);
-        self.review_passphrases();
+        if status {
+            self.review_passphrases();
+        }
     }
 
     /// Esc in the database panel climbs its drill-down first; true when it
