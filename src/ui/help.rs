@@ -28,12 +28,7 @@ pub fn draw(f: &mut Frame, theme: &Theme, area: Rect) {
     }
     let w = 78.min(area.width);
     let h = (lines.len() as u16 + 2).min(area.height);
-    let rect = Rect::new(
-        area.x + (area.width - w) / 2,
-        area.y + (area.height - h) / 2,
-        w,
-        h,
-    );
+    let rect = super::widgets::centered(area, w, h);
     f.render_widget(Clear, rect);
     f.render_widget(
         Paragraph::new(lines).block(super::panel_block(" Keys ", theme, true)),

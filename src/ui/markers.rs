@@ -46,12 +46,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     };
     lines.push(Line::from(Span::styled(keys, t.muted)));
     let title = format!(" Markers ({}) ", rows.len());
-    let rect = Rect::new(
-        area.x + (area.width - w) / 2,
-        area.y + (area.height - h) / 2,
-        w,
-        h,
-    );
+    let rect = super::widgets::centered(area, w, h);
     f.render_widget(Clear, rect);
     f.render_widget(
         Paragraph::new(lines).block(super::panel_block(title, t, true)),

@@ -71,12 +71,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         rows += 1;
     }
     let h = (rows as u16 + 2).min(area.height);
-    let rect = Rect::new(
-        area.x + (area.width - w) / 2,
-        area.y + (area.height - h) / 2,
-        w,
-        h,
-    );
+    let rect = super::widgets::centered(area, w, h);
     f.render_widget(Clear, rect);
     f.render_widget(
         Paragraph::new(lines)

@@ -268,6 +268,18 @@ pub fn decimate(points: &[(f64, f64)], buckets: usize) -> Vec<(f64, f64)> {
     out
 }
 
+/// A `w`×`h` rectangle in the middle of `area` (cut to fit), where an
+/// overlay is drawn.
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let (w, h) = (w.min(area.width), h.min(area.height));
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
 /// The rows `lines` take when each is cut into rows of `width` cells (an
 /// empty line takes one).
 pub fn wrapped_rows(lines: &[Line], width: usize) -> usize {
