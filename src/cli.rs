@@ -41,9 +41,12 @@ pub struct Cli {
     /// Learn the host key of a cell known_hosts does not name at all, as OpenSSH's StrictHostKeyChecking=accept-new; a changed key is still refused.
     #[arg(long = "accept-new-host-keys", global = true)]
     pub accept_new_host_keys: bool,
-    /// Record every layer's samples to FILE while monitoring (`R` starts and stops it in the UI).
+    /// Record every layer's samples to FILE while monitoring (`R` starts and stops it in the UI); %Y %m %d %H %M %S in FILE take the start time, as atop's daily files; an existing FILE is refused without --force.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Replace a finished recording at the path of --record or `strata record` (never one in progress).
+    #[arg(long, global = true)]
+    pub force: bool,
     /// An Oracle database whose Direct NFS views are read (repeatable): user@//host:port/service, user@alias, / (OS authentication or wallet) or /@alias; the password comes from STRATA_DB_PASSWORD, never the command line.
     #[arg(long = "db", global = true, value_name = "CONNECT")]
     pub dbs: Vec<String>,
@@ -65,7 +68,7 @@ pub enum Command {
         #[command(flatten)]
         devices: DeviceArgs,
     },
-    /// Record every layer's samples to FILE without the screen UI, until interrupted or --duration.
+    /// Record every layer's samples to FILE without the screen UI, until interrupted or --duration; %Y %m %d %H %M %S in FILE take the start time; an existing FILE is refused without --force, one being recorded always.
     Record {
         file: PathBuf,
         /// Stop after this long: 90s, 30m, 12h, 2d.

@@ -3,6 +3,7 @@
 
 use crate::app::session::Request;
 use crate::app::{App, Input, keymap};
+use crate::record::Existing;
 use crate::record::control::Control;
 use crate::source::SourceError;
 use crate::source::cache::CacheSource;
@@ -76,12 +77,20 @@ async fn sample_loop<S, T>(
 
 /// Runs the screen until the user quits. The terminal is restored on every
 /// way out, panics included (ratatui's hook).
-pub fn run(mut app: App, source: Sources, record: Option<PathBuf>) -> anyhow::Result<()> {
+pub fn run(
+    mut app: App,
+    source: Sources,
+    record: Option<PathBuf>,
+    existing: Existing,
+) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let mut terminal = ratatui::try_init()?;
-    let how = Headless::default();
+    let how = Headless {
+        existing,
+        ..Headless::default()
+    };
     let result = rt.block_on(event_loop(
         Some(&mut terminal),
         &mut app,
@@ -103,6 +112,8 @@ pub struct Headless {
     pub duration: Option<Duration>,
     /// Go on in a new file once the current one holds this many bytes.
     pub rotate_bytes: Option<u64>,
+    /// `--force`: whether a finished recording at the path is replaced.
+    pub existing: Existing,
 }
 
 /// `strata record FILE`: the live loop without a screen, until a signal or
@@ -114,22 +125,11 @@ pub fn record(mut app: App, source: Sources, file: PathBuf, how: Headless) -> an
         .build()?;
     let result = rt.block_on(event_loop(None, &mut app, source, Some(file), how));
     rt.shutdown_timeout(Duration::from_millis(200));
-    if let Some(n) = app.notice.take() {
+    let error = result.as_ref().err().map(ToString::to_string);
+    if let Some(n) = app.notice.take().filter(|n| Some(n) != error.as_ref()) {
         eprintln!("strata: {n}");
     }
     result
-}
-
-/// The file a rotation goes on in: FILE.1, FILE.2, ... the first that is free.
-fn rotated(base: &std::path::Path) -> PathBuf {
-    (1..)
-        .map(|i| {
-            let mut p = base.as_os_str().to_owned();
-            p.push(format!(".{i}"));
-            PathBuf::from(p)
-        })
-        .find(|p| !p.exists())
-        .unwrap_or_else(|| base.to_path_buf())
 }
 
 async fn event_loop(
@@ -207,12 +207,14 @@ async fn event_loop(
     let mut clock = interval(Duration::from_secs(1));
     clock.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut meter = SelfMeter::default();
-    let mut rec = Control::new(record.clone());
-    if let Some(path) = &record {
-        rec.start(app, path);
-        if terminal.is_none() && !rec.is_recording() {
-            anyhow::bail!("{}", app.notice.take().unwrap_or_default());
-        }
+    let mut rec = Control::new(record.clone()).replacing(how.existing);
+    // A recording asked for on the command line or in the config that
+    // cannot start (the file exists, another strata records to it) ends
+    // the run before it starts: the user asked for evidence.
+    if let Some(path) = &record
+        && !rec.start(app, path)
+    {
+        anyhow::bail!("{}", app.notice.take().unwrap_or_default());
     }
     let deadline = how.duration.map(|d| Instant::now() + d);
     // `strata mark` reaches this strata through its socket.
@@ -301,19 +303,20 @@ async fn event_loop(
                 rec.feed(app, Input::Clock { now_ms: now_ms(), usage: meter.read() });
                 rec.refresh(app);
                 if headless {
-                    if let Some(n) = app.notice.take() {
-                        eprintln!("strata: {n}");
-                    }
+                    // A recording that failed ends the run: its notice is
+                    // the run's error, said once on the way out.
                     if !rec.is_recording() {
                         break;
+                    }
+                    if let Some(n) = app.notice.take() {
+                        eprintln!("strata: {n}");
                     }
                     let full = how
                         .rotate_bytes
                         .zip(app.recording.as_ref())
                         .is_some_and(|(max, r)| r.bytes >= max);
-                    if let (true, Some(base)) = (full, &record) {
-                        rec.stop(app);
-                        rec.start(app, &rotated(base));
+                    if full {
+                        rec.rotate(app);
                     }
                 }
                 if let Some(log) = frame_log.as_mut() {
@@ -358,10 +361,10 @@ async fn event_loop(
             }
         }
     }
-    rec.finish(app);
+    let recorded = rec.finish(app);
     samplers.abort_all();
     // Closing the connections ends each cell's sampler on its next write.
     cancel.cancel();
     cell_tasks.abort_all();
-    Ok(())
+    recorded.map_err(anyhow::Error::msg)
 }

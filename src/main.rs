@@ -197,6 +197,7 @@ fn main() {
             let how = strata::live::Headless {
                 duration: duration.map(Duration::from_secs),
                 rotate_bytes: rotate_size,
+                existing: existing(&cli),
             };
             if let Err(e) = strata::live::record(app, sources, file.clone(), how) {
                 eprintln!("strata: {e}");
@@ -206,11 +207,20 @@ fn main() {
         None => {
             let (app, sources) = live_app(&cli, config, messages, interval, true);
             let record = cli.record.clone().or_else(|| app.config.record.clone());
-            if let Err(e) = strata::live::run(app, sources, record) {
+            if let Err(e) = strata::live::run(app, sources, record, existing(&cli)) {
                 eprintln!("strata: {e}");
                 std::process::exit(1);
             }
         }
+    }
+}
+
+/// What `--force` makes of an existing finished recording.
+fn existing(cli: &Cli) -> strata::record::Existing {
+    if cli.force {
+        strata::record::Existing::Replace
+    } else {
+        strata::record::Existing::Refuse
     }
 }
 

@@ -172,7 +172,7 @@ async fn record_live(path: &std::path::Path) -> Live {
             .expect("run_cell returns promptly after cancel")
             .expect("run_cell does not panic");
     }
-    rec.finish(&mut app);
+    rec.finish(&mut app).unwrap();
     Live {
         seen,
         ends,

@@ -6,8 +6,8 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::RecordError;
 use super::session::{Meta, Recorder};
+use super::{Existing, RecordError};
 use crate::app::session::RecStatus;
 use crate::app::{App, Input};
 
@@ -19,6 +19,13 @@ pub struct Control {
     /// Where `R` records when strata started without a file.
     default_path: Option<PathBuf>,
     growth: VecDeque<(Instant, u64)>,
+    /// `--force`: whether a finished recording at the path may be replaced.
+    existing: Existing,
+    /// The first file of this run's recording, which rotated parts follow.
+    first: Option<PathBuf>,
+    /// Why a recording stopped on an error and what it saved: the run then
+    /// ends with a non-zero status.
+    failure: Option<String>,
 }
 
 pub fn now_ms() -> i64 {
@@ -38,6 +45,53 @@ pub fn meta_of(app: &App, started_ms: i64) -> Meta {
         dbs: app.dnfs.live().iter().map(|d| d.target.clone()).collect(),
         started_ms,
     }
+}
+
+/// `path` with its time pattern filled in at `ms`, local time, as atop
+/// names its daily files: %Y %m %d %H %M %S, and %% for a percent sign;
+/// anything else is left as written.
+pub fn expand_time(path: &Path, ms: i64) -> PathBuf {
+    let Some(text) = path.to_str().filter(|t| t.contains('%')) else {
+        return path.to_path_buf();
+    };
+    let stamp = crate::format::local_datetime(ms);
+    // "2026-11-22 07:45:12"
+    let part = |r: std::ops::Range<usize>| stamp.get(r).unwrap_or("");
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('Y') => out.push_str(part(0..4)),
+            Some('m') => out.push_str(part(5..7)),
+            Some('d') => out.push_str(part(8..10)),
+            Some('H') => out.push_str(part(11..13)),
+            Some('M') => out.push_str(part(14..16)),
+            Some('S') => out.push_str(part(17..19)),
+            Some('%') => out.push('%'),
+            Some(other) => {
+                out.push('%');
+                out.push(other);
+            }
+            None => out.push('%'),
+        }
+    }
+    PathBuf::from(out)
+}
+
+/// The file a rotation goes on in: FILE.1, FILE.2, ... the first that is free.
+fn rotated(base: &Path) -> PathBuf {
+    (1..)
+        .map(|i| {
+            let mut p = base.as_os_str().to_owned();
+            p.push(format!(".{i}"));
+            PathBuf::from(p)
+        })
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| base.to_path_buf())
 }
 
 /// A file name for `R` without a path: the time it starts, in the current
@@ -88,24 +142,76 @@ impl Control {
             recorder: None,
             default_path: path,
             growth: VecDeque::new(),
+            existing: Existing::Refuse,
+            first: None,
+            failure: None,
         }
+    }
+
+    /// `--force`: a finished recording at the path is replaced.
+    pub fn replacing(mut self, existing: Existing) -> Control {
+        self.existing = existing;
+        self
     }
 
     pub fn is_recording(&self) -> bool {
         self.recorder.is_some()
     }
 
-    pub fn start(&mut self, app: &mut App, path: &Path) {
+    /// Why the run's recording failed, if it did.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
+    }
+
+    /// Starts recording to `path` (its time pattern filled in); says why
+    /// not in the notice and returns false when it cannot.
+    pub fn start(&mut self, app: &mut App, path: &Path) -> bool {
         let started = now_ms();
-        match Recorder::create(path, &meta_of(app, started)) {
+        let path = expand_time(path, started);
+        match Recorder::create_in(&path, &meta_of(app, started), self.existing) {
             Ok(r) => {
                 self.growth.clear();
                 self.recorder = Some(r);
-                self.default_path = Some(path.to_path_buf());
+                self.first.get_or_insert_with(|| path.clone());
+                self.default_path = Some(path);
                 self.refresh(app);
+                true
             }
-            Err(e) => app.notice = Some(format!("not recording: {e}")),
+            Err(e) => {
+                app.notice = Some(format!("not recording: {e}"));
+                false
+            }
         }
+    }
+
+    /// `--rotate-size`: the current file is closed and the recording goes on
+    /// in the next free FILE.N beside the run's first file.
+    pub fn rotate(&mut self, app: &mut App) {
+        let Some(first) = self.first.clone() else {
+            return;
+        };
+        self.stop(app);
+        if self.failure.is_none() {
+            self.start(app, &rotated(&first));
+        }
+    }
+
+    /// Ends the recording after an error: the run goes on without it and
+    /// ends with a non-zero status saying what was saved.
+    fn fail(&mut self, app: &mut App, r: Option<&Recorder>, path: &str, e: &RecordError) {
+        let saved = match (e, r) {
+            (RecordError::Gone { .. }, _) => "nothing written since reaches a file".to_owned(),
+            (_, Some(r)) => format!(
+                "{path} keeps what was recorded up to {}, which replays",
+                crate::format::local_datetime(r.last_wall_ms())
+            ),
+            (_, None) => format!("what {path} holds replays"),
+        };
+        let why = format!("recording to {path} stopped: {e}; {saved}");
+        app.notice = Some(why.clone());
+        self.failure.get_or_insert(why);
+        self.recorder = None;
+        app.recording = None;
     }
 
     /// `R`: stops a recording, or starts one (a new file each time, so a
@@ -116,7 +222,7 @@ impl Control {
             return;
         }
         let path = match self.default_path.take() {
-            Some(p) if !p.exists() => p,
+            Some(p) if !expand_time(&p, now_ms()).exists() => p,
             _ => default_file(now_ms()),
         };
         self.start(app, &path);
@@ -128,10 +234,12 @@ impl Control {
         };
         let path = r.path().display().to_string();
         match r.close() {
-            Ok(()) => app.notice = Some(format!("recording saved to {path}")),
-            Err(e) => app.notice = Some(format!("recording {path} closed with an error: {e}")),
+            Ok(()) => {
+                app.notice = Some(format!("recording saved to {path}"));
+                app.recording = None;
+            }
+            Err(e) => self.fail(app, None, &path, &e),
         }
-        app.recording = None;
     }
 
     /// Records `input` (when recording), then applies it.
@@ -148,19 +256,23 @@ impl Control {
         };
         if let Err(e) = record_and_apply(r, app, wall_ms, input) {
             let path = r.path().display().to_string();
-            self.recorder = None;
-            app.recording = None;
-            app.notice = Some(format!(
-                "recording to {path} stopped: {e}; what was written replays"
-            ));
+            let r = self.recorder.take();
+            self.fail(app, r.as_ref(), &path, &e);
         }
     }
 
-    /// Once a second: the header's size and growth.
+    /// Once a second: the header's size and growth, and whether the file
+    /// is still there.
     pub fn refresh(&mut self, app: &mut App) {
         let Some(r) = &self.recorder else {
             return;
         };
+        if let Err(e) = r.check_in_place() {
+            let path = r.path().display().to_string();
+            let r = self.recorder.take();
+            self.fail(app, r.as_ref(), &path, &e);
+            return;
+        }
         let now = Instant::now();
         let bytes = r.bytes();
         self.growth.push_back((now, bytes));
@@ -182,7 +294,36 @@ impl Control {
         });
     }
 
-    pub fn finish(mut self, app: &mut App) {
+    /// Closes the recording on the way out; an error now or earlier in the
+    /// run is returned, for a non-zero exit status.
+    pub fn finish(mut self, app: &mut App) -> Result<(), String> {
         self.stop(app);
+        self.failure.map_or(Ok(()), Err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_time_pattern_takes_the_local_start_time() {
+        let ms = 1_764_000_000_000;
+        let stamp = crate::format::local_datetime(ms);
+        let digits: String = stamp.chars().filter(char::is_ascii_digit).collect();
+        let out = expand_time(Path::new("/var/tmp/b-%Y%m%d-%H%M%S-%%-%q.strec"), ms);
+        assert_eq!(
+            out,
+            PathBuf::from(format!(
+                "/var/tmp/b-{}-{}-%-%q.strec",
+                &digits[..8],
+                &digits[8..]
+            ))
+        );
+        assert_eq!(
+            expand_time(Path::new("plain.strec"), ms),
+            PathBuf::from("plain.strec")
+        );
+        assert_eq!(expand_time(Path::new("end%"), ms), PathBuf::from("end%"));
     }
 }

@@ -26,8 +26,42 @@ pub fn socket_dir() -> PathBuf {
     }
     match std::env::var_os("XDG_RUNTIME_DIR") {
         Some(d) if !d.is_empty() => PathBuf::from(d).join("strata"),
-        // SAFETY: getuid has no preconditions and cannot fail.
-        _ => PathBuf::from(format!("/tmp/strata-{}", unsafe { libc::getuid() })),
+        _ => PathBuf::from(format!("/tmp/strata-{}", euid())),
+    }
+}
+
+fn euid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Whether `dir` is a directory of this user's that nobody else can enter
+/// or write (not a symbolic link): in a directory another user can write,
+/// that user could read the markers or answer in strata's place.
+pub fn check_private(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::symlink_metadata(dir)
+        .map_err(|e| format!("strata mark: {}: {e}", dir.display()))?;
+    let why = if m.file_type().is_symlink() {
+        Some("is a symbolic link".to_owned())
+    } else if !m.is_dir() {
+        Some("is not a directory".to_owned())
+    } else if m.uid() != euid() {
+        Some(format!("belongs to uid {}, not {}", m.uid(), euid()))
+    } else if m.mode() & 0o077 != 0 {
+        Some(format!(
+            "has mode {:04o}, open to other users",
+            m.mode() & 0o7777
+        ))
+    } else {
+        None
+    };
+    match why {
+        None => Ok(()),
+        Some(why) => Err(format!(
+            "strata mark: {} {why}: markers are not taken there (remove it, or set STRATA_MARK_DIR to a directory of yours with mode 0700)",
+            dir.display()
+        )),
     }
 }
 
@@ -45,16 +79,21 @@ impl Drop for MarkSocket {
 
 impl MarkSocket {
     pub fn bind() -> Result<MarkSocket, String> {
+        use std::os::unix::fs::PermissionsExt;
         let dir = socket_dir();
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&dir)
-            .map_err(|e| format!("strata mark: cannot create {}: {e}", dir.display()))?;
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(format!("strata mark: cannot create {}: {e}", dir.display())),
+        }
+        check_private(&dir)?;
         let path = dir.join(format!("strata-{}.sock", std::process::id()));
         let _ = std::fs::remove_file(&path);
         let listener = UnixListener::bind(&path)
             .map_err(|e| format!("strata mark: cannot listen on {}: {e}", path.display()))?;
+        // The directory already keeps others out; the socket says so too.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| format!("strata mark: {}: {e}", path.display()))?;
         Ok(MarkSocket { path, listener })
     }
 
@@ -102,6 +141,12 @@ pub fn send(label: &str) -> i32 {
         return 2;
     }
     let dir = socket_dir();
+    if std::fs::symlink_metadata(&dir).is_ok()
+        && let Err(e) = check_private(&dir)
+    {
+        eprintln!("{e}");
+        return 1;
+    }
     let entries = match std::fs::read_dir(&dir) {
         Ok(e) => e,
         Err(e) => {

@@ -6,6 +6,7 @@
 
 pub mod control;
 pub mod format;
+pub mod lock;
 pub mod mark;
 pub mod reader;
 pub mod session;
@@ -15,6 +16,7 @@ pub mod writer;
 use std::path::{Path, PathBuf};
 
 pub use format::{FormatError, SeriesDef, SeriesKind, Tick, Value};
+pub use lock::Existing;
 pub use reader::{Notice, NoticeSource, RecordReader, Recording, TickCursor};
 pub use writer::RecordWriter;
 
@@ -38,6 +40,14 @@ pub enum RecordError {
     RepeatedInTick(u32),
     #[error("a sample does not serialize: {0}")]
     Encode(String),
+    #[error("{} exists: strata never overwrites a recording (--force replaces a finished one)", .0.display())]
+    Exists(PathBuf),
+    #[error("{} is being recorded by {}: a recording in progress is never replaced", .path.display(), match .pid { Some(p) => format!("strata pid {p}"), None => "another process".to_owned() })]
+    InProgress { path: PathBuf, pid: Option<u32> },
+    #[error("{} is not a regular file: a recording is written only to a file of its own", .0.display())]
+    NotRegular(PathBuf),
+    #[error("{} was {how} while being recorded: what strata writes now reaches no file", .path.display())]
+    Gone { path: PathBuf, how: &'static str },
 }
 
 impl RecordError {

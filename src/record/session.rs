@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::format::{self, SeriesDef, Tick};
 use super::shape::{self, Shape};
-use super::{RecordError, RecordReader, RecordWriter, TickCursor};
+use super::{Existing, RecordError, RecordReader, RecordWriter, TickCursor};
 use crate::app::{HostInfo, Input};
 use crate::config::Config;
 use crate::source::cells::target::CellTarget;
@@ -55,8 +55,19 @@ pub struct Recorder {
 }
 
 impl Recorder {
+    /// A new recording at `path`; an existing file is refused.
     pub fn create(path: &Path, meta: &Meta) -> Result<Recorder, RecordError> {
-        let mut writer = RecordWriter::create(path, meta.started_ms, &[])?;
+        Self::create_in(path, meta, Existing::Refuse)
+    }
+
+    /// As [`create`](Self::create), saying what becomes of an existing
+    /// finished recording (one in progress is always refused).
+    pub fn create_in(
+        path: &Path,
+        meta: &Meta,
+        existing: Existing,
+    ) -> Result<Recorder, RecordError> {
+        let mut writer = RecordWriter::create_in(path, meta.started_ms, &[], existing)?;
         let mut blob = vec![META];
         blob.extend(serde_json::to_vec(meta).map_err(RecordError::encode)?);
         writer.push_with(meta.started_ms, &[], blob)?;
@@ -70,6 +81,16 @@ impl Recorder {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the file is still where it was created.
+    pub fn check_in_place(&self) -> Result<(), RecordError> {
+        self.writer.check_in_place()
+    }
+
+    /// Time of the newest input taken.
+    pub fn last_wall_ms(&self) -> i64 {
+        self.writer.last_wall_ms()
     }
 
     /// Bytes on disk: the committed segment and the journal's ticks.

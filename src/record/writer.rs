@@ -5,12 +5,13 @@
 //! [`SYNC_EVERY`], which bounds what a power cut (not a process kill) can lose.
 
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::format::{self, FrameKind, SeriesDef, Tick, Value};
+use super::lock::{self, Existing};
 use super::{RecordError, journal_path};
 
 /// fsync is the expensive part of durability (milliseconds on a loaded disk, the very
@@ -34,21 +35,27 @@ pub struct RecordWriter {
 }
 
 impl RecordWriter {
-    /// Creates (truncating) the segment at `path` and its journal beside it.
+    /// Creates the segment at `path` and its journal beside it; an existing
+    /// file is refused.
     pub fn create(
         path: &Path,
         start_wall_ms: i64,
         catalogue: &[SeriesDef],
     ) -> Result<Self, RecordError> {
-        let file = File::create(path).map_err(RecordError::io("create", path))?;
+        Self::create_in(path, start_wall_ms, catalogue, Existing::Refuse)
+    }
+
+    /// As [`create`](Self::create), saying what becomes of an existing
+    /// finished recording; one in progress is always refused.
+    pub fn create_in(
+        path: &Path,
+        start_wall_ms: i64,
+        catalogue: &[SeriesDef],
+        existing: Existing,
+    ) -> Result<Self, RecordError> {
+        let file = lock::open_segment(path, existing)?;
         let jpath = journal_path(path);
-        let journal = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&jpath)
-            .map_err(RecordError::io("create", &jpath))?;
+        let journal = lock::open_private(&jpath)?;
         let mut w = RecordWriter {
             path: path.to_path_buf(),
             file,
@@ -245,6 +252,17 @@ impl RecordWriter {
         self.closed = true;
         std::fs::remove_file(&self.journal_path)
             .map_err(RecordError::io("remove", &self.journal_path))
+    }
+
+    /// Whether the segment is still where it was created: a file deleted or
+    /// replaced under strata takes every later tick with it.
+    pub fn check_in_place(&self) -> Result<(), RecordError> {
+        lock::still_at(&self.file, &self.path)
+    }
+
+    /// Time of the newest tick taken.
+    pub fn last_wall_ms(&self) -> i64 {
+        self.last_wall_ms
     }
 
     fn append(&mut self, bytes: &[u8]) -> Result<(), RecordError> {

@@ -81,17 +81,22 @@ pub fn parse_db_spec(spec: &str) -> Result<DbTarget, String> {
     if let Some(alias) = spec.strip_prefix("/@") {
         return Ok(target("", alias.trim(), true));
     }
+    // Before anything is echoed: `scott/tiger` (with or without an @) holds
+    // a password, which an error message must not print back.
+    if spec
+        .split('@')
+        .next()
+        .is_some_and(|user| user.contains('/'))
+    {
+        return Err(format!(
+            "a database given as user/password: no password on the command line; put it in {DEFAULT_PASSWORD_ENV} (or the variable password_env names in the config)"
+        ));
+    }
     let Some((user, connect)) = spec.split_once('@') else {
         return Err(format!(
             "{spec:?}: expected user@//host:port/service, user@alias or / (the password comes from {DEFAULT_PASSWORD_ENV})"
         ));
     };
-    if user.contains('/') {
-        // not echoed: the spec holds a password
-        return Err(format!(
-            "a database given as user/password@...: no password on the command line; put it in {DEFAULT_PASSWORD_ENV} (or the variable password_env names in the config)"
-        ));
-    }
     if user.is_empty() || connect.trim().is_empty() || user.contains(char::is_whitespace) {
         return Err(format!(
             "{spec:?}: expected user@//host:port/service or user@alias"

@@ -1,0 +1,173 @@
+//! Files a recording writes: created private (0600, whatever the umask
+//! allows beyond it), never over an existing recording unless asked, and
+//! never over one in progress. A recording in progress holds an exclusive
+//! `flock(2)` on its segment for as long as it is open, so a second writer
+//! is refused with the holder's pid (read from /proc/locks, as lslocks does).
+
+use std::fs::{File, OpenOptions};
+use std::io::ErrorKind;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+
+use super::RecordError;
+
+/// Owner read and write, nobody else: a recording names hosts, devices and
+/// databases.
+pub const PRIVATE: u32 = 0o600;
+
+/// Whether an existing finished recording at the path may be replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Existing {
+    /// Refuse it: the default, a recording is evidence.
+    #[default]
+    Refuse,
+    /// `--force`: replace it, unless it is in progress.
+    Replace,
+}
+
+/// Opens `path` for a new recording: created 0600 and locked; an existing
+/// file is refused, or with [`Existing::Replace`] emptied, unless another
+/// process is recording to it. A symbolic link or anything but a regular
+/// file is never written through.
+pub fn open_segment(path: &Path, existing: Existing) -> Result<File, RecordError> {
+    let mut opts = OpenOptions::new();
+    opts.read(true)
+        .write(true)
+        .mode(PRIVATE)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
+    match opts.clone().create_new(true).open(path) {
+        Ok(f) => {
+            lock(&f, path)?;
+            return Ok(f);
+        }
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(RecordError::io("create", path)(e)),
+    }
+    let f = opts.open(path).map_err(|e| refused_open(path, e))?;
+    let meta = f.metadata().map_err(RecordError::io("stat", path))?;
+    if !meta.is_file() {
+        return Err(RecordError::NotRegular(path.to_path_buf()));
+    }
+    // The lock comes first: a recording in progress is refused as such,
+    // with or without --force.
+    lock(&f, path)?;
+    if existing == Existing::Refuse {
+        return Err(RecordError::Exists(path.to_path_buf()));
+    }
+    f.set_len(0).map_err(RecordError::io("truncate", path))?;
+    make_private(&f, path)?;
+    Ok(f)
+}
+
+/// Opens (creating or emptying) a file beside a locked segment, such as
+/// its journal: the segment's lock already keeps other recorders out.
+pub fn open_private(path: &Path) -> Result<File, RecordError> {
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(PRIVATE)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| refused_open(path, e))?;
+    make_private(&f, path)?;
+    Ok(f)
+}
+
+/// O_NOFOLLOW fails on a symbolic link with ELOOP, which says nothing to a
+/// user; say what it is.
+fn refused_open(path: &Path, e: std::io::Error) -> RecordError {
+    if e.raw_os_error() == Some(libc::ELOOP) {
+        RecordError::NotRegular(path.to_path_buf())
+    } else {
+        RecordError::io("open", path)(e)
+    }
+}
+
+/// A file that existed keeps its mode on open: narrow it.
+fn make_private(f: &File, path: &Path) -> Result<(), RecordError> {
+    let meta = f.metadata().map_err(RecordError::io("stat", path))?;
+    if meta.permissions().mode() & 0o777 != PRIVATE {
+        f.set_permissions(std::fs::Permissions::from_mode(PRIVATE))
+            .map_err(RecordError::io("chmod", path))?;
+    }
+    Ok(())
+}
+
+fn lock(f: &File, path: &Path) -> Result<(), RecordError> {
+    match f.try_lock() {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => Err(RecordError::InProgress {
+            path: path.to_path_buf(),
+            pid: holder(f),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(RecordError::io("lock", path)(e)),
+    }
+}
+
+/// The pid holding the flock on `f`, from /proc/locks.
+fn holder(f: &File) -> Option<u32> {
+    let meta = f.metadata().ok()?;
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    flock_holder(&locks, meta.dev(), meta.ino())
+}
+
+/// The pid of the granted FLOCK on the file `dev`/`ino` in the text of
+/// /proc/locks ("1: FLOCK  ADVISORY  WRITE 3569 fd:01:1060930 0 EOF";
+/// lines of waiters carry "->" and are passed over).
+pub fn flock_holder(locks: &str, dev: u64, ino: u64) -> Option<u32> {
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    locks.lines().find_map(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.get(1) != Some(&"FLOCK") {
+            return None;
+        }
+        let mut id = f.get(5)?.split(':');
+        let maj = u32::from_str_radix(id.next()?, 16).ok()?;
+        let min = u32::from_str_radix(id.next()?, 16).ok()?;
+        let i = id.next()?.parse::<u64>().ok()?;
+        (maj == major && min == minor && i == ino)
+            .then(|| f.get(4)?.parse().ok())
+            .flatten()
+    })
+}
+
+/// Whether `path` still names the file `f` was opened as: a recording
+/// deleted or replaced under strata goes on into a file nobody can open.
+pub fn still_at(f: &File, path: &Path) -> Result<(), RecordError> {
+    let open = f.metadata().map_err(RecordError::io("stat", path))?;
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.dev() == open.dev() && m.ino() == open.ino() => Ok(()),
+        Ok(_) => Err(RecordError::Gone {
+            path: path.to_path_buf(),
+            how: "replaced by another file",
+        }),
+        Err(e) if e.kind() == ErrorKind::NotFound => Err(RecordError::Gone {
+            path: path.to_path_buf(),
+            how: "deleted",
+        }),
+        Err(e) => Err(RecordError::io("stat", path)(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_holder_is_the_granted_flock_on_that_very_file() {
+        let dev = libc::makedev(0xfd, 0x01);
+        let locks = "\
+1: POSIX  ADVISORY  WRITE 700 fd:01:1060930 0 EOF
+2: FLOCK  ADVISORY  WRITE 3569 fd:01:1060931 0 EOF
+3: FLOCK  ADVISORY  WRITE 3570 fd:01:1060930 0 EOF
+3: -> FLOCK  ADVISORY  WRITE 4000 fd:01:1060930 0 EOF
+";
+        assert_eq!(flock_holder(locks, dev, 1060930), Some(3570));
+        assert_eq!(flock_holder(locks, dev, 1060931), Some(3569));
+        assert_eq!(flock_holder(locks, dev, 99), None);
+        assert_eq!(flock_holder("", dev, 1060930), None);
+        assert_eq!(flock_holder("1: FLOCK x y z q:r:s", dev, 1), None);
+    }
+}
