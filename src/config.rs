@@ -318,9 +318,10 @@ pub fn parse(text: &str, source_name: &str) -> (Config, Vec<String>) {
     }
     // The map is sorted by key; the user reads the file top to bottom.
     problems.sort_by_key(|p| p.offset);
+    let lines = Lines::new(text);
     let messages = problems
         .iter()
-        .map(|p| p.render(source_name, text))
+        .map(|p| p.render(source_name, &lines))
         .collect();
     (config, messages)
 }
@@ -798,25 +799,65 @@ impl Problem {
         }
     }
 
-    fn render(&self, source_name: &str, text: &str) -> String {
-        format!(
+    /// The message, with what came from the file (the key, a value quoted
+    /// in the problem) made printable.
+    fn render(&self, source_name: &str, lines: &Lines) -> String {
+        let message = format!(
             "{source_name} line {}, key {}: {}",
-            line_of(text, self.offset),
+            lines.line_of(self.offset),
             self.key,
             self.problem
-        )
+        );
+        printable(&message).into_owned()
+    }
+}
+
+/// Text from a file made safe for a terminal: control characters (an ESC
+/// in a quoted key would reach the terminal raw) written as escapes.
+pub(crate) fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return s.into();
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
+/// The line starts of a text, found once: a file with 200,000 bad keys is
+/// reported in one pass, not one scan of the file per key.
+pub(crate) struct Lines {
+    newlines: Vec<usize>,
+}
+
+impl Lines {
+    pub(crate) fn new(text: &str) -> Lines {
+        Lines {
+            newlines: text
+                .bytes()
+                .enumerate()
+                .filter_map(|(i, b)| (b == b'\n').then_some(i))
+                .collect(),
+        }
+    }
+
+    /// 1-based line of a byte offset; offsets past the end count as the
+    /// last line.
+    pub(crate) fn line_of(&self, offset: usize) -> usize {
+        self.newlines.partition_point(|&nl| nl < offset) + 1
     }
 }
 
 /// 1-based line of a byte offset; offsets past the end count as the last
 /// line rather than panicking on a span from a recovering parser.
 pub(crate) fn line_of(text: &str, offset: usize) -> usize {
-    let end = offset.min(text.len());
-    text.as_bytes()[..end]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+    Lines::new(text).line_of(offset)
 }
 
 /// A TOML document, or its earliest syntax error. The parser reports errors
@@ -835,14 +876,15 @@ pub(crate) fn parse_document(text: &str) -> Result<Spanned<DeTable<'_>>, toml::d
 }
 
 pub(crate) fn syntax_message(source_name: &str, text: &str, error: &toml::de::Error) -> String {
-    match error.span() {
+    let message = match error.span() {
         Some(span) => format!(
             "{source_name} line {}: TOML syntax error: {}",
             line_of(text, span.start),
             error.message()
         ),
         None => format!("{source_name}: TOML syntax error: {}", error.message()),
-    }
+    };
+    printable(&message).into_owned()
 }
 
 pub(crate) fn expected(what: &str, found: &DeValue) -> String {
@@ -1054,6 +1096,40 @@ colour = \"red\"
         assert_eq!(line_of("a\nb\nc", 0), 1);
         assert_eq!(line_of("a\nb\nc", 2), 2);
         assert_eq!(line_of("a\nb\nc", 99), 3);
+        let lines = Lines::new("a\nb\nc");
+        for offset in 0..8 {
+            assert_eq!(
+                lines.line_of(offset),
+                line_of("a\nb\nc", offset),
+                "{offset}"
+            );
+        }
+        assert_eq!(Lines::new("").line_of(5), 1);
+    }
+
+    #[test]
+    fn a_control_character_in_a_key_never_reaches_the_terminal() {
+        let (_, messages) = parse("\"\\u001b[2Jx\" = 1\n", "c");
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(!messages[0].contains('\u{1b}'), "{messages:?}");
+        assert!(messages[0].contains("\\u{1b}[2Jx"), "{messages:?}");
+    }
+
+    #[test]
+    fn fifty_thousand_unknown_keys_are_each_reported_with_their_line() {
+        let text: String = (0..50_000).map(|i| format!("k{i} = 1\n")).collect();
+        let (_, messages) = parse(&text, "c");
+        assert_eq!(messages.len(), 50_000);
+        assert!(
+            messages[0].starts_with("c line 1, key k0: unknown key"),
+            "{}",
+            messages[0]
+        );
+        assert!(
+            messages[49_999].starts_with("c line 50000, key k49999: unknown key"),
+            "{}",
+            messages[49_999]
+        );
     }
 
     #[test]
