@@ -14,6 +14,10 @@
 //! same order, except where strata documents a divergence:
 //! - a discard or flush column the stat line does not have (11 or 15 fields):
 //!   strata prints "–", iostat 0.00;
+//! - a device counted from zero (new, or reset by iostat's test) whose
+//!   io_ticks from zero pass the interval: strata "–" for the whole row, iostat
+//!   its from-zero figures; and %util where io_ticks passed the interval:
+//!   strata 100.00 within two jiffies, "–" beyond, iostat over 100;
 //! - counters that moved in a way no interval explains (a count fell without
 //!   iostat's reset heuristic holding, or a 32-bit millisecond field moved by
 //!   2^31 or more): iostat prints garbage, strata "–" for the whole row.
@@ -900,6 +904,26 @@ fn iostat_reset(p: &Dev, c: &Dev) -> bool {
     ios(c) < ios(p) && fell(RD_SEC) && fell(WR_SEC) && fell(DC_SEC)
 }
 
+/// Why strata gives no figure for a device iostat counts from zero (new
+/// in B, or reset by iostat's test) when its io_ticks from zero pass the
+/// interval: the counters are older than the interval (see model::disk).
+fn from_zero_past_the_interval(p: Option<&Dev>, c: &Dev, itv: u64) -> Option<String> {
+    let from_zero = p.is_none_or(|p| iostat_reset(p, c));
+    let tot = c.get(TOT_TICKS) & MASK32;
+    (from_zero && tot > itv * 10).then(|| {
+        format!(
+            "counted from zero, io_ticks {tot} ms > the interval's {} ms",
+            itv * 10
+        )
+    })
+}
+
+/// strata's %util where io_ticks passed the interval (see model::disk):
+/// 100.00 within the rounding slack, "–" beyond it; iostat prints > 100.
+fn util_past_the_interval(iostat: &str, strata: &str) -> bool {
+    iostat.parse::<f64>().is_ok_and(|u| u > 100.0) && matches!(strata, "100.00" | UNKNOWN)
+}
+
 /// When iostat's figures for a device are garbage over A → B: why, and the
 /// largest nonsense value that garbage makes iostat print (a lower bound).
 fn garbage(p: Option<&Dev>, c: &Dev, itv: u64, unit: Unit) -> Option<(String, f64)> {
@@ -1101,6 +1125,28 @@ fn compare(pair: &Pair, unit: Unit, io_text: &str, st_text: &str) -> Result<Tall
         let name = ir.name.as_str();
         let dev = &pair.b.devs[name];
         t.rows += 1;
+        if let Some(why) = from_zero_past_the_interval(pair.a.devs.get(name), dev, pair.itv_cs())
+            && garbage(pair.a.devs.get(name), dev, pair.itv_cs(), unit).is_none()
+        {
+            if let Some(c) = sr.vals.iter().position(|v| v != UNKNOWN) {
+                return Err(format!(
+                    "strata printed {} = {} for a device counted from zero past its interval ({why}); \
+                         documented: every figure unknown\n{}\n{}",
+                    cols[c],
+                    sr.vals[c],
+                    pair.describe(name),
+                    ctx()
+                ));
+            }
+            let util = ir.vals.last().map_or("?", String::as_str);
+            t.divergences.push(format!(
+                    "pair {} --units {} {name} [{:?}]: {why}; iostat %util {util}, strata \"–\" in all 22 columns",
+                    pair.id,
+                    unit.label(),
+                    pair.scn[name],
+                ));
+            continue;
+        }
         if let Some((why, least)) = garbage(pair.a.devs.get(name), dev, pair.itv_cs(), unit) {
             if let Some(c) = sr.vals.iter().position(|v| v != UNKNOWN) {
                 return Err(format!(
@@ -1139,6 +1185,7 @@ fn compare(pair: &Pair, unit: Unit, io_text: &str, st_text: &str) -> Result<Tall
             ));
             continue;
         }
+        let mut util_diverged = false;
         for (c, (i, s)) in ir.vals.iter().zip(&sr.vals).enumerate() {
             if kernel_absent(c, dev.n) {
                 if s != UNKNOWN || i != "0.00" {
@@ -1153,6 +1200,14 @@ fn compare(pair: &Pair, unit: Unit, io_text: &str, st_text: &str) -> Result<Tall
                 t.absent += 1;
             } else if i == s {
                 t.equal += 1;
+            } else if c == cols.len() - 1 && util_past_the_interval(i, s) {
+                util_diverged = true;
+                t.divergences.push(format!(
+                    "pair {} --units {} {name} [{:?}]: io_ticks past the interval; iostat %util {i}, strata {s}",
+                    pair.id,
+                    unit.label(),
+                    pair.scn[name],
+                ));
             } else {
                 return Err(format!(
                     "{name} {} (--units {}): iostat {i}, strata {s}\n{}\n{}",
@@ -1163,7 +1218,7 @@ fn compare(pair: &Pair, unit: Unit, io_text: &str, st_text: &str) -> Result<Tall
                 ));
             }
         }
-        if !sr.vals.iter().any(|v| v == UNKNOWN) {
+        if !util_diverged && !sr.vals.iter().any(|v| v == UNKNOWN) {
             if ir.line != sr.line {
                 return Err(format!(
                     "same figures but different lines:\n  iostat {:?}\n  strata {:?}\n{}",
@@ -1617,7 +1672,9 @@ fn json_and_csv_carry_the_text_figures() {
                 serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
             let obj = v.as_object().expect("one JSON object per line");
             assert_eq!(obj["disk_device"], row.name.as_str(), "{line}");
-            assert_eq!(obj.len(), 5 + 22, "{line}");
+            // identity, the 22 figures, and whether the counters fell
+            assert_eq!(obj.len(), 5 + 22 + 1, "{line}");
+            assert!(obj["reset"].is_boolean(), "{line}");
             assert_eq!(json_raw(line, "interval_s"), Some(interval.as_str()));
             for (c, key) in keys.iter().enumerate() {
                 assert!(obj.contains_key(key), "{key} missing: {line}");
@@ -1637,19 +1694,20 @@ fn json_and_csv_carry_the_text_figures() {
         assert_eq!(
             csv[0],
             format!(
-                "timestamp,interval_s,device,name,class,{}",
+                "timestamp,interval_s,device,name,class,{},reset",
                 header_cols.join(",")
             )
         );
         assert_eq!(csv.len() - 1, text.rows.len(), "{}", get("csv"));
         for (line, row) in csv[1..].iter().zip(&text.rows) {
             let fields: Vec<&str> = line.split(',').collect();
-            assert_eq!(fields.len(), 5 + 22, "{line}");
+            assert_eq!(fields.len(), 5 + 22 + 1, "{line}");
+            assert!(matches!(fields[27], "true" | "false"), "{line}");
             assert_eq!(
                 (fields[1], fields[3]),
                 (interval.as_str(), row.name.as_str())
             );
-            for (c, (&f, t)) in fields[5..].iter().zip(&row.vals).enumerate() {
+            for (c, (&f, t)) in fields[5..27].iter().zip(&row.vals).enumerate() {
                 let want = if t == UNKNOWN { "" } else { t.as_str() };
                 assert_eq!(f, want, "{} {} CSV vs text: {line}", row.name, COLS[c]);
                 figures += 1;

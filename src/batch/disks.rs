@@ -131,7 +131,7 @@ pub fn json_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
                 v.map_or("null".to_string(), |v| format!("{v:.2}"))
             );
         }
-        s.push_str("}\n");
+        let _ = writeln!(s, ", \"reset\": {}}}", r.reset);
     }
     s
 }
@@ -142,6 +142,7 @@ pub fn csv_header(units: Units) -> String {
         s.push(',');
         s.push_str(units.header(c.col));
     }
+    s.push_str(",reset");
     s
 }
 
@@ -164,7 +165,7 @@ pub fn csv_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
             let v = value(r, c.col, units).filter(|v| v.is_finite());
             let _ = write!(s, ",{}", v.map_or(String::new(), |v| format!("{v:.2}")));
         }
-        s.push('\n');
+        let _ = writeln!(s, ",{}", r.reset);
     }
     s
 }
@@ -200,6 +201,7 @@ mod tests {
                 info: None,
                 delta: None,
                 rates: None,
+                reset: false,
             }],
             ..DiskTick::default()
         };

@@ -16,6 +16,19 @@
 //! interval), would give ~1.8e19 r/s or a queue of millions; strata reports
 //! the device's figures as unknown for that interval instead.
 //!
+//! And where iostat prints the impossible, strata prints nothing too:
+//! - a device counted from zero (new, or reset by iostat's test) whose
+//!   io_ticks from zero exceed the interval did not do all that I/O within
+//!   it: its counters fell without the device being re-created (a driver
+//!   reset its statistics, a counter went backwards), so counting from zero
+//!   would show the I/O of a longer past as this interval's (a real 100 r/s
+//!   shown as 1031.63 r/s, %util 317.35). Every figure is unknown and the
+//!   row says it was reset, as the NIC layer does;
+//! - io_ticks can pass the interval by the kernel's jiffy rounding: %util
+//!   over 100 by at most [`UTIL_SLACK_MS`] (or 2 %) is shown as 100.00,
+//!   beyond that it is unknown, since no device is busy longer than the
+//!   time that passed. iostat prints both as they come.
+//!
 //! One more place where iostat's integers overflow: %rrqm (and %wrqm,
 //! %drqm) when merges + requests in one interval pass 2^64, which only
 //! counters near 2^63 can do. iostat's wrapped sum prints ~1.8e20 %;
@@ -145,6 +158,40 @@ pub struct DiskDelta {
     pub flush: Option<[u64; 2]>,
 }
 
+/// How far io_ticks may pass the interval by rounding alone: two jiffies
+/// at HZ=100.
+pub const UTIL_SLACK_MS: u64 = 20;
+
+/// io_ticks over the interval: the most a device can be busy, with the
+/// rounding slack; `None` beyond it.
+fn busy_ms(ticks: u64, itv_cs: u64) -> Option<u64> {
+    let itv_ms = itv_cs.saturating_mul(10);
+    let slack = UTIL_SLACK_MS.max(itv_ms / 50);
+    (ticks <= itv_ms.saturating_add(slack)).then_some(ticks.min(itv_ms))
+}
+
+/// Whether any count of the device fell between two samples: it was
+/// re-created, or its statistics were reset.
+pub fn fell(prev: &DiskCounters, cur: &DiskCounters) -> bool {
+    let opt = |p: Option<u64>, c: Option<u64>| matches!((p, c), (Some(p), Some(c)) if c < p);
+    cur.rd_ios < prev.rd_ios
+        || cur.rd_merges < prev.rd_merges
+        || cur.rd_sectors < prev.rd_sectors
+        || cur.wr_ios < prev.wr_ios
+        || cur.wr_merges < prev.wr_merges
+        || cur.wr_sectors < prev.wr_sectors
+        || opt(prev.discard.map(|d| d.ios), cur.discard.map(|d| d.ios))
+        || opt(
+            prev.discard.map(|d| d.sectors),
+            cur.discard.map(|d| d.sectors),
+        )
+        || opt(
+            prev.discard.map(|d| d.merges),
+            cur.discard.map(|d| d.merges),
+        )
+        || opt(prev.flush.map(|d| d.ios), cur.flush.map(|d| d.ios))
+}
+
 fn count(prev: u64, cur: u64) -> Option<u64> {
     cur.checked_sub(prev)
 }
@@ -189,11 +236,11 @@ impl DiskDelta {
             return None;
         }
         let zero;
-        let prev = match prev {
-            Some(p) if !is_reset(p, cur) => p,
+        let (prev, counted_from_zero) = match prev {
+            Some(p) if !is_reset(p, cur) => (p, false),
             _ => {
                 zero = zero_like(cur);
-                &zero
+                (&zero, true)
             }
         };
         let discard = match (prev.discard, cur.discard) {
@@ -209,6 +256,10 @@ impl DiskDelta {
             (Some(p), Some(c)) => Some([count(p.ios, c.ios)?, ms(p.ticks, c.ticks)?]),
             _ => None,
         };
+        let tot_ticks = ms(prev.tot_ticks, cur.tot_ticks)?;
+        if counted_from_zero && tot_ticks > itv_cs.saturating_mul(10) {
+            return None;
+        }
         Some(DiskDelta {
             itv_cs,
             rd_ios: count(prev.rd_ios, cur.rd_ios)?,
@@ -219,7 +270,7 @@ impl DiskDelta {
             wr_merges: count(prev.wr_merges, cur.wr_merges)?,
             wr_sectors: count(prev.wr_sectors, cur.wr_sectors)?,
             wr_ticks: ms(prev.wr_ticks, cur.wr_ticks)?,
-            tot_ticks: ms(prev.tot_ticks, cur.tot_ticks)?,
+            tot_ticks,
             rq_ticks: ms(prev.rq_ticks, cur.rq_ticks)?,
             discard,
             flush,
@@ -246,6 +297,15 @@ impl DiskDelta {
             (Some(a), Some(b)) => Some([a[0].saturating_add(b[0]), a[1].saturating_add(b[1])]),
             _ => None,
         };
+    }
+
+    /// One device's figures: [`rates`](Self::rates) with %util bounded by
+    /// the time that passed (a sum over devices is not).
+    pub fn device_rates(&self) -> DiskRates {
+        let mut rates = self.rates();
+        rates.0[DiskCol::Util as usize] = busy_ms(self.tot_ticks, self.itv_cs)
+            .map(|busy| busy as f64 / self.itv_cs as f64 * 100.0 / 10.0);
+        rates
     }
 
     /// Every iostat -x column for this interval.
@@ -375,6 +435,84 @@ mod tests {
         let new = DiskDelta::between(None, &dev(7, 0, 0), 100).unwrap();
         assert_eq!(new.rd_ios, 7);
         assert!(DiskDelta::between(Some(&dev(1, 0, 0)), &dev(5, 0, 0), 0).is_none());
+    }
+
+    #[test]
+    fn counters_that_fell_without_the_device_being_recreated_are_unknown() {
+        // A real 100 r/s at 1 s whose statistics fell back to a point long
+        // past: counted from zero it read as 1031.63 r/s and %util 317.35.
+        let prev = dev(5_000_000, 9_000_000, 40_000_000);
+        let fallen = dev(103_163, 60_000, 3_173);
+        assert!(fell(&prev, &fallen));
+        assert!(DiskDelta::between(Some(&prev), &fallen, 100).is_none());
+        // Re-created within the interval: all its I/O fits in it.
+        let fresh = dev(100, 80, 950);
+        let r = DiskDelta::between(Some(&prev), &fresh, 100).unwrap();
+        assert_eq!(r.device_rates().get(DiskCol::RPerS), Some(100.0));
+        assert_eq!(r.device_rates().get(DiskCol::Util), Some(95.0));
+        // A device that appears with more busy time than the interval holds.
+        assert!(DiskDelta::between(None, &dev(10, 10, 1001), 100).is_none());
+    }
+
+    #[test]
+    fn util_is_bounded_by_the_time_that_passed() {
+        let d = |tot: u32| DiskDelta::between(Some(&dev(0, 0, 0)), &dev(1, 0, tot), 100);
+        let util = |tot| d(tot).unwrap().device_rates().get(DiskCol::Util);
+        assert_eq!(util(1000), Some(100.0));
+        // a jiffy or two of rounding: shown as the whole interval
+        assert_eq!(util(1020), Some(100.0));
+        // beyond it: no device is busy longer than the time that passed
+        assert_eq!(util(1021), None);
+        // iostat's figure stays in rates(), which sums over devices use
+        let raw = d(1021).unwrap().rates().get(DiskCol::Util);
+        assert_eq!(raw.map(|u| format!("{u:.2}")).as_deref(), Some("102.10"));
+    }
+
+    proptest::proptest! {
+        /// Generated faults (counts that fall, jump or wrap, devices that
+        /// appear) never give a figure no interval allows: each is finite
+        /// and not negative, a rate is at most what the current counter
+        /// holds over the interval, %util at most 100.
+        #[test]
+        fn every_figure_keeps_its_bound(
+            p in proptest::collection::vec(0u64..2_000_000, 6),
+            c in proptest::collection::vec(0u64..2_000_000, 6),
+            ticks in proptest::collection::vec(proptest::num::u32::ANY, 8),
+            itv_cs in 1u64..1000,
+            seen in proptest::bool::ANY,
+        ) {
+            let counters = |v: &[u64], t: &[u32]| DiskCounters {
+                name: "sda".into(),
+                rd_ios: v[0],
+                rd_merges: v[1],
+                rd_sectors: v[2],
+                wr_ios: v[3],
+                wr_merges: v[4],
+                wr_sectors: v[5],
+                rd_ticks: t[0],
+                wr_ticks: t[1],
+                tot_ticks: t[2],
+                rq_ticks: t[3],
+                ..Default::default()
+            };
+            let prev = counters(&p, &ticks[..4]);
+            let cur = counters(&c, &ticks[4..]);
+            let Some(d) = DiskDelta::between(seen.then_some(&prev), &cur, itv_cs) else {
+                return Ok(());
+            };
+            let r = d.device_rates();
+            let secs = itv_cs as f64 / 100.0;
+            for col in DISK_COLS.iter().map(|c| c.col) {
+                if let Some(v) = r.get(col) {
+                    proptest::prop_assert!(v.is_finite() && v >= 0.0, "{col:?} = {v}");
+                }
+            }
+            let at_most = |col, n: u64| r.get(col).is_none_or(|v| v <= n as f64 / secs + 1e-9);
+            proptest::prop_assert!(at_most(DiskCol::RPerS, cur.rd_ios));
+            proptest::prop_assert!(at_most(DiskCol::WPerS, cur.wr_ios));
+            proptest::prop_assert!(at_most(DiskCol::RkBPerS, cur.rd_sectors / 2 + 1));
+            proptest::prop_assert!(r.get(DiskCol::Util).is_none_or(|u| u <= 100.0));
+        }
     }
 
     #[test]

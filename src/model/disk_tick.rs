@@ -1,7 +1,7 @@
 //! All devices over one interval: per-device figures, the totals of the
 //! host's disks and the busiest device.
 
-use super::disk::{DiskCol, DiskDelta, DiskRates};
+use super::disk::{DiskCol, DiskDelta, DiskRates, fell};
 use super::last_seen::LastSeen;
 use crate::parse::diskstats::DiskCounters;
 use crate::source::disks::{DevClass, DeviceInfo, DiskSample};
@@ -18,6 +18,9 @@ pub struct DiskRow {
     /// in a way no interval of I/O explains (see `model::disk`).
     pub delta: Option<DiskDelta>,
     pub rates: Option<DiskRates>,
+    /// The counters fell since the previous sample: the device was
+    /// re-created or its statistics reset (see `model::disk`).
+    pub reset: bool,
 }
 
 impl DiskRow {
@@ -95,11 +98,18 @@ impl Baseline {
                 // appeared, within this interval (iostat does the same)
                 None => DiskDelta::between(None, dev, itv),
             });
+            // After a reboot every count starts again: a new baseline, not a reset.
+            let reset = itv_cs.is_some()
+                && self
+                    .last
+                    .get(&dev.name, cur.uptime_cs)
+                    .is_some_and(|(prev, _)| fell(prev, dev));
             rows.push(DiskRow {
+                reset,
                 name: dev.name.clone(),
                 never_used: dev.never_used(),
                 info: cur.catalogue.get(&dev.name).cloned(),
-                rates: delta.as_ref().map(DiskDelta::rates),
+                rates: delta.as_ref().map(DiskDelta::device_rates),
                 delta,
             });
         }
