@@ -96,11 +96,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     f.render_widget(Paragraph::new(lines), figs);
 
     let n = app.cache.history.capacity();
-    let times = app.cache.series_times(n);
-    let x = TimeAxis {
-        times: &times,
-        marks: &app.markers,
-    };
+    let x = TimeAxis::of(&app.cache, &app.markers);
     let host = |c: CacheCol| app.cache.series(HOST_ENTITY, at(c), n);
     let mb = |c: CacheCol| host(c).into_iter().map(|v| v / 1024.0).collect();
     let refault = tick.refault_counter.unwrap_or("refault");
@@ -319,11 +315,7 @@ pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
         );
     }
     let n = app.cache.history.capacity();
-    let times = app.cache.series_times(n);
-    let x = TimeAxis {
-        times: &times,
-        marks: &app.markers,
-    };
+    let x = TimeAxis::of(&app.cache, &app.markers);
     let values = |c: FileCol| {
         let i = FILE_HISTORY.iter().position(|x| *x == c).unwrap_or(0);
         app.cache.series(path, i, n)

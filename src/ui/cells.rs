@@ -480,11 +480,7 @@ fn group_charts<T: Clone>(
     marks: &[Marker],
 ) {
     let n = layer.history.capacity();
-    let times = layer.series_times(n);
-    let x = TimeAxis {
-        times: &times,
-        marks,
-    };
+    let x = TimeAxis::of(layer, marks);
     let values = |entity: &str, c: DiskCol, scale: f32| -> Vec<f32> {
         history_index(c).map_or(Vec::new(), |i| {
             layer

@@ -215,11 +215,7 @@ pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
     let [charts, bottom] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(ops_height)]).areas(inner);
     let n = app.nfs.history.capacity();
-    let times = app.nfs.series_times(n);
-    let x = TimeAxis {
-        times: &times,
-        marks: &app.markers,
-    };
+    let x = TimeAxis::of(&app.nfs, &app.markers);
     let values = |i: usize| app.nfs.series(key, i, n);
     let specs: [(&str, &str, Vec<Series>); 4] = [
         (

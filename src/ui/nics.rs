@@ -214,11 +214,7 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
     let [charts, now] = Layout::horizontal([Constraint::Min(0), Constraint::Length(28)]).areas(top);
 
     let n = app.nics.history.capacity();
-    let times = app.nics.series_times(n);
-    let x = TimeAxis {
-        times: &times,
-        marks: &app.markers,
-    };
+    let x = TimeAxis::of(&app.nics, &app.markers);
     let values = |fig: NicFig| app.nics.series(name, nic_index(fig), n);
     let s = |label, fig, style| Series {
         label,
