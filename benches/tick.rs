@@ -1000,14 +1000,14 @@ fn bench_render(table: &mut Table, mut app: App, frames: usize) {
     let mut frame = |app: &mut App, label: &str, detail: String| {
         let mut times = Vec::with_capacity(frames);
         // one untimed frame first: layout caches, first allocations
-        terminal
-            .draw(|f| strata::ui::draw(f, app))
-            .expect("draw into the test backend");
+        app.apply_drawn(
+            strata::ui::render(&mut terminal, app).expect("draw into the test backend"),
+        );
         for _ in 0..frames {
             let t0 = Instant::now();
-            terminal
-                .draw(|f| strata::ui::draw(f, app))
-                .expect("draw into the test backend");
+            app.apply_drawn(
+                strata::ui::render(&mut terminal, app).expect("draw into the test backend"),
+            );
             times.push(t0.elapsed());
         }
         let s = stats(&times);

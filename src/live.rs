@@ -348,7 +348,7 @@ async fn event_loop(
                 };
                 let cpu = frame_log.is_some().then(crate::frame_log::thread_cpu);
                 let start = Instant::now();
-                terminal.draw(|f| crate::ui::draw(f, app))?;
+                app.apply_drawn(crate::ui::render(terminal, app)?);
                 let end = Instant::now();
                 if let (Some(log), Some(cpu)) = (frame_log.as_mut(), cpu) {
                     let due = dirty_at.unwrap_or(start).max(last_draw + FRAME);

@@ -300,7 +300,7 @@ fn event_loop(
     let mut dirty = true;
     while !app.quit && !STOP.load(std::sync::atomic::Ordering::Relaxed) {
         if dirty {
-            terminal.draw(|f| crate::ui::draw(f, app))?;
+            app.apply_drawn(crate::ui::render(terminal, app)?);
             dirty = false;
         }
         if event::poll(frame)? {

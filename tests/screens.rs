@@ -194,9 +194,7 @@ fn every_theme_draws_and_the_selection_is_visible() {
         keys(&mut app, &[Action::GotoPanel(1)]);
         let backend = ratatui::backend::TestBackend::new(160, 20);
         let mut terminal = ratatui::Terminal::new(backend).expect("backend");
-        terminal
-            .draw(|f| strata::ui::draw(f, &mut app))
-            .expect("draw");
+        let _ = strata::ui::render(&mut terminal, &app).expect("draw");
         let buf = terminal.backend().buffer();
         // the first table row (y = 4) carries the selected style
         let cell = &buf[(2, 4)];

@@ -95,6 +95,31 @@ impl ListUi {
     }
 }
 
+/// Where a table stands once drawn: only layout knows how many rows fit
+/// and how far the columns can scroll, so the view returns these and
+/// the app keeps them for the next frame and for page up and down.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Scroll {
+    /// First row shown.
+    pub offset: usize,
+    /// First scrolled column shown, no further than the last one allows.
+    pub col_offset: usize,
+}
+
+/// What a frame learned from layout, for the loop to hand back with
+/// [`App::apply_drawn`](crate::app::App::apply_drawn): the view reads the
+/// app and never writes it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[must_use = "the app needs what layout learned: app.apply_drawn(drawn)"]
+pub struct Drawn {
+    /// Rows the view's table showed; `None` keeps the last known number
+    /// (a panel still waiting for its second sample draws no table).
+    pub page_rows: Option<usize>,
+    /// Where the view's scrolled table (the one h/l and the arrows act
+    /// on) stands.
+    pub scroll: Option<Scroll>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -756,6 +756,19 @@ impl App {
         }
     }
 
+    /// Takes back what the last frame learned from layout: the rows a
+    /// page moves and where the view's table stands. The view is drawn
+    /// from the same state, so its table is the one h/l act on.
+    pub fn apply_drawn(&mut self, drawn: super::list::Drawn) {
+        if let Some(rows) = drawn.page_rows {
+            self.ui.page_rows = rows;
+        }
+        if let (Some(scroll), Some(list)) = (drawn.scroll, self.scrolled_list()) {
+            list.offset = scroll.offset;
+            list.col_offset = scroll.col_offset;
+        }
+    }
+
     fn cycle_sort(&mut self, step: isize) {
         if let Some((list, cols)) = self.sorted_list() {
             list.cycle_sort(cols, step);

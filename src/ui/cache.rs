@@ -3,14 +3,17 @@
 
 use super::nfs::with_source_state;
 use super::panel_block;
-use super::table::{self, Col};
+use super::table::{self, Col, Item, Table, TableRow};
 use super::widgets::{Series, TimeAxis, chart};
 use crate::app::App;
 use crate::app::cache::{FILE_HISTORY, FILE_TABLE, HOST_ENTITY, file_figure};
+use crate::app::list::Drawn;
 use crate::format;
-use crate::model::cache::{CacheCol, FILE_COLS, FileCol, FileKind};
+use crate::model::cache::{CacheCol, FILE_COLS, FileCol, FileKind, FileRow};
+use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph};
 
@@ -39,7 +42,7 @@ fn at(c: CacheCol) -> usize {
     c as usize
 }
 
-pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
+pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let t = &app.theme;
     let block = with_source_state(
         panel_block(" Page cache · /proc/meminfo, /proc/vmstat ", t, true),
@@ -51,7 +54,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     f.render_widget(block, area);
     let Some(tick) = app.cache.tick() else {
         super::waiting(f, &app.theme, inner);
-        return;
+        return Drawn::default();
     };
     let watched = !app.config.cache_files.is_empty() || !tick.files.is_empty();
     let files_height = if watched {
@@ -93,11 +96,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     f.render_widget(Paragraph::new(lines), figs);
 
     let n = app.cache.history.capacity();
-    let times = app.cache.series_times(n);
-    let x = TimeAxis {
-        times: &times,
-        marks: &app.markers,
-    };
+    let x = TimeAxis::of(&app.cache, &app.markers);
     let host = |c: CacheCol| app.cache.series(HOST_ENTITY, at(c), n);
     let mb = |c: CacheCol| host(c).into_iter().map(|v| v / 1024.0).collect();
     let refault = tick.refault_counter.unwrap_or("refault");
@@ -155,13 +154,46 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
         chart(f, *a, title, unit, series, &x, t);
     }
-    draw_files(f, app, bottom);
+    draw_files(f, app, bottom)
 }
 
-fn draw_files(f: &mut Frame, app: &mut App, area: Rect) {
+/// A watched file: fincore's figures, then its path and, when it cannot
+/// be read, why.
+impl TableRow for Item<'_, FileRow> {
+    fn key(&self) -> &str {
+        &self.row.path
+    }
+
+    fn texts(&self) -> Vec<Cell<'_>> {
+        let r = self.row;
+        vec![match &r.error {
+            Some(e) => Cell::from(Line::from(vec![
+                Span::raw(r.path.clone()),
+                Span::styled(format!("  {e}"), self.app.theme.warn),
+            ])),
+            None => Cell::from(r.path.clone()),
+        }]
+    }
+
+    fn figure(&self, j: usize) -> (Option<f64>, Style) {
+        (file_figure(self.row, j), self.app.theme.base)
+    }
+
+    /// Sizes in binary units and whole page counts, not fitted figures.
+    fn figure_cell(&self, j: usize, _width: u16, t: &Theme) -> Cell<'_> {
+        let text = FILE_COLS
+            .get(j)
+            .and_then(|c| file_text(c.kind, self.figure(j).0));
+        let style = if text.is_some() { t.base } else { t.muted };
+        let text = text.unwrap_or_else(|| format::UNKNOWN.into());
+        Cell::from(Line::from(Span::styled(text, style)).right_aligned())
+    }
+}
+
+fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let t = &app.theme;
     let Some(tick) = app.cache.tick() else {
-        return;
+        return Drawn::default();
     };
     if tick.files.is_empty() {
         let say = if app.config.cache_files.is_empty() {
@@ -173,7 +205,7 @@ fn draw_files(f: &mut Frame, app: &mut App, area: Rect) {
             Paragraph::new(Span::styled(say, t.muted)).block(panel_block(" Files ", t, false)),
             area,
         );
-        return;
+        return Drawn::default();
     }
     let rows = app.cache_files();
     let method = tick.method.map_or("no method", |m| m.label());
@@ -230,50 +262,11 @@ fn draw_files(f: &mut Frame, app: &mut App, area: Rect) {
     // the path and, for a file that cannot be read, why: the rest of the row
     let used: u16 = cols.iter().map(|c| c.width + 1).sum();
     cols.push(Col::text("FILE", fw.max(inner.width.saturating_sub(used))));
-    let selected = app
-        .ui
-        .cache_files
-        .index(rows.iter().map(|r| r.path.as_str()));
-    let row = |i: usize| {
-        let r = rows[i];
-        let mut cells: Vec<Cell> = FILE_COLS[..FILE_TABLE]
-            .iter()
-            .enumerate()
-            .map(|(j, c)| {
-                let text = file_text(c.kind, file_figure(r, j));
-                let style = if text.is_some() { t.base } else { t.muted };
-                let text = text.unwrap_or_else(|| format::UNKNOWN.into());
-                Cell::from(Line::from(Span::styled(text, style)).right_aligned())
-            })
-            .collect();
-        cells.push(match &r.error {
-            Some(e) => Cell::from(Line::from(vec![
-                Span::raw(r.path.clone()),
-                Span::styled(format!("  {e}"), t.warn),
-            ])),
-            None => Cell::from(r.path.clone()),
-        });
-        cells
-    };
-    let sorted = app.ui.cache_files.sort;
-    let mut list = app.ui.cache_files.clone();
-    let visible = table::draw(
-        f,
-        inner,
-        t,
-        &cols,
-        0,
-        sorted,
-        rows.len(),
-        selected,
-        &mut list,
-        row,
-    );
-    app.ui.cache_files = list;
-    app.ui.page_rows = visible;
+    let items = table::items(&rows, app);
+    Table::new(cols, 0, &app.ui.cache_files).draw(f, inner, t, &items)
 }
 
-pub fn draw_file(f: &mut Frame, app: &mut App, area: Rect, path: &str) {
+pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
     let t = &app.theme;
     let row = app.cache_file(path);
     let mut title = format!(" {path}");
@@ -322,11 +315,7 @@ pub fn draw_file(f: &mut Frame, app: &mut App, area: Rect, path: &str) {
         );
     }
     let n = app.cache.history.capacity();
-    let times = app.cache.series_times(n);
-    let x = TimeAxis {
-        times: &times,
-        marks: &app.markers,
-    };
+    let x = TimeAxis::of(&app.cache, &app.markers);
     let values = |c: FileCol| {
         let i = FILE_HISTORY.iter().position(|x| *x == c).unwrap_or(0);
         app.cache.series(path, i, n)

@@ -2,11 +2,12 @@
 //! shares, a row per cell with its connection, and one cell's disks.
 
 use super::panel_block;
-use super::table::{self, Col};
+use super::table::{self, Col, TableRow};
 use super::widgets::{Series, TimeAxis, chart};
 use crate::app::App;
-use crate::app::cells::{CELL_TABLE, CellState, DISK_GROUP, FLASH_GROUP};
+use crate::app::cells::{CELL_TABLE, CellState, CellView, DISK_GROUP, FLASH_GROUP};
 use crate::app::layer::Layer;
+use crate::app::list::Drawn;
 use crate::app::state::Marker;
 use crate::app::state::{DISK_HISTORY, history_index};
 use crate::format;
@@ -91,7 +92,37 @@ fn counted(all: &AllCells) -> String {
     }
 }
 
-pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
+/// A cell's row: its connection's state and its figures.
+struct CellItem<'a> {
+    i: usize,
+    c: &'a CellView,
+    state: CellState<'a>,
+    app: &'a App,
+}
+
+impl TableRow for CellItem<'_> {
+    fn key(&self) -> &str {
+        &self.c.target.label
+    }
+
+    fn texts(&self) -> Vec<Cell<'_>> {
+        let t = &self.app.theme;
+        vec![
+            Cell::from(self.c.target.label.clone()),
+            Cell::from(Span::styled(
+                self.state.label(),
+                state_style(t, &self.state),
+            )),
+        ]
+    }
+
+    fn figure(&self, j: usize) -> (Option<f64>, Style) {
+        let v = self.app.cell_figure(self.i, CELL_TABLE[j].0);
+        (v, self.app.theme.base)
+    }
+}
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let t = &app.theme;
     let n = app.cells.list.len();
     let rows = app.cell_rows();
@@ -113,7 +144,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             )),
             inner,
         );
-        return;
+        return Drawn::default();
     }
     let all = app.cells.all(app.now_ms);
     let top_h = 5u16.min(inner.height / 2);
@@ -149,59 +180,33 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         "Cell",
     );
     let mut cols = vec![Col::text("Cell", lw), Col::text("State", 16)];
-    const FIXED: usize = 2;
     cols.extend(CELL_TABLE.iter().map(|(_, h)| Col::figure(*h)));
-    let widths: Vec<u16> = cols.iter().map(|c| c.width).collect();
-    let sorted = app.ui.cells.sort.map(|i| i + FIXED);
-    let labels = rows
-        .iter()
-        .map(|&i| app.cells.list[i].target.label.as_str());
-    let selected = app.ui.cells.index(labels);
     let (now, itv) = (app.now_ms, app.cells.interval_ms);
-    let row = |k: usize| {
-        let i = rows[k];
-        let c = &app.cells.list[i];
-        let state = c.state(now, itv);
-        let mut cells = vec![
-            Cell::from(c.target.label.clone()),
-            Cell::from(Span::styled(state.label(), state_style(t, &state))),
-        ];
-        cells.extend(CELL_TABLE.iter().enumerate().map(|(j, (fig, _))| {
-            let v = app.cell_figure(i, *fig);
-            table::figure(v, widths[j + FIXED], t, t.base)
-        }));
-        cells
-    };
-    let mut list = app.ui.cells.clone();
-    let visible = table::draw(
-        f,
-        table_area,
-        t,
-        &cols,
-        FIXED,
-        sorted,
-        rows.len(),
-        selected,
-        &mut list,
-        row,
-    );
+    let items: Vec<CellItem> = rows
+        .iter()
+        .map(|&i| {
+            let c = &app.cells.list[i];
+            let state = c.state(now, itv);
+            CellItem { i, c, state, app }
+        })
+        .collect();
+    let drawn = table::Table::new(cols, 2, &app.ui.cells).draw(f, table_area, t, &items);
     // why the selected cell is not live, or what it said
-    let note = rows.get(selected).and_then(|&i| {
-        let c = &app.cells.list[i];
-        let state = c.state(now, itv);
-        let why = state
+    let selected = app.ui.cells.index(items.iter().map(TableRow::key));
+    let note = items.get(selected).and_then(|c| {
+        let why = c
+            .state
             .reason()
             .map(str::to_string)
-            .or_else(|| c.message.clone())?;
-        Some(format!("{}: {why}", c.target.label))
+            .or_else(|| c.c.message.clone())?;
+        Some(format!("{}: {why}", c.c.target.label))
     });
     let legend = note.unwrap_or_else(|| {
         "D = DISK (hard disks), F = FLASH (not rotational) · rates over each cell's own clock"
             .to_string()
     });
     f.render_widget(Paragraph::new(Span::styled(legend, t.muted)), bottom);
-    app.ui.cells = list;
-    app.ui.page_rows = visible;
+    drawn
 }
 
 /// The cellcli figures of each cell disk the cell view lists: the
@@ -230,10 +235,10 @@ fn group_name(m: Media) -> &'static str {
 /// One cell: its DISK and FLASH groups, its disks with iostat's figures
 /// and, when it has cellcli, its cell disks' names and metriccurrent
 /// figures.
-pub fn draw_cell(f: &mut Frame, app: &mut App, area: Rect, i: usize) {
+pub fn draw_cell(f: &mut Frame, app: &App, area: Rect, i: usize) -> Drawn {
     let t = &app.theme;
     let Some(c) = app.cells.list.get(i) else {
-        return;
+        return Drawn::default();
     };
     let state = c.state(app.now_ms, app.cells.interval_ms);
     let mut title = format!(" {} · {}@{}", c.target.label, c.target.user, c.target.host);
@@ -249,7 +254,7 @@ pub fn draw_cell(f: &mut Frame, app: &mut App, area: Rect, i: usize) {
     f.render_widget(block, area);
     let Some(groups) = c.groups.as_ref() else {
         super::waiting(f, t, inner);
-        return;
+        return Drawn::default();
     };
     let picked = app.ui.cell_group;
     let cellcli = c.cellcli.as_ref().map(|(_, s)| s);
@@ -326,22 +331,40 @@ pub fn draw_cell(f: &mut Frame, app: &mut App, area: Rect, i: usize) {
         cols.push(Col::text("Cell disk", cw));
     }
     cols.extend([Col::text("Group", 5), Col::text("Class", 5)]);
-    let fixed = cols.len();
     cols.extend(DISK_HISTORY.iter().map(|c| Col::figure(c.def().header)));
-    let widths: Vec<u16> = cols.iter().map(|c| c.width).collect();
-    let sorted = app.ui.cell_disks.sort.map(|i| i + fixed);
-    let selected = app
-        .ui
-        .cell_disks
-        .index(rows.iter().map(|r| r.name.as_str()));
-    let row = |k: usize| {
-        let r = rows[k];
+    let items: Vec<CellDiskItem> = rows
+        .iter()
+        .map(|&r| CellDiskItem {
+            r,
+            cell_disk: cellcli.map(|_| cell_disk(r).unwrap_or(format::UNKNOWN)),
+            app,
+        })
+        .collect();
+    let drawn = table::Table::new(cols, 1, &app.ui.cell_disks).draw(f, table_area, t, &items);
+    if cc_height > 0 {
+        draw_cellcli(f, t, cc_area, &cc_disks, c.cellcli_age_s(app.now_ms));
+    }
+    drawn
+}
+
+/// A disk's row in one cell's view: its cell disk when the cell has
+/// cellcli, its group and class, and iostat's figures.
+struct CellDiskItem<'a> {
+    r: &'a DiskRow,
+    cell_disk: Option<&'a str>,
+    app: &'a App,
+}
+
+impl TableRow for CellDiskItem<'_> {
+    fn key(&self) -> &str {
+        &self.r.name
+    }
+
+    fn texts(&self) -> Vec<Cell<'_>> {
+        let (r, t) = (self.r, &self.app.theme);
         let mut cells = vec![Cell::from(r.display_name().to_string())];
-        if cellcli.is_some() {
-            cells.push(Cell::from(Span::styled(
-                cell_disk(r).unwrap_or(format::UNKNOWN).to_string(),
-                t.accent,
-            )));
+        if let Some(name) = self.cell_disk {
+            cells.push(Cell::from(Span::styled(name.to_string(), t.accent)));
         }
         cells.extend([
             Cell::from(Span::styled(
@@ -350,36 +373,21 @@ pub fn draw_cell(f: &mut Frame, app: &mut App, area: Rect, i: usize) {
             )),
             Cell::from(Span::styled(r.class().label(), t.muted)),
         ]);
-        cells.extend(DISK_HISTORY.iter().enumerate().map(|(j, c)| {
-            let v = r.rates.and_then(|x| x.get(*c));
-            let style = match c {
-                DiskCol::Util | DiskCol::RAwait | DiskCol::WAwait => v.map_or(t.muted, |v| {
-                    super::level_style(t, app.config.thresholds.level(c.def().kind, v))
-                }),
-                _ => t.base,
-            };
-            table::figure(v, widths[j + fixed], t, style)
-        }));
         cells
-    };
-    let mut list = app.ui.cell_disks.clone();
-    let visible = table::draw(
-        f,
-        table_area,
-        t,
-        &cols,
-        1,
-        sorted,
-        rows.len(),
-        selected,
-        &mut list,
-        row,
-    );
-    if cc_height > 0 {
-        draw_cellcli(f, t, cc_area, &cc_disks, c.cellcli_age_s(app.now_ms));
     }
-    app.ui.cell_disks = list;
-    app.ui.page_rows = visible;
+
+    fn figure(&self, j: usize) -> (Option<f64>, Style) {
+        let t = &self.app.theme;
+        let c = DISK_HISTORY[j];
+        let v = self.r.rates.and_then(|x| x.get(c));
+        let style = match c {
+            DiskCol::Util | DiskCol::RAwait | DiskCol::WAwait => v.map_or(t.muted, |v| {
+                super::level_style(t, self.app.config.thresholds.level(c.def().kind, v))
+            }),
+            _ => t.base,
+        };
+        (v, style)
+    }
 }
 
 /// The cell disks as cellcli's metriccurrent gives them, under a title
@@ -472,11 +480,7 @@ fn group_charts<T: Clone>(
     marks: &[Marker],
 ) {
     let n = layer.history.capacity();
-    let times = layer.series_times(n);
-    let x = TimeAxis {
-        times: &times,
-        marks,
-    };
+    let x = TimeAxis::of(layer, marks);
     let values = |entity: &str, c: DiskCol, scale: f32| -> Vec<f32> {
         history_index(c).map_or(Vec::new(), |i| {
             layer

@@ -98,11 +98,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str, dev: Device) {
         Layout::horizontal([Constraint::Min(0), Constraint::Length(metrics_width)]).areas(top);
 
     let n = dev.layer.history.capacity();
-    let times = dev.layer.series_times(n);
-    let x = TimeAxis {
-        times: &times,
-        marks: &app.markers,
-    };
+    let x = TimeAxis::of(dev.layer, &app.markers);
     let mb = app.ui.units == Units::MB;
     let values = |c: DiskCol| -> Vec<f32> {
         let Some(i) = history_index(c) else {

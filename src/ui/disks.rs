@@ -2,6 +2,7 @@
 
 use super::{level_style, panel_block};
 use crate::app::App;
+use crate::app::list::{Drawn, Scroll};
 use crate::app::state::disk_sort_label;
 use crate::config::Thresholds;
 use crate::config::Units;
@@ -19,7 +20,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
 const COL_WIDTH: u16 = 8;
 const CLASS_WIDTH: u16 = 5;
 
-pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
+pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let rows = app.disk_rows();
     let total = app.view_tick().map_or(0, |t| t.rows.len());
     let selected = app.selected_index(&rows);
@@ -61,7 +62,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     f.render_widget(block, area);
     if app.view_tick().is_none() {
         super::waiting(f, &app.theme, inner);
-        return;
+        return Drawn::default();
     }
 
     let name_width = name_width(&rows);
@@ -131,9 +132,6 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         .column_spacing(1);
     let mut state = TableState::default().with_selected(Some(selected - first));
     f.render_stateful_widget(table, table_area, &mut state);
-    app.ui.page_rows = visible;
-    app.ui.disks.offset = first;
-    app.ui.disks.col_offset = offset;
     let legend_line = Line::from(vec![
         Span::styled(shown, t.muted),
         Span::styled(
@@ -142,6 +140,13 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         ),
     ]);
     f.render_widget(Paragraph::new(legend_line), legend);
+    Drawn {
+        page_rows: Some(visible),
+        scroll: Some(Scroll {
+            offset: first,
+            col_offset: offset,
+        }),
+    }
 }
 
 /// Width of a name column that fits the longest name, within reason: LVM

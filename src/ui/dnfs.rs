@@ -225,9 +225,8 @@ fn history_or_reason(
     let h = &db.layer.history;
     let seq = h.seq();
     let n = h.capacity();
-    let times = h.times(seq, n);
     let x = TimeAxis {
-        times: &times,
+        times: h.times(seq, n),
         marks,
     };
     let col = |c: DnfsCol| h.values(entity, c as usize, seq, n);

@@ -1,6 +1,7 @@
 //! The view: drawn from the [`App`] (which holds the theme) and nothing
-//! else: no IO and no clock in here. The only things it writes back are
-//! what only layout can know: rows per page and the tables' scroll offsets.
+//! else: no IO and no clock in here. It reads the app and never writes
+//! it; what only layout can know (rows per page, where the table scrolled
+//! to) it returns as a [`Drawn`] that the loop hands back to the app.
 //!
 //! ```text
 //! ┌ header: host · kernel · clock · interval · LIVE/PAUSED · strata's cpu/rss ┐
@@ -24,19 +25,28 @@ mod table;
 mod timeline;
 mod widgets;
 
+use crate::app::list::Drawn;
 use crate::app::{App, Panel, View};
 use crate::format;
-use ratatui::Frame;
+use ratatui::backend::Backend;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::{Frame, Terminal};
 
 /// The smallest screen the layout works on.
 pub const MIN_WIDTH: u16 = 60;
 pub const MIN_HEIGHT: u16 = 15;
 
-pub fn draw(f: &mut Frame, app: &mut App) {
+/// Draws a frame of `app` on `terminal` and says what layout learned.
+pub fn render<B: Backend>(terminal: &mut Terminal<B>, app: &App) -> Result<Drawn, B::Error> {
+    let mut drawn = Drawn::default();
+    terminal.draw(|f| drawn = draw(f, app))?;
+    Ok(drawn)
+}
+
+pub fn draw(f: &mut Frame, app: &App) -> Drawn {
     let area = f.area();
     let theme = &app.theme;
     f.render_widget(Block::new().style(theme.base), area);
@@ -54,7 +64,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
                 .wrap(Wrap { trim: true }),
             rect,
         );
-        return;
+        return Drawn::default();
     }
     let [header, nav, body, footer] = Layout::vertical([
         Constraint::Length(1),
@@ -74,35 +84,52 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     };
     draw_header(f, app, header);
     draw_nav(f, app, nav);
-    match app.view().clone() {
-        View::Panel(Panel::Overview) => overview::draw(f, app, body),
+    let none = Drawn::default();
+    let drawn = match app.view() {
+        View::Panel(Panel::Overview) => {
+            overview::draw(f, app, body);
+            none
+        }
         View::Panel(Panel::Disks) => disks::draw(f, app, body),
-        View::Disk(name) => detail::draw(f, app, body, &name, detail::Device::host(app)),
-        View::CellDisk(i, name) => cells::draw_cell_disk(f, app, body, i, &name),
+        View::Disk(name) => {
+            detail::draw(f, app, body, name, detail::Device::host(app));
+            none
+        }
+        View::CellDisk(i, name) => {
+            cells::draw_cell_disk(f, app, body, *i, name);
+            none
+        }
         View::Panel(Panel::Nfs) => nfs::draw(f, app, body),
-        View::Nfs(key) => nfs::draw_mount(f, app, body, &key),
+        View::Nfs(key) => nfs::draw_mount(f, app, body, key),
         View::Panel(Panel::Cache) => cache::draw(f, app, body),
-        View::CacheFile(path) => cache::draw_file(f, app, body, &path),
+        View::CacheFile(path) => {
+            cache::draw_file(f, app, body, path);
+            none
+        }
         View::Panel(Panel::Nics) => nics::draw(f, app, body),
-        View::Nic(name) => nics::draw_nic(f, app, body, &name),
+        View::Nic(name) => nics::draw_nic(f, app, body, name),
         View::Panel(Panel::Cells) => cells::draw(f, app, body),
-        View::Cell(i) => cells::draw_cell(f, app, body, i),
-        View::Panel(Panel::Databases) => dnfs::draw(
-            f,
-            body,
-            &app.theme,
-            &app.dnfs,
-            &app.ui.dnfs,
-            app.now_ms,
-            &app.markers,
-        ),
-    }
+        View::Cell(i) => cells::draw_cell(f, app, body, *i),
+        View::Panel(Panel::Databases) => {
+            dnfs::draw(
+                f,
+                body,
+                &app.theme,
+                &app.dnfs,
+                &app.ui.dnfs,
+                app.now_ms,
+                &app.markers,
+            );
+            none
+        }
+    };
     draw_footer(f, app, footer);
     markers::draw(f, app, area);
     if app.ui.help {
         help::draw(f, &app.theme, area);
     }
     passphrase::draw(f, app, area);
+    drawn
 }
 
 fn draw_header(f: &mut Frame, app: &App, area: Rect) {

@@ -2,13 +2,14 @@
 //! mount's detail: its charts and its operations.
 
 use super::panel_block;
-use super::table::{self, Col};
+use super::table::{self, Col, Item, Table, TableRow};
 use super::widgets::{Series, TimeAxis, chart};
 use crate::app::App;
+use crate::app::list::Drawn;
 use crate::app::nfs::{NFS_TABLE, NfsFig, nfs_figure};
 use crate::config::Level;
 use crate::model::nfs::{NFS_OP_COLS, NfsColKind, NfsOpCol};
-use crate::model::nfs_tick::NfsRow;
+use crate::model::nfs_tick::{NfsOpRow, NfsRow};
 use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -72,7 +73,53 @@ pub(crate) fn with_source_state<'a, T: Clone>(
     }
 }
 
-pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
+/// A mount: its export, where it is mounted and nfsiostat's figures.
+impl TableRow for Item<'_, NfsRow> {
+    fn key(&self) -> &str {
+        &self.row.key
+    }
+
+    fn texts(&self) -> Vec<Cell<'_>> {
+        let r = self.row;
+        vec![
+            Cell::from(r.export.clone()),
+            Cell::from(mount_label(r)),
+            Cell::from(Span::styled(
+                r.vers.clone().unwrap_or_default(),
+                self.app.theme.muted,
+            )),
+        ]
+    }
+
+    fn figure(&self, j: usize) -> (Option<f64>, Style) {
+        let fig = NFS_TABLE[j].0;
+        let v = nfs_figure(self.row, fig);
+        (v, style_of(self.app, kind_of(fig), v))
+    }
+}
+
+/// An operation of a mount, in its detail.
+impl TableRow for Item<'_, NfsOpRow> {
+    fn key(&self) -> &str {
+        &self.row.name
+    }
+
+    fn texts(&self) -> Vec<Cell<'_>> {
+        vec![Cell::from(self.row.name.clone())]
+    }
+
+    fn figure(&self, j: usize) -> (Option<f64>, Style) {
+        let (o, c) = (self.row, &NFS_OP_COLS[j]);
+        // errors only exist from RPC iostats 1.1 on
+        let v = match c.col {
+            NfsOpCol::Errors | NfsOpCol::ErrorsPct if !o.has_errors => None,
+            col => o.rates.as_ref().and_then(|r| r.get(col)),
+        };
+        (v, style_of(self.app, c.kind, v))
+    }
+}
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let rows = app.nfs_rows();
     let t = &app.theme;
     let total = app.nfs.tick().map_or(0, |k| k.rows.len());
@@ -94,7 +141,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     f.render_widget(block, area);
     if app.nfs.tick().is_none() {
         super::waiting(f, &app.theme, inner);
-        return;
+        return Drawn::default();
     }
     if total == 0 {
         f.render_widget(
@@ -104,7 +151,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             )),
             inner,
         );
-        return;
+        return Drawn::default();
     }
     let mw = table::name_width(rows.iter().map(|r| r.export.as_str()), "Export");
     let pw = table::name_width(
@@ -121,37 +168,10 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         Col::text("Vers", 4),
     ];
     cols.extend(NFS_TABLE.iter().map(|(_, h)| Col::figure(*h)));
-    let sorted = app.ui.nfs.sort.map(|i| i + 3);
-    let selected = app.ui.nfs.index(rows.iter().map(|r| r.key.as_str()));
-    let widths: Vec<u16> = cols.iter().map(|c| c.width).collect();
-    let row = |i: usize| {
-        let r = rows[i];
-        let mut cells = vec![
-            Cell::from(r.export.clone()),
-            Cell::from(mount_label(r)),
-            Cell::from(Span::styled(r.vers.clone().unwrap_or_default(), t.muted)),
-        ];
-        cells.extend(NFS_TABLE.iter().enumerate().map(|(j, (fig, _))| {
-            let v = nfs_figure(r, *fig);
-            table::figure(v, widths[j + 3], t, style_of(app, kind_of(*fig), v))
-        }));
-        cells
-    };
+    let items = table::items(&rows, app);
     let [table_area, legend] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
-    let mut list = app.ui.nfs.clone();
-    let visible = table::draw(
-        f,
-        table_area,
-        t,
-        &cols,
-        1,
-        sorted,
-        rows.len(),
-        selected,
-        &mut list,
-        row,
-    );
+    let drawn = Table::new(cols, 1, &app.ui.nfs).draw(f, table_area, t, &items);
     f.render_widget(
         Paragraph::new(Span::styled(
             "RTT and exe in ms per operation · bklog: nfsiostat's rpc bklog · bind mounts of one export are one row",
@@ -159,11 +179,10 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         )),
         legend,
     );
-    app.ui.nfs = list;
-    app.ui.page_rows = visible;
+    drawn
 }
 
-pub fn draw_mount(f: &mut Frame, app: &mut App, area: Rect, key: &str) {
+pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
     let t = &app.theme;
     let Some(row) = app.nfs_row(key) else {
         let block = panel_block(format!(" {key} "), t, true);
@@ -176,7 +195,7 @@ pub fn draw_mount(f: &mut Frame, app: &mut App, area: Rect, key: &str) {
             )),
             inner,
         );
-        return;
+        return Drawn::default();
     };
     let mut title = format!(" {} on {}", row.export, row.mount_points.join(", "));
     let vers = row.vers.as_ref().map(|v| format!("NFSv{v}"));
@@ -196,11 +215,7 @@ pub fn draw_mount(f: &mut Frame, app: &mut App, area: Rect, key: &str) {
     let [charts, bottom] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(ops_height)]).areas(inner);
     let n = app.nfs.history.capacity();
-    let times = app.nfs.series_times(n);
-    let x = TimeAxis {
-        times: &times,
-        marks: &app.markers,
-    };
+    let x = TimeAxis::of(&app.nfs, &app.markers);
     let values = |i: usize| app.nfs.series(key, i, n);
     let specs: [(&str, &str, Vec<Series>); 4] = [
         (
@@ -269,22 +284,7 @@ pub fn draw_mount(f: &mut Frame, app: &mut App, area: Rect, key: &str) {
     let ow = table::name_width(ops.iter().map(|o| o.name.as_str()), "Operation");
     let mut cols = vec![Col::text("Operation", ow)];
     cols.extend(NFS_OP_COLS.iter().map(|c| Col::figure(c.header)));
-    let widths: Vec<u16> = cols.iter().map(|c| c.width).collect();
-    let sorted = app.ui.nfs_ops.sort.map(|i| i + 1);
-    let selected = app.ui.nfs_ops.index(ops.iter().map(|o| o.name.as_str()));
-    let row = |i: usize| {
-        let o = ops[i];
-        let mut cells = vec![Cell::from(o.name.clone())];
-        cells.extend(NFS_OP_COLS.iter().enumerate().map(|(j, c)| {
-            // errors only exist from RPC iostats 1.1 on
-            let v = match c.col {
-                NfsOpCol::Errors | NfsOpCol::ErrorsPct if !o.has_errors => None,
-                col => o.rates.as_ref().and_then(|r| r.get(col)),
-            };
-            table::figure(v, widths[j + 1], t, style_of(app, c.kind, v))
-        }));
-        cells
-    };
+    let items = table::items(&ops, app);
     let block = panel_block(
         " operations · READ and WRITE always, others when active ",
         t,
@@ -292,19 +292,5 @@ pub fn draw_mount(f: &mut Frame, app: &mut App, area: Rect, key: &str) {
     );
     let table_area = block.inner(bottom);
     f.render_widget(block, bottom);
-    let mut list = app.ui.nfs_ops.clone();
-    let visible = table::draw(
-        f,
-        table_area,
-        t,
-        &cols,
-        1,
-        sorted,
-        ops.len(),
-        selected,
-        &mut list,
-        row,
-    );
-    app.ui.nfs_ops = list;
-    app.ui.page_rows = visible;
+    Table::new(cols, 1, &app.ui.nfs_ops).draw(f, table_area, t, &items)
 }

@@ -3,16 +3,16 @@
 //! for a bond, its slaves.
 
 use super::nfs::with_source_state;
-use super::table::{self, Col};
+use super::table::{self, Col, Item, Table, TableRow};
 use super::widgets::{Series, TimeAxis, chart};
 use super::{level_style, panel_block};
 use crate::app::App;
-use crate::app::list::ListUi;
+use crate::app::list::{Drawn, ListUi};
 use crate::app::nics::{NIC_TABLE, NicFig, nic_figure, nic_index};
 use crate::config::Level;
 use crate::format;
-use crate::model::bond::BondRow;
-use crate::model::nic::{NIC_COLS, NicCol, NicColKind, NicRates};
+use crate::model::bond::{BondRow, SlaveRow};
+use crate::model::nic::{NIC_COLS, NicCol, NicColKind};
 use crate::model::nic_tick::NicRow;
 use crate::parse::net_sysfs::OperState;
 use crate::theme::Theme;
@@ -67,7 +67,46 @@ fn warned_bond<'a>(app: &'a App, name: &str) -> Option<&'a BondRow> {
     app.bond(name).filter(|b| !b.warnings.is_empty())
 }
 
-pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
+/// An interface: its link and nicstat's figures, flagged when it heads a
+/// bond with something wrong.
+impl TableRow for Item<'_, NicRow> {
+    fn key(&self) -> &str {
+        &self.row.name
+    }
+
+    fn texts(&self) -> Vec<Cell<'_>> {
+        let (r, t) = (self.row, &self.app.theme);
+        let warn = warned_bond(self.app, &r.name).is_some();
+        vec![
+            Cell::from(Span::styled(if warn { "!" } else { " " }, t.warn)),
+            Cell::from(Span::styled(
+                r.name.clone(),
+                if warn { t.warn } else { t.base },
+            )),
+            Cell::from(Span::styled(r.kind().label(), t.muted)),
+            Cell::from(Span::styled(
+                r.link.operstate.label(),
+                state_style(t, r.link.operstate),
+            )),
+            Cell::from(speed(r.link.speed_mbps)),
+            Cell::from(r.link.duplex.label()),
+            Cell::from(
+                r.info
+                    .as_ref()
+                    .and_then(|i| i.mtu)
+                    .map_or(format::UNKNOWN.to_string(), |m| m.to_string()),
+            ),
+        ]
+    }
+
+    fn figure(&self, j: usize) -> (Option<f64>, Style) {
+        let fig = NIC_TABLE[j].0;
+        let v = nic_figure(self.row.rates.as_ref(), fig);
+        (v, style_of(self.app, kind_of(fig), v))
+    }
+}
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let rows = app.nic_rows();
     let t = &app.theme;
     let total = app.nics.tick().map_or(0, |k| k.rows.len());
@@ -89,7 +128,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     f.render_widget(block, area);
     let Some(tick) = app.nics.tick() else {
         super::waiting(f, &app.theme, inner);
-        return;
+        return Drawn::default();
     };
     let warnings: Vec<String> = tick.bonds.iter().flat_map(|b| b.messages()).collect();
     let iw = table::name_width(rows.iter().map(|r| r.name.as_str()), "Int");
@@ -102,56 +141,12 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         Col::text("Duplex", 7),
         Col::text("MTU", 5),
     ];
-    const FIXED: usize = 7;
     cols.extend(NIC_TABLE.iter().map(|(_, h)| Col::figure(*h)));
-    let sorted = app.ui.nics.sort.map(|i| i + FIXED);
-    let selected = app.ui.nics.index(rows.iter().map(|r| r.name.as_str()));
-    let widths: Vec<u16> = cols.iter().map(|c| c.width).collect();
-    let row = |i: usize| {
-        let r = rows[i];
-        let warn = warned_bond(app, &r.name).is_some();
-        let mut cells = vec![
-            Cell::from(Span::styled(if warn { "!" } else { " " }, t.warn)),
-            Cell::from(Span::styled(
-                r.name.clone(),
-                if warn { t.warn } else { t.base },
-            )),
-            Cell::from(Span::styled(r.kind().label(), t.muted)),
-            Cell::from(Span::styled(
-                r.link.operstate.label(),
-                state_style(t, r.link.operstate),
-            )),
-            Cell::from(speed(r.link.speed_mbps)),
-            Cell::from(r.link.duplex.label()),
-            Cell::from(
-                r.info
-                    .as_ref()
-                    .and_then(|i| i.mtu)
-                    .map_or(format::UNKNOWN.to_string(), |m| m.to_string()),
-            ),
-        ];
-        cells.extend(NIC_TABLE.iter().enumerate().map(|(j, (fig, _))| {
-            let v = nic_figure(r.rates.as_ref(), *fig);
-            table::figure(v, widths[j + FIXED], t, style_of(app, kind_of(*fig), v))
-        }));
-        cells
-    };
+    let items = table::items(&rows, app);
     let legend_h = warnings.len().clamp(1, 3) as u16;
     let [table_area, legend] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(legend_h)]).areas(inner);
-    let mut list = app.ui.nics.clone();
-    let visible = table::draw(
-        f,
-        table_area,
-        t,
-        &cols,
-        2,
-        sorted,
-        rows.len(),
-        selected,
-        &mut list,
-        row,
-    );
+    let drawn = Table::new(cols, 2, &app.ui.nics).draw(f, table_area, t, &items);
     let lines: Vec<Line> = if warnings.is_empty() {
         vec![Line::from(Span::styled(
             if app.ui.show_all_nics {
@@ -168,8 +163,7 @@ pub fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             .collect()
     };
     f.render_widget(Paragraph::new(lines), legend);
-    app.ui.nics = list;
-    app.ui.page_rows = visible;
+    drawn
 }
 
 /// "physical · 25000 Mb/s full · up · MTU 9000 · driver mlx5_core".
@@ -188,7 +182,7 @@ fn link_facts(r: &NicRow) -> Vec<(&'static str, String)> {
     ]
 }
 
-pub fn draw_nic(f: &mut Frame, app: &mut App, area: Rect, name: &str) {
+pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
     let t = &app.theme;
     let Some(row) = app.nic_row(name) else {
         let block = panel_block(format!(" {name} "), t, true);
@@ -201,7 +195,7 @@ pub fn draw_nic(f: &mut Frame, app: &mut App, area: Rect, name: &str) {
             )),
             inner,
         );
-        return;
+        return Drawn::default();
     };
     let facts = link_facts(row);
     let title = format!(
@@ -220,11 +214,7 @@ pub fn draw_nic(f: &mut Frame, app: &mut App, area: Rect, name: &str) {
     let [charts, now] = Layout::horizontal([Constraint::Min(0), Constraint::Length(28)]).areas(top);
 
     let n = app.nics.history.capacity();
-    let times = app.nics.series_times(n);
-    let x = TimeAxis {
-        times: &times,
-        marks: &app.markers,
-    };
+    let x = TimeAxis::of(&app.nics, &app.markers);
     let values = |fig: NicFig| app.nics.series(name, nic_index(fig), n);
     let s = |label, fig, style| Series {
         label,
@@ -290,19 +280,66 @@ pub fn draw_nic(f: &mut Frame, app: &mut App, area: Rect, name: &str) {
     let now_block = panel_block(" now ", t, false);
     f.render_widget(Paragraph::new(lines).block(now_block), now);
 
-    let scrolled = bond.map(|b| draw_bond(f, app, bottom, b));
-    if let Some(col_offset) = scrolled {
-        app.ui.slaves.col_offset = col_offset;
+    bond.map_or_else(Drawn::default, |b| draw_bond(f, app, bottom, b))
+}
+
+/// The figures of a bond's slave table.
+const SLAVE_FIGS: [NicCol; 7] = [
+    NicCol::RKbPerS,
+    NicCol::WKbPerS,
+    NicCol::RPkPerS,
+    NicCol::WPkPerS,
+    NicCol::Util,
+    NicCol::RErrPerS,
+    NicCol::RDropPerS,
+];
+
+/// A slave's row in its bond's table, flagged when a warning names it.
+struct SlaveItem<'a> {
+    s: &'a SlaveRow,
+    warned: bool,
+    app: &'a App,
+}
+
+impl TableRow for SlaveItem<'_> {
+    fn key(&self) -> &str {
+        &self.s.slave.name
+    }
+
+    fn texts(&self) -> Vec<Cell<'_>> {
+        let (s, t) = (self.s, &self.app.theme);
+        let sl = &s.slave;
+        let mii = sl.mii_status.map_or(format::UNKNOWN, |m| m.label());
+        vec![
+            Cell::from(Span::styled(
+                sl.name.clone(),
+                if self.warned { t.warn } else { t.base },
+            )),
+            Cell::from(Span::styled(if s.active { "active" } else { "" }, t.accent)),
+            Cell::from(mii),
+            Cell::from(speed(sl.speed_mbps)),
+            Cell::from(sl.duplex.map_or(format::UNKNOWN, |d| d.label())),
+            Cell::from(
+                s.failures_since_start
+                    .map_or(format::UNKNOWN.to_string(), |n| n.to_string()),
+            ),
+            Cell::from(
+                sl.perm_hw_addr
+                    .clone()
+                    .unwrap_or_else(|| format::UNKNOWN.to_string()),
+            ),
+        ]
+    }
+
+    fn figure(&self, j: usize) -> (Option<f64>, Style) {
+        let c = SLAVE_FIGS[j];
+        let v = self.s.rates.as_ref().and_then(|r| r.get(c));
+        (v, style_of(self.app, c.def().kind, v))
     }
 }
 
-fn slave_rates(rates: Option<&NicRates>, c: NicCol) -> Option<f64> {
-    rates.and_then(|r| r.get(c))
-}
-
 /// A bond's mode, primary, active slave and warnings, over its slaves.
-/// Draws a bond's slave table; returns its column offset as drawn.
-fn draw_bond(f: &mut Frame, app: &App, area: Rect, b: &BondRow) -> usize {
+fn draw_bond(f: &mut Frame, app: &App, area: Rect, b: &BondRow) -> Drawn {
     let t = &app.theme;
     let i = &b.info;
     let none = || "none".to_string();
@@ -332,15 +369,6 @@ fn draw_bond(f: &mut Frame, app: &App, area: Rect, b: &BondRow) -> usize {
         .collect();
     f.render_widget(Paragraph::new(lines), warn_area);
 
-    let figs = [
-        NicCol::RKbPerS,
-        NicCol::WKbPerS,
-        NicCol::RPkPerS,
-        NicCol::WPkPerS,
-        NicCol::Util,
-        NicCol::RErrPerS,
-        NicCol::RDropPerS,
-    ];
     let sw = table::name_width(b.slaves.iter().map(|s| s.slave.name.as_str()), "Slave");
     let mut cols = vec![
         Col::text("Slave", sw),
@@ -351,57 +379,25 @@ fn draw_bond(f: &mut Frame, app: &App, area: Rect, b: &BondRow) -> usize {
         Col::text("Fails+", 6),
         Col::text("Perm HW addr", 17),
     ];
-    const FIXED: usize = 7;
-    cols.extend(figs.iter().map(|c| Col::figure(c.def().header)));
-    let widths: Vec<u16> = cols.iter().map(|c| c.width).collect();
-    let names: Vec<&str> = b.slaves.iter().map(|s| s.slave.name.as_str()).collect();
-    let mut list = ListUi {
-        selected: app.ui.slaves.selected.clone(),
-        col_offset: app.ui.slaves.col_offset,
-        ..ListUi::default()
+    cols.extend(SLAVE_FIGS.iter().map(|c| Col::figure(c.def().header)));
+    let items: Vec<SlaveItem> = b
+        .slaves
+        .iter()
+        .map(|s| SlaveItem {
+            s,
+            warned: b.warnings.iter().any(|w| w.slave() == Some(&s.slave.name)),
+            app,
+        })
+        .collect();
+    // as before, a bond's slaves scroll only sideways: their rows start
+    // from the top each frame
+    let list = ListUi {
+        offset: 0,
+        ..app.ui.slaves.clone()
     };
-    let selected = list.index(names.iter().copied());
-    let row = |k: usize| {
-        let s = &b.slaves[k];
-        let sl = &s.slave;
-        let mii = sl.mii_status.map_or(format::UNKNOWN, |m| m.label());
-        let warned = b.warnings.iter().any(|w| w.slave() == Some(&sl.name));
-        let mut cells = vec![
-            Cell::from(Span::styled(
-                sl.name.clone(),
-                if warned { t.warn } else { t.base },
-            )),
-            Cell::from(Span::styled(if s.active { "active" } else { "" }, t.accent)),
-            Cell::from(mii),
-            Cell::from(speed(sl.speed_mbps)),
-            Cell::from(sl.duplex.map_or(format::UNKNOWN, |d| d.label())),
-            Cell::from(
-                s.failures_since_start
-                    .map_or(format::UNKNOWN.to_string(), |n| n.to_string()),
-            ),
-            Cell::from(
-                sl.perm_hw_addr
-                    .clone()
-                    .unwrap_or_else(|| format::UNKNOWN.to_string()),
-            ),
-        ];
-        cells.extend(figs.iter().enumerate().map(|(j, c)| {
-            let v = slave_rates(s.rates.as_ref(), *c);
-            table::figure(v, widths[j + FIXED], t, style_of(app, c.def().kind, v))
-        }));
-        cells
-    };
-    table::draw(
-        f,
-        table_area,
-        t,
-        &cols,
-        1,
-        None,
-        b.slaves.len(),
-        selected,
-        &mut list,
-        row,
-    );
-    list.col_offset
+    // only the interfaces' tables move a page at a time
+    Drawn {
+        page_rows: None,
+        ..Table::new(cols, 1, &list).draw(f, table_area, t, &items)
+    }
 }

@@ -1,13 +1,14 @@
 //! The scrolled, sortable table every panel draws its entities in.
 
-use crate::app::list::ListUi;
+use crate::app::App;
+use crate::app::list::{Drawn, ListUi, Scroll};
 use crate::format;
 use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
+use ratatui::widgets::{Cell, Paragraph, Row, Table as Widget, TableState};
 
 /// Width of a figure column: the widest figures fit in 8.
 pub(crate) const FIG_WIDTH: u16 = 8;
@@ -50,7 +51,7 @@ pub(crate) fn figure<'a>(v: Option<f64>, width: u16, t: &Theme, style: Style) ->
 /// A panel's title: " NICs · 7 of 9 interfaces · sort rKB/s ↓ · filter
 /// "eth" ", from what the user asked of its `list`.
 pub(crate) fn panel_title(
-    app: &crate::app::App,
+    app: &App,
     what: &str,
     (shown, total, noun): (usize, usize, &str),
     list: &ListUi,
@@ -94,87 +95,149 @@ fn fitting(cols: &[Col], frozen: usize, offset: usize, width: u16) -> usize {
     n.max(1).min(cols.len() - frozen - offset)
 }
 
-/// Draws `n` rows of which `row(i)` builds the i-th's cells, only for the
-/// rows on screen, keeps row `selected` visible and highlights it. `sorted`
-/// marks the header of the sort column. The first `frozen` columns always
-/// show; when the others do not all fit, they scroll sideways from
-/// `list.col_offset` (h/l) and the bottom line says which of them are
-/// shown (counted as the disks table counts its figures), so a
-/// column is never squeezed and a figure never cut. Returns the number of
-/// rows that fit.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn draw<'a>(
-    f: &mut Frame,
-    area: Rect,
-    t: &Theme,
-    cols: &[Col],
+/// One row of a [`Table`]: what its selection follows and its cells.
+pub(crate) trait TableRow {
+    /// The name the selection follows from one tick to the next.
+    fn key(&self) -> &str;
+    /// The cells of the text columns, in their order.
+    fn texts(&self) -> Vec<Cell<'_>>;
+    /// Figure `j` (counted among the figure columns) and its style.
+    fn figure(&self, j: usize) -> (Option<f64>, Style);
+    /// Figure `j` as a cell `width` wide.
+    fn figure_cell(&self, j: usize, width: u16, t: &Theme) -> Cell<'_> {
+        let (v, style) = self.figure(j);
+        figure(v, width, t, style)
+    }
+}
+
+/// One of the app's rows as a table shows it, with the app that styles
+/// it (theme, thresholds, units).
+pub(crate) struct Item<'a, R> {
+    pub row: &'a R,
+    pub app: &'a App,
+}
+
+/// `rows` as a table shows them.
+pub(crate) fn items<'a, R>(rows: &[&'a R], app: &'a App) -> Vec<Item<'a, R>> {
+    rows.iter().map(|&row| Item { row, app }).collect()
+}
+
+/// A scrolled, sortable table: its columns, how many of them always
+/// show, and the list the user sorts, selects and scrolls. The list is
+/// only read: where the table ends up is returned for the app to keep.
+pub(crate) struct Table<'a> {
+    cols: Vec<Col>,
     frozen: usize,
-    sorted: Option<usize>,
-    n: usize,
-    selected: usize,
-    list: &mut ListUi,
-    row: impl Fn(usize) -> Vec<Cell<'a>>,
-) -> usize {
-    let frozen = frozen.min(cols.len().saturating_sub(1));
-    let scrolled = cols.len() - frozen;
-    // never scroll past the point where the last column already shows
-    let last_offset = (0..scrolled)
-        .find(|&o| fitting(cols, frozen, o, area.width) == scrolled - o)
-        .unwrap_or(0);
-    let offset = list.col_offset.min(last_offset);
-    list.col_offset = offset;
-    let shown = fitting(cols, frozen, offset, area.width);
-    let keep = |j: usize| j < frozen || (frozen + offset..frozen + offset + shown).contains(&j);
-    let mut area = area;
-    if shown < scrolled && area.height > 2 {
-        let [table, hint] =
-            Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
-        let text = format!(
-            "columns {}–{} of {} · h/l scroll",
-            offset + 1,
-            offset + shown,
-            scrolled
-        );
-        f.render_widget(Paragraph::new(Span::styled(text, t.muted)), hint);
-        area = table;
+    list: &'a ListUi,
+}
+
+impl<'a> Table<'a> {
+    pub fn new(cols: Vec<Col>, frozen: usize, list: &'a ListUi) -> Self {
+        Table { cols, frozen, list }
     }
 
-    let header: Vec<Cell> = cols
-        .iter()
-        .enumerate()
-        .filter(|(j, _)| keep(*j))
-        .map(|(i, c)| {
-            let style = if sorted == Some(i) {
-                t.accent
-            } else {
-                t.header
-            };
-            let line = Line::from(c.header.clone());
-            let line = if c.figure { line.right_aligned() } else { line };
-            Cell::from(line).style(style)
-        })
-        .collect();
-    let visible = area.height.saturating_sub(1).max(1) as usize;
-    let first = list.first_shown(selected, n, visible);
-    list.offset = first;
-    let body: Vec<Row> = (first..n)
-        .take(visible)
-        .map(|i| {
-            let cells = row(i).into_iter().enumerate().filter(|(j, _)| keep(*j));
-            Row::new(cells.map(|(_, c)| c))
-        })
-        .collect();
-    let widths: Vec<Constraint> = cols
-        .iter()
-        .enumerate()
-        .filter(|(j, _)| keep(*j))
-        .map(|(_, c)| Constraint::Length(c.width))
-        .collect();
-    let table = Table::new(body, widths)
-        .header(Row::new(header).style(t.header))
-        .row_highlight_style(t.selected)
-        .column_spacing(1);
-    let mut state = TableState::default().with_selected((n > 0).then(|| selected - first));
-    f.render_stateful_widget(table, area, &mut state);
-    visible
+    /// Draws `rows`, building cells only for the rows on screen, keeps
+    /// the selected row visible and highlights it, and marks the header
+    /// of the sort column (the list sorts on its figure columns). The
+    /// first `frozen` columns always show; when the others do not all
+    /// fit, they scroll sideways from the list's `col_offset` (h/l) and
+    /// the bottom line says which of them are shown (counted as the
+    /// disks table counts its figures), so a column is never squeezed
+    /// and a figure never cut.
+    pub fn draw<R: TableRow>(&self, f: &mut Frame, area: Rect, t: &Theme, rows: &[R]) -> Drawn {
+        let cols = &self.cols;
+        let list = self.list;
+        let n = rows.len();
+        let selected = list.index(rows.iter().map(TableRow::key));
+        let sorted = cols
+            .iter()
+            .position(|c| c.figure)
+            .and_then(|first| list.sort.map(|i| i + first));
+        let frozen = self.frozen.min(cols.len().saturating_sub(1));
+        let scrolled = cols.len() - frozen;
+        // never scroll past the point where the last column already shows
+        let last_offset = (0..scrolled)
+            .find(|&o| fitting(cols, frozen, o, area.width) == scrolled - o)
+            .unwrap_or(0);
+        let offset = list.col_offset.min(last_offset);
+        let shown = fitting(cols, frozen, offset, area.width);
+        let keep = |j: usize| j < frozen || (frozen + offset..frozen + offset + shown).contains(&j);
+        let mut area = area;
+        if shown < scrolled && area.height > 2 {
+            let [table, hint] =
+                Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+            let text = format!(
+                "columns {}–{} of {} · h/l scroll",
+                offset + 1,
+                offset + shown,
+                scrolled
+            );
+            f.render_widget(Paragraph::new(Span::styled(text, t.muted)), hint);
+            area = table;
+        }
+
+        let header: Vec<Cell> = cols
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| keep(*j))
+            .map(|(i, c)| {
+                let style = if sorted == Some(i) {
+                    t.accent
+                } else {
+                    t.header
+                };
+                let line = Line::from(c.header.clone());
+                let line = if c.figure { line.right_aligned() } else { line };
+                Cell::from(line).style(style)
+            })
+            .collect();
+        let visible = area.height.saturating_sub(1).max(1) as usize;
+        let first = list.first_shown(selected, n, visible);
+        let body: Vec<Row> = rows
+            .iter()
+            .skip(first)
+            .take(visible)
+            .map(|r| {
+                let cells = self.cells(r, t).into_iter().enumerate();
+                Row::new(cells.filter(|(j, _)| keep(*j)).map(|(_, c)| c))
+            })
+            .collect();
+        let widths: Vec<Constraint> = cols
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| keep(*j))
+            .map(|(_, c)| Constraint::Length(c.width))
+            .collect();
+        let table = Widget::new(body, widths)
+            .header(Row::new(header).style(t.header))
+            .row_highlight_style(t.selected)
+            .column_spacing(1);
+        let mut state = TableState::default().with_selected((n > 0).then(|| selected - first));
+        f.render_stateful_widget(table, area, &mut state);
+        Drawn {
+            page_rows: Some(visible),
+            scroll: Some(Scroll {
+                offset: first,
+                col_offset: offset,
+            }),
+        }
+    }
+
+    /// A row's cells in column order: its texts where the text columns
+    /// are, its figures fitted to the figure columns.
+    fn cells<'r, R: TableRow>(&self, row: &'r R, t: &Theme) -> Vec<Cell<'r>> {
+        let mut texts = row.texts().into_iter();
+        let mut j = 0;
+        self.cols
+            .iter()
+            .map(|c| {
+                if c.figure {
+                    j += 1;
+                    row.figure_cell(j - 1, c.width, t)
+                } else {
+                    texts.next().unwrap_or_default()
+                }
+            })
+            .collect()
+    }
 }

@@ -1,5 +1,6 @@
 //! Pieces several views draw: window statistics, sparklines, charts.
 
+use crate::app::layer::Layer;
 use crate::app::state::Marker;
 use crate::format;
 use crate::theme::Theme;
@@ -66,8 +67,18 @@ pub struct Series<'a> {
 /// A chart's x axis: the history's sample times, oldest first, and the
 /// markers to show over them.
 pub struct TimeAxis<'a> {
-    pub times: &'a [i64],
+    pub times: Vec<i64>,
     pub marks: &'a [Marker],
+}
+
+impl<'a> TimeAxis<'a> {
+    /// The axis of a layer's charts: its whole history window.
+    pub fn of<T: Clone>(layer: &Layer<T>, marks: &'a [Marker]) -> Self {
+        TimeAxis {
+            times: layer.series_times(layer.history.capacity()),
+            marks,
+        }
+    }
 }
 
 /// A braille line chart of one or two series over the same ticks, titled
@@ -82,7 +93,7 @@ pub fn chart(
     x: &TimeAxis,
     theme: &Theme,
 ) {
-    let times = x.times;
+    let times = x.times.as_slice();
     // Braille gives two dots per column; more points than that only cost
     // line drawing, so keep each bucket's min and max (spikes survive).
     let buckets = area.width.saturating_sub(10).max(1) as usize * 2;

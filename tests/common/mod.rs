@@ -228,7 +228,7 @@ pub fn recorded_app() -> App {
 pub fn render(app: &mut App, width: u16, height: u16) -> String {
     let backend = ratatui::backend::TestBackend::new(width, height);
     let mut terminal = ratatui::Terminal::new(backend).expect("test backend");
-    terminal.draw(|f| strata::ui::draw(f, app)).expect("draw");
+    app.apply_drawn(strata::ui::render(&mut terminal, app).expect("draw"));
     redact_times(&terminal.backend().to_string())
 }
 
