@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use strata::model::cache::CacheBaseline;
 use strata::source::cache::CacheSource;
 use strata::source::residency::{self, Method};
-use strata::source::rootfs::RootFs;
+use strata::core::rootfs::RootFs;
 
 const FILES: usize = 100;
 const SPARSE_FILE_BYTES: u64 = 1 << 30;

@@ -43,7 +43,7 @@ use strata::source::disks::{DiskSample, DiskSource};
 use strata::source::nfs::NfsSource;
 use strata::source::nics::NicSource;
 use strata::source::residency::Method;
-use strata::source::rootfs::RootFs;
+use strata::core::rootfs::RootFs;
 use strata::theme::Theme;
 
 const TICK_DEVICES: [usize; 3] = [1, 100, 1000];

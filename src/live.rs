@@ -32,7 +32,7 @@ pub struct Sources {
     pub cells: CellOptions,
 }
 
-pub use crate::record::control::now_ms;
+use crate::core::clock::now_ms;
 
 /// Samples a source every `every`, for as long as the app listens, and
 /// sends each result wrapped by `wrap`. Reading runs on a blocking thread:
@@ -69,7 +69,7 @@ async fn sample_loop<S, T>(
         {
             return;
         }
-        tick = crate::source::boundary::next(every);
+        tick = crate::core::boundary::next(every);
         source = Some(src);
     }
 }

@@ -10,7 +10,7 @@ use strata::source::cells::target::{CellTarget, Given, assemble};
 use strata::source::cells::{CellOptions, PassphraseStore};
 use strata::source::disks::DiskSource;
 use strata::source::nfs::NfsSource;
-use strata::source::rootfs::RootFs;
+use strata::core::rootfs::RootFs;
 
 fn main() {
     let cli = Cli::parse();

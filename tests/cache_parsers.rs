@@ -11,7 +11,7 @@ use strata::parse::meminfo::{MemInfo, MemValue, parse_meminfo};
 use strata::parse::vmstat::{VmStat, parse_vmstat};
 use strata::source::cache::{CacheFile, CacheSample, CacheSource, FileResidency};
 use strata::source::residency::{Method, Residency};
-use strata::source::rootfs::RootFs;
+use strata::core::rootfs::RootFs;
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/cache/{name}", env!("CARGO_MANIFEST_DIR"));

@@ -20,7 +20,7 @@ use strata::parse::diskstats::parse_diskstats;
 use strata::parse::uptime::parse_uptime_cs;
 use strata::source::cells::{CellEvent, CellOptions, CellStatus, CellTarget, remote, run_cell};
 use strata::source::disks::DiskSource;
-use strata::source::rootfs::RootFs;
+use strata::core::rootfs::RootFs;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 

@@ -28,7 +28,7 @@ use strata::source::cells::{CellEvent, CellStatus};
 use strata::source::disks::DiskSource;
 use strata::source::nfs::NfsSource;
 use strata::source::nics::NicSource;
-use strata::source::rootfs::RootFs;
+use strata::core::rootfs::RootFs;
 
 const T0: i64 = 1_795_000_000_000;
 /// Samples: over a minute, so the file holds several chunks.

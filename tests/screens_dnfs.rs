@@ -8,7 +8,7 @@ mod common;
 
 use common::redact_times;
 use strata::app::dnfs::{Dnfs, DnfsUi};
-use strata::model::dnfs_sample::{DnfsSample, map_rows, rows_from_capture};
+use strata::parse::dnfs_sample::{DnfsSample, map_rows, rows_from_capture};
 use strata::source::dnfs::{DbEvent, DbStatus, connect, parse_db_spec};
 use strata::theme::Theme;
 
@@ -60,7 +60,7 @@ fn readings(release: &str, more: usize) -> Vec<DnfsSample> {
         // the last select (b's counts, swelled), 12.1 as running totals
         // (b's growth again)
         for c in &mut cur.channels {
-            let key = |x: &&strata::model::dnfs_sample::ChannelRow| {
+            let key = |x: &&strata::parse::dnfs_sample::ChannelRow| {
                 (x.inst_id, x.pnum, x.ch_id) == (c.inst_id, c.pnum, c.ch_id)
             };
             let (Some(ca), Some(cb)) = (a.channels.iter().find(key), b.channels.iter().find(key))

@@ -310,7 +310,7 @@ mod tests {
     use super::*;
     use crate::model::nic::NicRates;
     use crate::source::nics::LinkState;
-    use crate::source::rootfs::RootFs;
+    use crate::core::rootfs::RootFs;
 
     fn row(name: &str, rates: Option<NicRates>) -> NicRow {
         NicRow {

@@ -22,7 +22,7 @@
 //!   files. The views have no bytes per server or channel, in any release.
 
 use super::disk::ColKind;
-use super::dnfs_sample::{ChannelRow, DnfsSample, Shape, StatsRow};
+use crate::parse::dnfs_sample::{ChannelRow, DnfsSample, Shape, StatsRow};
 use super::last_seen::LastSeen;
 use serde::{Deserialize, Serialize};
 
@@ -423,7 +423,7 @@ impl DnfsBaseline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::dnfs_sample::{ChannelRow, Shape};
+    use crate::parse::dnfs_sample::{ChannelRow, Shape};
 
     fn stat(inst: u32, pnum: u64, r: u64, w: u64) -> StatsRow {
         StatsRow {

@@ -10,6 +10,7 @@ use super::RecordError;
 use super::session::{Meta, Recorder};
 use crate::app::session::RecStatus;
 use crate::app::{App, Input};
+use crate::core::clock::now_ms;
 
 /// The header's growth rate is over this window.
 const GROWTH_WINDOW: Duration = Duration::from_secs(60);
@@ -19,12 +20,6 @@ pub struct Control {
     /// Where `R` records when strata started without a file.
     default_path: Option<PathBuf>,
     growth: VecDeque<(Instant, u64)>,
-}
-
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
 }
 
 /// What a recording says about the run the app shows.

@@ -22,7 +22,7 @@ use strata::source::disks::{DiskSample, read_catalogue};
 use strata::source::nfs::{NfsSample, group_mounts};
 use strata::source::nics::{NicSample, NicSource};
 use strata::source::residency::{Method, Residency};
-use strata::source::rootfs::RootFs;
+use strata::core::rootfs::RootFs;
 use strata::theme::Theme;
 
 pub fn fixture_root() -> PathBuf {

@@ -5,7 +5,7 @@ use super::{CELLCLI_SCRIPT, CellEvent, CellOptions, CellStatus, CellTarget, Even
 use super::{catalogue, hostkey, remote};
 use crate::parse::ParseError;
 use crate::parse::cell_stream::{FrameKind, FrameReader, parse_sample, parse_sys_block};
-use crate::source::boundary;
+use crate::core::boundary;
 use crate::source::disks::{Catalogue, DiskSample};
 use russh::ChannelMsg;
 use russh::client::{self, Handle};

@@ -1,0 +1,11 @@
+//! What every layer shares and nothing of strata's own sits under: the wall
+//! clock, the host's identity and strata's own cost, reads under the root
+//! directory, the sampling boundaries, the errors of reading, and durations.
+//! It imports no other module of the crate.
+
+pub mod boundary;
+pub mod clock;
+pub mod duration;
+pub mod error;
+pub mod host;
+pub mod rootfs;
