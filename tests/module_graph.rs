@@ -56,10 +56,21 @@ fn cycle_finder_sees_a_cycle_in_a_small_graph() {
     assert_eq!(found, vec![vec!["a", "b", "c", "a"]]);
     let g = graph(&[("a", "b"), ("b", "c"), ("a", "c"), ("d", "c")]);
     assert!(cycles(&g).is_empty());
-    let g = graph(&[("x", "y"), ("y", "x"), ("p", "q"), ("q", "r"), ("r", "p"), ("q", "p")]);
+    let g = graph(&[
+        ("x", "y"),
+        ("y", "x"),
+        ("p", "q"),
+        ("q", "r"),
+        ("r", "p"),
+        ("q", "p"),
+    ]);
     assert_eq!(
         cycles(&g),
-        vec![vec!["p", "q", "p"], vec!["p", "q", "r", "p"], vec!["x", "y", "x"]]
+        vec![
+            vec!["p", "q", "p"],
+            vec!["p", "q", "r", "p"],
+            vec!["x", "y", "x"]
+        ]
     );
 }
 
@@ -154,7 +165,12 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// (`["source", "cells"]` for src/source/cells/mod.rs); `root` is the word
 /// that names the library's root in this file (`crate`, or `strata` in the
 /// binary).
-fn references(text: &str, path: &[String], mods: &BTreeSet<String>, root: &str) -> BTreeSet<String> {
+fn references(
+    text: &str,
+    path: &[String],
+    mods: &BTreeSet<String>,
+    root: &str,
+) -> BTreeSet<String> {
     let toks = tokens(&blank(text));
     let mut out = BTreeSet::new();
     // Inline `mod name { ... }` blocks deepen the module path for `super::`.
@@ -184,7 +200,9 @@ fn references(text: &str, path: &[String], mods: &BTreeSet<String>, root: &str) 
         } else if after_sep && t == "super" {
             let mut k = i;
             let mut ups = 0;
-            while toks.get(k).is_some_and(|s| s == "super") && toks.get(k + 1).is_some_and(|s| s == "::") {
+            while toks.get(k).is_some_and(|s| s == "super")
+                && toks.get(k + 1).is_some_and(|s| s == "::")
+            {
                 ups += 1;
                 k += 2;
             }
@@ -247,7 +265,9 @@ fn tokens(text: &str) -> Vec<String> {
         let c = chars[i];
         if c.is_alphanumeric() || c == '_' || c == '$' {
             let start = i;
-            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '$') {
+            while i < chars.len()
+                && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '$')
+            {
                 i += 1;
             }
             out.push(chars[start..i].iter().collect());
@@ -397,7 +417,12 @@ fn shortest_path(g: &Graph, comp: &BTreeSet<String>, from: &str, to: &str) -> Op
             path.reverse();
             return Some(path);
         }
-        for m in g.get(&n).into_iter().flatten().filter(|m| comp.contains(*m)) {
+        for m in g
+            .get(&n)
+            .into_iter()
+            .flatten()
+            .filter(|m| comp.contains(*m))
+        {
             if seen.insert(m.clone()) {
                 prev.insert(m.clone(), n.clone());
                 queue.push_back(m.clone());

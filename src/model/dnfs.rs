@@ -22,8 +22,8 @@
 //!   files. The views have no bytes per server or channel, in any release.
 
 use super::disk::ColKind;
-use crate::parse::dnfs_sample::{ChannelRow, DnfsSample, Shape, StatsRow};
 use super::last_seen::LastSeen;
+use crate::parse::dnfs_sample::{ChannelRow, DnfsSample, Shape, StatsRow};
 use serde::{Deserialize, Serialize};
 
 const MIB: f64 = 1024.0 * 1024.0;

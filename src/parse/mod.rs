@@ -18,7 +18,6 @@ pub mod sql_rows;
 pub mod uptime;
 pub mod vmstat;
 
-
 // Every parser returns it; sources and reports carry it up, so it lives in core.
 pub use crate::core::error::ParseError;
 

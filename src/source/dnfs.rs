@@ -108,10 +108,7 @@ pub struct DbEntry {
 
 /// The databases of `--db` (first) and the config's `[[db]]` entries; a
 /// bad `--db` becomes a message and is left out.
-pub fn db_targets(
-    specs: &[String],
-    config: &[DbEntry],
-) -> (Vec<DbTarget>, Vec<String>) {
+pub fn db_targets(specs: &[String], config: &[DbEntry]) -> (Vec<DbTarget>, Vec<String>) {
     let mut problems = Vec::new();
     let mut out: Vec<DbTarget> = Vec::new();
     for s in specs {
@@ -322,7 +319,8 @@ pub fn run_db(
         tx.blocking_send(DbEvent::Status { db, status: s }).is_ok()
     };
     let mut failures = 0u32;
-    let seed = crate::core::clock::now_ms() as u64 ^ (db as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let seed =
+        crate::core::clock::now_ms() as u64 ^ (db as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     // waits before reconnect attempt `n`; false when cancelled
     let back_off = |n: u32| {
         let wait = backoff(n, opts.backoff_first, opts.backoff_cap, seed.rotate_left(n));
