@@ -21,6 +21,7 @@ pub mod live;
 pub mod model;
 pub mod parse;
 pub mod record;
+pub mod recording;
 pub mod replay;
 pub mod source;
 pub mod store;

@@ -3,7 +3,7 @@
 
 use crate::app::session::Request;
 use crate::app::{App, Input, keymap};
-use crate::record::control::Control;
+use crate::recording::control::Control;
 use crate::source::SourceError;
 use crate::source::cache::CacheSource;
 use crate::source::cells::{CellEvent, CellOptions, run_cell};

@@ -127,7 +127,7 @@ fn main() {
             ));
         }
         Some(Command::Replay { ref file }) => {
-            let player = match strata::record::session::Player::open(file) {
+            let player = match strata::recording::session::Player::open(file) {
                 Ok(p) => p,
                 Err(e) => {
                     eprintln!("strata: cannot replay {}: {e}", file.display());

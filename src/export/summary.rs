@@ -33,7 +33,7 @@ use crate::model::nfs::{NfsMountCol, NfsOpCol};
 use crate::model::nfs_tick::NfsTick;
 use crate::model::nic::NicCol;
 use crate::model::nic_tick::NicTick;
-use crate::record::session::Player;
+use crate::recording::session::Player;
 
 /// Statistics of the known values of a figure.
 #[derive(Debug, Clone, Copy, PartialEq)]

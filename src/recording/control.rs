@@ -6,11 +6,11 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::RecordError;
 use super::session::{Meta, Recorder};
 use crate::app::session::RecStatus;
 use crate::app::{App, Input};
 use crate::core::clock::now_ms;
+use crate::record::RecordError;
 
 /// The header's growth rate is over this window.
 const GROWTH_WINDOW: Duration = Duration::from_secs(60);
