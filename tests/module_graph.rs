@@ -47,6 +47,7 @@ fn top_level_modules_have_no_import_cycle() {
             .join("\n"),
         tangles.join("; ")
     );
+    println!("{}", render_levels(&levels(&graph)));
 }
 
 #[test]
@@ -56,6 +57,8 @@ fn cycle_finder_sees_a_cycle_in_a_small_graph() {
     assert_eq!(found, vec![vec!["a", "b", "c", "a"]]);
     let g = graph(&[("a", "b"), ("b", "c"), ("a", "c"), ("d", "c")]);
     assert!(cycles(&g).is_empty());
+    let l = levels(&g);
+    assert_eq!((l["a"], l["b"], l["c"], l["d"]), (2, 1, 0, 1));
     let g = graph(&[
         ("x", "y"),
         ("y", "x"),
@@ -489,6 +492,44 @@ fn components(g: &Graph) -> Vec<BTreeSet<String>> {
         }
     }
     t.out
+}
+
+/// Each module's height in an acyclic graph: 0 for one that uses no other,
+/// else one more than the highest it uses.
+fn levels(g: &Graph) -> BTreeMap<String, usize> {
+    fn level(g: &Graph, n: &str, memo: &mut BTreeMap<String, usize>) -> usize {
+        if let Some(&l) = memo.get(n) {
+            return l;
+        }
+        let l = g
+            .get(n)
+            .into_iter()
+            .flatten()
+            .map(|m| level(g, m, memo) + 1)
+            .max()
+            .unwrap_or(0);
+        memo.insert(n.to_string(), l);
+        l
+    }
+    let mut memo = BTreeMap::new();
+    for n in g.keys() {
+        level(g, n, &mut memo);
+    }
+    memo
+}
+
+/// The modules by height, lowest first: each uses only modules on lines
+/// above its own.
+fn render_levels(levels: &BTreeMap<String, usize>) -> String {
+    let mut by: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+    for (n, l) in levels {
+        by.entry(*l).or_default().push(n);
+    }
+    let mut s = String::from("layers, lowest first (each uses only those on lines above):\n");
+    for (l, ns) in by {
+        s.push_str(&format!("  {l}: {}\n", ns.join(", ")));
+    }
+    s
 }
 
 /// The edge list, one `from -> to, to` line per module.
