@@ -178,25 +178,15 @@ fn references(
     let mut out = BTreeSet::new();
     // Inline `mod name { ... }` blocks deepen the module path for `super::`.
     let mut braces: Vec<bool> = Vec::new();
-    let mut depth = path.len();
     let mut i = 0;
     while i < toks.len() {
         let t = toks[i].as_str();
-        match t {
-            "{" => {
-                let is_mod = i >= 2 && toks[i - 2] == "mod";
-                braces.push(is_mod);
-                if is_mod {
-                    depth += 1;
-                }
-            }
-            "}" => {
-                if braces.pop() == Some(true) {
-                    depth -= 1;
-                }
-            }
-            _ => {}
+        if t == "{" {
+            braces.push(i >= 2 && toks[i - 2] == "mod");
+        } else if t == "}" {
+            braces.pop();
         }
+        let depth = path.len() + braces.iter().filter(|&&m| m).count();
         let after_sep = i == 0 || toks[i - 1] != "::";
         if after_sep && (t == root || t == "$crate") && toks.get(i + 1).is_some_and(|s| s == "::") {
             path_targets(&toks, i + 2, mods, &mut out);
