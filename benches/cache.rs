@@ -23,10 +23,10 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
+use strata::core::rootfs::RootFs;
 use strata::model::cache::CacheBaseline;
 use strata::source::cache::CacheSource;
 use strata::source::residency::{self, Method};
-use strata::source::rootfs::RootFs;
 
 const FILES: usize = 100;
 const SPARSE_FILE_BYTES: u64 = 1 << 30;

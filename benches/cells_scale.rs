@@ -453,7 +453,7 @@ fn frames(log: &Path, start: Instant, plan: &Plan, steady_from: u64) {
         println!("tui: no frame log at {}", log.display());
         return;
     };
-    let start_ms = strata::live::now_ms() - start.elapsed().as_millis() as i64;
+    let start_ms = strata::core::clock::now_ms() - start.elapsed().as_millis() as i64;
     let rows: Vec<(i64, u64, u64, u64)> = text
         .lines()
         .filter(|l| !l.starts_with('#'))

@@ -37,13 +37,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use strata::app::{Action, App, HostInfo};
 use strata::config::Config;
+use strata::core::rootfs::RootFs;
 use strata::parse::diskstats::{DiscardCounters, DiskCounters, FlushCounters};
 use strata::source::cache::CacheSource;
 use strata::source::disks::{DiskSample, DiskSource};
 use strata::source::nfs::NfsSource;
 use strata::source::nics::NicSource;
 use strata::source::residency::Method;
-use strata::source::rootfs::RootFs;
 use strata::theme::Theme;
 
 const TICK_DEVICES: [usize; 3] = [1, 100, 1000];

@@ -1,6 +1,8 @@
 //! Command line.
 
 use crate::batch::Format;
+// Part of what the command line offers: tests check the config against it.
+pub use crate::core::duration::parse_interval;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -145,7 +147,7 @@ covers what comes before the damage).";
 
 /// A duration: seconds, or a number with s, m, h or d.
 fn parse_span(s: &str) -> Result<u64, String> {
-    crate::config::parse_duration(s)
+    crate::core::duration::parse_duration(s)
 }
 
 /// A size in bytes, or with k, M, G (powers of 1024).
@@ -212,14 +214,4 @@ pub enum UnitsArg {
     KB,
     #[value(name = "MB", alias = "mb")]
     MB,
-}
-
-pub fn parse_interval(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .parse()
-        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
-    if !(0.1..=3600.0).contains(&v) {
-        return Err(format!("{v} s is outside 0.1 to 3600 s"));
-    }
-    Ok(v)
 }

@@ -35,6 +35,7 @@
 //! typo does not silently leave a setting at its default.
 
 use crate::source::cells::target::CellTarget;
+use crate::source::dnfs::DbEntry;
 use std::env;
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -46,6 +47,8 @@ use toml::Spanned;
 use toml::de::{DeInteger, DeString, DeTable, DeValue};
 
 use crate::model::disk::ColKind;
+// The config's `history` takes it, and tests check against it here.
+pub use crate::core::duration::parse_duration;
 
 /// Throughput units of the disks panel and `batch disks`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -141,12 +144,6 @@ pub struct Config {
     /// Recordings made before databases were read have none.
     #[serde(default)]
     pub dbs: Vec<DbEntry>,
-}
-
-/// One `[[db]]` of the config, already checked as `--db` is.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct DbEntry {
-    pub target: crate::source::dnfs::DbTarget,
 }
 
 /// One `[[cell]]` of the config; the user is filled in with the default
@@ -253,7 +250,7 @@ fn load_in(explicit: Option<&Path>, default: Option<&Path>) -> (Config, Vec<Stri
     // A theme file named in the config is looked for next to the config,
     // not wherever strata happened to be started.
     if let Some(spec) = &config.theme
-        && crate::theme::is_path_spec(spec)
+        && is_path_spec(spec)
         && !spec.starts_with('~')
         && Path::new(spec).is_relative()
         && let Some(dir) = path.parent()
@@ -330,7 +327,7 @@ fn parse_interval(value: &DeValue) -> Result<f64, String> {
     let secs = number(value).ok_or_else(|| expected("a number of seconds", value))?;
     // The CLI's own check, so `interval` and `--interval` cannot drift
     // apart; an f64's text parses back to exactly the same f64.
-    crate::cli::parse_interval(&secs.to_string())
+    crate::core::duration::parse_interval(&secs.to_string())
 }
 
 /// Ring capacity for `history_secs` of samples every `interval_s`: at
@@ -726,59 +723,9 @@ pub fn parse_history(text: &str) -> Result<u64, String> {
     check_history(parse_duration(text)?)
 }
 
-/// Whole seconds from "90s", "30m", "1h", "2h30m", "1d 12h" or "600".
-/// Units go from days down to seconds, each at most once, so "30m2h" or
-/// "1h1h" is taken for the typo it probably is.
-pub fn parse_duration(text: &str) -> Result<u64, String> {
-    let s = text.trim();
-    if s.is_empty() {
-        return Err("empty duration (expected e.g. \"90s\", \"30m\" or \"2h30m\")".to_owned());
-    }
-    if s.bytes().all(|b| b.is_ascii_digit()) {
-        return s.parse().map_err(|_| format!("duration {s:?} is too long"));
-    }
-    let mut total: u64 = 0;
-    let mut last_rank = None;
-    let mut rest = s;
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        let Some(unit) = rest[digits..].chars().next() else {
-            return Err(format!(
-                "duration {s:?}: {rest:?} needs a unit (s, m, h or d)"
-            ));
-        };
-        if digits == 0 {
-            return Err(format!("duration {s:?}: expected a number before {unit:?}"));
-        }
-        let (multiplier, rank) = match unit {
-            'd' => (86_400, 0),
-            'h' => (3_600, 1),
-            'm' => (60, 2),
-            's' => (1, 3),
-            '.' | ',' => return Err(format!("duration {s:?}: use whole numbers, e.g. \"1h30m\"")),
-            other => {
-                return Err(format!(
-                    "duration {s:?}: unknown unit {other:?} (use s, m, h or d)"
-                ));
-            }
-        };
-        if last_rank.is_some_and(|last| rank <= last) {
-            return Err(format!(
-                "duration {s:?}: units must go from days down to seconds, each at most once"
-            ));
-        }
-        last_rank = Some(rank);
-        total = rest[..digits]
-            .parse::<u64>()
-            .ok()
-            .and_then(|n| n.checked_mul(multiplier))
-            .and_then(|n| total.checked_add(n))
-            .ok_or_else(|| format!("duration {s:?} is too long"))?;
-        rest = rest[digits + unit.len_utf8()..].trim_start();
-    }
-    Ok(total)
+/// A theme spec that names a file rather than a theme.
+pub(crate) fn is_path_spec(spec: &str) -> bool {
+    spec.ends_with(".toml") || spec.contains('/')
 }
 
 /// One bad key, kept with its byte offset so messages come out in file

@@ -4,7 +4,7 @@
 use crate::app::session::Request;
 use crate::app::{App, Input, keymap};
 use crate::record::Existing;
-use crate::record::control::Control;
+use crate::recording::control::Control;
 use crate::source::SourceError;
 use crate::source::cache::CacheSource;
 use crate::source::cells::{CellEvent, CellOptions, run_cell};
@@ -33,7 +33,7 @@ pub struct Sources {
     pub cells: CellOptions,
 }
 
-pub use crate::record::control::now_ms;
+use crate::core::clock::now_ms;
 
 /// Samples a source every `every`, for as long as the app listens, and
 /// sends each result wrapped by `wrap`. Reading runs on a blocking thread:
@@ -70,7 +70,7 @@ async fn sample_loop<S, T>(
         {
             return;
         }
-        tick = crate::source::boundary::next(every);
+        tick = crate::core::boundary::next(every);
         source = Some(src);
     }
 }

@@ -5,12 +5,12 @@ use strata::batch::cache::CacheReport;
 use strata::batch::disks::Selection;
 use strata::batch::run::{DiskReport, run_report};
 use strata::cli::{BatchPanel, Cli, Command};
+use strata::core::rootfs::RootFs;
 use strata::source::cache::CacheSource;
 use strata::source::cells::target::{CellTarget, Given, assemble};
 use strata::source::cells::{CellOptions, PassphraseStore};
 use strata::source::disks::DiskSource;
 use strata::source::nfs::NfsSource;
-use strata::source::rootfs::RootFs;
 
 fn main() {
     let cli = Cli::parse();
@@ -127,7 +127,7 @@ fn main() {
             ));
         }
         Some(Command::Replay { ref file }) => {
-            let player = match strata::record::session::Player::open(file) {
+            let player = match strata::recording::session::Player::open(file) {
                 Ok(p) => p,
                 Err(e) => {
                     eprintln!("strata: cannot replay {}: {e}", file.display());

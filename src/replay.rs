@@ -17,7 +17,7 @@ use crossterm::event::{self, Event, KeyEventKind};
 
 use crate::app::session::{ReplayCmd, ReplayStatus, Request, SPEEDS};
 use crate::app::{App, Input, keymap};
-use crate::record::session::Player;
+use crate::recording::session::Player;
 use crate::source::cells::CellEvent;
 
 /// Intervals of inputs a jump rebuilds the figures from.

@@ -26,7 +26,9 @@ use ratatui::style::{Color, Modifier, Style};
 use toml::Spanned;
 use toml::de::{DeString, DeTable, DeValue};
 
-use crate::config::{Problem, config_dir, describe, expected, integer, line_of, parse_document};
+use crate::config::{
+    Problem, config_dir, describe, expected, integer, is_path_spec, line_of, parse_document,
+};
 
 /// Styles by what they mean, never by where they are drawn.
 #[derive(Debug, Clone, PartialEq)]
@@ -416,11 +418,6 @@ pub fn resolve(cli: Option<&str>, config: Option<&str>, no_color: bool) -> (Them
 /// (<https://no-color.org>).
 pub fn no_color_requested() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
-}
-
-/// A theme spec that names a file rather than a theme.
-pub(crate) fn is_path_spec(spec: &str) -> bool {
-    spec.ends_with(".toml") || spec.contains('/')
 }
 
 fn expand_home(spec: &str) -> PathBuf {

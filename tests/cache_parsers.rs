@@ -6,12 +6,12 @@
 
 use proptest::prelude::*;
 use std::path::Path;
+use strata::core::rootfs::RootFs;
 use strata::model::cache::{CACHE_COLS, CacheBaseline, CacheCol, FILE_COLS, FileKind};
 use strata::parse::meminfo::{MemInfo, MemValue, parse_meminfo};
 use strata::parse::vmstat::{VmStat, parse_vmstat};
 use strata::source::cache::{CacheFile, CacheSample, CacheSource, FileResidency};
 use strata::source::residency::{Method, Residency};
-use strata::source::rootfs::RootFs;
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/cache/{name}", env!("CARGO_MANIFEST_DIR"));

@@ -22,9 +22,9 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use strata::core::rootfs::RootFs;
 use strata::source::cache::{CacheSource, FileResidency};
 use strata::source::residency::{Method, page_size};
-use strata::source::rootfs::RootFs;
 
 const TMPFS_MAGIC: i64 = 0x0102_1994;
 const RAMFS_MAGIC: i64 = 0x8584_58f6;

@@ -15,12 +15,12 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use strata::core::rootfs::RootFs;
 use strata::parse::cell_stream::{FrameKind, FrameReader, parse_sample};
 use strata::parse::diskstats::parse_diskstats;
 use strata::parse::uptime::parse_uptime_cs;
 use strata::source::cells::{CellEvent, CellOptions, CellStatus, CellTarget, remote, run_cell};
 use strata::source::disks::DiskSource;
-use strata::source::rootfs::RootFs;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 

@@ -11,7 +11,7 @@ use common::render;
 use std::collections::BTreeMap;
 use std::path::Path;
 use strata::app::{Input, Panel, View};
-use strata::record::session::Player;
+use strata::recording::session::Player;
 use strata::replay::Replayer;
 use strata::source::cells::{CellEvent, CellStatus};
 

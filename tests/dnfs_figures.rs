@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use strata::model::dnfs::{ChannelCounting, DnfsBaseline, DnfsCol, DnfsTick};
-use strata::model::dnfs_sample::{DnfsRows, DnfsSample, map_rows, rows_from_capture};
+use strata::parse::dnfs_sample::{DnfsRows, DnfsSample, map_rows, rows_from_capture};
 use strata::parse::sql_rows::SqlRows;
 
 fn capture(name: &str) -> DnfsRows {

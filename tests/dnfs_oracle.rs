@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 use strata::model::dnfs::{DnfsBaseline, DnfsCol};
-use strata::model::dnfs_sample::map_rows;
+use strata::parse::dnfs_sample::map_rows;
 use strata::source::dnfs::{
     DbEvent, DbOptions, DbStatus, connect, parse_db_spec, read_rows, run_db,
 };

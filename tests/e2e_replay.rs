@@ -6,7 +6,7 @@ mod common;
 
 use common::tmux::{Tmux, have_tmux, skip};
 use std::time::Duration;
-use strata::record::session::Player;
+use strata::recording::session::Player;
 
 /// The column of the position (●) on the timeline.
 fn position(screen: &str) -> Option<usize> {

@@ -19,16 +19,16 @@ use strata::batch::nics::NicReport;
 use strata::batch::run::{DiskReport, Report};
 use strata::cli::BatchPanel;
 use strata::config::Config;
+use strata::core::rootfs::RootFs;
 use strata::export::cmd::{ExportArgs, run_export, run_summary};
 use strata::export::summary::{Summary, stats, summarize};
 use strata::export::window::between_markers;
-use strata::record::control::meta_of;
-use strata::record::session::{Player, Recorder};
+use strata::recording::control::meta_of;
+use strata::recording::session::{Player, Recorder};
 use strata::source::cells::{CellEvent, CellStatus};
 use strata::source::disks::DiskSource;
 use strata::source::nfs::NfsSource;
 use strata::source::nics::NicSource;
-use strata::source::rootfs::RootFs;
 
 const T0: i64 = 1_795_000_000_000;
 /// Samples: over a minute, so the file holds several chunks.

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use strata::app::Input;
-use strata::record::session::Player;
+use strata::recording::session::Player;
 
 fn now_ms() -> i64 {
     SystemTime::now()

@@ -12,8 +12,8 @@ use std::path::Path;
 use std::time::Duration;
 use strata::app::{App, Input, SelfUsage};
 use strata::config::Config;
-use strata::record::control::meta_of;
-use strata::record::session::{Player, Recorder};
+use strata::recording::control::meta_of;
+use strata::recording::session::{Player, Recorder};
 use strata::replay::Replayer;
 use strata::source::cells::{CellEvent, CellStatus};
 use strata::theme::Theme;
@@ -282,7 +282,7 @@ fn damaged_sessions_replay_up_to_the_damage_with_a_notice() {
 mod fuzzish {
     use proptest::prelude::*;
     use strata::record::format;
-    use strata::record::session::Player;
+    use strata::recording::session::Player;
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
@@ -378,7 +378,7 @@ fn a_jump_far_into_a_long_session_keeps_what_outlasts_the_window() {
     let mut want = std::collections::HashMap::new();
     for k in 0..LONG {
         for (at, input) in long_inputs(k) {
-            strata::record::control::record_and_apply(&mut rec, &mut live, at, input).unwrap();
+            strata::recording::control::record_and_apply(&mut rec, &mut live, at, input).unwrap();
         }
         if targets.contains(&k) {
             want.insert(k, screens(&mut live));

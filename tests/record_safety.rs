@@ -17,7 +17,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use peer_tools::{can_bind_in_namespace, or_skip, run_bounded, sh_quote};
-use strata::record::session::Player;
+use strata::recording::session::Player;
 
 fn strata() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_strata"));

@@ -8,7 +8,7 @@ mod common;
 
 use common::redact_times;
 use strata::app::dnfs::{Dnfs, DnfsUi};
-use strata::model::dnfs_sample::{DnfsSample, map_rows, rows_from_capture};
+use strata::parse::dnfs_sample::{DnfsSample, map_rows, rows_from_capture};
 use strata::source::dnfs::{DbEvent, DbStatus, connect, parse_db_spec};
 use strata::theme::Theme;
 
@@ -60,7 +60,7 @@ fn readings(release: &str, more: usize) -> Vec<DnfsSample> {
         // the last select (b's counts, swelled), 12.1 as running totals
         // (b's growth again)
         for c in &mut cur.channels {
-            let key = |x: &&strata::model::dnfs_sample::ChannelRow| {
+            let key = |x: &&strata::parse::dnfs_sample::ChannelRow| {
                 (x.inst_id, x.pnum, x.ch_id) == (c.inst_id, c.pnum, c.ch_id)
             };
             let (Some(ca), Some(cb)) = (a.channels.iter().find(key), b.channels.iter().find(key))
@@ -358,8 +358,8 @@ fn a_recorded_database_replays_exports_and_sums_up_as_it_was_read() {
     use strata::export::summary::summarize;
     use strata::export::window::Window;
     use strata::model::dnfs::DnfsCol;
-    use strata::record::control::meta_of;
-    use strata::record::session::{Player, Recorder};
+    use strata::recording::control::meta_of;
+    use strata::recording::session::{Player, Recorder};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db.strec");
     let mut live = common::fidelity::host_app(Vec::new(), 5.0);
@@ -463,8 +463,8 @@ fn a_recorded_database_replays_exports_and_sums_up_as_it_was_read() {
 #[test]
 fn a_jump_keeps_a_database_state_from_before_its_window() {
     use strata::app::{Input, SelfUsage};
-    use strata::record::control::{meta_of, record_and_apply};
-    use strata::record::session::{Player, Recorder};
+    use strata::recording::control::{meta_of, record_and_apply};
+    use strata::recording::session::{Player, Recorder};
     use strata::replay::Replayer;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("j.strec");

@@ -47,7 +47,7 @@ impl DbView {
         }
     }
 
-    pub fn ingest(&mut self, sample: &crate::model::dnfs_sample::DnfsSample) {
+    pub fn ingest(&mut self, sample: &crate::parse::dnfs_sample::DnfsSample) {
         let tick = self.baseline.tick(sample);
         self.last_sample_ms = Some(sample.wall_ms);
         if tick.itv_ms.is_none() {
@@ -384,7 +384,7 @@ impl DnfsUi {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::dnfs_sample::{DnfsSample, StatsRow};
+    use crate::parse::dnfs_sample::{DnfsSample, StatsRow};
     use crate::source::dnfs::parse_db_spec;
 
     fn sample(db_ms: i64, reads: u64) -> DnfsSample {

@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::cells::CellRestate;
-use super::state::{App, SelfUsage};
+use super::state::App;
+use crate::core::host::SelfUsage;
 use crate::source::cache::CacheSample;
 use crate::source::cells::CellEvent;
 use crate::source::disks::DiskSample;

@@ -19,4 +19,6 @@ pub mod state;
 
 pub use action::Action;
 pub use input::Input;
-pub use state::{App, HostInfo, Panel, SelfUsage, View};
+// The app's state carries them, so they are part of what `app` offers.
+pub use crate::core::host::{HostInfo, SelfUsage};
+pub use state::{App, Panel, View};

@@ -8,6 +8,7 @@ use super::list::ListUi;
 use super::nfs::{NFS_HISTORY, NFS_TABLE};
 use super::nics::{NIC_HISTORY, NIC_TABLE, WIRE_ENTITY};
 use crate::config::{Config, Units};
+use crate::core::host::{HostInfo, SelfUsage};
 use crate::model::cache::{CacheBaseline, CacheTick, FileCol};
 use crate::model::disk::{DISK_COLS, DiskCol};
 use crate::model::disk_tick::{Baseline, DiskRow, DiskTick};
@@ -148,19 +149,6 @@ pub fn parts_in<'a>(tick: Option<&'a DiskTick>, name: &str) -> Vec<&'a DiskRow> 
 pub fn disk_sort_label(sort: Option<usize>, units: Units) -> &'static str {
     sort.and_then(|i| DISK_COLS.get(i))
         .map_or("Device", |c| units.header(c.col))
-}
-
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct HostInfo {
-    pub hostname: String,
-    pub kernel: String,
-}
-
-/// strata's own cost, shown in the header.
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct SelfUsage {
-    pub cpu_pct: Option<f64>,
-    pub rss_bytes: Option<u64>,
 }
 
 /// A labelled moment of the run: `m` in the UI or `strata mark`.

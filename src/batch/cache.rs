@@ -379,7 +379,7 @@ pub fn csv_report(tick: &CacheTick) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::rootfs::RootFs;
+    use crate::core::rootfs::RootFs;
     use std::path::Path;
 
     fn capture(root: &Path, suffix: &str, uptime: Option<&str>) {

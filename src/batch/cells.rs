@@ -11,8 +11,8 @@
 
 use super::{Format, csv_field, json_str, printable};
 use crate::app::cells::Cells;
+use crate::core::clock::now_ms;
 use crate::format::{self, UNKNOWN};
-use crate::live::now_ms;
 use crate::model::cell_shares::{SHARE_COLS, Shares};
 use crate::model::cells::{CellGroups, GROUP_COLS, GroupFigures};
 use crate::source::cells::target::CellTarget;

@@ -248,7 +248,7 @@ pub fn run_dnfs(
                 dnfs.ingest(ev);
             }
         }
-        let now = crate::live::now_ms();
+        let now = crate::core::clock::now_ms();
         for (db, said) in dnfs.list.iter().zip(&mut said) {
             let why = db.reason().unwrap_or_default();
             if *said != why && !why.is_empty() {
@@ -277,7 +277,7 @@ pub fn run_dnfs(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::dnfs_sample::{DnfsSample, StatsRow};
+    use crate::parse::dnfs_sample::{DnfsSample, StatsRow};
     use crate::source::dnfs::{DbEvent, DbStatus, parse_db_spec};
 
     #[test]

@@ -308,9 +308,9 @@ impl Report for NicReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::rootfs::RootFs;
     use crate::model::nic::NicRates;
     use crate::source::nics::LinkState;
-    use crate::source::rootfs::RootFs;
 
     fn row(name: &str, rates: Option<NicRates>) -> NicRow {
         NicRow {

@@ -4,13 +4,13 @@
 use super::disks::{Selection, csv_header, report};
 use super::{Format, printable};
 use crate::config::Units;
-use crate::live::now_ms;
+use crate::core::clock::now_ms;
+use crate::core::rootfs::RootFs;
 use crate::model::disk_tick::Baseline;
 use crate::parse::ParseError;
 use crate::source::SourceError;
 use crate::source::disks::DiskSource;
 use crate::source::host::host_info;
-use crate::source::rootfs::RootFs;
 use std::io::Write;
 use std::time::{Duration, Instant};
 

@@ -11,7 +11,7 @@ use super::window::{Window, between_markers, between_times};
 use crate::batch::Format;
 use crate::batch::disks::Selection;
 use crate::cli::{BatchPanel, DeviceArgs};
-use crate::record::session::Player;
+use crate::recording::session::Player;
 
 /// What `strata export` was given beyond the file.
 #[derive(Debug, Clone, Default)]

@@ -17,7 +17,7 @@ use crate::batch::{Format, cache, cells, disks, dnfs, nfs, nics, run::banner};
 use crate::cli::BatchPanel;
 use crate::config::Units;
 use crate::format;
-use crate::record::session::Player;
+use crate::recording::session::Player;
 
 /// Every panel, in the order `strata batch` lists them.
 pub const PANELS: [BatchPanel; 6] = [

@@ -33,7 +33,7 @@ use crate::model::nfs::{NfsMountCol, NfsOpCol};
 use crate::model::nfs_tick::NfsTick;
 use crate::model::nic::NicCol;
 use crate::model::nic_tick::NicTick;
-use crate::record::session::Player;
+use crate::recording::session::Player;
 
 /// Statistics of the known values of a figure.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -174,7 +174,7 @@ fn nfs(c: &mut Collector, t: &NfsTick) {
         ("w RTT ms", NfsFig::Op("WRITE", NfsOpCol::AvgRttMs), 1.0),
     ];
     for r in &t.rows {
-        let entity = crate::ui::nfs::mount_label(r);
+        let entity = crate::model::nfs_tick::mount_label(r);
         for (name, fig, div) in FIGS {
             let v = match fig {
                 NfsFig::Op(op, NfsOpCol::AvgRttMs) => latency(

@@ -13,7 +13,7 @@ use crate::model::cache::{CacheBaseline, CacheTick};
 use crate::model::disk_tick::{Baseline, DiskTick};
 use crate::model::nfs_tick::{NfsBaseline, NfsTick};
 use crate::model::nic_tick::{NicBaseline, NicTick};
-use crate::record::session::Meta;
+use crate::recording::session::Meta;
 use crate::source::dnfs::{DbEvent, DbStatus};
 
 /// What one input gave.

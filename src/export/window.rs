@@ -39,7 +39,7 @@ pub fn bound(text: &str, start_ms: i64, end_ms: i64) -> Result<i64, String> {
     let text = text.trim();
     let bad = || format!("{text:?} is not a time: {TIME_FORMS}");
     let span = |s: &str| {
-        crate::config::parse_duration(s)
+        crate::core::duration::parse_duration(s)
             .ok()
             .and_then(|s| i64::try_from(s).ok()?.checked_mul(1000))
             .ok_or_else(bad)

@@ -181,7 +181,7 @@ pub fn line_up(
 mod tests {
     use super::*;
     use crate::model::dnfs::{ChannelFigures, Figures};
-    use crate::model::dnfs_sample::ChannelRow;
+    use crate::parse::dnfs_sample::ChannelRow;
     use crate::parse::route::parse_route;
 
     const MB: f64 = 1024.0 * 1024.0;

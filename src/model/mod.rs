@@ -10,7 +10,6 @@ pub mod disk;
 pub mod disk_tick;
 pub mod dnfs;
 pub mod dnfs_path;
-pub mod dnfs_sample;
 pub mod last_seen;
 pub mod nfs;
 pub mod nfs_tick;

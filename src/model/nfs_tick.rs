@@ -46,6 +46,15 @@ pub struct NfsRow {
     pub ops: Vec<NfsOpRow>,
 }
 
+/// "filer01:/vol/arch" and where it is mounted, as one label.
+pub fn mount_label(r: &NfsRow) -> String {
+    match r.mount_points.as_slice() {
+        [] => r.export.clone(),
+        [one] => one.clone(),
+        [one, rest @ ..] => format!("{one} (+{})", rest.len()),
+    }
+}
+
 /// The figures of one interval of the NFS source.
 #[derive(Debug, Clone, Default)]
 pub struct NfsTick {

@@ -7,6 +7,7 @@ pub mod bonding;
 pub mod cell_stream;
 pub mod cellcli;
 pub mod diskstats;
+pub mod dnfs_sample;
 pub mod meminfo;
 pub mod mountinfo;
 pub mod mountstats;
@@ -17,45 +18,8 @@ pub mod sql_rows;
 pub mod uptime;
 pub mod vmstat;
 
-use std::fmt;
-
-/// A line that could not be read, with enough context to find it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
-pub struct ParseError {
-    /// What was being parsed: a path such as `/proc/diskstats`.
-    pub source_name: String,
-    /// 1-based line number within the text.
-    pub line_no: usize,
-    /// The offending line, cut to a readable length.
-    pub line: String,
-    /// What the parser expected to find.
-    pub expected: String,
-}
-
-impl ParseError {
-    pub fn new(source_name: &str, line_no: usize, line: &str, expected: impl Into<String>) -> Self {
-        let mut line = line.trim_end().to_string();
-        if line.chars().count() > 120 {
-            line = line.chars().take(117).collect::<String>() + "...";
-        }
-        ParseError {
-            source_name: source_name.to_string(),
-            line_no,
-            line,
-            expected: expected.into(),
-        }
-    }
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} line {}: expected {}: {:?}",
-            self.source_name, self.line_no, self.expected, self.line
-        )
-    }
-}
+// Every parser returns it; sources and reports carry it up, so it lives in core.
+pub use crate::core::error::ParseError;
 
 /// The good records of a text, and the lines that were rejected.
 ///

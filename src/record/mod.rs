@@ -3,13 +3,12 @@
 //! committed. This module knows numbers and series ids only, not sources or screens.
 //!
 //! Layout and codec: [`format`]; writing: [`writer`]; reading and recovery: [`reader`].
+//! The app's inputs become ticks one level up, in [`crate::recording`].
 
-pub mod control;
 pub mod format;
 pub mod lock;
 pub mod mark;
 pub mod reader;
-pub mod session;
 pub mod shape;
 pub mod writer;
 
@@ -51,7 +50,7 @@ pub enum RecordError {
 }
 
 impl RecordError {
-    fn encode(e: serde_json::Error) -> RecordError {
+    pub(crate) fn encode(e: serde_json::Error) -> RecordError {
         RecordError::Encode(e.to_string())
     }
 

@@ -13,7 +13,7 @@
 
 use super::SourceError;
 use super::residency::{self, Method, Residency};
-use super::rootfs::RootFs;
+use crate::core::rootfs::RootFs;
 use crate::parse::ParseError;
 use crate::parse::meminfo::{MemInfo, parse_meminfo};
 use crate::parse::uptime::parse_uptime_cs;

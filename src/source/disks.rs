@@ -2,7 +2,7 @@
 //! /proc/uptime, and what /sys/block says about each device.
 
 use super::SourceError;
-use super::rootfs::RootFs;
+use crate::core::rootfs::RootFs;
 use crate::parse::ParseError;
 use crate::parse::diskstats::{DiskCounters, parse_diskstats};
 use crate::parse::uptime::parse_uptime_cs;

@@ -3,7 +3,7 @@
 //! gv$dnfs_stats, gv$dnfs_servers, gv$dnfs_channels and gv$dnfs_files
 //! with `SELECT *`, so the columns of whatever release answers come from
 //! the result set's own metadata. The rows go to the pure mapper
-//! (`model::dnfs_sample::map_rows`) as [`SqlRows`], as the fixtures do.
+//! (`parse::dnfs_sample::map_rows`) as [`SqlRows`], as the fixtures do.
 //!
 //! ```text
 //!  run_db (one std::thread per database)
@@ -18,7 +18,7 @@
 //! and the thread keeps retrying slowly, so the rest of strata is not
 //! touched and a client installed later is picked up.
 
-use crate::model::dnfs_sample::{
+use crate::parse::dnfs_sample::{
     CHANNELS_VIEW, DnfsRows, DnfsSample, FILES_VIEW, SERVERS_VIEW, STATS_VIEW, map_rows,
 };
 use crate::parse::sql_rows::SqlRows;
@@ -105,12 +105,15 @@ pub fn parse_db_spec(spec: &str) -> Result<DbTarget, String> {
     Ok(target(user, connect.trim(), false))
 }
 
+/// One `[[db]]` of the config, already checked as `--db` is.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct DbEntry {
+    pub target: DbTarget,
+}
+
 /// The databases of `--db` (first) and the config's `[[db]]` entries; a
 /// bad `--db` becomes a message and is left out.
-pub fn db_targets(
-    specs: &[String],
-    config: &[crate::config::DbEntry],
-) -> (Vec<DbTarget>, Vec<String>) {
+pub fn db_targets(specs: &[String], config: &[DbEntry]) -> (Vec<DbTarget>, Vec<String>) {
     let mut problems = Vec::new();
     let mut out: Vec<DbTarget> = Vec::new();
     for s in specs {
@@ -321,7 +324,8 @@ pub fn run_db(
         tx.blocking_send(DbEvent::Status { db, status: s }).is_ok()
     };
     let mut failures = 0u32;
-    let seed = crate::live::now_ms() as u64 ^ (db as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let seed =
+        crate::core::clock::now_ms() as u64 ^ (db as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     // waits before reconnect attempt `n`; false when cancelled
     let back_off = |n: u32| {
         let wait = backoff(n, opts.backoff_first, opts.backoff_cap, seed.rotate_left(n));
@@ -363,7 +367,7 @@ pub fn run_db(
         let start = Instant::now();
         let mut n = 0u32;
         loop {
-            let rows = read_rows(&conn, crate::live::now_ms());
+            let rows = read_rows(&conn, crate::core::clock::now_ms());
             let lost = match rows {
                 Ok(rows) => match map_rows(&rows) {
                     Ok(sample) => {

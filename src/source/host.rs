@@ -1,7 +1,7 @@
 //! Who and what the monitored host is, and what strata itself costs.
 
-use super::rootfs::RootFs;
-use crate::app::{HostInfo, SelfUsage};
+use crate::core::host::{HostInfo, SelfUsage};
+use crate::core::rootfs::RootFs;
 
 pub fn host_info(fs: &RootFs) -> HostInfo {
     HostInfo {

@@ -1,7 +1,6 @@
 //! Sources do IO and nothing else: they read text, hand it to the pure
 //! parsers and return samples stamped with the source's own clock.
 
-pub mod boundary;
 pub mod cache;
 pub mod cells;
 pub mod disks;
@@ -10,20 +9,6 @@ pub mod host;
 pub mod nfs;
 pub mod nics;
 pub mod residency;
-pub mod rootfs;
 
-use crate::parse::ParseError;
-use std::path::PathBuf;
-
-/// Why a source could not produce a sample.
-#[derive(Debug, thiserror::Error)]
-pub enum SourceError {
-    #[error("cannot read {path}: {err}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        err: std::io::Error,
-    },
-    #[error(transparent)]
-    Parse(#[from] ParseError),
-}
+// The root file system reads return it, so it lives in core with them.
+pub use crate::core::error::SourceError;

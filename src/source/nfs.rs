@@ -10,7 +10,7 @@
 //! I/O is not in these counters (see the dNFS views for that).
 
 use super::SourceError;
-use super::rootfs::RootFs;
+use crate::core::rootfs::RootFs;
 use crate::parse::ParseError;
 use crate::parse::mountinfo::{MountInfo, parse_mountinfo};
 use crate::parse::mountstats::{MountStats, NfsCounters, is_nfs, parse_mountstats};

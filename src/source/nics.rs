@@ -33,7 +33,7 @@
 //! IFLA_INFO_KIND would tell; sysfs does not).
 
 use super::SourceError;
-use super::rootfs::RootFs;
+use crate::core::rootfs::RootFs;
 use crate::parse::ParseError;
 use crate::parse::bonding::{BondInfo, parse_bonding};
 use crate::parse::net_sysfs::{

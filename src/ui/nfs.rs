@@ -9,22 +9,13 @@ use crate::app::list::Drawn;
 use crate::app::nfs::{NFS_TABLE, NfsFig, nfs_figure};
 use crate::config::Level;
 use crate::model::nfs::{NFS_OP_COLS, NfsColKind, NfsOpCol};
-use crate::model::nfs_tick::{NfsOpRow, NfsRow};
+use crate::model::nfs_tick::{NfsOpRow, NfsRow, mount_label};
 use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Paragraph};
-
-/// "filer01:/vol/arch" and where it is mounted, as one label.
-pub(crate) fn mount_label(r: &NfsRow) -> String {
-    match r.mount_points.as_slice() {
-        [] => r.export.clone(),
-        [one] => one.clone(),
-        [one, rest @ ..] => format!("{one} (+{})", rest.len()),
-    }
-}
 
 /// Latency figures are coloured by the await thresholds, as disks' are.
 fn style_of(app: &App, kind: NfsColKind, v: Option<f64>) -> Style {

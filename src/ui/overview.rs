@@ -10,6 +10,7 @@ use crate::config::Units;
 use crate::format;
 use crate::model::disk::{ColKind, DiskCol};
 use crate::model::disk_tick::DiskRow;
+use crate::model::nfs_tick::mount_label;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -239,7 +240,7 @@ fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
         t.header,
     ))];
     for r in rows.iter().take(inner.height.saturating_sub(1) as usize) {
-        let name: String = super::nfs::mount_label(r).chars().take(15).collect();
+        let name: String = mount_label(r).chars().take(15).collect();
         lines.push(Line::from(vec![
             Span::styled(format!("{name:<16}"), t.base),
             Span::styled(

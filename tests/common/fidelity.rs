@@ -5,7 +5,7 @@
 
 use strata::app::{App, HostInfo, Panel, View};
 use strata::config::Config;
-use strata::record::session::Meta;
+use strata::recording::session::Meta;
 use strata::source::cells::target::CellTarget;
 use strata::theme::Theme;
 

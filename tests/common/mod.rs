@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use strata::app::{App, HostInfo};
 use strata::config::Config;
+use strata::core::rootfs::RootFs;
 use strata::parse::diskstats::parse_diskstats;
 use strata::parse::meminfo::{MemInfo, parse_meminfo};
 use strata::parse::mountstats::parse_mountstats;
@@ -22,7 +23,6 @@ use strata::source::disks::{DiskSample, read_catalogue};
 use strata::source::nfs::{NfsSample, group_mounts};
 use strata::source::nics::{NicSample, NicSource};
 use strata::source::residency::{Method, Residency};
-use strata::source::rootfs::RootFs;
 use strata::theme::Theme;
 
 pub fn fixture_root() -> PathBuf {

@@ -3,9 +3,9 @@
 use super::auth::{self, AuthEnd};
 use super::{CELLCLI_SCRIPT, CellEvent, CellOptions, CellStatus, CellTarget, Events, Reporter};
 use super::{catalogue, hostkey, remote};
+use crate::core::boundary;
 use crate::parse::ParseError;
 use crate::parse::cell_stream::{FrameKind, FrameReader, parse_sample, parse_sys_block};
-use crate::source::boundary;
 use crate::source::disks::{Catalogue, DiskSample};
 use russh::ChannelMsg;
 use russh::client::{self, Handle};

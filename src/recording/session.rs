@@ -16,11 +16,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::format::{self, SeriesDef, Tick};
-use super::shape::{self, Shape};
-use super::{Existing, RecordError, RecordReader, RecordWriter, TickCursor};
 use crate::app::{HostInfo, Input};
 use crate::config::Config;
+use crate::record::format::{self, SeriesDef, Tick};
+use crate::record::shape::{self, Shape};
+use crate::record::{Existing, RecordError, RecordReader, RecordWriter, TickCursor};
 use crate::source::cells::target::CellTarget;
 
 /// What a recording says about the run it holds: enough to build the same app.
@@ -95,7 +95,8 @@ impl Recorder {
 
     /// Bytes on disk: the committed segment and the journal's ticks.
     pub fn bytes(&self) -> u64 {
-        let journal = std::fs::metadata(super::journal_path(&self.path)).map_or(0, |m| m.len());
+        let journal =
+            std::fs::metadata(crate::record::journal_path(&self.path)).map_or(0, |m| m.len());
         self.writer.segment_len() + journal
     }
 

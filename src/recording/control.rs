@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::session::{Meta, Recorder};
-use super::{Existing, RecordError};
 use crate::app::session::RecStatus;
 use crate::app::{App, Input};
+use crate::core::clock::now_ms;
+use crate::record::{Existing, RecordError};
 
 /// The header's growth rate is over this window.
 const GROWTH_WINDOW: Duration = Duration::from_secs(60);
@@ -26,12 +27,6 @@ pub struct Control {
     /// Why a recording stopped on an error and what it saved: the run then
     /// ends with a non-zero status.
     failure: Option<String>,
-}
-
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
 }
 
 /// What a recording says about the run the app shows.

@@ -1,7 +1,7 @@
 //! Reads /proc and /sys under a root directory, `/` by default, so that a
 //! captured tree or a test fixture can stand in for the live system.
 
-use super::SourceError;
+use super::error::SourceError;
 use std::io::Read;
 use std::path::PathBuf;
 

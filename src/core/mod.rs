@@ -1,0 +1,16 @@
+//! What every layer shares and nothing of strata's own sits under: the wall
+//! clock, the host's identity and strata's own cost, reads under the root
+//! directory, the sampling boundaries, the errors of reading, and durations.
+//! It imports no other module of the crate.
+//!
+//! The name meets the `core` crate only at the crate root, where a bare
+//! `core::` path would be ambiguous; the root holds nothing but `mod` lines.
+//! Everywhere else `core::` is still the standard library's and this module
+//! is `crate::core`.
+
+pub mod boundary;
+pub mod clock;
+pub mod duration;
+pub mod error;
+pub mod host;
+pub mod rootfs;
