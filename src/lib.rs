@@ -13,6 +13,7 @@ pub mod app;
 pub mod batch;
 pub mod cli;
 pub mod config;
+pub mod event_loop;
 pub mod export;
 pub mod format;
 pub mod frame_log;
