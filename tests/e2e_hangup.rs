@@ -234,6 +234,12 @@ impl Pty {
             )
         };
         assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+        // strata must not inherit the master: the pty would outlive close.
+        for fd in [master, slave] {
+            // SAFETY: sets a flag on an fd openpty just returned.
+            let rc = unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+            assert_eq!(rc, 0, "FD_CLOEXEC: {}", std::io::Error::last_os_error());
+        }
         // SAFETY: openpty returned two fds that nothing else owns.
         let (master, slave) =
             unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
@@ -345,16 +351,18 @@ fn lose_the_pty(what: &str, args: &[&str], ready: &str) -> Option<Duration> {
     pty.close();
     let mut took = None;
     while start.elapsed() < PATIENCE {
-        if child.try_wait().ok().flatten().is_some() {
+        if let Ok(Some(status)) = child.try_wait() {
             took = Some(start.elapsed());
+            // Ended as it quits, not by a panic or an abort.
+            assert!(status.success(), "{what} ended with {status}");
             break;
         }
         thread::sleep(Duration::from_millis(10));
     }
     if took.is_none() {
         let _ = child.kill();
+        let _ = child.wait();
     }
-    let _ = child.wait();
     println!("{what}: gone {took:?} after its pty was closed");
     took
 }
