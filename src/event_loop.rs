@@ -129,8 +129,9 @@ async fn event_loop<F: Feed>(
             _ = watch.tick() => {
                 // crossterm's reader spins on a terminal that is gone and
                 // never says so: without a hangup signal (strata not in the
-                // terminal's session) only the terminal itself tells.
-                if !headless && tty.gone() {
+                // terminal's session) only the terminal itself tells. A
+                // headless recording started on one ends with it too.
+                if tty.gone() {
                     break;
                 }
                 if panic_at.is_some_and(|t| Instant::now() >= t) {

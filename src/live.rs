@@ -101,9 +101,16 @@ pub fn record(mut app: App, source: Sources, file: PathBuf, how: Headless) -> an
         Live::start(app, source, Some(file), how, true)
     });
     if let Some(n) = app.notice.take() {
-        eprintln!("strata: {n}");
+        say(&n);
     }
     result
+}
+
+/// A notice on stderr. Not `eprintln!`: a terminal that is gone must end
+/// the recording cleanly, not in a panic over a notice it cannot show.
+fn say(notice: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "strata: {notice}");
 }
 
 /// The file a rotation goes on in: FILE.1, FILE.2, ... the first that is free.
@@ -307,7 +314,7 @@ impl Live {
             return;
         }
         if let Some(n) = app.notice.take() {
-            eprintln!("strata: {n}");
+            say(&n);
         }
         if !self.rec.is_recording() {
             app.quit = true;

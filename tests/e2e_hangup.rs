@@ -1,7 +1,7 @@
 //! The terminal taken away from a running strata: its tmux session killed
 //! (the pty closed and SIGHUP sent) under the live screen, a replay and a
 //! headless recording, and the pty closed with no signal at all under the
-//! two screens. Every mode must be gone within a second, and a recording
+//! three modes. Every mode must be gone within a second, and a recording
 //! must hold its samples to the last interval.
 
 mod common;
@@ -335,19 +335,32 @@ impl Pty {
     }
 }
 
-/// Runs strata on a pty, closes the pty once `ready` shows, and says how
-/// long strata took to end.
-fn lose_the_pty(what: &str, args: &[&str], ready: &str) -> Option<Duration> {
+/// What strata shows before its pty is taken away.
+enum Ready<'a> {
+    Shows(&'a str),
+    /// Headless: it runs for this long.
+    After(Duration),
+}
+
+/// Runs strata on a pty, closes the pty once it is ready, and says how
+/// long strata took to end, and when (ms since the epoch) the pty closed.
+fn lose_the_pty(what: &str, args: &[&str], ready: Ready) -> (Option<Duration>, i64) {
     let marks = tempfile::tempdir().unwrap();
     let pty = Pty::open();
     let mut child = pty.spawn(args, marks.path());
-    pty.wait_text(ready);
-    thread::sleep(Duration::from_millis(300));
+    match ready {
+        Ready::Shows(text) => {
+            pty.wait_text(text);
+            thread::sleep(Duration::from_millis(300));
+        }
+        Ready::After(d) => thread::sleep(d),
+    }
     assert!(
         child.try_wait().ok().flatten().is_none(),
         "{what} ended early"
     );
     let start = Instant::now();
+    let closed_at = now_ms();
     pty.close();
     let mut took = None;
     while start.elapsed() < PATIENCE {
@@ -364,18 +377,35 @@ fn lose_the_pty(what: &str, args: &[&str], ready: &str) -> Option<Duration> {
         let _ = child.wait();
     }
     println!("{what}: gone {took:?} after its pty was closed");
-    took
+    (took, closed_at)
 }
 
 #[test]
-fn closed_pty_without_a_signal_ends_the_screens() {
+fn closed_pty_without_a_signal_ends_every_mode() {
     let host = LiveRoot::start();
     let root = host.path();
     let root = root.to_string_lossy();
     let demo = demo();
     let demo = demo.to_string_lossy();
-    let live = lose_the_pty("live", &["--root", &root, "--interval", "0.5"], "LIVE");
-    let replay = lose_the_pty("replay", &["replay", &demo], "REPLAY");
+    let live_args = ["--root", &root, "--interval", "0.5"];
+    let (live, _) = lose_the_pty("live", &live_args, Ready::Shows("LIVE"));
+    let (replay, _) = lose_the_pty("replay", &["replay", &demo], Ready::Shows("REPLAY"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pty.strec");
+    let file_arg = file.to_string_lossy();
+    let record_args = ["--root", &root, "--interval", "0.5", "record", &file_arg];
+    let ready = Ready::After(Duration::from_millis(2300));
+    let (record, closed_at) = lose_the_pty("record", &record_args, ready);
     check("live", live);
     check("replay", replay);
+    check("record", record);
+    let (last, player) = last_input_ms(&file);
+    let lost = closed_at - last;
+    println!("record: pty closed at {closed_at}, last input {last}: {lost} ms lost");
+    assert!(lost <= 500 + 250, "{lost} ms lost (interval 500 ms)");
+    assert!(
+        !player.notices.iter().any(|n| n.contains("not close")),
+        "a lost terminal closes the recording: {:?}",
+        player.notices
+    );
 }
