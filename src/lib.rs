@@ -14,6 +14,7 @@ pub mod batch;
 pub mod cli;
 pub mod config;
 pub mod core;
+pub mod event_loop;
 pub mod export;
 pub mod format;
 pub mod frame_log;

@@ -10,13 +10,15 @@
 //! it holds these intervals, and fills as the replay plays on.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crossterm::event::{self, Event, KeyEventKind};
+use tokio::time::{Instant, sleep_until};
 
 use crate::app::session::{ReplayCmd, ReplayStatus, Request, SPEEDS};
-use crate::app::{App, Input, keymap};
+use crate::app::{App, Input};
+use crate::event_loop::{self, FRAME, Feed};
 use crate::recording::session::Player;
 use crate::source::cells::CellEvent;
 
@@ -257,75 +259,62 @@ pub fn gaps(chunk_t0s: &[i64], interval_ms: i64) -> Vec<(i64, i64)> {
         .collect()
 }
 
-static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    // Only an atomic store: all a signal handler may safely do.
-    STOP.store(true, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// TERM, INT, HUP and QUIT end the replay through the loop, which gives the
-/// terminal back, as they end the live screen.
-fn catch_signals() {
-    for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT] {
-        // SAFETY: the handler only stores to an atomic; `signal` has no
-        // other precondition.
-        unsafe {
-            libc::signal(
-                sig,
-                on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
-            );
-        }
-    }
-}
-
-/// Runs the replay screen until the user quits; the terminal is restored on
-/// every way out.
+/// Runs the replay screen until the user quits, a signal or the terminal
+/// goes; the terminal is restored on every way out.
 pub fn run(mut app: App, player: Player, file: &Path) -> anyhow::Result<()> {
-    catch_signals();
-    let mut replayer = Replayer::new(player, &mut app, file);
-    let mut terminal = ratatui::try_init()?;
-    let result = event_loop(&mut terminal, &mut app, &mut replayer);
-    ratatui::restore();
-    result
+    let replayer = Replayer::new(player, &mut app, file);
+    event_loop::run(&mut app, true, |_| {
+        Ok(Playback {
+            replayer,
+            played_to: Instant::now(),
+        })
+    })
 }
 
-fn event_loop(
-    terminal: &mut ratatui::DefaultTerminal,
-    app: &mut App,
-    replayer: &mut Replayer,
-) -> anyhow::Result<()> {
-    let frame = Duration::from_millis(50);
-    let mut last = Instant::now();
-    let mut dirty = true;
-    while !app.quit && !STOP.load(std::sync::atomic::Ordering::Relaxed) {
-        if dirty {
-            app.apply_drawn(crate::ui::render(terminal, app)?);
-            dirty = false;
-        }
-        if event::poll(frame)? {
-            match event::read()? {
-                Event::Key(k) if k.kind == KeyEventKind::Press => {
-                    if let Some(a) = keymap::map_key(k, app.key_mode()) {
-                        app.update(a);
-                        for r in app.take_requests() {
-                            if let Request::Replay(cmd) = r {
-                                replayer.command(app, cmd);
-                            }
-                        }
-                        dirty = true;
-                    }
-                }
-                Event::Resize(..) => dirty = true,
-                _ => {}
+/// What feeds the app in a replay: the recording, under a playback clock
+/// that runs while playing and the user's replay keys.
+struct Playback {
+    replayer: Replayer,
+    /// The wall time played up to.
+    played_to: Instant,
+}
+
+impl Feed for Playback {
+    /// The playback clock's tick.
+    type Event = ();
+
+    fn next(&mut self) -> impl Future<Output = ()> {
+        // Played a frame at a time: what is played shows at once.
+        let next = self.replayer.is_playing().then_some(self.played_to + FRAME);
+        async move {
+            match next {
+                Some(at) => sleep_until(at).await,
+                None => std::future::pending().await,
             }
         }
-        let now = Instant::now();
-        if replayer.is_playing() {
-            replayer.play(app, now - last);
-            dirty = true;
-        }
-        last = now;
     }
-    Ok(())
+
+    fn apply(&mut self, app: &mut App, (): ()) {
+        // Whole milliseconds, and the rest is kept for the next tick: the
+        // replay runs at its speed exactly, however often it is played.
+        let ms = self.played_to.elapsed().as_millis();
+        let step = Duration::from_millis(u64::try_from(ms).unwrap_or(u64::MAX));
+        self.replayer.play(app, step);
+        self.played_to += step;
+    }
+
+    fn request(&mut self, app: &mut App, request: Request) {
+        if let Request::Replay(cmd) = request {
+            let was_playing = self.replayer.is_playing();
+            self.replayer.command(app, cmd);
+            if !was_playing {
+                // The time it stood still is not played.
+                self.played_to = Instant::now();
+            }
+        }
+    }
+
+    fn finish(self, _: &mut App) -> anyhow::Result<()> {
+        Ok(())
+    }
 }

@@ -6,6 +6,7 @@
 
 pub mod fidelity;
 pub mod layers;
+pub mod live_root;
 pub mod tmux;
 
 use std::collections::BTreeSet;

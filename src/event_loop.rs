@@ -1,0 +1,275 @@
+//! The one loop of every mode: the live screen, a replay and the headless
+//! `strata record`. It owns what they share (the terminal's keys, the
+//! signals, the terminal's loss, the frame clock and drawing); a [`Feed`]
+//! is what differs, where inputs come from (the samplers, cells and
+//! databases live, a recording's playback clock in a replay) and which of
+//! the user's requests it honours.
+
+use crate::app::session::Request;
+use crate::app::{App, keymap};
+use crossterm::event::{Event, EventStream, KeyEventKind};
+use futures::StreamExt;
+use std::future::Future;
+use std::time::Duration;
+use tokio::time::{Instant, MissedTickBehavior, interval, sleep_until};
+
+/// At most this many frames a second; sampling has its own clock.
+pub const FRAME: Duration = Duration::from_millis(33);
+
+/// How often the loop looks for a terminal that is gone without a word:
+/// well within the second a lost terminal may take to end strata.
+const WATCH: Duration = Duration::from_millis(250);
+
+/// Where a mode's inputs come from.
+pub trait Feed {
+    type Event;
+
+    /// Waits for what the feed has next. The loop drops this future
+    /// whenever a key, a signal or a frame comes first, so it must lose
+    /// nothing when dropped (tokio's channels, timers and joins do not).
+    fn next(&mut self) -> impl Future<Output = Self::Event>;
+
+    /// Applies what [`Feed::next`] gave; setting `app.quit` ends the loop.
+    fn apply(&mut self, app: &mut App, event: Self::Event);
+
+    /// A request of the user's that the app leaves to its feed.
+    fn request(&mut self, app: &mut App, request: Request);
+
+    /// Once, on every way out of the loop (a recording is closed here); an
+    /// error is the run's (a recording that could not be written).
+    fn finish(self, app: &mut App) -> anyhow::Result<()>;
+}
+
+/// Runs `app` fed by what `start` makes, on a screen or (`screen` false)
+/// without one, until the user quits, a signal, the terminal goes or the
+/// feed says so. The terminal is restored on every way out, panics
+/// included (ratatui's hook), unless it is gone.
+pub fn run<F: Feed>(
+    app: &mut App,
+    screen: bool,
+    start: impl FnOnce(&mut App) -> anyhow::Result<F>,
+) -> anyhow::Result<()> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let tty = Tty::now();
+    let mut terminal = if screen {
+        Some(ratatui::try_init()?)
+    } else {
+        None
+    };
+    let result = rt.block_on(async {
+        let mut feed = start(app)?;
+        let result = event_loop(terminal.as_mut(), tty, app, &mut feed).await;
+        let finished = feed.finish(app);
+        result.and(finished)
+    });
+    if screen && tty.gone() {
+        // A terminal that is gone has nothing to restore, and saying that
+        // it could not be (as restoring and dropping the terminal do) fails
+        // in turn and aborts: the process is about to end, leave it be.
+        std::mem::forget(terminal.take());
+    } else if screen {
+        ratatui::restore();
+    }
+    // A reader stuck in a hung --root (an NFS server gone) must not keep
+    // strata from quitting: blocking reads are abandoned, not awaited.
+    rt.shutdown_timeout(Duration::from_millis(200));
+    result
+}
+
+async fn event_loop<F: Feed>(
+    mut terminal: Option<&mut ratatui::DefaultTerminal>,
+    tty: Tty,
+    app: &mut App,
+    feed: &mut F,
+) -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    // Every polite way to ask a program to stop gives the terminal back,
+    // and a hangup (the terminal closed) ends every mode.
+    let mut sigterm = signal(SignalKind::terminate())?;
+    let mut sigint = signal(SignalKind::interrupt())?;
+    let mut sighup = signal(SignalKind::hangup())?;
+    let mut sigquit = signal(SignalKind::quit())?;
+    let headless = terminal.is_none();
+    // Only a screen has keys; EventStream needs a terminal.
+    let mut events = terminal.is_some().then(EventStream::new);
+    let mut watch = interval(WATCH);
+    watch.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut frames = Frames::new(app);
+    let panic_at = test_panic_at();
+    while !app.quit {
+        tokio::select! {
+            ev = async { match events.as_mut() {
+                Some(e) => e.next().await,
+                None => std::future::pending().await,
+            } }, if !headless => match ev {
+                Some(Ok(Event::Key(k))) if k.kind == KeyEventKind::Press => {
+                    if let Some(a) = keymap::map_key(k, app.key_mode()) {
+                        app.update(a);
+                        for r in app.take_requests() {
+                            feed.request(app, r);
+                        }
+                        frames.changed();
+                    }
+                }
+                Some(Ok(Event::Resize(..))) => frames.changed(),
+                Some(Ok(_)) => {}
+                Some(Err(_)) if tty.gone() => break,
+                Some(Err(e)) => return Err(e.into()),
+                None => break,
+            },
+            ev = feed.next() => {
+                feed.apply(app, ev);
+                frames.changed();
+            }
+            _ = sigterm.recv() => app.quit = true,
+            _ = sigint.recv() => app.quit = true,
+            _ = sighup.recv() => app.quit = true,
+            _ = sigquit.recv() => app.quit = true,
+            _ = watch.tick() => {
+                // crossterm's reader spins on a terminal that is gone and
+                // never says so: without a hangup signal (strata not in the
+                // terminal's session) only the terminal itself tells. A
+                // headless recording started on one ends with it too.
+                if tty.gone() {
+                    break;
+                }
+                if panic_at.is_some_and(|t| Instant::now() >= t) {
+                    panic!("STRATA_TEST_PANIC_AFTER_MS reached");
+                }
+                frames.flush();
+            }
+            _ = sleep_until(frames.next()), if frames.dirty && !headless => {
+                let Some(terminal) = terminal.as_deref_mut() else {
+                    continue;
+                };
+                if let Err(e) = frames.draw(terminal, app) {
+                    if tty.gone() {
+                        break;
+                    }
+                    return Err(e.into());
+                }
+            }
+        }
+    }
+    frames.flush();
+    Ok(())
+}
+
+/// The frame clock: a frame when something changed, at most every
+/// [`FRAME`], each in the frame log when one is kept.
+struct Frames {
+    dirty: bool,
+    /// The first change since the last frame, for the frame log's lateness.
+    dirty_at: Option<Instant>,
+    last: Instant,
+    log: Option<crate::frame_log::FrameLog>,
+}
+
+impl Frames {
+    fn new(app: &mut App) -> Frames {
+        let log = crate::frame_log::FrameLog::from_env().unwrap_or_else(|e| {
+            app.notice = Some(e);
+            None
+        });
+        Frames {
+            dirty: true,
+            dirty_at: Some(Instant::now()),
+            last: Instant::now() - FRAME,
+            log,
+        }
+    }
+
+    fn changed(&mut self) {
+        if !self.dirty {
+            self.dirty = true;
+            self.dirty_at = Some(Instant::now());
+        }
+    }
+
+    /// The earliest the next frame may be drawn.
+    fn next(&self) -> Instant {
+        self.last + FRAME
+    }
+
+    fn draw(
+        &mut self,
+        terminal: &mut ratatui::DefaultTerminal,
+        app: &mut App,
+    ) -> std::io::Result<()> {
+        let cpu = self.log.is_some().then(crate::frame_log::thread_cpu);
+        let start = Instant::now();
+        app.apply_drawn(crate::ui::render(terminal, app)?);
+        let end = Instant::now();
+        let due = self.dirty_at.unwrap_or(start).max(self.next());
+        if let (Some(log), Some(cpu)) = (self.log.as_mut(), cpu) {
+            let cpu = crate::frame_log::thread_cpu().saturating_sub(cpu);
+            let wall_ms = crate::core::clock::now_ms();
+            log.record(
+                wall_ms,
+                due.into_std(),
+                start.into_std(),
+                end.into_std(),
+                cpu,
+            );
+        }
+        self.last = end;
+        self.dirty = false;
+        self.dirty_at = None;
+        Ok(())
+    }
+
+    fn flush(&mut self) {
+        if let Some(log) = self.log.as_mut() {
+            log.flush();
+        }
+    }
+}
+
+/// Debug builds only: lets the end-to-end test prove that a panic in the
+/// loop still gives the user their terminal back.
+fn test_panic_at() -> Option<Instant> {
+    if !cfg!(debug_assertions) {
+        return None;
+    }
+    std::env::var("STRATA_TEST_PANIC_AFTER_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(|ms| Instant::now() + Duration::from_millis(ms))
+}
+
+/// The descriptors of the terminal strata draws on and reads keys from,
+/// told while it is there: a terminal that hung up no longer says it is one.
+#[derive(Clone, Copy)]
+struct Tty {
+    fds: [Option<std::os::fd::RawFd>; 2],
+}
+
+impl Tty {
+    fn now() -> Tty {
+        use std::io::IsTerminal;
+        let fd = |tty: bool, fd| tty.then_some(fd);
+        Tty {
+            fds: [
+                fd(std::io::stdin().is_terminal(), libc::STDIN_FILENO),
+                fd(std::io::stdout().is_terminal(), libc::STDOUT_FILENO),
+            ],
+        }
+    }
+
+    /// Whether it has hung up: its pty closed, its session killed.
+    fn gone(self) -> bool {
+        self.fds.into_iter().flatten().any(|fd| {
+            let mut pfd = libc::pollfd {
+                fd,
+                events: 0,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd and a zero timeout: poll only reads
+            // the descriptor's state and writes `revents`.
+            let n = unsafe { libc::poll(&mut pfd, 1, 0) };
+            n > 0 && pfd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+        })
+    }
+}
