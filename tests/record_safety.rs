@@ -372,3 +372,20 @@ fn a_password_in_a_database_spec_is_never_echoed() {
     assert!(!all.contains("tiger99"), "{all}");
     assert!(all.contains("no password on the command line"), "{all}");
 }
+
+#[test]
+fn what_is_not_a_regular_file_is_refused_at_once() {
+    for (what, path) in [("summary", "/dev/zero"), ("export", "/dev/zero"), ("summary", "/tmp")] {
+        let start = Instant::now();
+        let mut cmd = strata();
+        cmd.arg(what).arg(path);
+        if what == "export" {
+            cmd.args(["--panel", "disks"]);
+        }
+        let (code, _, err) = run_bounded(&mut cmd, Duration::from_secs(20)).unwrap();
+        println!("{what} {path}: exit {code} in {:?}: {}", start.elapsed(), err.trim());
+        assert_ne!(code, 0, "{err}");
+        assert!(err.contains("not a regular file"), "{err}");
+        assert!(start.elapsed() < Duration::from_secs(5));
+    }
+}

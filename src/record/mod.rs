@@ -45,6 +45,8 @@ pub enum RecordError {
     InProgress { path: PathBuf, pid: Option<u32> },
     #[error("{} is not a regular file: a recording is written only to a file of its own", .0.display())]
     NotRegular(PathBuf),
+    #[error("{} is not a regular file: a recording is read from a file, not a device, FIFO or directory", .0.display())]
+    NotAFile(PathBuf),
     #[error("{} was {how} while being recorded: what strata writes now reaches no file", .path.display())]
     Gone { path: PathBuf, how: &'static str },
 }

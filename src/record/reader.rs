@@ -72,6 +72,11 @@ impl RecordReader {
     /// Fails only when nothing can be read: IO error, not a recording, unknown
     /// version, or a damaged file header. Everything else becomes a notice.
     pub fn open(path: &Path) -> Result<Self, RecordError> {
+        // /dev/zero or a FIFO would be read without end.
+        let meta = std::fs::metadata(path).map_err(RecordError::io("stat", path))?;
+        if !meta.is_file() {
+            return Err(RecordError::NotAFile(path.to_path_buf()));
+        }
         let data = std::fs::read(path).map_err(RecordError::io("read", path))?;
         let jpath = journal_path(path);
         let journal = match std::fs::read(&jpath) {
