@@ -1,0 +1,9 @@
+//! /proc/meminfo text.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let _ = strata::parse::meminfo::parse_meminfo(&text, "fuzz");
+});

@@ -1,0 +1,9 @@
+//! A theme file.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let _ = strata::theme::Theme::parse(&text, "fuzz");
+});
