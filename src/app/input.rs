@@ -76,6 +76,23 @@ impl Input {
     }
 }
 
+impl Input {
+    /// A source's counters, which the next sample of the same stream is
+    /// diffed against: a recording that starts mid-run states the last of
+    /// each first, so its first interval has figures.
+    pub fn is_sample(&self) -> bool {
+        matches!(
+            self,
+            Input::Disks(Ok(_))
+                | Input::Nfs(Ok(_))
+                | Input::Cache(Ok(_))
+                | Input::Nics(Ok(_))
+                | Input::Cell(CellEvent::Sample { .. })
+                | Input::Db(DbEvent::Sample { .. })
+        )
+    }
+}
+
 impl App {
     pub fn apply(&mut self, input: Input) {
         match input {

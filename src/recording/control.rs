@@ -2,7 +2,7 @@
 //! input before the app applies it, stopped by `R` or on the way out. A
 //! recording that fails to write stops with a notice; monitoring goes on.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -27,6 +27,10 @@ pub struct Control {
     /// Why a recording stopped on an error and what it saved: the run then
     /// ends with a non-zero status.
     failure: Option<String>,
+    /// The newest sample of each stream, stated first in a recording that
+    /// starts mid-run (`R`, a rotated part): without it the first sample
+    /// of each source would only be a baseline, an interval lost per part.
+    last: BTreeMap<String, Input>,
 }
 
 /// What a recording says about the run the app shows.
@@ -140,6 +144,7 @@ impl Control {
             existing: Existing::Refuse,
             first: None,
             failure: None,
+            last: BTreeMap::new(),
         }
     }
 
@@ -163,7 +168,14 @@ impl Control {
     pub fn start(&mut self, app: &mut App, path: &Path) -> bool {
         let started = now_ms();
         let path = expand_time(path, started);
-        match Recorder::create_in(&path, &meta_of(app, started), self.existing) {
+        let created =
+            Recorder::create_in(&path, &meta_of(app, started), self.existing).and_then(|mut r| {
+                for input in self.last.values() {
+                    r.record(started, input)?;
+                }
+                Ok(r)
+            });
+        match created {
             Ok(r) => {
                 self.growth.clear();
                 self.recorder = Some(r);
@@ -245,6 +257,9 @@ impl Control {
     /// As [`feed`](Self::feed), with the time the input arrived: a test
     /// drives the loop's very recording with times it knows.
     pub fn feed_at(&mut self, app: &mut App, wall_ms: i64, input: Input) {
+        if input.is_sample() {
+            self.last.insert(input.stream(), input.clone());
+        }
         let Some(r) = &mut self.recorder else {
             app.apply(input);
             return;
