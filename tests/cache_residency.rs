@@ -16,6 +16,8 @@
 //! The libc calls below (statfs, posix_fadvise, prctl) set up the
 //! experiment; the product's unsafe code stays in src/source/residency.rs.
 
+#![allow(unsafe_code, clippy::unwrap_used, clippy::undocumented_unsafe_blocks)]
+
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::fd::AsRawFd;
