@@ -19,6 +19,8 @@
 //! Benchmarks report, they do not gate: a figure over its budget is marked
 //! OVER and the exit status stays 0.
 
+#![allow(clippy::expect_used)]
+
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;

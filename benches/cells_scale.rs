@@ -27,6 +27,8 @@
 //! marked OVER, and the exit status stays 0. Without root or sshd the run
 //! says SKIPPED (or fails under STRATA_REQUIRE_SSHD=1).
 
+#![allow(unsafe_code, clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "../tests/peer_tools/mod.rs"]
 mod peer_tools;
 #[path = "../tests/sshd/mod.rs"]

@@ -16,6 +16,8 @@
 //! last minute (Player::open, then Replayer's jump to the end, which
 //! rebuilds the figures from the 300 samples before it).
 
+#![allow(clippy::expect_used)]
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;

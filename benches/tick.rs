@@ -28,6 +28,8 @@
 //!    path as `CARGO_BIN_EXE_strata`) monitoring this host at 1 s in a
 //!    detached tmux session on a private tmux server.
 
+#![allow(unsafe_code, clippy::expect_used, clippy::too_many_lines)]
+
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::fmt::Write as _;

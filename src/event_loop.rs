@@ -7,6 +7,7 @@
 
 use crate::app::session::Request;
 use crate::app::{App, keymap};
+use crate::core::sys;
 use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures::StreamExt;
 use std::future::Future;
@@ -261,15 +262,8 @@ impl Tty {
     /// Whether it has hung up: its pty closed, its session killed.
     fn gone(self) -> bool {
         self.fds.into_iter().flatten().any(|fd| {
-            let mut pfd = libc::pollfd {
-                fd,
-                events: 0,
-                revents: 0,
-            };
-            // SAFETY: one valid pollfd and a zero timeout: poll only reads
-            // the descriptor's state and writes `revents`.
-            let n = unsafe { libc::poll(&mut pfd, 1, 0) };
-            n > 0 && pfd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+            sys::poll_now(fd)
+                .is_some_and(|ev| ev & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0)
         })
     }
 }

@@ -121,16 +121,10 @@ pub fn utc_offset_s(ms: i64) -> i64 {
 
 fn local_tm(ms: i64) -> (libc::tm, i64) {
     let t: libc::time_t = ms.div_euclid(1000) as libc::time_t;
-    // SAFETY: localtime_r writes only into the zeroed struct we own and
-    // reads `t`; both outlive the call.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    let ok = unsafe { !libc::localtime_r(&t, &mut tm).is_null() };
-    if !ok {
-        // SAFETY: as above.
-        unsafe { libc::gmtime_r(&t, &mut tm) };
-        return (tm, 0);
+    match crate::core::sys::localtime(t) {
+        Some(tm) => (tm, tm.tm_gmtoff),
+        None => (crate::core::sys::gmtime(t), 0),
     }
-    (tm, tm.tm_gmtoff)
 }
 
 /// "1 file", "2 files": a count with its noun.

@@ -52,15 +52,9 @@ impl FrameLog {
 
 /// CPU time of the calling thread so far (zero where the clock is missing).
 pub fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec through a valid pointer.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    if rc != 0 {
+    let Some(ts) = crate::core::sys::thread_cpu_time() else {
         return Duration::ZERO;
-    }
+    };
     Duration::new(
         ts.tv_sec.max(0) as u64,
         ts.tv_nsec.clamp(0, 999_999_999) as u32,

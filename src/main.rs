@@ -4,7 +4,7 @@ use strata::app::App;
 use strata::batch::cache::CacheReport;
 use strata::batch::disks::Selection;
 use strata::batch::run::{DiskReport, run_report};
-use strata::cli::{BatchPanel, Cli, Command};
+use strata::cli::{BatchPanel, Cli, Command, DeviceArgs};
 use strata::core::rootfs::RootFs;
 use strata::source::cache::CacheSource;
 use strata::source::cells::target::{CellTarget, Given, assemble};
@@ -16,17 +16,16 @@ fn main() {
     let cli = Cli::parse();
     let (config, messages) = strata::config::load(cli.config.as_deref());
     let fs = RootFs::new(cli.root.clone().unwrap_or_else(|| "/".into()));
-    let interval = cli.interval.or(config.interval).unwrap_or(1.0);
+    let interval = interval_s(&cli, &config);
     // Patterns on the command line replace the config's, as --interval
     // replaces `interval`.
     let mut config = config;
     if !cli.cache_files.is_empty() {
         config.cache_files = cli.cache_files.clone();
     }
-    let source = DiskSource::new(fs.clone());
     match cli.command {
         Some(Command::Batch {
-            panel: BatchPanel::Disks,
+            panel,
             count,
             format,
             devices,
@@ -34,118 +33,9 @@ fn main() {
             for m in &messages {
                 eprintln!("strata: {m}");
             }
-            let units = devices.units().unwrap_or(config.units);
-            let sel = Selection {
-                partitions: devices.partitions || config.show_partitions,
-                all_devices: devices.all_devices || config.show_all_devices,
-                mapper_names: devices.mapper_names,
-            };
-            let mut panel = DiskReport::new(source, format, units, sel);
-            std::process::exit(run_report(&mut panel, &fs, interval, count, format));
+            std::process::exit(batch(&cli, &config, &fs, panel, count, format, devices));
         }
-        Some(Command::Batch {
-            panel: BatchPanel::Nics,
-            count,
-            format,
-            devices,
-        }) => {
-            for m in &messages {
-                eprintln!("strata: {m}");
-            }
-            let source = strata::source::nics::NicSource::new(fs.clone());
-            let mut panel =
-                strata::batch::nics::NicReport::new(source, format, devices.all_devices);
-            std::process::exit(run_report(&mut panel, &fs, interval, count, format));
-        }
-        Some(Command::Batch {
-            panel: BatchPanel::Nfs,
-            count,
-            format,
-            ..
-        }) => {
-            for m in &messages {
-                eprintln!("strata: {m}");
-            }
-            let source = NfsSource::new(fs.clone());
-            let mut panel = strata::batch::nfs::NfsReport::new(source, format);
-            std::process::exit(run_report(&mut panel, &fs, interval, count, format));
-        }
-        Some(Command::Batch {
-            panel: BatchPanel::Cache,
-            count,
-            format,
-            ..
-        }) => {
-            for m in &messages {
-                eprintln!("strata: {m}");
-            }
-            let patterns = config.cache_files.clone();
-            let mut panel = CacheReport::new(CacheSource::new(fs.clone(), patterns), format);
-            std::process::exit(run_report(&mut panel, &fs, interval, count, format));
-        }
-        Some(Command::Batch {
-            panel: BatchPanel::Cells,
-            count,
-            format,
-            ..
-        }) => {
-            for m in &messages {
-                eprintln!("strata: {m}");
-            }
-            let (targets, problems) = cell_targets(&cli, &config);
-            for p in &problems {
-                eprintln!("strata: {p}");
-            }
-            if targets.is_empty() {
-                eprintln!("strata: {}", strata::batch::cells::NO_CELLS);
-                std::process::exit(2);
-            }
-            let opts = cell_options(&cli, interval, false);
-            std::process::exit(strata::batch::cells::run_cells(
-                targets, opts, count, format,
-            ));
-        }
-        Some(Command::Batch {
-            panel: BatchPanel::Dnfs,
-            count,
-            format,
-            ..
-        }) => {
-            for m in &messages {
-                eprintln!("strata: {m}");
-            }
-            let (targets, problems) = strata::source::dnfs::db_targets(&cli.dbs, &config.dbs);
-            for p in &problems {
-                eprintln!("strata: {p}");
-            }
-            if targets.is_empty() {
-                eprintln!("strata: {}", strata::batch::dnfs::NO_DBS);
-                std::process::exit(2);
-            }
-            std::process::exit(strata::batch::dnfs::run_dnfs(
-                targets, interval, count, format,
-            ));
-        }
-        Some(Command::Replay { ref file }) => {
-            let player = match strata::recording::session::Player::open(file) {
-                Ok(p) => p,
-                Err(e) => {
-                    eprintln!("strata: cannot replay {}: {e}", file.display());
-                    std::process::exit(1);
-                }
-            };
-            let (theme, theme_err, no_color) = screen_theme(&cli, &config);
-            let meta = player.meta.clone();
-            let mut app = App::new(meta.config, theme, meta.host, meta.interval_s);
-            app.set_cells(meta.cells);
-            app.set_dbs(meta.dbs);
-            app.no_color = no_color;
-            add_notes(&mut app, messages.into_iter().chain(theme_err));
-            if let Err(e) = strata::replay::run(app, player, file) {
-                eprintln!("strata: {e}");
-                std::process::exit(1);
-            }
-        }
+        Some(Command::Replay { ref file }) => replay(&cli, &config, messages, file),
         Some(Command::Export {
             ref file,
             format,
@@ -212,6 +102,103 @@ fn main() {
                 std::process::exit(1);
             }
         }
+    }
+}
+
+/// `strata batch PANEL`: the panel's reports on stdout until `--count` or
+/// an interrupt; the exit code.
+fn batch(
+    cli: &Cli,
+    config: &strata::config::Config,
+    fs: &RootFs,
+    panel: BatchPanel,
+    count: Option<u64>,
+    format: strata::batch::Format,
+    devices: DeviceArgs,
+) -> i32 {
+    let interval = interval_s(cli, config);
+    match panel {
+        BatchPanel::Disks => {
+            let units = devices.units().unwrap_or(config.units);
+            let sel = Selection {
+                partitions: devices.partitions || config.show_partitions,
+                all_devices: devices.all_devices || config.show_all_devices,
+                mapper_names: devices.mapper_names,
+            };
+            let mut panel = DiskReport::new(DiskSource::new(fs.clone()), format, units, sel);
+            run_report(&mut panel, fs, interval, count, format)
+        }
+        BatchPanel::Nics => {
+            let source = strata::source::nics::NicSource::new(fs.clone());
+            let mut panel =
+                strata::batch::nics::NicReport::new(source, format, devices.all_devices);
+            run_report(&mut panel, fs, interval, count, format)
+        }
+        BatchPanel::Nfs => {
+            let source = NfsSource::new(fs.clone());
+            let mut panel = strata::batch::nfs::NfsReport::new(source, format);
+            run_report(&mut panel, fs, interval, count, format)
+        }
+        BatchPanel::Cache => {
+            let patterns = config.cache_files.clone();
+            let mut panel = CacheReport::new(CacheSource::new(fs.clone(), patterns), format);
+            run_report(&mut panel, fs, interval, count, format)
+        }
+        BatchPanel::Cells => {
+            let (targets, problems) = cell_targets(cli, config);
+            for p in &problems {
+                eprintln!("strata: {p}");
+            }
+            if targets.is_empty() {
+                eprintln!("strata: {}", strata::batch::cells::NO_CELLS);
+                return 2;
+            }
+            let opts = cell_options(cli, interval, false);
+            strata::batch::cells::run_cells(targets, opts, count, format)
+        }
+        BatchPanel::Dnfs => {
+            let (targets, problems) = strata::source::dnfs::db_targets(&cli.dbs, &config.dbs);
+            for p in &problems {
+                eprintln!("strata: {p}");
+            }
+            if targets.is_empty() {
+                eprintln!("strata: {}", strata::batch::dnfs::NO_DBS);
+                return 2;
+            }
+            strata::batch::dnfs::run_dnfs(targets, interval, count, format)
+        }
+    }
+}
+
+/// Seconds between samples: --interval, else the config's, else one.
+fn interval_s(cli: &Cli, config: &strata::config::Config) -> f64 {
+    cli.interval.or(config.interval).unwrap_or(1.0)
+}
+
+/// `strata replay FILE`: the recording on the screen; exits on an error.
+fn replay(
+    cli: &Cli,
+    config: &strata::config::Config,
+    messages: Vec<String>,
+    file: &std::path::Path,
+) {
+    let player = match strata::recording::session::Player::open(file) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("strata: cannot replay {}: {e}", file.display());
+            std::process::exit(1);
+        }
+    };
+    let (theme, theme_err, no_color) = screen_theme(cli, config);
+    let meta = player.meta.clone();
+    let mut app = App::new(meta.config, theme, meta.host, meta.interval_s);
+    app.set_cells(meta.cells);
+    app.set_dbs(meta.dbs);
+    app.no_color = no_color;
+    add_notes(&mut app, messages.into_iter().chain(theme_err));
+    if let Err(e) = strata::replay::run(app, player, file) {
+        eprintln!("strata: {e}");
+        std::process::exit(1);
     }
 }
 

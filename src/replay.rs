@@ -199,7 +199,7 @@ impl Replayer {
 }
 
 /// What a seek keeps of the inputs before its window: of each kind of
-/// [`Input::KEPT_SERIES`], each cell's (or database's) newest, with the
+/// [`Input::outlasting`], each cell's (or database's) newest, with the
 /// clock it came at.
 /// Each overrides what came before it of its kind (a cellcli listing also
 /// the message, a restate all of them), so applying these in their order

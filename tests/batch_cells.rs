@@ -6,6 +6,8 @@
 //! Without /usr/sbin/sshd the tests print SKIPPED, unless
 //! STRATA_REQUIRE_SSHD=1 (scripts/test sets it as root).
 
+#![allow(unsafe_code, clippy::unwrap_used, clippy::expect_used)]
+
 mod peer_tools;
 mod sshd;
 

@@ -4,6 +4,8 @@
 //! negative, NaN or infinite (only the signed changes of residency may be
 //! negative, and they are finite).
 
+#![allow(clippy::unwrap_used)]
+
 use proptest::prelude::*;
 use std::path::Path;
 use strata::core::rootfs::RootFs;

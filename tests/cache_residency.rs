@@ -14,7 +14,9 @@
 //! before 6.5, and one as user `nobody` (needs root for setpriv).
 //!
 //! The libc calls below (statfs, posix_fadvise, prctl) set up the
-//! experiment; the product's unsafe code stays in src/source/residency.rs.
+//! experiment; the product's unsafe code stays in src/core/sys.rs.
+
+#![allow(unsafe_code, clippy::unwrap_used, clippy::undocumented_unsafe_blocks)]
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;

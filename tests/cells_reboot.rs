@@ -3,6 +3,8 @@
 //! not a spike), and the one after it gives the same figures as a cell
 //! watched from its boot on.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::{cell_target, sample};

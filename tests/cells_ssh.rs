@@ -6,6 +6,13 @@
 //! STRATA_REQUIRE_SSHD=1 (scripts/test sets it as root), which turns a
 //! skip into a failure.
 
+#![allow(
+    unsafe_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::too_many_lines
+)]
+
 mod peer_tools;
 mod sshd;
 

@@ -5,6 +5,8 @@
 //! comment lines; every one must appear in a message, which pins the file,
 //! the line and the key together.
 
+#![allow(clippy::unwrap_used)]
+
 use std::fs;
 use std::path::{Path, PathBuf};
 

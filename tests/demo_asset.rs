@@ -4,6 +4,8 @@
 //! the veth pair. A change of the file format that leaves it unreadable
 //! fails here, not on a user's screen; make the recording again then.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::fidelity::app_of;

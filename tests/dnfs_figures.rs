@@ -3,6 +3,8 @@
 //! same mapper the oracle crate's rows go through. Expected figures are
 //! worked out by hand in each fixture's comments.
 
+#![allow(clippy::unwrap_used)]
+
 use proptest::prelude::*;
 use strata::model::dnfs::{ChannelCounting, DnfsBaseline, DnfsCol, DnfsTick};
 use strata::parse::dnfs_sample::{DnfsRows, DnfsSample, map_rows, rows_from_capture};

@@ -8,6 +8,13 @@
 //! unless STRATA_REQUIRE_E2E=1 or STRATA_REQUIRE_SSHD=1 (scripts/test sets
 //! both as root), which makes a skip a failure.
 
+#![allow(
+    unsafe_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::too_many_lines
+)]
+
 mod common;
 mod peer_tools;
 mod sshd;

@@ -4,6 +4,8 @@
 //! three modes. Every mode must be gone within a second, and a recording
 //! must hold its samples to the last interval.
 
+#![allow(unsafe_code, clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::live_root::LiveRoot;

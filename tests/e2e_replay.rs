@@ -2,6 +2,8 @@
 //! `strata replay` of that file driven by its keys, and the terminal given
 //! back after `q` and after SIGTERM.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::tmux::{Tmux, have_tmux, skip};

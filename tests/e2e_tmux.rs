@@ -1,6 +1,8 @@
 //! The real binary in tmux, driven by keys as a person would, over a fixture
 //! host whose counters a test thread advances every 250 ms.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::layers;

@@ -43,6 +43,13 @@
 //! order of names with a '/', and %rrqm past 2^64 (documented in
 //! model::disk).
 
+#![allow(
+    unsafe_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::too_many_lines
+)]
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;

@@ -2,6 +2,8 @@
 //! layouts, against figures computed by hand from the deltas of
 //! tests/nfs_pairs (written out again in each comment).
 
+#![allow(clippy::expect_used)]
+
 mod nfs_pairs;
 
 use nfs_pairs::{NEW_TCP, OLD_TCP, OLD_UDP, Pair};

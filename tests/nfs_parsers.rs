@@ -1,6 +1,8 @@
 //! The mountstats parser on real samples, and properties over any input:
 //! never a panic, never a negative, NaN or infinite figure.
 
+#![allow(clippy::expect_used)]
+
 use proptest::prelude::*;
 use strata::model::nfs::{NFS_MOUNT_COLS, NFS_OP_COLS, NfsMountDelta, NfsOpDelta};
 use strata::parse::mountinfo::parse_mountinfo;

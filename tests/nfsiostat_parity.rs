@@ -26,6 +26,8 @@
 //! STRATA_PARITY_NFSIOSTAT=PATH runs another nfsiostat than the one on
 //! PATH.
 
+#![allow(unsafe_code)]
+
 mod nfs_pairs;
 
 use nfs_pairs::{PAIRS, Pair};

@@ -59,6 +59,8 @@
 //! reason" and pass, unless STRATA_REQUIRE_NICSTAT=1, which turns a skip
 //! into a failure.
 
+#![allow(unsafe_code, clippy::unwrap_used, clippy::too_many_lines)]
+
 mod peer_tools;
 
 use peer_tools::{

@@ -10,6 +10,8 @@
 //! STRATA_REQUIRE_SSHD=1 (scripts/test sets it as root), which turns a
 //! skip into a failure.
 
+#![allow(unsafe_code, clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 mod peer_tools;
 mod sshd;

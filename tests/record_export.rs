@@ -4,6 +4,8 @@
 //! (the Report a live `strata batch PANEL` runs) read the same tree at the
 //! same moments, so an export can be held to what batch printed live.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::layers::{bonding_text, mountstats_text, netdev_text};

@@ -1,6 +1,8 @@
 //! The recording container and codec: round trips, recovery after SIGKILL, damage at
 //! every offset, fuzzed input, version refusal, and the size of an hour.
 
+#![allow(clippy::unwrap_used)]
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

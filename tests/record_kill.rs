@@ -2,6 +2,8 @@
 //! interval of the kill, says it was not closed, and keeps the marker
 //! `strata mark` added while it ran.
 
+#![allow(clippy::unwrap_used)]
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

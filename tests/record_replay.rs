@@ -4,6 +4,8 @@
 //! sample, every drill-down level renders the very same screen (TestBackend
 //! buffers). A replayer's jump lands on the same screens as playing forward.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::fidelity::{self, CELL0, CELLS, app_of, assert_same, views};

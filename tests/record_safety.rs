@@ -9,6 +9,8 @@
 //! deleted file exited 0, files were created 0644, and a marker directory
 //! of another user's with mode 0777 was used as it was.
 
+#![allow(unsafe_code, clippy::unwrap_used, clippy::undocumented_unsafe_blocks)]
+
 mod peer_tools;
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};

@@ -1,6 +1,8 @@
 //! Screens drawn into ratatui's TestBackend from fixture samples: snapshots
 //! of every view, plus assertions on what each must say.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::{app_with, render};

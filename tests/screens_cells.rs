@@ -2,6 +2,8 @@
 //! overview's storage box, fed with the fixture host's disks as the cells'
 //! samples (each cell is that host seen over SSH).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::{app_with, render, sample};

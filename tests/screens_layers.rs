@@ -1,6 +1,8 @@
 //! Screens of the host's other layers (kernel NFS, page cache, NICs),
 //! drawn into ratatui's TestBackend from the fixture host's samples.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::{app_with, render};

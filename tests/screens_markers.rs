@@ -1,6 +1,8 @@
 //! Markers on the screens: a mark in a chart's column of the marker's time
 //! with its label, and the list of markers (`M`), live and in replay.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::{app_with, render};

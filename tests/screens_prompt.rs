@@ -2,6 +2,8 @@
 //! the live loop drives it; the passphrase is read back from the store the
 //! cells' tasks wait on.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::{app_with, cell_target as target, render};

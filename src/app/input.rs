@@ -3,14 +3,15 @@
 //! the app again. One entry point for all three keeps replay faithful.
 
 use serde::{Deserialize, Serialize};
+use std::time::Duration;
 
 use super::cells::CellRestate;
 use super::state::App;
 use crate::core::host::SelfUsage;
 use crate::source::cache::CacheSample;
-use crate::source::cells::CellEvent;
+use crate::source::cells::{CellEvent, CellStatus};
 use crate::source::disks::DiskSample;
-use crate::source::dnfs::DbEvent;
+use crate::source::dnfs::{DbEvent, DbStatus};
 use crate::source::nfs::NfsSample;
 use crate::source::nics::NicSample;
 
@@ -39,22 +40,50 @@ pub enum Input {
 }
 
 impl Input {
-    /// The inputs whose effect outlasts the next sample of their source: a
-    /// cell's connection, round trip, cellcli listing, message and restate,
-    /// a database's connection state, and the clock (which times a
-    /// listing). A seek reads these from before
-    /// the window it rebuilds and passes over the rest. A recording knows
-    /// them by a number each always holds, whose series is named by its path
-    /// in the input (`cell0.Cell.Status.cell`); these are those names' ends.
-    pub const KEPT_SERIES: [&'static str; 7] = [
-        ".Cell.Status.cell",
-        ".Cell.Rtt.cell",
-        ".Cell.Cellcli.cell",
-        ".Cell.Stderr.cell",
-        ".CellRestate.cell",
-        ".Db.Status.db",
-        ".Clock.now_ms",
-    ];
+    /// One input of each kind whose effect outlasts the next sample of its
+    /// source: a cell's connection, round trip, cellcli listing, message and
+    /// restate, a database's connection state, and the clock (which times a
+    /// listing). A seek reads these from before the window it rebuilds and
+    /// passes over the rest. Each holds `key` in the number every input of
+    /// its kind has (its cell, its database, the clock's time): a recording
+    /// knows the kind by that number's series, named by its path in the
+    /// input (`cell0.Cell.Status.cell`).
+    pub fn outlasting(key: usize) -> [Input; 7] {
+        let cell = key;
+        [
+            Input::Cell(CellEvent::Status {
+                cell,
+                status: CellStatus::Live,
+            }),
+            Input::Cell(CellEvent::Rtt {
+                cell,
+                rtt: Duration::ZERO,
+            }),
+            Input::Cell(CellEvent::Cellcli {
+                cell,
+                text: String::new(),
+            }),
+            Input::Cell(CellEvent::Stderr {
+                cell,
+                text: String::new(),
+            }),
+            Input::CellRestate(CellRestate {
+                cell,
+                status: CellStatus::Live,
+                rtt: None,
+                cellcli: None,
+                message: None,
+            }),
+            Input::Db(DbEvent::Status {
+                db: key,
+                status: DbStatus::Live,
+            }),
+            Input::Clock {
+                now_ms: key as i64,
+                usage: SelfUsage::default(),
+            },
+        ]
+    }
 
     /// The stream an input belongs to: inputs of one stream share their
     /// shape from one sample to the next (a recording stores it once).

@@ -494,6 +494,82 @@ impl App {
         }
     }
 
+    /// Pause freezes every layer's view where it is (dNFS keeps its
+    /// pause's time); going on thaws them.
+    fn toggle_pause(&mut self) {
+        self.ui.paused = !self.ui.paused;
+        if self.ui.paused {
+            self.disks.freeze();
+            self.nfs.freeze();
+            self.cache.freeze();
+            self.nics.freeze();
+            self.dnfs.pause(self.now_ms);
+        } else {
+            self.disks.thaw();
+            self.nfs.thaw();
+            self.cache.thaw();
+            self.nics.thaw();
+            self.dnfs.resume();
+        }
+        self.freeze_view();
+    }
+
+    /// Back out of a drill-down (or a dNFS view's own level), or clear the
+    /// filter at the top.
+    fn go_back(&mut self) {
+        if self.dnfs_back() {
+            return;
+        }
+        if self.ui.stack.len() > 1 {
+            // back in the table, the entity drilled into stays selected
+            let top = self.ui.stack.len() == 2;
+            match self.ui.stack.pop() {
+                Some(View::Disk(name)) => {
+                    self.ui.part_selected = None;
+                    if top {
+                        self.ui.disks.selected = Some(name);
+                    }
+                }
+                Some(View::CellDisk(_, name)) => {
+                    self.ui.part_selected = None;
+                    if let Some(View::Cell(_)) = self.ui.stack.last() {
+                        self.ui.cell_disks.selected = Some(name);
+                    }
+                }
+                Some(View::Nfs(key)) => self.ui.nfs.selected = Some(key),
+                Some(View::CacheFile(path)) => self.ui.cache_files.selected = Some(path),
+                Some(View::Nic(name)) => {
+                    if top {
+                        self.ui.slaves.selected = None;
+                        self.ui.nics.selected = Some(name);
+                    } else {
+                        self.ui.slaves.selected = Some(name);
+                    }
+                }
+                _ => {}
+            }
+        } else if !self.ui.filter.is_empty() {
+            self.ui.filter.clear();
+        }
+    }
+
+    /// Scrolls the current table's columns by one, left (-1) or right.
+    fn scroll_columns(&mut self, by: isize) {
+        if let Some(list) = self.scrolled_list() {
+            list.col_offset = list.col_offset.saturating_add_signed(by);
+        }
+    }
+
+    fn start_filter(&mut self) {
+        // a filter narrows the panel's table; the overview has none
+        let panel = match self.panel() {
+            Panel::Overview => Panel::Disks,
+            p => p,
+        };
+        self.ui.stack = vec![View::Panel(panel)];
+        self.ui.filter_edit = Some(self.ui.filter.clone());
+    }
+
     pub fn update(&mut self, action: Action) {
         // a message has been seen once the user acts
         self.notice = None;
@@ -514,23 +590,7 @@ impl App {
         match action {
             Action::Quit => self.quit = true,
             Action::ToggleHelp => self.ui.help = true,
-            Action::TogglePause => {
-                self.ui.paused = !self.ui.paused;
-                if self.ui.paused {
-                    self.disks.freeze();
-                    self.nfs.freeze();
-                    self.cache.freeze();
-                    self.nics.freeze();
-                    self.dnfs.pause(self.now_ms);
-                } else {
-                    self.disks.thaw();
-                    self.nfs.thaw();
-                    self.cache.thaw();
-                    self.nics.thaw();
-                    self.dnfs.resume();
-                }
-                self.freeze_view();
-            }
+            Action::TogglePause => self.toggle_pause(),
             Action::CycleTheme => self.cycle_theme(),
             // update_session has taken these
             Action::ToggleRecord
@@ -552,56 +612,13 @@ impl App {
             Action::Top => self.move_selection(isize::MIN / 2),
             Action::Bottom => self.move_selection(isize::MAX / 2),
             // each table clamps its own offset when it is drawn
-            Action::Left => {
-                if let Some(list) = self.scrolled_list() {
-                    list.col_offset = list.col_offset.saturating_sub(1);
-                }
-            }
-            Action::Right => {
-                if let Some(list) = self.scrolled_list() {
-                    list.col_offset = list.col_offset.saturating_add(1);
-                }
-            }
+            Action::Left => self.scroll_columns(-1),
+            Action::Right => self.scroll_columns(1),
             Action::Enter => {
                 self.drill_down();
                 self.freeze_view();
             }
-            Action::Back => {
-                if self.dnfs_back() {
-                    return;
-                }
-                if self.ui.stack.len() > 1 {
-                    // back in the table, the entity drilled into stays selected
-                    let top = self.ui.stack.len() == 2;
-                    match self.ui.stack.pop() {
-                        Some(View::Disk(name)) => {
-                            self.ui.part_selected = None;
-                            if top {
-                                self.ui.disks.selected = Some(name);
-                            }
-                        }
-                        Some(View::CellDisk(_, name)) => {
-                            self.ui.part_selected = None;
-                            if let Some(View::Cell(_)) = self.ui.stack.last() {
-                                self.ui.cell_disks.selected = Some(name);
-                            }
-                        }
-                        Some(View::Nfs(key)) => self.ui.nfs.selected = Some(key),
-                        Some(View::CacheFile(path)) => self.ui.cache_files.selected = Some(path),
-                        Some(View::Nic(name)) => {
-                            if top {
-                                self.ui.slaves.selected = None;
-                                self.ui.nics.selected = Some(name);
-                            } else {
-                                self.ui.slaves.selected = Some(name);
-                            }
-                        }
-                        _ => {}
-                    }
-                } else if !self.ui.filter.is_empty() {
-                    self.ui.filter.clear();
-                }
-            }
+            Action::Back => self.go_back(),
             Action::NextPanel => self.switch_panel(1),
             Action::PrevPanel => self.switch_panel(Panel::ALL.len() - 1),
             Action::GotoPanel(i) => {
@@ -616,15 +633,7 @@ impl App {
                     list.desc = !list.desc;
                 }
             }
-            Action::StartFilter => {
-                // a filter narrows the panel's table; the overview has none
-                let panel = match self.panel() {
-                    Panel::Overview => Panel::Disks,
-                    p => p,
-                };
-                self.ui.stack = vec![View::Panel(panel)];
-                self.ui.filter_edit = Some(self.ui.filter.clone());
-            }
+            Action::StartFilter => self.start_filter(),
             Action::FilterChar(c) => {
                 if let Some(f) = &mut self.ui.filter_edit {
                     f.push(c);

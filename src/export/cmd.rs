@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::rows::{EXIT_USAGE, ExportOptions, export, say_notices};
 use super::summary::{report, summarize};
-use super::window::{Window, between_markers, between_times};
+use super::window::{Window, WindowError, between_markers, between_times};
 use crate::batch::Format;
 use crate::batch::disks::Selection;
 use crate::cli::{BatchPanel, DeviceArgs};
@@ -40,10 +40,10 @@ fn window(
     between: Option<&[String]>,
     from: Option<&str>,
     to: Option<&str>,
-) -> Result<Window, String> {
+) -> Result<Window, WindowError> {
     match between {
         Some([a, b]) => between_markers(a, b, player.markers()),
-        Some(_) => Err("--between takes two marker labels".into()),
+        Some(_) => Err(WindowError::BetweenTakesTwo),
         None => between_times(from, to, player.start_ms, player.end_ms),
     }
 }

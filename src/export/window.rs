@@ -32,12 +32,55 @@ impl Window {
 /// What `--from` and `--to` accept, for messages and `--help`.
 pub const TIME_FORMS: &str = "HH:MM[:SS] or YYYY-MM-DD HH:MM[:SS] (local time), +SPAN after the start or -SPAN before the end (e.g. +90s, -5m, +1h30m)";
 
+/// Why a window cannot be read from what the user gave: each says what was
+/// given and what would do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WindowError {
+    #[error("{text:?} is not a time: {TIME_FORMS}")]
+    NotATime { text: String },
+    #[error(
+        "--from ({}) is after --to ({})",
+        format::local_datetime(*.from_ms),
+        format::local_datetime(*.to_ms)
+    )]
+    FromAfterTo { from_ms: i64, to_ms: i64 },
+    /// No marker has the label; `markers` are those the recording has.
+    #[error("no marker {label:?}{}", listing(.markers))]
+    NoMarker {
+        label: String,
+        markers: Vec<(i64, String)>,
+    },
+    /// No marker labelled `to` at or after the first labelled `from`.
+    #[error("no marker {to:?} after {from:?}{}", listing(.markers))]
+    NoMarkerAfter {
+        from: String,
+        to: String,
+        markers: Vec<(i64, String)>,
+    },
+    #[error("--between takes two marker labels")]
+    BetweenTakesTwo,
+}
+
+/// A recording's markers, after what a label matched none of.
+fn listing(markers: &[(i64, String)]) -> String {
+    if markers.is_empty() {
+        return ": the recording has no markers".into();
+    }
+    let list: Vec<String> = markers
+        .iter()
+        .map(|(t, l)| format!("{} {l:?}", format::local_datetime(*t)))
+        .collect();
+    format!("; its markers: {}", list.join(", "))
+}
+
 /// One bound of a recording that runs from `start_ms` to `end_ms`. A time
 /// of day is on the recording's first (local) day, or on the next when the
 /// recording runs past midnight and that time falls within it.
-pub fn bound(text: &str, start_ms: i64, end_ms: i64) -> Result<i64, String> {
+pub fn bound(text: &str, start_ms: i64, end_ms: i64) -> Result<i64, WindowError> {
     let text = text.trim();
-    let bad = || format!("{text:?} is not a time: {TIME_FORMS}");
+    let bad = || WindowError::NotATime {
+        text: text.to_string(),
+    };
     let span = |s: &str| {
         crate::core::duration::parse_duration(s)
             .ok()
@@ -64,15 +107,11 @@ pub fn between_times(
     to: Option<&str>,
     start_ms: i64,
     end_ms: i64,
-) -> Result<Window, String> {
+) -> Result<Window, WindowError> {
     let from_ms = from.map_or(Ok(i64::MIN), |f| bound(f, start_ms, end_ms))?;
     let to_ms = to.map_or(Ok(i64::MAX), |t| bound(t, start_ms, end_ms))?;
     if from_ms > to_ms {
-        return Err(format!(
-            "--from ({}) is after --to ({})",
-            format::local_datetime(from_ms),
-            format::local_datetime(to_ms)
-        ));
+        return Err(WindowError::FromAfterTo { from_ms, to_ms });
     }
     Ok(Window {
         from_ms,
@@ -83,29 +122,25 @@ pub fn between_times(
 
 /// The window from the first marker labelled `a` to the first marker
 /// labelled `b` after it (labels match exactly).
-pub fn between_markers(a: &str, b: &str, markers: &[(i64, String)]) -> Result<Window, String> {
-    let missing = |what: String| {
-        let list: Vec<String> = markers
-            .iter()
-            .map(|(t, l)| format!("{} {l:?}", format::local_datetime(*t)))
-            .collect();
-        if list.is_empty() {
-            format!("{what}: the recording has no markers")
-        } else {
-            format!("{what}; its markers: {}", list.join(", "))
-        }
-    };
+pub fn between_markers(a: &str, b: &str, markers: &[(i64, String)]) -> Result<Window, WindowError> {
     let first = markers
         .iter()
         .position(|(_, l)| l == a)
-        .ok_or_else(|| missing(format!("no marker {a:?}")))?;
+        .ok_or_else(|| WindowError::NoMarker {
+            label: a.to_string(),
+            markers: markers.to_vec(),
+        })?;
     let from_ms = markers[first].0;
     let to_ms = markers
         .iter()
         .enumerate()
         .find(|(i, (t, l))| *i != first && *t >= from_ms && l == b)
         .map(|(_, (t, _))| *t)
-        .ok_or_else(|| missing(format!("no marker {b:?} after {a:?}")))?;
+        .ok_or_else(|| WindowError::NoMarkerAfter {
+            from: a.to_string(),
+            to: b.to_string(),
+            markers: markers.to_vec(),
+        })?;
     Ok(Window {
         from_ms,
         to_ms,
@@ -126,7 +161,7 @@ mod tests {
         assert_eq!(bound("-5m", START, end), Ok(end - 300_000));
         assert_eq!(bound("+1h30m", START, end), Ok(START + 5_400_000));
         for bad in ["+", "-x", "+1.5m", "12", "", "tomorrow"] {
-            let e = bound(bad, START, end).unwrap_err();
+            let e = bound(bad, START, end).unwrap_err().to_string();
             assert!(e.contains("is not a time"), "{bad}: {e}");
         }
     }
@@ -146,7 +181,9 @@ mod tests {
 
     #[test]
     fn from_after_to_is_refused() {
-        let e = between_times(Some("+2m"), Some("+1m"), START, START + 600_000).unwrap_err();
+        let e = between_times(Some("+2m"), Some("+1m"), START, START + 600_000)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("is after --to"), "{e}");
         assert_eq!(between_times(None, None, START, START), Ok(Window::ALL));
     }
@@ -164,12 +201,14 @@ mod tests {
         // the same label twice: from the first to the next
         let w = between_markers("ramp", "ramp", &m).unwrap();
         assert_eq!((w.from_ms, w.to_ms), (START + 1_000, START + 9_000));
-        let e = between_markers("Ramp", "end", &m).unwrap_err();
+        let e = between_markers("Ramp", "end", &m).unwrap_err().to_string();
         assert!(e.starts_with("no marker \"Ramp\"; its markers: "), "{e}");
         assert!(e.contains("\"steady\""), "{e}");
-        let e = between_markers("end", "steady", &m).unwrap_err();
+        let e = between_markers("end", "steady", &m)
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("no marker \"steady\" after \"end\""), "{e}");
-        let e = between_markers("a", "b", &[]).unwrap_err();
+        let e = between_markers("a", "b", &[]).unwrap_err().to_string();
         assert_eq!(e, "no marker \"a\": the recording has no markers");
     }
 }

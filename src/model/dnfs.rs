@@ -233,7 +233,67 @@ impl DnfsBaseline {
         let chan_itv = self.chans.interval(now_cs);
         let bytes = cur.shape.byte_columns;
 
-        // per instance, in order of INST_ID
+        let (instances, ops_by_inst) = self.instances(cur, now_cs, itv_cs, bytes);
+        self.procs.record(
+            now_cs,
+            cur.stats
+                .iter()
+                .map(|s| (proc_key(s.inst_id, s.pnum), s.clone())),
+        );
+        let total = if instances.is_empty() {
+            itv_cs.map(|_| zero_figures(bytes))
+        } else {
+            instances
+                .iter()
+                .try_fold(zero_figures(bytes), |mut acc, i| {
+                    acc.add(i.figures.as_ref()?);
+                    Some(acc)
+                })
+        };
+
+        // channels: decide how they count, then rate them
+        let chan_key = |c: &ChannelRow| format!("{}/{}/{}", c.inst_id, c.pnum, c.ch_id);
+        let prevs: Vec<Option<(u64, u64)>> = cur
+            .channels
+            .iter()
+            .map(|c| chan_itv.and_then(|_| self.chans.get(&chan_key(c), now_cs).map(|(p, _)| *p)))
+            .collect();
+        if self.counting == ChannelCounting::Undetermined && chan_itv.is_some() {
+            self.counting = learn_counting(&cur.channels, &prevs, &ops_by_inst);
+        }
+        let counting = self.counting;
+        let channels = channel_figures(&cur.channels, &prevs, chan_itv, counting);
+        self.chans.record(
+            now_cs,
+            cur.channels
+                .iter()
+                .map(|c| (chan_key(c), (c.sends, c.recvs))),
+        );
+        let servers = server_figures(cur, &channels);
+
+        DnfsTick {
+            wall_ms: cur.wall_ms,
+            itv_ms: itv_cs.map(|cs| cs * 10),
+            in_use: cur.in_use(),
+            shape: cur.shape,
+            counting,
+            instances,
+            total,
+            servers,
+            channels,
+            rejected: cur.rejected.clone(),
+        }
+    }
+
+    /// Each instance's figures, in order of INST_ID, and the operations
+    /// each did over the interval (what tells how channels count).
+    fn instances(
+        &self,
+        cur: &DnfsSample,
+        now_cs: u64,
+        itv_cs: Option<u64>,
+        bytes: bool,
+    ) -> (Vec<InstFigures>, Vec<(u32, f64)>) {
         let mut inst_ids: Vec<u32> = cur.stats.iter().map(|s| s.inst_id).collect();
         inst_ids.sort_unstable();
         inst_ids.dedup();
@@ -242,11 +302,7 @@ impl DnfsBaseline {
         for &inst in &inst_ids {
             let rows = cur.stats.iter().filter(|s| s.inst_id == inst);
             let figures = itv_cs.map(|_| {
-                let mut sum = Figures {
-                    read_bytes_per_s: bytes.then_some(0.0),
-                    write_bytes_per_s: bytes.then_some(0.0),
-                    ..Figures::default()
-                };
+                let mut sum = zero_figures(bytes);
                 for s in rows.clone() {
                     let f = match self.procs.get(&proc_key(inst, s.pnum), now_cs) {
                         Some((p, since)) => {
@@ -269,155 +325,128 @@ impl DnfsBaseline {
                 figures,
             });
         }
-        self.procs.record(
-            now_cs,
-            cur.stats
-                .iter()
-                .map(|s| (proc_key(s.inst_id, s.pnum), s.clone())),
-        );
-        let total = if instances.is_empty() {
-            itv_cs.map(|_| Figures {
-                read_bytes_per_s: bytes.then_some(0.0),
-                write_bytes_per_s: bytes.then_some(0.0),
-                ..Figures::default()
-            })
-        } else {
-            instances.iter().try_fold(
-                Figures {
-                    read_bytes_per_s: bytes.then_some(0.0),
-                    write_bytes_per_s: bytes.then_some(0.0),
-                    ..Figures::default()
-                },
-                |mut acc, i| {
-                    acc.add(i.figures.as_ref()?);
-                    Some(acc)
-                },
-            )
-        };
+        (instances, ops_by_inst)
+    }
+}
 
-        // channels: decide how they count, then rate them
-        let chan_key = |c: &ChannelRow| format!("{}/{}/{}", c.inst_id, c.pnum, c.ch_id);
-        let prevs: Vec<Option<(u64, u64)>> = cur
-            .channels
+/// Figures of nothing yet: zero bytes where the views count bytes.
+fn zero_figures(bytes: bool) -> Figures {
+    Figures {
+        read_bytes_per_s: bytes.then_some(0.0),
+        write_bytes_per_s: bytes.then_some(0.0),
+        ..Figures::default()
+    }
+}
+
+/// How the channels count, from a tick where some were seen before
+/// (`prevs`): a count that fell was reset by the last select; otherwise
+/// an instance busy enough tells by which reading matches its operations.
+/// Undetermined while none does.
+fn learn_counting(
+    channels: &[ChannelRow],
+    prevs: &[Option<(u64, u64)>],
+    ops_by_inst: &[(u32, f64)],
+) -> ChannelCounting {
+    let fell = channels
+        .iter()
+        .zip(prevs)
+        .any(|(c, p)| p.is_some_and(|(s, r)| c.sends < s || c.recvs < r));
+    if fell {
+        return ChannelCounting::SinceLastSelect;
+    }
+    for &(inst, ops) in ops_by_inst {
+        let mine: Vec<_> = channels
             .iter()
-            .map(|c| chan_itv.and_then(|_| self.chans.get(&chan_key(c), now_cs).map(|(p, _)| *p)))
+            .zip(prevs)
+            .filter(|(c, _)| c.inst_id == inst)
             .collect();
-        if self.counting == ChannelCounting::Undetermined && chan_itv.is_some() {
-            let fell = cur
-                .channels
-                .iter()
-                .zip(&prevs)
-                .any(|(c, p)| p.is_some_and(|(s, r)| c.sends < s || c.recvs < r));
-            if fell {
-                self.counting = ChannelCounting::SinceLastSelect;
-            } else {
-                for &(inst, ops) in &ops_by_inst {
-                    let mine: Vec<_> = cur
-                        .channels
-                        .iter()
-                        .zip(&prevs)
-                        .filter(|(c, _)| c.inst_id == inst)
-                        .collect();
-                    if ops < 100.0 || mine.is_empty() || mine.iter().any(|(_, p)| p.is_none()) {
-                        continue;
-                    }
-                    let since: u64 = mine.iter().map(|(c, _)| c.sends).sum();
-                    let cum: u64 = mine
-                        .iter()
-                        .map(|(c, p)| c.sends.saturating_sub(p.map_or(0, |p| p.0)))
-                        .sum();
-                    match (near(cum, ops), near(since, ops)) {
-                        (true, false) => self.counting = ChannelCounting::Cumulative,
-                        (false, true) => self.counting = ChannelCounting::SinceLastSelect,
-                        _ => continue,
-                    }
-                    break;
-                }
-            }
+        if ops < 100.0 || mine.is_empty() || mine.iter().any(|(_, p)| p.is_none()) {
+            continue;
         }
-        let counting = self.counting;
-        let channels: Vec<ChannelFigures> = cur
-            .channels
+        let since: u64 = mine.iter().map(|(c, _)| c.sends).sum();
+        let cum: u64 = mine
             .iter()
-            .zip(&prevs)
-            .map(|(c, prev)| {
-                let secs = chan_itv.map(|cs| cs as f64 / 100.0);
-                let rate = |cur: u64, prev: Option<u64>| -> Option<f64> {
-                    let secs = secs?;
-                    let since = cur as f64 / secs;
-                    let cum = prev
-                        .and_then(|p| cur.checked_sub(p))
-                        .map(|d| d as f64 / secs);
-                    match counting {
-                        ChannelCounting::SinceLastSelect => Some(since),
-                        ChannelCounting::Cumulative => cum,
-                        ChannelCounting::Undetermined => cum.filter(|c| *c == since),
-                    }
-                };
-                ChannelFigures {
-                    row: c.clone(),
-                    sends_per_s: rate(c.sends, prev.map(|p| p.0)),
-                    recvs_per_s: rate(c.recvs, prev.map(|p| p.1)),
-                }
-            })
-            .collect();
-        self.chans.record(
-            now_cs,
-            cur.channels
-                .iter()
-                .map(|c| (chan_key(c), (c.sends, c.recvs))),
-        );
-
-        let servers = cur
-            .servers
-            .iter()
-            .map(|s| {
-                let mine: Vec<&ChannelFigures> = channels
-                    .iter()
-                    .filter(|c| c.row.inst_id == s.inst_id && c.row.svr_id == s.id)
-                    .collect();
-                let sum = |f: fn(&ChannelFigures) -> Option<f64>| -> Option<f64> {
-                    mine.iter().map(|c| f(c)).sum::<Option<f64>>()
-                };
-                ServerFigures {
-                    inst_id: s.inst_id,
-                    id: s.id,
-                    name: s.name.clone(),
-                    dirname: s.dirname.clone(),
-                    nfs_version: s.nfs_version.clone(),
-                    channels: mine.len(),
-                    files: cur
-                        .files
-                        .iter()
-                        .filter(|f| f.inst_id == s.inst_id && f.svr_id == s.id)
-                        .count(),
-                    sends_per_s: if mine.is_empty() {
-                        None
-                    } else {
-                        sum(|c| c.sends_per_s)
-                    },
-                    recvs_per_s: if mine.is_empty() {
-                        None
-                    } else {
-                        sum(|c| c.recvs_per_s)
-                    },
-                }
-            })
-            .collect();
-
-        DnfsTick {
-            wall_ms: cur.wall_ms,
-            itv_ms: itv_cs.map(|cs| cs * 10),
-            in_use: cur.in_use(),
-            shape: cur.shape,
-            counting,
-            instances,
-            total,
-            servers,
-            channels,
-            rejected: cur.rejected.clone(),
+            .map(|(c, p)| c.sends.saturating_sub(p.map_or(0, |p| p.0)))
+            .sum();
+        match (near(cum, ops), near(since, ops)) {
+            (true, false) => return ChannelCounting::Cumulative,
+            (false, true) => return ChannelCounting::SinceLastSelect,
+            _ => continue,
         }
     }
+    ChannelCounting::Undetermined
+}
+
+/// Each channel's sends and receives per second, read as `counting` says.
+fn channel_figures(
+    channels: &[ChannelRow],
+    prevs: &[Option<(u64, u64)>],
+    chan_itv: Option<u64>,
+    counting: ChannelCounting,
+) -> Vec<ChannelFigures> {
+    channels
+        .iter()
+        .zip(prevs)
+        .map(|(c, prev)| {
+            let secs = chan_itv.map(|cs| cs as f64 / 100.0);
+            let rate = |cur: u64, prev: Option<u64>| -> Option<f64> {
+                let secs = secs?;
+                let since = cur as f64 / secs;
+                let cum = prev
+                    .and_then(|p| cur.checked_sub(p))
+                    .map(|d| d as f64 / secs);
+                match counting {
+                    ChannelCounting::SinceLastSelect => Some(since),
+                    ChannelCounting::Cumulative => cum,
+                    ChannelCounting::Undetermined => cum.filter(|c| *c == since),
+                }
+            };
+            ChannelFigures {
+                row: c.clone(),
+                sends_per_s: rate(c.sends, prev.map(|p| p.0)),
+                recvs_per_s: rate(c.recvs, prev.map(|p| p.1)),
+            }
+        })
+        .collect()
+}
+
+/// Each server's figures: its channels' sums, and its files.
+fn server_figures(cur: &DnfsSample, channels: &[ChannelFigures]) -> Vec<ServerFigures> {
+    cur.servers
+        .iter()
+        .map(|s| {
+            let mine: Vec<&ChannelFigures> = channels
+                .iter()
+                .filter(|c| c.row.inst_id == s.inst_id && c.row.svr_id == s.id)
+                .collect();
+            let sum = |f: fn(&ChannelFigures) -> Option<f64>| -> Option<f64> {
+                mine.iter().map(|c| f(c)).sum::<Option<f64>>()
+            };
+            ServerFigures {
+                inst_id: s.inst_id,
+                id: s.id,
+                name: s.name.clone(),
+                dirname: s.dirname.clone(),
+                nfs_version: s.nfs_version.clone(),
+                channels: mine.len(),
+                files: cur
+                    .files
+                    .iter()
+                    .filter(|f| f.inst_id == s.inst_id && f.svr_id == s.id)
+                    .count(),
+                sends_per_s: if mine.is_empty() {
+                    None
+                } else {
+                    sum(|c| c.sends_per_s)
+                },
+                recvs_per_s: if mine.is_empty() {
+                    None
+                } else {
+                    sum(|c| c.recvs_per_s)
+                },
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

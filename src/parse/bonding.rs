@@ -230,38 +230,48 @@ pub fn parse_bonding(text: &str, name: &str, source_name: &str) -> (BondInfo, Ve
             continue;
         }
         in_active_aggregator = key == "Active Aggregator Info";
-        match key {
-            "Ethernet Channel Bonding Driver" => {
-                bond.driver_version = v.split_whitespace().next().map(str::to_string);
-            }
-            "Bonding Mode" => {
-                let (mode, fom) = split_suffix(v, "fail_over_mac");
-                bond.mode = Some(BondMode::from_name(mode));
-                bond.mode_text = Some(mode.to_string());
-                bond.fail_over_mac = fom.map(str::to_string);
-            }
-            "Transmit Hash Policy" => {
-                // "layer2+3 (2)": the name, then the number
-                let policy = v.rsplit_once(" (").map_or(v, |(p, _)| p);
-                bond.xmit_hash_policy = Some(policy.to_string());
-            }
-            "Primary Slave" => {
-                let (primary, reselect) = split_suffix(v, "primary_reselect");
-                bond.primary = none_word(primary);
-                bond.primary_reselect = reselect.map(str::to_string);
-            }
-            "Currently Active Slave" => bond.active_slave = none_word(v),
-            "MII Status" => bond.mii_status = Some(MiiStatus::parse(v)),
-            "MII Polling Interval (ms)" => bond.mii_polling_ms = number(v),
-            "Up Delay (ms)" => bond.up_delay_ms = number(v),
-            "Down Delay (ms)" => bond.down_delay_ms = number(v),
-            "ARP Polling Interval (ms)" => bond.arp_polling_ms = number(v),
-            "LACP rate" => bond.lacp_rate = Some(v.to_string()),
-            _ => {}
-        }
+        bond_field(&mut bond, key, v, &mut number);
     }
     bond.slaves.extend(slave);
     (bond, rejected)
+}
+
+/// One line of the bond's own section (not a slave's): `key: v`.
+fn bond_field(
+    bond: &mut BondInfo,
+    key: &str,
+    v: &str,
+    number: &mut impl FnMut(&str) -> Option<u32>,
+) {
+    match key {
+        "Ethernet Channel Bonding Driver" => {
+            bond.driver_version = v.split_whitespace().next().map(str::to_string);
+        }
+        "Bonding Mode" => {
+            let (mode, fom) = split_suffix(v, "fail_over_mac");
+            bond.mode = Some(BondMode::from_name(mode));
+            bond.mode_text = Some(mode.to_string());
+            bond.fail_over_mac = fom.map(str::to_string);
+        }
+        "Transmit Hash Policy" => {
+            // "layer2+3 (2)": the name, then the number
+            let policy = v.rsplit_once(" (").map_or(v, |(p, _)| p);
+            bond.xmit_hash_policy = Some(policy.to_string());
+        }
+        "Primary Slave" => {
+            let (primary, reselect) = split_suffix(v, "primary_reselect");
+            bond.primary = none_word(primary);
+            bond.primary_reselect = reselect.map(str::to_string);
+        }
+        "Currently Active Slave" => bond.active_slave = none_word(v),
+        "MII Status" => bond.mii_status = Some(MiiStatus::parse(v)),
+        "MII Polling Interval (ms)" => bond.mii_polling_ms = number(v),
+        "Up Delay (ms)" => bond.up_delay_ms = number(v),
+        "Down Delay (ms)" => bond.down_delay_ms = number(v),
+        "ARP Polling Interval (ms)" => bond.arp_polling_ms = number(v),
+        "LACP rate" => bond.lacp_rate = Some(v.to_string()),
+        _ => {}
+    }
 }
 
 #[cfg(test)]

@@ -251,6 +251,53 @@ fn inst(c: &mut Cells<'_>, i: Option<usize>) -> u32 {
     }
 }
 
+/// The channels view's rows (a reconnect count from RECO, or from the
+/// two counts that replaced it).
+fn channel_rows(view: &View<'_>, rejected: &mut Vec<String>) -> Result<Vec<ChannelRow>, MapError> {
+    let h = view.rows;
+    let (cp, ch, csv, sends, recvs) = (
+        view.need("PNUM")?,
+        view.need("CH_ID")?,
+        view.need("SVR_ID")?,
+        view.need("SENDS")?,
+        view.need("RECVS")?,
+    );
+    let (cn, path, local, pings, reco, spreco, dpreco, hi) = (
+        h.col("SVRNAME"),
+        h.col("PATH"),
+        h.col("LOCAL"),
+        h.col("PINGS"),
+        h.col("RECO"),
+        h.col("SPRECO"),
+        h.col("DPRECO"),
+        h.col("INST_ID"),
+    );
+    Ok(rows_of(view, rejected, |c| {
+        let reconnects = match (
+            c.opt(reco, "RECO"),
+            c.opt(spreco, "SPRECO"),
+            c.opt(dpreco, "DPRECO"),
+        ) {
+            (Some(r), _, _) => Some(r),
+            (None, Some(a), Some(b)) => Some(a.saturating_add(b)),
+            (None, a, b) => a.or(b),
+        };
+        ChannelRow {
+            inst_id: inst(c, hi),
+            pnum: c.num(cp, "PNUM"),
+            ch_id: c.num(ch, "CH_ID"),
+            svr_id: c.num(csv, "SVR_ID"),
+            server: c.string(cn),
+            path: c.string(path),
+            local: local.map(|i| c.string(Some(i))).filter(|s| !s.is_empty()),
+            sends: c.num(sends, "SENDS"),
+            recvs: c.num(recvs, "RECVS"),
+            pings: c.opt(pings, "PINGS"),
+            reconnects,
+        }
+    }))
+}
+
 /// Rows of the four views into a sample. Pure: the same rows always give
 /// the same sample.
 pub fn map_rows(rows: &DnfsRows) -> Result<DnfsSample, MapError> {
@@ -268,6 +315,7 @@ pub fn map_rows(rows: &DnfsRows) -> Result<DnfsSample, MapError> {
         name: CHANNELS_VIEW,
         rows: &rows.channels,
     };
+    let local = rows.channels.col("LOCAL");
     let files = View {
         name: FILES_VIEW,
         rows: &rows.files,
@@ -313,48 +361,7 @@ pub fn map_rows(rows: &DnfsRows) -> Result<DnfsSample, MapError> {
         rtmax: c.opt(rt, "RTMAX"),
     });
 
-    let h = &rows.channels;
-    let (cp, ch, csv, sends, recvs) = (
-        channels.need("PNUM")?,
-        channels.need("CH_ID")?,
-        channels.need("SVR_ID")?,
-        channels.need("SENDS")?,
-        channels.need("RECVS")?,
-    );
-    let (cn, path, local, pings, reco, spreco, dpreco, hi) = (
-        h.col("SVRNAME"),
-        h.col("PATH"),
-        h.col("LOCAL"),
-        h.col("PINGS"),
-        h.col("RECO"),
-        h.col("SPRECO"),
-        h.col("DPRECO"),
-        h.col("INST_ID"),
-    );
-    let channel_rows = rows_of(&channels, &mut rejected, |c| {
-        let reconnects = match (
-            c.opt(reco, "RECO"),
-            c.opt(spreco, "SPRECO"),
-            c.opt(dpreco, "DPRECO"),
-        ) {
-            (Some(r), _, _) => Some(r),
-            (None, Some(a), Some(b)) => Some(a.saturating_add(b)),
-            (None, a, b) => a.or(b),
-        };
-        ChannelRow {
-            inst_id: inst(c, hi),
-            pnum: c.num(cp, "PNUM"),
-            ch_id: c.num(ch, "CH_ID"),
-            svr_id: c.num(csv, "SVR_ID"),
-            server: c.string(cn),
-            path: c.string(path),
-            local: local.map(|i| c.string(Some(i))).filter(|s| !s.is_empty()),
-            sends: c.num(sends, "SENDS"),
-            recvs: c.num(recvs, "RECVS"),
-            pings: c.opt(pings, "PINGS"),
-            reconnects,
-        }
-    });
+    let channel_rows = channel_rows(&channels, &mut rejected)?;
 
     let f = &rows.files;
     let (fname, fp, fs) = (

@@ -31,8 +31,7 @@ pub fn socket_dir() -> PathBuf {
 }
 
 fn euid() -> u32 {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() }
+    crate::core::sys::euid()
 }
 
 /// Whether `dir` is a directory of this user's that nobody else can enter

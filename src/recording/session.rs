@@ -13,6 +13,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -190,14 +191,51 @@ impl Slot {
     }
 }
 
+/// The ends of the names of the series that mark the inputs a seek keeps
+/// ([`Input::outlasting`]): each kind's key number, named by its path in
+/// the input, found by the number it holds. Derived from the types, as the
+/// writer names every series, so a renamed field or variant changes them
+/// both (and `kept_series_are_those_recordings_hold` says so).
+fn kept_series() -> &'static [String] {
+    static KEPT: LazyLock<Vec<String>> = LazyLock::new(|| {
+        Input::outlasting(KEY)
+            .iter()
+            .filter_map(key_series)
+            .collect()
+    });
+    /// No other number of the kept inputs holds this.
+    const KEY: usize = 4_000_000_007;
+
+    fn key_series(input: &Input) -> Option<String> {
+        let tree = serde_json::to_value(input).ok()?;
+        let stream = input.stream();
+        let mut names: Vec<String> = Vec::new();
+        let mut values = Vec::new();
+        shape::split(
+            &tree,
+            &stream,
+            &mut |name, _| {
+                names.push(name.to_string());
+                (names.len() - 1) as u32
+            },
+            &mut values,
+        );
+        let key = format::Value::Counter(KEY as u64);
+        let (id, _) = values.iter().find(|(_, v)| *v == key)?;
+        let name = names.get(*id as usize)?;
+        name.strip_prefix(&stream).map(str::to_string)
+    }
+    &KEPT
+}
+
 /// Reads the inputs of a recording back, from any key chunk on.
 pub struct Player {
     reader: RecordReader,
     pub meta: Meta,
     cursor: TickCursor,
     slots: HashMap<u32, Slot>,
-    /// The series of [`Input::KEPT_SERIES`]: a tick with one of them is an
-    /// input a seek keeps from before its window.
+    /// The series of [`kept_series`]: a tick with one of them is an input a
+    /// seek keeps from before its window.
     kept_series: HashSet<u32>,
     peeked: Option<(i64, Input)>,
     /// What went wrong while reading, for the user; reading goes on after a
@@ -259,7 +297,7 @@ impl Player {
         let kept_series = reader
             .catalogue()
             .iter()
-            .filter(|d| Input::KEPT_SERIES.iter().any(|k| d.name.ends_with(k)))
+            .filter(|d| kept_series().iter().any(|k| d.name.ends_with(k.as_str())))
             .map(|d| d.id)
             .collect();
         Ok(Player {
@@ -294,7 +332,7 @@ impl Player {
     /// A seek's start: the next input is the first at or after `from`. The
     /// ticks before it, from its key chunk on, are passed over without being
     /// put back together, but for the inputs whose effect outlasts them
-    /// ([`Input::KEPT_SERIES`]), which `keep` gets in their order.
+    /// ([`Input::outlasting`]), which `keep` gets in their order.
     pub fn rewind_keeping(&mut self, from: i64, keep: &mut impl FnMut(Input)) {
         self.rewind(from);
         while let Some(tick) = self.next_tick() {
@@ -440,7 +478,26 @@ mod tests {
     fn is_kept(input: &Input) -> bool {
         series_of(input)
             .iter()
-            .any(|n| Input::KEPT_SERIES.iter().any(|k| n.ends_with(k)))
+            .any(|n| kept_series().iter().any(|k| n.ends_with(k.as_str())))
+    }
+
+    /// Recordings made before hold their kept inputs' series under these
+    /// names: a change to the inputs' types that renamed one would make a
+    /// seek in those recordings drop what it must keep.
+    #[test]
+    fn kept_series_are_those_recordings_hold() {
+        assert_eq!(
+            kept_series(),
+            [
+                ".Cell.Status.cell",
+                ".Cell.Rtt.cell",
+                ".Cell.Cellcli.cell",
+                ".Cell.Stderr.cell",
+                ".CellRestate.cell",
+                ".Db.Status.db",
+                ".Clock.now_ms",
+            ]
+        );
     }
 
     /// A seek knows the inputs it keeps by their series' names alone: each

@@ -367,41 +367,8 @@ pub fn run_db(
         let start = Instant::now();
         let mut n = 0u32;
         loop {
-            let rows = read_rows(&conn, crate::core::clock::now_ms());
-            let lost = match rows {
-                Ok(rows) => match map_rows(&rows) {
-                    Ok(sample) => {
-                        if !status(DbStatus::Live) {
-                            return;
-                        }
-                        if tx.blocking_send(DbEvent::Sample { db, sample }).is_err() {
-                            return;
-                        }
-                        false
-                    }
-                    Err(e) => {
-                        if !status(DbStatus::QueryFailed(e.to_string())) {
-                            return;
-                        }
-                        false
-                    }
-                },
-                Err(e) => {
-                    let text = e
-                        .db_error()
-                        .map(|d| d.message().to_string())
-                        .unwrap_or_else(|| e.to_string());
-                    let lost = connection_lost(&text);
-                    let s = if lost {
-                        DbStatus::ConnectFailed(format!("connection lost: {text}"))
-                    } else {
-                        DbStatus::QueryFailed(text)
-                    };
-                    if !status(s) {
-                        return;
-                    }
-                    lost
-                }
+            let Some(lost) = read_once(&conn, db, &tx, &mut status) else {
+                return;
             };
             if lost {
                 break;
@@ -418,6 +385,51 @@ pub fn run_db(
         failures = failures.saturating_add(1);
         if !back_off(failures) {
             return;
+        }
+    }
+}
+
+/// Reads the views once and sends what came of it: `None` when the
+/// receiver is gone, else whether the connection was lost.
+fn read_once(
+    conn: &oracle::Connection,
+    db: usize,
+    tx: &mpsc::Sender<DbEvent>,
+    status: &mut impl FnMut(DbStatus) -> bool,
+) -> Option<bool> {
+    match read_rows(conn, crate::core::clock::now_ms()) {
+        Ok(rows) => match map_rows(&rows) {
+            Ok(sample) => {
+                if !status(DbStatus::Live) {
+                    return None;
+                }
+                if tx.blocking_send(DbEvent::Sample { db, sample }).is_err() {
+                    return None;
+                }
+                Some(false)
+            }
+            Err(e) => {
+                if !status(DbStatus::QueryFailed(e.to_string())) {
+                    return None;
+                }
+                Some(false)
+            }
+        },
+        Err(e) => {
+            let text = e
+                .db_error()
+                .map(|d| d.message().to_string())
+                .unwrap_or_else(|| e.to_string());
+            let lost = connection_lost(&text);
+            let s = if lost {
+                DbStatus::ConnectFailed(format!("connection lost: {text}"))
+            } else {
+                DbStatus::QueryFailed(text)
+            };
+            if !status(s) {
+                return None;
+            }
+            Some(lost)
         }
     }
 }

@@ -1,6 +1,6 @@
 //! How much of one open file is in the page cache: cachestat(2) (Linux
-//! 6.5+), or mmap + mincore(2) where the kernel has no cachestat. All the
-//! unsafe code of the cache source is here.
+//! 6.5+), or mmap + mincore(2) where the kernel has no cachestat. The calls
+//! themselves, unsafe, are in `core::sys`.
 //!
 //! Neither way reads the file's data or faults a page in: cachestat looks
 //! the range up in the page cache, and mincore is asked about a PROT_NONE
@@ -15,10 +15,11 @@
 
 use std::fs::File;
 use std::io;
-use std::os::fd::AsRawFd;
-use std::os::unix::ffi::OsStrExt;
+use std::os::fd::AsFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
+
+use crate::core::sys;
 
 /// How residency is measured, which decides what is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -55,58 +56,15 @@ pub struct Residency {
 
 /// The system page size, in bytes.
 pub fn page_size() -> u64 {
-    // SAFETY: sysconf takes a constant and touches no memory of ours.
-    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     // Linux always answers; 4096 only keeps a broken libc from giving 0,
     // which every page count would then divide by.
-    u64::try_from(n).ok().filter(|&n| n > 0).unwrap_or(4096)
-}
-
-/// cachestat(2) is number 451 in the syscall table every architecture has
-/// shared since 5.1 (alpha excepted); libc defines no constant for it on
-/// x86_64 or aarch64.
-const SYS_CACHESTAT: libc::c_long = 451;
-
-/// include/uapi/linux/mman.h `struct cachestat_range`.
-#[repr(C)]
-struct CachestatRange {
-    off: u64,
-    /// 0: from `off` to the end of the file.
-    len: u64,
-}
-
-/// include/uapi/linux/mman.h `struct cachestat`, in pages.
-#[repr(C)]
-#[derive(Default)]
-struct Cachestat {
-    nr_cache: u64,
-    nr_dirty: u64,
-    nr_writeback: u64,
-    nr_evicted: u64,
-    nr_recently_evicted: u64,
+    sys::page_size().unwrap_or(4096)
 }
 
 /// The whole file's page counts. ENOSYS means a kernel before 6.5; EPERM
 /// a file this user neither owns nor may write; EOPNOTSUPP hugetlbfs.
 pub fn cachestat(file: &File) -> io::Result<Residency> {
-    let range = CachestatRange { off: 0, len: 0 };
-    let mut cs = Cachestat::default();
-    let flags: libc::c_uint = 0;
-    // SAFETY: the fd is open for the duration of the call (borrowed from
-    // `file`); `range` and `cs` are live, #[repr(C)] and laid out as the
-    // uapi structs; the kernel reads only `range` and writes only `cs`.
-    let rc = unsafe {
-        libc::syscall(
-            SYS_CACHESTAT,
-            file.as_raw_fd(),
-            &range as *const CachestatRange,
-            &mut cs as *mut Cachestat,
-            flags,
-        )
-    };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
+    let cs = sys::cachestat(file.as_fd())?;
     Ok(Residency {
         cached: cs.nr_cache,
         dirty: Some(cs.nr_dirty),
@@ -135,43 +93,7 @@ pub fn mincore(file: &File, size: u64, page_size: u64, vec: &mut Vec<u8>) -> io:
     let mut off = 0u64;
     while off < size {
         let len = window.min(size - off);
-        let pages = len.div_ceil(page_size);
-        let (Ok(map_len), Ok(map_off), Ok(pages)) = (
-            usize::try_from(len),
-            libc::off_t::try_from(off),
-            usize::try_from(pages),
-        ) else {
-            return Err(io::Error::from_raw_os_error(libc::EOVERFLOW));
-        };
-        vec.clear();
-        vec.resize(pages, 0);
-        // SAFETY: a fresh mapping chosen by the kernel (no address hint,
-        // so nothing of ours is replaced); the fd is open for the call; the
-        // mapping is PROT_NONE and never dereferenced, so a file shrinking
-        // under it cannot fault us.
-        let addr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_NONE,
-                libc::MAP_SHARED,
-                file.as_raw_fd(),
-                map_off,
-            )
-        };
-        if addr == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: `addr`..`addr + map_len` is the mapping made above;
-        // `vec` holds one byte per page of it, as mincore writes.
-        let rc = unsafe { libc::mincore(addr, map_len, vec.as_mut_ptr()) };
-        let err = (rc != 0).then(io::Error::last_os_error);
-        // SAFETY: unmaps exactly the mapping made above, which nothing
-        // else refers to.
-        unsafe { libc::munmap(addr, map_len) };
-        if let Some(e) = err {
-            return Err(e);
-        }
+        sys::mincore(file.as_fd(), off, len, vec)?;
         resident += vec.iter().filter(|&&b| b & 1 == 1).count() as u64;
         off += len;
     }
@@ -182,23 +104,8 @@ pub fn mincore(file: &File, size: u64, page_size: u64, vec: &mut Vec<u8>) -> io:
 /// kernel's `can_do_mincore` asks for the owner, CAP_FOWNER (root here)
 /// or write permission.
 pub fn mincore_truthful(path: &Path, meta: &std::fs::Metadata) -> bool {
-    // SAFETY: geteuid has no arguments and cannot fail.
-    let euid = unsafe { libc::geteuid() };
-    if euid == 0 || meta.uid() == euid {
-        return true;
-    }
-    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: `c_path` is a NUL-terminated string that outlives the call.
-    unsafe {
-        libc::faccessat(
-            libc::AT_FDCWD,
-            c_path.as_ptr(),
-            libc::W_OK,
-            libc::AT_EACCESS,
-        ) == 0
-    }
+    let euid = sys::euid();
+    euid == 0 || meta.uid() == euid || sys::may_write(path)
 }
 
 #[cfg(test)]

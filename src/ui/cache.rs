@@ -9,7 +9,7 @@ use crate::app::App;
 use crate::app::cache::{FILE_HISTORY, FILE_TABLE, HOST_ENTITY, file_figure};
 use crate::app::list::Drawn;
 use crate::format;
-use crate::model::cache::{CacheCol, FILE_COLS, FileCol, FileKind, FileRow};
+use crate::model::cache::{CacheCol, CacheFigures, FILE_COLS, FileCol, FileKind, FileRow};
 use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -42,6 +42,36 @@ fn at(c: CacheCol) -> usize {
     c as usize
 }
 
+/// The host's figures, left of the charts, with why Cached misleads.
+fn figure_lines<'a>(t: &Theme, figures: &CacheFigures) -> Vec<Line<'a>> {
+    let g = |c: CacheCol| figures.get(c);
+    [
+        (CacheCol::Cached, "includes Shmem"),
+        (CacheCol::CachedLessShmem, "file pages"),
+        (CacheCol::Shmem, "SGA off HugePages"),
+        (CacheCol::Buffers, ""),
+        (CacheCol::Dirty, ""),
+        (CacheCol::Writeback, ""),
+        (CacheCol::ActiveFile, ""),
+        (CacheCol::InactiveFile, ""),
+        (CacheCol::MemAvailable, ""),
+        (CacheCol::MemTotal, ""),
+    ]
+    .iter()
+    .map(|(c, _)| {
+        Line::from(vec![
+            Span::styled(format!("{:<15}", c.def().header), t.muted),
+            Span::styled(format!("{:>12}", kb(g(*c))), t.base),
+        ])
+    })
+    .chain([
+        Line::from(""),
+        Line::from(Span::styled("Cached includes Shmem: an", t.muted)),
+        Line::from(Span::styled("SGA off HugePages inflates it", t.muted)),
+    ])
+    .collect()
+}
+
 pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let t = &app.theme;
     let block = with_source_state(
@@ -67,33 +97,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let [figs, charts] =
         Layout::horizontal([Constraint::Length(30), Constraint::Min(0)]).areas(top);
 
-    let g = |c: CacheCol| tick.figures.get(c);
-    let lines: Vec<Line> = [
-        (CacheCol::Cached, "includes Shmem"),
-        (CacheCol::CachedLessShmem, "file pages"),
-        (CacheCol::Shmem, "SGA off HugePages"),
-        (CacheCol::Buffers, ""),
-        (CacheCol::Dirty, ""),
-        (CacheCol::Writeback, ""),
-        (CacheCol::ActiveFile, ""),
-        (CacheCol::InactiveFile, ""),
-        (CacheCol::MemAvailable, ""),
-        (CacheCol::MemTotal, ""),
-    ]
-    .iter()
-    .map(|(c, _)| {
-        Line::from(vec![
-            Span::styled(format!("{:<15}", c.def().header), t.muted),
-            Span::styled(format!("{:>12}", kb(g(*c))), t.base),
-        ])
-    })
-    .chain([
-        Line::from(""),
-        Line::from(Span::styled("Cached includes Shmem: an", t.muted)),
-        Line::from(Span::styled("SGA off HugePages inflates it", t.muted)),
-    ])
-    .collect();
-    f.render_widget(Paragraph::new(lines), figs);
+    f.render_widget(Paragraph::new(figure_lines(t, &tick.figures)), figs);
 
     let n = app.cache.history.capacity();
     let x = TimeAxis::of(&app.cache, &app.markers);

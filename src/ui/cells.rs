@@ -11,7 +11,7 @@ use crate::app::list::Drawn;
 use crate::app::state::Marker;
 use crate::app::state::{DISK_HISTORY, history_index};
 use crate::format;
-use crate::model::cell_metrics::{CellDiskCol, CellDiskRow, FlashCacheCol, Media};
+use crate::model::cell_metrics::{CellDiskCol, CellDiskRow, CellSummary, FlashCacheCol, Media};
 use crate::model::cell_shares::Shares;
 use crate::model::cells::{AllCells, CellGroups, GROUP_COLS, media_of};
 use crate::model::disk::DiskCol;
@@ -232,6 +232,36 @@ fn group_name(m: Media) -> &'static str {
     }
 }
 
+/// The line under a cell's groups: which disks the table shows and, with
+/// cellcli, the flash cache's read hits and how old cellcli's figures are.
+fn shown_line(
+    t: &Theme,
+    picked: Option<Media>,
+    cellcli: Option<&CellSummary>,
+    age: Option<i64>,
+) -> Line<'static> {
+    let mut spans = vec![
+        Span::styled("disks shown: ", t.muted),
+        Span::styled(picked.map_or("all", group_name), t.accent),
+        Span::styled(" (d)", t.muted),
+    ];
+    if let (Some(s), Some(age)) = (cellcli, age) {
+        let hit = s.totals.flash_cache().get(FlashCacheCol::HitPct);
+        spans.extend([
+            Span::styled(" · flash cache read hits ", t.muted),
+            Span::styled(
+                hit.map_or(format::UNKNOWN.to_string(), |v| format!("{v:.1} %")),
+                t.accent,
+            ),
+            Span::styled(
+                format!(" · cellcli {age} s ago: its figures are over a minute, not this interval"),
+                t.muted,
+            ),
+        ]);
+    }
+    Line::from(spans)
+}
+
 /// One cell: its DISK and FLASH groups, its disks with iostat's figures
 /// and, when it has cellcli, its cell disks' names and metriccurrent
 /// figures.
@@ -302,26 +332,8 @@ pub fn draw_cell(f: &mut Frame, app: &App, area: Rect, i: usize) -> Drawn {
         group_charts(f, t, charts, &c.disks, &app.markers);
     }
     f.render_widget(Paragraph::new(group_lines(t, groups, "this cell")), top);
-    let mut spans = vec![
-        Span::styled("disks shown: ", t.muted),
-        Span::styled(picked.map_or("all", group_name), t.accent),
-        Span::styled(" (d)", t.muted),
-    ];
-    if let (Some(s), Some(age)) = (cellcli, c.cellcli_age_s(app.now_ms)) {
-        let hit = s.totals.flash_cache().get(FlashCacheCol::HitPct);
-        spans.extend([
-            Span::styled(" · flash cache read hits ", t.muted),
-            Span::styled(
-                hit.map_or(format::UNKNOWN.to_string(), |v| format!("{v:.1} %")),
-                t.accent,
-            ),
-            Span::styled(
-                format!(" · cellcli {age} s ago: its figures are over a minute, not this interval"),
-                t.muted,
-            ),
-        ]);
-    }
-    f.render_widget(Paragraph::new(Line::from(spans)), info);
+    let info_line = shown_line(t, picked, cellcli, c.cellcli_age_s(app.now_ms));
+    f.render_widget(Paragraph::new(info_line), info);
 
     let cell_disk = |r: &DiskRow| c.cell_disk_of(&r.name).map(|d| d.name.as_str());
     let nw = table::name_width(rows.iter().map(|r| r.name.as_str()), "Device");

@@ -13,7 +13,7 @@ use crate::config::Units;
 use crate::format;
 use crate::model::cell_metrics::{CELL_DISK_COLS, CellDiskRow};
 use crate::model::disk::{DISK_COLS, DiskCol};
-use crate::model::disk_tick::DiskTick;
+use crate::model::disk_tick::{DiskRow, DiskTick};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -39,12 +39,9 @@ impl<'a> Device<'a> {
     }
 }
 
-pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str, dev: Device) {
-    let t = &app.theme;
-    let row = dev
-        .layer
-        .tick()
-        .and_then(|k| k.rows.iter().find(|r| r.name == name));
+/// A device's title: its name (or device-mapper name), its cell disk, and
+/// what the system says it is.
+fn device_title(name: &str, dev: &Device, row: Option<&DiskRow>) -> String {
     let mut title = format!(" {name}");
     if let Some((cd, _)) = dev.cell_disk {
         title.push_str(&format!(" · {}", cd.name));
@@ -65,38 +62,12 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str, dev: Device) {
         }
     }
     title.push(' ');
-    let mut block = panel_block(title, t, true);
-    if let Some(err) = dev.layer.shown_error() {
-        block = block.title_bottom(Line::from(Span::styled(
-            format!(" {}: {err} ", dev.source),
-            t.crit,
-        )));
-    }
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    let Some(row) = row else {
-        f.render_widget(
-            Paragraph::new(Span::styled(
-                "this device is gone from /proc/diskstats",
-                t.warn,
-            )),
-            inner,
-        );
-        return;
-    };
+    title
+}
 
-    let parts = parts_in(dev.layer.tick(), name);
-    let parts_height = if parts.is_empty() {
-        0
-    } else {
-        (parts.len() as u16 + 3).min(inner.height / 3)
-    };
-    let [top, bottom] =
-        Layout::vertical([Constraint::Min(0), Constraint::Length(parts_height)]).areas(inner);
-    let metrics_width = if top.width >= 100 { 24 } else { 0 };
-    let [charts, metrics] =
-        Layout::horizontal([Constraint::Min(0), Constraint::Length(metrics_width)]).areas(top);
-
+/// A device's history charts: IOPS, throughput, await, queue and %util.
+fn draw_charts(f: &mut Frame, app: &App, area: Rect, name: &str, dev: &Device, row: &DiskRow) {
+    let t = &app.theme;
     let n = dev.layer.history.capacity();
     let x = TimeAxis::of(dev.layer, &app.markers);
     let mb = app.ui.units == Units::MB;
@@ -187,41 +158,96 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str, dev: Device) {
             }],
         ),
     ];
-    let areas = Layout::vertical(vec![Constraint::Ratio(1, 5); 5]).split(charts);
+    let areas = Layout::vertical(vec![Constraint::Ratio(1, 5); 5]).split(area);
     for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
         chart(f, *a, title, unit, series, &x, t);
     }
+}
+
+/// Every iostat -x figure of the device now and, for a cell's device, its
+/// cell disk's cellcli figures.
+fn draw_now(
+    f: &mut Frame,
+    app: &App,
+    area: Rect,
+    row: &DiskRow,
+    cell_disk: Option<(&CellDiskRow, i64)>,
+) {
+    let t = &app.theme;
+    let mut lines: Vec<Row> = DISK_COLS
+        .iter()
+        .map(|c| {
+            let label = app.ui.units.header(c.col);
+            Row::new(vec![
+                Cell::from(Span::styled(label, t.muted)),
+                figure_cell(row, c.col, app.ui.units, &app.config.thresholds, t),
+            ])
+        })
+        .collect();
+    if let Some((cd, age_s)) = cell_disk {
+        // cellcli's own figures are over its last minute, not this
+        // interval: their age says so
+        lines.push(Row::new(vec![
+            Cell::from(Span::styled("cellcli", t.header)),
+            Cell::from(
+                Line::from(Span::styled(format!("{age_s} s ago"), t.header)).right_aligned(),
+            ),
+        ]));
+        lines.extend(CELL_DISK_COLS.iter().take(6).map(|c| {
+            Row::new(vec![
+                Cell::from(Span::styled(c.header, t.muted)),
+                super::table::figure(cd.figures.get(c.col), 10, t, t.base),
+            ])
+        }));
+    }
+    let table = Table::new(lines, [Constraint::Length(10), Constraint::Length(10)])
+        .block(panel_block(" now ", t, false));
+    f.render_widget(table, area);
+}
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str, dev: Device) {
+    let t = &app.theme;
+    let row = dev
+        .layer
+        .tick()
+        .and_then(|k| k.rows.iter().find(|r| r.name == name));
+    let title = device_title(name, &dev, row);
+    let mut block = panel_block(title, t, true);
+    if let Some(err) = dev.layer.shown_error() {
+        block = block.title_bottom(Line::from(Span::styled(
+            format!(" {}: {err} ", dev.source),
+            t.crit,
+        )));
+    }
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let Some(row) = row else {
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                "this device is gone from /proc/diskstats",
+                t.warn,
+            )),
+            inner,
+        );
+        return;
+    };
+
+    let parts = parts_in(dev.layer.tick(), name);
+    let parts_height = if parts.is_empty() {
+        0
+    } else {
+        (parts.len() as u16 + 3).min(inner.height / 3)
+    };
+    let [top, bottom] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(parts_height)]).areas(inner);
+    let metrics_width = if top.width >= 100 { 24 } else { 0 };
+    let [charts, metrics] =
+        Layout::horizontal([Constraint::Min(0), Constraint::Length(metrics_width)]).areas(top);
+
+    draw_charts(f, app, charts, name, &dev, row);
 
     if metrics_width > 0 {
-        let mut lines: Vec<Row> = DISK_COLS
-            .iter()
-            .map(|c| {
-                let label = app.ui.units.header(c.col);
-                Row::new(vec![
-                    Cell::from(Span::styled(label, t.muted)),
-                    figure_cell(row, c.col, app.ui.units, &app.config.thresholds, t),
-                ])
-            })
-            .collect();
-        if let Some((cd, age_s)) = dev.cell_disk {
-            // cellcli's own figures are over its last minute, not this
-            // interval: their age says so
-            lines.push(Row::new(vec![
-                Cell::from(Span::styled("cellcli", t.header)),
-                Cell::from(
-                    Line::from(Span::styled(format!("{age_s} s ago"), t.header)).right_aligned(),
-                ),
-            ]));
-            lines.extend(CELL_DISK_COLS.iter().take(6).map(|c| {
-                Row::new(vec![
-                    Cell::from(Span::styled(c.header, t.muted)),
-                    super::table::figure(cd.figures.get(c.col), 10, t, t.base),
-                ])
-            }));
-        }
-        let table = Table::new(lines, [Constraint::Length(10), Constraint::Length(10)])
-            .block(panel_block(" now ", t, false));
-        f.render_widget(table, metrics);
+        draw_now(f, app, metrics, row, dev.cell_disk);
     }
 
     if !parts.is_empty() {

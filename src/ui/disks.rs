@@ -14,20 +14,19 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState};
 
 /// Width of a figure column: iostat's widest figures fit in 8.
 const COL_WIDTH: u16 = 8;
 const CLASS_WIDTH: u16 = 5;
 
-pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
-    let rows = app.disk_rows();
-    let total = app.view_tick().map_or(0, |t| t.rows.len());
-    let selected = app.selected_index(&rows);
+/// The disks panel's frame: what is shown and how it is sorted and
+/// filtered above, the source's error or first rejected line below.
+fn disks_block(app: &App, shown: usize, total: usize) -> Block<'_> {
     let t = &app.theme;
     let units = app.ui.units;
     let mut title = vec![Span::styled(
-        format!(" Disks · {} of {} devices · sort ", rows.len(), total),
+        format!(" Disks · {shown} of {total} devices · sort "),
         t.title,
     )];
     title.push(Span::styled(
@@ -46,18 +45,29 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         title.push(Span::styled(" · partitions hidden", t.muted));
     }
     title.push(Span::raw(" "));
-    let mut block = panel_block(Line::from(title), t, true);
+    let block = panel_block(Line::from(title), t, true);
     if let Some(err) = app.disks.shown_error() {
-        block = block.title_bottom(Line::from(Span::styled(
+        block.title_bottom(Line::from(Span::styled(
             format!(" disk source: {err} "),
             t.crit,
-        )));
+        )))
     } else if let Some(bad) = app.disks.shown_rejected().first() {
-        block = block.title_bottom(Line::from(Span::styled(
+        block.title_bottom(Line::from(Span::styled(
             format!(" rejected: {bad} "),
             t.warn,
-        )));
+        )))
+    } else {
+        block
     }
+}
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
+    let rows = app.disk_rows();
+    let total = app.view_tick().map_or(0, |t| t.rows.len());
+    let selected = app.selected_index(&rows);
+    let t = &app.theme;
+    let units = app.ui.units;
+    let block = disks_block(app, rows.len(), total);
     let inner = block.inner(area);
     f.render_widget(block, area);
     if app.view_tick().is_none() {

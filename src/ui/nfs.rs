@@ -173,38 +173,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     drawn
 }
 
-pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
+/// A mount's charts, from its history: RPC, operations, throughput and
+/// round trips.
+fn draw_mount_charts(f: &mut Frame, app: &App, area: Rect, key: &str) {
     let t = &app.theme;
-    let Some(row) = app.nfs_row(key) else {
-        let block = panel_block(format!(" {key} "), t, true);
-        let inner = block.inner(area);
-        f.render_widget(block, area);
-        f.render_widget(
-            Paragraph::new(Span::styled(
-                "this mount is gone from /proc/self/mountstats",
-                t.warn,
-            )),
-            inner,
-        );
-        return Drawn::default();
-    };
-    let mut title = format!(" {} on {}", row.export, row.mount_points.join(", "));
-    let vers = row.vers.as_ref().map(|v| format!("NFSv{v}"));
-    for x in [vers.as_ref(), row.proto.as_ref()].into_iter().flatten() {
-        title.push_str(&format!(" · {x}"));
-    }
-    title.push_str(&format!(
-        " · mounted {} ",
-        crate::format::duration_s(row.age_s)
-    ));
-    let block = with_source_state(panel_block(title, t, true), &app.nfs, "mountstats", t);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-
-    let ops = app.nfs_ops(key);
-    let ops_height = (ops.len() as u16 + 3).min(inner.height / 2).max(4);
-    let [charts, bottom] =
-        Layout::vertical([Constraint::Min(0), Constraint::Length(ops_height)]).areas(inner);
     let n = app.nfs.history.capacity();
     let x = TimeAxis::of(&app.nfs, &app.markers);
     let values = |i: usize| app.nfs.series(key, i, n);
@@ -267,10 +239,45 @@ pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
             ],
         ),
     ];
-    let areas = Layout::vertical(vec![Constraint::Ratio(1, 4); 4]).split(charts);
+    let areas = Layout::vertical(vec![Constraint::Ratio(1, 4); 4]).split(area);
     for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
         chart(f, *a, title, unit, series, &x, t);
     }
+}
+
+pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
+    let t = &app.theme;
+    let Some(row) = app.nfs_row(key) else {
+        let block = panel_block(format!(" {key} "), t, true);
+        let inner = block.inner(area);
+        f.render_widget(block, area);
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                "this mount is gone from /proc/self/mountstats",
+                t.warn,
+            )),
+            inner,
+        );
+        return Drawn::default();
+    };
+    let mut title = format!(" {} on {}", row.export, row.mount_points.join(", "));
+    let vers = row.vers.as_ref().map(|v| format!("NFSv{v}"));
+    for x in [vers.as_ref(), row.proto.as_ref()].into_iter().flatten() {
+        title.push_str(&format!(" · {x}"));
+    }
+    title.push_str(&format!(
+        " · mounted {} ",
+        crate::format::duration_s(row.age_s)
+    ));
+    let block = with_source_state(panel_block(title, t, true), &app.nfs, "mountstats", t);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+
+    let ops = app.nfs_ops(key);
+    let ops_height = (ops.len() as u16 + 3).min(inner.height / 2).max(4);
+    let [charts, bottom] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(ops_height)]).areas(inner);
+    draw_mount_charts(f, app, charts, key);
 
     let ow = table::name_width(ops.iter().map(|o| o.name.as_str()), "Operation");
     let mut cols = vec![Col::text("Operation", ow)];

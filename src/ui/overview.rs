@@ -400,80 +400,10 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     let lines = Layout::vertical(vec![Constraint::Length(1); 8]).split(inner);
     for (i, (label, value, col, style)) in rows.iter().enumerate() {
         let Some(line) = lines.get(i) else { break };
-        let [l, v, s] = Layout::horizontal([
-            Constraint::Length(11),
-            Constraint::Length(10),
-            Constraint::Min(0),
-        ])
-        .areas(*line);
-        let vstyle = level_style(
-            t,
-            app.config
-                .thresholds
-                .level(col.def().kind, value.unwrap_or(0.0)),
-        );
-        f.render_widget(Paragraph::new(Span::styled(label.clone(), t.muted)), l);
-        f.render_widget(
-            Paragraph::new(Span::styled(
-                format!("{:>9}", format::fit(*value, 9, 2)),
-                vstyle,
-            )),
-            v,
-        );
-        if let Some(h) = history_index(*col) {
-            let vals: Vec<f32> = app
-                .disks
-                .series(TOTAL_ENTITY, h, s.width as usize)
-                .into_iter()
-                .map(|x| app.ui.units.scale(*col, f64::from(x)) as f32)
-                .collect();
-            sparkline(
-                f,
-                Rect {
-                    x: s.x + 1,
-                    width: s.width.saturating_sub(1),
-                    ..s
-                },
-                &vals,
-                *style,
-            );
-        }
+        draw_total(f, app, *line, label, *value, *col, *style);
     }
     if let Some(line) = lines.get(6) {
-        let [l, v, s] = Layout::horizontal([
-            Constraint::Length(11),
-            Constraint::Length(10),
-            Constraint::Min(0),
-        ])
-        .areas(*line);
-        f.render_widget(Paragraph::new(Span::styled("busiest", t.muted)), l);
-        match &tick.busiest {
-            Some((name, util)) => {
-                let style = level_style(t, app.config.thresholds.level(ColKind::Util, *util));
-                f.render_widget(
-                    Paragraph::new(Span::styled(
-                        format!("{:>9}", format::fit(Some(*util), 8, 1) + "%"),
-                        style,
-                    )),
-                    v,
-                );
-                let util = history_index(DiskCol::Util).unwrap_or(0);
-                let vals = app
-                    .disks
-                    .series(TOTAL_ENTITY, util, s.width.saturating_sub(1) as usize);
-                let [n, sp] =
-                    Layout::horizontal([Constraint::Length(14), Constraint::Min(0)]).areas(s);
-                f.render_widget(
-                    Paragraph::new(Span::styled(format!(" {name}"), t.accent)),
-                    n,
-                );
-                sparkline(f, sp, &vals, t.accent);
-            }
-            None => f.render_widget(
-                Paragraph::new(Span::styled(format!("{:>9}", format::UNKNOWN), t.muted)),
-                v,
-            ),
-        }
+        draw_busiest(f, app, *line, tick.busiest.as_ref());
     }
     if let Some(line) = lines.get(7) {
         let rejected = app.disks.shown_rejected();
@@ -501,6 +431,96 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     };
     if rest.height >= 2 {
         top_devices(f, app, rest);
+    }
+}
+
+/// One figure of the host's totals: its label, its value coloured by its
+/// threshold, and its history.
+fn draw_total(
+    f: &mut Frame,
+    app: &App,
+    line: Rect,
+    label: &str,
+    value: Option<f64>,
+    col: DiskCol,
+    style: Style,
+) {
+    let t = &app.theme;
+    let [l, v, s] = Layout::horizontal([
+        Constraint::Length(11),
+        Constraint::Length(10),
+        Constraint::Min(0),
+    ])
+    .areas(line);
+    let vstyle = level_style(
+        t,
+        app.config
+            .thresholds
+            .level(col.def().kind, value.unwrap_or(0.0)),
+    );
+    f.render_widget(Paragraph::new(Span::styled(label.to_string(), t.muted)), l);
+    f.render_widget(
+        Paragraph::new(Span::styled(
+            format!("{:>9}", format::fit(value, 9, 2)),
+            vstyle,
+        )),
+        v,
+    );
+    if let Some(h) = history_index(col) {
+        let vals: Vec<f32> = app
+            .disks
+            .series(TOTAL_ENTITY, h, s.width as usize)
+            .into_iter()
+            .map(|x| app.ui.units.scale(col, f64::from(x)) as f32)
+            .collect();
+        sparkline(
+            f,
+            Rect {
+                x: s.x + 1,
+                width: s.width.saturating_sub(1),
+                ..s
+            },
+            &vals,
+            style,
+        );
+    }
+}
+
+/// The busiest device: its %util, its name, and the busiest %util's history.
+fn draw_busiest(f: &mut Frame, app: &App, line: Rect, busiest: Option<&(String, f64)>) {
+    let t = &app.theme;
+    let [l, v, s] = Layout::horizontal([
+        Constraint::Length(11),
+        Constraint::Length(10),
+        Constraint::Min(0),
+    ])
+    .areas(line);
+    f.render_widget(Paragraph::new(Span::styled("busiest", t.muted)), l);
+    match busiest {
+        Some((name, util)) => {
+            let style = level_style(t, app.config.thresholds.level(ColKind::Util, *util));
+            f.render_widget(
+                Paragraph::new(Span::styled(
+                    format!("{:>9}", format::fit(Some(*util), 8, 1) + "%"),
+                    style,
+                )),
+                v,
+            );
+            let util = history_index(DiskCol::Util).unwrap_or(0);
+            let vals = app
+                .disks
+                .series(TOTAL_ENTITY, util, s.width.saturating_sub(1) as usize);
+            let [n, sp] = Layout::horizontal([Constraint::Length(14), Constraint::Min(0)]).areas(s);
+            f.render_widget(
+                Paragraph::new(Span::styled(format!(" {name}"), t.accent)),
+                n,
+            );
+            sparkline(f, sp, &vals, t.accent);
+        }
+        None => f.render_widget(
+            Paragraph::new(Span::styled(format!("{:>9}", format::UNKNOWN), t.muted)),
+            v,
+        ),
     }
 }
 

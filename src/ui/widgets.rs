@@ -81,6 +81,39 @@ impl<'a> TimeAxis<'a> {
     }
 }
 
+/// A chart's title: its name, then each series' label, current value and
+/// min/avg/max over the window.
+fn chart_title(title: &str, series: &[Series], theme: &Theme) -> Vec<Span<'static>> {
+    let mut title_spans = vec![Span::styled(format!(" {title} "), theme.title)];
+    for s in series {
+        let now = s
+            .values
+            .last()
+            .copied()
+            .filter(|v| v.is_finite())
+            .map(f64::from);
+        let stats = window_stats(&s.values);
+        title_spans.push(Span::styled(format!("{} ", s.label), s.style));
+        title_spans.push(Span::styled(
+            format!("{} ", format::fit(now, 9, 2)),
+            theme.base,
+        ));
+        title_spans.push(Span::styled(
+            match stats {
+                Some(w) => format!(
+                    "[{}/{}/{}] ",
+                    format::fit(Some(w.min), 8, 2),
+                    format::fit(Some(w.avg), 8, 2),
+                    format::fit(Some(w.max), 8, 2)
+                ),
+                None => format!("[{0}/{0}/{0}] ", format::UNKNOWN),
+            },
+            theme.muted,
+        ));
+    }
+    title_spans
+}
+
 /// A braille line chart of one or two series over the same ticks, titled
 /// with each series' current value and min/avg/max over the window, with
 /// the markers of its window (see [`draw_marks`]).
@@ -114,33 +147,7 @@ pub fn chart(
     let ymax = points.iter().flatten().map(|p| p.1).fold(0.0, f64::max);
     let ymax = if ymax > 0.0 { ymax * 1.1 } else { 1.0 };
     let xmax = times.len().saturating_sub(1).max(1) as f64;
-    let mut title_spans = vec![Span::styled(format!(" {title} "), theme.title)];
-    for s in series {
-        let now = s
-            .values
-            .last()
-            .copied()
-            .filter(|v| v.is_finite())
-            .map(f64::from);
-        let stats = window_stats(&s.values);
-        title_spans.push(Span::styled(format!("{} ", s.label), s.style));
-        title_spans.push(Span::styled(
-            format!("{} ", format::fit(now, 9, 2)),
-            theme.base,
-        ));
-        title_spans.push(Span::styled(
-            match stats {
-                Some(w) => format!(
-                    "[{}/{}/{}] ",
-                    format::fit(Some(w.min), 8, 2),
-                    format::fit(Some(w.avg), 8, 2),
-                    format::fit(Some(w.max), 8, 2)
-                ),
-                None => format!("[{0}/{0}/{0}] ", format::UNKNOWN),
-            },
-            theme.muted,
-        ));
-    }
+    let title_spans = chart_title(title, series, theme);
     let datasets: Vec<Dataset> = series
         .iter()
         .zip(&points)

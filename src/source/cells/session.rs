@@ -5,17 +5,21 @@ use super::{CELLCLI_SCRIPT, CellEvent, CellOptions, CellStatus, CellTarget, Even
 use super::{catalogue, hostkey, remote};
 use crate::core::boundary;
 use crate::parse::ParseError;
-use crate::parse::cell_stream::{FrameKind, FrameReader, parse_sample, parse_sys_block};
+use crate::parse::cell_stream::{
+    CellSample, Frame, FrameKind, FrameReader, parse_sample, parse_sys_block,
+};
 use crate::source::disks::{Catalogue, DiskSample};
 use russh::ChannelMsg;
 use russh::client::{self, Handle};
 use russh::keys::PublicKeyOrCertificate;
+use russh::{ChannelReadHalf, ChannelWriteHalf};
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
 use tokio::time::timeout;
+use tokio_util::sync::CancellationToken;
 
 pub(super) enum End {
     /// strata quits, or nobody listens any more.
@@ -208,6 +212,95 @@ fn cut(text: &[u8], max: usize) -> String {
     s.trim_end().to_string()
 }
 
+/// Opens the sampler's channel and starts the sampler in it.
+async fn open_sampler(
+    handle: &Handle<CellHandler>,
+    target: &CellTarget,
+    opts: &CellOptions,
+    cancel: &CancellationToken,
+) -> Result<(ChannelReadHalf, ChannelWriteHalf<client::Msg>), End> {
+    let command = remote::sampler_command(&opts.sampler_tag);
+    let opened = tokio::select! {
+        _ = cancel.cancelled() => return Err(End::Quit),
+        o = timeout(opts.connect_timeout, async {
+            let ch = handle.channel_open_session().await?;
+            ch.exec(true, command).await?;
+            Ok::<_, russh::Error>(ch)
+        }) => o,
+    };
+    match opened {
+        Ok(Ok(ch)) => Ok(ch.split()),
+        Ok(Err(e)) => Err(lost(CellStatus::Unreachable(format!(
+            "{}: cannot start the sampler: {e}",
+            target.label
+        )))),
+        Err(_) => Err(lost(CellStatus::Unreachable(format!(
+            "{}: the sampler channel did not open within {}",
+            target.label,
+            secs(opts.connect_timeout)
+        )))),
+    }
+}
+
+/// What the sampler's frames have said that the next sample carries: the
+/// disks' catalogue and the lines rejected since the last sample.
+#[derive(Default)]
+struct Decoded {
+    cat: Arc<Catalogue>,
+    pending: Vec<ParseError>,
+}
+
+impl Decoded {
+    /// The sample a frame holds, if it holds one: a class block renews the
+    /// catalogue, and what does not parse waits for the next sample.
+    fn sample_of(&mut self, frame: Result<Frame, ParseError>) -> Option<CellSample> {
+        let frame = match frame {
+            Ok(f) => f,
+            Err(e) => {
+                self.reject(e);
+                return None;
+            }
+        };
+        if frame.kind == FrameKind::Classes {
+            let p = parse_sys_block(&frame.body, "/sys/block");
+            self.cat = Arc::new(catalogue::from_sys_block(&p.items));
+            self.pending
+                .extend(p.rejected.into_iter().take(MAX_PENDING_REJECTS));
+            return None;
+        }
+        match parse_sample(&frame) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                self.reject(e);
+                None
+            }
+        }
+    }
+
+    fn reject(&mut self, e: ParseError) {
+        if self.pending.len() < MAX_PENDING_REJECTS {
+            self.pending.push(e);
+        }
+    }
+
+    /// The disk sample of `s`: the catalogue, grown by any disk it lists
+    /// that no class block named, and every line rejected since the last.
+    fn disk_sample(&mut self, s: CellSample) -> DiskSample {
+        if let Some(more) = catalogue::with_unlisted(&self.cat, &s.diskstats.items) {
+            self.cat = Arc::new(more);
+        }
+        let mut rejected = std::mem::take(&mut self.pending);
+        rejected.extend(s.diskstats.rejected);
+        DiskSample {
+            uptime_cs: s.uptime_cs,
+            wall_ms: wall_ms(),
+            devices: s.diskstats.items,
+            rejected,
+            catalogue: Arc::clone(&self.cat),
+        }
+    }
+}
+
 async fn stream(
     handle: Arc<Handle<CellHandler>>,
     target: &CellTarget,
@@ -215,30 +308,9 @@ async fn stream(
     rep: &mut Reporter,
 ) -> End {
     let cancel = rep.ev.cancel.clone();
-    let command = remote::sampler_command(&opts.sampler_tag);
-    let opened = tokio::select! {
-        _ = cancel.cancelled() => return End::Quit,
-        o = timeout(opts.connect_timeout, async {
-            let ch = handle.channel_open_session().await?;
-            ch.exec(true, command).await?;
-            Ok::<_, russh::Error>(ch)
-        }) => o,
-    };
-    let (mut ch, writer) = match opened {
-        Ok(Ok(ch)) => ch.split(),
-        Ok(Err(e)) => {
-            return lost(CellStatus::Unreachable(format!(
-                "{}: cannot start the sampler: {e}",
-                target.label
-            )));
-        }
-        Err(_) => {
-            return lost(CellStatus::Unreachable(format!(
-                "{}: the sampler channel did not open within {}",
-                target.label,
-                secs(opts.connect_timeout)
-            )));
-        }
+    let (mut ch, writer) = match open_sampler(&handle, target, opts, &cancel).await {
+        Ok(halves) => halves,
+        Err(end) => return end,
     };
     // Dropped with this function: aborts the pings and cellcli runs.
     let mut helpers = JoinSet::new();
@@ -250,8 +322,7 @@ async fn stream(
         opts.connect_timeout,
     ));
     let mut reader = FrameReader::new();
-    let mut cat = Arc::new(Catalogue::new());
-    let mut pending: Vec<ParseError> = Vec::new();
+    let mut decoded = Decoded::default();
     let mut live = false;
     let stall = stall_after(opts.interval);
     // The first frame also waits for the class block to be gathered.
@@ -305,29 +376,8 @@ async fn stream(
             }
             Some(ChannelMsg::Data { data }) => {
                 for frame in reader.push(&data) {
-                    let frame = match frame {
-                        Ok(f) => f,
-                        Err(e) => {
-                            if pending.len() < MAX_PENDING_REJECTS {
-                                pending.push(e);
-                            }
-                            continue;
-                        }
-                    };
-                    if frame.kind == FrameKind::Classes {
-                        let p = parse_sys_block(&frame.body, "/sys/block");
-                        cat = Arc::new(catalogue::from_sys_block(&p.items));
-                        pending.extend(p.rejected.into_iter().take(MAX_PENDING_REJECTS));
+                    let Some(s) = decoded.sample_of(frame) else {
                         continue;
-                    }
-                    let s = match parse_sample(&frame) {
-                        Ok(s) => s,
-                        Err(e) => {
-                            if pending.len() < MAX_PENDING_REJECTS {
-                                pending.push(e);
-                            }
-                            continue;
-                        }
                     };
                     last_frame = Instant::now();
                     asked = false;
@@ -335,24 +385,13 @@ async fn stream(
                         tick = boundary::next(opts.interval);
                     }
                     deadline = tokio::time::Instant::now() + stall;
-                    if let Some(more) = catalogue::with_unlisted(&cat, &s.diskstats.items) {
-                        cat = Arc::new(more);
-                    }
                     if !live {
                         live = true;
                         if !rep.status(CellStatus::Live).await {
                             return End::Quit;
                         }
                     }
-                    let mut rejected = std::mem::take(&mut pending);
-                    rejected.extend(s.diskstats.rejected);
-                    let sample = DiskSample {
-                        uptime_cs: s.uptime_cs,
-                        wall_ms: wall_ms(),
-                        devices: s.diskstats.items,
-                        rejected,
-                        catalogue: Arc::clone(&cat),
-                    };
+                    let sample = decoded.disk_sample(s);
                     let cell = rep.ev.cell;
                     if !rep.ev.send(CellEvent::Sample { cell, sample }).await {
                         return End::Quit;
@@ -369,23 +408,26 @@ async fn stream(
             }
             Some(ChannelMsg::ExitStatus { exit_status: s }) => exit_status = Some(s),
             Some(ChannelMsg::Close) => {
-                let status = exit_status
-                    .map(|s| format!(" with status {s}"))
-                    .unwrap_or_default();
-                let said = cut(&stderr_tail, MAX_STDERR_EVENT);
-                let said = if said.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {said}")
-                };
-                return gone(
-                    format!("{}: the sampler ended{status}{said}", target.label),
-                    live,
-                );
+                return gone(sampler_ended(target, exit_status, &stderr_tail), live);
             }
             Some(_) => {}
         }
     }
+}
+
+/// Why a cell is lost when its sampler's channel closes: its exit status
+/// and the last of what it said on stderr.
+fn sampler_ended(target: &CellTarget, exit_status: Option<u32>, stderr_tail: &[u8]) -> String {
+    let status = exit_status
+        .map(|s| format!(" with status {s}"))
+        .unwrap_or_default();
+    let said = cut(stderr_tail, MAX_STDERR_EVENT);
+    let said = if said.is_empty() {
+        String::new()
+    } else {
+        format!(": {said}")
+    };
+    format!("{}: the sampler ended{status}{said}", target.label)
 }
 
 fn wall_ms() -> i64 {

@@ -1,0 +1,192 @@
+//! Every call strata makes into libc or the kernel that the compiler cannot
+//! check, each behind a safe function whose `SAFETY:` comment says why it is
+//! sound. This is the one module allowed `unsafe`: the crate denies it
+//! everywhere else, so a new call into the kernel lands here and gets its
+//! argument reviewed in one place.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+/// The system page size in bytes, or `None` if libc cannot tell.
+pub fn page_size() -> Option<u64> {
+    // SAFETY: sysconf takes a constant and touches no memory of ours.
+    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    u64::try_from(n).ok().filter(|&n| n > 0)
+}
+
+/// The effective user id of this process.
+pub fn euid() -> u32 {
+    // SAFETY: geteuid has no arguments, no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Whether this process, by its effective ids, may write `path`
+/// (faccessat(2) with `AT_EACCESS`). A path holding a NUL byte cannot be
+/// asked about and is not writable.
+pub fn may_write(path: &Path) -> bool {
+    let Ok(c_path) = CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c_path` is a NUL-terminated string that outlives the call;
+    // faccessat only reads it.
+    let rc = unsafe {
+        libc::faccessat(
+            libc::AT_FDCWD,
+            c_path.as_ptr(),
+            libc::W_OK,
+            libc::AT_EACCESS,
+        )
+    };
+    rc == 0
+}
+
+/// cachestat(2) is number 451 in the syscall table every architecture has
+/// shared since 5.1 (alpha excepted); libc defines no constant for it on
+/// x86_64 or aarch64.
+const SYS_CACHESTAT: libc::c_long = 451;
+
+/// include/uapi/linux/mman.h `struct cachestat_range`.
+#[repr(C)]
+struct CachestatRange {
+    off: u64,
+    /// 0: from `off` to the end of the file.
+    len: u64,
+}
+
+/// include/uapi/linux/mman.h `struct cachestat`, in pages.
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Cachestat {
+    pub nr_cache: u64,
+    pub nr_dirty: u64,
+    pub nr_writeback: u64,
+    pub nr_evicted: u64,
+    pub nr_recently_evicted: u64,
+}
+
+/// The whole file's page counts by cachestat(2). ENOSYS means a kernel
+/// before 6.5; EPERM a file this user neither owns nor may write;
+/// EOPNOTSUPP hugetlbfs.
+pub fn cachestat(fd: BorrowedFd<'_>) -> io::Result<Cachestat> {
+    let range = CachestatRange { off: 0, len: 0 };
+    let mut cs = Cachestat::default();
+    let flags: libc::c_uint = 0;
+    // SAFETY: the fd is open for the duration of the call (borrowed);
+    // `range` and `cs` are live, #[repr(C)] and laid out as the uapi
+    // structs; the kernel reads only `range` and writes only `cs`.
+    let rc = unsafe {
+        libc::syscall(
+            SYS_CACHESTAT,
+            fd.as_raw_fd(),
+            &range as *const CachestatRange,
+            &mut cs as *mut Cachestat,
+            flags,
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(cs)
+}
+
+/// Residency of the `len` bytes of the file at `off`, by mapping them
+/// PROT_NONE and asking mincore(2): `vec` ends up with one byte per page,
+/// bit 0 set where the page is resident. `off` must be a multiple of the
+/// page size (mmap refuses it otherwise, with EINVAL).
+pub fn mincore(fd: BorrowedFd<'_>, off: u64, len: u64, vec: &mut Vec<u8>) -> io::Result<()> {
+    let overflow = || io::Error::from_raw_os_error(libc::EOVERFLOW);
+    // The vector is sized from the kernel's own page size, not the
+    // caller's, so mincore can never write past it.
+    let page = page_size().ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
+    let map_len = usize::try_from(len).map_err(|_| overflow())?;
+    let map_off = libc::off_t::try_from(off).map_err(|_| overflow())?;
+    let pages = usize::try_from(len.div_ceil(page)).map_err(|_| overflow())?;
+    vec.clear();
+    vec.resize(pages, 0);
+    // SAFETY: a fresh mapping chosen by the kernel (no address hint, so
+    // nothing of ours is replaced); the fd is open for the call; the mapping
+    // is PROT_NONE and never dereferenced, so a file shrinking under it
+    // cannot fault us.
+    let addr = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            map_len,
+            libc::PROT_NONE,
+            libc::MAP_SHARED,
+            fd.as_raw_fd(),
+            map_off,
+        )
+    };
+    if addr == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `addr`..`addr + map_len` is the mapping made above; `vec`
+    // holds one byte per page of it (sized above from the page size), as
+    // mincore writes.
+    let rc = unsafe { libc::mincore(addr, map_len, vec.as_mut_ptr()) };
+    let err = (rc != 0).then(io::Error::last_os_error);
+    // SAFETY: unmaps exactly the mapping made above, which nothing else
+    // refers to.
+    unsafe { libc::munmap(addr, map_len) };
+    match err {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// A `struct tm` of all zeroes, which libc's time functions fill in.
+fn zeroed_tm() -> libc::tm {
+    // SAFETY: `tm` is plain integers and one nullable pointer (`tm_zone`):
+    // all zeroes is a valid value of it.
+    unsafe { std::mem::zeroed() }
+}
+
+/// Broken-down local time at Unix time `t` (localtime_r(3)), or `None`
+/// where libc cannot convert it.
+pub fn localtime(t: libc::time_t) -> Option<libc::tm> {
+    let mut tm = zeroed_tm();
+    // SAFETY: localtime_r reads `t` and writes only into `tm`; both are
+    // ours and outlive the call.
+    let ok = unsafe { !libc::localtime_r(&t, &mut tm).is_null() };
+    ok.then_some(tm)
+}
+
+/// Broken-down UTC time at Unix time `t` (gmtime_r(3)); all zeroes where
+/// libc cannot convert it.
+pub fn gmtime(t: libc::time_t) -> libc::tm {
+    let mut tm = zeroed_tm();
+    // SAFETY: gmtime_r reads `t` and writes only into `tm`; both are ours
+    // and outlive the call. On failure `tm` keeps its zeroes.
+    unsafe { libc::gmtime_r(&t, &mut tm) };
+    tm
+}
+
+/// The events poll(2) reports at once on `fd` asking for none (so only
+/// POLLHUP, POLLERR and POLLNVAL can show), or `None` when there are none.
+pub fn poll_now(fd: RawFd) -> Option<libc::c_short> {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd and a zero timeout: poll only reads the
+    // descriptor's state and writes `revents`. A closed or bogus fd is
+    // reported (POLLNVAL), not dereferenced.
+    let n = unsafe { libc::poll(&mut pfd, 1, 0) };
+    (n > 0).then_some(pfd.revents)
+}
+
+/// CPU time of the calling thread so far (CLOCK_THREAD_CPUTIME_ID), or
+/// `None` where the clock is missing.
+pub fn thread_cpu_time() -> Option<libc::timespec> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (rc == 0).then_some(ts)
+}
