@@ -452,6 +452,41 @@ pub fn decode_frame(buf: &[u8], offset: u64) -> Result<(FrameHeader, &[u8]), For
     ))
 }
 
+/// Whether an intact frame (of any kind, known or not) starts at `buf[0]`: its
+/// length fits what remains and its CRC matches. The reader resynchronises after
+/// damage by trying this at each byte; the kind byte is tested first because it
+/// is the cheap filter (a CRC over a random length would be the costly one).
+pub fn frame_len_at(buf: &[u8]) -> Option<usize> {
+    let head = buf.get(..FRAME_HEADER_LEN)?;
+    if !(1..=MAX_FRAME_KIND).contains(&head[8]) {
+        return None;
+    }
+    let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    if len > MAX_FRAME_LEN {
+        return None;
+    }
+    let body = buf.get(8..FRAME_HEADER_LEN + len)?;
+    let stored = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+    (crc32fast::hash(body) == stored).then_some(FRAME_HEADER_LEN + len)
+}
+
+/// Frame kinds a later strata may add go up to this: a resync accepts a frame of
+/// such a kind as a landing place (it is then skipped with a notice), so damage
+/// before a new kind of frame does not also lose what follows it.
+pub const MAX_FRAME_KIND: u8 = 63;
+
+/// As [`frame_len_at`], for a journal record: its length and CRC.
+pub fn record_len_at(buf: &[u8]) -> Option<usize> {
+    let head = buf.get(..RECORD_HEADER_LEN)?;
+    let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    if len == 0 || len > MAX_FRAME_LEN {
+        return None;
+    }
+    let body = buf.get(RECORD_HEADER_LEN..RECORD_HEADER_LEN + len)?;
+    let stored = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+    (crc32fast::hash(body) == stored).then_some(RECORD_HEADER_LEN + len)
+}
+
 // ---------------------------------------------------------------- catalogue
 
 fn kind_byte(k: SeriesKind) -> u8 {
