@@ -32,6 +32,8 @@ pub struct RecordWriter {
     /// None until the first chunk: the next chunk is then a key chunk.
     ctx: Option<format::ChunkContext>,
     chunks: usize,
+    /// Every how many chunks one is a key chunk (see [`set_key_every`](Self::set_key_every)).
+    key_every: usize,
 }
 
 impl RecordWriter {
@@ -69,6 +71,7 @@ impl RecordWriter {
             closed: false,
             ctx: None,
             chunks: 0,
+            key_every: format::KEY_EVERY,
         };
         w.append(&format::encode_file_header(start_wall_ms))?;
         for s in catalogue {
@@ -141,17 +144,32 @@ impl RecordWriter {
         self.reset_journal()
     }
 
+    /// Makes every `n`th chunk from now on a key chunk (1: every chunk). A delta
+    /// chunk is smaller, but it reads only after the chunk before it: damage to
+    /// one chunk then also costs the delta chunks up to the next key chunk. The
+    /// default, [`format::KEY_EVERY`], is the codec's; the app's recorder sets 1,
+    /// so that one damaged chunk costs that chunk alone.
+    pub fn set_key_every(&mut self, n: usize) {
+        self.key_every = n.max(1);
+    }
+
+    /// The index of the chunk a tick at `wall_ms` would open, or None when it
+    /// would join the chunk being filled.
+    pub fn opens_chunk(&self, wall_ms: i64) -> Option<usize> {
+        match self.pending.first() {
+            None => Some(self.chunks),
+            Some(t) if wall_ms.saturating_sub(t.wall_ms) >= format::CHUNK_SPAN_MS => {
+                Some(self.chunks + 1)
+            }
+            Some(_) => None,
+        }
+    }
+
     /// Whether a tick at `wall_ms` would be the first of a key chunk, which a
     /// reader seeking there decodes with nothing before it.
     pub fn opens_key_chunk(&self, wall_ms: i64) -> bool {
-        let index = match self.pending.first() {
-            None => self.chunks,
-            Some(t) if wall_ms.saturating_sub(t.wall_ms) >= format::CHUNK_SPAN_MS => {
-                self.chunks + 1
-            }
-            Some(_) => return false,
-        };
-        index.is_multiple_of(format::KEY_EVERY)
+        self.opens_chunk(wall_ms)
+            .is_some_and(|i| i.is_multiple_of(self.key_every))
     }
 
     /// Records one tick; a series absent from `values` is recorded as absent.
@@ -226,7 +244,7 @@ impl RecordWriter {
         let ctx = self
             .ctx
             .as_ref()
-            .filter(|_| !self.chunks.is_multiple_of(format::KEY_EVERY));
+            .filter(|_| !self.chunks.is_multiple_of(self.key_every));
         let kind = if ctx.is_some() {
             FrameKind::DeltaChunk
         } else {

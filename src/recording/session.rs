@@ -10,6 +10,13 @@
 //! A slot is one stream of inputs (the disk samples, one cell's events, ...).
 //! Shapes are stated again in the first tick of each stream after the start of
 //! a key chunk, so a reader seeking to a key chunk needs nothing before it.
+//!
+//! Every chunk is a key chunk, so damage to one chunk costs that chunk and no
+//! other: the next one states its shapes and its counters' first values afresh.
+//! The meta tick is stated again at the start of each of the first
+//! [`META_EVERY`] chunks and of every [`META_EVERY`]th after, so a recording
+//! whose first chunk is damaged still opens (an older strata passes over a
+//! restated meta tick as it does over the first).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -41,6 +48,10 @@ const SAME: u8 = 0;
 const NEW: u8 = 1;
 const META: u8 = 2;
 
+/// See the module's comment: a short recording has its meta in every chunk, a
+/// long one every ten minutes, which costs a few hundred bytes each time.
+pub const META_EVERY: usize = 10;
+
 struct Stream {
     slot: u32,
     last: Option<Shape>,
@@ -52,6 +63,8 @@ pub struct Recorder {
     path: PathBuf,
     series: HashMap<String, u32>,
     streams: HashMap<String, Stream>,
+    /// The meta tick's blob, stated again (see [`META_EVERY`]).
+    meta: Vec<u8>,
 }
 
 impl Recorder {
@@ -68,14 +81,18 @@ impl Recorder {
         existing: Existing,
     ) -> Result<Recorder, RecordError> {
         let mut writer = RecordWriter::create_in(path, meta.started_ms, &[], existing)?;
+        // About 20% more bytes than a key chunk every ten (a counter's first
+        // value in full each minute), for a loss bounded to the damaged chunk.
+        writer.set_key_every(1);
         let mut blob = vec![META];
         blob.extend(serde_json::to_vec(meta).map_err(RecordError::encode)?);
-        writer.push_with(meta.started_ms, &[], blob)?;
+        writer.push_with(meta.started_ms, &[], blob.clone())?;
         Ok(Recorder {
             writer,
             path: path.to_path_buf(),
             series: HashMap::new(),
             streams: HashMap::new(),
+            meta: blob,
         })
     }
 
@@ -134,6 +151,13 @@ impl Recorder {
             self.writer.add_marker(*wall_ms, label)?;
         }
         let key = self.writer.opens_key_chunk(wall_ms);
+        if let Some(i) = self.writer.opens_chunk(wall_ms)
+            && i > 0
+            && (i < META_EVERY || i.is_multiple_of(META_EVERY))
+        {
+            // It opens the chunk; the input joins it.
+            self.writer.push_with(wall_ms, &[], self.meta.clone())?;
+        }
         if key {
             for s in self.streams.values_mut() {
                 s.last = None;
@@ -208,6 +232,20 @@ pub struct Player {
     pub end_ms: i64,
 }
 
+/// A gap named by its time range, for the user: export, summary and replay
+/// print it with the other notices.
+pub fn gap_notice(g: &crate::record::Gap) -> String {
+    let at =
+        |ms: Option<i64>, none: &str| ms.map_or(none.to_owned(), crate::format::local_datetime);
+    format!(
+        "gap: what was recorded after {} and before {} is lost (recording bytes {} to {})",
+        at(g.last_before_ms, "the start"),
+        at(g.first_after_ms, "the end"),
+        g.offset,
+        g.end
+    )
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
     #[error(transparent)]
@@ -241,17 +279,21 @@ impl Player {
     }
 
     fn with_reader(path: &Path, reader: RecordReader) -> Result<Player, OpenError> {
-        let notices: Vec<String> = reader.notices().iter().map(ToString::to_string).collect();
-        let mut cursor = reader.cursor_at(i64::MIN, i64::MIN);
-        let meta = match cursor.next(&reader) {
-            Some(Ok(t)) if t.blob.first() == Some(&META) => {
-                serde_json::from_slice::<Meta>(&t.blob[1..]).ok()
-            }
-            _ => None,
-        };
+        let mut notices: Vec<String> = reader.notices().iter().map(ToString::to_string).collect();
+        notices.extend(reader.gaps().iter().map(gap_notice));
+        // The first meta tick that reads: the first tick, unless the first
+        // chunk is damaged, then a restated one (see [`META_EVERY`]).
+        let mut search = reader.cursor_at(i64::MIN, i64::MIN);
+        let meta = std::iter::from_fn(|| search.next(&reader))
+            .filter_map(Result::ok)
+            .find_map(|t| match t.blob.split_first() {
+                Some((&META, json)) => serde_json::from_slice::<Meta>(json).ok(),
+                _ => None,
+            });
         let Some(meta) = meta else {
             return Err(OpenError::NoMeta(path.to_path_buf()));
         };
+        let cursor = reader.cursor_at(i64::MIN, i64::MIN);
         let start_ms = meta.started_ms;
         // From the last chunk's times alone: a jump to the end decodes what
         // it needs, and opening decodes nothing more.
@@ -282,6 +324,26 @@ impl Player {
     /// Chunk start times: where the timeline shows gaps.
     pub fn chunk_times(&self) -> Vec<i64> {
         self.reader.chunks().iter().map(|c| c.t0).collect()
+    }
+
+    /// The stretches lost to damage, as (last tick read before, first after):
+    /// what was lost lies strictly between. An open end is the recording's.
+    pub fn damage(&self) -> Vec<(i64, i64)> {
+        self.reader
+            .gaps()
+            .iter()
+            .map(|g| {
+                (
+                    g.last_before_ms.unwrap_or(self.start_ms),
+                    g.first_after_ms.unwrap_or(self.end_ms),
+                )
+            })
+            .collect()
+    }
+
+    /// The reader under the player: its gaps, chunks and catalogue.
+    pub fn reader(&self) -> &RecordReader {
+        &self.reader
     }
 
     /// The next input is the first at or after `wall_ms`'s key chunk.
@@ -337,13 +399,13 @@ impl Player {
         }
     }
 
-    /// The next tick; None at the end or at damage, which is noticed.
+    /// The next tick; None at the end. A chunk that does not decode is
+    /// noticed and passed over.
     fn next_tick(&mut self) -> Option<Tick> {
-        match self.cursor.next(&self.reader)? {
-            Ok(t) => Some(t),
-            Err(n) => {
-                self.notices.push(n.to_string());
-                None
+        loop {
+            match self.cursor.next(&self.reader)? {
+                Ok(t) => return Some(t),
+                Err(n) => self.notices.push(n.to_string()),
             }
         }
     }
