@@ -63,11 +63,18 @@ struct Frame {
 fn frame_table(bytes: &[u8]) -> Vec<Frame> {
     let mut frames = Vec::new();
     let mut pos = FILE_HEADER_LEN;
+    let mut ctx = None;
     while pos < bytes.len() {
         let (h, payload) = format::decode_frame(&bytes[pos..], pos as u64).unwrap();
-        // Every chunk of the recorder's is a key chunk: each decodes alone.
+        // A delta chunk (which this recorder no longer writes) decodes with
+        // the chunk before it, as it was written.
         let ticks = match h.kind {
-            FrameKind::Chunk => format::decode_chunk_frame(payload, 0, None).unwrap().0,
+            FrameKind::Chunk | FrameKind::DeltaChunk => {
+                let before = ctx.as_ref().filter(|_| h.kind == FrameKind::DeltaChunk);
+                let (ticks, after) = format::decode_chunk_frame(payload, 0, before).unwrap();
+                ctx = Some(after);
+                ticks
+            }
             _ => Vec::new(),
         };
         let times = ticks.iter().map(|t| t.wall_ms).collect();
