@@ -28,16 +28,28 @@ use strata::recording::session::{Player, Recorder};
 
 const T0: i64 = 1_795_000_000_000;
 const SECS: u64 = 200;
+/// Past the first ten chunks, where shapes are stated only at key chunks.
+const LONG: u64 = 900;
 
 /// The fixture host's disks once a second and the loop's clock, as the live
 /// loop records them; `close` false leaves the file as a kill would (no end
 /// frame, the ticks of the chunk being filled only in the journal).
 fn record(path: &Path, secs: u64, close: bool) {
+    record_with(path, secs, close, None)
+}
+
+/// As [`record`]; from sample `shrink_at` on, the host has one device less
+/// (a new shape for the disks' stream).
+fn record_with(path: &Path, secs: u64, close: bool, shrink_at: Option<u64>) {
     let app = common::recorded_app();
     let mut rec = Recorder::create(path, &meta_of(&app, T0)).unwrap();
     for k in 0..secs {
         let t = T0 + k as i64 * 1000;
-        rec.record(t, &Input::Disks(Ok(common::sample(k)))).unwrap();
+        let mut sample = common::sample(k);
+        if shrink_at.is_some_and(|at| k >= at) {
+            sample.devices.pop();
+        }
+        rec.record(t, &Input::Disks(Ok(sample))).unwrap();
         let now_ms = t + 900;
         let usage = SelfUsage::default();
         rec.record(now_ms, &Input::Clock { now_ms, usage }).unwrap();
@@ -53,6 +65,7 @@ fn record(path: &Path, secs: u64, close: bool) {
 /// One frame of the undamaged file: its bytes and, for a chunk, the times
 /// of the disk samples in it (on whole seconds; the clock ticks are not).
 struct Frame {
+    key: bool,
     start: usize,
     end: usize,
     samples: BTreeSet<i64>,
@@ -87,6 +100,7 @@ fn frame_table(bytes: &[u8]) -> Vec<Frame> {
             .collect();
         let end = pos + h.total_len() as usize;
         frames.push(Frame {
+            key: h.kind == FrameKind::Chunk,
             start: pos,
             end,
             samples,
@@ -106,7 +120,7 @@ fn rows(path: &Path) -> (i32, BTreeMap<i64, Vec<String>>, String) {
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = run_export(path, &args, &mut out, &mut err);
-    let stamp_of: BTreeMap<String, i64> = (0..SECS as i64 + 1)
+    let stamp_of: BTreeMap<String, i64> = (0..LONG as i64 + 1)
         .map(|k| (strata::format::iso_datetime(T0 + k * 1000), T0 + k * 1000))
         .collect();
     let mut by_time: BTreeMap<i64, Vec<String>> = BTreeMap::new();
@@ -377,4 +391,65 @@ fn recover_writes_a_clean_private_copy_and_lists_the_gaps() {
     let (mut say, mut err) = (Vec::new(), Vec::new());
     assert_eq!(run_recover(&path, &out2, &mut say, &mut err), 0);
     assert!(String::from_utf8(say).unwrap().contains(", 0 gaps"));
+}
+
+/// Past the first ten minutes, shapes are stated again only at key chunks
+/// (every tenth). A flip still costs its chunk alone while shapes do not
+/// change; when the damaged chunk held a new shape, that stream's ticks are
+/// passed over until it is stated again, and never joined with the older one.
+#[test]
+fn past_ten_minutes_a_flip_costs_its_chunk_and_a_lost_new_shape_is_not_guessed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.strec");
+    record(&path, LONG, true);
+    let bytes = std::fs::read(&path).unwrap();
+    let frames = frame_table(&bytes);
+    let (_, whole, _) = rows(&path);
+    let chunks: Vec<&Frame> = frames.iter().filter(|f| !f.times.is_empty()).collect();
+    assert!(chunks.len() >= 15, "{} chunks", chunks.len());
+    let bad = dir.path().join("bad.strec");
+    for f in &chunks[9..] {
+        let mut b = bytes.clone();
+        b[f.start + 8] ^= 0x04;
+        std::fs::write(&bad, &b).unwrap();
+        let kept = kept_without(&frames, |g| g.start == f.start);
+        let n = check(&format!("flip at {}", f.start + 8), &bad, &whole, &kept);
+        println!(
+            "{LONG} s, flip in the chunk at {} (key {}): {n} of {} rows, as expected",
+            f.start,
+            f.key,
+            count(&whole)
+        );
+    }
+
+    // A device goes at 700 s: the disks' new shape is in the chunk that
+    // holds that sample. Damage there costs the disks' rows up to the next
+    // key chunk (here: to the end), and no row comes from the older shape.
+    let path = dir.path().join("shrink.strec");
+    record_with(&path, LONG, true, Some(700));
+    let bytes = std::fs::read(&path).unwrap();
+    let frames = frame_table(&bytes);
+    let (_, whole, _) = rows(&path);
+    let hit = frames
+        .iter()
+        .position(|f| f.samples.contains(&(T0 + 700_000)))
+        .unwrap();
+    assert!(!frames[hit].key && frames[hit + 1..].iter().all(|f| !f.key));
+    let mut b = bytes.clone();
+    b[frames[hit].start + 8] ^= 0x04;
+    std::fs::write(&bad, &b).unwrap();
+    let kept = kept_without(&frames[..hit], |_| false);
+    let (code, got, err) = rows(&bad);
+    assert_eq!(code, 3);
+    assert_eq!(count(&got), expected(&whole, &kept), "{err}");
+    assert_eq!(got.keys().last(), kept.iter().last(), "{err}");
+    assert!(
+        err.contains("its shape was stated in a damaged chunk"),
+        "{err}"
+    );
+    println!(
+        "a device gone at 700 s, its new shape's chunk damaged: {} of {} rows (to the end: no key chunk after)",
+        count(&got),
+        count(&whole)
+    );
 }

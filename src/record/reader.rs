@@ -75,6 +75,10 @@ pub struct Gap {
     pub first_after_ms: Option<i64>,
 }
 
+fn payload_of(data: &[u8], start: usize, len: usize) -> &[u8] {
+    &data[start..start + len]
+}
+
 fn notice(source: NoticeSource, offset: u64, reason: impl Into<String>) -> Notice {
     Notice {
         source,
@@ -137,7 +141,8 @@ impl RecordReader {
     /// each following byte for the start of an intact frame (length within what
     /// remains, CRC32 matching) and carries on there. What lies between is one
     /// [`Gap`], which also takes in the delta chunks that counted on a chunk in
-    /// it (their counters carry on from that chunk's, so they cannot be read).
+    /// it (their counters carry on from that chunk's, so they cannot be read;
+    /// a delta chunk that carries nothing on reads, and the walk keeps it).
     fn scan_frames(&mut self) -> u64 {
         let len = self.data.len();
         let mut pos = format::FILE_HEADER_LEN;
@@ -209,8 +214,17 @@ impl RecordReader {
             let end = pos + h.total_len() as usize;
             match h.kind {
                 FrameKind::Catalogue => {}
-                FrameKind::DeltaChunk if !carry => {
-                    // Its counters carry on from a chunk lost to the damage before it.
+                // After damage, a delta chunk reads only if it does not carry
+                // counters on from the chunk before (the recorder's do not).
+                FrameKind::DeltaChunk
+                    if !carry
+                        && format::decode_chunk_frame(
+                            payload_of(&self.data, start, plen),
+                            pos as u64,
+                            None,
+                        )
+                        .is_err() =>
+                {
                     self.orphan(pos, end);
                 }
                 FrameKind::Chunk | FrameKind::DeltaChunk => {

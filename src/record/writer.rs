@@ -32,8 +32,9 @@ pub struct RecordWriter {
     /// None until the first chunk: the next chunk is then a key chunk.
     ctx: Option<format::ChunkContext>,
     chunks: usize,
-    /// Every how many chunks one is a key chunk (see [`set_key_every`](Self::set_key_every)).
-    key_every: usize,
+    /// Whether a delta chunk's counters carry on from the chunk before (see
+    /// [`set_carry_counters`](Self::set_carry_counters)).
+    carry: bool,
 }
 
 impl RecordWriter {
@@ -71,7 +72,7 @@ impl RecordWriter {
             closed: false,
             ctx: None,
             chunks: 0,
-            key_every: format::KEY_EVERY,
+            carry: true,
         };
         w.append(&format::encode_file_header(start_wall_ms))?;
         for s in catalogue {
@@ -144,13 +145,16 @@ impl RecordWriter {
         self.reset_journal()
     }
 
-    /// Makes every `n`th chunk from now on a key chunk (1: every chunk). A delta
-    /// chunk is smaller, but it reads only after the chunk before it: damage to
-    /// one chunk then also costs the delta chunks up to the next key chunk. The
-    /// default, [`format::KEY_EVERY`], is the codec's; the app's recorder sets 1,
-    /// so that one damaged chunk costs that chunk alone.
-    pub fn set_key_every(&mut self, n: usize) {
-        self.key_every = n.max(1);
+    /// With `false`, a delta chunk states each counter's first value in full
+    /// instead of carrying on from the chunk before (its frame kind stays the
+    /// delta chunk's, so seeks still start at the key chunks every
+    /// [`format::KEY_EVERY`]). Carrying is smaller (about a fifth of an hour of
+    /// counters), but a delta chunk that carries reads only after the chunk
+    /// before it: damage to one chunk then also costs the delta chunks up to
+    /// the next key chunk. The app's recorder turns carrying off, so a damaged
+    /// chunk costs its own values alone.
+    pub fn set_carry_counters(&mut self, carry: bool) {
+        self.carry = carry;
     }
 
     /// The index of the chunk a tick at `wall_ms` would open, or None when it
@@ -169,7 +173,7 @@ impl RecordWriter {
     /// reader seeking there decodes with nothing before it.
     pub fn opens_key_chunk(&self, wall_ms: i64) -> bool {
         self.opens_chunk(wall_ms)
-            .is_some_and(|i| i.is_multiple_of(self.key_every))
+            .is_some_and(|i| i.is_multiple_of(format::KEY_EVERY))
     }
 
     /// Records one tick; a series absent from `values` is recorded as absent.
@@ -241,14 +245,13 @@ impl RecordWriter {
             return Ok(());
         }
         let t0 = self.pending[0].wall_ms;
-        let ctx = self
-            .ctx
-            .as_ref()
-            .filter(|_| !self.chunks.is_multiple_of(self.key_every));
-        let kind = if ctx.is_some() {
-            FrameKind::DeltaChunk
-        } else {
+        let key = self.chunks.is_multiple_of(format::KEY_EVERY);
+        let ctx = self.ctx.as_ref().filter(|_| !key && self.carry);
+        // The first chunk has no context and is a key chunk anyway.
+        let kind = if key || self.ctx.is_none() {
             FrameKind::Chunk
+        } else {
+            FrameKind::DeltaChunk
         };
         let payload = format::compress(&format::encode_chunk(&self.pending, ctx));
         self.append(&format::encode_frame(kind, t0, &payload))?;
