@@ -151,6 +151,11 @@ impl RecordReader {
         let mut damage: Option<(usize, String)> = None;
         // Whether the last chunk read is whole, so a delta chunk can carry on from it.
         let mut carry = false;
+        let start_ms = self.header.start_wall_ms;
+        let t0s = start_ms.saturating_sub(format::RESYNC_T0_SPAN_MS)
+            ..=start_ms.saturating_add(format::RESYNC_T0_SPAN_MS);
+        let mut budget = format::RESYNC_CRC_BUDGET;
+        let mut budget_spent = false;
         while pos < len {
             if self.closed {
                 self.note(
@@ -169,7 +174,12 @@ impl RecordReader {
                 },
                 // Intact (its CRC matched) but of a kind a later strata writes.
                 Err(format::FormatError::UnknownFrameKind { kind, .. }) => {
-                    let n = format::frame_len_at(&self.data[pos..]).unwrap_or(len - pos);
+                    // Its CRC matched: its length field is the writer's.
+                    let n = self.data[pos..pos + 4]
+                        .try_into()
+                        .map_or(len - pos, |b: [u8; 4]| {
+                            format::FRAME_HEADER_LEN + u32::from_le_bytes(b) as usize
+                        });
                     self.note(
                         NoticeSource::Segment,
                         pos as u64,
@@ -188,8 +198,13 @@ impl RecordReader {
                     }
                     // The next place an intact frame starts, or the end.
                     pos = (pos + 1..len)
-                        .find(|&p| format::frame_len_at(&self.data[p..]).is_some())
+                        .find(|&p| {
+                            format::frame_len_at(&self.data[p..], &t0s, &mut budget).is_some()
+                        })
                         .unwrap_or(len);
+                    if budget == 0 {
+                        budget_spent = true;
+                    }
                     continue;
                 }
             };
@@ -248,6 +263,14 @@ impl RecordReader {
         }
         if let Some((from, why)) = damage {
             self.damaged(from, len, why);
+        }
+        if budget_spent {
+            self.note(
+                NoticeSource::Segment,
+                valid_end as u64,
+                "the search for intact frames after damage gave up: the file looks like frames \
+                 almost everywhere (not a recording's damage)",
+            );
         }
         valid_end as u64
     }
@@ -362,6 +385,7 @@ impl RecordReader {
             }
         }
         let mut pos = format::JOURNAL_HEADER_LEN;
+        let mut budget = format::RESYNC_CRC_BUDGET;
         while pos < buf.len() {
             let step = format::decode_record(&buf[pos..], pos as u64).and_then(|(p, n)| {
                 format::decode_tick(p, (pos + format::RECORD_HEADER_LEN) as u64).map(|t| (t, n))
@@ -374,8 +398,8 @@ impl RecordReader {
                 Err(e) => {
                     // A torn last record is the usual case (a kill mid-write);
                     // anything after a bad record that is whole still reads.
-                    let next =
-                        (pos + 1..buf.len()).find(|&p| format::record_len_at(&buf[p..]).is_some());
+                    let next = (pos + 1..buf.len())
+                        .find(|&p| format::record_len_at(&buf[p..], &mut budget).is_some());
                     let reason = match next {
                         Some(p) => format!(
                             "damaged up to byte {p}, reading resumes there; the ticks there are lost: {e}"
