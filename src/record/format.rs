@@ -7,7 +7,9 @@
 //!   kind 1 catalogue: uvarint n · n × (uvarint id · u8 kind · uvarint name_len · name)   (raw)
 //!   kind 2 chunk:     deflate(chunk), t0 = first tick's wall time, so seek reads headers only
 //!   kind 3 end:       empty; written by a clean close, so a file cut at a frame boundary is still noticed
-//!   kind 4 delta chunk: as 2, but counters carry on from the previous chunk (flag bit3, body only)
+//!   kind 4 delta chunk: as 2, but counters may carry on from the previous chunk (flag bit3,
+//!                     body only); one that carries none (the app's recorder's) reads alone
+//!   kinds 6..=63:     reserved; a reader skips an intact frame of a kind it does not know
 //!   kind 5 marker:    t0 = its time, payload = its label (UTF-8)
 //! chunk         = uvarint n_ticks(1..=600) · wall times (zigzag first, then zigzag delta-of-delta)
 //!                 · blobs (per tick: uvarint len · bytes)

@@ -180,8 +180,6 @@ impl Recorder {
         if restate {
             // It opens the chunk; the input joins it.
             self.writer.push_with(wall_ms, &[], self.meta.clone())?;
-        }
-        if restate {
             for s in self.streams.values_mut() {
                 s.last = None;
             }
@@ -253,10 +251,11 @@ pub struct Player {
     /// input a seek keeps from before its window.
     kept_series: HashSet<u32>,
     peeked: Option<(i64, Input)>,
-    /// The reason the last tick was skipped, if the last tick was.
+    /// Why the last tick skipped was: skips for one reason (every tick of a
+    /// stream whose shape damage took) are noticed once.
     last_skip: Option<String>,
     /// What went wrong while reading, for the user; reading goes on after a
-    /// tick that does not decode and stops at damage.
+    /// tick that does not decode and past damage.
     pub notices: Vec<String>,
     /// Time of the first and of the last tick.
     pub start_ms: i64,
