@@ -453,3 +453,45 @@ fn past_ten_minutes_a_flip_costs_its_chunk_and_a_lost_new_shape_is_not_guessed()
         count(&whole)
     );
 }
+
+/// The command as a user runs it.
+#[test]
+fn the_binary_recovers_and_says_the_gaps() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.strec");
+    record(&path, SECS, true);
+    let mut b = std::fs::read(&path).unwrap();
+    let frames = frame_table(&b);
+    let chunk = frames
+        .iter()
+        .filter(|f| !f.times.is_empty())
+        .nth(3)
+        .unwrap();
+    b[chunk.start + 100] ^= 0x08;
+    let bad = dir.path().join("bad.strec");
+    std::fs::write(&bad, &b).unwrap();
+    let out = dir.path().join("clean.strec");
+    let run = |out: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+            .arg("recover")
+            .arg(&bad)
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let o = run(&out);
+    let (say, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert_eq!(o.status.code(), Some(3), "{say}{err}");
+    assert!(
+        say.contains("1 gap") && say.contains("gap: what was recorded after"),
+        "{say}"
+    );
+    let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let o = run(&out);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--force"));
+}
