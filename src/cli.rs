@@ -103,6 +103,13 @@ pub enum Command {
         #[command(flatten)]
         devices: DeviceArgs,
     },
+    /// A clean copy of a damaged or unclosed recording: what reads of FILE, past its damage, written to OUT; each gap is listed with its time range.
+    #[command(after_help = RECOVER_HELP)]
+    Recover {
+        file: PathBuf,
+        /// The copy; an existing file is refused.
+        out: PathBuf,
+    },
     /// Min, average, p95 and max of each panel's key figures over a recording, or a window of it.
     #[command(after_help = SUMMARY_HELP)]
     Summary {
@@ -129,7 +136,13 @@ recording's first day, or the next when the recording runs past midnight.
 
 Exit status: 0 rows printed; 1 the file cannot be read, or the window holds no figures; \
 2 a bad panel, time or option; 3 the file is damaged or was not closed: its notices go \
-to stderr and the rows before the damage are printed.";
+to stderr, each gap named with its time range, and the rows outside the damage are printed.";
+
+const RECOVER_HELP: &str = "\
+A damaged chunk (a minute of samples) is lost and the reading resumes at the next \
+intact one; OUT holds the rest and is created 0600. Exit status: 0 FILE had no damage; \
+1 FILE cannot be read or OUT cannot be written (it exists, or the disk is full); 3 OUT \
+is written and FILE had gaps (listed on stdout) or other notices (on stderr).";
 
 const SUMMARY_HELP: &str = "\
 Figures: disks total r/s w/s rMB/s wMB/s r_await w_await and the busiest device's %util; \

@@ -75,6 +75,14 @@ fn main() {
                 &mut std::io::stderr(),
             ));
         }
+        Some(Command::Recover { ref file, ref out }) => {
+            std::process::exit(strata::recording::recover::run_recover(
+                file,
+                out,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr(),
+            ));
+        }
         Some(Command::Mark { ref label }) => {
             std::process::exit(strata::record::mark::send(label));
         }

@@ -7,7 +7,9 @@
 //!   kind 1 catalogue: uvarint n · n × (uvarint id · u8 kind · uvarint name_len · name)   (raw)
 //!   kind 2 chunk:     deflate(chunk), t0 = first tick's wall time, so seek reads headers only
 //!   kind 3 end:       empty; written by a clean close, so a file cut at a frame boundary is still noticed
-//!   kind 4 delta chunk: as 2, but counters carry on from the previous chunk (flag bit3, body only)
+//!   kind 4 delta chunk: as 2, but counters may carry on from the previous chunk (flag bit3,
+//!                     body only); one that carries none (the app's recorder's) reads alone
+//!   kinds 6..=63:     reserved; a reader skips an intact frame of a kind it does not know
 //!   kind 5 marker:    t0 = its time, payload = its label (UTF-8)
 //! chunk         = uvarint n_ticks(1..=600) · wall times (zigzag first, then zigzag delta-of-delta)
 //!                 · blobs (per tick: uvarint len · bytes)
@@ -450,6 +452,76 @@ pub fn decode_frame(buf: &[u8], offset: u64) -> Result<(FrameHeader, &[u8]), For
         },
         payload,
     ))
+}
+
+/// Whether an intact frame (of any kind, known or not) starts at `buf[0]`: its
+/// kind is one a strata may write, its first wall time is within `t0s` (every
+/// frame's is a time of its recording), its length fits what remains and its
+/// CRC matches. The reader resynchronises after damage by trying this at each
+/// byte: the cheap tests come first, and `crc_budget` (bytes, counted down)
+/// bounds the CRCs a hostile file can make it compute, since each candidate
+/// may name a length of megabytes.
+pub fn frame_len_at(
+    buf: &[u8],
+    t0s: &std::ops::RangeInclusive<i64>,
+    crc_budget: &mut u64,
+) -> Option<usize> {
+    let head = buf.get(..FRAME_HEADER_LEN)?;
+    if !(1..=MAX_FRAME_KIND).contains(&head[8]) {
+        return None;
+    }
+    let mut t0 = [0u8; 8];
+    t0.copy_from_slice(&head[9..17]);
+    if !t0s.contains(&i64::from_le_bytes(t0)) {
+        return None;
+    }
+    let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    if len > MAX_FRAME_LEN {
+        return None;
+    }
+    let body = buf.get(8..FRAME_HEADER_LEN + len)?;
+    let Some(left) = crc_budget.checked_sub(body.len() as u64) else {
+        // Spent: no more CRCs, however short.
+        *crc_budget = 0;
+        return None;
+    };
+    *crc_budget = left;
+    let stored = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+    (crc32fast::hash(body) == stored).then_some(FRAME_HEADER_LEN + len)
+}
+
+/// Frame kinds a later strata may add go up to this: a resync accepts a frame of
+/// such a kind as a landing place (it is then skipped with a notice), so damage
+/// before a new kind of frame does not also lose what follows it.
+pub const MAX_FRAME_KIND: u8 = 63;
+
+/// How far from the file header's start a frame's first wall time may be for
+/// a resync to land on it: a recording spans hours or days, and twenty years
+/// leave room for a clock set wrong, while random bytes fall in it about once
+/// in ten million.
+pub const RESYNC_T0_SPAN_MS: i64 = 20 * 366 * 86_400_000;
+
+/// CRC bytes one open may spend looking for intact frames after damage: far
+/// more than honest damage needs (a candidate with a plausible kind, time and
+/// length is rare), and what a file built to look like frames everywhere gets.
+pub const RESYNC_CRC_BUDGET: u64 = 1 << 30;
+
+/// As [`frame_len_at`], for a journal record: its length and CRC.
+pub fn record_len_at(buf: &[u8], crc_budget: &mut u64) -> Option<usize> {
+    let head = buf.get(..RECORD_HEADER_LEN)?;
+    let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    if len == 0 || len > MAX_FRAME_LEN {
+        return None;
+    }
+    let body = buf.get(RECORD_HEADER_LEN..RECORD_HEADER_LEN + len)?;
+    let Some(left) = crc_budget.checked_sub(body.len() as u64) else {
+        // Spent: no more CRCs, however short.
+        *crc_budget = 0;
+        return None;
+    };
+    *crc_budget = left;
+    let stored = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+    (crc32fast::hash(body) == stored).then_some(RECORD_HEADER_LEN + len)
 }
 
 // ---------------------------------------------------------------- catalogue
@@ -1094,6 +1166,31 @@ mod tests {
             decode_chunk_and_context(&encode_chunk(&once, Some(&ctx)), Some(&ctx)).unwrap();
         assert_eq!(after, ChunkContext::after(&once));
         assert_eq!(after.0.get(&2), Some(&(9, 0)));
+    }
+
+    /// A resync lands only on a frame whose kind, time, length and CRC hold,
+    /// and spends no more CRC bytes than its budget.
+    #[test]
+    fn a_resync_candidate_is_checked_cheaply_first_and_within_a_budget() {
+        let f = encode_frame(FrameKind::Marker, 5_000, &[7; 100]);
+        let near = 0..=10_000;
+        let mut budget = 1_000;
+        assert_eq!(frame_len_at(&f, &near, &mut budget), Some(f.len()));
+        assert_eq!(budget, 1_000 - (f.len() - 8) as u64);
+        // A time far from the recording's: not even its CRC is computed.
+        assert_eq!(frame_len_at(&f, &(20_000..=30_000), &mut budget), None);
+        assert_eq!(budget, 1_000 - (f.len() - 8) as u64);
+        // A CRC beyond the budget is not computed, and the budget is spent.
+        let mut small = 50;
+        assert_eq!(frame_len_at(&f, &near, &mut small), None);
+        assert_eq!(small, 0);
+        // One byte off: the CRC fails.
+        let mut bad = f.clone();
+        bad[40] ^= 1;
+        assert_eq!(frame_len_at(&bad, &near, &mut 1_000), None);
+        let r = encode_record(&[1, 2, 3]);
+        assert_eq!(record_len_at(&r, &mut 100), Some(r.len()));
+        assert_eq!(record_len_at(&r[..r.len() - 1], &mut 100), None);
     }
 
     #[test]

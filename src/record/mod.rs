@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 pub use format::{FormatError, SeriesDef, SeriesKind, Tick, Value};
 pub use lock::Existing;
-pub use reader::{Notice, NoticeSource, RecordReader, Recording, TickCursor};
+pub use reader::{Gap, Notice, NoticeSource, RecordReader, Recording, TickCursor};
 pub use writer::RecordWriter;
 
 #[derive(Debug, thiserror::Error)]

@@ -1,7 +1,8 @@
-//! Opens a recording, checks every frame's CRC, and reads ticks from it. Damage never
-//! hides what comes before it: the scan stops at the first bad frame with a [`Notice`]
-//! and everything before still reads. Ticks still in the journal (the writer was
-//! killed before committing its chunk) are appended after the last good frame.
+//! Opens a recording, checks every frame's CRC, and reads ticks from it. Damage hides
+//! neither what comes before it nor what comes after: the scan passes over a bad
+//! frame to the next intact one, with a [`Notice`] and a [`Gap`], and everything
+//! else still reads. Ticks still in the journal (the writer was killed before
+//! committing its chunk) are appended after the last good frame.
 
 use std::fmt;
 use std::path::Path;
@@ -57,7 +58,25 @@ pub struct RecordReader {
     journal_ticks: Vec<Tick>,
     markers: Vec<(i64, String)>,
     notices: Vec<Notice>,
+    gaps: Vec<Gap>,
     closed: bool,
+}
+
+/// A stretch of the segment that did not read (damage, a cut, or delta chunks
+/// that depended on a chunk in it), with the times around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gap {
+    /// Segment bytes `offset..end`.
+    pub offset: u64,
+    pub end: u64,
+    /// The newest tick read before the gap and the first after it: what was
+    /// lost lies strictly between (None: the gap is at the start or the end).
+    pub last_before_ms: Option<i64>,
+    pub first_after_ms: Option<i64>,
+}
+
+fn payload_of(data: &[u8], start: usize, len: usize) -> &[u8] {
+    &data[start..start + len]
 }
 
 fn notice(source: NoticeSource, offset: u64, reason: impl Into<String>) -> Notice {
@@ -105,6 +124,7 @@ impl RecordReader {
             journal_ticks: Vec::new(),
             markers: Vec::new(),
             notices: Vec::new(),
+            gaps: Vec::new(),
             closed: false,
         };
         let valid_end = r.scan_frames();
@@ -116,13 +136,32 @@ impl RecordReader {
             ));
             r.read_journal(valid_end, journal);
         }
+        r.time_gaps();
         Ok(r)
     }
 
     /// Walks the frames; returns the offset just past the last good one.
+    ///
+    /// Damage does not end the walk: from a frame that fails, the walk looks at
+    /// each following byte for the start of an intact frame (length within what
+    /// remains, CRC32 matching) and carries on there. What lies between is one
+    /// [`Gap`], which also takes in the delta chunks that counted on a chunk in
+    /// it (their counters carry on from that chunk's, so they cannot be read;
+    /// a delta chunk that carries nothing on reads, and the walk keeps it).
     fn scan_frames(&mut self) -> u64 {
+        let len = self.data.len();
         let mut pos = format::FILE_HEADER_LEN;
-        while pos < self.data.len() {
+        let mut valid_end = pos;
+        // The start of the damage being passed over, and why the first frame failed.
+        let mut damage: Option<(usize, String)> = None;
+        // Whether the last chunk read is whole, so a delta chunk can carry on from it.
+        let mut carry = false;
+        let start_ms = self.header.start_wall_ms;
+        let t0s = start_ms.saturating_sub(format::RESYNC_T0_SPAN_MS)
+            ..=start_ms.saturating_add(format::RESYNC_T0_SPAN_MS);
+        let mut budget = format::RESYNC_CRC_BUDGET;
+        let mut budget_spent = false;
+        while pos < len {
             if self.closed {
                 self.note(
                     NoticeSource::Segment,
@@ -132,27 +171,52 @@ impl RecordReader {
                 break;
             }
             let start = pos + format::FRAME_HEADER_LEN;
-            // A catalogue that does not decode stops the read like a bad frame: the
-            // chunks after it may name series it would have defined.
-            let step =
-                format::decode_frame(&self.data[pos..], pos as u64).and_then(|(h, payload)| {
-                    let defs = match h.kind {
-                        FrameKind::Catalogue => format::decode_catalogue(payload, start as u64)?,
-                        _ => Vec::new(),
-                    };
-                    Ok((h, payload.len(), defs))
-                });
-            let (h, len, defs) = match step {
-                Ok(ok) => ok,
-                Err(e) => {
+            let step = match format::decode_frame(&self.data[pos..], pos as u64) {
+                Ok((h, payload)) => match h.kind {
+                    FrameKind::Catalogue => format::decode_catalogue(payload, start as u64)
+                        .map(|defs| (h, payload.len(), defs)),
+                    _ => Ok((h, payload.len(), Vec::new())),
+                },
+                // Intact (its CRC matched) but of a kind a later strata writes.
+                Err(format::FormatError::UnknownFrameKind { kind, .. }) => {
+                    // Its CRC matched: its length field is the writer's.
+                    let n = self.data[pos..pos + 4]
+                        .try_into()
+                        .map_or(len - pos, |b: [u8; 4]| {
+                            format::FRAME_HEADER_LEN + u32::from_le_bytes(b) as usize
+                        });
                     self.note(
                         NoticeSource::Segment,
                         pos as u64,
-                        format!("reading stops here: {e}"),
+                        format!("a frame of kind {kind}, which a later strata writes, is skipped"),
                     );
-                    break;
+                    pos += n;
+                    continue;
+                }
+                Err(e) => Err(e),
+            };
+            let (h, plen, defs) = match step {
+                Ok(ok) => ok,
+                Err(e) => {
+                    if damage.is_none() {
+                        damage = Some((pos, e.to_string()));
+                    }
+                    // The next place an intact frame starts, or the end.
+                    pos = (pos + 1..len)
+                        .find(|&p| {
+                            format::frame_len_at(&self.data[p..], &t0s, &mut budget).is_some()
+                        })
+                        .unwrap_or(len);
+                    if budget == 0 {
+                        budget_spent = true;
+                    }
+                    continue;
                 }
             };
+            if let Some((from, why)) = damage.take() {
+                self.damaged(from, pos, why);
+                carry = false;
+            }
             for d in defs {
                 if self.catalogue.iter().any(|c| c.id == d.id) {
                     self.note(
@@ -167,24 +231,116 @@ impl RecordReader {
                     self.catalogue.push(d);
                 }
             }
+            let end = pos + h.total_len() as usize;
             match h.kind {
                 FrameKind::Catalogue => {}
-                FrameKind::Chunk | FrameKind::DeltaChunk => self.chunks.push(ChunkRef {
-                    offset: pos as u64,
-                    t0: h.t0,
-                    key: h.kind == FrameKind::Chunk,
-                    payload: (start, start + len),
-                }),
+                // After damage, a delta chunk reads only if it does not carry
+                // counters on from the chunk before (the recorder's do not).
+                FrameKind::DeltaChunk
+                    if !carry
+                        && format::decode_chunk_frame(
+                            payload_of(&self.data, start, plen),
+                            pos as u64,
+                            None,
+                        )
+                        .is_err() =>
+                {
+                    self.orphan(pos, end);
+                }
+                FrameKind::Chunk | FrameKind::DeltaChunk => {
+                    carry = true;
+                    self.chunks.push(ChunkRef {
+                        offset: pos as u64,
+                        t0: h.t0,
+                        key: h.kind == FrameKind::Chunk,
+                        payload: (start, start + plen),
+                    });
+                }
                 FrameKind::End => self.closed = true,
                 FrameKind::Marker => {
-                    let label = &self.data[start..start + len];
+                    let label = &self.data[start..start + plen];
                     let label = String::from_utf8_lossy(label).into_owned();
                     self.markers.push((h.t0, label));
                 }
             }
-            pos += h.total_len() as usize;
+            pos = end;
+            valid_end = end;
         }
-        pos.min(self.data.len()) as u64
+        if let Some((from, why)) = damage {
+            self.damaged(from, len, why);
+        }
+        if budget_spent {
+            self.note(
+                NoticeSource::Segment,
+                valid_end as u64,
+                "the search for intact frames after damage gave up: the file looks like frames \
+                 almost everywhere (not a recording's damage)",
+            );
+        }
+        valid_end as u64
+    }
+
+    /// Bytes `from..to` of the segment did not read: a gap, with a notice.
+    fn damaged(&mut self, from: usize, to: usize, why: String) {
+        let reason = if to < self.data.len() {
+            format!(
+                "damaged up to byte {to} ({} bytes passed over), reading resumes there: {why}",
+                to - from
+            )
+        } else {
+            format!("reading stops here: {why}")
+        };
+        self.note(NoticeSource::Segment, from as u64, reason);
+        self.gaps.push(Gap {
+            offset: from as u64,
+            end: to as u64,
+            last_before_ms: None,
+            first_after_ms: None,
+        });
+    }
+
+    /// A delta chunk right after a gap (or after such a chunk) joins the gap.
+    fn orphan(&mut self, from: usize, to: usize) {
+        match self.gaps.last_mut() {
+            Some(g) if g.end == from as u64 => g.end = to as u64,
+            _ => {
+                self.note(
+                    NoticeSource::Segment,
+                    from as u64,
+                    "a delta chunk whose chunk before is missing is passed over",
+                );
+                self.gaps.push(Gap {
+                    offset: from as u64,
+                    end: to as u64,
+                    last_before_ms: None,
+                    first_after_ms: None,
+                });
+            }
+        }
+    }
+
+    /// Each gap's time range: the last tick before it and the first after it.
+    fn time_gaps(&mut self) {
+        let first_journal = self.journal_ticks.first().map(|t| t.wall_ms);
+        for i in 0..self.gaps.len() {
+            let g = self.gaps[i];
+            let before = self.chunks.iter().rev().find(|c| c.offset < g.offset);
+            let last_before_ms = before.and_then(|c| {
+                let payload = &self.data[c.payload.0..c.payload.1];
+                format::chunk_frame_times(payload, c.offset)
+                    .ok()?
+                    .into_iter()
+                    .max()
+            });
+            let first_after_ms = self
+                .chunks
+                .iter()
+                .find(|c| c.offset >= g.end)
+                .map(|c| c.t0)
+                .or(first_journal);
+            self.gaps[i].last_before_ms = last_before_ms;
+            self.gaps[i].first_after_ms = first_after_ms;
+        }
     }
 
     fn read_journal(&mut self, valid_end: u64, journal: Option<std::io::Result<Vec<u8>>>) {
@@ -213,17 +369,28 @@ impl RecordReader {
             return;
         }
         if base > valid_end {
+            // The segment's end is damaged or cut; the journal's ticks come after
+            // what is lost there, and are whole in themselves.
+            let gap_known = self.gaps.last().is_some_and(|g| g.offset == valid_end);
             self.note(
                 NoticeSource::Journal,
                 0,
                 format!(
-                    "journal not used: it continues the recording at byte {base}, \
-                     but the recording is readable only up to byte {valid_end}"
+                    "the journal continues the recording at byte {base}, but the recording \
+                     is readable only up to byte {valid_end}: what lies between is lost"
                 ),
             );
-            return;
+            if !gap_known {
+                self.gaps.push(Gap {
+                    offset: valid_end,
+                    end: base,
+                    last_before_ms: None,
+                    first_after_ms: None,
+                });
+            }
         }
         let mut pos = format::JOURNAL_HEADER_LEN;
+        let mut budget = format::RESYNC_CRC_BUDGET;
         while pos < buf.len() {
             let step = format::decode_record(&buf[pos..], pos as u64).and_then(|(p, n)| {
                 format::decode_tick(p, (pos + format::RECORD_HEADER_LEN) as u64).map(|t| (t, n))
@@ -234,12 +401,23 @@ impl RecordReader {
                     pos += n;
                 }
                 Err(e) => {
-                    self.note(
-                        NoticeSource::Journal,
-                        pos as u64,
-                        format!("the journal stops here; a tick cut short by a kill is lost: {e}"),
-                    );
-                    break;
+                    // A torn last record is the usual case (a kill mid-write);
+                    // anything after a bad record that is whole still reads.
+                    let next = (pos + 1..buf.len())
+                        .find(|&p| format::record_len_at(&buf[p..], &mut budget).is_some());
+                    let reason = match next {
+                        Some(p) => format!(
+                            "damaged up to byte {p}, reading resumes there; the ticks there are lost: {e}"
+                        ),
+                        None => format!(
+                            "the journal stops here; a tick cut short by a kill is lost: {e}"
+                        ),
+                    };
+                    self.note(NoticeSource::Journal, pos as u64, reason);
+                    match next {
+                        Some(p) => pos = p,
+                        None => break,
+                    }
                 }
             }
         }
@@ -261,6 +439,11 @@ impl RecordReader {
     /// What the open-time scan found; decoding a chunk may add one more (see [`Ticks`]).
     pub fn notices(&self) -> &[Notice] {
         &self.notices
+    }
+
+    /// The stretches that did not read, in file order.
+    pub fn gaps(&self) -> &[Gap] {
+        &self.gaps
     }
 
     /// True when the file ends with the end frame a clean close writes.
@@ -348,8 +531,8 @@ impl RecordReader {
     }
 }
 
-/// Yields ticks, or one `Err(Notice)` where a chunk that passed its CRC still fails to
-/// decode (a writer bug, or a corruption CRC32 missed) and then ends.
+/// Yields ticks, and an `Err(Notice)` for each chunk that passed its CRC and still
+/// fails to decode (a writer bug, or a corruption CRC32 missed); reading goes on.
 pub struct Ticks<'a> {
     reader: &'a RecordReader,
     cursor: TickCursor,
@@ -393,11 +576,15 @@ impl TickCursor {
                         self.buf = ticks.into_iter();
                     }
                     Err(e) => {
-                        self.done = true;
+                        // The chunk passed its CRC and still does not decode (a
+                        // writer bug, or damage CRC32 missed): it is passed over,
+                        // and a delta chunk after it, lacking its counters, fails
+                        // the same way until the next key chunk.
+                        self.ctx = None;
                         return Some(Err(notice(
                             NoticeSource::Segment,
                             c.offset,
-                            format!("reading stops here: {e}"),
+                            format!("a chunk is passed over: {e}"),
                         )));
                     }
                 }

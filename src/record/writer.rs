@@ -32,6 +32,9 @@ pub struct RecordWriter {
     /// None until the first chunk: the next chunk is then a key chunk.
     ctx: Option<format::ChunkContext>,
     chunks: usize,
+    /// Whether a delta chunk's counters carry on from the chunk before (see
+    /// [`set_carry_counters`](Self::set_carry_counters)).
+    carry: bool,
 }
 
 impl RecordWriter {
@@ -69,6 +72,7 @@ impl RecordWriter {
             closed: false,
             ctx: None,
             chunks: 0,
+            carry: true,
         };
         w.append(&format::encode_file_header(start_wall_ms))?;
         for s in catalogue {
@@ -141,17 +145,35 @@ impl RecordWriter {
         self.reset_journal()
     }
 
+    /// With `false`, a delta chunk states each counter's first value in full
+    /// instead of carrying on from the chunk before (its frame kind stays the
+    /// delta chunk's, so seeks still start at the key chunks every
+    /// [`format::KEY_EVERY`]). Carrying is smaller (about a fifth of an hour of
+    /// counters), but a delta chunk that carries reads only after the chunk
+    /// before it: damage to one chunk then also costs the delta chunks up to
+    /// the next key chunk. The app's recorder turns carrying off, so a damaged
+    /// chunk costs its own values alone.
+    pub fn set_carry_counters(&mut self, carry: bool) {
+        self.carry = carry;
+    }
+
+    /// The index of the chunk a tick at `wall_ms` would open, or None when it
+    /// would join the chunk being filled.
+    pub fn opens_chunk(&self, wall_ms: i64) -> Option<usize> {
+        match self.pending.first() {
+            None => Some(self.chunks),
+            Some(t) if wall_ms.saturating_sub(t.wall_ms) >= format::CHUNK_SPAN_MS => {
+                Some(self.chunks + 1)
+            }
+            Some(_) => None,
+        }
+    }
+
     /// Whether a tick at `wall_ms` would be the first of a key chunk, which a
     /// reader seeking there decodes with nothing before it.
     pub fn opens_key_chunk(&self, wall_ms: i64) -> bool {
-        let index = match self.pending.first() {
-            None => self.chunks,
-            Some(t) if wall_ms.saturating_sub(t.wall_ms) >= format::CHUNK_SPAN_MS => {
-                self.chunks + 1
-            }
-            Some(_) => return false,
-        };
-        index.is_multiple_of(format::KEY_EVERY)
+        self.opens_chunk(wall_ms)
+            .is_some_and(|i| i.is_multiple_of(format::KEY_EVERY))
     }
 
     /// Records one tick; a series absent from `values` is recorded as absent.
@@ -223,14 +245,13 @@ impl RecordWriter {
             return Ok(());
         }
         let t0 = self.pending[0].wall_ms;
-        let ctx = self
-            .ctx
-            .as_ref()
-            .filter(|_| !self.chunks.is_multiple_of(format::KEY_EVERY));
-        let kind = if ctx.is_some() {
-            FrameKind::DeltaChunk
-        } else {
+        let key = self.chunks.is_multiple_of(format::KEY_EVERY);
+        let ctx = self.ctx.as_ref().filter(|_| !key && self.carry);
+        // The first chunk has no context and is a key chunk anyway.
+        let kind = if key || self.ctx.is_none() {
             FrameKind::Chunk
+        } else {
+            FrameKind::DeltaChunk
         };
         let payload = format::compress(&format::encode_chunk(&self.pending, ctx));
         self.append(&format::encode_frame(kind, t0, &payload))?;

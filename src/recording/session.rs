@@ -10,6 +10,30 @@
 //! A slot is one stream of inputs (the disk samples, one cell's events, ...).
 //! Shapes are stated again in the first tick of each stream after the start of
 //! a key chunk, so a reader seeking to a key chunk needs nothing before it.
+//!
+//! A SAME blob also carries the CRC32 of the shape it means, which an older
+//! strata does not read (it reads the slot and stops):
+//!
+//! ```text
+//! blob = 0 · uvarint slot · u32 crc32(shape JSON)   (older recordings: no CRC)
+//! ```
+//!
+//! So that damage to one chunk costs little more than that chunk:
+//! - every chunk states its counters' first values (the writer does not carry
+//!   them from the chunk before), so each chunk's values read alone;
+//! - the shapes and the meta tick are stated again at the start of each of the
+//!   chunks that open in the first ten minutes ([`RESTATE_ALL_MS`]) and of
+//!   every key chunk after, so damage at the start of a recording does not
+//!   lose the rest;
+//! - a SAME tick is joined only with the shape its CRC names: after damage
+//!   that took a new shape, the slot's older shape is not used for it; its
+//!   ticks are passed over (with a notice) until the shape is stated again.
+//!
+//! The bound: a damaged byte costs the chunk it is in (a minute at most) and,
+//! for a stream whose shape changed in that chunk, that stream's ticks up to
+//! its next statement (the next key chunk, at most ten minutes on). An older
+//! strata passes over a restated meta tick as over the first, and reads the
+//! chunks as it always did.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -42,9 +66,16 @@ const SAME: u8 = 0;
 const NEW: u8 = 1;
 const META: u8 = 2;
 
+/// See the module's comment: every chunk that opens in the first ten minutes
+/// states everything again, as key chunks (every [`format::KEY_EVERY`]th) do
+/// all along.
+pub const RESTATE_ALL_MS: i64 = format::KEY_EVERY as i64 * format::CHUNK_SPAN_MS;
+
 struct Stream {
     slot: u32,
     last: Option<Shape>,
+    /// CRC32 of `last`'s JSON, which a SAME blob carries.
+    crc: u32,
 }
 
 /// Writes inputs to a recording.
@@ -53,6 +84,9 @@ pub struct Recorder {
     path: PathBuf,
     series: HashMap<String, u32>,
     streams: HashMap<String, Stream>,
+    /// The meta tick's blob, stated again (see [`RESTATE_ALL_MS`]).
+    meta: Vec<u8>,
+    started_ms: i64,
 }
 
 impl Recorder {
@@ -69,14 +103,19 @@ impl Recorder {
         existing: Existing,
     ) -> Result<Recorder, RecordError> {
         let mut writer = RecordWriter::create_in(path, meta.started_ms, &[], existing)?;
+        // About a fifth more bytes of counters (each one's first value in full
+        // each minute), for values whose loss is bounded by the damaged chunk.
+        writer.set_carry_counters(false);
         let mut blob = vec![META];
         blob.extend(serde_json::to_vec(meta).map_err(RecordError::encode)?);
-        writer.push_with(meta.started_ms, &[], blob)?;
+        writer.push_with(meta.started_ms, &[], blob.clone())?;
         Ok(Recorder {
             writer,
             path: path.to_path_buf(),
             series: HashMap::new(),
             streams: HashMap::new(),
+            meta: blob,
+            started_ms: meta.started_ms,
         })
     }
 
@@ -135,7 +174,13 @@ impl Recorder {
             self.writer.add_marker(*wall_ms, label)?;
         }
         let key = self.writer.opens_key_chunk(wall_ms);
-        if key {
+        // By time, not by chunk index: new series at start-up each commit
+        // a short chunk, which would use up the first chunks in seconds.
+        let early = wall_ms.saturating_sub(self.started_ms) < RESTATE_ALL_MS;
+        let restate = key || (early && self.writer.opens_chunk(wall_ms).is_some());
+        if restate {
+            // It opens the chunk; the input joins it.
+            self.writer.push_with(wall_ms, &[], self.meta.clone())?;
             for s in self.streams.values_mut() {
                 s.last = None;
             }
@@ -144,15 +189,19 @@ impl Recorder {
         let st = self.streams.entry(stream).or_insert(Stream {
             slot: slots,
             last: None,
+            crc: 0,
         });
-        let mut blob = Vec::with_capacity(8);
+        let mut blob = Vec::with_capacity(12);
         if st.last.as_ref() == Some(&shape) {
             blob.push(SAME);
             format::put_uvarint(&mut blob, u64::from(st.slot));
+            blob.extend_from_slice(&st.crc.to_le_bytes());
         } else {
             blob.push(NEW);
             format::put_uvarint(&mut blob, u64::from(st.slot));
-            blob.extend(serde_json::to_vec(&shape).map_err(RecordError::encode)?);
+            let json = serde_json::to_vec(&shape).map_err(RecordError::encode)?;
+            st.crc = crc32fast::hash(&json);
+            blob.extend(json);
             st.last = Some(shape);
         }
         self.writer.push_with(wall_ms, &values, blob)?;
@@ -173,6 +222,8 @@ enum SlotShape {
 
 struct Slot {
     shape: SlotShape,
+    /// CRC32 of the shape's JSON: a SAME tick naming another is not joined.
+    crc: u32,
     /// Its ticks are inputs a seek keeps from before its window.
     kept: bool,
 }
@@ -238,12 +289,29 @@ pub struct Player {
     /// seek keeps from before its window.
     kept_series: HashSet<u32>,
     peeked: Option<(i64, Input)>,
+    /// Why the last tick skipped was: skips for one reason (every tick of a
+    /// stream whose shape damage took) are noticed once.
+    last_skip: Option<String>,
     /// What went wrong while reading, for the user; reading goes on after a
-    /// tick that does not decode and stops at damage.
+    /// tick that does not decode and past damage.
     pub notices: Vec<String>,
     /// Time of the first and of the last tick.
     pub start_ms: i64,
     pub end_ms: i64,
+}
+
+/// A gap named by its time range, for the user: export, summary and replay
+/// print it with the other notices.
+pub fn gap_notice(g: &crate::record::Gap) -> String {
+    let at =
+        |ms: Option<i64>, none: &str| ms.map_or(none.to_owned(), crate::format::local_datetime);
+    format!(
+        "gap: what was recorded after {} and before {} is lost (recording bytes {} to {})",
+        at(g.last_before_ms, "the start"),
+        at(g.first_after_ms, "the end"),
+        g.offset,
+        g.end
+    )
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -279,17 +347,21 @@ impl Player {
     }
 
     fn with_reader(path: &Path, reader: RecordReader) -> Result<Player, OpenError> {
-        let notices: Vec<String> = reader.notices().iter().map(ToString::to_string).collect();
-        let mut cursor = reader.cursor_at(i64::MIN, i64::MIN);
-        let meta = match cursor.next(&reader) {
-            Some(Ok(t)) if t.blob.first() == Some(&META) => {
-                serde_json::from_slice::<Meta>(&t.blob[1..]).ok()
-            }
-            _ => None,
-        };
+        let mut notices: Vec<String> = reader.notices().iter().map(ToString::to_string).collect();
+        notices.extend(reader.gaps().iter().map(gap_notice));
+        // The first meta tick that reads: the first tick, unless the first
+        // chunk is damaged, then a restated one (see [`META_EVERY`]).
+        let mut search = reader.cursor_at(i64::MIN, i64::MIN);
+        let meta = std::iter::from_fn(|| search.next(&reader))
+            .filter_map(Result::ok)
+            .find_map(|t| match t.blob.split_first() {
+                Some((&META, json)) => serde_json::from_slice::<Meta>(json).ok(),
+                _ => None,
+            });
         let Some(meta) = meta else {
             return Err(OpenError::NoMeta(path.to_path_buf()));
         };
+        let cursor = reader.cursor_at(i64::MIN, i64::MIN);
         let start_ms = meta.started_ms;
         // From the last chunk's times alone: a jump to the end decodes what
         // it needs, and opening decodes nothing more.
@@ -307,6 +379,7 @@ impl Player {
             slots: HashMap::new(),
             kept_series,
             peeked: None,
+            last_skip: None,
             notices,
             start_ms,
             end_ms,
@@ -320,6 +393,26 @@ impl Player {
     /// Chunk start times: where the timeline shows gaps.
     pub fn chunk_times(&self) -> Vec<i64> {
         self.reader.chunks().iter().map(|c| c.t0).collect()
+    }
+
+    /// The stretches lost to damage, as (last tick read before, first after):
+    /// what was lost lies strictly between. An open end is the recording's.
+    pub fn damage(&self) -> Vec<(i64, i64)> {
+        self.reader
+            .gaps()
+            .iter()
+            .map(|g| {
+                (
+                    g.last_before_ms.unwrap_or(self.start_ms),
+                    g.first_after_ms.unwrap_or(self.end_ms),
+                )
+            })
+            .collect()
+    }
+
+    /// The reader under the player: its gaps, chunks and catalogue.
+    pub fn reader(&self) -> &RecordReader {
+        &self.reader
     }
 
     /// The next input is the first at or after `wall_ms`'s key chunk.
@@ -375,13 +468,13 @@ impl Player {
         }
     }
 
-    /// The next tick; None at the end or at damage, which is noticed.
+    /// The next tick; None at the end. A chunk that does not decode is
+    /// noticed and passed over.
     fn next_tick(&mut self) -> Option<Tick> {
-        match self.cursor.next(&self.reader)? {
-            Ok(t) => Some(t),
-            Err(n) => {
-                self.notices.push(n.to_string());
-                None
+        loop {
+            match self.cursor.next(&self.reader)? {
+                Ok(t) => return Some(t),
+                Err(n) => self.notices.push(n.to_string()),
             }
         }
     }
@@ -399,9 +492,15 @@ impl Player {
         })
     }
 
+    /// One notice for a run of ticks skipped for the same reason (after
+    /// damage, every tick of a stream until its shape is stated again).
     fn skipped(&mut self, tick: &Tick, e: String) {
+        if self.last_skip.as_ref() == Some(&e) {
+            return;
+        }
         self.notices
             .push(format!("a tick at {} ms is skipped: {e}", tick.wall_ms));
+        self.last_skip = Some(e);
     }
 
     /// A tick's input: its slot's shape joined with its values.
@@ -438,13 +537,24 @@ impl Player {
                     .values
                     .iter()
                     .any(|(id, _)| self.kept_series.contains(id));
-                let shape = SlotShape::Stated(rest[used..].to_vec());
-                self.slots.insert(slot, Slot { shape, kept });
+                let json = &rest[used..];
+                let crc = crc32fast::hash(json);
+                let shape = SlotShape::Stated(json.to_vec());
+                self.slots.insert(slot, Slot { shape, crc, kept });
             }
-            SAME if !self.slots.contains_key(&slot) => {
-                return Err("its shape was never stated (a damaged chunk before it)".into());
+            SAME => {
+                let Some(s) = self.slots.get(&slot) else {
+                    return Err("its shape was never stated (a damaged chunk before it)".into());
+                };
+                // Older recordings carry no CRC; the shape is then the slot's.
+                if let Some(crc) = rest.get(used..used + 4)
+                    && s.crc.to_le_bytes() != crc
+                {
+                    return Err(
+                        "its shape was stated in a damaged chunk (until it is stated again)".into(),
+                    );
+                }
             }
-            SAME => {}
             _ => return Err(format!("unknown blob tag {tag}")),
         }
         Ok(Some(slot))
@@ -596,6 +706,14 @@ mod tests {
         rec.close().unwrap();
         let ticks = RecordReader::open(&path).unwrap().read_all().ticks;
         let stated = ticks.iter().filter(|t| t.blob.first() == Some(&NEW));
-        assert_eq!((ticks.len(), stated.count()), (101, 2));
+        // Each new stream's series commit a chunk, and a chunk that opens in
+        // the first ten minutes states the meta and every shape again: the
+        // meta twice more, and the sample's shape once more (for the chunk
+        // the round trip's series opened).
+        let metas = ticks.iter().filter(|t| t.blob.first() == Some(&META));
+        assert_eq!(
+            (ticks.len(), stated.count(), metas.count()),
+            (101 + 2, 2 + 1, 3)
+        );
     }
 }
