@@ -140,6 +140,40 @@ impl RecordReader {
         Ok(r)
     }
 
+    /// Passes over an intact frame (its CRC matched, so its length field is
+    /// the writer's) of a kind a later strata writes; returns its length.
+    fn skip_unknown(&mut self, pos: usize, kind: u8) -> usize {
+        let n = self.data[pos..pos + 4]
+            .try_into()
+            .map_or(self.data.len() - pos, |b: [u8; 4]| {
+                format::FRAME_HEADER_LEN + u32::from_le_bytes(b) as usize
+            });
+        self.note(
+            NoticeSource::Segment,
+            pos as u64,
+            format!("a frame of kind {kind}, which a later strata writes, is skipped"),
+        );
+        n
+    }
+
+    /// A catalogue frame's series; a second definition of one is noted.
+    fn define(&mut self, pos: usize, defs: Vec<SeriesDef>) {
+        for d in defs {
+            if self.catalogue.iter().any(|c| c.id == d.id) {
+                self.note(
+                    NoticeSource::Segment,
+                    pos as u64,
+                    format!(
+                        "series {} defined twice; the first definition is kept",
+                        d.id
+                    ),
+                );
+            } else {
+                self.catalogue.push(d);
+            }
+        }
+    }
+
     /// Walks the frames; returns the offset just past the last good one.
     ///
     /// Damage does not end the walk: from a frame that fails, the walk looks at
@@ -179,18 +213,7 @@ impl RecordReader {
                 },
                 // Intact (its CRC matched) but of a kind a later strata writes.
                 Err(format::FormatError::UnknownFrameKind { kind, .. }) => {
-                    // Its CRC matched: its length field is the writer's.
-                    let n = self.data[pos..pos + 4]
-                        .try_into()
-                        .map_or(len - pos, |b: [u8; 4]| {
-                            format::FRAME_HEADER_LEN + u32::from_le_bytes(b) as usize
-                        });
-                    self.note(
-                        NoticeSource::Segment,
-                        pos as u64,
-                        format!("a frame of kind {kind}, which a later strata writes, is skipped"),
-                    );
-                    pos += n;
+                    pos += self.skip_unknown(pos, kind);
                     continue;
                 }
                 Err(e) => Err(e),
@@ -217,20 +240,7 @@ impl RecordReader {
                 self.damaged(from, pos, why);
                 carry = false;
             }
-            for d in defs {
-                if self.catalogue.iter().any(|c| c.id == d.id) {
-                    self.note(
-                        NoticeSource::Segment,
-                        pos as u64,
-                        format!(
-                            "series {} defined twice; the first definition is kept",
-                            d.id
-                        ),
-                    );
-                } else {
-                    self.catalogue.push(d);
-                }
-            }
+            self.define(pos, defs);
             let end = pos + h.total_len() as usize;
             match h.kind {
                 FrameKind::Catalogue => {}
