@@ -9,6 +9,7 @@
 //! the samples of the chunks the damage leaves whole (less the first such
 //! sample's, which is then only a baseline). Rows at a sample whose previous
 //! sample also survived must be the undamaged rows, byte for byte.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
