@@ -166,20 +166,9 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{s:?} is not a size of at least 16k (e.g. 100M, 2G)"))
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum)]
-pub enum BatchPanel {
-    Disks,
-    /// The kernel NFS client's mounts, as nfsiostat.
-    Nfs,
-    /// The page cache (meminfo, vmstat) and the residency of --cache-files.
-    Cache,
-    /// nicstat figures per interface; bond warnings in JSON and CSV.
-    Nics,
-    /// Storage cells over SSH: a line per cell (state, round trip, DISK and FLASH) and one over all cells.
-    Cells,
-    /// Oracle Direct NFS per database (--db): text as mondnfs prints it (time|iops), JSON and CSV with every figure.
-    Dnfs,
-}
+/// A panel of `strata batch` and `strata export`: one per layer, named by
+/// the registry.
+pub use crate::layers::LayerId as BatchPanel;
 
 /// Which devices and interfaces `strata batch` and `strata export` list,
 /// and in which units.

@@ -18,6 +18,7 @@ pub mod event_loop;
 pub mod export;
 pub mod format;
 pub mod frame_log;
+pub mod layers;
 pub mod live;
 pub mod model;
 pub mod parse;

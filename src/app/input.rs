@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::cells::CellRestate;
 use super::state::App;
 use crate::core::host::SelfUsage;
+use crate::layers::LayerId;
 use crate::source::cache::CacheSample;
 use crate::source::cells::CellEvent;
 use crate::source::disks::DiskSample;
@@ -72,6 +73,33 @@ impl Input {
             Input::CellRestate(r) => format!("restate{}", r.cell),
             Input::Clock { .. } => "clock".into(),
             Input::Marker { .. } => "marker".into(),
+        }
+    }
+}
+
+impl Input {
+    /// The layer an input belongs to, if it is one layer's.
+    pub fn layer(&self) -> Option<LayerId> {
+        match self {
+            Input::Disks(_) => Some(LayerId::Disks),
+            Input::Nfs(_) => Some(LayerId::Nfs),
+            Input::Cache(_) => Some(LayerId::Cache),
+            Input::Nics(_) => Some(LayerId::Nics),
+            Input::Cell(_) | Input::CellRestate(_) => Some(LayerId::Cells),
+            Input::Db(_) => Some(LayerId::Dnfs),
+            Input::Clock { .. } | Input::Marker { .. } => None,
+        }
+    }
+
+    /// A host layer's "no sample, because": `None` for the layers whose
+    /// failures are events of their own (a cell's, a database's).
+    pub fn failed(layer: LayerId, why: String) -> Option<Input> {
+        match layer {
+            LayerId::Disks => Some(Input::Disks(Err(why))),
+            LayerId::Nfs => Some(Input::Nfs(Err(why))),
+            LayerId::Cache => Some(Input::Cache(Err(why))),
+            LayerId::Nics => Some(Input::Nics(Err(why))),
+            LayerId::Cells | LayerId::Dnfs => None,
         }
     }
 }

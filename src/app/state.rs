@@ -9,6 +9,7 @@ use super::nfs::{NFS_HISTORY, NFS_TABLE};
 use super::nics::{NIC_HISTORY, NIC_TABLE, WIRE_ENTITY};
 use crate::config::{Config, Units};
 use crate::core::host::{HostInfo, SelfUsage};
+use crate::layers::LayerId;
 use crate::model::cache::{CacheBaseline, CacheTick, FileCol};
 use crate::model::disk::{DISK_COLS, DiskCol};
 use crate::model::disk_tick::{Baseline, DiskRow, DiskTick};
@@ -62,16 +63,21 @@ impl Panel {
         Panel::Databases,
     ];
 
-    pub fn title(self) -> &'static str {
+    /// The layer a tab shows; the overview is every layer's.
+    pub fn layer(self) -> Option<LayerId> {
         match self {
-            Panel::Overview => "Overview",
-            Panel::Disks => "Disks",
-            Panel::Cache => "Cache",
-            Panel::Nfs => "NFS",
-            Panel::Nics => "NICs",
-            Panel::Cells => "Cells",
-            Panel::Databases => "Databases",
+            Panel::Overview => None,
+            Panel::Disks => Some(LayerId::Disks),
+            Panel::Cache => Some(LayerId::Cache),
+            Panel::Nfs => Some(LayerId::Nfs),
+            Panel::Nics => Some(LayerId::Nics),
+            Panel::Cells => Some(LayerId::Cells),
+            Panel::Databases => Some(LayerId::Dnfs),
         }
+    }
+
+    pub fn title(self) -> &'static str {
+        self.layer().map_or("Overview", |l| l.def().title)
     }
 }
 

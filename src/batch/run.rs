@@ -14,32 +14,7 @@ use crate::source::host::host_info;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-/// One reading of a panel's source, with the report it makes over the
-/// interval since the previous reading.
-#[derive(Debug, Default)]
-pub struct Sampled {
-    /// The source's own clock (/proc/uptime), in centiseconds.
-    pub uptime_cs: u64,
-    /// Wall-clock time of the reading, ms since the Unix epoch.
-    pub wall_ms: i64,
-    /// Lines of the source that were skipped.
-    pub rejected: Vec<ParseError>,
-    /// This interval's report in the chosen format; `None` on the first
-    /// reading and when the clock did not advance (or went back).
-    pub report: Option<String>,
-}
-
-/// A panel's batch printer: it owns its source, its baseline, the format
-/// and the selection, and turns each reading into a report.
-pub trait Report {
-    /// The panel's name, as typed after `strata batch`.
-    fn panel(&self) -> &'static str;
-    /// The first line of a CSV output.
-    fn csv_header(&self) -> String;
-    /// Reads the source once at `wall_ms` and reports over the interval
-    /// since the previous reading.
-    fn sample(&mut self, wall_ms: i64) -> Result<Sampled, SourceError>;
-}
+pub use crate::layers::report::{Report, Sampled};
 
 /// `strata batch disks`: iostat -x.
 pub struct DiskReport {
