@@ -52,9 +52,9 @@ fn main() {
             for m in &messages {
                 eprintln!("strata: {m}");
             }
-            let source = strata::source::nics::NicSource::new(fs.clone());
+            let source = strata::layers::nics::source::NicSource::new(fs.clone());
             let mut panel =
-                strata::batch::nics::NicReport::new(source, format, devices.all_devices);
+                strata::layers::nics::report::NicReport::new(source, format, devices.all_devices);
             std::process::exit(run_report(&mut panel, &fs, interval, count, format));
         }
         Some(Command::Batch {
@@ -278,7 +278,7 @@ fn live_app(
         disks: DiskSource::new(fs.clone()),
         nfs: NfsSource::new(fs.clone()),
         cache: CacheSource::new(fs.clone(), app.config.cache_files.clone()),
-        nics: strata::source::nics::NicSource::new(fs.clone()),
+        nics: strata::layers::nics::source::NicSource::new(fs.clone()),
         cells: cell_opts,
     };
     (app, sources)

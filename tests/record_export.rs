@@ -15,7 +15,6 @@ use strata::app::{Input, SelfUsage};
 use strata::batch::Format;
 use strata::batch::disks::Selection;
 use strata::batch::nfs::NfsReport;
-use strata::batch::nics::NicReport;
 use strata::batch::run::{DiskReport, Report};
 use strata::cli::BatchPanel;
 use strata::config::Config;
@@ -23,12 +22,13 @@ use strata::core::rootfs::RootFs;
 use strata::export::cmd::{ExportArgs, run_export, run_summary};
 use strata::export::summary::{Summary, stats, summarize};
 use strata::export::window::between_markers;
+use strata::layers::nics::report::NicReport;
+use strata::layers::nics::source::NicSource;
 use strata::recording::control::meta_of;
 use strata::recording::session::{Player, Recorder};
 use strata::source::cells::{CellEvent, CellStatus};
 use strata::source::disks::DiskSource;
 use strata::source::nfs::NfsSource;
-use strata::source::nics::NicSource;
 
 const T0: i64 = 1_795_000_000_000;
 /// Samples: over a minute, so the file holds several chunks.
@@ -138,7 +138,11 @@ fn record_into(dir: &Path) -> Fixture {
                 strata::batch::disks::csv_header(units),
                 d,
             ),
-            (BatchPanel::Nics, strata::batch::nics::csv_header(), n),
+            (
+                BatchPanel::Nics,
+                strata::layers::nics::report::csv_header(),
+                n,
+            ),
             (BatchPanel::Nfs, strata::batch::nfs::csv_header(), f),
         ],
     }

@@ -6,7 +6,6 @@ pub mod cells;
 pub mod disks;
 pub mod dnfs;
 pub mod nfs;
-pub mod nics;
 pub mod run;
 
 // The formats and helpers every layer's report uses live with the layers;

@@ -25,14 +25,14 @@ use crate::app::nics::{NicFig, nic_figure, nic_listed};
 use crate::batch::{Format, csv_field, printable};
 use crate::cli::BatchPanel;
 use crate::format::{self, UNKNOWN};
+use crate::layers::nics::model::NicCol;
+use crate::layers::nics::tick::NicTick;
 use crate::model::cache::{CacheCol, CacheTick};
 use crate::model::cells::GroupCol;
 use crate::model::disk::DiskCol;
 use crate::model::disk_tick::DiskTick;
 use crate::model::nfs::{NfsMountCol, NfsOpCol};
 use crate::model::nfs_tick::NfsTick;
-use crate::model::nic::NicCol;
-use crate::model::nic_tick::NicTick;
 use crate::recording::session::Player;
 
 /// Statistics of the known values of a figure.

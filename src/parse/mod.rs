@@ -3,7 +3,6 @@
 //! Local files, text read from a remote host and test fixtures all go through
 //! these functions, so a figure means the same thing whatever its origin.
 
-pub mod bonding;
 pub mod cell_stream;
 pub mod cellcli;
 pub mod diskstats;
@@ -11,8 +10,6 @@ pub mod dnfs_sample;
 pub mod meminfo;
 pub mod mountinfo;
 pub mod mountstats;
-pub mod net_sysfs;
-pub mod netdev;
 pub mod route;
 pub mod sql_rows;
 pub mod uptime;

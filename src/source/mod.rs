@@ -7,7 +7,6 @@ pub mod disks;
 pub mod dnfs;
 pub mod host;
 pub mod nfs;
-pub mod nics;
 pub mod residency;
 
 // The root file system reads return it, so it lives in core with them.

@@ -263,7 +263,7 @@ fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
 /// The wire: what the physical interfaces carry, then each bond (its
 /// warnings first) and the busiest interfaces.
 fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
-    use crate::model::nic::NicCol;
+    use crate::layers::nics::model::NicCol;
     let t = &app.theme;
     let block = panel_block(" Wire · NICs and bonds ", t, false);
     let inner = block.inner(area);
@@ -274,7 +274,7 @@ fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
     let Some(tick) = app.nics.tick() else {
         return;
     };
-    let get = |r: Option<&crate::model::nic::NicRates>, c| r.and_then(|r| r.get(c));
+    let get = |r: Option<&crate::layers::nics::model::NicRates>, c| r.and_then(|r| r.get(c));
     let mb = |v: Option<f64>| format::fit(v.map(|x| x / 1024.0), 8, 1);
     let pk = |v: Option<f64>| format::fit(v, 8, 0);
     let total = tick.total.as_ref();
@@ -303,7 +303,7 @@ fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
         ];
         if let Some(w) = b.warnings.first() {
             let style = match w {
-                crate::model::bond::BondWarning::BondMiiDown { .. } => t.crit,
+                crate::layers::nics::bond::BondWarning::BondMiiDown { .. } => t.crit,
                 _ => t.warn,
             };
             let more = match b.warnings.len() {

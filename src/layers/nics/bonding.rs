@@ -11,8 +11,8 @@
 //! LACP PDUs); of these only the active aggregator's ID is read. A known
 //! key whose value cannot be read is rejected by line; the rest is kept.
 
-use super::ParseError;
 use super::net_sysfs::{Duplex, parse_duplex};
+use crate::parse::ParseError;
 use serde::{Deserialize, Serialize};
 
 /// The bonding mode, from the name `bond_mode_name()` prints.

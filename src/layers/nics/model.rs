@@ -26,8 +26,8 @@
 //!   be told from a reset, so no wrap is assumed either way;
 //! - strata adds errors and drops per second each way.
 
-use crate::parse::net_sysfs::Duplex;
-use crate::parse::netdev::NetDevCounters;
+use super::net_sysfs::Duplex;
+use super::netdev::NetDevCounters;
 
 /// One figure of an interface over an interval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -2,10 +2,10 @@
 //! the wire and the bonds.
 
 use super::bond::{BondBaseline, BondRow};
-use super::last_seen::LastSeen;
-use super::nic::{LinkSpeed, NicDelta, NicRates};
-use crate::parse::netdev::NetDevCounters;
-use crate::source::nics::{LinkState, NicInfo, NicKind, NicSample};
+use super::model::{LinkSpeed, NicDelta, NicRates};
+use super::netdev::NetDevCounters;
+use super::source::{LinkState, NicInfo, NicKind, NicSample};
+use crate::model::last_seen::LastSeen;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -144,10 +144,10 @@ fn total(itv_cs: Option<u64>, rows: &[NicRow]) -> Option<NicRates> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::nic::NicCol;
-    use crate::parse::bonding::parse_bonding;
-    use crate::parse::net_sysfs::{Duplex, OperState};
-    use crate::source::nics::{NicCatalogue, NicReading};
+    use crate::layers::nics::bonding::parse_bonding;
+    use crate::layers::nics::model::NicCol;
+    use crate::layers::nics::net_sysfs::{Duplex, OperState};
+    use crate::layers::nics::source::{NicCatalogue, NicReading};
 
     fn info(name: &str, kind: NicKind) -> (String, Arc<NicInfo>) {
         let i = NicInfo {

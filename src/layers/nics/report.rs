@@ -4,7 +4,7 @@
 //! STYLE_FULL): the same header, widths and magnitude-dependent decimals
 //! (`precision()`: 2 below 100, 1 below 100000, else 0; `precision4()` for
 //! %Util: 2 below 10, 1 below 100, else 0). Unknown figures print as "–"
-//! where nicstat prints 0.00 or garbage (model::nic says when). The header
+//! where nicstat prints 0.00 or garbage (layers::nics::model says when). The header
 //! heads every report (nicstat repeats it every report when it shows more
 //! than one interface), and a bond's warnings follow the rows, one per
 //! line: `time  bond0 ! slave eth1: MII status down`.
@@ -12,14 +12,14 @@
 //! JSON lines and CSV carry every figure at full precision, with the
 //! interface's kind, link and, for a bond, its mode, slaves and warnings.
 
-use super::run::{Report, Sampled};
-use super::{Format, json_str, printable};
+use super::bond::BondRow;
+use super::model::{NIC_COLS, NicCol};
+use super::source::NicSource;
+use super::tick::{NicBaseline, NicRow, NicTick};
 use crate::format::{self, UNKNOWN};
-use crate::model::bond::BondRow;
-use crate::model::nic::{NIC_COLS, NicCol};
-use crate::model::nic_tick::{NicBaseline, NicRow, NicTick};
+use crate::layers::report::{Format, json_str, printable};
+use crate::layers::report::{Report, Sampled};
 use crate::source::SourceError;
-use crate::source::nics::NicSource;
 use std::fmt::Write as _;
 
 /// nicstat's `precision()`: decimals by magnitude.
@@ -309,8 +309,8 @@ impl Report for NicReport {
 mod tests {
     use super::*;
     use crate::core::rootfs::RootFs;
-    use crate::model::nic::NicRates;
-    use crate::source::nics::LinkState;
+    use crate::layers::nics::model::NicRates;
+    use crate::layers::nics::source::LinkState;
 
     fn row(name: &str, rates: Option<NicRates>) -> NicRow {
         NicRow {

@@ -32,16 +32,16 @@
 //! namespace under the same index as its own reads as "virtual" (netlink's
 //! IFLA_INFO_KIND would tell; sysfs does not).
 
-use super::SourceError;
-use crate::core::rootfs::RootFs;
-use crate::parse::ParseError;
-use crate::parse::bonding::{BondInfo, parse_bonding};
-use crate::parse::net_sysfs::{
+use super::bonding::{BondInfo, parse_bonding};
+use super::net_sysfs::{
     Duplex, OperState, parse_duplex, parse_operstate, parse_speed_mbps, uevent_value,
 };
-use crate::parse::netdev::{NetDevCounters, parse_net_dev};
+use super::netdev::{NetDevCounters, parse_net_dev};
+use crate::core::rootfs::RootFs;
+use crate::parse::ParseError;
 use crate::parse::route::{Route, parse_route};
 use crate::parse::uptime::parse_uptime_cs;
+use crate::source::SourceError;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 

@@ -18,9 +18,9 @@
 //! "While strata watched" compares with the first reading of each bond and
 //! slave; a slave whose count fell was enslaved again and is read afresh.
 
-use super::nic::NicRates;
-use crate::parse::bonding::{BondInfo, BondMode, BondSlave, MiiStatus};
-use crate::source::nics::LinkState;
+use super::bonding::{BondInfo, BondMode, BondSlave, MiiStatus};
+use super::model::NicRates;
+use super::source::LinkState;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -280,7 +280,7 @@ fn slave_warnings(b: &BondInfo, s: &BondSlave, since: Option<u64>, out: &mut Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::bonding::parse_bonding;
+    use crate::layers::nics::bonding::parse_bonding;
 
     fn bond(text: &str) -> BondInfo {
         parse_bonding(text, "bond0", "b").0
