@@ -38,11 +38,11 @@ use std::time::{Duration, Instant};
 use strata::app::{Action, App, HostInfo};
 use strata::config::Config;
 use strata::core::rootfs::RootFs;
+use strata::layers::nfs::source::NfsSource;
 use strata::layers::nics::source::NicSource;
 use strata::parse::diskstats::{DiscardCounters, DiskCounters, FlushCounters};
 use strata::source::cache::CacheSource;
 use strata::source::disks::{DiskSample, DiskSource};
-use strata::source::nfs::NfsSource;
 use strata::source::residency::Method;
 use strata::theme::Theme;
 

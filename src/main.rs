@@ -6,11 +6,11 @@ use strata::batch::disks::Selection;
 use strata::batch::run::{DiskReport, run_report};
 use strata::cli::{BatchPanel, Cli, Command};
 use strata::core::rootfs::RootFs;
+use strata::layers::nfs::source::NfsSource;
 use strata::source::cache::CacheSource;
 use strata::source::cells::target::{CellTarget, Given, assemble};
 use strata::source::cells::{CellOptions, PassphraseStore};
 use strata::source::disks::DiskSource;
-use strata::source::nfs::NfsSource;
 
 fn main() {
     let cli = Cli::parse();
@@ -67,7 +67,7 @@ fn main() {
                 eprintln!("strata: {m}");
             }
             let source = NfsSource::new(fs.clone());
-            let mut panel = strata::batch::nfs::NfsReport::new(source, format);
+            let mut panel = strata::layers::nfs::report::NfsReport::new(source, format);
             std::process::exit(run_report(&mut panel, &fs, interval, count, format));
         }
         Some(Command::Batch {

@@ -14,7 +14,6 @@ use std::sync::OnceLock;
 use strata::app::{Input, SelfUsage};
 use strata::batch::Format;
 use strata::batch::disks::Selection;
-use strata::batch::nfs::NfsReport;
 use strata::batch::run::{DiskReport, Report};
 use strata::cli::BatchPanel;
 use strata::config::Config;
@@ -22,13 +21,14 @@ use strata::core::rootfs::RootFs;
 use strata::export::cmd::{ExportArgs, run_export, run_summary};
 use strata::export::summary::{Summary, stats, summarize};
 use strata::export::window::between_markers;
+use strata::layers::nfs::report::NfsReport;
+use strata::layers::nfs::source::NfsSource;
 use strata::layers::nics::report::NicReport;
 use strata::layers::nics::source::NicSource;
 use strata::recording::control::meta_of;
 use strata::recording::session::{Player, Recorder};
 use strata::source::cells::{CellEvent, CellStatus};
 use strata::source::disks::DiskSource;
-use strata::source::nfs::NfsSource;
 
 const T0: i64 = 1_795_000_000_000;
 /// Samples: over a minute, so the file holds several chunks.
@@ -143,7 +143,11 @@ fn record_into(dir: &Path) -> Fixture {
                 strata::layers::nics::report::csv_header(),
                 n,
             ),
-            (BatchPanel::Nfs, strata::batch::nfs::csv_header(), f),
+            (
+                BatchPanel::Nfs,
+                strata::layers::nfs::report::csv_header(),
+                f,
+            ),
         ],
     }
 }

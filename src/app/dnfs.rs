@@ -192,9 +192,9 @@ impl super::App {
     /// current dNFS figures, each NIC's, the kernel NFS client's and the
     /// block devices' totals. `None` without databases.
     pub fn path_line(&self) -> Option<PathLine> {
+        use crate::layers::nfs::model::NfsMountCol;
         use crate::layers::nics::model::NicCol;
         use crate::model::disk::DiskCol;
-        use crate::model::nfs::NfsMountCol;
         if self.dnfs.list.is_empty() {
             return None;
         }

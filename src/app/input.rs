@@ -8,12 +8,12 @@ use super::cells::CellRestate;
 use super::state::App;
 use crate::core::host::SelfUsage;
 use crate::layers::LayerId;
+use crate::layers::nfs::source::NfsSample;
 use crate::layers::nics::source::NicSample;
 use crate::source::cache::CacheSample;
 use crate::source::cells::CellEvent;
 use crate::source::disks::DiskSample;
 use crate::source::dnfs::DbEvent;
-use crate::source::nfs::NfsSample;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Input {

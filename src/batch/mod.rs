@@ -5,7 +5,6 @@ pub mod cache;
 pub mod cells;
 pub mod disks;
 pub mod dnfs;
-pub mod nfs;
 pub mod run;
 
 // The formats and helpers every layer's report uses live with the layers;

@@ -13,10 +13,11 @@ use std::io::Write;
 use super::walk::{Step, Walker};
 use super::window::Window;
 use crate::batch::disks::Selection;
-use crate::batch::{Format, cache, cells, disks, dnfs, nfs, run::banner};
+use crate::batch::{Format, cache, cells, disks, dnfs, run::banner};
 use crate::cli::BatchPanel;
 use crate::config::Units;
 use crate::format;
+use crate::layers::nfs::report as nfs;
 use crate::layers::nics::report as nics;
 use crate::recording::session::Player;
 

@@ -25,14 +25,14 @@ use crate::app::nics::{NicFig, nic_figure, nic_listed};
 use crate::batch::{Format, csv_field, printable};
 use crate::cli::BatchPanel;
 use crate::format::{self, UNKNOWN};
+use crate::layers::nfs::model::{NfsMountCol, NfsOpCol};
+use crate::layers::nfs::tick::NfsTick;
 use crate::layers::nics::model::NicCol;
 use crate::layers::nics::tick::NicTick;
 use crate::model::cache::{CacheCol, CacheTick};
 use crate::model::cells::GroupCol;
 use crate::model::disk::DiskCol;
 use crate::model::disk_tick::DiskTick;
-use crate::model::nfs::{NfsMountCol, NfsOpCol};
-use crate::model::nfs_tick::NfsTick;
 use crate::recording::session::Player;
 
 /// Statistics of the known values of a figure.
@@ -174,7 +174,7 @@ fn nfs(c: &mut Collector, t: &NfsTick) {
         ("w RTT ms", NfsFig::Op("WRITE", NfsOpCol::AvgRttMs), 1.0),
     ];
     for r in &t.rows {
-        let entity = crate::model::nfs_tick::mount_label(r);
+        let entity = crate::layers::nfs::tick::mount_label(r);
         for (name, fig, div) in FIGS {
             let v = match fig {
                 NfsFig::Op(op, NfsOpCol::AvgRttMs) => latency(

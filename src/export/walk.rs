@@ -9,10 +9,10 @@ use crate::app::Input;
 use crate::app::cells::Cells;
 use crate::app::dnfs::Dnfs;
 use crate::cli::BatchPanel;
+use crate::layers::nfs::tick::{NfsBaseline, NfsTick};
 use crate::layers::nics::tick::{NicBaseline, NicTick};
 use crate::model::cache::{CacheBaseline, CacheTick};
 use crate::model::disk_tick::{Baseline, DiskTick};
-use crate::model::nfs_tick::{NfsBaseline, NfsTick};
 use crate::recording::session::Meta;
 use crate::source::dnfs::{DbEvent, DbStatus};
 

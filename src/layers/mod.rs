@@ -9,6 +9,7 @@
 //! still take `&App` and so stay in app/ and ui/ until they take a state of
 //! their own (docs/adding-a-layer.md).
 
+pub mod nfs;
 pub mod nics;
 pub mod report;
 
@@ -172,7 +173,7 @@ macro_rules! sampler {
 }
 
 sampler!(crate::source::disks::DiskSource => crate::source::disks::DiskSample);
-sampler!(crate::source::nfs::NfsSource => crate::source::nfs::NfsSample);
+sampler!(crate::layers::nfs::source::NfsSource => crate::layers::nfs::source::NfsSample);
 sampler!(crate::source::cache::CacheSource => crate::source::cache::CacheSample);
 sampler!(crate::layers::nics::source::NicSource => crate::layers::nics::source::NicSample);
 

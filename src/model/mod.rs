@@ -10,5 +10,3 @@ pub mod disk_tick;
 pub mod dnfs;
 pub mod dnfs_path;
 pub mod last_seen;
-pub mod nfs;
-pub mod nfs_tick;

@@ -8,8 +8,6 @@ pub mod cellcli;
 pub mod diskstats;
 pub mod dnfs_sample;
 pub mod meminfo;
-pub mod mountinfo;
-pub mod mountstats;
 pub mod route;
 pub mod sql_rows;
 pub mod uptime;

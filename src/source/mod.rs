@@ -6,7 +6,6 @@ pub mod cells;
 pub mod disks;
 pub mod dnfs;
 pub mod host;
-pub mod nfs;
 pub mod residency;
 
 // The root file system reads return it, so it lives in core with them.

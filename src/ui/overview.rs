@@ -8,9 +8,9 @@ use crate::app::App;
 use crate::app::state::{TOTAL_ENTITY, history_index};
 use crate::config::Units;
 use crate::format;
+use crate::layers::nfs::tick::mount_label;
 use crate::model::disk::{ColKind, DiskCol};
 use crate::model::disk_tick::DiskRow;
-use crate::model::nfs_tick::mount_label;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -230,7 +230,7 @@ fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
         return;
     }
     use crate::app::nfs::{NfsFig, nfs_figure};
-    use crate::model::nfs::{NfsMountCol, NfsOpCol};
+    use crate::layers::nfs::model::{NfsMountCol, NfsOpCol};
     let fig = |r, f| format::fit(nfs_figure(r, f), 8, 2);
     let mut lines = vec![Line::from(Span::styled(
         format!(

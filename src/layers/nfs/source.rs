@@ -9,12 +9,12 @@
 //! Note that Oracle Direct NFS sends its own RPCs over its own sockets: its
 //! I/O is not in these counters (see the dNFS views for that).
 
-use super::SourceError;
+use super::mountinfo::{MountInfo, parse_mountinfo};
+use super::mountstats::{MountStats, NfsCounters, is_nfs, parse_mountstats};
 use crate::core::rootfs::RootFs;
 use crate::parse::ParseError;
-use crate::parse::mountinfo::{MountInfo, parse_mountinfo};
-use crate::parse::mountstats::{MountStats, NfsCounters, is_nfs, parse_mountstats};
 use crate::parse::uptime::parse_uptime_cs;
+use crate::source::SourceError;
 use std::collections::{HashMap, VecDeque};
 
 /// One NFS superblock: an export as mounted, however many mount points

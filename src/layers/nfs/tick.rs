@@ -2,10 +2,10 @@
 //! WRITE and whichever other RPC ops were active, and the sum of the
 //! mounts' byte figures.
 
-use super::last_seen::LastSeen;
-use super::nfs::{NfsMountDelta, NfsMountRates, NfsOpDelta, NfsOpRates};
-use crate::parse::mountstats::NfsCounters;
-use crate::source::nfs::{NfsMount, NfsSample};
+use super::model::{NfsMountDelta, NfsMountRates, NfsOpDelta, NfsOpRates};
+use super::mountstats::NfsCounters;
+use super::source::{NfsMount, NfsSample};
+use crate::model::last_seen::LastSeen;
 
 /// One RPC op of a mount over one interval.
 #[derive(Debug, Clone)]
@@ -173,9 +173,9 @@ fn total(rows: &[NfsRow], itv_cs: Option<u64>) -> Option<NfsMountRates> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::nfs::{NfsMountCol, NfsOpCol};
-    use crate::parse::mountstats::parse_mountstats;
-    use crate::source::nfs::group_mounts;
+    use crate::layers::nfs::model::{NfsMountCol, NfsOpCol};
+    use crate::layers::nfs::mountstats::parse_mountstats;
+    use crate::layers::nfs::source::group_mounts;
 
     /// A mount `age` seconds old that has read `reads` RPCs of 4 kB; every
     /// counter moves with `reads`.

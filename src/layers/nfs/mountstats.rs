@@ -27,7 +27,7 @@
 //! Lines with keys strata does not use (caps:, sec:, nfsv4:, fsc:, ...) are
 //! skipped, so new keys in future kernels do no harm.
 
-use super::{ParseError, Parsed};
+use crate::parse::{ParseError, Parsed};
 
 /// The `bytes:` line: what applications and the server moved, in bytes,
 /// and the pages read and written.

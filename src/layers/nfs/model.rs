@@ -40,7 +40,7 @@
 //!   the same server shares: like nfsiostat, strata shows the transport's
 //!   figures on each of them, and so has no sum of them across mounts.
 
-use crate::parse::mountstats::{NfsCounters, RpcOpCounters};
+use super::mountstats::{NfsCounters, RpcOpCounters};
 
 /// A per-mount figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -233,18 +233,19 @@ impl NfsMountDelta {
                 .iter()
                 .zip(&cur.xprts)
                 .all(|(p, c)| p.proto == c.proto);
-        let xprt_sum = |f: fn(&crate::parse::mountstats::XprtCounters) -> u64| -> Option<u64> {
-            if !same_transports || cur.xprts.is_empty() {
-                return None;
-            }
-            prev.xprts
-                .iter()
-                .zip(&cur.xprts)
-                .try_fold(0u64, |sum, (p, c)| {
-                    let d = f(c.counters.as_ref()?).checked_sub(f(p.counters.as_ref()?))?;
-                    sum.checked_add(d)
-                })
-        };
+        let xprt_sum =
+            |f: fn(&crate::layers::nfs::mountstats::XprtCounters) -> u64| -> Option<u64> {
+                if !same_transports || cur.xprts.is_empty() {
+                    return None;
+                }
+                prev.xprts
+                    .iter()
+                    .zip(&cur.xprts)
+                    .try_fold(0u64, |sum, (p, c)| {
+                        let d = f(c.counters.as_ref()?).checked_sub(f(p.counters.as_ref()?))?;
+                        sum.checked_add(d)
+                    })
+            };
         let (p, c) = (&prev.bytes, &cur.bytes);
         Some(NfsMountDelta {
             itv_cs,

@@ -10,13 +10,13 @@
 //! several mount points is printed once, `mounted on /a, /b:`; nfsiostat
 //! prints it once per mount point. Unknown figures print as "–".
 
-use super::run::{Report, Sampled};
-use super::{Format, csv_field, json_str, printable};
+use super::model::{NFS_MOUNT_COLS, NFS_OP_COLS, NfsMountCol, NfsOpCol, NfsOpRates};
+use super::source::NfsSource;
+use super::tick::{NfsBaseline, NfsOpRow, NfsTick};
 use crate::format::{self, UNKNOWN};
-use crate::model::nfs::{NFS_MOUNT_COLS, NFS_OP_COLS, NfsMountCol, NfsOpCol, NfsOpRates};
-use crate::model::nfs_tick::{NfsBaseline, NfsOpRow, NfsTick};
+use crate::layers::report::{Format, csv_field, json_str, printable};
+use crate::layers::report::{Report, Sampled};
 use crate::source::SourceError;
-use crate::source::nfs::NfsSource;
 use std::fmt::Write as _;
 
 /// One text report: the time, then each mount as nfsiostat prints it, and
@@ -267,8 +267,8 @@ impl Report for NfsReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::nfs::NfsMountRates;
-    use crate::model::nfs_tick::NfsRow;
+    use crate::layers::nfs::model::NfsMountRates;
+    use crate::layers::nfs::tick::NfsRow;
 
     fn row(ops: Vec<NfsOpRow>) -> NfsRow {
         NfsRow {
