@@ -26,7 +26,7 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "NAME|PATH")]
     pub theme: Option<String>,
     /// Watch the page-cache residency of the files this glob matches (`*`, `?`, `[a-z]`, `**`); repeatable; replaces `cache_files` in the config.
-    #[arg(long = "cache-files", global = true, value_name = "GLOB", value_parser = crate::source::cache::check_pattern)]
+    #[arg(long = "cache-files", global = true, value_name = "GLOB", value_parser = crate::layers::cache::source::check_pattern)]
     pub cache_files: Vec<String>,
     /// A storage cell to sample over SSH, `[user@]host[:port]` (repeatable); the user defaults to yours, as ssh's does.
     #[arg(long = "cell", global = true, value_name = "[USER@]HOST[:PORT]")]

@@ -406,7 +406,7 @@ fn parse_cache_files(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec
     let mut patterns = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let checked = match item.get_ref().as_str() {
-            Some(p) => crate::source::cache::check_pattern(p),
+            Some(p) => crate::layers::cache::source::check_pattern(p),
             None => Err(expected("a glob pattern", item.get_ref())),
         };
         match checked {

@@ -1,13 +1,13 @@
 use clap::Parser;
 use std::time::Duration;
 use strata::app::App;
-use strata::batch::cache::CacheReport;
 use strata::batch::disks::Selection;
 use strata::batch::run::{DiskReport, run_report};
 use strata::cli::{BatchPanel, Cli, Command};
 use strata::core::rootfs::RootFs;
+use strata::layers::cache::report::CacheReport;
+use strata::layers::cache::source::CacheSource;
 use strata::layers::nfs::source::NfsSource;
-use strata::source::cache::CacheSource;
 use strata::source::cells::target::{CellTarget, Given, assemble};
 use strata::source::cells::{CellOptions, PassphraseStore};
 use strata::source::disks::DiskSource;

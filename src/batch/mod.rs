@@ -1,7 +1,6 @@
 //! `strata batch PANEL`: the same figures as the screen, printed for
 //! scripts and tests, with no terminal UI.
 
-pub mod cache;
 pub mod cells;
 pub mod disks;
 pub mod dnfs;

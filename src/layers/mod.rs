@@ -9,6 +9,7 @@
 //! still take `&App` and so stay in app/ and ui/ until they take a state of
 //! their own (docs/adding-a-layer.md).
 
+pub mod cache;
 pub mod nfs;
 pub mod nics;
 pub mod report;
@@ -174,7 +175,7 @@ macro_rules! sampler {
 
 sampler!(crate::source::disks::DiskSource => crate::source::disks::DiskSample);
 sampler!(crate::layers::nfs::source::NfsSource => crate::layers::nfs::source::NfsSample);
-sampler!(crate::source::cache::CacheSource => crate::source::cache::CacheSample);
+sampler!(crate::layers::cache::source::CacheSource => crate::layers::cache::source::CacheSample);
 sampler!(crate::layers::nics::source::NicSource => crate::layers::nics::source::NicSample);
 
 #[cfg(test)]

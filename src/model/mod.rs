@@ -1,7 +1,6 @@
 //! Pure derivations: two samples of a source and the interval of the
 //! source's own clock in, rates out. No IO, no clock.
 
-pub mod cache;
 pub mod cell_metrics;
 pub mod cell_shares;
 pub mod cells;

@@ -7,11 +7,9 @@ pub mod cell_stream;
 pub mod cellcli;
 pub mod diskstats;
 pub mod dnfs_sample;
-pub mod meminfo;
 pub mod route;
 pub mod sql_rows;
 pub mod uptime;
-pub mod vmstat;
 
 // Every parser returns it; sources and reports carry it up, so it lives in core.
 pub use crate::core::error::ParseError;

@@ -199,7 +199,7 @@ fn draw_cache(f: &mut Frame, app: &App, area: Rect) {
         let res = tick
             .total
             .as_ref()
-            .and_then(|x| x.figures.get(crate::model::cache::FileCol::Res))
+            .and_then(|x| x.figures.get(crate::layers::cache::model::FileCol::Res))
             .map_or(format::UNKNOWN.to_string(), |v| format::bytes(v as u64));
         lines.push(Line::from(vec![
             Span::styled(format!("{:<10}", "watched"), t.muted),

@@ -15,15 +15,15 @@ use std::sync::Arc;
 use strata::app::{App, HostInfo};
 use strata::config::Config;
 use strata::core::rootfs::RootFs;
+use strata::layers::cache::meminfo::{MemInfo, parse_meminfo};
+use strata::layers::cache::residency::{Method, Residency};
+use strata::layers::cache::source::{CacheFile, CacheSample, FileResidency};
+use strata::layers::cache::vmstat::{VmStat, parse_vmstat};
 use strata::layers::nfs::mountstats::parse_mountstats;
 use strata::layers::nfs::source::{NfsSample, group_mounts};
 use strata::layers::nics::source::{NicSample, NicSource};
 use strata::parse::diskstats::parse_diskstats;
-use strata::parse::meminfo::{MemInfo, parse_meminfo};
-use strata::parse::vmstat::{VmStat, parse_vmstat};
-use strata::source::cache::{CacheFile, CacheSample, FileResidency};
 use strata::source::disks::{DiskSample, read_catalogue};
-use strata::source::residency::{Method, Residency};
 use strata::theme::Theme;
 
 pub fn fixture_root() -> PathBuf {

@@ -6,7 +6,7 @@
 //! configuration, so every key is kept and looked up by name: a key this
 //! kernel does not print reads as unknown, never as 0.
 
-use super::{ParseError, Parsed};
+use crate::parse::{ParseError, Parsed};
 use std::collections::BTreeMap;
 
 /// A value as the kernel printed it.

@@ -11,13 +11,13 @@
 //! machine's figures. Paths are shown without the root. An absolute symlink
 //! inside the root points outside it; the kernel, not strata, resolves it.
 
-use super::SourceError;
+use super::meminfo::{MemInfo, parse_meminfo};
 use super::residency::{self, Method, Residency};
+use super::vmstat::{VmStat, parse_vmstat};
 use crate::core::rootfs::RootFs;
 use crate::parse::ParseError;
-use crate::parse::meminfo::{MemInfo, parse_meminfo};
 use crate::parse::uptime::parse_uptime_cs;
-use crate::parse::vmstat::{VmStat, parse_vmstat};
+use crate::source::SourceError;
 use std::collections::{HashMap, HashSet};
 use std::fs::OpenOptions;
 use std::io;

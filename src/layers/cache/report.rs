@@ -11,16 +11,16 @@
 //! file, total) per interval. CSV: one header, a `record` column, and the
 //! fields that do not apply to a record left empty.
 
-use super::run::{Report, Sampled};
-use super::{Format, csv_field, json_str, printable};
-use crate::format::{self, UNKNOWN};
-use crate::model::cache::{
+use super::model::{
     CACHE_COLS, CacheBaseline, CacheCol, CacheKind, CacheTick, FILE_COLS, FileCol, FileFigures,
     FileKind, FileRow,
 };
+use super::residency::Method;
+use super::source::CacheSource;
+use crate::format::{self, UNKNOWN};
+use crate::layers::report::{Format, csv_field, json_str, printable};
+use crate::layers::report::{Report, Sampled};
 use crate::source::SourceError;
-use crate::source::cache::CacheSource;
-use crate::source::residency::Method;
 use std::fmt::Write as _;
 
 /// The file table's text columns, in order; the changes over the interval

@@ -13,10 +13,10 @@
 //! their change over an interval is signed (pages come in and go out) and
 //! is only given for the same file (device and inode) seen twice.
 
-use crate::parse::meminfo::MemInfo;
-use crate::parse::vmstat::VmStat;
-use crate::source::cache::{CacheSample, FileResidency};
-use crate::source::residency::{Method, Residency};
+use super::meminfo::MemInfo;
+use super::residency::{Method, Residency};
+use super::source::{CacheSample, FileResidency};
+use super::vmstat::VmStat;
 use std::collections::HashMap;
 
 /// One figure of the page-cache line.
@@ -451,9 +451,9 @@ impl CacheBaseline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::meminfo::parse_meminfo;
-    use crate::parse::vmstat::parse_vmstat;
-    use crate::source::cache::CacheFile;
+    use crate::layers::cache::meminfo::parse_meminfo;
+    use crate::layers::cache::source::CacheFile;
+    use crate::layers::cache::vmstat::parse_vmstat;
 
     fn sample(uptime_cs: u64, meminfo: &str, vmstat: &str, files: Vec<CacheFile>) -> CacheSample {
         CacheSample {

@@ -6,7 +6,7 @@
 //! up by name. pgpgin and pgpgout are already in kB: the kernel halves the
 //! sector counts before printing them.
 
-use super::{ParseError, Parsed};
+use crate::parse::{ParseError, Parsed};
 use std::collections::BTreeMap;
 
 /// Every counter of one reading of /proc/vmstat.
