@@ -50,33 +50,9 @@ use crate::model::disk::ColKind;
 // The config's `history` takes it, and tests check against it here.
 pub use crate::core::duration::parse_duration;
 
-/// Throughput units of the disks panel and `batch disks`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-pub enum Units {
-    #[default]
-    KB,
-    MB,
-}
-
-impl Units {
-    /// A figure of `col` (held in kB) in these units. iostat -m divides
-    /// sectors by 2048; kB / 1024 is the very same float, dividing by a
-    /// power of two being exact.
-    pub fn scale(self, col: crate::model::disk::DiskCol, kb: f64) -> f64 {
-        match (self, col.def().kind) {
-            (Units::MB, ColKind::Throughput) => kb / 1024.0,
-            _ => kb,
-        }
-    }
-
-    /// A column's name in these units, as iostat -k or -m heads it.
-    pub fn header(self, col: crate::model::disk::DiskCol) -> &'static str {
-        match self {
-            Units::KB => col.def().header,
-            Units::MB => col.def().header_mb,
-        }
-    }
-}
+// The disk model's, where the columns it converts are; the config names
+// a default.
+pub use crate::model::disk::Units;
 
 /// How alarming a figure is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -63,6 +63,34 @@ pub enum DiskCol {
     Util,
 }
 
+/// Throughput units of the disks panel and `batch disks`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum Units {
+    #[default]
+    KB,
+    MB,
+}
+
+impl Units {
+    /// A figure of `col` (held in kB) in these units. iostat -m divides
+    /// sectors by 2048; kB / 1024 is the very same float, dividing by a
+    /// power of two being exact.
+    pub fn scale(self, col: DiskCol, kb: f64) -> f64 {
+        match (self, col.def().kind) {
+            (Units::MB, ColKind::Throughput) => kb / 1024.0,
+            _ => kb,
+        }
+    }
+
+    /// A column's name in these units, as iostat -k or -m heads it.
+    pub fn header(self, col: DiskCol) -> &'static str {
+        match self {
+            Units::KB => col.def().header,
+            Units::MB => col.def().header_mb,
+        }
+    }
+}
+
 /// What a column holds, which decides its unit conversion and colouring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColKind {
