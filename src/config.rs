@@ -34,8 +34,8 @@
 //! keeps its default. Unknown keys are reported rather than ignored, so a
 //! typo does not silently leave a setting at its default.
 
-use crate::source::cells::target::CellTarget;
-use crate::source::dnfs::DbEntry;
+use crate::layers::cells::source::target::CellTarget;
+use crate::layers::dnfs::source::DbEntry;
 use std::env;
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -46,13 +46,13 @@ use std::path::{Path, PathBuf};
 use toml::Spanned;
 use toml::de::{DeInteger, DeString, DeTable, DeValue};
 
-use crate::model::disk::ColKind;
+use crate::layers::disks::model::ColKind;
 // The config's `history` takes it, and tests check against it here.
 pub use crate::core::duration::parse_duration;
 
 // The disk model's, where the columns it converts are; the config names
 // a default.
-pub use crate::model::disk::Units;
+pub use crate::layers::disks::model::Units;
 
 /// How alarming a figure is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -518,7 +518,7 @@ fn parse_dbs(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec<DbEntry
                 .filter(|t| !t.is_empty());
             let outcome = match (name, text) {
                 ("connect", Some(t)) => {
-                    crate::source::dnfs::parse_db_spec(t).map(|t| connect = Some(t))
+                    crate::layers::dnfs::source::parse_db_spec(t).map(|t| connect = Some(t))
                 }
                 ("password_env", Some(t)) if !t.contains(['=', '\0']) => {
                     password_env = Some(t.to_owned());

@@ -8,15 +8,15 @@ use crate::app::{App, Input};
 use crate::core::clock::now_ms;
 use crate::event_loop::{self, Feed};
 use crate::layers::cache::source::CacheSource;
+use crate::layers::cells::source::{CellEvent, CellOptions, run_cell};
+use crate::layers::disks::source::DiskSource;
+use crate::layers::dnfs::source::DbEvent;
 use crate::layers::nfs::source::NfsSource;
 use crate::layers::nics::source::NicSource;
 use crate::layers::{LayerId, Sampler};
 use crate::record::Existing;
 use crate::record::mark::MarkSocket;
 use crate::recording::control::Control;
-use crate::source::cells::{CellEvent, CellOptions, run_cell};
-use crate::source::disks::DiskSource;
-use crate::source::dnfs::DbEvent;
 use crate::source::host::SelfMeter;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -225,9 +225,9 @@ impl Live {
         // The threads end with `cancel`, not by being joined.
         let (db_tx, dbs) = mpsc::channel::<DbEvent>(64);
         let db_targets: Vec<_> = app.dnfs.list.iter().map(|d| d.target.clone()).collect();
-        let mut db_opts = crate::source::dnfs::DbOptions::new(every);
+        let mut db_opts = crate::layers::dnfs::source::DbOptions::new(every);
         db_opts.passwords = app.passphrases.store.clone();
-        drop(crate::source::dnfs::spawn_dbs(
+        drop(crate::layers::dnfs::source::spawn_dbs(
             &db_targets,
             &db_opts,
             db_tx,

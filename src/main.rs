@@ -1,16 +1,16 @@
 use clap::Parser;
 use std::time::Duration;
 use strata::app::App;
-use strata::batch::disks::Selection;
 use strata::batch::run::{DiskReport, run_report};
 use strata::cli::{BatchPanel, Cli, Command};
 use strata::core::rootfs::RootFs;
 use strata::layers::cache::report::CacheReport;
 use strata::layers::cache::source::CacheSource;
+use strata::layers::cells::source::target::{CellTarget, Given, assemble};
+use strata::layers::cells::source::{CellOptions, PassphraseStore};
+use strata::layers::disks::report::Selection;
+use strata::layers::disks::source::DiskSource;
 use strata::layers::nfs::source::NfsSource;
-use strata::source::cells::target::{CellTarget, Given, assemble};
-use strata::source::cells::{CellOptions, PassphraseStore};
-use strata::source::disks::DiskSource;
 
 fn main() {
     let cli = Cli::parse();
@@ -114,7 +114,8 @@ fn main() {
             for m in &messages {
                 eprintln!("strata: {m}");
             }
-            let (targets, problems) = strata::source::dnfs::db_targets(&cli.dbs, &config.dbs);
+            let (targets, problems) =
+                strata::layers::dnfs::source::db_targets(&cli.dbs, &config.dbs);
             for p in &problems {
                 eprintln!("strata: {p}");
             }
@@ -262,7 +263,7 @@ fn live_app(
     cell_opts.passphrases = passphrases.clone();
     let mut app = App::new(config, theme, host, interval);
     app.set_cells(targets);
-    let (dbs, db_problems) = strata::source::dnfs::db_targets(&cli.dbs, &app.config.dbs);
+    let (dbs, db_problems) = strata::layers::dnfs::source::db_targets(&cli.dbs, &app.config.dbs);
     app.set_dbs(dbs);
     app.set_passphrase_store(passphrases);
     app.no_color = no_color;
@@ -315,7 +316,7 @@ fn cell_options(cli: &Cli, interval: f64, interactive: bool) -> CellOptions {
     let known_hosts = cli
         .known_hosts
         .clone()
-        .or_else(strata::source::cells::default_known_hosts)
+        .or_else(strata::layers::cells::source::default_known_hosts)
         .unwrap_or_else(|| ".ssh/known_hosts".into());
     let mut opts = CellOptions::new(Duration::from_secs_f64(interval), known_hosts);
     opts.accept_new_host_keys = cli.accept_new_host_keys;

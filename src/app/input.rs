@@ -9,11 +9,11 @@ use super::state::App;
 use crate::core::host::SelfUsage;
 use crate::layers::LayerId;
 use crate::layers::cache::source::CacheSample;
+use crate::layers::cells::source::CellEvent;
+use crate::layers::disks::source::DiskSample;
+use crate::layers::dnfs::source::DbEvent;
 use crate::layers::nfs::source::NfsSample;
 use crate::layers::nics::source::NicSample;
-use crate::source::cells::CellEvent;
-use crate::source::disks::DiskSample;
-use crate::source::dnfs::DbEvent;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Input {

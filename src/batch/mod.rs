@@ -2,7 +2,6 @@
 //! scripts and tests, with no terminal UI.
 
 pub mod cells;
-pub mod disks;
 pub mod dnfs;
 pub mod run;
 

@@ -1,15 +1,15 @@
 //! The batch loop: sample, wait an interval, sample, print. One loop for
 //! every panel; a panel plugs in through [`Report`].
 
-use super::disks::{Selection, csv_header, report};
 use super::{Format, printable};
 use crate::config::Units;
 use crate::core::clock::now_ms;
 use crate::core::rootfs::RootFs;
-use crate::model::disk_tick::Baseline;
+use crate::layers::disks::report::{Selection, csv_header, report};
+use crate::layers::disks::source::DiskSource;
+use crate::layers::disks::tick::Baseline;
 use crate::parse::ParseError;
 use crate::source::SourceError;
-use crate::source::disks::DiskSource;
 use crate::source::host::host_info;
 use std::io::Write;
 use std::time::{Duration, Instant};

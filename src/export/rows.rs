@@ -12,12 +12,13 @@ use std::io::Write;
 
 use super::walk::{Step, Walker};
 use super::window::Window;
-use crate::batch::disks::Selection;
-use crate::batch::{Format, cells, disks, dnfs, run::banner};
+use crate::batch::{Format, cells, dnfs, run::banner};
 use crate::cli::BatchPanel;
 use crate::config::Units;
 use crate::format;
 use crate::layers::cache::report as cache;
+use crate::layers::disks::report as disks;
+use crate::layers::disks::report::Selection;
 use crate::layers::nfs::report as nfs;
 use crate::layers::nics::report as nics;
 use crate::recording::session::Player;

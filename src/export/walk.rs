@@ -10,11 +10,11 @@ use crate::app::cells::Cells;
 use crate::app::dnfs::Dnfs;
 use crate::cli::BatchPanel;
 use crate::layers::cache::model::{CacheBaseline, CacheTick};
+use crate::layers::disks::tick::{Baseline, DiskTick};
+use crate::layers::dnfs::source::{DbEvent, DbStatus};
 use crate::layers::nfs::tick::{NfsBaseline, NfsTick};
 use crate::layers::nics::tick::{NicBaseline, NicTick};
-use crate::model::disk_tick::{Baseline, DiskTick};
 use crate::recording::session::Meta;
-use crate::source::dnfs::{DbEvent, DbStatus};
 
 /// What one input gave.
 #[derive(Debug)]

@@ -10,6 +10,9 @@
 //! their own (docs/adding-a-layer.md).
 
 pub mod cache;
+pub mod cells;
+pub mod disks;
+pub mod dnfs;
 pub mod nfs;
 pub mod nics;
 pub mod report;
@@ -173,7 +176,7 @@ macro_rules! sampler {
     };
 }
 
-sampler!(crate::source::disks::DiskSource => crate::source::disks::DiskSample);
+sampler!(crate::layers::disks::source::DiskSource => crate::layers::disks::source::DiskSample);
 sampler!(crate::layers::nfs::source::NfsSource => crate::layers::nfs::source::NfsSample);
 sampler!(crate::layers::cache::source::CacheSource => crate::layers::cache::source::CacheSample);
 sampler!(crate::layers::nics::source::NicSource => crate::layers::nics::source::NicSample);

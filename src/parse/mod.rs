@@ -3,12 +3,7 @@
 //! Local files, text read from a remote host and test fixtures all go through
 //! these functions, so a figure means the same thing whatever its origin.
 
-pub mod cell_stream;
-pub mod cellcli;
-pub mod diskstats;
-pub mod dnfs_sample;
 pub mod route;
-pub mod sql_rows;
 pub mod uptime;
 
 // Every parser returns it; sources and reports carry it up, so it lives in core.

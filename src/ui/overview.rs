@@ -8,9 +8,9 @@ use crate::app::App;
 use crate::app::state::{TOTAL_ENTITY, history_index};
 use crate::config::Units;
 use crate::format;
+use crate::layers::disks::model::{ColKind, DiskCol};
+use crate::layers::disks::tick::DiskRow;
 use crate::layers::nfs::tick::mount_label;
-use crate::model::disk::{ColKind, DiskCol};
-use crate::model::disk_tick::DiskRow;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -71,8 +71,8 @@ fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
         );
         return;
     }
-    use crate::model::cell_metrics::Media;
-    use crate::model::cells::GroupCol;
+    use crate::layers::cells::cell_metrics::Media;
+    use crate::layers::cells::model::GroupCol;
     let all = app.cells.all(app.now_ms);
     let mut lines = Vec::new();
     for (media, name) in [(Media::Disk, "DISK "), (Media::Flash, "FLASH")] {

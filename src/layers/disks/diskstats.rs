@@ -7,7 +7,7 @@
 //! from future kernels are ignored. Pre-2.6.25 partitions print 4 fields;
 //! iostat -x cannot show them and neither does strata, so they are skipped.
 
-use super::{ParseError, Parsed};
+use crate::parse::{ParseError, Parsed};
 use serde::{Deserialize, Serialize};
 
 /// Discard counters (kernel 4.18+).

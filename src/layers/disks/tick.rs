@@ -1,10 +1,10 @@
 //! All devices over one interval: per-device figures, the totals of the
 //! host's disks and the busiest device.
 
-use super::disk::{DiskCol, DiskDelta, DiskRates, fell};
-use super::last_seen::LastSeen;
-use crate::parse::diskstats::DiskCounters;
-use crate::source::disks::{DevClass, DeviceInfo, DiskSample};
+use super::diskstats::DiskCounters;
+use super::model::{DiskCol, DiskDelta, DiskRates, fell};
+use super::source::{DevClass, DeviceInfo, DiskSample};
+use crate::model::last_seen::LastSeen;
 use std::sync::Arc;
 
 /// One device over one interval.
@@ -15,11 +15,11 @@ pub struct DiskRow {
     pub never_used: bool,
     pub info: Option<Arc<DeviceInfo>>,
     /// `None` before the source's second sample, or when the counters moved
-    /// in a way no interval of I/O explains (see `model::disk`).
+    /// in a way no interval of I/O explains (see `layers::disks::model`).
     pub delta: Option<DiskDelta>,
     pub rates: Option<DiskRates>,
     /// The counters fell since the previous sample: the device was
-    /// re-created or its statistics reset (see `model::disk`).
+    /// re-created or its statistics reset (see `layers::disks::model`).
     pub reset: bool,
 }
 
@@ -155,7 +155,7 @@ impl DiskTick {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::disks::Catalogue;
+    use crate::layers::disks::source::Catalogue;
 
     fn info(name: &str, class: DevClass) -> (String, Arc<DeviceInfo>) {
         let i = DeviceInfo {

@@ -6,11 +6,11 @@
 //! 5.5) print as "–" where iostat prints 0.00. Devices are named as iostat
 //! -x names them (dm-0), or by their mapper names with `-N`, as iostat -N.
 
-use super::{Format, csv_field, json_str, printable};
-use crate::config::Units;
+use super::model::Units;
+use super::model::{DISK_COLS, DiskCol};
+use super::tick::{DiskRow, DiskTick};
 use crate::format::{self, UNKNOWN};
-use crate::model::disk::{DISK_COLS, DiskCol};
-use crate::model::disk_tick::{DiskRow, DiskTick};
+use crate::layers::report::{Format, csv_field, json_str, printable};
 use std::fmt::Write as _;
 
 /// Which devices a report lists, and by which names.
@@ -121,7 +121,7 @@ pub fn json_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
         ];
         for c in order {
             let key = match (units, c.def().kind) {
-                (Units::MB, crate::model::disk::ColKind::Throughput) => c.def().header_mb,
+                (Units::MB, crate::layers::disks::model::ColKind::Throughput) => c.def().header_mb,
                 _ => c.def().json_key,
             };
             let v = value(r, c, units).filter(|v| v.is_finite());

@@ -1,11 +1,11 @@
 //! The host's block devices: /proc/diskstats read together with
 //! /proc/uptime, and what /sys/block says about each device.
 
-use super::SourceError;
+use super::diskstats::{DiskCounters, parse_diskstats};
 use crate::core::rootfs::RootFs;
 use crate::parse::ParseError;
-use crate::parse::diskstats::{DiskCounters, parse_diskstats};
 use crate::parse::uptime::parse_uptime_cs;
+use crate::source::SourceError;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 

@@ -16,7 +16,7 @@
 //! is decoded by the grammar of domain.md §6.1 into a [`MetricKind`]; the
 //! grammar is inferred from the names, not documented by Oracle.
 
-use super::{ParseError, Parsed};
+use crate::parse::{ParseError, Parsed};
 use serde::{Deserialize, Serialize};
 
 /// The object family a metric name starts with.

@@ -13,8 +13,8 @@
 //! This mapper is the only way rows become a sample: the oracle crate's
 //! rows and the fixtures under tests/fixtures/dnfs/ both come through it.
 
+use super::sql_rows::{SqlRows, parse_db_clock, parse_sql_csv};
 use crate::parse::ParseError;
-use crate::parse::sql_rows::{SqlRows, parse_db_clock, parse_sql_csv};
 use serde::{Deserialize, Serialize};
 
 pub const STATS_VIEW: &str = "gv$dnfs_stats";
@@ -60,7 +60,7 @@ pub struct ChannelRow {
     pub path: String,
     /// The local address on the database host; 11.2.0.3 and later.
     pub local: Option<String>,
-    /// Documented as counts since the last select (see model::dnfs).
+    /// Documented as counts since the last select (see layers::dnfs::model).
     pub sends: u64,
     pub recvs: u64,
     pub pings: Option<u64>,

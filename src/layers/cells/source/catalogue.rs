@@ -3,9 +3,9 @@
 //! disk and a local disk read alike (partitions take their disk's class;
 //! a disk without a `device` link is virtual; "not rotational" is flash).
 
-use crate::parse::cell_stream::SysBlockEntry;
-use crate::parse::diskstats::DiskCounters;
-use crate::source::disks::{Catalogue, DevClass, DeviceInfo, class_by_name};
+use crate::layers::cells::cell_stream::SysBlockEntry;
+use crate::layers::disks::diskstats::DiskCounters;
+use crate::layers::disks::source::{Catalogue, DevClass, DeviceInfo, class_by_name};
 use std::sync::Arc;
 
 fn class_of(e: &SysBlockEntry) -> DevClass {
@@ -93,7 +93,7 @@ pub fn with_unlisted(cat: &Catalogue, devices: &[DiskCounters]) -> Option<Catalo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::cell_stream::parse_sys_block;
+    use crate::layers::cells::cell_stream::parse_sys_block;
 
     #[test]
     fn an_exadata_like_cell() {

@@ -13,7 +13,7 @@
 //! on purpose: different clocks and intervals make the layers differ by a
 //! few percent in normal operation.
 
-use super::dnfs::{DnfsCol, DnfsTick};
+use super::model::{DnfsCol, DnfsTick};
 use crate::parse::route::{Route, iface_of};
 use serde::Serialize;
 
@@ -180,8 +180,8 @@ pub fn line_up(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::dnfs::{ChannelFigures, Figures};
-    use crate::parse::dnfs_sample::ChannelRow;
+    use crate::layers::dnfs::dnfs_sample::ChannelRow;
+    use crate::layers::dnfs::model::{ChannelFigures, Figures};
     use crate::parse::route::parse_route;
 
     const MB: f64 = 1024.0 * 1024.0;

@@ -13,9 +13,9 @@
 
 use super::cell_metrics::Media;
 use super::cell_shares::Shares;
-use super::disk::{ColKind, DiskCol, DiskDelta};
-use super::disk_tick::{DiskRow, DiskTick};
-use crate::source::disks::DevClass;
+use crate::layers::disks::model::{ColKind, DiskCol, DiskDelta};
+use crate::layers::disks::source::DevClass;
+use crate::layers::disks::tick::{DiskRow, DiskTick};
 
 /// The group a cell's device counts in: whole physical disks only (no
 /// partition, no dm or md on top), hard disks as DISK, SSD and NVMe as
@@ -275,8 +275,8 @@ impl AllCells {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::diskstats::DiskCounters;
-    use crate::source::disks::{Catalogue, DeviceInfo, DiskSample};
+    use crate::layers::disks::diskstats::DiskCounters;
+    use crate::layers::disks::source::{Catalogue, DeviceInfo, DiskSample};
     use std::sync::Arc;
 
     fn info(name: &str, class: DevClass, parent: Option<&str>) -> (String, Arc<DeviceInfo>) {
@@ -340,7 +340,7 @@ mod tests {
     }
 
     fn groups() -> CellGroups {
-        let mut b = super::super::disk_tick::Baseline::default();
+        let mut b = crate::layers::disks::tick::Baseline::default();
         b.tick(&sample(10, None));
         CellGroups::of(&b.tick(&sample(12, None)))
     }
@@ -378,7 +378,7 @@ mod tests {
     fn a_disk_diffed_over_another_interval_makes_its_group_unknown() {
         // sdb's line is missing at 12 s: as in the host's totals, the group
         // is the disks that are there, and says how many
-        let mut b = super::super::disk_tick::Baseline::default();
+        let mut b = crate::layers::disks::tick::Baseline::default();
         b.tick(&sample(10, None));
         let g = CellGroups::of(&b.tick(&sample(12, Some("sdb"))));
         assert_eq!(g.disk.map(|d| d.devices), Some(1));

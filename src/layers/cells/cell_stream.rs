@@ -23,9 +23,9 @@
 //! never read as counters. Text outside any frame (a login banner, output
 //! of a shell rc file) is skipped and counted.
 
-use super::diskstats::{DiskCounters, parse_diskstats};
-use super::uptime::parse_uptime_cs;
-use super::{ParseError, Parsed};
+use crate::layers::disks::diskstats::{DiskCounters, parse_diskstats};
+use crate::parse::uptime::parse_uptime_cs;
+use crate::parse::{ParseError, Parsed};
 
 /// A line longer than this (no newline yet) is garbage, not /proc text.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;

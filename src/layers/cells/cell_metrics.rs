@@ -29,7 +29,7 @@
 //! values are unknown, never summed.
 
 use super::cell_shares::Shares;
-use crate::parse::cellcli::{
+use super::cellcli::{
     BlockSize, CellDisk, CellDiskType, CellcliReport, Direction, Metric, MetricPrefix, Quantity,
 };
 
@@ -395,7 +395,7 @@ impl DiskRaw {
             return;
         };
         let i = slot(d, s);
-        use crate::parse::cellcli::Basis as B;
+        use crate::layers::cells::cellcli::Basis as B;
         match (k.quantity, k.basis) {
             (Quantity::Requests, B::PerSecond) => self.rq[i] = in_unit(m, IOPS_UNITS),
             (Quantity::Bytes, B::PerSecond) => self.mb[i] = in_unit(m, MBPS_UNITS),
@@ -419,7 +419,7 @@ struct FlashCacheAcc([Option<f64>; 6]);
 
 impl FlashCacheAcc {
     fn take(&mut self, m: &Metric) {
-        use crate::parse::cellcli::Basis as B;
+        use crate::layers::cells::cellcli::Basis as B;
         let k = &m.kind;
         if k.basis != B::PerSecond || k.size.is_some() {
             return;
@@ -638,7 +638,7 @@ impl CellSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::cellcli::parse_metriccurrent;
+    use crate::layers::cells::cellcli::parse_metriccurrent;
 
     #[test]
     fn tables_are_in_enum_order() {

@@ -26,7 +26,7 @@ mod session;
 
 pub use target::{CellTarget, parse_cell_group, parse_cell_spec};
 
-use crate::source::disks::DiskSample;
+use crate::layers::disks::source::DiskSample;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! gv$dnfs_stats, gv$dnfs_servers, gv$dnfs_channels and gv$dnfs_files
 //! with `SELECT *`, so the columns of whatever release answers come from
 //! the result set's own metadata. The rows go to the pure mapper
-//! (`parse::dnfs_sample::map_rows`) as [`SqlRows`], as the fixtures do.
+//! (`layers::dnfs::dnfs_sample::map_rows`) as [`SqlRows`], as the fixtures do.
 //!
 //! ```text
 //!  run_db (one std::thread per database)
@@ -18,12 +18,12 @@
 //! and the thread keeps retrying slowly, so the rest of strata is not
 //! touched and a client installed later is picked up.
 
-use crate::parse::dnfs_sample::{
+use super::dnfs_sample::{
     CHANNELS_VIEW, DnfsRows, DnfsSample, FILES_VIEW, SERVERS_VIEW, STATS_VIEW, map_rows,
 };
-use crate::parse::sql_rows::SqlRows;
-use crate::source::cells::backoff;
-use crate::source::cells::{PassphraseStore, Secret};
+use super::sql_rows::SqlRows;
+use crate::layers::cells::source::backoff;
+use crate::layers::cells::source::{PassphraseStore, Secret};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;

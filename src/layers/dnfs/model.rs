@@ -21,9 +21,9 @@
 //! - Per server: its channels' sends and receives, its channels, its open
 //!   files. The views have no bytes per server or channel, in any release.
 
-use super::disk::ColKind;
-use super::last_seen::LastSeen;
-use crate::parse::dnfs_sample::{ChannelRow, DnfsSample, Shape, StatsRow};
+use super::dnfs_sample::{ChannelRow, DnfsSample, Shape, StatsRow};
+use crate::layers::disks::model::ColKind;
+use crate::model::last_seen::LastSeen;
 use serde::{Deserialize, Serialize};
 
 const MIB: f64 = 1024.0 * 1024.0;
@@ -423,7 +423,7 @@ impl DnfsBaseline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::dnfs_sample::{ChannelRow, Shape};
+    use crate::layers::dnfs::dnfs_sample::{ChannelRow, Shape};
 
     fn stat(inst: u32, pnum: u64, r: u64, w: u64) -> StatsRow {
         StatsRow {

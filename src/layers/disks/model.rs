@@ -34,7 +34,7 @@
 //! counters near 2^63 can do. iostat's wrapped sum prints ~1.8e20 %;
 //! strata sums in floating point and prints the true share.
 
-use crate::parse::diskstats::DiskCounters;
+use super::diskstats::DiskCounters;
 
 /// One column of `iostat -x`, in iostat's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -401,7 +401,7 @@ impl DiskRates {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::diskstats::{DiscardCounters, FlushCounters};
+    use crate::layers::disks::diskstats::{DiscardCounters, FlushCounters};
 
     fn dev(rd_ios: u64, rd_ticks: u32, tot: u32) -> DiskCounters {
         DiskCounters {
