@@ -18,6 +18,7 @@ use super::model::{
 use super::residency::Method;
 use super::source::CacheSource;
 use crate::format::{self, UNKNOWN};
+use crate::layers::LayerId;
 use crate::layers::report::{Format, csv_field, json_str, printable};
 use crate::layers::report::{Report, Sampled};
 use crate::source::SourceError;
@@ -93,7 +94,7 @@ impl CacheReport {
 
 impl Report for CacheReport {
     fn panel(&self) -> &'static str {
-        "cache"
+        LayerId::Cache.name()
     }
 
     fn csv_header(&self) -> String {

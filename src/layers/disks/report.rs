@@ -8,9 +8,13 @@
 
 use super::model::Units;
 use super::model::{DISK_COLS, DiskCol};
+use super::source::DiskSource;
+use super::tick::Baseline;
 use super::tick::{DiskRow, DiskTick};
 use crate::format::{self, UNKNOWN};
-use crate::layers::report::{Format, csv_field, json_str, printable};
+use crate::layers::LayerId;
+use crate::layers::report::{Format, Report, Sampled, csv_field, json_str, printable};
+use crate::source::SourceError;
 use std::fmt::Write as _;
 
 /// Which devices a report lists, and by which names.
@@ -175,6 +179,51 @@ pub fn report(format: Format, tick: &DiskTick, sel: Selection, units: Units) -> 
         Format::Text => text_report(tick, sel, units),
         Format::Json => json_report(tick, sel, units),
         Format::Csv => csv_report(tick, sel, units),
+    }
+}
+
+/// `strata batch disks`: iostat -x.
+pub struct DiskReport {
+    pub source: DiskSource,
+    pub baseline: Baseline,
+    pub format: Format,
+    pub units: Units,
+    pub sel: Selection,
+}
+
+impl DiskReport {
+    pub fn new(source: DiskSource, format: Format, units: Units, sel: Selection) -> Self {
+        DiskReport {
+            source,
+            baseline: Baseline::default(),
+            format,
+            units,
+            sel,
+        }
+    }
+}
+
+impl Report for DiskReport {
+    fn panel(&self) -> &'static str {
+        LayerId::Disks.name()
+    }
+
+    fn csv_header(&self) -> String {
+        csv_header(self.units)
+    }
+
+    fn sample(&mut self, wall_ms: i64) -> Result<Sampled, SourceError> {
+        let cur = self.source.sample(wall_ms)?;
+        let tick = self.baseline.tick(&cur);
+        let report = tick
+            .itv_cs
+            .map(|_| report(self.format, &tick, self.sel, self.units));
+        Ok(Sampled {
+            uptime_cs: cur.uptime_cs,
+            wall_ms: cur.wall_ms,
+            rejected: cur.rejected,
+            report,
+        })
     }
 }
 

@@ -14,6 +14,7 @@ use super::model::{NFS_MOUNT_COLS, NFS_OP_COLS, NfsMountCol, NfsOpCol, NfsOpRate
 use super::source::NfsSource;
 use super::tick::{NfsBaseline, NfsOpRow, NfsTick};
 use crate::format::{self, UNKNOWN};
+use crate::layers::LayerId;
 use crate::layers::report::{Format, csv_field, json_str, printable};
 use crate::layers::report::{Report, Sampled};
 use crate::source::SourceError;
@@ -244,7 +245,7 @@ impl NfsReport {
 
 impl Report for NfsReport {
     fn panel(&self) -> &'static str {
-        "nfs"
+        LayerId::Nfs.name()
     }
 
     fn csv_header(&self) -> String {

@@ -17,6 +17,7 @@ use super::model::{NIC_COLS, NicCol};
 use super::source::NicSource;
 use super::tick::{NicBaseline, NicRow, NicTick};
 use crate::format::{self, UNKNOWN};
+use crate::layers::LayerId;
 use crate::layers::report::{Format, json_str, printable};
 use crate::layers::report::{Report, Sampled};
 use crate::source::SourceError;
@@ -283,7 +284,7 @@ impl NicReport {
 
 impl Report for NicReport {
     fn panel(&self) -> &'static str {
-        "nics"
+        LayerId::Nics.name()
     }
 
     fn csv_header(&self) -> String {
