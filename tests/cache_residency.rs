@@ -14,7 +14,7 @@
 //! before 6.5, and one as user `nobody` (needs root for setpriv).
 //!
 //! The libc calls below (statfs, posix_fadvise, prctl) set up the
-//! experiment; the product's unsafe code stays in src/source/residency.rs.
+//! experiment; the product's unsafe code stays in src/layers/cache/residency.rs.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;

@@ -1,6 +1,6 @@
 //! What a cell's sampler prints on its one long-lived SSH channel.
 //!
-//! The sampler (src/source/cells/remote.rs) writes frames:
+//! The sampler (src/layers/cells/source/remote.rs) writes frames:
 //!
 //! ```text
 //! @@C 0                      once per connection: what /sys/block says

@@ -5,7 +5,7 @@
 //! ```text
 //!  run_cell (one task per cell, never waits on another)
 //!   connect ─► host key (hostkey.rs) ─► publickey auth (auth.rs) ─► session.rs
-//!      ▲                                                              │ sampler channel: frames (parse/cell_stream.rs)
+//!      ▲                                                              │ sampler channel: frames (cells/cell_stream.rs)
 //!      └──── capped exponential backoff with jitter ◄── lost/refused ─┤ pings: Rtt
 //!                                                                     └ cellcli channel, once per cellcli_every
 //! ```

@@ -1,5 +1,5 @@
 //! The commands strata runs on a cell. Nothing is installed there: the
-//! sampler is a POSIX sh loop, read by src/parse/cell_stream.rs.
+//! sampler is a POSIX sh loop, read by src/layers/cells/cell_stream.rs.
 //!
 //! Timing: the loop samples when strata writes a line to its stdin, and
 //! strata writes to every cell at the same wall-clock boundaries, so the
