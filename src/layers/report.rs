@@ -62,6 +62,24 @@ pub struct Sampled {
     pub report: Option<String>,
 }
 
+impl Sampled {
+    /// A host layer's reading (its clock, when, what was skipped) with the
+    /// report its tick made.
+    pub fn of(
+        uptime_cs: u64,
+        wall_ms: i64,
+        rejected: Vec<ParseError>,
+        report: Option<String>,
+    ) -> Self {
+        Sampled {
+            uptime_cs,
+            wall_ms,
+            rejected,
+            report,
+        }
+    }
+}
+
 /// A panel's batch printer: it owns its source, its baseline, the format
 /// and the selection, and turns each reading into a report.
 pub trait Report {

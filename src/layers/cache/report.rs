@@ -107,12 +107,12 @@ impl Report for CacheReport {
         let report = tick
             .itv_cs
             .map(|_| report(self.format, &tick, &mut self.header_done));
-        Ok(Sampled {
-            uptime_cs: cur.uptime_cs,
-            wall_ms: cur.wall_ms,
-            rejected: cur.rejected,
+        Ok(Sampled::of(
+            cur.uptime_cs,
+            cur.wall_ms,
+            cur.rejected,
             report,
-        })
+        ))
     }
 }
 

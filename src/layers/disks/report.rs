@@ -218,12 +218,12 @@ impl Report for DiskReport {
         let report = tick
             .itv_cs
             .map(|_| report(self.format, &tick, self.sel, self.units));
-        Ok(Sampled {
-            uptime_cs: cur.uptime_cs,
-            wall_ms: cur.wall_ms,
-            rejected: cur.rejected,
+        Ok(Sampled::of(
+            cur.uptime_cs,
+            cur.wall_ms,
+            cur.rejected,
             report,
-        })
+        ))
     }
 }
 

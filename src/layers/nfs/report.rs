@@ -256,12 +256,12 @@ impl Report for NfsReport {
         let cur = self.source.sample(wall_ms)?;
         let tick = self.baseline.tick(&cur);
         let report = tick.itv_cs.map(|_| report(self.format, &tick));
-        Ok(Sampled {
-            uptime_cs: cur.uptime_cs,
-            wall_ms: cur.wall_ms,
-            rejected: cur.rejected,
+        Ok(Sampled::of(
+            cur.uptime_cs,
+            cur.wall_ms,
+            cur.rejected,
             report,
-        })
+        ))
     }
 }
 

@@ -297,12 +297,12 @@ impl Report for NicReport {
         let report = tick
             .itv_cs
             .map(|_| report(self.format, &tick, self.all_devices));
-        Ok(Sampled {
-            uptime_cs: cur.uptime_cs,
-            wall_ms: cur.wall_ms,
-            rejected: cur.rejected,
+        Ok(Sampled::of(
+            cur.uptime_cs,
+            cur.wall_ms,
+            cur.rejected,
             report,
-        })
+        ))
     }
 }
 
