@@ -78,19 +78,6 @@ impl Input {
 }
 
 impl Input {
-    /// The layer an input belongs to, if it is one layer's.
-    pub fn layer(&self) -> Option<LayerId> {
-        match self {
-            Input::Disks(_) => Some(LayerId::Disks),
-            Input::Nfs(_) => Some(LayerId::Nfs),
-            Input::Cache(_) => Some(LayerId::Cache),
-            Input::Nics(_) => Some(LayerId::Nics),
-            Input::Cell(_) | Input::CellRestate(_) => Some(LayerId::Cells),
-            Input::Db(_) => Some(LayerId::Dnfs),
-            Input::Clock { .. } | Input::Marker { .. } => None,
-        }
-    }
-
     /// A host layer's "no sample, because": `None` for the layers whose
     /// failures are events of their own (a cell's, a database's).
     pub fn failed(layer: LayerId, why: String) -> Option<Input> {
