@@ -26,9 +26,9 @@ use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use strata::core::rootfs::RootFs;
-use strata::model::cache::CacheBaseline;
-use strata::source::cache::CacheSource;
-use strata::source::residency::{self, Method};
+use strata::layers::cache::model::CacheBaseline;
+use strata::layers::cache::residency::{self, Method};
+use strata::layers::cache::source::CacheSource;
 
 const FILES: usize = 100;
 const SPARSE_FILE_BYTES: u64 = 1 << 30;

@@ -43,7 +43,9 @@ use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use strata::source::cells::{CellEvent, CellOptions, CellTarget, parse_cell_spec, run_cell};
+use strata::layers::cells::source::{
+    CellEvent, CellOptions, CellTarget, parse_cell_spec, run_cell,
+};
 
 const HARD_DISKS: usize = 12;
 const FLASH: usize = 16;
@@ -276,8 +278,8 @@ fn skew(plan: &Plan, keys: &Keys, sshds: &[Sshd], kh: &Path) {
                 Some(CellEvent::Status { cell, status }) => {
                     if !matches!(
                         status,
-                        strata::source::cells::CellStatus::Live
-                            | strata::source::cells::CellStatus::Connecting
+                        strata::layers::cells::source::CellStatus::Live
+                            | strata::layers::cells::source::CellStatus::Connecting
                     ) {
                         println!("  cell {cell}: {status:?}");
                     }

@@ -23,11 +23,11 @@ use std::sync::Arc;
 use std::time::Instant;
 use strata::app::{App, HostInfo, Input, SelfUsage};
 use strata::config::Config;
-use strata::parse::diskstats::DiskCounters;
+use strata::layers::disks::diskstats::DiskCounters;
+use strata::layers::disks::source::DiskSample;
 use strata::recording::control::meta_of;
 use strata::recording::session::{Player, Recorder};
 use strata::replay::Replayer;
-use strata::source::disks::DiskSample;
 use strata::theme::Theme;
 
 const T0: i64 = 1_795_000_000_000;

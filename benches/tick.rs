@@ -40,12 +40,12 @@ use std::time::{Duration, Instant};
 use strata::app::{Action, App, HostInfo};
 use strata::config::Config;
 use strata::core::rootfs::RootFs;
-use strata::parse::diskstats::{DiscardCounters, DiskCounters, FlushCounters};
-use strata::source::cache::CacheSource;
-use strata::source::disks::{DiskSample, DiskSource};
-use strata::source::nfs::NfsSource;
-use strata::source::nics::NicSource;
-use strata::source::residency::Method;
+use strata::layers::cache::residency::Method;
+use strata::layers::cache::source::CacheSource;
+use strata::layers::disks::diskstats::{DiscardCounters, DiskCounters, FlushCounters};
+use strata::layers::disks::source::{DiskSample, DiskSource};
+use strata::layers::nfs::source::NfsSource;
+use strata::layers::nics::source::NicSource;
 use strata::theme::Theme;
 
 const TICK_DEVICES: [usize; 3] = [1, 100, 1000];

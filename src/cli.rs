@@ -26,7 +26,7 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "NAME|PATH")]
     pub theme: Option<String>,
     /// Watch the page-cache residency of the files this glob matches (`*`, `?`, `[a-z]`, `**`); repeatable; replaces `cache_files` in the config.
-    #[arg(long = "cache-files", global = true, value_name = "GLOB", value_parser = crate::source::cache::check_pattern)]
+    #[arg(long = "cache-files", global = true, value_name = "GLOB", value_parser = crate::layers::cache::source::check_pattern)]
     pub cache_files: Vec<String>,
     /// A storage cell to sample over SSH, `[user@]host[:port]` (repeatable); the user defaults to yours, as ssh's does.
     #[arg(long = "cell", global = true, value_name = "[USER@]HOST[:PORT]")]
@@ -179,20 +179,9 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{s:?} is not a size of at least 16k (e.g. 100M, 2G)"))
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum)]
-pub enum BatchPanel {
-    Disks,
-    /// The kernel NFS client's mounts, as nfsiostat.
-    Nfs,
-    /// The page cache (meminfo, vmstat) and the residency of --cache-files.
-    Cache,
-    /// nicstat figures per interface; bond warnings in JSON and CSV.
-    Nics,
-    /// Storage cells over SSH: a line per cell (state, round trip, DISK and FLASH) and one over all cells.
-    Cells,
-    /// Oracle Direct NFS per database (--db): text as mondnfs prints it (time|iops), JSON and CSV with every figure.
-    Dnfs,
-}
+/// A panel of `strata batch` and `strata export`: one per layer, named by
+/// the registry.
+pub use crate::layers::LayerId as BatchPanel;
 
 /// Which devices and interfaces `strata batch` and `strata export` list,
 /// and in which units.

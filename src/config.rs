@@ -34,8 +34,8 @@
 //! keeps its default. Unknown keys are reported rather than ignored, so a
 //! typo does not silently leave a setting at its default.
 
-use crate::source::cells::target::CellTarget;
-use crate::source::dnfs::DbEntry;
+use crate::layers::cells::source::target::CellTarget;
+use crate::layers::dnfs::source::DbEntry;
 use std::env;
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -46,37 +46,13 @@ use std::path::{Path, PathBuf};
 use toml::Spanned;
 use toml::de::{DeInteger, DeString, DeTable, DeValue};
 
-use crate::model::disk::ColKind;
+use crate::layers::disks::model::ColKind;
 // The config's `history` takes it, and tests check against it here.
 pub use crate::core::duration::parse_duration;
 
-/// Throughput units of the disks panel and `batch disks`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-pub enum Units {
-    #[default]
-    KB,
-    MB,
-}
-
-impl Units {
-    /// A figure of `col` (held in kB) in these units. iostat -m divides
-    /// sectors by 2048; kB / 1024 is the very same float, dividing by a
-    /// power of two being exact.
-    pub fn scale(self, col: crate::model::disk::DiskCol, kb: f64) -> f64 {
-        match (self, col.def().kind) {
-            (Units::MB, ColKind::Throughput) => kb / 1024.0,
-            _ => kb,
-        }
-    }
-
-    /// A column's name in these units, as iostat -k or -m heads it.
-    pub fn header(self, col: crate::model::disk::DiskCol) -> &'static str {
-        match self {
-            Units::KB => col.def().header,
-            Units::MB => col.def().header_mb,
-        }
-    }
-}
+// The disk model's, where the columns it converts are; the config names
+// a default.
+pub use crate::layers::disks::model::Units;
 
 /// How alarming a figure is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -406,7 +382,7 @@ fn parse_cache_files(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec
     let mut patterns = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let checked = match item.get_ref().as_str() {
-            Some(p) => crate::source::cache::check_pattern(p),
+            Some(p) => crate::layers::cache::source::check_pattern(p),
             None => Err(expected("a glob pattern", item.get_ref())),
         };
         match checked {
@@ -542,7 +518,7 @@ fn parse_dbs(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec<DbEntry
                 .filter(|t| !t.is_empty());
             let outcome = match (name, text) {
                 ("connect", Some(t)) => {
-                    crate::source::dnfs::parse_db_spec(t).map(|t| connect = Some(t))
+                    crate::layers::dnfs::source::parse_db_spec(t).map(|t| connect = Some(t))
                 }
                 ("password_env", Some(t)) if !t.contains(['=', '\0']) => {
                     password_env = Some(t.to_owned());

@@ -7,7 +7,10 @@
 //! ```
 //!
 //! Parsers are pure, sources only read, the model is arithmetic, the store is
-//! bounded, and the view draws from the app state and theme alone.
+//! bounded, and the view draws from the app state and theme alone. Each
+//! layer's parsers, source, model and batch report sit in one folder under
+//! [`layers`], whose registry the CLI, live, batch, export and the footer
+//! read (docs/adding-a-layer.md).
 
 pub mod app;
 pub mod batch;
@@ -18,6 +21,7 @@ pub mod event_loop;
 pub mod export;
 pub mod format;
 pub mod frame_log;
+pub mod layers;
 pub mod live;
 pub mod model;
 pub mod parse;

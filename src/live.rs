@@ -7,17 +7,17 @@ use crate::app::session::Request;
 use crate::app::{App, Input};
 use crate::core::clock::now_ms;
 use crate::event_loop::{self, Feed};
+use crate::layers::cache::source::CacheSource;
+use crate::layers::cells::source::{CellEvent, CellOptions, run_cell};
+use crate::layers::disks::source::DiskSource;
+use crate::layers::dnfs::source::DbEvent;
+use crate::layers::nfs::source::NfsSource;
+use crate::layers::nics::source::NicSource;
+use crate::layers::{LayerId, Sampler};
 use crate::record::Existing;
 use crate::record::mark::MarkSocket;
 use crate::recording::control::Control;
-use crate::source::SourceError;
-use crate::source::cache::CacheSource;
-use crate::source::cells::{CellEvent, CellOptions, run_cell};
-use crate::source::disks::DiskSource;
-use crate::source::dnfs::DbEvent;
 use crate::source::host::SelfMeter;
-use crate::source::nfs::NfsSource;
-use crate::source::nics::NicSource;
 use std::path::PathBuf;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -35,43 +35,38 @@ pub struct Sources {
     pub cells: CellOptions,
 }
 
-/// Samples a source every `every`, for as long as the app listens, and
-/// sends each result wrapped by `wrap`. Reading runs on a blocking thread:
-/// a slow /sys or a hung `--root` (on NFS, say) must not stall keys and
-/// drawing, nor the other sources.
-async fn sample_loop<S, T>(
-    source: S,
-    mut read: impl FnMut(&mut S, i64) -> Result<T, SourceError> + Send + Copy + 'static,
-    wrap: fn(Result<T, String>) -> Input,
-    every: Duration,
-    tx: mpsc::Sender<Input>,
-) where
-    S: Send + 'static,
-    T: Send + 'static,
-{
+/// A host layer's sampler with its type erased: reads at `wall_ms` and
+/// wraps the result as the layer's input, so one loop and one table spawn
+/// every layer.
+type Read = Box<dyn FnMut(i64) -> Input + Send>;
+
+fn reader<S: Sampler>(mut source: S, wrap: fn(Result<S::Sample, String>) -> Input) -> Read {
+    Box::new(move |wall_ms| wrap(source.sample(wall_ms).map_err(|e| e.to_string())))
+}
+
+/// Samples a source every `every`, for as long as the app listens. Reading
+/// runs on a blocking thread: a slow /sys or a hung `--root` (on NFS, say)
+/// must not stall keys and drawing, nor the other sources.
+async fn sample_loop(read: Read, every: Duration, tx: mpsc::Sender<Input>) {
     // A baseline at once, then the shared boundaries (a read that takes
     // longer than an interval skips to the next one).
     let mut tick = Instant::now();
-    let mut source = Some(source);
-    while let Some(mut src) = source.take() {
+    let mut read = Some(read);
+    while let Some(mut r) = read.take() {
         sleep_until(tick).await;
-        let Ok((src, sample)) = tokio::task::spawn_blocking(move || {
-            let sample = read(&mut src, now_ms());
-            (src, sample)
+        let Ok((r, input)) = tokio::task::spawn_blocking(move || {
+            let input = r(now_ms());
+            (r, input)
         })
         .await
         else {
             return; // the reader panicked; the loop sees the task end
         };
-        if tx
-            .send(wrap(sample.map_err(|e| e.to_string())))
-            .await
-            .is_err()
-        {
+        if tx.send(input).await.is_err() {
             return;
         }
         tick = crate::core::boundary::next(every);
-        source = Some(src);
+        read = Some(r);
     }
 }
 
@@ -133,7 +128,7 @@ struct Live {
     /// A sampler that dies (a panic in a reader) takes only its layer down:
     /// the layer turns stale with the reason, the rest goes on.
     samplers: JoinSet<()>,
-    layers: [Layer; 4],
+    layers: Vec<Layer>,
     cells: mpsc::Receiver<CellEvent>,
     cell_tasks: JoinSet<()>,
     dbs: mpsc::Receiver<DbEvent>,
@@ -150,53 +145,25 @@ struct Live {
     headless: bool,
 }
 
-/// A sampler's task, the layer it samples and the input its end makes.
-type Layer = (tokio::task::Id, &'static str, fn(String) -> Input);
+/// A sampler's task and the layer it samples.
+type Layer = (tokio::task::Id, LayerId);
 
 /// Each host layer's sampler on its own task, all sending to one channel.
 fn spawn_samplers(
-    disks: DiskSource,
-    nfs: NfsSource,
-    cache: CacheSource,
-    nics: NicSource,
+    sources: [(LayerId, Read); 4],
     every: Duration,
-) -> (mpsc::Receiver<Input>, JoinSet<()>, [Layer; 4]) {
+) -> (mpsc::Receiver<Input>, JoinSet<()>, Vec<Layer>) {
     let (tx, samples) = mpsc::channel(16);
     let mut samplers = JoinSet::new();
-    let disks = samplers.spawn(sample_loop(
-        disks,
-        |s: &mut DiskSource, wall_ms| s.sample(wall_ms),
-        Input::Disks,
-        every,
-        tx.clone(),
-    ));
-    let nfs = samplers.spawn(sample_loop(
-        nfs,
-        |s: &mut NfsSource, wall_ms| s.sample(wall_ms),
-        Input::Nfs,
-        every,
-        tx.clone(),
-    ));
-    let cache = samplers.spawn(sample_loop(
-        cache,
-        |s: &mut CacheSource, wall_ms| s.sample(wall_ms),
-        Input::Cache,
-        every,
-        tx.clone(),
-    ));
-    let nics = samplers.spawn(sample_loop(
-        nics,
-        |s: &mut NicSource, wall_ms| s.sample(wall_ms),
-        Input::Nics,
-        every,
-        tx,
-    ));
-    let layers: [Layer; 4] = [
-        (disks.id(), "disk", |e| Input::Disks(Err(e))),
-        (nfs.id(), "NFS", |e| Input::Nfs(Err(e))),
-        (cache.id(), "page cache", |e| Input::Cache(Err(e))),
-        (nics.id(), "NIC", |e| Input::Nics(Err(e))),
-    ];
+    let layers = sources
+        .into_iter()
+        .map(|(layer, read)| {
+            (
+                samplers.spawn(sample_loop(read, every, tx.clone())).id(),
+                layer,
+            )
+        })
+        .collect();
     (samples, samplers, layers)
 }
 
@@ -228,7 +195,15 @@ impl Live {
             nics,
             cells: cell_opts,
         } = sources;
-        let (samples, samplers, layers) = spawn_samplers(disks, nfs, cache, nics, every);
+        let (samples, samplers, layers) = spawn_samplers(
+            [
+                (LayerId::Disks, reader(disks, Input::Disks)),
+                (LayerId::Nfs, reader(nfs, Input::Nfs)),
+                (LayerId::Cache, reader(cache, Input::Cache)),
+                (LayerId::Nics, reader(nics, Input::Nics)),
+            ],
+            every,
+        );
         // Each cell on its own task: a cell that hangs or drops never holds
         // up the others or the screen.
         let (cell_tx, cells) = mpsc::channel::<CellEvent>(64);
@@ -250,9 +225,9 @@ impl Live {
         // The threads end with `cancel`, not by being joined.
         let (db_tx, dbs) = mpsc::channel::<DbEvent>(64);
         let db_targets: Vec<_> = app.dnfs.list.iter().map(|d| d.target.clone()).collect();
-        let mut db_opts = crate::source::dnfs::DbOptions::new(every);
+        let mut db_opts = crate::layers::dnfs::source::DbOptions::new(every);
         db_opts.passwords = app.passphrases.store.clone();
-        drop(crate::source::dnfs::spawn_dbs(
+        drop(crate::layers::dnfs::source::spawn_dbs(
             &db_targets,
             &db_opts,
             db_tx,
@@ -381,10 +356,14 @@ impl Feed for Live {
             LiveEvent::Input(input) => self.rec.feed(app, input),
             LiveEvent::Clock => self.tick(app),
             LiveEvent::SamplerEnded(id, how) => {
-                if let Some((_, name, fail)) = self.layers.iter().find(|(i, ..)| *i == id) {
-                    let why =
-                        format!("the {name} sampler {how}; restart strata to sample it again");
-                    self.rec.feed(app, fail(why));
+                if let Some(&(_, layer)) = self.layers.iter().find(|(i, _)| *i == id) {
+                    let why = format!(
+                        "the {} sampler {how}; restart strata to sample it again",
+                        layer.def().noun
+                    );
+                    if let Some(input) = Input::failed(layer, why) {
+                        self.rec.feed(app, input);
+                    }
                 }
             }
             LiveEvent::Deadline => app.quit = true,

@@ -1,16 +1,16 @@
 use clap::Parser;
 use std::time::Duration;
 use strata::app::App;
-use strata::batch::cache::CacheReport;
-use strata::batch::disks::Selection;
 use strata::batch::run::{DiskReport, run_report};
 use strata::cli::{BatchPanel, Cli, Command, DeviceArgs};
 use strata::core::rootfs::RootFs;
-use strata::source::cache::CacheSource;
-use strata::source::cells::target::{CellTarget, Given, assemble};
-use strata::source::cells::{CellOptions, PassphraseStore};
-use strata::source::disks::DiskSource;
-use strata::source::nfs::NfsSource;
+use strata::layers::cache::report::CacheReport;
+use strata::layers::cache::source::CacheSource;
+use strata::layers::cells::source::target::{CellTarget, Given, assemble};
+use strata::layers::cells::source::{CellOptions, PassphraseStore};
+use strata::layers::disks::report::Selection;
+use strata::layers::disks::source::DiskSource;
+use strata::layers::nfs::source::NfsSource;
 
 fn main() {
     let cli = Cli::parse();
@@ -137,14 +137,14 @@ fn batch(
             run_report(&mut panel, fs, interval, count, format)
         }
         BatchPanel::Nics => {
-            let source = strata::source::nics::NicSource::new(fs.clone());
+            let source = strata::layers::nics::source::NicSource::new(fs.clone());
             let mut panel =
-                strata::batch::nics::NicReport::new(source, format, devices.all_devices);
+                strata::layers::nics::report::NicReport::new(source, format, devices.all_devices);
             run_report(&mut panel, fs, interval, count, format)
         }
         BatchPanel::Nfs => {
             let source = NfsSource::new(fs.clone());
-            let mut panel = strata::batch::nfs::NfsReport::new(source, format);
+            let mut panel = strata::layers::nfs::report::NfsReport::new(source, format);
             run_report(&mut panel, fs, interval, count, format)
         }
         BatchPanel::Cache => {
@@ -165,7 +165,8 @@ fn batch(
             strata::batch::cells::run_cells(targets, opts, count, format)
         }
         BatchPanel::Dnfs => {
-            let (targets, problems) = strata::source::dnfs::db_targets(&cli.dbs, &config.dbs);
+            let (targets, problems) =
+                strata::layers::dnfs::source::db_targets(&cli.dbs, &config.dbs);
             for p in &problems {
                 eprintln!("strata: {p}");
             }
@@ -257,7 +258,7 @@ fn live_app(
     cell_opts.passphrases = passphrases.clone();
     let mut app = App::new(config, theme, host, interval);
     app.set_cells(targets);
-    let (dbs, db_problems) = strata::source::dnfs::db_targets(&cli.dbs, &app.config.dbs);
+    let (dbs, db_problems) = strata::layers::dnfs::source::db_targets(&cli.dbs, &app.config.dbs);
     app.set_dbs(dbs);
     app.set_passphrase_store(passphrases);
     app.no_color = no_color;
@@ -273,7 +274,7 @@ fn live_app(
         disks: DiskSource::new(fs.clone()),
         nfs: NfsSource::new(fs.clone()),
         cache: CacheSource::new(fs.clone(), app.config.cache_files.clone()),
-        nics: strata::source::nics::NicSource::new(fs.clone()),
+        nics: strata::layers::nics::source::NicSource::new(fs.clone()),
         cells: cell_opts,
     };
     (app, sources)
@@ -310,7 +311,7 @@ fn cell_options(cli: &Cli, interval: f64, interactive: bool) -> CellOptions {
     let known_hosts = cli
         .known_hosts
         .clone()
-        .or_else(strata::source::cells::default_known_hosts)
+        .or_else(strata::layers::cells::source::default_known_hosts)
         .unwrap_or_else(|| ".ssh/known_hosts".into());
     let mut opts = CellOptions::new(Duration::from_secs_f64(interval), known_hosts);
     opts.accept_new_host_keys = cli.accept_new_host_keys;

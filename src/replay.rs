@@ -19,8 +19,8 @@ use tokio::time::{Instant, sleep_until};
 use crate::app::session::{ReplayCmd, ReplayStatus, Request, SPEEDS};
 use crate::app::{App, Input};
 use crate::event_loop::{self, FRAME, Feed};
+use crate::layers::cells::source::CellEvent;
 use crate::recording::session::Player;
-use crate::source::cells::CellEvent;
 
 /// Intervals of inputs a jump rebuilds the figures from.
 pub const REBUILD_SAMPLES: i64 = 300;
@@ -223,7 +223,9 @@ impl Kept {
                 return;
             }
             Input::CellRestate(r) => (r.cell, "restate"),
-            Input::Db(crate::source::dnfs::DbEvent::Status { db, .. }) => (*db, "db status"),
+            Input::Db(crate::layers::dnfs::source::DbEvent::Status { db, .. }) => {
+                (*db, "db status")
+            }
             Input::Cell(ev) => match ev {
                 CellEvent::Status { cell, .. } => (*cell, "status"),
                 CellEvent::Rtt { cell, .. } => (*cell, "rtt"),

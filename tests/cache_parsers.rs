@@ -9,11 +9,11 @@
 use proptest::prelude::*;
 use std::path::Path;
 use strata::core::rootfs::RootFs;
-use strata::model::cache::{CACHE_COLS, CacheBaseline, CacheCol, FILE_COLS, FileKind};
-use strata::parse::meminfo::{MemInfo, MemValue, parse_meminfo};
-use strata::parse::vmstat::{VmStat, parse_vmstat};
-use strata::source::cache::{CacheFile, CacheSample, CacheSource, FileResidency};
-use strata::source::residency::{Method, Residency};
+use strata::layers::cache::meminfo::{MemInfo, MemValue, parse_meminfo};
+use strata::layers::cache::model::{CACHE_COLS, CacheBaseline, CacheCol, FILE_COLS, FileKind};
+use strata::layers::cache::residency::{Method, Residency};
+use strata::layers::cache::source::{CacheFile, CacheSample, CacheSource, FileResidency};
+use strata::layers::cache::vmstat::{VmStat, parse_vmstat};
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/cache/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -117,7 +117,7 @@ fn rates_over_the_real_6_18_interval() {
     assert_eq!(t.figures.get(CacheCol::CachedLessShmem), Some(1_116_060.0));
     // The text line after the time: MB rounded (2836 kB = 3 MB ...), rates
     // with two decimals.
-    let text = strata::batch::cache::text_report(&t, false);
+    let text = strata::layers::cache::report::text_report(&t, false);
     let line = text.lines().next().unwrap();
     let after_time: Vec<&str> = line.split_whitespace().skip(1).collect();
     assert_eq!(

@@ -25,8 +25,8 @@ use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use strata::core::rootfs::RootFs;
-use strata::source::cache::{CacheSource, FileResidency};
-use strata::source::residency::{Method, page_size};
+use strata::layers::cache::residency::{Method, page_size};
+use strata::layers::cache::source::{CacheSource, FileResidency};
 
 const TMPFS_MAGIC: i64 = 0x0102_1994;
 const RAMFS_MAGIC: i64 = 0x8584_58f6;
@@ -476,7 +476,7 @@ fn sizes_print_as_fincore_prints_them() {
         .collect();
     let ours: Vec<String> = sizes
         .iter()
-        .map(|&s| strata::batch::cache::human_size(s))
+        .map(|&s| strata::layers::cache::report::human_size(s))
         .collect();
     assert_eq!(ours, theirs);
 }

@@ -5,11 +5,11 @@
 //! infinite figure.
 
 use proptest::prelude::*;
-use strata::model::cell_metrics::{
+use strata::layers::cells::cell_metrics::{
     CELL_DISK_COLS, CellDiskCol, CellSummary, CellTotals, FLASH_CACHE_COLS, FlashCacheCol, Media,
 };
-use strata::model::cell_shares::{SHARE_COLS, ShareCol, Shares};
-use strata::parse::cellcli::{
+use strata::layers::cells::cell_shares::{SHARE_COLS, ShareCol, Shares};
+use strata::layers::cells::cellcli::{
     Basis, BlockSize, CellDiskType, Direction, Metric, MetricPrefix, Quantity,
     parse_cellcli_report, parse_celldisk, parse_metriccurrent,
 };

@@ -9,8 +9,8 @@ mod common;
 
 use common::{cell_target, sample};
 use strata::app::cells::CellView;
-use strata::model::cells::GroupCol;
-use strata::source::disks::DiskSample;
+use strata::layers::cells::model::GroupCol;
+use strata::layers::disks::source::DiskSample;
 
 /// The fixture host's sample `k`, as read `secs` after a (re)boot.
 fn after_boot(k: u64, secs: u64) -> DiskSample {

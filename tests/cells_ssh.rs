@@ -23,11 +23,13 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use strata::core::rootfs::RootFs;
-use strata::parse::cell_stream::{FrameKind, FrameReader, parse_sample};
-use strata::parse::diskstats::parse_diskstats;
+use strata::layers::cells::cell_stream::{FrameKind, FrameReader, parse_sample};
+use strata::layers::cells::source::{
+    CellEvent, CellOptions, CellStatus, CellTarget, remote, run_cell,
+};
+use strata::layers::disks::diskstats::parse_diskstats;
+use strata::layers::disks::source::DiskSource;
 use strata::parse::uptime::parse_uptime_cs;
-use strata::source::cells::{CellEvent, CellOptions, CellStatus, CellTarget, remote, run_cell};
-use strata::source::disks::DiskSource;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -890,7 +892,7 @@ async fn cellcli_only_where_the_cell_has_it() {
     assert_eq!(cell, 0);
     let expected = std::process::Command::new("sh")
         .arg("-c")
-        .arg(strata::source::cells::CELLCLI_SCRIPT)
+        .arg(strata::layers::cells::source::CELLCLI_SCRIPT)
         .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
         .output()
         .expect("run the script locally");
@@ -958,7 +960,7 @@ fn sampler_under(shell: &str, stdin_ends: bool) {
     let start = Instant::now();
     while frames
         .iter()
-        .filter(|f: &&strata::parse::cell_stream::Frame| f.kind == FrameKind::Sample)
+        .filter(|f: &&strata::layers::cells::cell_stream::Frame| f.kind == FrameKind::Sample)
         .count()
         < 3
         && start.elapsed() < Duration::from_secs(5)

@@ -13,9 +13,9 @@ use common::render;
 use std::collections::BTreeMap;
 use std::path::Path;
 use strata::app::{Input, Panel, View};
+use strata::layers::cells::source::{CellEvent, CellStatus};
 use strata::recording::session::Player;
 use strata::replay::Replayer;
-use strata::source::cells::{CellEvent, CellStatus};
 
 const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.strec");
 

@@ -6,9 +6,9 @@
 #![allow(clippy::unwrap_used)]
 
 use proptest::prelude::*;
-use strata::model::dnfs::{ChannelCounting, DnfsBaseline, DnfsCol, DnfsTick};
-use strata::parse::dnfs_sample::{DnfsRows, DnfsSample, map_rows, rows_from_capture};
-use strata::parse::sql_rows::SqlRows;
+use strata::layers::dnfs::dnfs_sample::{DnfsRows, DnfsSample, map_rows, rows_from_capture};
+use strata::layers::dnfs::model::{ChannelCounting, DnfsBaseline, DnfsCol, DnfsTick};
+use strata::layers::dnfs::sql_rows::SqlRows;
 
 fn capture(name: &str) -> DnfsRows {
     let path = format!("{}/tests/fixtures/dnfs/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -221,7 +221,7 @@ proptest! {
             let t = b.tick(&s);
             let mut all: Vec<Option<f64>> = Vec::new();
             for f in t.instances.iter().filter_map(|i| i.figures).chain(t.total) {
-                for c in strata::model::dnfs::DNFS_COLS {
+                for c in strata::layers::dnfs::model::DNFS_COLS {
                     all.push(f.get(c.col));
                 }
             }

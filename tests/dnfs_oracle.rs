@@ -8,9 +8,9 @@
 //!   otherwise.
 
 use std::time::Duration;
-use strata::model::dnfs::{DnfsBaseline, DnfsCol};
-use strata::parse::dnfs_sample::map_rows;
-use strata::source::dnfs::{
+use strata::layers::dnfs::dnfs_sample::map_rows;
+use strata::layers::dnfs::model::{DnfsBaseline, DnfsCol};
+use strata::layers::dnfs::source::{
     DbEvent, DbOptions, DbStatus, connect, parse_db_spec, read_rows, run_db,
 };
 use tokio::sync::mpsc;
@@ -147,7 +147,7 @@ fn live_database_when_strata_test_oracle_is_set() {
 /// first backoff would have ended.
 #[test]
 fn a_typed_password_is_tried_at_once() {
-    use strata::source::cells::{PassphraseStore, Secret};
+    use strata::layers::cells::source::{PassphraseStore, Secret};
     if client_present() {
         println!("SKIPPED: an Oracle client is installed here");
         return;

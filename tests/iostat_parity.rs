@@ -41,7 +41,7 @@
 //! both tools. The tests at the end of the file pin the cases this suite
 //! found beyond that: dm names as iostat -x prints them, the sysfs sort
 //! order of names with a '/', and %rrqm past 2^64 (documented in
-//! model::disk).
+//! layers::disks::model).
 
 #![allow(
     unsafe_code,
@@ -913,7 +913,7 @@ fn iostat_reset(p: &Dev, c: &Dev) -> bool {
 
 /// Why strata gives no figure for a device iostat counts from zero (new
 /// in B, or reset by iostat's test) when its io_ticks from zero pass the
-/// interval: the counters are older than the interval (see model::disk).
+/// interval: the counters are older than the interval (see layers::disks::model).
 fn from_zero_past_the_interval(p: Option<&Dev>, c: &Dev, itv: u64) -> Option<String> {
     let from_zero = p.is_none_or(|p| iostat_reset(p, c));
     let tot = c.get(TOT_TICKS) & MASK32;
@@ -925,7 +925,7 @@ fn from_zero_past_the_interval(p: Option<&Dev>, c: &Dev, itv: u64) -> Option<Str
     })
 }
 
-/// strata's %util where io_ticks passed the interval (see model::disk):
+/// strata's %util where io_ticks passed the interval (see layers::disks::model):
 /// 100.00 within the rounding slack, "–" beyond it; iostat prints > 100.
 fn util_past_the_interval(iostat: &str, strata: &str) -> bool {
     iostat.parse::<f64>().is_ok_and(|u| u > 100.0) && matches!(strata, "100.00" | UNKNOWN)
@@ -1794,12 +1794,12 @@ fn reads(n: u64) -> [u64; 17] {
     v
 }
 
-/// DOCUMENTED DIVERGENCE (model::disk): when a device counts from zero
+/// DOCUMENTED DIVERGENCE (layers::disks::model): when a device counts from zero
 /// (new, or re-created) with merges + requests ≥ 2^64 over the interval,
 /// iostat computes %rrqm as merges / (merges + ios) with the sum wrapped
 /// modulo 2^64 and prints 184467440737095516160.00; strata sums in floating
 /// point and prints 50.00. strata's figure is the arithmetically right one,
-/// but it is neither iostat's (model::disk claims agreement "to the last
+/// but it is neither iostat's (layers::disks::model claims agreement "to the last
 /// digit") nor "–" (its rule where iostat prints garbage), and the
 /// divergence is documented nowhere. Case: vda appears in B with
 /// rd_ios = 2^63 + 5 and rd_merges = 2^63. Unreachable on a real kernel
@@ -1818,7 +1818,7 @@ fn rrqm_pct_when_merges_plus_ios_overflow_u64_is_the_true_share() {
     let (io, st) = reports(&env, &pair);
     let c = COLS.iter().position(|&c| c == "%rrqm").unwrap();
     let (i, s) = (&io.rows[0].vals[c], &st.rows[0].vals[c]);
-    // documented in model::disk: iostat's wrapped u64 sum prints garbage,
+    // documented in layers::disks::model: iostat's wrapped u64 sum prints garbage,
     // strata the true share, 2^63 / (2^63 + 2^63 + 5)
     assert!(i.parse::<f64>().is_ok_and(|v| v > 1e9), "iostat prints {i}");
     assert_eq!(s, "50.00", "strata's %rrqm");

@@ -3,18 +3,18 @@
 //! infinite figure.
 
 use proptest::prelude::*;
-use strata::model::bond::{BondBaseline, BondWarning};
-use strata::model::nic::{LinkSpeed, NIC_COLS, NicDelta};
-use strata::parse::bonding::{BondMode, MiiStatus, parse_bonding};
-use strata::parse::net_sysfs::{Duplex, parse_duplex, parse_operstate, parse_speed_mbps};
-use strata::parse::netdev::{NetDevCounters, parse_net_dev};
+use strata::layers::nics::bond::{BondBaseline, BondWarning};
+use strata::layers::nics::bonding::{BondMode, MiiStatus, parse_bonding};
+use strata::layers::nics::model::{LinkSpeed, NIC_COLS, NicDelta};
+use strata::layers::nics::net_sysfs::{Duplex, parse_duplex, parse_operstate, parse_speed_mbps};
+use strata::layers::nics::netdev::{NetDevCounters, parse_net_dev};
 
 fn fixture(dir: &str, name: &str) -> String {
     let path = format!("{}/tests/fixtures/{dir}/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-fn bond(name: &str) -> strata::parse::bonding::BondInfo {
+fn bond(name: &str) -> strata::layers::nics::bonding::BondInfo {
     // the file is named after the bond: bond2-active-backup-v3.7.1.txt
     let bond_name = name.split('-').next().unwrap_or(name);
     let (b, rejected) = parse_bonding(&fixture("bonding", name), bond_name, name);

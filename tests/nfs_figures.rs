@@ -7,11 +7,11 @@
 mod nfs_pairs;
 
 use nfs_pairs::{NEW_TCP, OLD_TCP, OLD_UDP, Pair};
-use strata::batch::nfs::text_report;
-use strata::model::nfs::{NfsMountCol, NfsOpCol};
-use strata::model::nfs_tick::{NfsBaseline, NfsRow, NfsTick};
-use strata::parse::mountstats::parse_mountstats;
-use strata::source::nfs::{NfsSample, group_mounts};
+use strata::layers::nfs::model::{NfsMountCol, NfsOpCol};
+use strata::layers::nfs::mountstats::parse_mountstats;
+use strata::layers::nfs::report::text_report;
+use strata::layers::nfs::source::{NfsSample, group_mounts};
+use strata::layers::nfs::tick::{NfsBaseline, NfsRow, NfsTick};
 
 fn sample(text: &str, uptime_cs: u64) -> NfsSample {
     let p = parse_mountstats(text, "/proc/self/mountstats");

@@ -4,9 +4,9 @@
 #![allow(clippy::expect_used)]
 
 use proptest::prelude::*;
-use strata::model::nfs::{NFS_MOUNT_COLS, NFS_OP_COLS, NfsMountDelta, NfsOpDelta};
-use strata::parse::mountinfo::parse_mountinfo;
-use strata::parse::mountstats::{
+use strata::layers::nfs::model::{NFS_MOUNT_COLS, NFS_OP_COLS, NfsMountDelta, NfsOpDelta};
+use strata::layers::nfs::mountinfo::parse_mountinfo;
+use strata::layers::nfs::mountstats::{
     MountStats, NfsBytes, NfsCounters, RpcOpCounters, Xprt, XprtCounters, parse_mountstats,
 };
 

@@ -31,7 +31,7 @@
 //!
 //! Each tool's output is checked against a model of it: nicstat's formulas
 //! as nicstat.c has them (wrapping 64-bit differences, since-boot figures
-//! for an interface it had not tracked), and strata's as model::nic
+//! for an interface it had not tracked), and strata's as layers::nics::model
 //! documents them. Where the models agree the two tools must print the same
 //! token; where they differ the tokens are counted as divergences, each
 //! with its documented cause:

@@ -2,10 +2,10 @@
 //! never a negative, NaN or infinite figure.
 
 use proptest::prelude::*;
-use strata::model::disk::{DISK_COLS, DiskDelta};
-use strata::parse::diskstats::{
+use strata::layers::disks::diskstats::{
     DiscardCounters, DiskCounters, FlushCounters, parse_diskstats, parse_sys_block_stat,
 };
+use strata::layers::disks::model::{DISK_COLS, DiskDelta};
 use strata::parse::uptime::parse_uptime_cs;
 
 fn real(name: &str) -> String {

@@ -15,9 +15,6 @@ use std::process::Command;
 use std::sync::OnceLock;
 use strata::app::{Input, SelfUsage};
 use strata::batch::Format;
-use strata::batch::disks::Selection;
-use strata::batch::nfs::NfsReport;
-use strata::batch::nics::NicReport;
 use strata::batch::run::{DiskReport, Report};
 use strata::cli::BatchPanel;
 use strata::config::Config;
@@ -25,12 +22,15 @@ use strata::core::rootfs::RootFs;
 use strata::export::cmd::{ExportArgs, run_export, run_summary};
 use strata::export::summary::{Summary, stats, summarize};
 use strata::export::window::between_markers;
+use strata::layers::cells::source::{CellEvent, CellStatus};
+use strata::layers::disks::report::Selection;
+use strata::layers::disks::source::DiskSource;
+use strata::layers::nfs::report::NfsReport;
+use strata::layers::nfs::source::NfsSource;
+use strata::layers::nics::report::NicReport;
+use strata::layers::nics::source::NicSource;
 use strata::recording::control::meta_of;
 use strata::recording::session::{Player, Recorder};
-use strata::source::cells::{CellEvent, CellStatus};
-use strata::source::disks::DiskSource;
-use strata::source::nfs::NfsSource;
-use strata::source::nics::NicSource;
 
 const T0: i64 = 1_795_000_000_000;
 /// Samples: over a minute, so the file holds several chunks.
@@ -137,11 +137,19 @@ fn record_into(dir: &Path) -> Fixture {
         batch: vec![
             (
                 BatchPanel::Disks,
-                strata::batch::disks::csv_header(units),
+                strata::layers::disks::report::csv_header(units),
                 d,
             ),
-            (BatchPanel::Nics, strata::batch::nics::csv_header(), n),
-            (BatchPanel::Nfs, strata::batch::nfs::csv_header(), f),
+            (
+                BatchPanel::Nics,
+                strata::layers::nics::report::csv_header(),
+                n,
+            ),
+            (
+                BatchPanel::Nfs,
+                strata::layers::nfs::report::csv_header(),
+                f,
+            ),
         ],
     }
 }
@@ -254,7 +262,7 @@ fn json_parses_and_carries_every_figure_of_the_csv() {
     for (o, row) in objects.iter().zip(&rows) {
         let fields: Vec<&str> = row.split(',').collect();
         assert_eq!(o["disk_device"], fields[2]);
-        for c in &strata::model::disk::DISK_COLS {
+        for c in &strata::layers::disks::model::DISK_COLS {
             let key = c.col.def().json_key;
             let at = header
                 .iter()

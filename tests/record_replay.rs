@@ -14,10 +14,10 @@ use std::path::Path;
 use std::time::Duration;
 use strata::app::{App, Input, SelfUsage};
 use strata::config::Config;
+use strata::layers::cells::source::{CellEvent, CellStatus};
 use strata::recording::control::meta_of;
 use strata::recording::session::{Player, Recorder};
 use strata::replay::Replayer;
-use strata::source::cells::{CellEvent, CellStatus};
 use strata::theme::Theme;
 
 const T0: i64 = 1_795_000_000_000;

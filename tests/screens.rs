@@ -254,7 +254,7 @@ fn a_failing_source_says_why_and_keeps_the_last_figures() {
 fn rejected_lines_are_named_and_the_rest_shown() {
     let mut app = app_with(3);
     let mut s = common::sample(3);
-    let bad = strata::parse::diskstats::parse_diskstats(
+    let bad = strata::layers::disks::diskstats::parse_diskstats(
         "8 48 sdd 1 2 three 4 5 6 7 8 9 10 11\n",
         "/proc/diskstats",
     );

@@ -10,11 +10,11 @@ use common::{app_with, render, sample};
 use strata::app::cells::{DISK_GROUP, FLASH_GROUP};
 use strata::app::state::history_index;
 use strata::app::{Action, App, Panel, View};
-use strata::model::cell_metrics::Media;
-use strata::model::cells::GroupCol;
-use strata::model::disk::DiskCol;
-use strata::source::cells::target::CellTarget;
-use strata::source::cells::{CellEvent, CellStatus};
+use strata::layers::cells::cell_metrics::Media;
+use strata::layers::cells::model::GroupCol;
+use strata::layers::cells::source::target::CellTarget;
+use strata::layers::cells::source::{CellEvent, CellStatus};
+use strata::layers::disks::model::DiskCol;
 
 fn target(name: &str) -> CellTarget {
     CellTarget {

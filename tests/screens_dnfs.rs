@@ -10,8 +10,8 @@ mod common;
 
 use common::redact_times;
 use strata::app::dnfs::{Dnfs, DnfsUi};
-use strata::parse::dnfs_sample::{DnfsSample, map_rows, rows_from_capture};
-use strata::source::dnfs::{DbEvent, DbStatus, connect, parse_db_spec};
+use strata::layers::dnfs::dnfs_sample::{DnfsSample, map_rows, rows_from_capture};
+use strata::layers::dnfs::source::{DbEvent, DbStatus, connect, parse_db_spec};
 use strata::theme::Theme;
 
 const T0: i64 = 1_795_000_000_000;
@@ -62,7 +62,7 @@ fn readings(release: &str, more: usize) -> Vec<DnfsSample> {
         // the last select (b's counts, swelled), 12.1 as running totals
         // (b's growth again)
         for c in &mut cur.channels {
-            let key = |x: &&strata::parse::dnfs_sample::ChannelRow| {
+            let key = |x: &&strata::layers::dnfs::dnfs_sample::ChannelRow| {
                 (x.inst_id, x.pnum, x.ch_id) == (c.inst_id, c.pnum, c.ch_id)
             };
             let (Some(ca), Some(cb)) = (a.channels.iter().find(key), b.channels.iter().find(key))
@@ -226,7 +226,7 @@ fn the_12_1_database_reads_channels_as_running_totals() {
 /// of dNFS, channels from 192.168.10.x and 192.168.11.x) with the host's
 /// NFS client, NICs and block devices as given.
 fn path(kernel_nfs: f64, nics: (f64, f64), routes: &str) -> String {
-    use strata::model::dnfs_path::line_up;
+    use strata::layers::dnfs::path::line_up;
     use strata::parse::route::parse_route;
     let d = dnfs();
     let tick = d.list[0].current(T0 + 1000, d.interval_ms).unwrap();
@@ -359,7 +359,7 @@ fn a_recorded_database_replays_exports_and_sums_up_as_it_was_read() {
     use strata::export::cmd::{ExportArgs, run_export};
     use strata::export::summary::summarize;
     use strata::export::window::Window;
-    use strata::model::dnfs::DnfsCol;
+    use strata::layers::dnfs::model::DnfsCol;
     use strata::recording::control::meta_of;
     use strata::recording::session::{Player, Recorder};
     let dir = tempfile::tempdir().unwrap();

@@ -11,7 +11,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::path::{Path, PathBuf};
 use strata::app::keymap::{KeyMode, map_key};
 use strata::app::{Action, App, Panel};
-use strata::source::cells::{CellEvent, CellStatus, PassphraseStore};
+use strata::layers::cells::source::{CellEvent, CellStatus, PassphraseStore};
 
 const KEY: &str = "/home/oracle/.ssh/id_cells";
 const OTHER: &str = "/home/oracle/.ssh/id_spare";
@@ -225,8 +225,8 @@ fn a_long_path_wraps_inside_the_prompt_on_a_narrow_screen() {
 /// the prompt back saying it was wrong.
 #[test]
 fn a_database_without_a_password_is_asked_for_it_and_told_when_it_is_wrong() {
-    use strata::source::cells::Secret;
-    use strata::source::dnfs::{DbEvent, DbStatus, parse_db_spec};
+    use strata::layers::cells::source::Secret;
+    use strata::layers::dnfs::source::{DbEvent, DbStatus, parse_db_spec};
     let mut app = app_with(3);
     let store = PassphraseStore::new();
     app.set_passphrase_store(store.clone());

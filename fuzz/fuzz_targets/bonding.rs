@@ -5,5 +5,5 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let _ = strata::parse::bonding::parse_bonding(&text, "bond0", "fuzz");
+    let _ = strata::layers::nics::bonding::parse_bonding(&text, "bond0", "fuzz");
 });

@@ -7,19 +7,21 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let devs = strata::parse::diskstats::parse_diskstats(&text, "fuzz").items;
-    let _ = strata::parse::diskstats::parse_sys_block_stat(&text, "sda", "fuzz");
+    let devs = strata::layers::disks::diskstats::parse_diskstats(&text, "fuzz").items;
+    let _ = strata::layers::disks::diskstats::parse_sys_block_stat(&text, "sda", "fuzz");
     let itv = data.first().map_or(100, |b| u64::from(*b));
     for pair in devs.windows(2) {
         let seen = itv % 2 == 0;
-        if let Some(d) =
-            strata::model::disk::DiskDelta::between(seen.then_some(&pair[0]), &pair[1], itv)
-        {
+        if let Some(d) = strata::layers::disks::model::DiskDelta::between(
+            seen.then_some(&pair[0]),
+            &pair[1],
+            itv,
+        ) {
             let r = d.device_rates();
             for v in r.0.iter().flatten() {
                 assert!(v.is_finite() && *v >= 0.0, "{v} from {pair:?}");
             }
-            let util = r.get(strata::model::disk::DiskCol::Util);
+            let util = r.get(strata::layers::disks::model::DiskCol::Util);
             assert!(util.is_none_or(|u| u <= 100.0), "{util:?}");
         }
     }

@@ -5,5 +5,5 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let _ = strata::parse::mountinfo::parse_mountinfo(&text, "fuzz");
+    let _ = strata::layers::nfs::mountinfo::parse_mountinfo(&text, "fuzz");
 });

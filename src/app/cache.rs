@@ -2,8 +2,8 @@
 //! of the files the user watches.
 
 use super::state::App;
-use crate::model::cache::{CACHE_COLS, FILE_COLS, FileCol, FileRow};
-use crate::source::cache::CacheSample;
+use crate::layers::cache::model::{CACHE_COLS, FILE_COLS, FileCol, FileRow};
+use crate::layers::cache::source::CacheSample;
 
 /// The history entity that holds the host's page cache figures.
 pub const HOST_ENTITY: &str = "\u{2211}host";

@@ -6,14 +6,14 @@
 
 use super::layer::Layer;
 use super::state::{App, DISK_HISTORY};
-use crate::model::cell_metrics::{CellDiskRow, CellSummary};
-use crate::model::cells::{AllCells, CellGroups, GroupFigures};
-use crate::model::disk::DiskCol;
-use crate::model::disk_tick::{Baseline, DiskTick};
-use crate::parse::cellcli::parse_cellcli_report;
-use crate::source::cells::target::CellTarget;
-use crate::source::cells::{CellEvent, CellStatus};
-use crate::source::disks::DiskSample;
+use crate::layers::cells::cell_metrics::{CellDiskRow, CellSummary};
+use crate::layers::cells::cellcli::parse_cellcli_report;
+use crate::layers::cells::model::{AllCells, CellGroups, GroupFigures};
+use crate::layers::cells::source::target::CellTarget;
+use crate::layers::cells::source::{CellEvent, CellStatus};
+use crate::layers::disks::model::DiskCol;
+use crate::layers::disks::source::DiskSample;
+use crate::layers::disks::tick::{Baseline, DiskTick};
 use std::time::Duration;
 
 /// One cell.
@@ -186,7 +186,7 @@ pub const FLASH_GROUP: &str = "\u{2211}FLASH";
 /// A group's figures in [`DISK_HISTORY`]'s order; a group has no queue
 /// size (aqu-sz) of its own. Unknown when the group is.
 fn group_values(g: Option<&GroupFigures>) -> [Option<f32>; DISK_HISTORY.len()] {
-    use crate::model::cells::GroupCol as G;
+    use crate::layers::cells::model::GroupCol as G;
     std::array::from_fn(|i| {
         let g = g?;
         let v = match DISK_HISTORY[i] {
@@ -401,16 +401,16 @@ impl App {
 pub enum CellFig {
     Rtt,
     Group(
-        crate::model::cell_metrics::Media,
-        crate::model::cells::GroupCol,
+        crate::layers::cells::cell_metrics::Media,
+        crate::layers::cells::model::GroupCol,
     ),
 }
 
 /// The figure columns of the cells table: the SSH round trip, then DISK's
 /// and FLASH's main figures.
 pub const CELL_TABLE: [(CellFig, &str); 11] = {
-    use crate::model::cell_metrics::Media::{Disk, Flash};
-    use crate::model::cells::GroupCol::*;
+    use crate::layers::cells::cell_metrics::Media::{Disk, Flash};
+    use crate::layers::cells::model::GroupCol::*;
     [
         (CellFig::Rtt, "rtt ms"),
         (CellFig::Group(Disk, RPerS), "D r/s"),
@@ -468,14 +468,14 @@ impl App {
     /// The whole disks of cell `i` that count in DISK or FLASH (only the
     /// group the user picked, if any), sorted as the user asked (by name,
     /// or an iostat figure).
-    pub fn cell_disk_rows(&self, i: usize) -> Vec<&crate::model::disk_tick::DiskRow> {
+    pub fn cell_disk_rows(&self, i: usize) -> Vec<&crate::layers::disks::tick::DiskRow> {
         let Some(tick) = self.cell_disk_tick(i) else {
             return Vec::new();
         };
         let mut rows: Vec<_> = tick
             .rows
             .iter()
-            .filter(|r| match crate::model::cells::media_of(r) {
+            .filter(|r| match crate::layers::cells::model::media_of(r) {
                 None => false,
                 Some(m) => self.ui.cell_group.is_none_or(|g| g == m),
             })
@@ -492,7 +492,7 @@ impl App {
 impl App {
     /// All disks, DISK only, FLASH only, all again.
     pub(super) fn cycle_cell_group(&mut self) {
-        use crate::model::cell_metrics::Media;
+        use crate::layers::cells::cell_metrics::Media;
         self.ui.cell_group = match self.ui.cell_group {
             None => Some(Media::Disk),
             Some(Media::Disk) => Some(Media::Flash),

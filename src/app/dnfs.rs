@@ -4,12 +4,12 @@
 //! is in the drill-down database → instance → NFS server → channel.
 //!
 //! Entry points for the loop: [`Dnfs::ingest`] with each [`DbEvent`] of
-//! `source::dnfs::run_db`; the screen reads [`Dnfs`] and [`DnfsUi`].
+//! `layers::dnfs::source::run_db`; the screen reads [`Dnfs`] and [`DnfsUi`].
 
 use super::layer::Layer;
-use crate::model::dnfs::{DNFS_COLS, DnfsBaseline, DnfsTick, Figures};
-use crate::model::dnfs_path::{PathLine, line_up};
-use crate::source::dnfs::{DbEvent, DbStatus, DbTarget};
+use crate::layers::dnfs::model::{DNFS_COLS, DnfsBaseline, DnfsTick, Figures};
+use crate::layers::dnfs::path::{PathLine, line_up};
+use crate::layers::dnfs::source::{DbEvent, DbStatus, DbTarget};
 
 /// The history entity of a database's total.
 pub const TOTAL: &str = "all";
@@ -47,7 +47,7 @@ impl DbView {
         }
     }
 
-    pub fn ingest(&mut self, sample: &crate::parse::dnfs_sample::DnfsSample) {
+    pub fn ingest(&mut self, sample: &crate::layers::dnfs::dnfs_sample::DnfsSample) {
         let tick = self.baseline.tick(sample);
         self.last_sample_ms = Some(sample.wall_ms);
         if tick.itv_ms.is_none() {
@@ -192,9 +192,9 @@ impl super::App {
     /// current dNFS figures, each NIC's, the kernel NFS client's and the
     /// block devices' totals. `None` without databases.
     pub fn path_line(&self) -> Option<PathLine> {
-        use crate::model::disk::DiskCol;
-        use crate::model::nfs::NfsMountCol;
-        use crate::model::nic::NicCol;
+        use crate::layers::disks::model::DiskCol;
+        use crate::layers::nfs::model::NfsMountCol;
+        use crate::layers::nics::model::NicCol;
         if self.dnfs.list.is_empty() {
             return None;
         }
@@ -247,7 +247,7 @@ impl super::App {
         self.dnfs = Dnfs::new(targets, self.interval_s, self.disks.history.capacity());
     }
 
-    /// One event of a database's reader (`source::dnfs::run_db`).
+    /// One event of a database's reader (`layers::dnfs::source::run_db`).
     pub fn ingest_db_event(&mut self, ev: DbEvent) {
         // only a state says a database waits on a password
         let status = matches!(ev, DbEvent::Status { .. });
@@ -384,8 +384,8 @@ impl DnfsUi {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::dnfs_sample::{DnfsSample, StatsRow};
-    use crate::source::dnfs::parse_db_spec;
+    use crate::layers::dnfs::dnfs_sample::{DnfsSample, StatsRow};
+    use crate::layers::dnfs::source::parse_db_spec;
 
     fn sample(db_ms: i64, reads: u64) -> DnfsSample {
         DnfsSample {
@@ -458,7 +458,7 @@ mod tests {
                 .latest
                 .as_ref()
                 .and_then(|t| t.total)
-                .map(|f| f.get(crate::model::dnfs::DnfsCol::Iops))
+                .map(|f| f.get(crate::layers::dnfs::model::DnfsCol::Iops))
         };
         // the screen: 500 IOPS, live and current at the pause's time, long after
         let now = d.shown_now(60_000);

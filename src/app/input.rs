@@ -8,12 +8,13 @@ use std::time::Duration;
 use super::cells::CellRestate;
 use super::state::App;
 use crate::core::host::SelfUsage;
-use crate::source::cache::CacheSample;
-use crate::source::cells::{CellEvent, CellStatus};
-use crate::source::disks::DiskSample;
-use crate::source::dnfs::{DbEvent, DbStatus};
-use crate::source::nfs::NfsSample;
-use crate::source::nics::NicSample;
+use crate::layers::LayerId;
+use crate::layers::cache::source::CacheSample;
+use crate::layers::cells::source::{CellEvent, CellStatus};
+use crate::layers::disks::source::DiskSample;
+use crate::layers::dnfs::source::{DbEvent, DbStatus};
+use crate::layers::nfs::source::NfsSample;
+use crate::layers::nics::source::NicSample;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Input {
@@ -119,6 +120,18 @@ impl Input {
                 | Input::Cell(CellEvent::Sample { .. })
                 | Input::Db(DbEvent::Sample { .. })
         )
+    }
+
+    /// A host layer's "no sample, because": `None` for the layers whose
+    /// failures are events of their own (a cell's, a database's).
+    pub fn failed(layer: LayerId, why: String) -> Option<Input> {
+        match layer {
+            LayerId::Disks => Some(Input::Disks(Err(why))),
+            LayerId::Nfs => Some(Input::Nfs(Err(why))),
+            LayerId::Cache => Some(Input::Cache(Err(why))),
+            LayerId::Nics => Some(Input::Nics(Err(why))),
+            LayerId::Cells | LayerId::Dnfs => None,
+        }
     }
 }
 

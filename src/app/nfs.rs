@@ -1,9 +1,9 @@
 //! The kernel NFS client layer of the app: mounts as nfsiostat sees them.
 
 use super::state::App;
-use crate::model::nfs::{NFS_OP_COLS, NfsMountCol, NfsOpCol};
-use crate::model::nfs_tick::{NfsOpRow, NfsRow};
-use crate::source::nfs::NfsSample;
+use crate::layers::nfs::model::{NFS_OP_COLS, NfsMountCol, NfsOpCol};
+use crate::layers::nfs::source::NfsSample;
+use crate::layers::nfs::tick::{NfsOpRow, NfsRow};
 
 /// A figure of the NFS table: a mount's own, or one of an operation's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

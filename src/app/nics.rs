@@ -2,10 +2,10 @@
 //! total and the bonds.
 
 use super::state::App;
-use crate::model::bond::BondRow;
-use crate::model::nic::{NicCol, NicRates};
-use crate::model::nic_tick::NicRow;
-use crate::source::nics::{NicKind, NicSample};
+use crate::layers::nics::bond::BondRow;
+use crate::layers::nics::model::{NicCol, NicRates};
+use crate::layers::nics::source::{NicKind, NicSample};
+use crate::layers::nics::tick::NicRow;
 
 /// A figure of the NIC table: one of nicstat's, or errors or drops of
 /// both directions together (each direction is in the detail view).

@@ -9,14 +9,15 @@ use super::nfs::{NFS_HISTORY, NFS_TABLE};
 use super::nics::{NIC_HISTORY, NIC_TABLE, WIRE_ENTITY};
 use crate::config::{Config, Units};
 use crate::core::host::{HostInfo, SelfUsage};
-use crate::model::cache::{CacheBaseline, CacheTick, FileCol};
-use crate::model::disk::{DISK_COLS, DiskCol};
-use crate::model::disk_tick::{Baseline, DiskRow, DiskTick};
-use crate::model::nfs::NFS_OP_COLS;
-use crate::model::nfs_tick::{NfsBaseline, NfsTick};
-use crate::model::nic_tick::{NicBaseline, NicTick};
-use crate::source::cells::target::CellTarget;
-use crate::source::disks::DiskSample;
+use crate::layers::LayerId;
+use crate::layers::cache::model::{CacheBaseline, CacheTick, FileCol};
+use crate::layers::cells::source::target::CellTarget;
+use crate::layers::disks::model::{DISK_COLS, DiskCol};
+use crate::layers::disks::source::DiskSample;
+use crate::layers::disks::tick::{Baseline, DiskRow, DiskTick};
+use crate::layers::nfs::model::NFS_OP_COLS;
+use crate::layers::nfs::tick::{NfsBaseline, NfsTick};
+use crate::layers::nics::tick::{NicBaseline, NicTick};
 use crate::theme::Theme;
 
 /// The metrics of a device kept in history for charts, in this order.
@@ -62,16 +63,21 @@ impl Panel {
         Panel::Databases,
     ];
 
-    pub fn title(self) -> &'static str {
+    /// The layer a tab shows; the overview is every layer's.
+    pub fn layer(self) -> Option<LayerId> {
         match self {
-            Panel::Overview => "Overview",
-            Panel::Disks => "Disks",
-            Panel::Cache => "Cache",
-            Panel::Nfs => "NFS",
-            Panel::Nics => "NICs",
-            Panel::Cells => "Cells",
-            Panel::Databases => "Databases",
+            Panel::Overview => None,
+            Panel::Disks => Some(LayerId::Disks),
+            Panel::Cache => Some(LayerId::Cache),
+            Panel::Nfs => Some(LayerId::Nfs),
+            Panel::Nics => Some(LayerId::Nics),
+            Panel::Cells => Some(LayerId::Cells),
+            Panel::Databases => Some(LayerId::Dnfs),
         }
+    }
+
+    pub fn title(self) -> &'static str {
+        self.layer().map_or("Overview", |l| l.def().title)
     }
 }
 
@@ -103,7 +109,7 @@ pub(crate) fn push_disk_history(
     tick: &DiskTick,
     extra: &[(&str, [Option<f32>; 8])],
 ) {
-    let hist = |rates: Option<&crate::model::disk::DiskRates>| -> [Option<f32>; 8] {
+    let hist = |rates: Option<&crate::layers::disks::model::DiskRates>| -> [Option<f32>; 8] {
         std::array::from_fn(|i| rates.and_then(|r| r.get(DISK_HISTORY[i])).map(|v| v as f32))
     };
     let rows: Vec<(&str, [Option<f32>; 8])> = tick
@@ -229,7 +235,7 @@ pub struct UiState {
     /// Where the database panel is: database → instance → server → channel.
     pub dnfs: super::dnfs::DnfsUi,
     /// The one cell's disks table shows only this group (`m` cycles it).
-    pub cell_group: Option<crate::model::cell_metrics::Media>,
+    pub cell_group: Option<crate::layers::cells::cell_metrics::Media>,
     /// The slave table of a bond's detail view.
     pub slaves: ListUi,
     /// The NIC table lists every interface, not only used wire-facing ones.

@@ -13,10 +13,10 @@ use super::{Format, csv_field, json_str, printable};
 use crate::app::cells::Cells;
 use crate::core::clock::now_ms;
 use crate::format::{self, UNKNOWN};
-use crate::model::cell_shares::{SHARE_COLS, Shares};
-use crate::model::cells::{CellGroups, GROUP_COLS, GroupFigures};
-use crate::source::cells::target::CellTarget;
-use crate::source::cells::{CellEvent, CellOptions, CellStatus, run_cell};
+use crate::layers::cells::cell_shares::{SHARE_COLS, Shares};
+use crate::layers::cells::model::{CellGroups, GROUP_COLS, GroupFigures};
+use crate::layers::cells::source::target::CellTarget;
+use crate::layers::cells::source::{CellEvent, CellOptions, CellStatus, run_cell};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::sync::Arc;
@@ -453,7 +453,7 @@ fn ingest(cells: &mut Cells, ev: CellEvent, err: &mut impl Write) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::cells::parse_cell_spec;
+    use crate::layers::cells::source::parse_cell_spec;
 
     /// Two hard disks: 150 reads/s of 8 kB, 100 writes/s of 12.8 kB, 1000
     /// and 120 ms of waiting per second, busy 60 % and 40 %; one idle

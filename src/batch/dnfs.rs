@@ -4,15 +4,15 @@
 //! instance, server and channel) and CSV a line per instance and one per
 //! database.
 //!
-//! The databases are read on their own threads (`source::dnfs::run_db`)
+//! The databases are read on their own threads (`layers::dnfs::source::run_db`)
 //! into the app's [`Dnfs`], as on the screen; this loop prints what that
 //! state holds once per interval.
 
 use super::{Format, csv_field, printable};
 use crate::app::dnfs::{DbView, Dnfs};
 use crate::format::{self, UNKNOWN};
-use crate::model::dnfs::{DNFS_COLS, DnfsCol, DnfsTick, Figures};
-use crate::source::dnfs::{DbOptions, DbTarget, spawn_dbs};
+use crate::layers::dnfs::model::{DNFS_COLS, DnfsCol, DnfsTick, Figures};
+use crate::layers::dnfs::source::{DbOptions, DbTarget, spawn_dbs};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -277,8 +277,8 @@ pub fn run_dnfs(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::dnfs_sample::{DnfsSample, StatsRow};
-    use crate::source::dnfs::{DbEvent, DbStatus, parse_db_spec};
+    use crate::layers::dnfs::dnfs_sample::{DnfsSample, StatsRow};
+    use crate::layers::dnfs::source::{DbEvent, DbStatus, parse_db_spec};
 
     #[test]
     fn iops_print_as_the_classic_log_does() {

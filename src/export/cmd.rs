@@ -9,8 +9,8 @@ use super::rows::{EXIT_USAGE, ExportOptions, export, say_notices};
 use super::summary::{report, summarize};
 use super::window::{Window, WindowError, between_markers, between_times};
 use crate::batch::Format;
-use crate::batch::disks::Selection;
 use crate::cli::{BatchPanel, DeviceArgs};
+use crate::layers::disks::report::Selection;
 use crate::recording::session::Player;
 
 /// What `strata export` was given beyond the file.

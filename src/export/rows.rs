@@ -12,22 +12,19 @@ use std::io::Write;
 
 use super::walk::{Step, Walker};
 use super::window::Window;
-use crate::batch::disks::Selection;
-use crate::batch::{Format, cache, cells, disks, dnfs, nfs, nics, run::banner};
+use crate::batch::{Format, cells, dnfs, run::banner};
 use crate::cli::BatchPanel;
 use crate::config::Units;
 use crate::format;
+use crate::layers::cache::report as cache;
+use crate::layers::disks::report as disks;
+use crate::layers::disks::report::Selection;
+use crate::layers::nfs::report as nfs;
+use crate::layers::nics::report as nics;
 use crate::recording::session::Player;
 
 /// Every panel, in the order `strata batch` lists them.
-pub const PANELS: [BatchPanel; 6] = [
-    BatchPanel::Disks,
-    BatchPanel::Nfs,
-    BatchPanel::Cache,
-    BatchPanel::Nics,
-    BatchPanel::Cells,
-    BatchPanel::Dnfs,
-];
+pub const PANELS: [BatchPanel; 6] = BatchPanel::ALL;
 
 /// Exit status of an export or a summary that read the file up to damage
 /// (or a file the writer did not close): what came before it is printed.
@@ -41,14 +38,7 @@ pub const EXIT_USAGE: i32 = 2;
 pub(crate) const LATE_MS: i64 = 600_000;
 
 pub fn panel_name(p: BatchPanel) -> &'static str {
-    match p {
-        BatchPanel::Disks => "disks",
-        BatchPanel::Nfs => "nfs",
-        BatchPanel::Cache => "cache",
-        BatchPanel::Nics => "nics",
-        BatchPanel::Cells => "cells",
-        BatchPanel::Dnfs => "dnfs",
-    }
+    p.name()
 }
 
 #[derive(Debug, Clone)]

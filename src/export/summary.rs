@@ -25,14 +25,14 @@ use crate::app::nics::{NicFig, nic_figure, nic_listed};
 use crate::batch::{Format, csv_field, printable};
 use crate::cli::BatchPanel;
 use crate::format::{self, UNKNOWN};
-use crate::model::cache::{CacheCol, CacheTick};
-use crate::model::cells::GroupCol;
-use crate::model::disk::DiskCol;
-use crate::model::disk_tick::DiskTick;
-use crate::model::nfs::{NfsMountCol, NfsOpCol};
-use crate::model::nfs_tick::NfsTick;
-use crate::model::nic::NicCol;
-use crate::model::nic_tick::NicTick;
+use crate::layers::cache::model::{CacheCol, CacheTick};
+use crate::layers::cells::model::GroupCol;
+use crate::layers::disks::model::DiskCol;
+use crate::layers::disks::tick::DiskTick;
+use crate::layers::nfs::model::{NfsMountCol, NfsOpCol};
+use crate::layers::nfs::tick::NfsTick;
+use crate::layers::nics::model::NicCol;
+use crate::layers::nics::tick::NicTick;
 use crate::recording::session::Player;
 
 /// Statistics of the known values of a figure.
@@ -174,7 +174,7 @@ fn nfs(c: &mut Collector, t: &NfsTick) {
         ("w RTT ms", NfsFig::Op("WRITE", NfsOpCol::AvgRttMs), 1.0),
     ];
     for r in &t.rows {
-        let entity = crate::model::nfs_tick::mount_label(r);
+        let entity = crate::layers::nfs::tick::mount_label(r);
         for (name, fig, div) in FIGS {
             let v = match fig {
                 NfsFig::Op(op, NfsOpCol::AvgRttMs) => latency(
@@ -240,8 +240,8 @@ const CELL_FIGS: [(&str, GroupCol); 7] = [
 
 /// DISK and FLASH over every cell whose figures are current, as the
 /// overview's storage lines; unknown while no cell counts.
-fn cells(c: &mut Collector, all: Option<&crate::model::cells::AllCells>) {
-    use crate::model::cell_metrics::Media;
+fn cells(c: &mut Collector, all: Option<&crate::layers::cells::model::AllCells>) {
+    use crate::layers::cells::cell_metrics::Media;
     for (entity, media) in [("DISK", Media::Disk), ("FLASH", Media::Flash)] {
         let g = all
             .filter(|a| a.counted > 0)
@@ -252,15 +252,15 @@ fn cells(c: &mut Collector, all: Option<&crate::model::cells::AllCells>) {
     }
 }
 
-const DNFS_FIGS: [(&str, crate::model::dnfs::DnfsCol); 3] = [
-    ("IOPS", crate::model::dnfs::DnfsCol::Iops),
-    ("rMB/s", crate::model::dnfs::DnfsCol::ReadMbPerS),
-    ("wMB/s", crate::model::dnfs::DnfsCol::WriteMbPerS),
+const DNFS_FIGS: [(&str, crate::layers::dnfs::model::DnfsCol); 3] = [
+    ("IOPS", crate::layers::dnfs::model::DnfsCol::Iops),
+    ("rMB/s", crate::layers::dnfs::model::DnfsCol::ReadMbPerS),
+    ("wMB/s", crate::layers::dnfs::model::DnfsCol::WriteMbPerS),
 ];
 
 /// A database's dNFS totals at its reading `at_ms` (`None`: listed, never
 /// known).
-fn dnfs(c: &mut Collector, label: &str, tick: Option<&crate::model::dnfs::DnfsTick>) {
+fn dnfs(c: &mut Collector, label: &str, tick: Option<&crate::layers::dnfs::model::DnfsTick>) {
     let total = tick.filter(|t| t.in_use).and_then(|t| t.total);
     for (name, col) in DNFS_FIGS {
         c.put(

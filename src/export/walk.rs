@@ -9,12 +9,12 @@ use crate::app::Input;
 use crate::app::cells::Cells;
 use crate::app::dnfs::Dnfs;
 use crate::cli::BatchPanel;
-use crate::model::cache::{CacheBaseline, CacheTick};
-use crate::model::disk_tick::{Baseline, DiskTick};
-use crate::model::nfs_tick::{NfsBaseline, NfsTick};
-use crate::model::nic_tick::{NicBaseline, NicTick};
+use crate::layers::cache::model::{CacheBaseline, CacheTick};
+use crate::layers::disks::tick::{Baseline, DiskTick};
+use crate::layers::dnfs::source::{DbEvent, DbStatus};
+use crate::layers::nfs::tick::{NfsBaseline, NfsTick};
+use crate::layers::nics::tick::{NicBaseline, NicTick};
 use crate::recording::session::Meta;
-use crate::source::dnfs::{DbEvent, DbStatus};
 
 /// What one input gave.
 #[derive(Debug)]

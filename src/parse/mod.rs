@@ -3,20 +3,8 @@
 //! Local files, text read from a remote host and test fixtures all go through
 //! these functions, so a figure means the same thing whatever its origin.
 
-pub mod bonding;
-pub mod cell_stream;
-pub mod cellcli;
-pub mod diskstats;
-pub mod dnfs_sample;
-pub mod meminfo;
-pub mod mountinfo;
-pub mod mountstats;
-pub mod net_sysfs;
-pub mod netdev;
 pub mod route;
-pub mod sql_rows;
 pub mod uptime;
-pub mod vmstat;
 
 // Every parser returns it; sources and reports carry it up, so it lives in core.
 pub use crate::core::error::ParseError;

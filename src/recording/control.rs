@@ -106,7 +106,7 @@ pub fn default_file(ms: i64) -> PathBuf {
 pub fn restated(app: &App) -> Vec<Input> {
     let cells = app.cells.restates().into_iter().map(Input::CellRestate);
     let dbs = app.dnfs.live().iter().enumerate().map(|(db, d)| {
-        Input::Db(crate::source::dnfs::DbEvent::Status {
+        Input::Db(crate::layers::dnfs::source::DbEvent::Status {
             db,
             status: d.status.clone(),
         })

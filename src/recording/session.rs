@@ -43,10 +43,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::{HostInfo, Input};
 use crate::config::Config;
+use crate::layers::cells::source::target::CellTarget;
 use crate::record::format::{self, SeriesDef, Tick};
 use crate::record::shape::{self, Shape};
 use crate::record::{Existing, RecordError, RecordReader, RecordWriter, TickCursor};
-use crate::source::cells::target::CellTarget;
 
 /// What a recording says about the run it holds: enough to build the same app.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -58,7 +58,7 @@ pub struct Meta {
     pub cells: Vec<CellTarget>,
     /// Recordings made before databases were read have none.
     #[serde(default)]
-    pub dbs: Vec<crate::source::dnfs::DbTarget>,
+    pub dbs: Vec<crate::layers::dnfs::source::DbTarget>,
     pub started_ms: i64,
 }
 
@@ -565,8 +565,8 @@ impl Player {
 mod tests {
     use super::*;
     use crate::app::cells::CellRestate;
-    use crate::source::cells::{CellEvent, CellStatus};
-    use crate::source::disks::DiskSample;
+    use crate::layers::cells::source::{CellEvent, CellStatus};
+    use crate::layers::disks::source::DiskSample;
     use std::time::Duration;
 
     /// The names of the series a recording makes of an input.
@@ -647,7 +647,7 @@ mod tests {
         for input in &kept {
             assert!(is_kept(input), "{input:?}: {:?}", series_of(input));
         }
-        let sample = crate::source::disks::DiskSample {
+        let sample = crate::layers::disks::source::DiskSample {
             uptime_cs: 1,
             wall_ms: 2,
             devices: vec![Default::default()],

@@ -1,14 +1,7 @@
 //! Sources do IO and nothing else: they read text, hand it to the pure
 //! parsers and return samples stamped with the source's own clock.
 
-pub mod cache;
-pub mod cells;
-pub mod disks;
-pub mod dnfs;
 pub mod host;
-pub mod nfs;
-pub mod nics;
-pub mod residency;
 
 // The root file system reads return it, so it lives in core with them.
 pub use crate::core::error::SourceError;

@@ -9,7 +9,7 @@ use crate::app::App;
 use crate::app::cache::{FILE_HISTORY, FILE_TABLE, HOST_ENTITY, file_figure};
 use crate::app::list::Drawn;
 use crate::format;
-use crate::model::cache::{CacheCol, CacheFigures, FILE_COLS, FileCol, FileKind, FileRow};
+use crate::layers::cache::model::{CacheCol, CacheFigures, FILE_COLS, FileCol, FileKind, FileRow};
 use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

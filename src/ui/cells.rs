@@ -11,11 +11,13 @@ use crate::app::list::Drawn;
 use crate::app::state::Marker;
 use crate::app::state::{DISK_HISTORY, history_index};
 use crate::format;
-use crate::model::cell_metrics::{CellDiskCol, CellDiskRow, CellSummary, FlashCacheCol, Media};
-use crate::model::cell_shares::Shares;
-use crate::model::cells::{AllCells, CellGroups, GROUP_COLS, media_of};
-use crate::model::disk::DiskCol;
-use crate::model::disk_tick::DiskRow;
+use crate::layers::cells::cell_metrics::{
+    CellDiskCol, CellDiskRow, CellSummary, FlashCacheCol, Media,
+};
+use crate::layers::cells::cell_shares::Shares;
+use crate::layers::cells::model::{AllCells, CellGroups, GROUP_COLS, media_of};
+use crate::layers::disks::model::DiskCol;
+use crate::layers::disks::tick::DiskRow;
 use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

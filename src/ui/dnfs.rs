@@ -13,9 +13,11 @@ use super::widgets::{Series, TimeAxis, chart};
 use crate::app::dnfs::{DbView, Dnfs, DnfsUi, TOTAL, inst_entity};
 use crate::app::state::Marker;
 use crate::format;
-use crate::model::dnfs::{ChannelFigures, DNFS_COLS, DnfsCol, DnfsTick, Figures, ServerFigures};
-use crate::model::dnfs_path::PathLine;
-use crate::source::dnfs::DbStatus;
+use crate::layers::dnfs::model::{
+    ChannelFigures, DNFS_COLS, DnfsCol, DnfsTick, Figures, ServerFigures,
+};
+use crate::layers::dnfs::path::PathLine;
+use crate::layers::dnfs::source::DbStatus;
 use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

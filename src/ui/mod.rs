@@ -266,55 +266,12 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 ("p", "pause"),
                 ("c", "theme"),
             ],
-            View::Panel(Panel::Disks) => &[
-                ("Enter", "device"),
-                ("s/S", "sort"),
-                ("r", "reverse"),
-                ("/", "filter"),
-                ("P", "partitions"),
-                ("u", "kB/MB"),
-                ("h/l", "columns"),
-                ("p", "pause"),
-            ],
-            View::Panel(Panel::Nfs) => &[
-                ("Enter", "mount"),
-                ("s/S", "sort"),
-                ("r", "reverse"),
-                ("/", "filter"),
-                ("p", "pause"),
-            ],
-            View::Panel(Panel::Cache) => &[
-                ("Enter", "file"),
-                ("s/S", "sort files"),
-                ("r", "reverse"),
-                ("/", "filter"),
-                ("p", "pause"),
-            ],
+            View::Panel(p) => p.layer().map_or(&[][..], |l| l.def().footer),
             View::CacheFile(_) => &[("Esc", "back"), ("p", "pause"), ("c", "theme")],
-            View::Panel(Panel::Nics) => &[
-                ("Enter", "interface"),
-                ("s/S", "sort"),
-                ("r", "reverse"),
-                ("/", "filter"),
-                ("a", "all interfaces"),
-                ("p", "pause"),
-            ],
             View::Nic(name) if app.bond(name).is_some() => {
                 &[("Enter", "slave"), ("Esc", "back"), ("p", "pause")]
             }
             View::Nic(_) => &[("Esc", "back"), ("p", "pause"), ("c", "theme")],
-            View::Panel(Panel::Cells) => &[
-                ("Enter", "cell"),
-                ("s/S", "sort"),
-                ("r", "reverse"),
-                ("/", "filter"),
-                ("p", "pause"),
-            ],
-            View::Panel(Panel::Databases) => &[
-                ("Enter", "instance · server · channel"),
-                ("Esc", "back"),
-                ("p", "pause"),
-            ],
             View::Cell(_) => &[
                 ("Enter", "disk"),
                 ("d", "DISK/FLASH"),

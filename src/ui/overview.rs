@@ -8,9 +8,9 @@ use crate::app::App;
 use crate::app::state::{TOTAL_ENTITY, history_index};
 use crate::config::Units;
 use crate::format;
-use crate::model::disk::{ColKind, DiskCol};
-use crate::model::disk_tick::DiskRow;
-use crate::model::nfs_tick::mount_label;
+use crate::layers::disks::model::{ColKind, DiskCol};
+use crate::layers::disks::tick::DiskRow;
+use crate::layers::nfs::tick::mount_label;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -71,8 +71,8 @@ fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
         );
         return;
     }
-    use crate::model::cell_metrics::Media;
-    use crate::model::cells::GroupCol;
+    use crate::layers::cells::cell_metrics::Media;
+    use crate::layers::cells::model::GroupCol;
     let all = app.cells.all(app.now_ms);
     let mut lines = Vec::new();
     for (media, name) in [(Media::Disk, "DISK "), (Media::Flash, "FLASH")] {
@@ -199,7 +199,7 @@ fn draw_cache(f: &mut Frame, app: &App, area: Rect) {
         let res = tick
             .total
             .as_ref()
-            .and_then(|x| x.figures.get(crate::model::cache::FileCol::Res))
+            .and_then(|x| x.figures.get(crate::layers::cache::model::FileCol::Res))
             .map_or(format::UNKNOWN.to_string(), |v| format::bytes(v as u64));
         lines.push(Line::from(vec![
             Span::styled(format!("{:<10}", "watched"), t.muted),
@@ -230,7 +230,7 @@ fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
         return;
     }
     use crate::app::nfs::{NfsFig, nfs_figure};
-    use crate::model::nfs::{NfsMountCol, NfsOpCol};
+    use crate::layers::nfs::model::{NfsMountCol, NfsOpCol};
     let fig = |r, f| format::fit(nfs_figure(r, f), 8, 2);
     let mut lines = vec![Line::from(Span::styled(
         format!(
@@ -263,7 +263,7 @@ fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
 /// The wire: what the physical interfaces carry, then each bond (its
 /// warnings first) and the busiest interfaces.
 fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
-    use crate::model::nic::NicCol;
+    use crate::layers::nics::model::NicCol;
     let t = &app.theme;
     let block = panel_block(" Wire · NICs and bonds ", t, false);
     let inner = block.inner(area);
@@ -274,7 +274,7 @@ fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
     let Some(tick) = app.nics.tick() else {
         return;
     };
-    let get = |r: Option<&crate::model::nic::NicRates>, c| r.and_then(|r| r.get(c));
+    let get = |r: Option<&crate::layers::nics::model::NicRates>, c| r.and_then(|r| r.get(c));
     let mb = |v: Option<f64>| format::fit(v.map(|x| x / 1024.0), 8, 1);
     let pk = |v: Option<f64>| format::fit(v, 8, 0);
     let total = tick.total.as_ref();
@@ -303,7 +303,7 @@ fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
         ];
         if let Some(w) = b.warnings.first() {
             let style = match w {
-                crate::model::bond::BondWarning::BondMiiDown { .. } => t.crit,
+                crate::layers::nics::bond::BondWarning::BondMiiDown { .. } => t.crit,
                 _ => t.warn,
             };
             let more = match b.warnings.len() {

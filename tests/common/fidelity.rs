@@ -5,8 +5,8 @@
 
 use strata::app::{App, HostInfo, Panel, View};
 use strata::config::Config;
+use strata::layers::cells::source::target::CellTarget;
 use strata::recording::session::Meta;
-use strata::source::cells::target::CellTarget;
 use strata::theme::Theme;
 
 /// The fixture host (db01, its redo logs watched) with `cells`.

@@ -15,15 +15,15 @@ use std::sync::Arc;
 use strata::app::{App, HostInfo};
 use strata::config::Config;
 use strata::core::rootfs::RootFs;
-use strata::parse::diskstats::parse_diskstats;
-use strata::parse::meminfo::{MemInfo, parse_meminfo};
-use strata::parse::mountstats::parse_mountstats;
-use strata::parse::vmstat::{VmStat, parse_vmstat};
-use strata::source::cache::{CacheFile, CacheSample, FileResidency};
-use strata::source::disks::{DiskSample, read_catalogue};
-use strata::source::nfs::{NfsSample, group_mounts};
-use strata::source::nics::{NicSample, NicSource};
-use strata::source::residency::{Method, Residency};
+use strata::layers::cache::meminfo::{MemInfo, parse_meminfo};
+use strata::layers::cache::residency::{Method, Residency};
+use strata::layers::cache::source::{CacheFile, CacheSample, FileResidency};
+use strata::layers::cache::vmstat::{VmStat, parse_vmstat};
+use strata::layers::disks::diskstats::parse_diskstats;
+use strata::layers::disks::source::{DiskSample, read_catalogue};
+use strata::layers::nfs::mountstats::parse_mountstats;
+use strata::layers::nfs::source::{NfsSample, group_mounts};
+use strata::layers::nics::source::{NicSample, NicSource};
 use strata::theme::Theme;
 
 pub fn fixture_root() -> PathBuf {
@@ -274,8 +274,8 @@ pub fn redact_times(s: &str) -> String {
 }
 
 /// A cell of the screen tests: `celladmin@NAME`, on port 22, labelled NAME.
-pub fn cell_target(name: &str) -> strata::source::cells::target::CellTarget {
-    strata::source::cells::target::CellTarget {
+pub fn cell_target(name: &str) -> strata::layers::cells::source::target::CellTarget {
+    strata::layers::cells::source::target::CellTarget {
         label: name.into(),
         host: name.into(),
         port: 22,

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use strata::source::cells::{CellOptions, CellTarget, parse_cell_spec};
+use strata::layers::cells::source::{CellOptions, CellTarget, parse_cell_spec};
 
 pub const SSHD: &str = "/usr/sbin/sshd";
 

@@ -1,0 +1,163 @@
+//! `/proc/meminfo`: `Key:   N kB` lines, read by name.
+//!
+//! The kernel prints each line with `show_val_kb` (`Dirty:   123 kB`);
+//! the HugePages_Total/Free/Rsvd/Surp lines are counts of huge pages and
+//! carry no unit. Which keys exist depends on the kernel version and its
+//! configuration, so every key is kept and looked up by name: a key this
+//! kernel does not print reads as unknown, never as 0.
+
+use crate::parse::{ParseError, Parsed};
+use std::collections::BTreeMap;
+
+/// A value as the kernel printed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum MemValue {
+    /// Kibibytes (`N kB`).
+    Kb(u64),
+    /// A bare number (HugePages_Total and the other huge page counts).
+    Count(u64),
+}
+
+/// One line of /proc/meminfo.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemEntry {
+    pub key: String,
+    pub value: MemValue,
+}
+
+/// Every key of one reading of /proc/meminfo.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct MemInfo {
+    values: BTreeMap<String, MemValue>,
+}
+
+impl MemInfo {
+    /// The first reading of each key wins: the kernel prints each once, so
+    /// a second one means two files ran together, and the parser has
+    /// already rejected it.
+    pub fn from_entries(entries: impl IntoIterator<Item = MemEntry>) -> Self {
+        let mut values = BTreeMap::new();
+        for e in entries {
+            values.entry(e.key).or_insert(e.value);
+        }
+        MemInfo { values }
+    }
+
+    /// A value in kB; `None` when the key is absent or is not in kB.
+    pub fn kb(&self, key: &str) -> Option<u64> {
+        match self.values.get(key)? {
+            MemValue::Kb(v) => Some(*v),
+            MemValue::Count(_) => None,
+        }
+    }
+
+    /// A unit-less value such as HugePages_Total; `None` when absent or
+    /// in kB.
+    pub fn count(&self, key: &str) -> Option<u64> {
+        match self.values.get(key)? {
+            MemValue::Count(v) => Some(*v),
+            MemValue::Kb(_) => None,
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<MemValue> {
+        self.values.get(key).copied()
+    }
+
+    /// Every key, sorted by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, MemValue)> {
+        self.values.iter().map(|(k, v)| (k.as_str(), *v))
+    }
+
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+const EXPECTED: &str = "a line such as \"Dirty:   123 kB\" or \"HugePages_Total:   0\"";
+
+/// Parses the whole text of /proc/meminfo. A key seen twice is rejected on
+/// its second line.
+pub fn parse_meminfo(text: &str, source_name: &str) -> Parsed<MemEntry> {
+    let mut out = Parsed {
+        items: Vec::new(),
+        rejected: Vec::new(),
+    };
+    let mut seen = std::collections::HashSet::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match parse_line(line) {
+            Some(entry) if seen.insert(entry.key.clone()) => out.items.push(entry),
+            Some(entry) => out.rejected.push(ParseError::new(
+                source_name,
+                i + 1,
+                line,
+                format!("each key once, but {} came again", entry.key),
+            )),
+            None => out
+                .rejected
+                .push(ParseError::new(source_name, i + 1, line, EXPECTED)),
+        }
+    }
+    out
+}
+
+fn parse_line(line: &str) -> Option<MemEntry> {
+    let (key, rest) = line.split_once(':')?;
+    let key = key.trim();
+    // Keys are words such as "Active(file)" or "HugePages_Total": no
+    // spaces, nothing empty.
+    if key.is_empty() || key.contains(char::is_whitespace) {
+        return None;
+    }
+    let mut words = rest.split_whitespace();
+    let number: u64 = words.next()?.parse().ok()?;
+    let value = match (words.next(), words.next()) {
+        (None, _) => MemValue::Count(number),
+        (Some("kB"), None) => MemValue::Kb(number),
+        _ => return None,
+    };
+    Some(MemEntry {
+        key: key.to_string(),
+        value,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_kb_and_bare_counts_by_name() {
+        let text = "MemTotal:       24683656 kB\nActive(file):    2025608 kB\nHugePages_Total:       0\nHugepagesize:       2048 kB\n";
+        let p = parse_meminfo(text, "/proc/meminfo");
+        assert!(p.rejected.is_empty(), "{:?}", p.rejected);
+        let m = MemInfo::from_entries(p.items);
+        assert_eq!(m.kb("MemTotal"), Some(24_683_656));
+        assert_eq!(m.kb("Active(file)"), Some(2_025_608));
+        assert_eq!(m.count("HugePages_Total"), Some(0));
+        // a count is not a size, and a size is not a count
+        assert_eq!(m.kb("HugePages_Total"), None);
+        assert_eq!(m.count("Hugepagesize"), None);
+        assert_eq!(m.kb("Shmem"), None, "absent is unknown, not 0");
+        assert_eq!(m.len(), 4);
+    }
+
+    #[test]
+    fn bad_lines_are_named_and_the_rest_kept() {
+        let text = "MemTotal: 10 kB\nCached: x kB\nDirty: 5 MB\nno colon 5\nMemTotal: 11 kB\nBuffers: 7 kB\n: 3 kB\nA B: 1 kB\n";
+        let p = parse_meminfo(text, "/proc/meminfo");
+        let lines: Vec<usize> = p.rejected.iter().map(|r| r.line_no).collect();
+        assert_eq!(lines, [2, 3, 4, 5, 7, 8]);
+        assert!(p.rejected[3].expected.contains("MemTotal came again"));
+        let m = MemInfo::from_entries(p.items);
+        assert_eq!(m.kb("MemTotal"), Some(10));
+        assert_eq!(m.kb("Buffers"), Some(7));
+    }
+}

@@ -1,0 +1,10 @@
+//! The page-cache layer: /proc/meminfo and /proc/vmstat read into dirty,
+//! writeback and reclaim figures, the residency of the watched files
+//! (mincore), and `strata batch cache`.
+
+pub mod meminfo;
+pub mod model;
+pub mod report;
+pub mod residency;
+pub mod source;
+pub mod vmstat;

@@ -1,0 +1,543 @@
+//! The host's page cache: /proc/meminfo and /proc/vmstat read together
+//! with /proc/uptime, and how much of each file the user names (by glob
+//! patterns) is in the cache.
+//!
+//! Watched files are looked for under `--root` like everything else. With
+//! the default root this is the real file system. With `--root /host` (the
+//! host's / bind-mounted into a container, the usual reason for --root on a
+//! live system) `/u01/redo01.log` names the host's file and its page cache,
+//! which is what the user means; with a captured tree the files are absent
+//! and say so, rather than mixing this machine's cache into another
+//! machine's figures. Paths are shown without the root. An absolute symlink
+//! inside the root points outside it; the kernel, not strata, resolves it.
+
+use super::meminfo::{MemInfo, parse_meminfo};
+use super::residency::{self, Method, Residency};
+use super::vmstat::{VmStat, parse_vmstat};
+use crate::core::rootfs::RootFs;
+use crate::parse::ParseError;
+use crate::parse::uptime::parse_uptime_cs;
+use crate::source::SourceError;
+use std::collections::{HashMap, HashSet};
+use std::fs::OpenOptions;
+use std::io;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// One watched file's size and residency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileResidency {
+    /// Device and inode: a file replaced under the same name (a rotated
+    /// log) is another file, whose counts are not diffed with the old one's.
+    pub dev: u64,
+    pub ino: u64,
+    pub size_bytes: u64,
+    pub pages: Residency,
+}
+
+/// A watched file, or a pattern that gave no file, with why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CacheFile {
+    /// The path as the user knows it (without `--root`), or the pattern
+    /// when it matched nothing.
+    pub path: String,
+    pub result: Result<FileResidency, String>,
+}
+
+/// One reading of the page cache and of the watched files.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct CacheSample {
+    /// /proc/uptime in centiseconds, read just before the counters.
+    pub uptime_cs: u64,
+    /// Wall clock of the reading, ms since the Unix epoch.
+    pub wall_ms: i64,
+    pub meminfo: MemInfo,
+    pub vmstat: VmStat,
+    /// Lines of /proc/meminfo and /proc/vmstat that could not be read.
+    pub rejected: Vec<ParseError>,
+    /// Watched files in pattern order, then by name within a pattern.
+    pub files: Vec<CacheFile>,
+    /// How the files were measured; `None` when no file is watched.
+    pub method: Option<Method>,
+    pub page_size: u64,
+}
+
+/// Patterns are expanded again after this much of the source's clock
+/// (10 s), not at every sample: expanding reads every directory on the
+/// pattern's path, and a trace directory of 100,000 files costs more than
+/// the residency of the few files that match. The files that matter come
+/// and go at log switches and archive runs, minutes apart; 10 s late is
+/// soon enough, and a file that vanishes in between shows as an error and
+/// brings the next expansion forward to the next sample.
+pub const EXPAND_EVERY_CS: u64 = 1000;
+
+#[derive(Debug, Clone)]
+enum Watched {
+    File { shown: String, real: PathBuf },
+    Problem { pattern: String, reason: String },
+}
+
+/// Reads the page cache under a root directory.
+pub struct CacheSource {
+    fs: RootFs,
+    patterns: Vec<String>,
+    watched: Vec<Watched>,
+    /// Source clock of the last expansion.
+    expanded_at: Option<u64>,
+    /// A watched file vanished: expand again at the next sample.
+    expand_soon: bool,
+    method: Method,
+    /// Set by `force_method`: never switch method on ENOSYS.
+    forced: bool,
+    page_size: u64,
+    /// mincore's vector, kept between scans.
+    vec: Vec<u8>,
+    /// Watched files kept open between scans, by path, with the identity
+    /// they were opened with: a scan then costs a stat(2) of the path and
+    /// the residency call, where opening afresh cost five system calls.
+    /// A file deleted or replaced is let go at the next scan.
+    open: HashMap<PathBuf, OpenFile>,
+}
+
+struct OpenFile {
+    file: std::fs::File,
+    dev: u64,
+    ino: u64,
+}
+
+impl CacheSource {
+    /// `patterns` are glob patterns (`*`, `?`, `[a-z]`, `**`); a relative
+    /// one is taken from the current directory.
+    pub fn new(fs: RootFs, patterns: Vec<String>) -> Self {
+        let cwd = std::env::current_dir().ok();
+        let patterns = patterns
+            .into_iter()
+            .map(|p| match &cwd {
+                Some(cwd) if !p.starts_with('/') => cwd.join(&p).to_string_lossy().into_owned(),
+                _ => p,
+            })
+            .collect();
+        CacheSource {
+            fs,
+            patterns,
+            watched: Vec::new(),
+            expanded_at: None,
+            expand_soon: false,
+            method: Method::Cachestat,
+            forced: false,
+            page_size: residency::page_size(),
+            vec: Vec::new(),
+            open: HashMap::new(),
+        }
+    }
+
+    /// Measures with `method` only, even where the kernel lacks it (then
+    /// every file shows the error): for tests and benchmarks of the
+    /// mincore fallback on a kernel that has cachestat.
+    pub fn force_method(&mut self, method: Method) {
+        self.method = method;
+        self.forced = true;
+    }
+
+    /// The patterns as they are expanded (relative ones made absolute).
+    pub fn patterns(&self) -> &[String] {
+        &self.patterns
+    }
+
+    pub fn sample(&mut self, wall_ms: i64) -> Result<CacheSample, SourceError> {
+        // The clock first and the counters straight after, as sysstat does.
+        let uptime_text = self.fs.read("/proc/uptime")?;
+        let meminfo_text = self.fs.read("/proc/meminfo")?;
+        let vmstat_text = self.fs.read("/proc/vmstat")?;
+        let uptime_cs = parse_uptime_cs(&uptime_text, "/proc/uptime")?;
+        let mem = parse_meminfo(&meminfo_text, "/proc/meminfo");
+        let vm = parse_vmstat(&vmstat_text, "/proc/vmstat");
+        let mut rejected = mem.rejected;
+        rejected.extend(vm.rejected);
+        let files = self.scan(uptime_cs);
+        Ok(CacheSample {
+            uptime_cs,
+            wall_ms,
+            meminfo: MemInfo::from_entries(mem.items),
+            vmstat: VmStat::from_entries(vm.items),
+            rejected,
+            method: (!self.patterns.is_empty()).then_some(self.method),
+            files,
+            page_size: self.page_size,
+        })
+    }
+
+    /// Expands the patterns when due, then measures every watched file.
+    fn scan(&mut self, uptime_cs: u64) -> Vec<CacheFile> {
+        if self.patterns.is_empty() {
+            return Vec::new();
+        }
+        let due = self.expand_soon
+            || self
+                .expanded_at
+                .is_none_or(|at| uptime_cs < at || uptime_cs - at >= EXPAND_EVERY_CS);
+        if due {
+            self.watched = expand(&self.fs, &self.patterns);
+            self.expanded_at = Some(uptime_cs);
+            self.expand_soon = false;
+            let watched: HashSet<&PathBuf> = self
+                .watched
+                .iter()
+                .filter_map(|w| match w {
+                    Watched::File { real, .. } => Some(real),
+                    Watched::Problem { .. } => None,
+                })
+                .collect();
+            self.open.retain(|path, _| watched.contains(path));
+        }
+        let watched = std::mem::take(&mut self.watched);
+        let mut out = Vec::with_capacity(watched.len());
+        for w in &watched {
+            out.push(match w {
+                Watched::Problem { pattern, reason } => CacheFile {
+                    path: pattern.clone(),
+                    result: Err(reason.clone()),
+                },
+                Watched::File { shown, real } => {
+                    let result = self.measure(real).map_err(|e| {
+                        if e.kind() == io::ErrorKind::NotFound {
+                            self.expand_soon = true;
+                        }
+                        describe(&e, self.method)
+                    });
+                    CacheFile {
+                        path: shown.clone(),
+                        result,
+                    }
+                }
+            });
+        }
+        self.watched = watched;
+        out
+    }
+
+    fn measure(&mut self, real: &Path) -> io::Result<FileResidency> {
+        // Out of the map until it is measured: a file gone or replaced is
+        // closed here, so strata never holds a deleted file's space.
+        let kept = self.open.remove(real);
+        // Only regular files are opened: opening a FIFO blocks, and opening
+        // a device can rewind a tape.
+        let meta = std::fs::metadata(real)?;
+        if !meta.is_file() {
+            return Err(not_regular());
+        }
+        // A file replaced since the last scan is opened afresh.
+        let file = match kept {
+            Some(o) if (o.dev, o.ino) == (meta.dev(), meta.ino()) => o,
+            _ => {
+                // O_NONBLOCK in case it became a FIFO since; read-only,
+                // never O_DIRECT, and nothing is read.
+                let file = OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(real)?;
+                let opened = file.metadata()?;
+                if !opened.is_file() {
+                    return Err(not_regular());
+                }
+                OpenFile {
+                    file,
+                    dev: opened.dev(),
+                    ino: opened.ino(),
+                }
+            }
+        };
+        let pages = self.residency(&file.file, real, &meta)?;
+        self.open.insert(real.to_path_buf(), file);
+        Ok(FileResidency {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size_bytes: meta.len(),
+            pages,
+        })
+    }
+
+    fn residency(
+        &mut self,
+        file: &std::fs::File,
+        real: &Path,
+        meta: &std::fs::Metadata,
+    ) -> io::Result<Residency> {
+        Ok(match self.method {
+            Method::Cachestat => match residency::cachestat(file) {
+                Ok(r) => r,
+                Err(e) if e.raw_os_error() == Some(libc::ENOSYS) && !self.forced => {
+                    // A kernel before 6.5: mincore from now on.
+                    self.method = Method::Mincore;
+                    self.mincore(file, real, meta)?
+                }
+                Err(e) => return Err(e),
+            },
+            Method::Mincore => self.mincore(file, real, meta)?,
+        })
+    }
+
+    fn mincore(
+        &mut self,
+        file: &std::fs::File,
+        real: &Path,
+        meta: &std::fs::Metadata,
+    ) -> io::Result<Residency> {
+        if !residency::mincore_truthful(real, meta) {
+            return Err(io::Error::from_raw_os_error(libc::EPERM));
+        }
+        let cached = residency::mincore(file, meta.len(), self.page_size, &mut self.vec)?;
+        Ok(Residency {
+            cached,
+            ..Residency::default()
+        })
+    }
+}
+
+fn not_regular() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, "not a regular file")
+}
+
+/// An error as a panel shows it.
+fn describe(e: &io::Error, method: Method) -> String {
+    match e.raw_os_error() {
+        // open(2) says EACCES to a reader without read permission; the
+        // residency calls say EPERM to a reader who is not the owner.
+        Some(libc::EPERM) => format!(
+            "{}: the kernel tells residency only to the file's owner, a writer or root",
+            method.label()
+        ),
+        Some(libc::EACCES) => "permission denied".to_string(),
+        Some(libc::ENOENT) => "no such file".to_string(),
+        Some(libc::EOPNOTSUPP) => format!("{}: not supported on this file system", method.label()),
+        _ => e.to_string(),
+    }
+}
+
+/// A pattern as `--cache-files` and the config's `cache_files` take it:
+/// not blank, and glob syntax that parses.
+pub fn check_pattern(pattern: &str) -> Result<String, String> {
+    if pattern.trim().is_empty() {
+        return Err("an empty pattern names no file".to_string());
+    }
+    glob::Pattern::new(pattern)
+        .map(|_| pattern.to_string())
+        .map_err(|e| format!("bad pattern: {e}"))
+}
+
+fn has_glob_meta(p: &str) -> bool {
+    p.contains(['*', '?', '['])
+}
+
+/// The watched files of `patterns` under the root: each pattern's matches
+/// by name, a file matched twice listed once, and a row for each pattern
+/// that matched nothing or hit an unreadable directory.
+fn expand(fs: &RootFs, patterns: &[String]) -> Vec<Watched> {
+    let root = fs.path("/");
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let mut out = Vec::new();
+    for pattern in patterns {
+        let real = fs.path(pattern);
+        if !has_glob_meta(pattern) {
+            // A file named outright is watched whether or not it exists
+            // yet: its absence is news.
+            if seen.insert(real.clone()) {
+                out.push(Watched::File {
+                    shown: pattern.clone(),
+                    real,
+                });
+            }
+            continue;
+        }
+        // Checked alone so that an error's position is in the user's text.
+        if let Err(reason) = check_pattern(pattern) {
+            out.push(Watched::Problem {
+                pattern: pattern.clone(),
+                reason,
+            });
+            continue;
+        }
+        // The root is a literal prefix: a '[' in a temporary directory's
+        // name must not become a character class.
+        let full = format!(
+            "{}/{}",
+            glob::Pattern::escape(root.to_string_lossy().trim_end_matches('/')),
+            pattern.trim_start_matches('/')
+        );
+        let paths = match glob::glob(&full) {
+            Ok(paths) => paths,
+            Err(e) => {
+                out.push(Watched::Problem {
+                    pattern: pattern.clone(),
+                    reason: format!("bad pattern: {e}"),
+                });
+                continue;
+            }
+        };
+        let mut matched = false;
+        for entry in paths {
+            match entry {
+                Ok(path) => {
+                    // Directories on a pattern such as /u01/* are not files
+                    // anyone watches; other odd files are kept and say why.
+                    if path.is_dir() {
+                        continue;
+                    }
+                    matched = true;
+                    if seen.insert(path.clone()) {
+                        out.push(Watched::File {
+                            shown: shown_path(&root, &path),
+                            real: path,
+                        });
+                    }
+                }
+                Err(e) => out.push(Watched::Problem {
+                    pattern: pattern.clone(),
+                    reason: format!("cannot read {}: {}", shown_path(&root, e.path()), e.error()),
+                }),
+            }
+        }
+        if !matched {
+            out.push(Watched::Problem {
+                pattern: pattern.clone(),
+                reason: "no file matches".to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// `real` as the user names it: without the root.
+fn shown_path(root: &Path, real: &Path) -> String {
+    match real.strip_prefix(root) {
+        Ok(rel) => format!("/{}", rel.display()),
+        Err(_) => real.display().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        if let Some(dir) = p.parent() {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn proc_tree(root: &Path, uptime: &str) {
+        write(root, "proc/uptime", &format!("{uptime} 1.00\n"));
+        write(root, "proc/meminfo", "MemTotal: 100 kB\nCached: 40 kB\n");
+        write(root, "proc/vmstat", "pgpgin 10\npgpgout 20\n");
+    }
+
+    #[test]
+    fn reads_proc_and_no_files_without_patterns() {
+        let dir = tempfile::tempdir().unwrap();
+        proc_tree(dir.path(), "5.00");
+        let mut src = CacheSource::new(RootFs::new(dir.path()), Vec::new());
+        let s = src.sample(7).unwrap();
+        assert_eq!((s.uptime_cs, s.wall_ms), (500, 7));
+        assert_eq!(s.meminfo.kb("Cached"), Some(40));
+        assert_eq!(s.vmstat.get("pgpgout"), Some(20));
+        assert!(s.files.is_empty() && s.method.is_none());
+    }
+
+    #[test]
+    fn patterns_follow_the_root_and_problems_are_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        // a '[' in the root must stay literal
+        let root = dir.path().join("capture[1]");
+        proc_tree(&root, "5.00");
+        write(&root, "u01/redo/redo01.log", "x");
+        write(&root, "u01/redo/redo02.log", "yy");
+        std::fs::create_dir_all(root.join("u01/redo/old.log")).unwrap();
+        let patterns = vec![
+            "/u01/redo/*.log".to_string(),
+            "/u01/redo/redo01.log".to_string(),
+            "/u01/arch/*.arc".to_string(),
+            "/u01/missing.dbf".to_string(),
+            "/u01/[".to_string(),
+        ];
+        let mut src = CacheSource::new(RootFs::new(&root), patterns);
+        let s = src.sample(0).unwrap();
+        let rows: Vec<(&str, Result<u64, &str>)> = s
+            .files
+            .iter()
+            .map(|f| {
+                (
+                    f.path.as_str(),
+                    f.result
+                        .as_ref()
+                        .map(|r| r.size_bytes)
+                        .map_err(|e| e.as_str()),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("/u01/redo/redo01.log", Ok(1)),
+                ("/u01/redo/redo02.log", Ok(2)),
+                ("/u01/arch/*.arc", Err("no file matches")),
+                ("/u01/missing.dbf", Err("no such file")),
+                (
+                    "/u01/[",
+                    Err("bad pattern: Pattern syntax error near position 5: invalid range pattern")
+                ),
+            ]
+        );
+        assert!(s.method.is_some());
+    }
+
+    #[test]
+    fn expansion_waits_ten_seconds_unless_a_file_vanished() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        proc_tree(root, "100.00");
+        write(root, "d/a.log", "a");
+        let mut src = CacheSource::new(RootFs::new(root), vec!["/d/*.log".into()]);
+        let names = |s: &CacheSample| -> Vec<String> {
+            s.files.iter().map(|f| f.path.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(names(&src.sample(0).unwrap()), ["/d/a.log"]);
+        write(root, "d/b.log", "b");
+        proc_tree(root, "109.99");
+        assert_eq!(names(&src.sample(0).unwrap()), ["/d/a.log"], "not due yet");
+        proc_tree(root, "110.00");
+        assert_eq!(names(&src.sample(0).unwrap()), ["/d/a.log", "/d/b.log"]);
+        // a.log vanishes: an error row at once, gone from the list at the
+        // next sample
+        std::fs::remove_file(root.join("d/a.log")).unwrap();
+        proc_tree(root, "111.00");
+        let s = src.sample(0).unwrap();
+        assert!(s.files[0].result.is_err());
+        proc_tree(root, "112.00");
+        assert_eq!(names(&src.sample(0).unwrap()), ["/d/b.log"]);
+    }
+
+    #[test]
+    fn fifos_and_directories_named_outright_are_errors_not_hangs() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        proc_tree(root, "1.00");
+        let made = std::process::Command::new("mkfifo")
+            .arg(root.join("fifo"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        std::fs::create_dir(root.join("dir")).unwrap();
+        let mut src = CacheSource::new(RootFs::new(root), vec!["/fifo".into(), "/dir".into()]);
+        let s = src.sample(0).unwrap();
+        for f in &s.files {
+            assert_eq!(
+                f.result,
+                Err("not a regular file".to_string()),
+                "{}",
+                f.path
+            );
+        }
+    }
+}

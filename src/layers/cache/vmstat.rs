@@ -1,0 +1,107 @@
+//! `/proc/vmstat`: `name value` lines (mm/vmstat.c `vmstat_show`).
+//!
+//! The set of names changes with the kernel version and configuration
+//! (`workingset_refault` became `workingset_refault_anon` and
+//! `workingset_refault_file` in 5.9), so every counter is kept and looked
+//! up by name. pgpgin and pgpgout are already in kB: the kernel halves the
+//! sector counts before printing them.
+
+use crate::parse::{ParseError, Parsed};
+use std::collections::BTreeMap;
+
+/// Every counter of one reading of /proc/vmstat.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct VmStat {
+    values: BTreeMap<String, u64>,
+}
+
+impl VmStat {
+    /// The first reading of each name wins; the parser has rejected the
+    /// others.
+    pub fn from_entries(entries: impl IntoIterator<Item = (String, u64)>) -> Self {
+        let mut values = BTreeMap::new();
+        for (k, v) in entries {
+            values.entry(k).or_insert(v);
+        }
+        VmStat { values }
+    }
+
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.values.get(name).copied()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.values.iter().map(|(k, v)| (k.as_str(), *v))
+    }
+
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+/// Parses the whole text of /proc/vmstat into (name, value) pairs. A name
+/// seen twice is rejected on its second line.
+pub fn parse_vmstat(text: &str, source_name: &str) -> Parsed<(String, u64)> {
+    let mut out = Parsed::default();
+    let mut seen = std::collections::HashSet::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let parsed = match (words.next(), words.next(), words.next()) {
+            (Some(name), Some(value), None) => value.parse::<u64>().ok().map(|v| (name, v)),
+            _ => None,
+        };
+        match parsed {
+            Some((name, v)) if seen.insert(name) => out.items.push((name.to_string(), v)),
+            Some((name, _)) => out.rejected.push(ParseError::new(
+                source_name,
+                i + 1,
+                line,
+                format!("each name once, but {name} came again"),
+            )),
+            None => out.rejected.push(ParseError::new(
+                source_name,
+                i + 1,
+                line,
+                "a name and an unsigned counter, such as \"pgpgin 11069945\"",
+            )),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_names_and_values() {
+        let p = parse_vmstat(
+            "pgpgin 11069945\npgpgout 25229672\nworkingset_refault_file 2260268\n",
+            "/proc/vmstat",
+        );
+        assert!(p.rejected.is_empty());
+        let v = VmStat::from_entries(p.items);
+        assert_eq!(v.get("pgpgin"), Some(11_069_945));
+        assert_eq!(v.get("workingset_refault_file"), Some(2_260_268));
+        assert_eq!(v.get("workingset_refault"), None);
+    }
+
+    #[test]
+    fn bad_lines_are_named_and_the_rest_kept() {
+        let text = "pgpgin 1\npgpgout -3\npgmajfault\nnr_dirty 1 2\npgpgin 2\n\nnr_writeback 4\n";
+        let p = parse_vmstat(text, "/proc/vmstat");
+        let lines: Vec<usize> = p.rejected.iter().map(|r| r.line_no).collect();
+        assert_eq!(lines, [2, 3, 4, 5]);
+        let v = VmStat::from_entries(p.items);
+        assert_eq!(v.get("pgpgin"), Some(1));
+        assert_eq!(v.get("nr_writeback"), Some(4));
+        assert_eq!(v.len(), 2);
+    }
+}

@@ -1,0 +1,284 @@
+//! `strata batch disks`: iostat -x figures per device per interval.
+//!
+//! Text follows `iostat -x -d -y` (sysstat 12.6): the same header, column
+//! order, widths and two decimals, so the two can be read side by side.
+//! Figures the kernel does not provide (discard before 4.18, flush before
+//! 5.5) print as "–" where iostat prints 0.00. Devices are named as iostat
+//! -x names them (dm-0), or by their mapper names with `-N`, as iostat -N.
+
+use super::model::Units;
+use super::model::{DISK_COLS, DiskCol};
+use super::source::DiskSource;
+use super::tick::Baseline;
+use super::tick::{DiskRow, DiskTick};
+use crate::format::{self, UNKNOWN};
+use crate::layers::LayerId;
+use crate::layers::report::{Format, Report, Sampled, csv_field, json_str, printable};
+use crate::source::SourceError;
+use std::fmt::Write as _;
+
+/// Which devices a report lists, and by which names.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Selection {
+    pub partitions: bool,
+    /// Also loop, ram and zram devices, and devices never used since boot.
+    pub all_devices: bool,
+    /// dm devices by their /dev/mapper name (iostat -N), not as dm-N.
+    pub mapper_names: bool,
+}
+
+impl Selection {
+    fn name<'a>(&self, r: &'a DiskRow) -> &'a str {
+        if self.mapper_names {
+            r.display_name()
+        } else {
+            &r.name
+        }
+    }
+}
+
+/// The rows of a report: by name, as iostat lists them.
+pub fn report_rows(tick: &DiskTick, sel: Selection) -> Vec<&DiskRow> {
+    let mut rows: Vec<&DiskRow> = tick
+        .rows
+        .iter()
+        .filter(|r| sel.partitions || !r.is_partition())
+        .filter(|r| sel.all_devices || (!r.class().skipped_by_default() && !r.never_used))
+        .collect();
+    // iostat lists devices in the order of their sysfs names, which spell
+    // a '/' (cciss/c0d0) as '!'.
+    rows.sort_by_cached_key(|r| r.name.replace('/', "!"));
+    rows
+}
+
+/// Field widths of iostat's `" %*.2f"` per column.
+fn width(c: DiskCol) -> usize {
+    use DiskCol::*;
+    match c {
+        RPerS | WPerS | DPerS | FPerS | RAwait | WAwait | DAwait | FAwait | AquSz => 7,
+        RkBPerS | WkBPerS | DkBPerS => 9,
+        RrqmPerS | WrqmPerS | DrqmPerS | RareqSz | WareqSz | DareqSz => 8,
+        RrqmPct | WrqmPct | DrqmPct | Util => 6,
+    }
+}
+
+fn value(r: &DiskRow, c: DiskCol, units: Units) -> Option<f64> {
+    Some(units.scale(c, r.rates.and_then(|x| x.get(c))?))
+}
+
+/// The header line of a text report.
+pub fn text_header(units: Units) -> String {
+    let mut s = String::from("Device       ");
+    for c in &DISK_COLS {
+        let _ = write!(s, " {:>w$}", units.header(c.col), w = width(c.col));
+    }
+    s
+}
+
+/// One text report: timestamp, header, a row per device, a blank line.
+pub fn text_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
+    let mut s = format!(
+        "{}\n{}\n",
+        format::iso_datetime(tick.wall_ms),
+        text_header(units)
+    );
+    for r in report_rows(tick, sel) {
+        let _ = write!(s, "{:<13}", printable(sel.name(r)));
+        for c in &DISK_COLS {
+            let w = width(c.col);
+            match value(r, c.col, units) {
+                Some(v) if v.is_finite() => {
+                    let _ = write!(s, " {v:>w$.2}");
+                }
+                _ => {
+                    let _ = write!(s, " {UNKNOWN:>w$}");
+                }
+            }
+        }
+        s.push('\n');
+    }
+    s.push('\n');
+    s
+}
+
+/// One JSON object per device, with iostat's keys; unknown figures are null.
+pub fn json_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
+    let mut s = String::new();
+    let interval = tick
+        .itv_cs
+        .map_or("null".to_string(), |i| format!("{:.2}", i as f64 / 100.0));
+    for r in report_rows(tick, sel) {
+        let _ = write!(
+            s,
+            "{{\"timestamp\": {}, \"interval_s\": {interval}, \"disk_device\": {}, \"name\": {}, \"class\": {}",
+            json_str(&format::iso_datetime(tick.wall_ms)),
+            json_str(sel.name(r)),
+            json_str(r.display_name()),
+            json_str(r.class().label()),
+        );
+        // iostat's key order: r/s w/s d/s f/s, then kB/s, merges, %merged, awaits, sizes
+        use DiskCol::*;
+        let order = [
+            RPerS, WPerS, DPerS, FPerS, RkBPerS, WkBPerS, DkBPerS, RrqmPerS, WrqmPerS, DrqmPerS,
+            RrqmPct, WrqmPct, DrqmPct, RAwait, WAwait, DAwait, FAwait, RareqSz, WareqSz, DareqSz,
+            AquSz, Util,
+        ];
+        for c in order {
+            let key = match (units, c.def().kind) {
+                (Units::MB, crate::layers::disks::model::ColKind::Throughput) => c.def().header_mb,
+                _ => c.def().json_key,
+            };
+            let v = value(r, c, units).filter(|v| v.is_finite());
+            let _ = write!(
+                s,
+                ", \"{key}\": {}",
+                v.map_or("null".to_string(), |v| format!("{v:.2}"))
+            );
+        }
+        let _ = writeln!(s, ", \"reset\": {}}}", r.reset);
+    }
+    s
+}
+
+pub fn csv_header(units: Units) -> String {
+    let mut s = String::from("timestamp,interval_s,device,name,class");
+    for c in &DISK_COLS {
+        s.push(',');
+        s.push_str(units.header(c.col));
+    }
+    s.push_str(",reset");
+    s
+}
+
+/// CSV lines, one per device; unknown figures are empty fields.
+pub fn csv_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
+    let mut s = String::new();
+    let interval = tick
+        .itv_cs
+        .map_or(String::new(), |i| format!("{:.2}", i as f64 / 100.0));
+    for r in report_rows(tick, sel) {
+        let _ = write!(
+            s,
+            "{},{interval},{},{},{}",
+            format::iso_datetime(tick.wall_ms),
+            csv_field(&printable(&r.name)),
+            csv_field(&printable(r.display_name())),
+            r.class().label()
+        );
+        for c in &DISK_COLS {
+            let v = value(r, c.col, units).filter(|v| v.is_finite());
+            let _ = write!(s, ",{}", v.map_or(String::new(), |v| format!("{v:.2}")));
+        }
+        let _ = writeln!(s, ",{}", r.reset);
+    }
+    s
+}
+
+pub fn report(format: Format, tick: &DiskTick, sel: Selection, units: Units) -> String {
+    match format {
+        Format::Text => text_report(tick, sel, units),
+        Format::Json => json_report(tick, sel, units),
+        Format::Csv => csv_report(tick, sel, units),
+    }
+}
+
+/// `strata batch disks`: iostat -x.
+pub struct DiskReport {
+    pub source: DiskSource,
+    pub baseline: Baseline,
+    pub format: Format,
+    pub units: Units,
+    pub sel: Selection,
+}
+
+impl DiskReport {
+    pub fn new(source: DiskSource, format: Format, units: Units, sel: Selection) -> Self {
+        DiskReport {
+            source,
+            baseline: Baseline::default(),
+            format,
+            units,
+            sel,
+        }
+    }
+}
+
+impl Report for DiskReport {
+    fn panel(&self) -> &'static str {
+        LayerId::Disks.name()
+    }
+
+    fn csv_header(&self) -> String {
+        csv_header(self.units)
+    }
+
+    fn sample(&mut self, wall_ms: i64) -> Result<Sampled, SourceError> {
+        let cur = self.source.sample(wall_ms)?;
+        let tick = self.baseline.tick(&cur);
+        let report = tick
+            .itv_cs
+            .map(|_| report(self.format, &tick, self.sel, self.units));
+        Ok(Sampled::of(
+            cur.uptime_cs,
+            cur.wall_ms,
+            cur.rejected,
+            report,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_is_iostats() {
+        assert_eq!(
+            text_header(Units::KB),
+            "Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     f/s f_await  aqu-sz  %util"
+        );
+        assert!(text_header(Units::MB).contains("     rMB/s"));
+    }
+
+    #[test]
+    fn control_characters_in_names_print_as_question_marks() {
+        let evil = "vg-\u{1b}[2J\nx\r\u{7f}\u{85}é";
+        let tick = DiskTick {
+            rows: vec![DiskRow {
+                name: evil.to_owned(),
+                never_used: false,
+                info: None,
+                delta: None,
+                rates: None,
+                reset: false,
+            }],
+            ..DiskTick::default()
+        };
+        let sel = Selection::default();
+        let text = text_report(&tick, sel, Units::KB);
+        let row = text.lines().nth(2).unwrap_or_default();
+        assert!(row.starts_with("vg-?[2J?x???é "), "{text:?}");
+        // timestamp, header, the row, the blank line that ends a report
+        assert_eq!(text.lines().count(), 4, "{text:?}");
+
+        let csv = csv_report(&tick, sel, Units::KB);
+        assert_eq!(csv.lines().count(), 1, "{csv:?}");
+        assert!(csv.contains(",vg-?[2J?x???é,vg-?[2J?x???é,"), "{csv:?}");
+
+        // JSON keeps the name exact: serde_json escapes it.
+        let json = json_report(&tick, sel, Units::KB);
+        let value: serde_json::Value = serde_json::from_str(json.trim_end()).unwrap();
+        assert_eq!(value["disk_device"], evil);
+        assert!(!json.trim_end().contains(['\n', '\u{1b}']), "{json:?}");
+    }
+
+    #[test]
+    fn printable_leaves_ordinary_names_alone() {
+        assert!(matches!(
+            printable("dm-0"),
+            std::borrow::Cow::Borrowed("dm-0")
+        ));
+        assert_eq!(printable("vg0-lv_data\t"), "vg0-lv_data?");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+    }
+}

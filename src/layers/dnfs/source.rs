@@ -1,0 +1,516 @@
+//! Oracle Direct NFS over SQL: one connection per database, owned by one
+//! blocking thread (the oracle crate is synchronous), reading
+//! gv$dnfs_stats, gv$dnfs_servers, gv$dnfs_channels and gv$dnfs_files
+//! with `SELECT *`, so the columns of whatever release answers come from
+//! the result set's own metadata. The rows go to the pure mapper
+//! (`layers::dnfs::dnfs_sample::map_rows`) as [`SqlRows`], as the fixtures do.
+//!
+//! ```text
+//!  run_db (one std::thread per database)
+//!   connect ─► call timeout ─► every interval: clock + 4 views ─► DbEvent::Sample
+//!      ▲                                          │ ORA- error: DbEvent::Status(QueryFailed)
+//!      └── capped exponential backoff ◄── lost ───┘ connection gone: reconnect
+//! ```
+//!
+//! The Oracle client library (libclntsh) is loaded at run time by ODPI-C,
+//! on the first call. Without it every connect fails with DPI-1047; the
+//! database's status says so, where the loader looked and how to fix it,
+//! and the thread keeps retrying slowly, so the rest of strata is not
+//! touched and a client installed later is picked up.
+
+use super::dnfs_sample::{
+    CHANNELS_VIEW, DnfsRows, DnfsSample, FILES_VIEW, SERVERS_VIEW, STATS_VIEW, map_rows,
+};
+use super::sql_rows::SqlRows;
+use crate::layers::cells::source::backoff;
+use crate::layers::cells::source::{PassphraseStore, Secret};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// The environment variable a database's password comes from unless the
+/// config names another. Never from the command line: it would show in
+/// `ps` and in shell history.
+pub const DEFAULT_PASSWORD_ENV: &str = "STRATA_DB_PASSWORD";
+
+/// The database clock, read just before the views, in a form the pure
+/// mapper parses (`parse_db_clock`).
+pub const CLOCK_SQL: &str =
+    "SELECT TO_CHAR(SYS_EXTRACT_UTC(SYSTIMESTAMP), 'YYYY-MM-DD HH24:MI:SS.FF3') FROM DUAL";
+
+/// One database to read.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DbTarget {
+    /// What the panel calls it.
+    pub label: String,
+    /// Empty with `external`.
+    pub user: String,
+    /// EZConnect `//host:port/service`, a TNS alias, or empty for the
+    /// local default (ORACLE_SID) with `/`.
+    pub connect: String,
+    /// OS authentication or a wallet (`/` or `/@alias`): no password.
+    pub external: bool,
+    /// The variable holding the password.
+    pub password_env: String,
+}
+
+/// `--db` as typed: `user@//host:port/service`, `user@alias`, `/`, or
+/// `/@alias`. A password in the spec (`user/pw@...`) is refused: it would
+/// be visible to every user of the host.
+pub fn parse_db_spec(spec: &str) -> Result<DbTarget, String> {
+    let spec = spec.trim();
+    if spec.is_empty() {
+        return Err("an empty database: give user@//host:port/service, user@alias or /".into());
+    }
+    let target = |user: &str, connect: &str, external: bool| DbTarget {
+        label: if external && connect.is_empty() {
+            "/".to_string()
+        } else if external {
+            connect.to_string()
+        } else {
+            format!("{user}@{connect}")
+        },
+        user: user.to_string(),
+        connect: connect.to_string(),
+        external,
+        password_env: DEFAULT_PASSWORD_ENV.to_string(),
+    };
+    if spec == "/" {
+        return Ok(target("", "", true));
+    }
+    if let Some(alias) = spec.strip_prefix("/@") {
+        return Ok(target("", alias.trim(), true));
+    }
+    // Before anything is echoed: `scott/tiger` (with or without an @) holds
+    // a password, which an error message must not print back.
+    if spec
+        .split('@')
+        .next()
+        .is_some_and(|user| user.contains('/'))
+    {
+        return Err(format!(
+            "a database given as user/password: no password on the command line; put it in {DEFAULT_PASSWORD_ENV} (or the variable password_env names in the config)"
+        ));
+    }
+    let Some((user, connect)) = spec.split_once('@') else {
+        return Err(format!(
+            "{spec:?}: expected user@//host:port/service, user@alias or / (the password comes from {DEFAULT_PASSWORD_ENV})"
+        ));
+    };
+    if user.is_empty() || connect.trim().is_empty() || user.contains(char::is_whitespace) {
+        return Err(format!(
+            "{spec:?}: expected user@//host:port/service or user@alias"
+        ));
+    }
+    Ok(target(user, connect.trim(), false))
+}
+
+/// One `[[db]]` of the config, already checked as `--db` is.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct DbEntry {
+    pub target: DbTarget,
+}
+
+/// The databases of `--db` (first) and the config's `[[db]]` entries; a
+/// bad `--db` becomes a message and is left out.
+pub fn db_targets(specs: &[String], config: &[DbEntry]) -> (Vec<DbTarget>, Vec<String>) {
+    let mut problems = Vec::new();
+    let mut out: Vec<DbTarget> = Vec::new();
+    for s in specs {
+        match parse_db_spec(s) {
+            Ok(t) => out.push(t),
+            Err(e) => problems.push(format!("--db: {e}")),
+        }
+    }
+    for e in config {
+        if !out
+            .iter()
+            .any(|t| t.user == e.target.user && t.connect == e.target.connect)
+        {
+            out.push(e.target.clone());
+        }
+    }
+    (out, problems)
+}
+
+/// What the database panel says of a database's connection.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum DbStatus {
+    Connecting,
+    /// Readings are arriving.
+    Live,
+    /// The Oracle client library could not be loaded (DPI-1047): the
+    /// driver's message, then where the loader looked and how to fix it.
+    ClientMissing(String),
+    /// No password: the variable is unset.
+    NoPassword(String),
+    /// Connecting failed; the text keeps the ORA- code.
+    ConnectFailed(String),
+    /// A query failed on a live connection (ORA- code kept); the thread
+    /// goes on with the next interval.
+    QueryFailed(String),
+}
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub enum DbEvent {
+    Status { db: usize, status: DbStatus },
+    Sample { db: usize, sample: DnfsSample },
+}
+
+/// How an oracle error is shown: the client missing, or the error's own
+/// text (which starts with its ORA- or DPI- code).
+pub fn describe_error(err: &oracle::Error) -> DbStatus {
+    let message = err
+        .db_error()
+        .map(|e| e.message().to_string())
+        .unwrap_or_else(|| err.to_string());
+    if message.contains("DPI-1047") {
+        return DbStatus::ClientMissing(client_missing_text(
+            &message,
+            std::env::var("LD_LIBRARY_PATH").ok().as_deref(),
+        ));
+    }
+    DbStatus::ConnectFailed(message)
+}
+
+/// The DPI-1047 message, then where the dynamic loader looked (it is
+/// what ODPI-C uses to find libclntsh.so) and the fix.
+pub fn client_missing_text(message: &str, ld_library_path: Option<&str>) -> String {
+    let looked = match ld_library_path.filter(|p| !p.is_empty()) {
+        Some(p) => format!("LD_LIBRARY_PATH={p}, then the ld.so cache and /lib, /usr/lib"),
+        None => "LD_LIBRARY_PATH (unset), the ld.so cache, /lib and /usr/lib".to_string(),
+    };
+    format!(
+        "Oracle client library not found. {message} | Looked for libclntsh.so in: {looked}. | Fix: install Oracle Instant Client (Basic or Basic Light, 11.2 or later; it also needs libaio) and start strata with LD_LIBRARY_PATH set to its directory, or register it with ldconfig."
+    )
+}
+
+/// Whether the connection is gone (reconnect) rather than one query
+/// failing (try again next interval): ORA-03113, 03114, 03135, 12537,
+/// 12570, 28 (session killed), 1012 (not logged on), DPI-1010 (not
+/// connected), DPI-1080 (connection closed by call timeout).
+pub fn connection_lost(message: &str) -> bool {
+    [
+        "ORA-03113",
+        "ORA-03114",
+        "ORA-03135",
+        "ORA-12537",
+        "ORA-12570",
+        "ORA-00028",
+        "ORA-01012",
+        "DPI-1010",
+        "DPI-1080",
+    ]
+    .iter()
+    .any(|c| message.contains(c))
+}
+
+/// How a database is read.
+#[derive(Debug, Clone)]
+pub struct DbOptions {
+    pub interval: Duration,
+    /// Per call: a v$ query behind a latch or a dead network must not
+    /// hold the thread for ever (needs an 18c or later client; older
+    /// clients go without).
+    pub call_timeout: Duration,
+    pub backoff_first: Duration,
+    pub backoff_cap: Duration,
+    /// Passwords typed in the TUI, by database label; none in batch mode.
+    pub passwords: PassphraseStore,
+}
+
+impl DbOptions {
+    pub fn new(interval: Duration) -> DbOptions {
+        DbOptions {
+            interval,
+            call_timeout: Duration::from_secs(5),
+            backoff_first: Duration::from_secs(1),
+            backoff_cap: Duration::from_secs(60),
+            passwords: PassphraseStore::default(),
+        }
+    }
+}
+
+/// Connects as the target says, the password from its variable, else the
+/// one `typed` in the TUI.
+pub fn connect(
+    target: &DbTarget,
+    call_timeout: Duration,
+    typed: Option<String>,
+) -> Result<oracle::Connection, DbStatus> {
+    let password = if target.external {
+        String::new()
+    } else {
+        match std::env::var(&target.password_env).ok().or(typed) {
+            Some(p) => p,
+            None => return Err(DbStatus::NoPassword(target.password_env.clone())),
+        }
+    };
+    let mut c = oracle::Connector::new(target.user.as_str(), password, target.connect.as_str());
+    if target.external {
+        c.external_auth(true);
+    }
+    let conn = c.connect().map_err(|e| describe_error(&e))?;
+    // An older client refuses a call timeout; reading without one is
+    // still better than not reading.
+    let _ = conn.set_call_timeout(Some(call_timeout));
+    Ok(conn)
+}
+
+/// A query's rows with the column names its metadata gives; every value
+/// as Oracle renders it as text.
+fn query_rows(conn: &oracle::Connection, sql: &str) -> Result<SqlRows, oracle::Error> {
+    let rs = conn.query(sql, &[])?;
+    let mut out = SqlRows::new(
+        rs.column_info()
+            .iter()
+            .map(|c| c.name().to_string())
+            .collect(),
+    );
+    for row in rs {
+        let row = row?;
+        out.rows.push(
+            row.sql_values()
+                .iter()
+                .map(|v| v.get::<Option<String>>())
+                .collect::<Result<_, _>>()?,
+        );
+    }
+    Ok(out)
+}
+
+/// One reading: the clock, then the four views.
+pub fn read_rows(conn: &oracle::Connection, wall_ms: i64) -> Result<DnfsRows, oracle::Error> {
+    let clock: Option<String> = conn.query_row_as(CLOCK_SQL, &[])?;
+    let view = |v: &str| query_rows(conn, &format!("SELECT * FROM {v}"));
+    Ok(DnfsRows {
+        wall_ms,
+        db_clock: clock.unwrap_or_default(),
+        stats: view(STATS_VIEW)?,
+        servers: view(SERVERS_VIEW)?,
+        channels: view(CHANNELS_VIEW)?,
+        files: view(FILES_VIEW)?,
+    })
+}
+
+/// Sleeps `d` in short steps; false when cancelled.
+fn sleep(d: Duration, cancel: &CancellationToken) -> bool {
+    let until = Instant::now() + d;
+    while !cancel.is_cancelled() {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return true;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(100)));
+    }
+    false
+}
+
+/// Keeps database `db` read until `cancel` fires or the receiver goes.
+/// Run it on its own thread (`std::thread::spawn`): every call blocks.
+pub fn run_db(
+    db: usize,
+    target: DbTarget,
+    opts: DbOptions,
+    tx: mpsc::Sender<DbEvent>,
+    cancel: CancellationToken,
+) {
+    let mut last: Option<DbStatus> = None;
+    let mut status = |s: DbStatus| -> bool {
+        if last.as_ref() == Some(&s) {
+            return true;
+        }
+        last = Some(s.clone());
+        tx.blocking_send(DbEvent::Status { db, status: s }).is_ok()
+    };
+    let mut failures = 0u32;
+    let seed =
+        crate::core::clock::now_ms() as u64 ^ (db as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    // waits before reconnect attempt `n`; false when cancelled
+    let back_off = |n: u32| {
+        let wait = backoff(n, opts.backoff_first, opts.backoff_cap, seed.rotate_left(n));
+        sleep(wait, &cancel)
+    };
+    if !status(DbStatus::Connecting) {
+        return;
+    }
+    let key = Secret::Database(target.label.clone());
+    while !cancel.is_cancelled() {
+        let typed = opts.passwords.get(key.clone());
+        let from_prompt = typed.is_some();
+        let conn = match connect(&target, opts.call_timeout, typed) {
+            Ok(c) => c,
+            Err(s @ DbStatus::NoPassword(_)) => {
+                // the TUI asks for it; a typed password is tried at once
+                if !status(s) || !wait_for_password(&opts.passwords, &key, &cancel) {
+                    return;
+                }
+                continue;
+            }
+            Err(s) if from_prompt && password_refused(&s) => {
+                // forgotten, so that the prompt asks again and says why
+                opts.passwords.forget(key.clone());
+                if !status(s) {
+                    return;
+                }
+                continue;
+            }
+            Err(s) => {
+                failures = failures.saturating_add(1);
+                if !status(s) || !back_off(failures) {
+                    return;
+                }
+                continue;
+            }
+        };
+        failures = 0;
+        let start = Instant::now();
+        let mut n = 0u32;
+        loop {
+            let Some(lost) = read_once(&conn, db, &tx, &mut status) else {
+                return;
+            };
+            if lost {
+                break;
+            }
+            // deadlines from the start: a slow query uses up its interval
+            n = n.saturating_add(1);
+            let due = start + opts.interval.saturating_mul(n);
+            if !sleep(due.saturating_duration_since(Instant::now()), &cancel) {
+                let _ = conn.close();
+                return;
+            }
+        }
+        let _ = conn.close();
+        failures = failures.saturating_add(1);
+        if !back_off(failures) {
+            return;
+        }
+    }
+}
+
+/// Reads the views once and sends what came of it: `None` when the
+/// receiver is gone, else whether the connection was lost.
+fn read_once(
+    conn: &oracle::Connection,
+    db: usize,
+    tx: &mpsc::Sender<DbEvent>,
+    status: &mut impl FnMut(DbStatus) -> bool,
+) -> Option<bool> {
+    match read_rows(conn, crate::core::clock::now_ms()) {
+        Ok(rows) => match map_rows(&rows) {
+            Ok(sample) => {
+                if !status(DbStatus::Live) {
+                    return None;
+                }
+                if tx.blocking_send(DbEvent::Sample { db, sample }).is_err() {
+                    return None;
+                }
+                Some(false)
+            }
+            Err(e) => {
+                if !status(DbStatus::QueryFailed(e.to_string())) {
+                    return None;
+                }
+                Some(false)
+            }
+        },
+        Err(e) => {
+            let text = e
+                .db_error()
+                .map(|d| d.message().to_string())
+                .unwrap_or_else(|| e.to_string());
+            let lost = connection_lost(&text);
+            let s = if lost {
+                DbStatus::ConnectFailed(format!("connection lost: {text}"))
+            } else {
+                DbStatus::QueryFailed(text)
+            };
+            if !status(s) {
+                return None;
+            }
+            Some(lost)
+        }
+    }
+}
+
+/// ORA-01017: invalid username/password; logon denied.
+fn password_refused(s: &DbStatus) -> bool {
+    matches!(s, DbStatus::ConnectFailed(text) if text.contains("ORA-01017"))
+}
+
+/// Waits until `store` holds `key`; false when cancelled.
+fn wait_for_password(store: &PassphraseStore, key: &Secret, cancel: &CancellationToken) -> bool {
+    while store.get(key.clone()).is_none() {
+        if !sleep(Duration::from_millis(200), cancel) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Starts one reader thread per database (index = position in
+/// `targets`). The threads end when `cancel` fires or `tx`'s receiver
+/// goes; one stuck in a call ends at its call timeout.
+pub fn spawn_dbs(
+    targets: &[DbTarget],
+    opts: &DbOptions,
+    tx: mpsc::Sender<DbEvent>,
+    cancel: &CancellationToken,
+) -> Vec<std::thread::JoinHandle<()>> {
+    targets
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let (t, opts, tx, cancel) = (t.clone(), opts.clone(), tx.clone(), cancel.clone());
+            std::thread::Builder::new()
+                .name(format!("strata-db-{i}"))
+                .spawn(move || run_db(i, t, opts, tx, cancel))
+        })
+        .filter_map(Result::ok)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs() {
+        let t = parse_db_spec("dbsnmp@//db1:1521/PROD").unwrap();
+        assert_eq!(
+            (t.user.as_str(), t.connect.as_str(), t.external),
+            ("dbsnmp", "//db1:1521/PROD", false)
+        );
+        assert_eq!(t.label, "dbsnmp@//db1:1521/PROD");
+        assert_eq!(t.password_env, DEFAULT_PASSWORD_ENV);
+        assert!(parse_db_spec("/").unwrap().external);
+        assert_eq!(parse_db_spec("/@PRODW").unwrap().connect, "PRODW");
+        assert_eq!(parse_db_spec("system@PROD").unwrap().connect, "PROD");
+        let pw = parse_db_spec("system/manager@PROD").unwrap_err();
+        assert!(pw.contains("no password on the command line"), "{pw}");
+        assert!(!pw.contains("manager"), "never echo the password: {pw}");
+        assert!(parse_db_spec("PROD").is_err());
+        assert!(parse_db_spec("@PROD").is_err());
+        assert!(parse_db_spec("").is_err());
+    }
+
+    #[test]
+    fn lost_connections_and_query_errors() {
+        assert!(connection_lost(
+            "ORA-03113: end-of-file on communication channel"
+        ));
+        assert!(connection_lost(
+            "DPI-1080: connection was closed by ORA-3156"
+        ));
+        assert!(!connection_lost("ORA-00942: table or view does not exist"));
+    }
+
+    #[test]
+    fn client_missing_says_where_and_how() {
+        let t = client_missing_text("DPI-1047: Cannot locate", Some("/opt/ic"));
+        assert!(t.contains("DPI-1047") && t.contains("LD_LIBRARY_PATH=/opt/ic"));
+        assert!(t.contains("Instant Client"));
+        assert!(client_missing_text("DPI-1047", None).contains("LD_LIBRARY_PATH (unset)"));
+    }
+}
