@@ -255,7 +255,7 @@ impl App {
 /// A typed local time (`offset_s` from UTC, as the header shows it): a bare
 /// time of day is taken on the local day of `around`.
 pub fn parse_jump_time(text: &str, around: i64, offset_s: i64) -> Option<i64> {
-    let off = offset_s * 1000;
+    let off = offset_s.checked_mul(1000)?;
     let (date, time) = match text.split_once(' ') {
         Some((d, t)) => (Some(d.trim()), t.trim()),
         None => (None, text),
@@ -275,14 +275,26 @@ pub fn parse_jump_time(text: &str, around: i64, offset_s: i64) -> Option<i64> {
         Some(d) => {
             let mut ymd = d.split('-').map(|p| p.parse::<i64>().ok());
             let (y, mo, da) = (ymd.next()??, ymd.next()??, ymd.next()??);
-            if ymd.next().is_some() || !(1..=12).contains(&mo) || !(1..=31).contains(&da) {
+            // Four-digit years, as a recording's times have: a year typed
+            // with twenty digits overflowed the day's milliseconds (found
+            // by the time_expr fuzz target).
+            if ymd.next().is_some()
+                || !(1..=9999).contains(&y)
+                || !(1..=12).contains(&mo)
+                || !(1..=31).contains(&da)
+            {
                 return None;
             }
             days_from_civil(y, mo, da) * 86_400_000
         }
-        None => (around + off).div_euclid(86_400_000) * 86_400_000,
+        None => around
+            .checked_add(off)?
+            .div_euclid(86_400_000)
+            .checked_mul(86_400_000)?,
     };
-    Some(day_ms + ((h * 60 + m) * 60 + s) * 1000 - off)
+    day_ms
+        .checked_add(((h * 60 + m) * 60 + s) * 1000)?
+        .checked_sub(off)
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
@@ -300,6 +312,21 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_year_no_recording_has_is_no_time_and_never_overflows() {
+        // The time_expr fuzz target's crash: a 15-digit year overflowed.
+        assert_eq!(parse_jump_time("225401541106-2-20 14:5", 0, 0), None);
+        assert_eq!(parse_jump_time("0-1-1 00:00", 0, 0), None);
+        assert_eq!(parse_jump_time("14:00", i64::MAX, 3600), None);
+        assert_eq!(parse_jump_time("14:00", 0, i64::MAX), None);
+        let t = parse_jump_time("2026-11-25 14:00:05", 0, 0);
+        assert_eq!(t, Some(1_795_615_205_000));
+        assert_eq!(
+            parse_jump_time("9999-12-31 23:59:59", 0, 0),
+            Some(253_402_300_799_000)
+        );
+    }
 
     #[test]
     fn typed_times_read_in_the_given_offset() {
