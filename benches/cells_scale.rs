@@ -43,9 +43,8 @@ use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use strata::layers::cells::source::{
-    CellEvent, CellOptions, CellTarget, parse_cell_spec, run_cell,
-};
+use strata::layers::cells::source::{CellEvent, run_cell};
+use strata::remote::{SshOptions, SshTarget, parse_ssh_spec};
 
 const HARD_DISKS: usize = 12;
 const FLASH: usize = 16;
@@ -223,11 +222,11 @@ fn generate(trees: &[PathBuf], stop: &AtomicBool) {
     }
 }
 
-fn targets(keys: &Keys, sshds: &[Sshd]) -> Vec<CellTarget> {
+fn targets(keys: &Keys, sshds: &[Sshd]) -> Vec<SshTarget> {
     sshds
         .iter()
         .map(|s| {
-            let mut t = parse_cell_spec(&spec(keys, s), "root").expect("spec");
+            let mut t = parse_ssh_spec(&spec(keys, s), "root").expect("spec");
             t.identity = Some(keys.client_key.clone());
             t
         })
@@ -239,7 +238,7 @@ fn skew(plan: &Plan, keys: &Keys, sshds: &[Sshd], kh: &Path) {
         .enable_all()
         .build()
         .expect("runtime");
-    let mut opts = CellOptions::new(Duration::from_secs(1), kh.to_path_buf());
+    let mut opts = SshOptions::new(Duration::from_secs(1), kh.to_path_buf());
     opts.agent_socket = None;
     opts.interactive = false;
     let opts = Arc::new(opts);
@@ -278,8 +277,7 @@ fn skew(plan: &Plan, keys: &Keys, sshds: &[Sshd], kh: &Path) {
                 Some(CellEvent::Status { cell, status }) => {
                     if !matches!(
                         status,
-                        strata::layers::cells::source::CellStatus::Live
-                            | strata::layers::cells::source::CellStatus::Connecting
+                        strata::remote::HostStatus::Live | strata::remote::HostStatus::Connecting
                     ) {
                         println!("  cell {cell}: {status:?}");
                     }

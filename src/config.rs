@@ -34,8 +34,8 @@
 //! keeps its default. Unknown keys are reported rather than ignored, so a
 //! typo does not silently leave a setting at its default.
 
-use crate::layers::cells::source::target::CellTarget;
 use crate::layers::dnfs::source::DbEntry;
+use crate::remote::target::SshTarget;
 use std::env;
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -565,14 +565,14 @@ fn parse_dbs(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec<DbEntry
 impl CellEntry {
     /// The cell as the sampler reaches it; `default_user` where the entry
     /// names no user.
-    pub fn target(&self, default_user: &str) -> CellTarget {
+    pub fn target(&self, default_user: &str) -> SshTarget {
         let label = match (&self.label, self.port) {
             (Some(l), _) => l.clone(),
             (None, 22) => self.host.clone(),
             (None, p) if self.host.contains(':') => format!("[{}]:{p}", self.host),
             (None, p) => format!("{}:{p}", self.host),
         };
-        CellTarget {
+        SshTarget {
             label,
             host: self.host.clone(),
             port: self.port,

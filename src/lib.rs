@@ -27,6 +27,7 @@ pub mod model;
 pub mod parse;
 pub mod record;
 pub mod recording;
+pub mod remote;
 pub mod replay;
 pub mod source;
 pub mod store;

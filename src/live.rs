@@ -8,7 +8,7 @@ use crate::app::{App, Input};
 use crate::core::clock::now_ms;
 use crate::event_loop::{self, Feed};
 use crate::layers::cache::source::CacheSource;
-use crate::layers::cells::source::{CellEvent, CellOptions, run_cell};
+use crate::layers::cells::source::{CellEvent, run_cell};
 use crate::layers::disks::source::DiskSource;
 use crate::layers::dnfs::source::DbEvent;
 use crate::layers::nfs::source::NfsSource;
@@ -17,6 +17,7 @@ use crate::layers::{LayerId, Sampler};
 use crate::record::Existing;
 use crate::record::mark::MarkSocket;
 use crate::recording::control::Control;
+use crate::remote::SshOptions;
 use crate::source::host::SelfMeter;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -32,7 +33,7 @@ pub struct Sources {
     pub cache: CacheSource,
     pub nics: NicSource,
     /// How to reach the app's cells, one task each.
-    pub cells: CellOptions,
+    pub cells: SshOptions,
 }
 
 /// A host layer's sampler with its type erased: reads at `wall_ms` and

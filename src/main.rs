@@ -6,11 +6,11 @@ use strata::cli::{BatchPanel, Cli, Command, DeviceArgs};
 use strata::core::rootfs::RootFs;
 use strata::layers::cache::report::CacheReport;
 use strata::layers::cache::source::CacheSource;
-use strata::layers::cells::source::target::{CellTarget, Given, assemble};
-use strata::layers::cells::source::{CellOptions, PassphraseStore};
 use strata::layers::disks::report::Selection;
 use strata::layers::disks::source::DiskSource;
 use strata::layers::nfs::source::NfsSource;
+use strata::remote::target::{Given, SshTarget, assemble};
+use strata::remote::{PassphraseStore, SshOptions};
 
 fn main() {
     let cli = Cli::parse();
@@ -283,7 +283,7 @@ fn live_app(
 /// The cells of --cell, --cell-group and the config's [[cell]]s, and a
 /// message for each that cannot be used. The default user is the local
 /// one, as ssh's is.
-fn cell_targets(cli: &Cli, config: &strata::config::Config) -> (Vec<CellTarget>, Vec<String>) {
+fn cell_targets(cli: &Cli, config: &strata::config::Config) -> (Vec<SshTarget>, Vec<String>) {
     let user = std::env::var("USER")
         .or_else(|_| std::env::var("LOGNAME"))
         .ok()
@@ -307,13 +307,13 @@ fn cell_targets(cli: &Cli, config: &strata::config::Config) -> (Vec<CellTarget>,
 }
 
 /// How the cells are reached: the interval, known_hosts and --accept-new-host-keys.
-fn cell_options(cli: &Cli, interval: f64, interactive: bool) -> CellOptions {
+fn cell_options(cli: &Cli, interval: f64, interactive: bool) -> SshOptions {
     let known_hosts = cli
         .known_hosts
         .clone()
-        .or_else(strata::layers::cells::source::default_known_hosts)
+        .or_else(strata::remote::default_known_hosts)
         .unwrap_or_else(|| ".ssh/known_hosts".into());
-    let mut opts = CellOptions::new(Duration::from_secs_f64(interval), known_hosts);
+    let mut opts = SshOptions::new(Duration::from_secs_f64(interval), known_hosts);
     opts.accept_new_host_keys = cli.accept_new_host_keys;
     opts.interactive = interactive;
     // Debug builds only: lets the end-to-end tests find this run's

@@ -23,13 +23,13 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use strata::core::rootfs::RootFs;
-use strata::layers::cells::cell_stream::{FrameKind, FrameReader, parse_sample};
-use strata::layers::cells::source::{
-    CellEvent, CellOptions, CellStatus, CellTarget, remote, run_cell,
-};
+use strata::layers::cells::cell_stream::parse_sample;
+use strata::layers::cells::source::{CellEvent, remote, run_cell};
 use strata::layers::disks::diskstats::parse_diskstats;
 use strata::layers::disks::source::DiskSource;
 use strata::parse::uptime::parse_uptime_cs;
+use strata::remote::frame::{FrameKind, FrameReader};
+use strata::remote::{HostStatus, SshOptions, SshTarget};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -52,7 +52,7 @@ fn cell_of(ev: &CellEvent) -> usize {
     }
 }
 
-fn status_of(ev: &CellEvent, which: usize) -> Option<&CellStatus> {
+fn status_of(ev: &CellEvent, which: usize) -> Option<&HostStatus> {
     match ev {
         CellEvent::Status { cell, status } if *cell == which => Some(status),
         _ => None,
@@ -64,11 +64,11 @@ fn is_sample(ev: &CellEvent, which: usize) -> bool {
 }
 
 impl Cells {
-    fn start(targets: Vec<CellTarget>, opts: CellOptions) -> Cells {
+    fn start(targets: Vec<SshTarget>, opts: SshOptions) -> Cells {
         Self::start_each(targets.into_iter().map(|t| (t, opts.clone())).collect())
     }
 
-    fn start_each(cells: Vec<(CellTarget, CellOptions)>) -> Cells {
+    fn start_each(cells: Vec<(SshTarget, SshOptions)>) -> Cells {
         let (tx, rx) = mpsc::channel(256);
         let cancel = CancellationToken::new();
         let tasks = cells
@@ -125,11 +125,11 @@ impl Cells {
     }
 
     /// The first status of a cell other than Connecting.
-    async fn outcome(&mut self, cell: usize, within: Duration) -> Option<CellStatus> {
+    async fn outcome(&mut self, cell: usize, within: Duration) -> Option<HostStatus> {
         let (_, ev) = self
             .seen_or_wait(
                 within,
-                |e| matches!(status_of(e, cell), Some(s) if *s != CellStatus::Connecting),
+                |e| matches!(status_of(e, cell), Some(s) if *s != HostStatus::Connecting),
             )
             .await?;
         status_of(&ev, cell).cloned()
@@ -160,7 +160,7 @@ impl Cells {
             .collect()
     }
 
-    fn statuses(&self, cell: usize) -> Vec<CellStatus> {
+    fn statuses(&self, cell: usize) -> Vec<HostStatus> {
         self.log
             .iter()
             .filter_map(|(_, e)| status_of(e, cell).cloned())
@@ -251,7 +251,7 @@ async fn three_cells_stream_this_machines_disks() {
         let statuses = cells.statuses(c);
         assert_eq!(
             statuses[..2],
-            [CellStatus::Connecting, CellStatus::Live],
+            [HostStatus::Connecting, HostStatus::Live],
             "cell {c}"
         );
         let samples: Vec<_> = cells
@@ -360,7 +360,7 @@ async fn a_killed_cell_goes_stale_and_comes_back_by_itself() {
     let (t, ev) = cells
         .wait_for(
             Duration::from_secs(3),
-            |e| matches!(status_of(e, 0), Some(s) if *s != CellStatus::Live),
+            |e| matches!(status_of(e, 0), Some(s) if *s != HostStatus::Live),
         )
         .await
         .expect("a status after the kill");
@@ -369,7 +369,7 @@ async fn a_killed_cell_goes_stale_and_comes_back_by_itself() {
     assert!(stale_after <= 2 * interval, "{stale_after:?}");
     assert!(matches!(
         status_of(&ev, 0),
-        Some(CellStatus::Unreachable(_))
+        Some(HostStatus::Unreachable(_))
     ));
     // The cell retries against a closed port for a while.
     cells.run_for(Duration::from_millis(800)).await;
@@ -383,7 +383,7 @@ async fn a_killed_cell_goes_stale_and_comes_back_by_itself() {
     let restarted = cells.now();
     let (live, _) = cells
         .wait_for(Duration::from_secs(5), |e| {
-            status_of(e, 0) == Some(&CellStatus::Live)
+            status_of(e, 0) == Some(&HostStatus::Live)
         })
         .await
         .expect("live again");
@@ -424,7 +424,7 @@ async fn a_hung_cell_is_dropped_and_reconnected() {
     assert!(sshd.stop_sessions() >= 1);
     let (t, ev) = cells
         .wait_for(Duration::from_secs(5), |e| {
-            matches!(status_of(e, 0), Some(CellStatus::Unreachable(_)))
+            matches!(status_of(e, 0), Some(HostStatus::Unreachable(_)))
         })
         .await
         .expect("the hung cell is given up");
@@ -440,7 +440,7 @@ async fn a_hung_cell_is_dropped_and_reconnected() {
     // The listener still answers: a new connection streams again.
     let (back, _) = cells
         .wait_for(Duration::from_secs(5), |e| {
-            status_of(e, 0) == Some(&CellStatus::Live)
+            status_of(e, 0) == Some(&HostStatus::Live)
         })
         .await
         .expect("live again");
@@ -509,8 +509,8 @@ async fn host_keys_unknown_changed_hashed_and_accept_new() {
     for (c, s) in outcome.iter().enumerate() {
         println!("case {c}: {s:?}");
     }
-    let refused = |s: &CellStatus| match s {
-        CellStatus::HostKeyRefused(r) => r.clone(),
+    let refused = |s: &HostStatus| match s {
+        HostStatus::HostKeyRefused(r) => r.clone(),
         other => panic!("expected a refusal, got {other:?}"),
     };
     let r = refused(&outcome[0]);
@@ -528,9 +528,9 @@ async fn host_keys_unknown_changed_hashed_and_accept_new() {
         r.contains("CHANGED") && r.contains("line 3") && r.contains(&fp),
         "{r}"
     );
-    assert_eq!(outcome[2], CellStatus::Live);
-    assert_eq!(outcome[3], CellStatus::Live);
-    assert_eq!(outcome[4], CellStatus::Live);
+    assert_eq!(outcome[2], HostStatus::Live);
+    assert_eq!(outcome[3], HostStatus::Live);
+    assert_eq!(outcome[4], HostStatus::Live);
     let learned = std::fs::read_to_string(&learn).expect("read");
     assert!(learned.contains(&format!("{host} {ours}")), "{learned:?}");
     let r = refused(&outcome[5]);
@@ -580,7 +580,7 @@ async fn a_silent_listener_does_not_delay_the_other_cells() {
     let mut cells = Cells::start(vec![mute, target(&sshd, &keys, &keys.client_key)], opts);
     let (refused_at, ev) = cells
         .wait_for(Duration::from_secs(4), |e| {
-            matches!(status_of(e, 0), Some(CellStatus::Unreachable(_)))
+            matches!(status_of(e, 0), Some(HostStatus::Unreachable(_)))
         })
         .await
         .expect("the silent cell is unreachable");
@@ -643,8 +643,8 @@ async fn wrong_user_wrong_key_and_encrypted_keys() {
         println!("cell {c}: {s:?}");
         first.push(s);
     }
-    let failed = |s: &CellStatus| match s {
-        CellStatus::AuthFailed(m) => m.clone(),
+    let failed = |s: &HostStatus| match s {
+        HostStatus::AuthFailed(m) => m.clone(),
         other => panic!("expected auth failed, got {other:?}"),
     };
     assert!(failed(&first[0]).contains("strata-no-such-user"));
@@ -654,7 +654,7 @@ async fn wrong_user_wrong_key_and_encrypted_keys() {
     assert!(m.contains(&keys.encrypted_key.display().to_string()), "{m}");
     assert_eq!(
         first[3],
-        CellStatus::NeedsPassphrase(keys.encrypted_key.clone())
+        HostStatus::NeedsPassphrase(keys.encrypted_key.clone())
     );
     // A wrong passphrase is said, forgotten and asked for again.
     interactive
@@ -676,7 +676,7 @@ async fn wrong_user_wrong_key_and_encrypted_keys() {
         .expect("asked again");
     assert_eq!(
         status_of(&again, 3),
-        Some(&CellStatus::NeedsPassphrase(keys.encrypted_key.clone()))
+        Some(&HostStatus::NeedsPassphrase(keys.encrypted_key.clone()))
     );
     assert_eq!(interactive.passphrases.get(&keys.encrypted_key), None);
     let asked = cells.now();
@@ -685,7 +685,7 @@ async fn wrong_user_wrong_key_and_encrypted_keys() {
         .insert(keys.encrypted_key.clone(), PASSPHRASE);
     let (live, _) = cells
         .wait_for(Duration::from_secs(15), |e| {
-            status_of(e, 3) == Some(&CellStatus::Live)
+            status_of(e, 3) == Some(&HostStatus::Live)
         })
         .await
         .unwrap_or_else(|| panic!("live with the passphrase\n{}", sshd.log_text()));
@@ -693,7 +693,7 @@ async fn wrong_user_wrong_key_and_encrypted_keys() {
     assert!(cells.samples(3, 1, Duration::from_secs(5)).await.len() == 1);
     // The failed cells keep their status: no Live for them.
     for c in 0..3 {
-        assert!(!cells.statuses(c).contains(&CellStatus::Live), "cell {c}");
+        assert!(!cells.statuses(c).contains(&HostStatus::Live), "cell {c}");
     }
     cells.stop().await;
 }
@@ -772,7 +772,7 @@ async fn an_agent_key_logs_in() {
     let got = cells.outcome(0, Duration::from_secs(10)).await;
     let _ = agent.kill();
     let _ = agent.wait();
-    assert_eq!(got, Some(CellStatus::Live), "{}", sshd.log_text());
+    assert_eq!(got, Some(HostStatus::Live), "{}", sshd.log_text());
     cells.stop().await;
 }
 
@@ -872,7 +872,7 @@ async fn cellcli_only_where_the_cell_has_it() {
     let without = Sshd::start(&keys, "127.0.0.15", "");
     let kh = known_hosts(&keys, &[&with, &without]);
     let mut opts = options(&kh, Duration::from_millis(300), &nonce("cellcli"));
-    opts.cellcli_every = Duration::from_secs(1);
+    opts.side_every = Duration::from_secs(1);
     let mut cells = Cells::start(
         vec![
             target(&with, &keys, &keys.client_key),
@@ -929,7 +929,7 @@ async fn cellcli_only_where_the_cell_has_it() {
         "{:?}",
         cells.log
     );
-    assert!(cells.statuses(1).contains(&CellStatus::Live));
+    assert!(cells.statuses(1).contains(&HostStatus::Live));
     cells.stop().await;
 }
 
@@ -960,7 +960,7 @@ fn sampler_under(shell: &str, stdin_ends: bool) {
     let start = Instant::now();
     while frames
         .iter()
-        .filter(|f: &&strata::layers::cells::cell_stream::Frame| f.kind == FrameKind::Sample)
+        .filter(|f: &&strata::remote::frame::Frame| f.kind == FrameKind::Sample)
         .count()
         < 3
         && start.elapsed() < Duration::from_secs(5)

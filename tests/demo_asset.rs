@@ -13,8 +13,9 @@ use common::render;
 use std::collections::BTreeMap;
 use std::path::Path;
 use strata::app::{Input, Panel, View};
-use strata::layers::cells::source::{CellEvent, CellStatus};
+use strata::layers::cells::source::CellEvent;
 use strata::recording::session::Player;
+use strata::remote::HostStatus;
 use strata::replay::Replayer;
 
 const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.strec");
@@ -53,7 +54,7 @@ fn the_demo_recording_opens_with_its_cells_markers_and_load() {
         inputs += 1;
         match &input {
             Input::Cell(CellEvent::Status { cell, status }) => {
-                live[*cell] |= *status == CellStatus::Live;
+                live[*cell] |= *status == HostStatus::Live;
             }
             Input::Cell(CellEvent::Sample { cell, .. }) => samples[*cell] += 1,
             Input::Disks(Ok(s)) => {

@@ -98,7 +98,7 @@ async fn record_live(path: &std::path::Path) -> Live {
     let without = Sshd::start(&keys, "127.0.0.52", "");
     let kh = known_hosts(&keys, &[&with, &without]);
     let mut opts = options(&kh, INTERVAL, &nonce("fidelity"));
-    opts.cellcli_every = Duration::from_secs(1);
+    opts.side_every = Duration::from_secs(1);
     let targets = vec![
         target(&with, &keys, &keys.client_key),
         target(&without, &keys, &keys.client_key),

@@ -22,7 +22,7 @@ use strata::core::rootfs::RootFs;
 use strata::export::cmd::{ExportArgs, run_export, run_summary};
 use strata::export::summary::{Summary, stats, summarize};
 use strata::export::window::between_markers;
-use strata::layers::cells::source::{CellEvent, CellStatus};
+use strata::layers::cells::source::CellEvent;
 use strata::layers::disks::report::Selection;
 use strata::layers::disks::source::DiskSource;
 use strata::layers::nfs::report::NfsReport;
@@ -31,6 +31,7 @@ use strata::layers::nics::report::NicReport;
 use strata::layers::nics::source::NicSource;
 use strata::recording::control::meta_of;
 use strata::recording::session::{Player, Recorder};
+use strata::remote::HostStatus;
 
 const T0: i64 = 1_795_000_000_000;
 /// Samples: over a minute, so the file holds several chunks.
@@ -99,7 +100,7 @@ fn record_into(dir: &Path) -> Fixture {
         printed[2].push(batch_nfs.sample(t).unwrap().report);
         if k == 0 {
             for cell in 0..2 {
-                let status = CellStatus::Live;
+                let status = HostStatus::Live;
                 inputs.push((t + 1, Input::Cell(CellEvent::Status { cell, status })));
             }
         }

@@ -14,9 +14,10 @@ use std::path::Path;
 use std::time::Duration;
 use strata::app::{App, Input, SelfUsage};
 use strata::config::Config;
-use strata::layers::cells::source::{CellEvent, CellStatus};
+use strata::layers::cells::source::CellEvent;
 use strata::recording::control::meta_of;
 use strata::recording::session::{Player, Recorder};
+use strata::remote::HostStatus;
 use strata::replay::Replayer;
 use strata::theme::Theme;
 
@@ -90,7 +91,7 @@ fn inputs(k: u64) -> Vec<(i64, Input)> {
                 t + 1,
                 Input::Cell(CellEvent::Status {
                     cell,
-                    status: CellStatus::Live,
+                    status: HostStatus::Live,
                 }),
             ));
         }
@@ -313,7 +314,7 @@ const LONG: u64 = 1550;
 /// trip, cellcli listing, stderr) at moments before and inside the
 /// windows the jumps below rebuild.
 fn long_inputs(k: u64) -> Vec<(i64, Input)> {
-    use CellStatus::{Connecting, Live, Unreachable};
+    use HostStatus::{Connecting, Live, Unreachable};
     let t = T0 + k as i64 * 1000;
     let status = |cell, status| Input::Cell(CellEvent::Status { cell, status });
     let stderr = |cell, text: &str| {

@@ -12,12 +12,13 @@ use strata::app::state::history_index;
 use strata::app::{Action, App, Panel, View};
 use strata::layers::cells::cell_metrics::Media;
 use strata::layers::cells::model::GroupCol;
-use strata::layers::cells::source::target::CellTarget;
-use strata::layers::cells::source::{CellEvent, CellStatus};
+use strata::layers::cells::source::CellEvent;
 use strata::layers::disks::model::DiskCol;
+use strata::remote::HostStatus;
+use strata::remote::target::SshTarget;
 
-fn target(name: &str) -> CellTarget {
-    CellTarget {
+fn target(name: &str) -> SshTarget {
+    SshTarget {
         label: name.into(),
         host: name.into(),
         port: 22,
@@ -41,7 +42,7 @@ fn cells_app() -> App {
     for cell in 0..2 {
         app.ingest_cell_event(CellEvent::Status {
             cell,
-            status: CellStatus::Live,
+            status: HostStatus::Live,
         });
         app.ingest_cell_event(CellEvent::Rtt {
             cell,
@@ -60,7 +61,7 @@ fn cells_app() -> App {
     app.now_ms = now;
     app.ingest_cell_event(CellEvent::Status {
         cell: 2,
-        status: CellStatus::Unreachable("connect to 10.0.0.3:22: connection refused".into()),
+        status: HostStatus::Unreachable("connect to 10.0.0.3:22: connection refused".into()),
     });
     app
 }

@@ -11,17 +11,18 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::path::{Path, PathBuf};
 use strata::app::keymap::{KeyMode, map_key};
 use strata::app::{Action, App, Panel};
-use strata::layers::cells::source::{CellEvent, CellStatus, PassphraseStore};
+use strata::layers::cells::source::CellEvent;
+use strata::remote::{HostStatus, PassphraseStore};
 
 const KEY: &str = "/home/oracle/.ssh/id_cells";
 const OTHER: &str = "/home/oracle/.ssh/id_spare";
 
-fn status(app: &mut App, cell: usize, status: CellStatus) {
+fn status(app: &mut App, cell: usize, status: HostStatus) {
     app.ingest_cell_event(CellEvent::Status { cell, status });
 }
 
-fn needs(path: &str) -> CellStatus {
-    CellStatus::NeedsPassphrase(PathBuf::from(path))
+fn needs(path: &str) -> HostStatus {
+    HostStatus::NeedsPassphrase(PathBuf::from(path))
 }
 
 /// cel01 and cel02 wait on KEY, cel03 is live.
@@ -30,7 +31,7 @@ fn app_and_store() -> (App, PassphraseStore) {
     app.set_cells(vec![target("cel01"), target("cel02"), target("cel03")]);
     let store = PassphraseStore::new();
     app.set_passphrase_store(store.clone());
-    status(&mut app, 2, CellStatus::Live);
+    status(&mut app, 2, HostStatus::Live);
     let i = Panel::ALL.iter().position(|p| *p == Panel::Cells).unwrap();
     app.update(Action::GotoPanel(i));
     assert!(app.passphrase_prompt().is_none());
@@ -172,8 +173,8 @@ fn a_wrong_passphrase_reopens_the_prompt_and_says_so() {
     // not asked again, not called wrong
     status(&mut app, 1, needs(KEY));
     assert!(app.passphrase_prompt().is_none());
-    status(&mut app, 0, CellStatus::Live);
-    status(&mut app, 1, CellStatus::Live);
+    status(&mut app, 0, HostStatus::Live);
+    status(&mut app, 1, HostStatus::Live);
     let s = render(&mut app, 100, 24);
     assert!(!s.contains("needs passphrase") && !s.contains("Passphrase for"));
 }
@@ -196,7 +197,7 @@ fn each_file_is_asked_once_in_turn_and_the_prompt_beats_the_help() {
     // a prompt that opens over the help overlay closes it and takes the keys
     key(&mut app, KeyCode::Char('?'));
     assert!(app.ui.help);
-    status(&mut app, 0, CellStatus::Connecting);
+    status(&mut app, 0, HostStatus::Connecting);
     store.forget(Path::new(KEY));
     status(&mut app, 0, needs(KEY));
     assert!(!app.ui.help);
@@ -225,8 +226,8 @@ fn a_long_path_wraps_inside_the_prompt_on_a_narrow_screen() {
 /// the prompt back saying it was wrong.
 #[test]
 fn a_database_without_a_password_is_asked_for_it_and_told_when_it_is_wrong() {
-    use strata::layers::cells::source::Secret;
     use strata::layers::dnfs::source::{DbEvent, DbStatus, parse_db_spec};
+    use strata::remote::Secret;
     let mut app = app_with(3);
     let store = PassphraseStore::new();
     app.set_passphrase_store(store.clone());

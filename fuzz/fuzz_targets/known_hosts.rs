@@ -9,11 +9,11 @@ const KEY: &str =
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let _ = strata::layers::cells::source::hostkey::known_algorithms(&text, "cel01", 22);
-    let _ = strata::layers::cells::source::hostkey::known_algorithms(&text, "127.0.0.8", 2222);
+    let _ = strata::remote::hostkey::known_algorithms(&text, "cel01", 22);
+    let _ = strata::remote::hostkey::known_algorithms(&text, "127.0.0.8", 2222);
     if let Ok(key) = russh::keys::PublicKey::from_openssh(KEY) {
-        let _ = strata::layers::cells::source::hostkey::check(&text, "cel01", 22, &key);
+        let _ = strata::remote::hostkey::check(&text, "cel01", 22, &key);
         let _ =
-            strata::layers::cells::source::hostkey::check(&text, "[127.0.0.8]:2222", 2222, &key);
+            strata::remote::hostkey::check(&text, "[127.0.0.8]:2222", 2222, &key);
     }
 });

@@ -9,18 +9,19 @@ use super::state::{App, DISK_HISTORY};
 use crate::layers::cells::cell_metrics::{CellDiskRow, CellSummary};
 use crate::layers::cells::cellcli::parse_cellcli_report;
 use crate::layers::cells::model::{AllCells, CellGroups, GroupFigures};
-use crate::layers::cells::source::target::CellTarget;
-use crate::layers::cells::source::{CellEvent, CellStatus};
+use crate::layers::cells::source::CellEvent;
 use crate::layers::disks::model::DiskCol;
 use crate::layers::disks::source::DiskSample;
 use crate::layers::disks::tick::{Baseline, DiskTick};
+use crate::remote::HostStatus;
+use crate::remote::target::SshTarget;
 use std::time::Duration;
 
 /// One cell.
 #[derive(Debug)]
 pub struct CellView {
-    pub target: CellTarget,
-    pub status: CellStatus,
+    pub target: SshTarget,
+    pub status: HostStatus,
     pub rtt: Option<Duration>,
     baseline: Baseline,
     /// Its disks' figures and history, as the host's disks layer keeps them.
@@ -82,10 +83,10 @@ impl CellState<'_> {
 }
 
 impl CellView {
-    pub fn new(target: CellTarget, history: usize) -> CellView {
+    pub fn new(target: SshTarget, history: usize) -> CellView {
         CellView {
             target,
-            status: CellStatus::Connecting,
+            status: HostStatus::Connecting,
             rtt: None,
             baseline: Baseline::default(),
             disks: Layer::new(history, DISK_HISTORY.len()),
@@ -118,17 +119,17 @@ impl CellView {
     /// connection still stands.
     pub fn state(&self, now_ms: i64, interval_ms: i64) -> CellState<'_> {
         match &self.status {
-            CellStatus::Connecting => CellState::Connecting,
-            CellStatus::Live => match self.last_sample_ms {
+            HostStatus::Connecting => CellState::Connecting,
+            HostStatus::Live => match self.last_sample_ms {
                 Some(at) if now_ms - at > 2 * interval_ms => {
                     CellState::Stale(((now_ms - at) / 1000).max(0) as u64)
                 }
                 _ => CellState::Live,
             },
-            CellStatus::AuthFailed(r) => CellState::AuthFailed(r),
-            CellStatus::HostKeyRefused(r) => CellState::HostKeyRefused(r),
-            CellStatus::Unreachable(r) => CellState::Unreachable(r),
-            CellStatus::NeedsPassphrase(p) => CellState::NeedsPassphrase(p),
+            HostStatus::AuthFailed(r) => CellState::AuthFailed(r),
+            HostStatus::HostKeyRefused(r) => CellState::HostKeyRefused(r),
+            HostStatus::Unreachable(r) => CellState::Unreachable(r),
+            HostStatus::NeedsPassphrase(p) => CellState::NeedsPassphrase(p),
         }
     }
 
@@ -240,7 +241,7 @@ impl Default for Cells {
 }
 
 impl Cells {
-    pub fn new(targets: Vec<CellTarget>, interval_s: f64, history: usize) -> Cells {
+    pub fn new(targets: Vec<SshTarget>, interval_s: f64, history: usize) -> Cells {
         Cells {
             list: targets
                 .into_iter()
@@ -343,7 +344,7 @@ impl Cells {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CellRestate {
     pub cell: usize,
-    pub status: CellStatus,
+    pub status: HostStatus,
     pub rtt: Option<Duration>,
     pub cellcli: Option<(i64, String)>,
     pub message: Option<String>,
@@ -506,7 +507,7 @@ mod tests {
     use super::*;
 
     fn cells() -> Cells {
-        let target = |name: &str| CellTarget {
+        let target = |name: &str| SshTarget {
             label: name.into(),
             host: name.into(),
             port: 22,
@@ -533,7 +534,7 @@ mod tests {
         let events = [
             CellEvent::Status {
                 cell: 0,
-                status: CellStatus::Live,
+                status: HostStatus::Live,
             },
             CellEvent::Rtt {
                 cell: 0,
@@ -545,7 +546,7 @@ mod tests {
             },
             CellEvent::Status {
                 cell: 1,
-                status: CellStatus::Unreachable("reset".into()),
+                status: HostStatus::Unreachable("reset".into()),
             },
         ];
         for ev in events {
@@ -569,7 +570,7 @@ mod tests {
         assert_eq!(c.rtt, Some(Duration::from_micros(1234)));
         assert_eq!(
             fresh.list[1].status,
-            CellStatus::Unreachable("reset".into())
+            HostStatus::Unreachable("reset".into())
         );
     }
 }

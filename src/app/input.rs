@@ -10,11 +10,12 @@ use super::state::App;
 use crate::core::host::SelfUsage;
 use crate::layers::LayerId;
 use crate::layers::cache::source::CacheSample;
-use crate::layers::cells::source::{CellEvent, CellStatus};
+use crate::layers::cells::source::CellEvent;
 use crate::layers::disks::source::DiskSample;
 use crate::layers::dnfs::source::{DbEvent, DbStatus};
 use crate::layers::nfs::source::NfsSample;
 use crate::layers::nics::source::NicSample;
+use crate::remote::HostStatus;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Input {
@@ -54,7 +55,7 @@ impl Input {
         [
             Input::Cell(CellEvent::Status {
                 cell,
-                status: CellStatus::Live,
+                status: HostStatus::Live,
             }),
             Input::Cell(CellEvent::Rtt {
                 cell,
@@ -70,7 +71,7 @@ impl Input {
             }),
             Input::CellRestate(CellRestate {
                 cell,
-                status: CellStatus::Live,
+                status: HostStatus::Live,
                 rtt: None,
                 cellcli: None,
                 message: None,

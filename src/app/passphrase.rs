@@ -9,8 +9,8 @@ use super::action::Action;
 use super::cells::Cells;
 use super::dnfs::Dnfs;
 use super::state::App;
-use crate::layers::cells::source::{CellStatus, PassphraseStore, Secret};
 use crate::layers::dnfs::source::DbStatus;
+use crate::remote::{HostStatus, PassphraseStore, Secret};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::Path;
@@ -98,7 +98,7 @@ impl fmt::Debug for Prompt {
 /// Which identity files have been asked for, answered or put off.
 #[derive(Debug, Default)]
 pub struct Passphrases {
-    /// Shared with the cells' tasks (`CellOptions::passphrases`).
+    /// Shared with the cells' tasks (`SshOptions::passphrases`).
     pub store: PassphraseStore,
     pub prompt: Option<Prompt>,
     /// Put off with Esc: not asked again until the user asks (or a
@@ -173,7 +173,7 @@ impl Passphrases {
 fn waiting(cells: &Cells, dbs: &Dnfs) -> Vec<Secret> {
     let mut keys: Vec<Secret> = Vec::new();
     for c in &cells.list {
-        if let CellStatus::NeedsPassphrase(p) = &c.status {
+        if let HostStatus::NeedsPassphrase(p) = &c.status {
             let key = Secret::Identity(p.clone());
             if !keys.contains(&key) {
                 keys.push(key);
@@ -204,7 +204,7 @@ impl App {
         self.cells
             .list
             .iter()
-            .filter(|c| matches!(&c.status, CellStatus::NeedsPassphrase(p) if p == identity))
+            .filter(|c| matches!(&c.status, HostStatus::NeedsPassphrase(p) if p == identity))
             .map(|c| c.target.label.as_str())
             .collect()
     }

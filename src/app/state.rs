@@ -11,13 +11,13 @@ use crate::config::{Config, Units};
 use crate::core::host::{HostInfo, SelfUsage};
 use crate::layers::LayerId;
 use crate::layers::cache::model::{CacheBaseline, CacheTick, FileCol};
-use crate::layers::cells::source::target::CellTarget;
 use crate::layers::disks::model::{DISK_COLS, DiskCol};
 use crate::layers::disks::source::DiskSample;
 use crate::layers::disks::tick::{Baseline, DiskRow, DiskTick};
 use crate::layers::nfs::model::NFS_OP_COLS;
 use crate::layers::nfs::tick::{NfsBaseline, NfsTick};
 use crate::layers::nics::tick::{NicBaseline, NicTick};
+use crate::remote::target::SshTarget;
 use crate::theme::Theme;
 
 /// The metrics of a device kept in history for charts, in this order.
@@ -320,7 +320,7 @@ impl App {
     }
 
     /// The cells to show, in the order their samplers number them.
-    pub fn set_cells(&mut self, targets: Vec<CellTarget>) {
+    pub fn set_cells(&mut self, targets: Vec<SshTarget>) {
         self.cells = Cells::new(targets, self.interval_s, self.disks.history.capacity());
     }
 

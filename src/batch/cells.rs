@@ -15,8 +15,9 @@ use crate::core::clock::now_ms;
 use crate::format::{self, UNKNOWN};
 use crate::layers::cells::cell_shares::{SHARE_COLS, Shares};
 use crate::layers::cells::model::{CellGroups, GROUP_COLS, GroupFigures};
-use crate::layers::cells::source::target::CellTarget;
-use crate::layers::cells::source::{CellEvent, CellOptions, CellStatus, run_cell};
+use crate::layers::cells::source::{CellEvent, run_cell};
+use crate::remote::target::SshTarget;
+use crate::remote::{HostStatus, SshOptions};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::sync::Arc;
@@ -76,7 +77,7 @@ pub fn lines(cells: &Cells, now_ms: i64) -> Vec<Line> {
                 // A round trip of a connection that is gone is no longer one.
                 rtt_ms: c
                     .rtt
-                    .filter(|_| c.status == CellStatus::Live)
+                    .filter(|_| c.status == HostStatus::Live)
                     .map(|d| d.as_secs_f64() * 1000.0),
                 interval_s: groups
                     .and(c.disks.latest.as_ref())
@@ -335,8 +336,8 @@ fn settled(cells: &Cells, now_ms: i64) -> bool {
 /// Prints `count` reports (or until SIGINT/SIGTERM) of `targets`, one per
 /// interval of `opts`, and returns the exit status.
 pub fn run_cells(
-    targets: Vec<CellTarget>,
-    opts: CellOptions,
+    targets: Vec<SshTarget>,
+    opts: SshOptions,
     count: Option<u64>,
     format: Format,
 ) -> i32 {
@@ -363,8 +364,8 @@ pub fn run_cells(
 }
 
 async fn run(
-    targets: Vec<CellTarget>,
-    opts: CellOptions,
+    targets: Vec<SshTarget>,
+    opts: SshOptions,
     count: Option<u64>,
     format: Format,
     out: &mut impl Write,
@@ -453,7 +454,7 @@ fn ingest(cells: &mut Cells, ev: CellEvent, err: &mut impl Write) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layers::cells::source::parse_cell_spec;
+    use crate::remote::parse_ssh_spec;
 
     /// Two hard disks: 150 reads/s of 8 kB, 100 writes/s of 12.8 kB, 1000
     /// and 120 ms of waiting per second, busy 60 % and 40 %; one idle
@@ -592,10 +593,10 @@ mod tests {
 
     #[test]
     fn cells_without_figures_give_an_all_line_of_unknowns() {
-        let t = |s: &str| parse_cell_spec(s, "celladmin").unwrap();
+        let t = |s: &str| parse_ssh_spec(s, "celladmin").unwrap();
         let mut cells = Cells::new(vec![t("cel01"), t("cel02:2222")], 1.0, HISTORY);
-        cells.list[0].status = CellStatus::HostKeyRefused("changed key".into());
-        cells.list[1].status = CellStatus::Live;
+        cells.list[0].status = HostStatus::HostKeyRefused("changed key".into());
+        cells.list[1].status = HostStatus::Live;
         cells.list[1].rtt = Some(Duration::from_micros(1500));
         let l = lines(&cells, 10_000);
         assert_eq!(l[0].state.as_deref(), Some("host key refused"));
@@ -620,7 +621,7 @@ mod tests {
         // rtt, 16 group figures, 3 shares: all unknown, none 0
         assert_eq!(all.matches('–').count(), 20, "{all}");
         assert!(!all.contains("0.00"), "{all}");
-        cells.list[1].status = CellStatus::Unreachable("timed out".into());
+        cells.list[1].status = HostStatus::Unreachable("timed out".into());
         assert!(settled(&cells, 10_000));
     }
 }

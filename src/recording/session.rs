@@ -43,10 +43,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::{HostInfo, Input};
 use crate::config::Config;
-use crate::layers::cells::source::target::CellTarget;
 use crate::record::format::{self, SeriesDef, Tick};
 use crate::record::shape::{self, Shape};
 use crate::record::{Existing, RecordError, RecordReader, RecordWriter, TickCursor};
+use crate::remote::target::SshTarget;
 
 /// What a recording says about the run it holds: enough to build the same app.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -55,7 +55,7 @@ pub struct Meta {
     pub host: HostInfo,
     pub interval_s: f64,
     pub config: Config,
-    pub cells: Vec<CellTarget>,
+    pub cells: Vec<SshTarget>,
     /// Recordings made before databases were read have none.
     #[serde(default)]
     pub dbs: Vec<crate::layers::dnfs::source::DbTarget>,
@@ -565,8 +565,9 @@ impl Player {
 mod tests {
     use super::*;
     use crate::app::cells::CellRestate;
-    use crate::layers::cells::source::{CellEvent, CellStatus};
+    use crate::layers::cells::source::CellEvent;
     use crate::layers::disks::source::DiskSample;
+    use crate::remote::HostStatus;
     use std::time::Duration;
 
     /// The names of the series a recording makes of an input.
@@ -618,7 +619,7 @@ mod tests {
         let kept = [
             Input::Cell(CellEvent::Status {
                 cell,
-                status: CellStatus::Unreachable("x".into()),
+                status: HostStatus::Unreachable("x".into()),
             }),
             Input::Cell(CellEvent::Rtt {
                 cell,
@@ -634,7 +635,7 @@ mod tests {
             }),
             Input::CellRestate(CellRestate {
                 cell,
-                status: CellStatus::Live,
+                status: HostStatus::Live,
                 rtt: None,
                 cellcli: Some((7, "t".into())),
                 message: None,

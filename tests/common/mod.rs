@@ -274,8 +274,8 @@ pub fn redact_times(s: &str) -> String {
 }
 
 /// A cell of the screen tests: `celladmin@NAME`, on port 22, labelled NAME.
-pub fn cell_target(name: &str) -> strata::layers::cells::source::target::CellTarget {
-    strata::layers::cells::source::target::CellTarget {
+pub fn cell_target(name: &str) -> strata::remote::target::SshTarget {
+    strata::remote::target::SshTarget {
         label: name.into(),
         host: name.into(),
         port: 22,

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use strata::layers::cells::source::{CellOptions, CellTarget, parse_cell_spec};
+use strata::remote::{SshOptions, SshTarget, parse_ssh_spec};
 
 pub const SSHD: &str = "/usr/sbin/sshd";
 
@@ -165,8 +165,8 @@ impl Keys {
 
 /// Cell options for tests: short timeouts and backoff, no agent, no
 /// prompt, and the test's tag on the sampler's marker.
-pub fn options(known_hosts: &Path, interval: Duration, tag: &str) -> CellOptions {
-    let mut o = CellOptions::new(interval, known_hosts.to_path_buf());
+pub fn options(known_hosts: &Path, interval: Duration, tag: &str) -> SshOptions {
+    let mut o = SshOptions::new(interval, known_hosts.to_path_buf());
     o.connect_timeout = Duration::from_secs(3);
     o.agent_socket = None;
     o.backoff_first = Duration::from_millis(100);
@@ -177,9 +177,9 @@ pub fn options(known_hosts: &Path, interval: Duration, tag: &str) -> CellOptions
 }
 
 /// The cell `sshd` serves, logged into as the keys' user with `identity`.
-pub fn target(sshd: &Sshd, keys: &Keys, identity: &Path) -> CellTarget {
+pub fn target(sshd: &Sshd, keys: &Keys, identity: &Path) -> SshTarget {
     let spec = format!("{}@{}:{}", keys.user, sshd.ip, sshd.port);
-    let mut t = parse_cell_spec(&spec, "nobody").expect("spec");
+    let mut t = parse_ssh_spec(&spec, "nobody").expect("spec");
     t.identity = Some(identity.to_path_buf());
     t
 }

@@ -22,8 +22,8 @@ use super::dnfs_sample::{
     CHANNELS_VIEW, DnfsRows, DnfsSample, FILES_VIEW, SERVERS_VIEW, STATS_VIEW, map_rows,
 };
 use super::sql_rows::SqlRows;
-use crate::layers::cells::source::backoff;
-use crate::layers::cells::source::{PassphraseStore, Secret};
+use crate::remote::backoff;
+use crate::remote::{PassphraseStore, Secret};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;

@@ -1,214 +1,27 @@
-//! Storage cells over SSH: one connection per cell, one long-lived exec
-//! channel streaming the cell's /proc/uptime and /proc/diskstats, read by
-//! the same parsers as the host's, and `cellcli` where the cell has it.
-//!
-//! ```text
-//!  run_cell (one task per cell, never waits on another)
-//!   connect ─► host key (hostkey.rs) ─► publickey auth (auth.rs) ─► session.rs
-//!      ▲                                                              │ sampler channel: frames (cells/cell_stream.rs)
-//!      └──── capped exponential backoff with jitter ◄── lost/refused ─┤ pings: Rtt
-//!                                                                     └ cellcli channel, once per cellcli_every
-//! ```
-//!
-//! russh is built on ring, not its default aws-lc-rs: the same algorithms
-//! without aws-lc's C library build. Cold debug build of russh alone on the
-//! 2-core build machine (shared, load 2 to 6): ring 1 m 42 s (1 m 31 s
-//! user), aws-lc-rs 2 m 10 s (1 m 46 s user); crates.md §0 has release
-//! figures (1 m 40 s against 1 m 59 s for the whole tree).
+//! Storage cells over SSH (src/remote/ runs the connections): a cell's
+//! sampler streams /proc/uptime and /proc/diskstats, read by the same
+//! parsers as the host's, and `cellcli` runs on its own channel where the
+//! cell has it.
 
 pub mod catalogue;
-pub mod hostkey;
 pub mod remote;
-pub mod target;
 
-mod auth;
-mod session;
-
-pub use target::{CellTarget, parse_cell_group, parse_cell_spec};
-
-use crate::layers::disks::source::DiskSample;
-use std::collections::HashMap;
-use std::fmt;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use crate::layers::cells::cell_stream::{CellSample, parse_sample, parse_sys_block};
+use crate::layers::disks::source::{Catalogue, DiskSample};
+use crate::parse::ParseError;
+use crate::remote::frame::{Frame, FrameKind};
+use crate::remote::{Decoder, HostEvent, HostStatus, Protocol, SideJob};
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{mpsc, watch};
-use tokio_util::sync::CancellationToken;
 
-/// What strata asks cellcli once per `cellcli_every`, on its own channel.
+/// What strata asks cellcli once per `side_every`, on its own channel.
 pub const CELLCLI_SCRIPT: &str = "echo '@@celldisk'; cellcli -e 'list celldisk attributes name,deviceName,diskType'; echo '@@metriccurrent'; cellcli -e \"list metriccurrent where objectType = 'CELLDISK' or objectType = 'FLASHCACHE'\"";
-
-/// What a secret typed in the TUI opens.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Secret {
-    /// An encrypted identity file, shared by every cell that uses it.
-    Identity(PathBuf),
-    /// A database's password, by the database's label.
-    Database(String),
-}
-
-impl From<&Path> for Secret {
-    fn from(p: &Path) -> Secret {
-        Secret::Identity(p.to_path_buf())
-    }
-}
-
-impl From<&PathBuf> for Secret {
-    fn from(p: &PathBuf) -> Secret {
-        Secret::Identity(p.clone())
-    }
-}
-
-impl From<PathBuf> for Secret {
-    fn from(p: PathBuf) -> Secret {
-        Secret::Identity(p)
-    }
-}
-
-impl From<&str> for Secret {
-    fn from(p: &str) -> Secret {
-        Secret::Identity(PathBuf::from(p))
-    }
-}
-
-/// Secrets typed once in the TUI: passphrases of encrypted identity files
-/// (shared by every cell that uses the same file) and database passwords.
-#[derive(Clone)]
-pub struct PassphraseStore(Arc<PassphraseInner>);
-
-struct PassphraseInner {
-    map: Mutex<HashMap<Secret, String>>,
-    /// Bumped on every insert, so cells waiting for a passphrase wake.
-    changed: watch::Sender<u64>,
-}
-
-impl Default for PassphraseStore {
-    fn default() -> Self {
-        PassphraseStore(Arc::new(PassphraseInner {
-            map: Mutex::new(HashMap::new()),
-            changed: watch::Sender::new(0),
-        }))
-    }
-}
-
-impl fmt::Debug for PassphraseStore {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Never the passphrases themselves.
-        let n = self.0.map.lock().map(|m| m.len()).unwrap_or(0);
-        write!(f, "PassphraseStore({n} entries)")
-    }
-}
-
-impl PassphraseStore {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    pub fn insert(&self, key: impl Into<Secret>, secret: impl Into<String>) {
-        if let Ok(mut m) = self.0.map.lock() {
-            m.insert(key.into(), secret.into());
-        }
-        self.0.changed.send_modify(|n| *n = n.wrapping_add(1));
-    }
-
-    pub fn get(&self, key: impl Into<Secret>) -> Option<String> {
-        self.0.map.lock().ok()?.get(&key.into()).cloned()
-    }
-
-    /// Drops a secret that did not open what it was for.
-    pub fn forget(&self, key: impl Into<Secret>) {
-        if let Ok(mut m) = self.0.map.lock() {
-            m.remove(&key.into());
-        }
-    }
-
-    /// Returns once the store holds a passphrase for `identity`.
-    async fn wait_for(&self, identity: &Path) {
-        let mut rx = self.0.changed.subscribe();
-        while self.get(identity).is_none() {
-            if rx.changed().await.is_err() {
-                return;
-            }
-        }
-    }
-}
-
-/// How strata reaches its cells; shared by every cell's task.
-#[derive(Debug, Clone)]
-pub struct CellOptions {
-    pub interval: Duration,
-    pub known_hosts: PathBuf,
-    /// OpenSSH's StrictHostKeyChecking=accept-new: learn a host that
-    /// known_hosts does not name at all; a changed key is still refused.
-    pub accept_new_host_keys: bool,
-    /// For the TCP connection, then again for the SSH handshake.
-    pub connect_timeout: Duration,
-    pub cellcli_every: Duration,
-    pub passphrases: PassphraseStore,
-    /// false in batch mode: an encrypted identity is refused with a
-    /// message instead of a NeedsPassphrase status.
-    pub interactive: bool,
-    /// The ssh-agent socket; `new` takes SSH_AUTH_SOCK.
-    pub agent_socket: Option<PathBuf>,
-    /// First wait before reconnecting; doubled per failure up to
-    /// `backoff_cap`, each wait drawn between half and all of it.
-    pub backoff_first: Duration,
-    pub backoff_cap: Duration,
-    /// Appended to the sampler's marker on the cell (`strata-sampler-TAG`).
-    pub sampler_tag: String,
-}
-
-impl CellOptions {
-    /// Defaults for everything but the interval and known_hosts.
-    pub fn new(interval: Duration, known_hosts: PathBuf) -> Self {
-        CellOptions {
-            interval,
-            known_hosts,
-            accept_new_host_keys: false,
-            connect_timeout: Duration::from_secs(5),
-            cellcli_every: Duration::from_secs(60),
-            passphrases: PassphraseStore::default(),
-            interactive: true,
-            agent_socket: std::env::var_os("SSH_AUTH_SOCK")
-                .filter(|s| !s.is_empty())
-                .map(PathBuf::from),
-            backoff_first: Duration::from_secs(1),
-            backoff_cap: Duration::from_secs(30),
-            sampler_tag: String::new(),
-        }
-    }
-}
-
-/// ~/.ssh/known_hosts, when HOME is set.
-pub fn default_known_hosts() -> Option<PathBuf> {
-    home_ssh("known_hosts")
-}
-
-fn home_ssh(name: &str) -> Option<PathBuf> {
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
-    Some(PathBuf::from(home).join(".ssh").join(name))
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum CellStatus {
-    Connecting,
-    /// Samples are arriving.
-    Live,
-    AuthFailed(String),
-    HostKeyRefused(String),
-    /// No connection, a handshake that never completed, a connection lost
-    /// or a cell silent for too long; the text says which.
-    Unreachable(String),
-    /// An encrypted identity file whose passphrase the store lacks; the
-    /// cell retries once `PassphraseStore::insert` gives it.
-    NeedsPassphrase(PathBuf),
-}
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum CellEvent {
     Status {
         cell: usize,
-        status: CellStatus,
+        status: HostStatus,
     },
     /// SSH round trip of a keepalive request: once connected, then every
     /// interval (at least a second apart).
@@ -257,193 +70,126 @@ impl CellEvent {
     }
 }
 
-/// A cell's way to the receiver; sending gives up when strata quits.
-#[derive(Clone)]
-struct Events {
-    cell: usize,
-    tx: mpsc::Sender<CellEvent>,
-    cancel: CancellationToken,
+impl HostEvent for CellEvent {
+    type Sample = DiskSample;
+    fn status(cell: usize, status: HostStatus) -> Self {
+        CellEvent::Status { cell, status }
+    }
+    fn rtt(cell: usize, rtt: Duration) -> Self {
+        CellEvent::Rtt { cell, rtt }
+    }
+    fn sample(cell: usize, sample: DiskSample) -> Self {
+        CellEvent::Sample { cell, sample }
+    }
+    fn side(cell: usize, text: String) -> Self {
+        CellEvent::Cellcli { cell, text }
+    }
+    fn stderr(cell: usize, text: String) -> Self {
+        CellEvent::Stderr { cell, text }
+    }
 }
 
-impl Events {
-    /// false once the receiver is gone or strata quits.
-    async fn send(&self, ev: CellEvent) -> bool {
-        tokio::select! {
-            biased;
-            _ = self.cancel.cancelled() => false,
-            r = self.tx.send(ev) => r.is_ok(),
+/// A cell: the disks sampler of remote.rs, and cellcli where it exists.
+#[derive(Debug, Default)]
+pub struct CellProtocol;
+
+impl Protocol for CellProtocol {
+    type Event = CellEvent;
+    type Decoder = Decoded;
+    fn sampler_command(&self, tag: &str) -> String {
+        remote::sampler_command(tag)
+    }
+    fn decoder(&self) -> Decoded {
+        Decoded::default()
+    }
+    fn side(&self) -> Option<SideJob> {
+        Some(SideJob {
+            probe: remote::CELLCLI_PROBE,
+            script: CELLCLI_SCRIPT,
+            name: "cellcli",
+        })
+    }
+}
+
+/// Frame errors wait for the next sample's `rejected`; a stream of
+/// garbage must not grow them without bound.
+const MAX_PENDING_REJECTS: usize = 64;
+
+/// What the sampler's frames have said that the next sample carries: the
+/// disks' catalogue and the lines rejected since the last sample.
+#[derive(Default)]
+pub struct Decoded {
+    cat: Arc<Catalogue>,
+    pending: Vec<ParseError>,
+}
+
+impl Decoder for Decoded {
+    type Sample = DiskSample;
+    fn decode(&mut self, frame: Result<Frame, ParseError>, wall_ms: i64) -> Option<DiskSample> {
+        let s = self.sample_of(frame)?;
+        Some(self.disk_sample(s, wall_ms))
+    }
+}
+
+impl Decoded {
+    /// The sample a frame holds, if it holds one: a class block renews the
+    /// catalogue, and what does not parse waits for the next sample.
+    fn sample_of(&mut self, frame: Result<Frame, ParseError>) -> Option<CellSample> {
+        let frame = match frame {
+            Ok(f) => f,
+            Err(e) => {
+                self.reject(e);
+                return None;
+            }
+        };
+        if frame.kind == FrameKind::Classes {
+            let p = parse_sys_block(&frame.body, "/sys/block");
+            self.cat = Arc::new(catalogue::from_sys_block(&p.items));
+            self.pending
+                .extend(p.rejected.into_iter().take(MAX_PENDING_REJECTS));
+            return None;
+        }
+        match parse_sample(&frame) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                self.reject(e);
+                None
+            }
         }
     }
 
-    async fn stderr(&self, text: String) -> bool {
-        let cell = self.cell;
-        self.send(CellEvent::Stderr { cell, text }).await
-    }
-}
-
-/// Sends a status only when it differs from the last one sent, so that
-/// retries do not make a row flicker.
-struct Reporter {
-    ev: Events,
-    last: Option<CellStatus>,
-}
-
-impl Reporter {
-    async fn status(&mut self, status: CellStatus) -> bool {
-        if self.last.as_ref() == Some(&status) {
-            return true;
+    fn reject(&mut self, e: ParseError) {
+        if self.pending.len() < MAX_PENDING_REJECTS {
+            self.pending.push(e);
         }
-        self.last = Some(status.clone());
-        let cell = self.ev.cell;
-        self.ev.send(CellEvent::Status { cell, status }).await
+    }
+
+    /// The disk sample of `s`: the catalogue, grown by any disk it lists
+    /// that no class block named, and every line rejected since the last.
+    fn disk_sample(&mut self, s: CellSample, wall_ms: i64) -> DiskSample {
+        if let Some(more) = catalogue::with_unlisted(&self.cat, &s.diskstats.items) {
+            self.cat = Arc::new(more);
+        }
+        let mut rejected = std::mem::take(&mut self.pending);
+        rejected.extend(s.diskstats.rejected);
+        DiskSample {
+            uptime_cs: s.uptime_cs,
+            wall_ms,
+            devices: s.diskstats.items,
+            rejected,
+            catalogue: Arc::clone(&self.cat),
+        }
     }
 }
 
-/// The wait before reconnect attempt `failures` (1 for the first): the
-/// doubled base, capped, then drawn between half and all of it so that
-/// cells dropped together do not come back together.
-pub fn backoff(failures: u32, first: Duration, cap: Duration, random: u64) -> Duration {
-    let doubled = first
-        .checked_mul(1u32 << failures.saturating_sub(1).min(20))
-        .unwrap_or(cap);
-    let d = doubled.min(cap);
-    let half = d / 2;
-    let spread = (d - half).as_micros() as u64;
-    let jitter = if spread == 0 {
-        0
-    } else {
-        random % (spread + 1)
-    };
-    half + Duration::from_micros(jitter)
-}
-
-/// xorshift64: enough to spread reconnects.
-fn next_random(state: &mut u64) -> u64 {
-    let mut x = *state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    *state = x;
-    x
-}
-
-/// Keeps one cell connected and streaming until `cancel` fires or the
-/// receiver is dropped. Every failure is a status; after one the cell
-/// reconnects by itself.
+/// Keeps one cell connected and streaming (src/remote/ says how) until
+/// `cancel` fires or the receiver is dropped.
 pub async fn run_cell(
     cell: usize,
-    target: CellTarget,
-    opts: Arc<CellOptions>,
-    tx: mpsc::Sender<CellEvent>,
-    cancel: CancellationToken,
+    target: crate::remote::SshTarget,
+    opts: Arc<crate::remote::SshOptions>,
+    tx: tokio::sync::mpsc::Sender<CellEvent>,
+    cancel: tokio_util::sync::CancellationToken,
 ) {
-    let mut rep = Reporter {
-        ev: Events {
-            cell,
-            tx,
-            cancel: cancel.clone(),
-        },
-        last: None,
-    };
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    let mut rng = (seed ^ (cell as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1;
-    let mut failures: u32 = 0;
-    if !rep.status(CellStatus::Connecting).await {
-        return;
-    }
-    loop {
-        match session::run(&target, &opts, &mut rep).await {
-            session::End::Quit => return,
-            session::End::NeedsPassphrase(path) => {
-                // Asked again after a wrong passphrase: the TUI must see it
-                // even though the status is the same.
-                rep.last = None;
-                if !rep.status(CellStatus::NeedsPassphrase(path.clone())).await {
-                    return;
-                }
-                tokio::select! {
-                    _ = cancel.cancelled() => return,
-                    _ = opts.passphrases.wait_for(&path) => {}
-                }
-                // A typed passphrase is tried at once, not after a backoff.
-                continue;
-            }
-            session::End::Lost { status, was_live } => {
-                if was_live {
-                    failures = 0;
-                }
-                // A refused key or login fails the same way until someone
-                // edits a file: retry at the slowest pace, so that a cell's
-                // auth log does not fill with strata's attempts.
-                if matches!(
-                    status,
-                    CellStatus::AuthFailed(_) | CellStatus::HostKeyRefused(_)
-                ) {
-                    failures = u32::MAX - 1;
-                }
-                if !rep.status(status).await {
-                    return;
-                }
-            }
-        }
-        failures = failures.saturating_add(1);
-        let wait = backoff(
-            failures,
-            opts.backoff_first,
-            opts.backoff_cap,
-            next_random(&mut rng),
-        );
-        tokio::select! {
-            _ = cancel.cancelled() => return,
-            _ = tokio::time::sleep(wait) => {}
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_doubles_within_half_and_all_and_stops_at_the_cap() {
-        let (first, cap) = (Duration::from_secs(1), Duration::from_secs(30));
-        for r in [0u64, 1, 12345, u64::MAX] {
-            // attempt n waits between 2^(n-1)/2 and 2^(n-1) seconds, at most 30 s
-            for (n, lo, hi) in [
-                (1, 500, 1000),
-                (2, 1000, 2000),
-                (5, 8000, 16000),
-                (6, 15000, 30000),
-            ] {
-                let d = backoff(n, first, cap, r).as_millis();
-                assert!((lo..=hi).contains(&d), "attempt {n} random {r}: {d} ms");
-            }
-            let d = backoff(u32::MAX, first, cap, r).as_millis();
-            assert!((15000..=30000).contains(&d), "{d}");
-        }
-        assert_eq!(backoff(3, Duration::ZERO, cap, 7), Duration::ZERO);
-    }
-
-    #[tokio::test]
-    async fn a_waiting_cell_wakes_when_its_passphrase_comes() {
-        let store = PassphraseStore::new();
-        let p = PathBuf::from("/k/id_ed25519");
-        let s2 = store.clone();
-        let p2 = p.clone();
-        let waiter = tokio::spawn(async move { s2.wait_for(&p2).await });
-        tokio::task::yield_now().await;
-        store.insert("/k/other", "x");
-        tokio::task::yield_now().await;
-        assert!(!waiter.is_finished());
-        store.insert(p.clone(), "secret");
-        tokio::time::timeout(Duration::from_secs(2), waiter)
-            .await
-            .expect("woken")
-            .expect("joined");
-        assert_eq!(store.get(&p).as_deref(), Some("secret"));
-        assert!(!format!("{store:?}").contains("secret"));
-    }
+    crate::remote::run_host(cell, target, opts, Arc::new(CellProtocol), tx, cancel).await;
 }

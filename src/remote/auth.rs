@@ -2,8 +2,8 @@
 //! the target's identity file or ~/.ssh/id_ed25519, id_ecdsa, id_rsa.
 //! Unencrypted files are tried before an encrypted one is asked for.
 
-use super::session::CellHandler;
-use super::{CellOptions, CellTarget, home_ssh, hostkey};
+use super::session::HostHandler;
+use super::{SshOptions, SshTarget, home_ssh, hostkey};
 use russh::client::Handle;
 use russh::keys::agent::AgentIdentity;
 use russh::keys::agent::client::AgentClient;
@@ -24,7 +24,7 @@ pub(super) enum AuthEnd {
 
 const DEFAULT_IDENTITIES: [&str; 3] = ["id_ed25519", "id_ecdsa", "id_rsa"];
 
-fn identity_files(target: &CellTarget) -> Vec<PathBuf> {
+fn identity_files(target: &SshTarget) -> Vec<PathBuf> {
     match &target.identity {
         Some(p) => vec![p.clone()],
         None => DEFAULT_IDENTITIES
@@ -43,7 +43,7 @@ enum Loaded {
 }
 
 /// Key files are decoded on a blocking thread: bcrypt-pbkdf of an
-/// encrypted key takes long enough to stall the other cells' streams.
+/// encrypted key takes long enough to stall the other hosts' streams.
 async fn load(path: &Path, passphrase: Option<String>) -> Loaded {
     let p = path.to_path_buf();
     let had_passphrase = passphrase.is_some();
@@ -61,9 +61,9 @@ async fn load(path: &Path, passphrase: Option<String>) -> Loaded {
 }
 
 pub(super) async fn authenticate(
-    h: &mut Handle<CellHandler>,
-    target: &CellTarget,
-    opts: &CellOptions,
+    h: &mut Handle<HostHandler>,
+    target: &SshTarget,
+    opts: &SshOptions,
 ) -> Result<(), AuthEnd> {
     let user = target.user.as_str();
     let mut tried: Vec<String> = Vec::new();

@@ -1,14 +1,13 @@
-//! One connection to a cell, from TCP connect to the end of its stream.
+//! One connection to a host, from TCP connect to the end of its stream.
 
 use super::auth::{self, AuthEnd};
-use super::{CELLCLI_SCRIPT, CellEvent, CellOptions, CellStatus, CellTarget, Events, Reporter};
-use super::{catalogue, hostkey, remote};
-use crate::core::boundary;
-use crate::layers::cells::cell_stream::{
-    CellSample, Frame, FrameKind, FrameReader, parse_sample, parse_sys_block,
+use super::frame::FrameReader;
+use super::hostkey;
+use super::{
+    Decoder, Events, HostEvent, HostStatus, Protocol, Reporter, SideJob, SshOptions, SshTarget,
 };
-use crate::layers::disks::source::{Catalogue, DiskSample};
-use crate::parse::ParseError;
+use crate::core::boundary;
+use crate::core::clock::now_ms;
 use russh::ChannelMsg;
 use russh::client::{self, Handle};
 use russh::keys::PublicKeyOrCertificate;
@@ -25,13 +24,13 @@ pub(super) enum End {
     /// strata quits, or nobody listens any more.
     Quit,
     Lost {
-        status: CellStatus,
+        status: HostStatus,
         was_live: bool,
     },
     NeedsPassphrase(PathBuf),
 }
 
-fn lost(status: CellStatus) -> End {
+fn lost(status: HostStatus) -> End {
     End::Lost {
         status,
         was_live: false,
@@ -50,14 +49,14 @@ impl From<russh::Error> for SshError {
     }
 }
 
-pub(super) struct CellHandler {
+pub(super) struct HostHandler {
     host: String,
     port: u16,
     known_hosts: PathBuf,
     accept_new: bool,
 }
 
-impl client::Handler for CellHandler {
+impl client::Handler for HostHandler {
     type Error = SshError;
 
     async fn check_server_key(&mut self, key: &PublicKeyOrCertificate) -> Result<bool, SshError> {
@@ -89,16 +88,13 @@ fn secs(d: Duration) -> String {
     format!("{:.1} s", d.as_secs_f64())
 }
 
-/// The wait for a frame before the cell counts as lost: two intervals
-/// and a second of slack for a loaded cell.
+/// The wait for a frame before the host counts as lost: two intervals
+/// and a second of slack for a loaded host.
 fn stall_after(interval: Duration) -> Duration {
     interval.saturating_mul(2) + Duration::from_secs(1)
 }
 
-async fn connect(
-    target: &CellTarget,
-    opts: &CellOptions,
-) -> Result<Handle<CellHandler>, CellStatus> {
+async fn connect(target: &SshTarget, opts: &SshOptions) -> Result<Handle<HostHandler>, HostStatus> {
     let at = format!("{}:{}", target.host, target.port);
     let t = opts.connect_timeout;
     let tcp = match timeout(
@@ -108,12 +104,12 @@ async fn connect(
     .await
     {
         Err(_) => {
-            return Err(CellStatus::Unreachable(format!(
+            return Err(HostStatus::Unreachable(format!(
                 "{at}: no TCP connection within {}",
                 secs(t)
             )));
         }
-        Ok(Err(e)) => return Err(CellStatus::Unreachable(format!("{at}: {e}"))),
+        Ok(Err(e)) => return Err(HostStatus::Unreachable(format!("{at}: {e}"))),
         Ok(Ok(s)) => s,
     };
     // Best effort: samples are small and should not wait for Nagle.
@@ -136,27 +132,32 @@ async fn connect(
         nodelay: true,
         ..Default::default()
     });
-    let handler = CellHandler {
+    let handler = HostHandler {
         host: target.host.clone(),
         port: target.port,
         known_hosts: opts.known_hosts.clone(),
         accept_new: opts.accept_new_host_keys,
     };
     match timeout(t, client::connect_stream(config, tcp, handler)).await {
-        Err(_) => Err(CellStatus::Unreachable(format!(
+        Err(_) => Err(HostStatus::Unreachable(format!(
             "{at} accepted the connection but no SSH handshake completed within {}",
             secs(t)
         ))),
-        Ok(Err(SshError::HostKey(reason))) => Err(CellStatus::HostKeyRefused(reason)),
+        Ok(Err(SshError::HostKey(reason))) => Err(HostStatus::HostKeyRefused(reason)),
         Ok(Err(SshError::Ssh(e))) => {
-            Err(CellStatus::Unreachable(format!("{at}: SSH handshake: {e}")))
+            Err(HostStatus::Unreachable(format!("{at}: SSH handshake: {e}")))
         }
         Ok(Ok(h)) => Ok(h),
     }
 }
 
 /// Connects, logs in and streams until the connection ends.
-pub(super) async fn run(target: &CellTarget, opts: &CellOptions, rep: &mut Reporter) -> End {
+pub(super) async fn run<P: Protocol>(
+    target: &SshTarget,
+    opts: &SshOptions,
+    proto: &P,
+    rep: &mut Reporter<P::Event>,
+) -> End {
     let cancel = rep.ev.cancel.clone();
     let connected = tokio::select! {
         _ = cancel.cancelled() => return End::Quit,
@@ -175,21 +176,21 @@ pub(super) async fn run(target: &CellTarget, opts: &CellOptions, rep: &mut Repor
     match authed {
         Ok(Ok(())) => {}
         Err(_) => {
-            return lost(CellStatus::Unreachable(format!(
+            return lost(HostStatus::Unreachable(format!(
                 "{}: no answer to authentication within {}",
                 target.label,
                 secs(auth_time)
             )));
         }
-        Ok(Err(AuthEnd::Failed(why))) => return lost(CellStatus::AuthFailed(why)),
+        Ok(Err(AuthEnd::Failed(why))) => return lost(HostStatus::AuthFailed(why)),
         Ok(Err(AuthEnd::Lost(why))) => {
-            return lost(CellStatus::Unreachable(format!("{}: {why}", target.label)));
+            return lost(HostStatus::Unreachable(format!("{}: {why}", target.label)));
         }
         Ok(Err(AuthEnd::NeedsPassphrase(path))) => return End::NeedsPassphrase(path),
         Ok(Err(AuthEnd::WrongPassphrase(path))) => {
             let msg = format!("wrong passphrase for identity file {}", path.display());
             if !opts.interactive {
-                return lost(CellStatus::AuthFailed(msg));
+                return lost(HostStatus::AuthFailed(msg));
             }
             if !rep.ev.stderr(msg).await {
                 return End::Quit;
@@ -197,12 +198,8 @@ pub(super) async fn run(target: &CellTarget, opts: &CellOptions, rep: &mut Repor
             return End::NeedsPassphrase(path);
         }
     }
-    stream(Arc::new(handle), target, opts, rep).await
+    stream(Arc::new(handle), target, opts, proto, rep).await
 }
-
-/// Frame errors wait for the next sample's `rejected`; a stream of
-/// garbage must not grow them without bound.
-const MAX_PENDING_REJECTS: usize = 64;
 
 /// stderr text is cut to this before it becomes an event.
 const MAX_STDERR_EVENT: usize = 2048;
@@ -214,12 +211,12 @@ fn cut(text: &[u8], max: usize) -> String {
 
 /// Opens the sampler's channel and starts the sampler in it.
 async fn open_sampler(
-    handle: &Handle<CellHandler>,
-    target: &CellTarget,
-    opts: &CellOptions,
+    handle: &Handle<HostHandler>,
+    command: String,
+    target: &SshTarget,
+    opts: &SshOptions,
     cancel: &CancellationToken,
 ) -> Result<(ChannelReadHalf, ChannelWriteHalf<client::Msg>), End> {
-    let command = remote::sampler_command(&opts.sampler_tag);
     let opened = tokio::select! {
         _ = cancel.cancelled() => return Err(End::Quit),
         o = timeout(opts.connect_timeout, async {
@@ -230,11 +227,11 @@ async fn open_sampler(
     };
     match opened {
         Ok(Ok(ch)) => Ok(ch.split()),
-        Ok(Err(e)) => Err(lost(CellStatus::Unreachable(format!(
+        Ok(Err(e)) => Err(lost(HostStatus::Unreachable(format!(
             "{}: cannot start the sampler: {e}",
             target.label
         )))),
-        Err(_) => Err(lost(CellStatus::Unreachable(format!(
+        Err(_) => Err(lost(HostStatus::Unreachable(format!(
             "{}: the sampler channel did not open within {}",
             target.label,
             secs(opts.connect_timeout)
@@ -242,87 +239,23 @@ async fn open_sampler(
     }
 }
 
-/// What the sampler's frames have said that the next sample carries: the
-/// disks' catalogue and the lines rejected since the last sample.
-#[derive(Default)]
-struct Decoded {
-    cat: Arc<Catalogue>,
-    pending: Vec<ParseError>,
-}
-
-impl Decoded {
-    /// The sample a frame holds, if it holds one: a class block renews the
-    /// catalogue, and what does not parse waits for the next sample.
-    fn sample_of(&mut self, frame: Result<Frame, ParseError>) -> Option<CellSample> {
-        let frame = match frame {
-            Ok(f) => f,
-            Err(e) => {
-                self.reject(e);
-                return None;
-            }
-        };
-        if frame.kind == FrameKind::Classes {
-            let p = parse_sys_block(&frame.body, "/sys/block");
-            self.cat = Arc::new(catalogue::from_sys_block(&p.items));
-            self.pending
-                .extend(p.rejected.into_iter().take(MAX_PENDING_REJECTS));
-            return None;
-        }
-        match parse_sample(&frame) {
-            Ok(s) => Some(s),
-            Err(e) => {
-                self.reject(e);
-                None
-            }
-        }
-    }
-
-    fn reject(&mut self, e: ParseError) {
-        if self.pending.len() < MAX_PENDING_REJECTS {
-            self.pending.push(e);
-        }
-    }
-
-    /// The disk sample of `s`: the catalogue, grown by any disk it lists
-    /// that no class block named, and every line rejected since the last.
-    fn disk_sample(&mut self, s: CellSample) -> DiskSample {
-        if let Some(more) = catalogue::with_unlisted(&self.cat, &s.diskstats.items) {
-            self.cat = Arc::new(more);
-        }
-        let mut rejected = std::mem::take(&mut self.pending);
-        rejected.extend(s.diskstats.rejected);
-        DiskSample {
-            uptime_cs: s.uptime_cs,
-            wall_ms: wall_ms(),
-            devices: s.diskstats.items,
-            rejected,
-            catalogue: Arc::clone(&self.cat),
-        }
-    }
-}
-
-async fn stream(
-    handle: Arc<Handle<CellHandler>>,
-    target: &CellTarget,
-    opts: &CellOptions,
-    rep: &mut Reporter,
+async fn stream<P: Protocol>(
+    handle: Arc<Handle<HostHandler>>,
+    target: &SshTarget,
+    opts: &SshOptions,
+    proto: &P,
+    rep: &mut Reporter<P::Event>,
 ) -> End {
     let cancel = rep.ev.cancel.clone();
-    let (mut ch, writer) = match open_sampler(&handle, target, opts, &cancel).await {
+    let command = proto.sampler_command(&opts.sampler_tag);
+    let (mut ch, writer) = match open_sampler(&handle, command, target, opts, &cancel).await {
         Ok(halves) => halves,
         Err(end) => return end,
     };
-    // Dropped with this function: aborts the pings and cellcli runs.
-    let mut helpers = JoinSet::new();
-    helpers.spawn(rtt_loop(Arc::clone(&handle), rep.ev.clone(), opts.interval));
-    helpers.spawn(cellcli_loop(
-        Arc::clone(&handle),
-        rep.ev.clone(),
-        opts.cellcli_every,
-        opts.connect_timeout,
-    ));
+    // Dropped with this function: aborts the pings and side commands.
+    let _helpers = spawn_helpers(&handle, &rep.ev, opts, proto.side());
     let mut reader = FrameReader::new();
-    let mut decoded = Decoded::default();
+    let mut decoder = proto.decoder();
     let mut live = false;
     let stall = stall_after(opts.interval);
     // The first frame also waits for the class block to be gathered.
@@ -331,12 +264,12 @@ async fn stream(
     let mut exit_status: Option<u32> = None;
     let mut stderr_tail: Vec<u8> = Vec::new();
     let gone = |why: String, live: bool| End::Lost {
-        status: CellStatus::Unreachable(why),
+        status: HostStatus::Unreachable(why),
         was_live: live,
     };
     // The first sample is asked for at once, for a baseline; the next ones
-    // at the shared boundaries. One request at a time: a cell slow to
-    // answer (the class block, a loaded cell) would otherwise serve a
+    // at the shared boundaries. One request at a time: a host slow to
+    // answer (the class block, a loaded host) would otherwise serve a
     // backlog of requests back to back, off the boundaries.
     let mut tick = tokio::time::Instant::now();
     let mut asked = false;
@@ -351,9 +284,9 @@ async fn stream(
                 return End::Quit;
             }
             _ = tokio::time::sleep_until(tick), if !asked => {
-                // A cell that stops reading is caught by the stall deadline;
+                // A host that stops reading is caught by the stall deadline;
                 // the wait here only keeps a full window from holding the loop.
-                let sent = timeout(stall, writer.data_bytes(&b"\n"[..])).await;
+                let sent = timeout(stall, writer.data_bytes(decoder.request())).await;
                 if !matches!(sent, Ok(Ok(()))) {
                     return gone(format!("{}: cannot ask the sampler for a sample", target.label), live);
                 }
@@ -376,7 +309,7 @@ async fn stream(
             }
             Some(ChannelMsg::Data { data }) => {
                 for frame in reader.push(&data) {
-                    let Some(s) = decoded.sample_of(frame) else {
+                    let Some(sample) = decoder.decode(frame, now_ms()) else {
                         continue;
                     };
                     last_frame = Instant::now();
@@ -387,13 +320,11 @@ async fn stream(
                     deadline = tokio::time::Instant::now() + stall;
                     if !live {
                         live = true;
-                        if !rep.status(CellStatus::Live).await {
+                        if !rep.status(HostStatus::Live).await {
                             return End::Quit;
                         }
                     }
-                    let sample = decoded.disk_sample(s);
-                    let cell = rep.ev.cell;
-                    if !rep.ev.send(CellEvent::Sample { cell, sample }).await {
+                    if !rep.ev.send(P::Event::sample(rep.ev.host, sample)).await {
                         return End::Quit;
                     }
                 }
@@ -415,9 +346,31 @@ async fn stream(
     }
 }
 
-/// Why a cell is lost when its sampler's channel closes: its exit status
+/// The round trips, and the side job where the protocol has one.
+fn spawn_helpers<E: HostEvent>(
+    handle: &Arc<Handle<HostHandler>>,
+    ev: &Events<E>,
+    opts: &SshOptions,
+    side: Option<SideJob>,
+) -> JoinSet<()> {
+    let mut helpers = JoinSet::new();
+    helpers.spawn(rtt_loop(Arc::clone(handle), ev.clone(), opts.interval));
+    if let Some(job) = side {
+        let every = opts.side_every;
+        helpers.spawn(side_loop(
+            Arc::clone(handle),
+            ev.clone(),
+            job,
+            every,
+            opts.connect_timeout,
+        ));
+    }
+    helpers
+}
+
+/// Why a host is lost when its sampler's channel closes: its exit status
 /// and the last of what it said on stderr.
-fn sampler_ended(target: &CellTarget, exit_status: Option<u32>, stderr_tail: &[u8]) -> String {
+fn sampler_ended(target: &SshTarget, exit_status: Option<u32>, stderr_tail: &[u8]) -> String {
     let status = exit_status
         .map(|s| format!(" with status {s}"))
         .unwrap_or_default();
@@ -430,16 +383,13 @@ fn sampler_ended(target: &CellTarget, exit_status: Option<u32>, stderr_tail: &[u
     format!("{}: the sampler ended{status}{said}", target.label)
 }
 
-fn wall_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
 /// Round trips of keepalive requests: at once, then every interval (at
 /// least a second apart).
-async fn rtt_loop(handle: Arc<Handle<CellHandler>>, ev: Events, interval: Duration) {
+async fn rtt_loop<E: HostEvent>(
+    handle: Arc<Handle<HostHandler>>,
+    ev: Events<E>,
+    interval: Duration,
+) {
     let every = interval.max(Duration::from_secs(1));
     loop {
         let t = Instant::now();
@@ -448,14 +398,7 @@ async fn rtt_loop(handle: Arc<Handle<CellHandler>>, ev: Events, interval: Durati
             if handle.is_closed() {
                 return;
             }
-            let cell = ev.cell;
-            if !ev
-                .send(CellEvent::Rtt {
-                    cell,
-                    rtt: t.elapsed(),
-                })
-                .await
-            {
+            if !ev.send(E::rtt(ev.host, t.elapsed())).await {
                 return;
             }
         }
@@ -470,12 +413,12 @@ struct Output {
     stderr: Vec<u8>,
 }
 
-const MAX_CELLCLI_BYTES: usize = 8 * 1024 * 1024;
+const MAX_SIDE_BYTES: usize = 8 * 1024 * 1024;
 
 /// Runs a command on its own channel and collects what it prints, for at
-/// most `limit` (the channel is then closed; the command is the cell's).
+/// most `limit` (the channel is then closed; the command is the host's).
 async fn exec_collect(
-    handle: &Handle<CellHandler>,
+    handle: &Handle<HostHandler>,
     command: &str,
     limit: Duration,
 ) -> Result<Output, String> {
@@ -493,7 +436,7 @@ async fn exec_collect(
         while let Some(msg) = ch.wait().await {
             match msg {
                 ChannelMsg::Data { data } => {
-                    let room = MAX_CELLCLI_BYTES.saturating_sub(out.stdout.len());
+                    let room = MAX_SIDE_BYTES.saturating_sub(out.stdout.len());
                     out.stdout.extend_from_slice(&data[..data.len().min(room)]);
                 }
                 ChannelMsg::ExtendedData { data, .. } => {
@@ -517,35 +460,40 @@ async fn exec_collect(
     }
 }
 
-/// Where the cell has cellcli: its metrics once per `every`, on a channel
-/// of their own so that a slow cellcli never delays a sample.
-async fn cellcli_loop(
-    handle: Arc<Handle<CellHandler>>,
-    ev: Events,
+/// Where the host has the side job's command (cellcli on a cell): its
+/// output once per `every`, on a channel of its own so that a slow
+/// command never delays a sample.
+async fn side_loop<E: HostEvent>(
+    handle: Arc<Handle<HostHandler>>,
+    ev: Events<E>,
+    job: SideJob,
     every: Duration,
     connect_timeout: Duration,
 ) {
-    match exec_collect(&handle, remote::CELLCLI_PROBE, connect_timeout).await {
+    match exec_collect(&handle, job.probe, connect_timeout).await {
         Ok(out) if out.status == Some(0) => {}
         _ => return,
     }
     let every = every.max(Duration::from_secs(1));
     loop {
         let t = Instant::now();
-        let said = match exec_collect(&handle, CELLCLI_SCRIPT, every).await {
+        let said = match exec_collect(&handle, job.script, every).await {
             Ok(out) => {
                 if !out.stderr.is_empty()
                     && !ev
-                        .stderr(format!("cellcli: {}", cut(&out.stderr, MAX_STDERR_EVENT)))
+                        .stderr(format!(
+                            "{}: {}",
+                            job.name,
+                            cut(&out.stderr, MAX_STDERR_EVENT)
+                        ))
                         .await
                 {
                     return;
                 }
-                let cell = ev.cell;
                 let text = String::from_utf8_lossy(&out.stdout).into_owned();
-                text.is_empty() || ev.send(CellEvent::Cellcli { cell, text }).await
+                text.is_empty() || ev.send(E::side(ev.host, text)).await
             }
-            Err(e) => ev.stderr(format!("cellcli: {e}")).await,
+            Err(e) => ev.stderr(format!("{}: {e}", job.name)).await,
         };
         if !said {
             return;

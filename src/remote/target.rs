@@ -1,12 +1,13 @@
-//! Which cells to reach: `--cell [user@]host[:port]` and group files in
-//! the format dcli's `-g` takes (one host per line, `#` comments).
+//! Which hosts to reach: `--cell` and `--node [user@]host[:port]`, and
+//! group files in the format dcli's `-g` takes (one host per line, `#`
+//! comments).
 
 use std::path::{Path, PathBuf};
 
-/// One storage cell and how to log in to it.
+/// One host (a storage cell or a database node) and how to log in to it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct CellTarget {
-    /// What the panel calls the cell.
+pub struct SshTarget {
+    /// What the panels call the host.
     pub label: String,
     /// A name or an address, as known_hosts knows it (IPv6 without brackets).
     pub host: String,
@@ -19,7 +20,7 @@ pub struct CellTarget {
 
 /// Reads `[user@]host[:port]` or `[user@][v6addr]:port` (a bare IPv6
 /// address is taken whole, with port 22).
-pub fn parse_cell_spec(spec: &str, default_user: &str) -> Result<CellTarget, String> {
+pub fn parse_ssh_spec(spec: &str, default_user: &str) -> Result<SshTarget, String> {
     let spec = spec.trim();
     let (user, hostport) = match spec.split_once('@') {
         Some((u, h)) => (u, h),
@@ -69,7 +70,7 @@ pub fn parse_cell_spec(spec: &str, default_user: &str) -> Result<CellTarget, Str
         (_, true) => format!("[{host}]:{port}"),
         (_, false) => format!("{host}:{port}"),
     };
-    Ok(CellTarget {
+    Ok(SshTarget {
         label,
         host: host.to_string(),
         port,
@@ -81,8 +82,8 @@ pub fn parse_cell_spec(spec: &str, default_user: &str) -> Result<CellTarget, Str
 /// Reads a group file: one cell per line, `#` starts a comment, blank
 /// lines are skipped. A bad or repeated line is reported as `line N: ...`
 /// and the others are kept.
-pub fn parse_cell_group(text: &str, default_user: &str) -> (Vec<CellTarget>, Vec<String>) {
-    let mut cells: Vec<CellTarget> = Vec::new();
+pub fn parse_host_group(text: &str, default_user: &str) -> (Vec<SshTarget>, Vec<String>) {
+    let mut cells: Vec<SshTarget> = Vec::new();
     let mut first_line: Vec<usize> = Vec::new();
     let mut errors = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -90,7 +91,7 @@ pub fn parse_cell_group(text: &str, default_user: &str) -> (Vec<CellTarget>, Vec
         if spec.is_empty() {
             continue;
         }
-        match parse_cell_spec(spec, default_user) {
+        match parse_ssh_spec(spec, default_user) {
             Ok(t) => {
                 let seen = cells
                     .iter()
@@ -122,7 +123,7 @@ pub struct Given<'a> {
     /// be read.
     pub groups: &'a [(String, Result<String, String>)],
     /// `[[cell]]` entries of the config, already targets.
-    pub config: Vec<CellTarget>,
+    pub config: Vec<SshTarget>,
     pub default_user: &'a str,
     /// `--cell-identity`, for the cells of `specs` and `groups`.
     pub identity: Option<&'a Path>,
@@ -131,10 +132,10 @@ pub struct Given<'a> {
 /// Every cell once, in the order given (command line, group files, config),
 /// and a message for each one that cannot be used; a cell listed twice is
 /// reached once.
-pub fn assemble(given: Given) -> (Vec<CellTarget>, Vec<String>) {
-    let mut cells: Vec<CellTarget> = Vec::new();
+pub fn assemble(given: Given) -> (Vec<SshTarget>, Vec<String>) {
+    let mut cells: Vec<SshTarget> = Vec::new();
     let mut problems = Vec::new();
-    let with_identity = |mut t: CellTarget| {
+    let with_identity = |mut t: SshTarget| {
         if let Some(i) = given.identity {
             t.identity = Some(i.to_path_buf());
         }
@@ -142,7 +143,7 @@ pub fn assemble(given: Given) -> (Vec<CellTarget>, Vec<String>) {
     };
     let mut from_args = Vec::new();
     for spec in given.specs {
-        match parse_cell_spec(spec, given.default_user) {
+        match parse_ssh_spec(spec, given.default_user) {
             Ok(t) => from_args.push(with_identity(t)),
             Err(e) => problems.push(format!("--cell {e}")),
         }
@@ -150,7 +151,7 @@ pub fn assemble(given: Given) -> (Vec<CellTarget>, Vec<String>) {
     for (name, text) in given.groups {
         match text {
             Ok(text) => {
-                let (ts, errs) = parse_cell_group(text, given.default_user);
+                let (ts, errs) = parse_host_group(text, given.default_user);
                 from_args.extend(ts.into_iter().map(with_identity));
                 problems.extend(errs.into_iter().map(|e| format!("{name} {e}")));
             }
@@ -158,7 +159,7 @@ pub fn assemble(given: Given) -> (Vec<CellTarget>, Vec<String>) {
         }
     }
     for t in from_args.into_iter().chain(given.config) {
-        let same = |c: &CellTarget| (&c.user, &c.host, c.port) == (&t.user, &t.host, t.port);
+        let same = |c: &SshTarget| (&c.user, &c.host, c.port) == (&t.user, &t.host, t.port);
         if !cells.iter().any(same) {
             cells.push(t);
         }
@@ -179,7 +180,7 @@ mod tests {
             ),
             ("gone.txt".to_string(), Err("No such file".to_string())),
         ];
-        let config = vec![CellTarget {
+        let config = vec![SshTarget {
             label: "cel03".into(),
             host: "exa1cel03".into(),
             port: 22,
@@ -235,7 +236,7 @@ mod tests {
             ("fe80::1", "fe80::1", "fe80::1", 22, "celladmin"),
             ("u@[::1]", "::1", "::1", 22, "u"),
         ] {
-            let t = parse_cell_spec(spec, "celladmin").unwrap();
+            let t = parse_ssh_spec(spec, "celladmin").unwrap();
             assert_eq!(
                 (t.label.as_str(), t.host.as_str(), t.port, t.user.as_str()),
                 (label, host, port, user),
@@ -258,7 +259,7 @@ mod tests {
             ("a@b@c", "not a host"),
             ("cel 01", "not a host"),
         ] {
-            let e = parse_cell_spec(bad, "u").unwrap_err();
+            let e = parse_ssh_spec(bad, "u").unwrap_err();
             assert!(e.contains(why), "{bad:?}: {e}");
         }
     }
@@ -266,7 +267,7 @@ mod tests {
     #[test]
     fn a_group_file_like_dcli_takes() {
         let text = "# cells of the first rack\ndm01cel01\n\n  dm01cel02   # spare\nroot@dm01cel03:2222\ndm01cel01\nbad host\n";
-        let (cells, errors) = parse_cell_group(text, "celladmin");
+        let (cells, errors) = parse_host_group(text, "celladmin");
         let labels: Vec<&str> = cells.iter().map(|c| c.label.as_str()).collect();
         assert_eq!(labels, ["dm01cel01", "dm01cel02", "dm01cel03:2222"]);
         assert_eq!(cells[2].user, "root");
@@ -282,8 +283,8 @@ mod tests {
         proptest! {
             #[test]
             fn any_text_never_panics(text in "\\PC{0,200}") {
-                let _ = parse_cell_spec(&text, "u");
-                let (cells, errors) = parse_cell_group(&text, "u");
+                let _ = parse_ssh_spec(&text, "u");
+                let (cells, errors) = parse_host_group(&text, "u");
                 prop_assert!(cells.len() + errors.len() <= text.lines().count());
             }
 
@@ -293,7 +294,7 @@ mod tests {
                 host in "[a-z][a-z0-9.-]{0,20}",
                 port in 1u16..,
             ) {
-                let t = parse_cell_spec(&format!("{user}@{host}:{port}"), "x").unwrap();
+                let t = parse_ssh_spec(&format!("{user}@{host}:{port}"), "x").unwrap();
                 prop_assert_eq!((t.user.as_str(), t.host.as_str(), t.port), (user.as_str(), host.as_str(), port));
                 let label = if port == 22 { host.clone() } else { format!("{host}:{port}") };
                 prop_assert_eq!(t.label, label);

@@ -1,4 +1,4 @@
-//! A cell's host key against known_hosts, as OpenSSH reads the file.
+//! A host's key against known_hosts, as OpenSSH reads the file.
 //!
 //! russh::keys::known_hosts is not used for the check: it counts lines
 //! wrongly after a comment (so a "changed key" would name the wrong line),
@@ -216,7 +216,7 @@ pub fn refusal(
         ),
         Verdict::Changed { line, known } => format!(
             "HOST KEY CHANGED for {host} port {port}: it offers {offered}, {file} line {line} \
-             holds {known}; if the cell was reinstalled, remove line {line}"
+             holds {known}; if the host was reinstalled, remove line {line}"
         ),
         Verdict::OtherTypes { lines } => {
             let known: Vec<String> = lines
@@ -235,7 +235,7 @@ pub fn refusal(
     })
 }
 
-/// Cells checking and learning at once must not append the same key twice.
+/// Hosts checking and learning at once must not append the same key twice.
 static LEARNING: Mutex<()> = Mutex::new(());
 
 /// Checks the offered key against the file; with `accept_new` a host the
