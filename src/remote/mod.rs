@@ -20,6 +20,8 @@
 
 pub mod frame;
 pub mod hostkey;
+pub mod node;
+pub mod sampler;
 pub mod target;
 
 mod auth;
@@ -249,11 +251,6 @@ pub trait Decoder: Send {
     /// receipt. A class frame updates what later samples carry; what does
     /// not parse is kept for the next sample's rejected lines.
     fn decode(&mut self, frame: Result<Frame, ParseError>, wall_ms: i64) -> Option<Self::Sample>;
-    /// What asks the sampler for its next frame: a newline, unless the
-    /// decoder wants the class frame again too.
-    fn request(&mut self) -> &'static [u8] {
-        b"\n"
-    }
 }
 
 /// A host's way to the receiver; sending gives up when strata quits.

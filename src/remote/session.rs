@@ -286,7 +286,7 @@ async fn stream<P: Protocol>(
             _ = tokio::time::sleep_until(tick), if !asked => {
                 // A host that stops reading is caught by the stall deadline;
                 // the wait here only keeps a full window from holding the loop.
-                let sent = timeout(stall, writer.data_bytes(decoder.request())).await;
+                let sent = timeout(stall, writer.data_bytes(&b"\n"[..])).await;
                 if !matches!(sent, Ok(Ok(()))) {
                     return gone(format!("{}: cannot ask the sampler for a sample", target.label), live);
                 }

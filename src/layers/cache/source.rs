@@ -333,11 +333,20 @@ fn has_glob_meta(p: &str) -> bool {
 /// by name, a file matched twice listed once, and a row for each pattern
 /// that matched nothing or hit an unreadable directory.
 fn expand(fs: &RootFs, patterns: &[String]) -> Vec<Watched> {
-    let root = fs.path("/");
+    let Some(root) = fs.local_path("/") else {
+        // mincore(2) needs the file mapped here; a node's files are not.
+        return patterns
+            .iter()
+            .map(|p| Watched::Problem {
+                pattern: p.clone(),
+                reason: "per-file residency is read on this machine only; a node's needs fincore there, which strata does not run yet".into(),
+            })
+            .collect();
+    };
     let mut seen: HashSet<PathBuf> = HashSet::new();
     let mut out = Vec::new();
     for pattern in patterns {
-        let real = fs.path(pattern);
+        let real = root.join(pattern.trim_start_matches('/'));
         if !has_glob_meta(pattern) {
             // A file named outright is watched whether or not it exists
             // yet: its absence is news.

@@ -306,13 +306,6 @@ fn read_link_state(
     }
 }
 
-/// The last path component of a symlink under the root, such as the
-/// driver of `device/driver` or the bond of `master`.
-fn link_name(fs: &RootFs, rel: &str) -> Option<String> {
-    let target = std::fs::read_link(fs.path(rel)).ok()?;
-    Some(target.file_name()?.to_string_lossy().into_owned())
-}
-
 /// Reads /sys/class/net (and /proc/net/vlan) for the named interfaces.
 pub fn read_catalogue(fs: &RootFs, names: &BTreeSet<String>) -> NicCatalogue {
     let sys_ok = fs.exists("/sys/class/net");
@@ -326,7 +319,7 @@ pub fn read_catalogue(fs: &RootFs, names: &BTreeSet<String>) -> NicCatalogue {
             };
             let if_type = num("type");
             let ifindex = num("ifindex");
-            let driver = link_name(fs, &format!("{base}/device/driver"));
+            let driver = fs.link_name(&format!("{base}/device/driver"));
             let kind = if !sys_ok || !fs.exists(&base) {
                 if name == "lo" {
                     NicKind::Loopback
@@ -342,7 +335,7 @@ pub fn read_catalogue(fs: &RootFs, names: &BTreeSet<String>) -> NicCatalogue {
                 if_type,
                 mtu: num("mtu"),
                 ifindex,
-                master: link_name(fs, &format!("{base}/master")),
+                master: fs.link_name(&format!("{base}/master")),
                 address: fs
                     .attr(&format!("{base}/address"))
                     .filter(|s| !s.is_empty()),

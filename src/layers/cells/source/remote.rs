@@ -6,16 +6,10 @@
 //! cells' samples are taken together rather than each at its own phase
 //! since it connected (the all-cell sums add figures of the same second).
 //!
-//! Lifetime: closing a non-PTY exec channel does not signal the remote
-//! command, and sshd refuses `signal` requests for root logins. The loop
-//! therefore ends when its stdin ends (sshd closes it when the channel or
-//! the connection goes) or when a write fails (SIGPIPE, or EPIPE where
-//! SIGPIPE is ignored). Its only child is a `cat` that reads two /proc
-//! files.
+//! Lifetime: as every sampler's (src/remote/sampler.rs). Its only child
+//! is a `cat` that reads two /proc files.
 
-/// Every sampler's command line carries this word (as `$0` of its sh),
-/// so leftovers can be found with `pgrep -f strata-sampler`.
-pub const SAMPLER_MARKER: &str = "strata-sampler";
+pub use crate::remote::sampler::SAMPLER_MARKER;
 
 /// One line, no single quote: it is passed inside '...' to the user's
 /// login shell, which may be bash, dash, busybox ash or csh.
@@ -43,19 +37,10 @@ const SAMPLER_SCRIPT: &str = concat!(
     "done",
 );
 
-/// Keeps a tag to what needs no quoting in any shell.
-fn clean_tag(tag: &str) -> String {
-    tag.chars()
-        .filter(|c| c.is_ascii_alphanumeric() || "_.-".contains(*c))
-        .collect()
-}
-
 /// The command of the long-lived sampling channel. `tag` is appended to
 /// the marker (e.g. a test's nonce); it may be empty.
 pub fn sampler_command(tag: &str) -> String {
-    let tag = clean_tag(tag);
-    let sep = if tag.is_empty() { "" } else { "-" };
-    format!("exec sh -c '{SAMPLER_SCRIPT}' {SAMPLER_MARKER}{sep}{tag}")
+    crate::remote::sampler::command(SAMPLER_SCRIPT, tag)
 }
 
 /// The script alone, for running it under a local shell in tests.
@@ -74,13 +59,5 @@ mod tests {
     fn one_line_without_single_quotes() {
         assert!(!SAMPLER_SCRIPT.contains('\''));
         assert!(!SAMPLER_SCRIPT.contains('\n'));
-    }
-
-    #[test]
-    fn the_command_line() {
-        let c = sampler_command("t-1;rm -rf /");
-        assert!(c.starts_with("exec sh -c '"));
-        assert!(c.ends_with("' strata-sampler-t-1rm-rf"), "{c}");
-        assert!(sampler_command("").ends_with("' strata-sampler"));
     }
 }

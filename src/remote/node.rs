@@ -1,0 +1,349 @@
+//! A database node over SSH: a POSIX sh sampler (nothing installed, no
+//! root) that sends the files the local host layers read, so that a
+//! node's figures go through the very parsers and models of the local
+//! host: the frames become a [`FileSet`] behind a `RootFs`.
+//!
+//! What a frame body holds, line by line (paths are absolute, as on the
+//! node):
+//!
+//! ```text
+//! =f /proc/diskstats        a whole file: the lines up to the next marker
+//!    8 0 sda 1 2 ...
+//! =a /sys/block/sda/size 1953525168      an attribute: its first line
+//! =e /sys/block/sda/device               a path that exists
+//! =d /sys/block sda sdb dm-0             the entries strata reads of a directory
+//! =l /sys/class/net/eth0/master bond0    the last component of a link's target
+//! ```
+//!
+//! The class frame (`@@C`) carries the sysfs facts: at connection and again
+//! whenever the node's set of block devices or interfaces changes, just
+//! before the sample that shows the change (as the local sources re-read
+//! sysfs when the set changes). Each sample frame (`@@S`) carries
+//! /proc/uptime first (the node's clock), the counter files in one `awk`
+//! read, then the link attributes read every interval.
+//!
+//! The sampler reads under `$R`, empty in the command strata sends; tests
+//! point it at a fixture tree through sshd's ForceCommand.
+
+use super::frame::{Frame, FrameKind};
+use super::{Decoder, HostEvent, HostStatus, Protocol};
+use crate::core::rootfs::FileSet;
+use crate::parse::ParseError;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The files of every sample, /proc/uptime first; `/proc/net/bonding/*`
+/// is added to them.
+pub const SAMPLE_FILES: [&str; 8] = [
+    "/proc/uptime",
+    "/proc/diskstats",
+    "/proc/net/dev",
+    "/proc/meminfo",
+    "/proc/vmstat",
+    "/proc/self/mountstats",
+    "/proc/self/mountinfo",
+    "/proc/net/route",
+];
+
+/// Link attributes read every interval (the NIC source's link state).
+const LINK_ATTRS: &str = "carrier_changes operstate speed duplex";
+
+/// The sampler, one line without single quotes (it is passed inside
+/// '...' to the login shell). Functions: `a` an attribute, `e` paths that
+/// exist, `l` a link's last component, `d` a listing (`$2` a glob), `f`
+/// whole files with their headers in one awk.
+fn script() -> String {
+    let files = SAMPLE_FILES.join(" ");
+    [
+        "export LC_ALL=C; R=; ",
+        "a() { v=; if { read -r v <\"$R$1\"; } 2>/dev/null || [ -n \"$v\" ]; then printf \"=a %s %s\\n\" \"$1\" \"$v\"; fi; }; ",
+        "e() { for x; do [ -e \"$R$x\" ] && printf \"=e %s\\n\" \"$x\"; done; }; ",
+        "l() { t=$(readlink \"$R$1\" 2>/dev/null) && printf \"=l %s %s\\n\" \"$1\" \"${t##*/}\"; }; ",
+        "d() { n=; for x in \"$R$1\"/$2; do [ -e \"$x\" ] && n=\"$n ${x##*/}\"; done; printf \"=d %s%s\\n\" \"$1\" \"$n\"; }; ",
+        "f() { awk -v r=\"$R\" \"FNR==1{print \\\"=f \\\" substr(FILENAME,length(r)+1)}{print}\" \"$@\" 2>/dev/null; }; ",
+        "facts() { a /proc/sys/kernel/hostname; a /proc/sys/kernel/osrelease; e /sys/block /sys/class/net; d /sys/block \"*\"; ",
+        "for b in \"$R\"/sys/block/*; do [ -e \"$b\" ] || continue; b=${b#\"$R\"}; ",
+        "a \"$b/queue/rotational\"; a \"$b/size\"; a \"$b/dm/name\"; a \"$b/device/model\"; e \"$b/device\"; d \"$b/slaves\" \"*\"; ",
+        "n=; for p in \"$R$b\"/*; do [ -f \"$p/partition\" ] || continue; p=${p#\"$R\"}; n=\"$n ${p##*/}\"; e \"$p/partition\"; a \"$p/size\"; done; ",
+        "printf \"=d %s%s\\n\" \"$b\" \"$n\"; done; ",
+        "d /sys/class/net \"*\"; set --; for i in \"$R\"/sys/class/net/*; do [ -d \"$i\" ] || continue; i=${i#\"$R\"}; ",
+        "for x in type ifindex mtu address iflink; do a \"$i/$x\"; done; ",
+        "l \"$i/device/driver\"; l \"$i/master\"; e \"$i/bonding\" \"$i/bridge\" \"$i/device\" \"/proc/net/vlan/${i##*/}\"; d \"$i\" \"lower_*\"; ",
+        "[ -r \"$R$i/uevent\" ] && set -- \"$@\" \"$R$i/uevent\"; done; [ $# -gt 0 ] && f \"$@\"; }; ",
+        &format!("sample() {{ set --; for p in {files}; do [ -r \"$R$p\" ] && set -- \"$@\" \"$R$p\"; done; "),
+        "for p in \"$R\"/proc/net/bonding/*; do [ -r \"$p\" ] && set -- \"$@\" \"$p\"; done; f \"$@\"; d /proc/net/bonding \"*\"; ",
+        &format!("for i in \"$R\"/sys/class/net/*; do [ -d \"$i\" ] || continue; i=${{i#\"$R\"}}; for x in {LINK_ATTRS}; do a \"$i/$x\"; done; done; }}; "),
+        "s=0; K=; while read -r t; do ",
+        "k=$(echo \"$R\"/sys/block/* \"$R\"/sys/class/net/*); ",
+        "if [ \"$k\" != \"$K\" ]; then K=$k; c=$(facts); printf \"@@C %d\\n%s\\n@@E %d %d\\n\" \"$s\" \"$c\" \"$s\" \"${#c}\" || exit 0; fi; ",
+        "s=$((s+1)); b=$(sample); printf \"@@S %d\\n%s\\n@@E %d %d\\n\" \"$s\" \"$b\" \"$s\" \"${#b}\" || exit 0; done",
+    ]
+    .concat()
+}
+
+/// The command of a node's sampling channel; `tag` ends the marker.
+pub fn sampler_command(tag: &str) -> String {
+    super::sampler::command(&script(), tag)
+}
+
+/// The script alone, for running it under a local shell in tests.
+pub fn sampler_script() -> String {
+    script()
+}
+
+/// What a line of a frame body starts, if it is a marker.
+fn marker(line: &str) -> Option<(char, &str)> {
+    let rest = line.strip_prefix('=')?;
+    let mut chars = rest.chars();
+    let kind = chars.next()?;
+    let after = chars.as_str().strip_prefix(' ')?;
+    "faedl".contains(kind).then_some((kind, after))
+}
+
+/// Reads a frame body into the files it names. A line outside any file
+/// that is no marker is rejected; a marker without its path too.
+pub fn parse_files(body: &str, source: &str) -> (FileSet, Vec<ParseError>) {
+    let mut set = FileSet::default();
+    let mut rejected = Vec::new();
+    // The file being read: its path and its text so far.
+    let mut open: Option<(String, String)> = None;
+    for (i, line) in body.lines().enumerate() {
+        let Some((kind, rest)) = marker(line) else {
+            match open.as_mut() {
+                Some((_, text)) => {
+                    text.push_str(line);
+                    text.push('\n');
+                }
+                None => rejected.push(ParseError::new(
+                    source,
+                    i + 1,
+                    line,
+                    "a marker such as '=f PATH'",
+                )),
+            }
+            continue;
+        };
+        if let Some((path, text)) = open.take() {
+            set.files.insert(path, text);
+        }
+        let (path, value) = rest.split_once(' ').unwrap_or((rest, ""));
+        if !path.starts_with('/') {
+            rejected.push(ParseError::new(
+                source,
+                i + 1,
+                line,
+                "an absolute path after the marker",
+            ));
+            continue;
+        }
+        let path = path.to_string();
+        match kind {
+            'f' => open = Some((path, String::new())),
+            'a' => {
+                set.files.insert(path, value.to_string());
+            }
+            'e' => {
+                set.present.insert(path);
+            }
+            'd' => {
+                set.dirs
+                    .insert(path, value.split_whitespace().map(str::to_string).collect());
+            }
+            _ => {
+                set.links.insert(path, value.to_string());
+            }
+        }
+    }
+    if let Some((path, text)) = open {
+        set.files.insert(path, text);
+    }
+    (set, rejected)
+}
+
+/// One sample of a node: its files, with the facts when they changed.
+#[derive(Debug, Clone)]
+pub struct NodeFrame {
+    /// The class frame's files, when one came since the last sample.
+    pub facts: Option<Arc<FileSet>>,
+    pub files: FileSet,
+    /// Lines of the frames that were not understood.
+    pub rejected: Vec<ParseError>,
+    /// Local time of receipt, ms since the epoch.
+    pub wall_ms: i64,
+}
+
+#[derive(Debug, Clone)]
+pub enum NodeEvent {
+    Status { node: usize, status: HostStatus },
+    Rtt { node: usize, rtt: Duration },
+    Frame { node: usize, frame: Box<NodeFrame> },
+    Stderr { node: usize, text: String },
+}
+
+impl NodeEvent {
+    pub fn node(&self) -> usize {
+        match self {
+            NodeEvent::Status { node, .. }
+            | NodeEvent::Rtt { node, .. }
+            | NodeEvent::Frame { node, .. }
+            | NodeEvent::Stderr { node, .. } => *node,
+        }
+    }
+}
+
+impl HostEvent for NodeEvent {
+    type Sample = NodeFrame;
+    fn status(node: usize, status: HostStatus) -> Self {
+        NodeEvent::Status { node, status }
+    }
+    fn rtt(node: usize, rtt: Duration) -> Self {
+        NodeEvent::Rtt { node, rtt }
+    }
+    fn sample(node: usize, frame: NodeFrame) -> Self {
+        NodeEvent::Frame {
+            node,
+            frame: Box::new(frame),
+        }
+    }
+    /// Nodes run no side command; were one added, its words would show.
+    fn side(node: usize, text: String) -> Self {
+        NodeEvent::Stderr { node, text }
+    }
+    fn stderr(node: usize, text: String) -> Self {
+        NodeEvent::Stderr { node, text }
+    }
+}
+
+/// A database node: the sampler above, no side command.
+#[derive(Debug, Default)]
+pub struct NodeProtocol;
+
+impl Protocol for NodeProtocol {
+    type Event = NodeEvent;
+    type Decoder = NodeDecoder;
+    fn sampler_command(&self, tag: &str) -> String {
+        sampler_command(tag)
+    }
+    fn decoder(&self) -> NodeDecoder {
+        NodeDecoder::default()
+    }
+}
+
+/// Rejected lines wait for the next sample; a stream of garbage must not
+/// grow them without bound.
+const MAX_PENDING_REJECTS: usize = 64;
+
+#[derive(Default)]
+pub struct NodeDecoder {
+    facts: Option<Arc<FileSet>>,
+    pending: Vec<ParseError>,
+}
+
+impl NodeDecoder {
+    fn reject(&mut self, errors: impl IntoIterator<Item = ParseError>) {
+        let room = MAX_PENDING_REJECTS.saturating_sub(self.pending.len());
+        self.pending.extend(errors.into_iter().take(room));
+    }
+}
+
+impl Decoder for NodeDecoder {
+    type Sample = NodeFrame;
+    fn decode(&mut self, frame: Result<Frame, ParseError>, wall_ms: i64) -> Option<NodeFrame> {
+        let frame = match frame {
+            Ok(f) => f,
+            Err(e) => {
+                self.reject([e]);
+                return None;
+            }
+        };
+        match frame.kind {
+            FrameKind::Classes => {
+                let (facts, bad) = parse_files(&frame.body, "node sampler: /sys");
+                self.reject(bad);
+                self.facts = Some(Arc::new(facts));
+                None
+            }
+            FrameKind::Sample => {
+                let (files, bad) = parse_files(&frame.body, "node sampler: sample");
+                self.reject(bad);
+                Some(NodeFrame {
+                    facts: self.facts.take(),
+                    files,
+                    rejected: std::mem::take(&mut self.pending),
+                    wall_ms,
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_without_single_quotes() {
+        let s = script();
+        assert!(!s.contains('\''), "{s}");
+        assert!(!s.contains('\n'));
+        assert!(sampler_command("t").ends_with("' strata-sampler-t"));
+    }
+
+    #[test]
+    fn a_body_reads_into_files_attributes_listings_and_links() {
+        let body = "=f /proc/uptime\n12.00 3.00\n=f /proc/diskstats\n   8 0 sda 1 2\n   8 1 sda1 1\n\
+                    =a /sys/block/sda/size 100\n=a /sys/block/sda/dm/name \n=e /sys/block/sda/device\n\
+                    =d /sys/block sda sdb\n=d /proc/net/bonding\n=l /sys/class/net/eth0/master bond0\n\
+                    =f /sys/class/net/eth0/uevent\nINTERFACE=eth0\nIFINDEX=2";
+        let (set, bad) = parse_files(body, "t");
+        assert!(bad.is_empty(), "{bad:?}");
+        assert_eq!(set.files["/proc/uptime"], "12.00 3.00\n");
+        assert_eq!(
+            set.files["/proc/diskstats"],
+            "   8 0 sda 1 2\n   8 1 sda1 1\n"
+        );
+        assert_eq!(set.files["/sys/block/sda/size"], "100");
+        assert_eq!(set.files["/sys/block/sda/dm/name"], "");
+        assert!(set.present.contains("/sys/block/sda/device"));
+        assert_eq!(set.dirs["/sys/block"], vec!["sda", "sdb"]);
+        assert!(set.dirs["/proc/net/bonding"].is_empty());
+        assert_eq!(set.links["/sys/class/net/eth0/master"], "bond0");
+        assert_eq!(
+            set.files["/sys/class/net/eth0/uevent"],
+            "INTERFACE=eth0\nIFINDEX=2\n"
+        );
+    }
+
+    #[test]
+    fn stray_lines_and_relative_paths_are_rejected() {
+        let (set, bad) = parse_files("motd\n=a proc/x 1\n=f /proc/uptime\n1.00 2.00", "t");
+        assert_eq!(bad.len(), 2);
+        assert_eq!(bad[0].line_no, 1);
+        assert_eq!(set.files.len(), 1);
+    }
+
+    #[test]
+    fn facts_go_with_the_next_sample_only() {
+        let mut d = NodeDecoder::default();
+        let c = Frame {
+            kind: FrameKind::Classes,
+            seq: 0,
+            body: "=e /sys/block".into(),
+        };
+        let s = Frame {
+            kind: FrameKind::Sample,
+            seq: 1,
+            body: "=f /proc/uptime\n1.00 2.00".into(),
+        };
+        assert!(d.decode(Ok(c), 5).is_none());
+        let first = d.decode(Ok(s.clone()), 6).expect("sample");
+        assert!(
+            first
+                .facts
+                .is_some_and(|f| f.present.contains("/sys/block"))
+        );
+        let second = d.decode(Ok(s), 7).expect("sample");
+        assert!(second.facts.is_none());
+        assert_eq!(second.wall_ms, 7);
+    }
+}
