@@ -11,7 +11,7 @@ use crate::config::{Config, Units};
 use crate::core::host::{HostInfo, SelfUsage};
 use crate::layers::LayerId;
 use crate::layers::cache::model::{CacheBaseline, CacheTick, FileCol};
-use crate::layers::cells::source::target::CellTarget;
+use crate::layers::cells::source::target::{CellTarget, NodeTarget};
 use crate::layers::disks::model::{DISK_COLS, DiskCol};
 use crate::layers::disks::source::DiskSample;
 use crate::layers::disks::tick::{Baseline, DiskRow, DiskTick};
@@ -193,6 +193,9 @@ pub struct App {
     pub routes: Vec<crate::parse::route::Route>,
     /// Storage cells reached over SSH.
     pub cells: Cells,
+    /// Database nodes (`--node`, `--node-group`, `[[node]]`), resolved
+    /// but not sampled yet (issue 14); empty: the local host as ever.
+    pub nodes: Vec<NodeTarget>,
     /// Labelled moments of the run, oldest first.
     pub markers: Vec<Marker>,
     /// The recording in progress, if any.
@@ -306,6 +309,7 @@ impl App {
             nic_baseline: NicBaseline::default(),
             routes: Vec::new(),
             cells: Cells::default(),
+            nodes: Vec::new(),
             markers: Vec::new(),
             recording: None,
             replay: None,
