@@ -37,10 +37,19 @@ pub struct Cli {
     /// Identity file for the cells of --cell and --cell-group, tried after ssh-agent's keys (default: ~/.ssh/id_ed25519, id_ecdsa, id_rsa).
     #[arg(long = "cell-identity", global = true, value_name = "FILE")]
     pub cell_identity: Option<PathBuf>,
-    /// The known_hosts file cells' host keys are checked against (default ~/.ssh/known_hosts).
+    /// A database node, `[user@]host[:port]` over SSH or `local` for this host (repeatable); the user defaults to yours. Nodes are not sampled yet (issue 14).
+    #[arg(long = "node", global = true, value_name = "[USER@]HOST[:PORT]")]
+    pub nodes: Vec<String>,
+    /// A file of nodes, one `[user@]host[:port]` or `local` per line, `#` comments, as dcli -g reads (repeatable).
+    #[arg(long = "node-group", global = true, value_name = "FILE")]
+    pub node_groups: Vec<PathBuf>,
+    /// Identity file for the nodes of --node and --node-group, tried after ssh-agent's keys (default: ~/.ssh/id_ed25519, id_ecdsa, id_rsa).
+    #[arg(long = "node-identity", global = true, value_name = "FILE")]
+    pub node_identity: Option<PathBuf>,
+    /// The known_hosts file the host keys of cells and nodes are checked against (default ~/.ssh/known_hosts).
     #[arg(long = "known-hosts", global = true, value_name = "FILE")]
     pub known_hosts: Option<PathBuf>,
-    /// Learn the host key of a cell known_hosts does not name at all, as OpenSSH's StrictHostKeyChecking=accept-new; a changed key is still refused.
+    /// Learn the host key of a cell or node known_hosts does not name at all, as OpenSSH's StrictHostKeyChecking=accept-new; a changed key is still refused.
     #[arg(long = "accept-new-host-keys", global = true)]
     pub accept_new_host_keys: bool,
     /// Record every layer's samples to FILE while monitoring (`R` starts and stops it in the UI); %Y %m %d %H %M %S in FILE take the start time, as atop's daily files; an existing FILE is refused without --force.
@@ -216,4 +225,53 @@ pub enum UnitsArg {
     KB,
     #[value(name = "MB", alias = "mb")]
     MB,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn node_flags_repeat_before_or_after_the_subcommand() {
+        let cli = Cli::try_parse_from([
+            "strata",
+            "batch",
+            "disks",
+            "--node",
+            "local",
+            "--node-group",
+            "/etc/dbs.txt",
+            "--node",
+            "oracle@exa1db02:2222",
+            "--node-group",
+            "more.txt",
+            "--node-identity",
+            "/k/nodes",
+            "--cell",
+            "exa1cel01",
+        ])
+        .unwrap();
+        assert_eq!(cli.nodes, ["local", "oracle@exa1db02:2222"]);
+        assert_eq!(
+            cli.node_groups,
+            [Path::new("/etc/dbs.txt"), Path::new("more.txt")]
+        );
+        assert_eq!(cli.node_identity.as_deref(), Some(Path::new("/k/nodes")));
+        assert_eq!(cli.cells, ["exa1cel01"]);
+        assert!(matches!(cli.command, Some(Command::Batch { .. })));
+
+        let cli =
+            Cli::try_parse_from(["strata", "--node", "a", "--node=b:2222", "--node", "local"])
+                .unwrap();
+        assert_eq!(cli.nodes, ["a", "b:2222", "local"]);
+        assert!(cli.command.is_none());
+
+        let cli = Cli::try_parse_from(["strata"]).unwrap();
+        assert!(cli.nodes.is_empty() && cli.node_groups.is_empty());
+        assert_eq!(cli.node_identity, None);
+        // One identity file, as for the cells.
+        let twice = ["strata", "--node-identity", "a", "--node-identity", "b"];
+        assert!(Cli::try_parse_from(twice).is_err());
+    }
 }

@@ -18,6 +18,9 @@
 //! identity_file = "~/.ssh/id_cells"   # optional: after the agent's keys
 //! label = "cel01"       # optional: what the panel calls it
 //!
+//! [[node]]            # a database node (repeatable): the keys of [[cell]];
+//! host = "exa1db01"     # host = "local" is the local host, without SSH
+//!
 //! [[db]]              # an Oracle database whose Direct NFS views are read (repeatable)
 //! connect = "dbsnmp@//db1:1521/PROD"   # user@//host:port/service, user@alias, / or /@alias
 //! password_env = "PROD_PW"             # optional: default STRATA_DB_PASSWORD
@@ -35,7 +38,7 @@
 //! typo does not silently leave a setting at its default.
 
 use crate::layers::dnfs::source::DbEntry;
-use crate::remote::target::SshTarget;
+use crate::remote::target::{LOCAL_NODE, NodeTarget, SshTarget};
 use std::env;
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -114,6 +117,11 @@ pub struct Config {
     pub cache_files: Vec<String>,
     /// `[[cell]]` entries: storage cells reached over SSH.
     pub cells: Vec<CellEntry>,
+    /// `[[node]]` entries: database nodes, the local host (`host =
+    /// "local"`) or reached over SSH as the cells are. Recordings made
+    /// before nodes were named have none.
+    #[serde(default)]
+    pub nodes: Vec<CellEntry>,
     /// Record to this file while monitoring (`--record` wins).
     pub record: Option<PathBuf>,
     /// `[[db]]` entries: Oracle databases whose dNFS views are read.
@@ -122,8 +130,8 @@ pub struct Config {
     pub dbs: Vec<DbEntry>,
 }
 
-/// One `[[cell]]` of the config; the user is filled in with the default
-/// user when the targets are put together.
+/// One `[[cell]]` (or `[[node]]`) of the config; the user is filled in
+/// with the default user when the targets are put together.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CellEntry {
     pub host: String,
@@ -145,6 +153,7 @@ impl Default for Config {
             thresholds: Thresholds::default(),
             cache_files: Vec::new(),
             cells: Vec::new(),
+            nodes: Vec::new(),
             record: None,
             dbs: Vec::new(),
         }
@@ -171,10 +180,11 @@ const TOP_KEYS: &[&str] = &[
     "thresholds",
     "cache_files",
     "cell",
+    "node",
     "record",
     "db",
 ];
-const CELL_KEYS: &[&str] = &["host", "port", "user", "identity_file", "label"];
+const SSH_KEYS: &[&str] = &["host", "port", "user", "identity_file", "label"];
 const DB_KEYS: &[&str] = &["connect", "password_env", "label"];
 const THRESHOLD_KEYS: &[&str] = &["util_warn", "util_crit", "await_warn_ms", "await_crit_ms"];
 
@@ -273,7 +283,10 @@ pub fn parse(text: &str, source_name: &str) -> (Config, Vec<String>) {
             },
             "cache_files" => parse_cache_files(value, &mut problems)
                 .map(|patterns| config.cache_files = patterns),
-            "cell" => parse_cells(value, &mut problems).map(|cells| config.cells = cells),
+            "cell" => parse_ssh_tables(value, SshTable::Cell, &mut problems)
+                .map(|cells| config.cells = cells),
+            "node" => parse_ssh_tables(value, SshTable::Node, &mut problems)
+                .map(|nodes| config.nodes = nodes),
             "record" => match value.as_str().map(str::trim) {
                 Some(p) if !p.is_empty() => {
                     config.record = Some(PathBuf::from(p));
@@ -397,13 +410,40 @@ fn parse_cache_files(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec
     Ok(patterns)
 }
 
-/// The `[[cell]]` array of tables. A bad entry is reported at its own line
-/// and left out; the others are still reached.
-fn parse_cells(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec<CellEntry>, String> {
+/// An array of tables naming SSH hosts, read alike: `[[cell]]` or
+/// `[[node]]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SshTable {
+    Cell,
+    Node,
+}
+
+impl SshTable {
+    fn name(self) -> &'static str {
+        match self {
+            SshTable::Cell => "cell",
+            SshTable::Node => "node",
+        }
+    }
+}
+
+/// The `[[cell]]` or `[[node]]` array of tables. A bad entry is reported
+/// at its own line and left out; the others are still reached. A node's
+/// `host = "local"` is the local host, which takes no port, user or
+/// identity_file.
+fn parse_ssh_tables(
+    value: &DeValue,
+    kind: SshTable,
+    problems: &mut Vec<Problem>,
+) -> Result<Vec<CellEntry>, String> {
+    let name = kind.name();
     let Some(items) = value.as_array() else {
-        return Err(expected("[[cell]] tables with a host each", value));
+        return Err(expected(
+            &format!("[[{name}]] tables with a host each"),
+            value,
+        ));
     };
-    let mut cells = Vec::new();
+    let mut entries = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let mut report = |offset: usize, key: String, problem: String| {
             problems.push(Problem {
@@ -415,7 +455,7 @@ fn parse_cells(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec<CellE
         let Some(table) = item.get_ref().as_table() else {
             report(
                 item.span().start,
-                format!("cell[{i}]"),
+                format!("{name}[{i}]"),
                 expected("a table", item.get_ref()),
             );
             continue;
@@ -429,66 +469,67 @@ fn parse_cells(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec<CellE
         };
         let mut ok = true;
         for (key, v) in table.iter() {
-            let name: &str = key.get_ref();
-            let text = |what: &str| match v.get_ref().as_str().map(str::trim) {
-                Some(t) if !t.is_empty() && !t.contains(char::is_whitespace) => Ok(t.to_owned()),
-                _ => Err(expected(what, v.get_ref())),
-            };
-            let outcome = match name {
-                "host" => text("a host name or address").map(|h| entry.host = h),
-                "user" => text("a user name").map(|u| entry.user = Some(u)),
-                "label" => match v.get_ref().as_str().map(str::trim) {
-                    Some(l) if !l.is_empty() => {
-                        entry.label = Some(l.to_owned());
-                        Ok(())
-                    }
-                    _ => Err(expected("a label", v.get_ref())),
-                },
-                "identity_file" => match v.get_ref().as_str() {
-                    Some(p) if !p.trim().is_empty() => {
-                        entry.identity_file = Some(expand_home(p.trim()));
-                        Ok(())
-                    }
-                    _ => Err(expected("a path", v.get_ref())),
-                },
-                "port" => match v.get_ref() {
-                    DeValue::Integer(n) => match integer(n).and_then(|n| u16::try_from(n).ok()) {
-                        Some(p) if p > 0 => {
-                            entry.port = p;
-                            Ok(())
-                        }
-                        _ => Err(format!(
-                            "a port is 1 to 65535, found {}",
-                            describe(v.get_ref())
-                        )),
-                    },
-                    other => Err(expected("a port number", other)),
-                },
-                _ => Err(format!(
-                    "unknown key (known keys: {})",
-                    CELL_KEYS.join(", ")
-                )),
-            };
-            if let Err(problem) = outcome {
+            if let Err(problem) = set_ssh_key(&mut entry, key.get_ref(), v.get_ref()) {
                 ok = false;
-                report(key.span().start, format!("cell[{i}].{name}"), problem);
+                let key_name: &str = key.get_ref();
+                report(key.span().start, format!("{name}[{i}].{key_name}"), problem);
             }
         }
-        if entry.host.is_empty() {
-            if ok {
-                report(
-                    item.span().start,
-                    format!("cell[{i}]"),
-                    "no host: each [[cell]] needs host = \"name or address\"".to_owned(),
-                );
-            }
-            continue;
-        }
-        if ok {
-            cells.push(entry);
+        let problem = if entry.host.is_empty() {
+            Some(format!(
+                "no host: each [[{name}]] needs host = \"name or address\""
+            ))
+        } else if kind == SshTable::Node && entry.is_local_node() && !entry.is_plain_local() {
+            Some(format!(
+                "host = \"{LOCAL_NODE}\" is the local host, read without SSH: it takes no port, user or identity_file"
+            ))
+        } else {
+            None
+        };
+        match problem {
+            Some(problem) if ok => report(item.span().start, format!("{name}[{i}]"), problem),
+            None if ok => entries.push(entry),
+            _ => {}
         }
     }
-    Ok(cells)
+    Ok(entries)
+}
+
+/// One key of a `[[cell]]` or `[[node]]` entry into `entry`, or why not.
+fn set_ssh_key(entry: &mut CellEntry, name: &str, v: &DeValue) -> Result<(), String> {
+    let text = |what: &str| match v.as_str().map(str::trim) {
+        Some(t) if !t.is_empty() && !t.contains(char::is_whitespace) => Ok(t.to_owned()),
+        _ => Err(expected(what, v)),
+    };
+    match name {
+        "host" => text("a host name or address").map(|h| entry.host = h),
+        "user" => text("a user name").map(|u| entry.user = Some(u)),
+        "label" => match v.as_str().map(str::trim) {
+            Some(l) if !l.is_empty() => {
+                entry.label = Some(l.to_owned());
+                Ok(())
+            }
+            _ => Err(expected("a label", v)),
+        },
+        "identity_file" => match v.as_str() {
+            Some(p) if !p.trim().is_empty() => {
+                entry.identity_file = Some(expand_home(p.trim()));
+                Ok(())
+            }
+            _ => Err(expected("a path", v)),
+        },
+        "port" => match v {
+            DeValue::Integer(n) => match integer(n).and_then(|n| u16::try_from(n).ok()) {
+                Some(p) if p > 0 => {
+                    entry.port = p;
+                    Ok(())
+                }
+                _ => Err(format!("a port is 1 to 65535, found {}", describe(v))),
+            },
+            other => Err(expected("a port number", other)),
+        },
+        _ => Err(format!("unknown key (known keys: {})", SSH_KEYS.join(", "))),
+    }
 }
 
 /// The `[[db]]` array of tables; a bad entry is reported at its line and
@@ -578,6 +619,31 @@ impl CellEntry {
             port: self.port,
             user: self.user.clone().unwrap_or_else(|| default_user.to_owned()),
             identity: self.identity_file.clone(),
+        }
+    }
+}
+
+impl CellEntry {
+    /// A `[[node]]` naming the local host.
+    fn is_local_node(&self) -> bool {
+        self.host == LOCAL_NODE
+    }
+
+    /// Nothing but the host (and maybe a label): all the local host takes.
+    fn is_plain_local(&self) -> bool {
+        self.port == 22 && self.user.is_none() && self.identity_file.is_none()
+    }
+
+    /// The `[[node]]` as a node: the local host for `host = "local"`
+    /// (labelled "local" unless the entry has a label), else as
+    /// `target` reaches a cell.
+    pub fn node(&self, default_user: &str) -> NodeTarget {
+        if self.is_local_node() {
+            NodeTarget::Local {
+                label: self.label.clone().unwrap_or_else(|| LOCAL_NODE.to_owned()),
+            }
+        } else {
+            NodeTarget::Ssh(self.target(default_user))
         }
     }
 }
@@ -1012,6 +1078,81 @@ colour = \"red\"
         );
         let (_, messages) = parse("cell = \"exa1cel01\"\n", "c");
         assert!(messages[0].contains("[[cell]] tables"), "{messages:?}");
+    }
+
+    #[test]
+    fn nodes_are_read_as_cells_are_and_a_bad_one_is_left_out_at_its_line() {
+        let text = "\
+[[node]]
+host = \"local\"
+
+[[node]]
+host = \"exa1db02\"
+port = 2200
+user = \"oracle\"
+identity_file = \"/keys/nodes\"
+label = \"db02\"
+
+[[node]]
+host = \"exa1db03\"
+port = 0
+
+[[node]]
+host = \"local\"
+user = \"root\"
+
+[[node]]
+label = \"db05\"
+
+[[node]]
+host = \"exa1db06\"
+colour = \"red\"
+";
+        let (config, messages) = parse(text, "c");
+        assert!(config.cells.is_empty());
+        let nodes: Vec<NodeTarget> = config.nodes.iter().map(|n| n.node("grid")).collect();
+        assert_eq!(
+            nodes,
+            [
+                NodeTarget::Local {
+                    label: "local".into()
+                },
+                NodeTarget::Ssh(SshTarget {
+                    label: "db02".into(),
+                    host: "exa1db02".into(),
+                    port: 2200,
+                    user: "oracle".into(),
+                    identity: Some("/keys/nodes".into()),
+                }),
+            ]
+        );
+        assert_eq!(messages.len(), 4, "{messages:?}");
+        assert!(
+            messages[0].starts_with("c line 13, key node[2].port: a port is 1 to 65535"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[1].starts_with("c line 15, key node[3]: host = \"local\" is the local host"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[2].contains("key node[4]: no host: each [[node]] needs host"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[3].starts_with("c line 24, key node[5].colour: unknown key"),
+            "{messages:?}"
+        );
+        let (_, messages) = parse("node = \"exa1db01\"\n", "c");
+        assert!(messages[0].contains("[[node]] tables"), "{messages:?}");
+        // A local node keeps its label; a [[cell]] named local is a host.
+        let (config, messages) = parse(
+            "[[node]]\nhost = \"local\"\nlabel = \"db01\"\n[[cell]]\nhost = \"local\"\nport = 2\n",
+            "c",
+        );
+        assert!(messages.is_empty(), "{messages:?}");
+        assert_eq!(config.nodes[0].node("u").label(), "db01");
+        assert_eq!(config.cells[0].target("u").label, "local:2");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use strata::layers::cache::source::CacheSource;
 use strata::layers::disks::report::Selection;
 use strata::layers::disks::source::DiskSource;
 use strata::layers::nfs::source::NfsSource;
-use strata::remote::target::{Given, SshTarget, assemble};
+use strata::remote::target::{Given, NodeTarget, SshTarget, assemble, assemble_nodes};
 use strata::remote::{PassphraseStore, SshOptions};
 
 fn main() {
@@ -125,6 +125,11 @@ fn batch(
     devices: DeviceArgs,
 ) -> i32 {
     let interval = interval_s(cli, config);
+    // No panel reads the nodes yet; their problems are still said.
+    let (_nodes, node_problems) = node_targets(cli, config);
+    for p in &node_problems {
+        eprintln!("strata: {p}");
+    }
     match panel {
         BatchPanel::Disks => {
             let units = devices.units().unwrap_or(config.units);
@@ -252,12 +257,14 @@ fn live_app(
     let (theme, theme_err, no_color) = screen_theme(cli, &config);
     let host = strata::source::host::host_info(&fs);
     let (targets, cell_problems) = cell_targets(cli, &config);
+    let (nodes, node_problems) = node_targets(cli, &config);
     let mut cell_opts = cell_options(cli, interval, interactive);
     // One store: the prompt writes what the cells' tasks wait on.
     let passphrases = PassphraseStore::new();
     cell_opts.passphrases = passphrases.clone();
     let mut app = App::new(config, theme, host, interval);
     app.set_cells(targets);
+    app.nodes = nodes;
     let (dbs, db_problems) = strata::layers::dnfs::source::db_targets(&cli.dbs, &app.config.dbs);
     app.set_dbs(dbs);
     app.set_passphrase_store(passphrases);
@@ -267,6 +274,7 @@ fn live_app(
         messages
             .into_iter()
             .chain(cell_problems)
+            .chain(node_problems)
             .chain(db_problems)
             .chain(theme_err),
     );
@@ -280,30 +288,56 @@ fn live_app(
     (app, sources)
 }
 
-/// The cells of --cell, --cell-group and the config's [[cell]]s, and a
-/// message for each that cannot be used. The default user is the local
-/// one, as ssh's is.
-fn cell_targets(cli: &Cli, config: &strata::config::Config) -> (Vec<SshTarget>, Vec<String>) {
-    let user = std::env::var("USER")
+/// The user cells and nodes are logged in as when their spec names none:
+/// the local one, as ssh's is.
+fn default_user() -> String {
+    std::env::var("USER")
         .or_else(|_| std::env::var("LOGNAME"))
         .ok()
         .filter(|u| !u.is_empty())
-        .unwrap_or_else(|| "root".to_string());
-    let groups: Vec<(String, Result<String, String>)> = cli
-        .cell_groups
+        .unwrap_or_else(|| "root".to_string())
+}
+
+/// Group files by name, each with its text or why it cannot be read.
+fn read_groups(paths: &[std::path::PathBuf]) -> Vec<(String, Result<String, String>)> {
+    paths
         .iter()
         .map(|p| {
             let text = std::fs::read_to_string(p).map_err(|e| e.to_string());
             (p.display().to_string(), text)
         })
-        .collect();
+        .collect()
+}
+
+/// The cells of --cell, --cell-group and the config's [[cell]]s, and a
+/// message for each that cannot be used.
+fn cell_targets(cli: &Cli, config: &strata::config::Config) -> (Vec<SshTarget>, Vec<String>) {
+    let user = default_user();
     assemble(Given {
         specs: &cli.cells,
-        groups: &groups,
+        groups: &read_groups(&cli.cell_groups),
         config: config.cells.iter().map(|c| c.target(&user)).collect(),
         default_user: &user,
         identity: cli.cell_identity.as_deref(),
     })
+}
+
+/// The nodes of --node, --node-group and the config's [[node]]s, and a
+/// message for each that cannot be used; empty without any.
+fn node_targets(cli: &Cli, config: &strata::config::Config) -> (Vec<NodeTarget>, Vec<String>) {
+    let user = default_user();
+    let (nodes, problems) = assemble_nodes(Given {
+        specs: &cli.nodes,
+        groups: &read_groups(&cli.node_groups),
+        config: config.nodes.iter().map(|n| n.node(&user)).collect(),
+        default_user: &user,
+        identity: cli.node_identity.as_deref(),
+    });
+    // Until the nodes' sampling is wired in (issue 14).
+    if !nodes.is_empty() {
+        eprintln!("strata: --node: nodes are resolved but not sampled yet");
+    }
+    (nodes, problems)
 }
 
 /// How the cells are reached: the interval, known_hosts and --accept-new-host-keys.

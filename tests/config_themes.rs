@@ -455,6 +455,22 @@ fn full_config_sets_everything() {
                 identity_file: Some("/etc/strata/cells_ed25519".into()),
                 label: Some("cel01".into()),
             }],
+            nodes: vec![
+                CellEntry {
+                    host: "local".into(),
+                    port: 22,
+                    user: None,
+                    identity_file: None,
+                    label: None,
+                },
+                CellEntry {
+                    host: "exa1db02".into(),
+                    port: 2200,
+                    user: Some("oracle".into()),
+                    identity_file: Some("/etc/strata/nodes_ed25519".into()),
+                    label: Some("db02".into()),
+                },
+            ],
             dbs: Vec::new(),
         }
     );

@@ -17,7 +17,7 @@ use crate::layers::disks::tick::{Baseline, DiskRow, DiskTick};
 use crate::layers::nfs::model::NFS_OP_COLS;
 use crate::layers::nfs::tick::{NfsBaseline, NfsTick};
 use crate::layers::nics::tick::{NicBaseline, NicTick};
-use crate::remote::target::SshTarget;
+use crate::remote::target::{NodeTarget, SshTarget};
 use crate::theme::Theme;
 
 /// The metrics of a device kept in history for charts, in this order.
@@ -193,6 +193,9 @@ pub struct App {
     pub routes: Vec<crate::parse::route::Route>,
     /// Storage cells reached over SSH.
     pub cells: Cells,
+    /// Database nodes (`--node`, `--node-group`, `[[node]]`), resolved
+    /// but not sampled yet (issue 14); empty: the local host as ever.
+    pub nodes: Vec<NodeTarget>,
     /// Labelled moments of the run, oldest first.
     pub markers: Vec<Marker>,
     /// The recording in progress, if any.
@@ -306,6 +309,7 @@ impl App {
             nic_baseline: NicBaseline::default(),
             routes: Vec::new(),
             cells: Cells::default(),
+            nodes: Vec::new(),
             markers: Vec::new(),
             recording: None,
             replay: None,

@@ -83,7 +83,24 @@ pub fn parse_ssh_spec(spec: &str, default_user: &str) -> Result<SshTarget, Strin
 /// lines are skipped. A bad or repeated line is reported as `line N: ...`
 /// and the others are kept.
 pub fn parse_host_group(text: &str, default_user: &str) -> (Vec<SshTarget>, Vec<String>) {
-    let mut cells: Vec<SshTarget> = Vec::new();
+    read_group(
+        text,
+        |spec| parse_ssh_spec(spec, default_user),
+        |a, b| (&a.user, &a.host, a.port) == (&b.user, &b.host, b.port),
+        |t| &t.label,
+    )
+}
+
+/// A group file's lines read by `parse`: what each good line gives, once
+/// (`same` tells a repeat, reported with `name`), and `line N: ...` for
+/// each bad or repeated one.
+fn read_group<T>(
+    text: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+    same: impl Fn(&T, &T) -> bool,
+    name: impl Fn(&T) -> &str,
+) -> (Vec<T>, Vec<String>) {
+    let mut items: Vec<T> = Vec::new();
     let mut first_line: Vec<usize> = Vec::new();
     let mut errors = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -91,41 +108,38 @@ pub fn parse_host_group(text: &str, default_user: &str) -> (Vec<SshTarget>, Vec<
         if spec.is_empty() {
             continue;
         }
-        match parse_ssh_spec(spec, default_user) {
-            Ok(t) => {
-                let seen = cells
-                    .iter()
-                    .position(|c| (&c.user, &c.host, c.port) == (&t.user, &t.host, t.port));
-                match seen {
-                    Some(j) => errors.push(format!(
-                        "line {}: {} is already listed on line {}",
-                        i + 1,
-                        t.label,
-                        first_line[j]
-                    )),
-                    None => {
-                        cells.push(t);
-                        first_line.push(i + 1);
-                    }
+        match parse(spec) {
+            Ok(t) => match items.iter().position(|c| same(c, &t)) {
+                Some(j) => errors.push(format!(
+                    "line {}: {} is already listed on line {}",
+                    i + 1,
+                    name(&t),
+                    first_line[j]
+                )),
+                None => {
+                    items.push(t);
+                    first_line.push(i + 1);
                 }
-            }
+            },
             Err(e) => errors.push(format!("line {}: {e}", i + 1)),
         }
     }
-    (cells, errors)
+    (items, errors)
 }
 
-/// Where the cells come from, as the user gave them.
-pub struct Given<'a> {
-    /// `--cell` arguments.
+/// Where the cells (or, with `T = NodeTarget`, the nodes) come from, as
+/// the user gave them.
+pub struct Given<'a, T = SshTarget> {
+    /// `--cell` (`--node`) arguments.
     pub specs: &'a [String],
-    /// `--cell-group` files: the name and the text, or why it could not
-    /// be read.
+    /// `--cell-group` (`--node-group`) files: the name and the text, or
+    /// why it could not be read.
     pub groups: &'a [(String, Result<String, String>)],
-    /// `[[cell]]` entries of the config, already targets.
-    pub config: Vec<SshTarget>,
+    /// `[[cell]]` (`[[node]]`) entries of the config, already targets.
+    pub config: Vec<T>,
     pub default_user: &'a str,
-    /// `--cell-identity`, for the cells of `specs` and `groups`.
+    /// `--cell-identity` (`--node-identity`), for the targets of `specs`
+    /// and `groups`.
     pub identity: Option<&'a Path>,
 }
 
@@ -165,6 +179,132 @@ pub fn assemble(given: Given) -> (Vec<SshTarget>, Vec<String>) {
         }
     }
     (cells, problems)
+}
+
+/// The name `--node` and `[[node]]` give the host strata runs on.
+pub const LOCAL_NODE: &str = "local";
+
+/// One database node: the host strata runs on, or one reached over SSH as
+/// a cell is. Its label names it everywhere (labels are keys): the
+/// entry's label, else the host as the user wrote it, never a name the
+/// node reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeTarget {
+    /// The local host, read without SSH.
+    Local {
+        label: String,
+    },
+    Ssh(SshTarget),
+}
+
+impl NodeTarget {
+    /// What the node is called.
+    pub fn label(&self) -> &str {
+        match self {
+            NodeTarget::Local { label } => label,
+            NodeTarget::Ssh(t) => &t.label,
+        }
+    }
+
+    /// The same node: both the local host, or the same host and port
+    /// (whoever logs in).
+    pub fn same_node(&self, other: &NodeTarget) -> bool {
+        match (self, other) {
+            (NodeTarget::Local { .. }, NodeTarget::Local { .. }) => true,
+            (NodeTarget::Ssh(a), NodeTarget::Ssh(b)) => (&a.host, a.port) == (&b.host, b.port),
+            _ => false,
+        }
+    }
+
+    /// Where the node is, whatever its label: for messages.
+    fn place(&self) -> String {
+        match self {
+            NodeTarget::Local { .. } => "the local host".to_string(),
+            NodeTarget::Ssh(t) => match (t.port, t.host.contains(':')) {
+                (22, _) => t.host.clone(),
+                (p, true) => format!("[{}]:{p}", t.host),
+                (p, false) => format!("{}:{p}", t.host),
+            },
+        }
+    }
+}
+
+/// Reads `local` (the local host) or a cell's `[user@]host[:port]`.
+pub fn parse_node_spec(spec: &str, default_user: &str) -> Result<NodeTarget, String> {
+    if spec.trim() == LOCAL_NODE {
+        return Ok(NodeTarget::Local {
+            label: LOCAL_NODE.to_string(),
+        });
+    }
+    let t = parse_ssh_spec(spec, default_user)?;
+    if t.host == LOCAL_NODE {
+        return Err(format!(
+            "{:?}: local is the local host, read without SSH: it takes no user or port",
+            spec.trim()
+        ));
+    }
+    Ok(NodeTarget::Ssh(t))
+}
+
+/// Reads a node group file, as `parse_host_group` a cell one; `local` may
+/// be a line. A node listed twice (same host and port) is reported at its
+/// second line.
+pub fn parse_node_group(text: &str, default_user: &str) -> (Vec<NodeTarget>, Vec<String>) {
+    read_group(
+        text,
+        |spec| parse_node_spec(spec, default_user),
+        NodeTarget::same_node,
+        NodeTarget::label,
+    )
+}
+
+/// Every node once, in the order given (`--node`, `--node-group` files,
+/// config): a node listed again (same host and port) is dropped silently,
+/// a different node with a label already taken is left out with a message
+/// naming both; and a message for each spec or line that cannot be used.
+pub fn assemble_nodes(given: Given<'_, NodeTarget>) -> (Vec<NodeTarget>, Vec<String>) {
+    let mut problems = Vec::new();
+    let with_identity = |t: NodeTarget| match (t, given.identity) {
+        (NodeTarget::Ssh(mut c), Some(i)) => {
+            c.identity = Some(i.to_path_buf());
+            NodeTarget::Ssh(c)
+        }
+        (t, _) => t,
+    };
+    let mut from_args = Vec::new();
+    for spec in given.specs {
+        match parse_node_spec(spec, given.default_user) {
+            Ok(t) => from_args.push(with_identity(t)),
+            Err(e) => problems.push(format!("--node {e}")),
+        }
+    }
+    for (name, text) in given.groups {
+        match text {
+            Ok(text) => {
+                let (ts, errs) = parse_node_group(text, given.default_user);
+                from_args.extend(ts.into_iter().map(with_identity));
+                problems.extend(errs.into_iter().map(|e| format!("{name} {e}")));
+            }
+            Err(e) => problems.push(format!("--node-group {name}: {e}")),
+        }
+    }
+    let mut nodes: Vec<NodeTarget> = Vec::new();
+    for t in from_args.into_iter().chain(given.config) {
+        if nodes.iter().any(|n| n.same_node(&t)) {
+            continue;
+        }
+        match nodes.iter().find(|n| n.label() == t.label()) {
+            Some(n) => problems.push(format!(
+                "nodes {} and {} are both labelled {:?}, and a label names one node: {} is left out",
+                n.place(),
+                t.place(),
+                t.label(),
+                t.place()
+            )),
+            None => nodes.push(t),
+        }
+    }
+    (nodes, problems)
 }
 
 #[cfg(test)]
@@ -276,6 +416,132 @@ mod tests {
         assert!(errors[1].starts_with("line 7: "), "{errors:?}");
     }
 
+    fn ssh(label: &str, host: &str, port: u16, user: &str) -> NodeTarget {
+        NodeTarget::Ssh(SshTarget {
+            label: label.into(),
+            host: host.into(),
+            port,
+            user: user.into(),
+            identity: None,
+        })
+    }
+
+    #[test]
+    fn node_specs_local_and_ssh() {
+        for spec in ["local", "  local "] {
+            let t = parse_node_spec(spec, "oracle").unwrap();
+            assert_eq!(
+                t,
+                NodeTarget::Local {
+                    label: "local".into()
+                }
+            );
+            assert_eq!(t.label(), "local");
+        }
+        let t = parse_node_spec("grid@exa1db02:2222", "oracle").unwrap();
+        assert_eq!(t, ssh("exa1db02:2222", "exa1db02", 2222, "grid"));
+        assert_eq!(t.label(), "exa1db02:2222");
+        let t = parse_node_spec("localhost", "oracle").unwrap();
+        assert_eq!(t, ssh("localhost", "localhost", 22, "oracle"));
+        for (bad, why) in [
+            ("root@local", "local is the local host"),
+            ("local:2222", "local is the local host"),
+            ("db 01", "not a host"),
+            ("db01:0", "port"),
+            ("", "no host"),
+        ] {
+            let e = parse_node_spec(bad, "oracle").unwrap_err();
+            assert!(e.contains(why), "{bad:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_node_group_file_with_comments_blank_and_bad_lines() {
+        let text = "# the first rack's database servers\n\nexa1db01\n  local   # this one\n\ngrid@exa1db02:2222\noracle@exa1db01 # again, another user\nlocal\ndb 03\nexa1db04:x\n";
+        let (nodes, errors) = parse_node_group(text, "oracle");
+        assert_eq!(
+            nodes,
+            [
+                ssh("exa1db01", "exa1db01", 22, "oracle"),
+                NodeTarget::Local {
+                    label: "local".into()
+                },
+                ssh("exa1db02:2222", "exa1db02", 2222, "grid"),
+            ]
+        );
+        assert_eq!(errors.len(), 4, "{errors:?}");
+        assert_eq!(errors[0], "line 7: exa1db01 is already listed on line 3");
+        assert_eq!(errors[1], "line 8: local is already listed on line 4");
+        assert!(errors[2].starts_with("line 9: \"db 03\""), "{errors:?}");
+        assert!(
+            errors[3].starts_with("line 10: \"exa1db04:x\": port"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn nodes_from_every_place_once_and_a_label_clash_names_both() {
+        let groups = [
+            (
+                "db.txt".to_string(),
+                Ok("exa1db02\nlocal\ngrid@exa1db01\nbad host\n".to_string()),
+            ),
+            ("gone.txt".to_string(), Err("No such file".to_string())),
+        ];
+        let from_config = |label: &str, host: &str, port: u16| match ssh(label, host, port, "root")
+        {
+            NodeTarget::Ssh(mut c) => {
+                c.identity = Some("/k/cfg".into());
+                NodeTarget::Ssh(c)
+            }
+            local => local,
+        };
+        let config = vec![
+            from_config("db3", "exa1db03", 22),
+            // exa1db02 again: listed once, as the command line had it.
+            from_config("second", "exa1db02", 22),
+            // Another node called exa1db01: left out, both named.
+            from_config("exa1db01", "10.0.0.9", 2200),
+            NodeTarget::Local {
+                label: "here".into(),
+            },
+        ];
+        let (nodes, problems) = assemble_nodes(Given {
+            specs: &["exa1db01".into(), "local:1".into(), "exa1db02:22".into()],
+            groups: &groups,
+            config,
+            default_user: "oracle",
+            identity: Some(Path::new("/k/cli")),
+        });
+        let got: Vec<(&str, Option<&Path>)> = nodes
+            .iter()
+            .map(|n| match n {
+                NodeTarget::Local { label } => (label.as_str(), None),
+                NodeTarget::Ssh(c) => (c.label.as_str(), c.identity.as_deref()),
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("exa1db01", Some(Path::new("/k/cli"))),
+                ("exa1db02", Some(Path::new("/k/cli"))),
+                ("local", None),
+                ("db3", Some(Path::new("/k/cfg"))),
+            ]
+        );
+        assert_eq!(problems.len(), 4, "{problems:?}");
+        assert!(
+            problems[0].starts_with("--node \"local:1\": local is the local host"),
+            "{problems:?}"
+        );
+        assert!(problems[1].starts_with("db.txt line 4:"), "{problems:?}");
+        assert_eq!(problems[2], "--node-group gone.txt: No such file");
+        assert_eq!(
+            problems[3],
+            "nodes exa1db01 and 10.0.0.9:2200 are both labelled \"exa1db01\", and a label names one node: 10.0.0.9:2200 is left out"
+        );
+    }
+
     mod properties {
         use super::*;
         use proptest::prelude::*;
@@ -286,6 +552,9 @@ mod tests {
                 let _ = parse_ssh_spec(&text, "u");
                 let (cells, errors) = parse_host_group(&text, "u");
                 prop_assert!(cells.len() + errors.len() <= text.lines().count());
+                let _ = parse_node_spec(&text, "u");
+                let (nodes, errors) = parse_node_group(&text, "u");
+                prop_assert!(nodes.len() + errors.len() <= text.lines().count());
             }
 
             #[test]
