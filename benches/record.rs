@@ -188,7 +188,7 @@ fn main() {
         r.seek(&mut app, end);
         let took = start.elapsed().as_secs_f64();
         (best, open, jump) = (best.min(took), open.min(opened), jump.min(took - opened));
-        assert!(app.disks.tick().is_some(), "figures at the end");
+        assert!(app.local.disks.tick().is_some(), "figures at the end");
     }
     println!(
         "replay: open the {hours:.0} h file and jump to its end: {:.0} ms (best of 3; open {:.0} ms, jump {:.0} ms)",

@@ -597,7 +597,7 @@ fn bench_tick(table: &mut Table, n: usize, ticks: usize) {
     let first_sample = t0.elapsed();
     assert_eq!(first.devices.len(), n, "every synthetic line parses");
     assert!(first.rejected.is_empty(), "no synthetic line is rejected");
-    app.ingest_disks(first);
+    app.local.ingest_disks(first);
 
     let mut total = Vec::with_capacity(ticks);
     let mut read = Vec::with_capacity(ticks);
@@ -607,13 +607,13 @@ fn bench_tick(table: &mut Table, n: usize, ticks: usize) {
         let t0 = Instant::now();
         let sample = source.sample(host.wall_ms).expect("sample");
         let t1 = Instant::now();
-        app.ingest_disks(sample);
+        app.local.ingest_disks(sample);
         let t2 = Instant::now();
         total.push(t2 - t0);
         read.push(t1 - t0);
         ingest.push(t2 - t1);
     }
-    assert!(app.disks.latest.is_some(), "ticks produced figures");
+    assert!(app.local.disks.latest.is_some(), "ticks produced figures");
 
     let budget_us = match n {
         0..=100 => 1_000.0,
@@ -801,13 +801,15 @@ fn bench_host_sources(table: &mut Table, ticks: usize) {
     // pattern, reported apart.
     let mut tick = |app: &mut App, wall_ms: i64| -> [Duration; 4] {
         let t0 = Instant::now();
-        app.ingest_disks(disks.sample(wall_ms).expect("disks"));
+        app.local
+            .ingest_disks(disks.sample(wall_ms).expect("disks"));
         let t1 = Instant::now();
-        app.ingest_nics(nics.sample(wall_ms).expect("nics"));
+        app.local.ingest_nics(nics.sample(wall_ms).expect("nics"));
         let t2 = Instant::now();
-        app.ingest_cache(cache.sample(wall_ms).expect("cache"));
+        app.local
+            .ingest_cache(cache.sample(wall_ms).expect("cache"));
         let t3 = Instant::now();
-        app.ingest_nfs(nfs.sample(wall_ms).expect("nfs"));
+        app.local.ingest_nfs(nfs.sample(wall_ms).expect("nfs"));
         let t4 = Instant::now();
         [t1 - t0, t2 - t1, t3 - t2, t4 - t3]
     };
@@ -824,9 +826,9 @@ fn bench_host_sources(table: &mut Table, ticks: usize) {
             p.push(d);
         }
     }
-    let nic_tick = app.nics.latest.as_ref().expect("NIC figures");
+    let nic_tick = app.local.nics.latest.as_ref().expect("NIC figures");
     assert_eq!(nic_tick.rows.len(), HOST_NICS, "every interface read");
-    let cache_tick = app.cache.latest.as_ref().expect("cache figures");
+    let cache_tick = app.local.cache.latest.as_ref().expect("cache figures");
     assert_eq!(cache_tick.files.len(), HOST_FILES, "every datafile watched");
     assert!(
         cache_tick.files.iter().all(|f| f.error.is_none()),
@@ -834,10 +836,16 @@ fn bench_host_sources(table: &mut Table, ticks: usize) {
     );
     let method = cache_tick.method.map_or("–", Method::label);
     assert_eq!(
-        app.nfs.latest.as_ref().expect("NFS figures").rows.len(),
+        app.local
+            .nfs
+            .latest
+            .as_ref()
+            .expect("NFS figures")
+            .rows
+            .len(),
         HOST_MOUNTS
     );
-    assert!(app.disks.latest.is_some(), "disk figures");
+    assert!(app.local.disks.latest.is_some(), "disk figures");
 
     let s = stats(&total);
     let [d, n, c, f] = parts.map(|p| us(stats(&p).median));
@@ -890,7 +898,7 @@ fn bench_memory(table: &mut Table, plan: &Plan) -> App {
 
     let mut app = new_app(plan.history_ticks);
     let rss_before = rss_kb("self");
-    app.ingest_disks(first);
+    app.local.ingest_disks(first);
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let mut times = Vec::with_capacity(plan.history_ticks as usize);
     for _ in 0..plan.history_ticks {
@@ -907,13 +915,13 @@ fn bench_memory(table: &mut Table, plan: &Plan) -> App {
             catalogue: Arc::clone(&catalogue),
         };
         let t0 = Instant::now();
-        app.ingest_disks(sample);
+        app.local.ingest_disks(sample);
         times.push(t0.elapsed());
     }
     let push_time: Duration = times.iter().sum();
     let rss_after = rss_kb("self");
 
-    let h = &app.disks.history;
+    let h = &app.local.disks.history;
     let heap = h.heap_bytes();
     let values = h.stored_values();
     let per_value = h.values_heap_bytes() as f64 / values.max(1) as f64;
@@ -997,7 +1005,7 @@ fn bench_memory(table: &mut Table, plan: &Plan) -> App {
 fn bench_render(table: &mut Table, mut app: App, frames: usize) {
     let (w, h) = (200u16, 60u16);
     let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
-    app.now_ms = app.disks.latest.as_ref().map_or(0, |t| t.wall_ms);
+    app.now_ms = app.local.disks.latest.as_ref().map_or(0, |t| t.wall_ms);
     let budget_us = 5_000.0;
     let mut frame = |app: &mut App, label: &str, detail: String| {
         let mut times = Vec::with_capacity(frames);
@@ -1023,14 +1031,14 @@ fn bench_render(table: &mut Table, mut app: App, frames: usize) {
     };
     let full = format!(
         "{} ticks of history",
-        app.disks.history.times(u64::MAX, usize::MAX).len()
+        app.local.disks.history.times(u64::MAX, usize::MAX).len()
     );
 
     frame(&mut app, "Render: overview", full.clone());
 
     app.update(Action::GotoPanel(1));
     let shown = app.disk_rows().len();
-    let total = app.disks.latest.as_ref().map_or(0, |t| t.rows.len());
+    let total = app.local.disks.latest.as_ref().map_or(0, |t| t.rows.len());
     frame(
         &mut app,
         &format!("Render: disks panel, {RENDER_DEVICES} devices"),

@@ -125,38 +125,31 @@ fn batch(
     devices: DeviceArgs,
 ) -> i32 {
     let interval = interval_s(cli, config);
-    // No panel reads the nodes yet; their problems are still said.
-    let (_nodes, node_problems) = node_targets(cli, config);
+    let (nodes, node_problems) = node_targets(cli, config);
     for p in &node_problems {
         eprintln!("strata: {p}");
     }
+    if let Some(mut local) = host_report(config, fs, panel, format, &devices) {
+        if nodes.is_empty() {
+            return run_report(local.as_mut(), fs, interval, count, format);
+        }
+        let mut reports = Vec::new();
+        for n in &nodes {
+            let (nfs, files) = strata::batch::nodes::node_files(n, fs);
+            if let Some(r) = host_report(config, &nfs, panel, format, &devices) {
+                reports.push(strata::batch::nodes::NodeReport::new(
+                    n.label(),
+                    r,
+                    nfs,
+                    files,
+                ));
+            }
+        }
+        let opts = cell_options(cli, interval, false);
+        return strata::batch::nodes::run_nodes(&nodes, reports, opts, count, format);
+    }
     match panel {
-        BatchPanel::Disks => {
-            let units = devices.units().unwrap_or(config.units);
-            let sel = Selection {
-                partitions: devices.partitions || config.show_partitions,
-                all_devices: devices.all_devices || config.show_all_devices,
-                mapper_names: devices.mapper_names,
-            };
-            let mut panel = DiskReport::new(DiskSource::new(fs.clone()), format, units, sel);
-            run_report(&mut panel, fs, interval, count, format)
-        }
-        BatchPanel::Nics => {
-            let source = strata::layers::nics::source::NicSource::new(fs.clone());
-            let mut panel =
-                strata::layers::nics::report::NicReport::new(source, format, devices.all_devices);
-            run_report(&mut panel, fs, interval, count, format)
-        }
-        BatchPanel::Nfs => {
-            let source = NfsSource::new(fs.clone());
-            let mut panel = strata::layers::nfs::report::NfsReport::new(source, format);
-            run_report(&mut panel, fs, interval, count, format)
-        }
-        BatchPanel::Cache => {
-            let patterns = config.cache_files.clone();
-            let mut panel = CacheReport::new(CacheSource::new(fs.clone(), patterns), format);
-            run_report(&mut panel, fs, interval, count, format)
-        }
+        BatchPanel::Disks | BatchPanel::Nics | BatchPanel::Nfs | BatchPanel::Cache => 2,
         BatchPanel::Cells => {
             let (targets, problems) = cell_targets(cli, config);
             for p in &problems {
@@ -182,6 +175,53 @@ fn batch(
             strata::batch::dnfs::run_dnfs(targets, interval, count, format)
         }
     }
+}
+
+/// The report of a host panel (disks, nics, nfs, cache) over `fs`; `None`
+/// for the other panels.
+fn host_report(
+    config: &strata::config::Config,
+    fs: &RootFs,
+    panel: BatchPanel,
+    format: strata::batch::Format,
+    devices: &DeviceArgs,
+) -> Option<Box<dyn strata::batch::run::Report>> {
+    Some(match panel {
+        BatchPanel::Disks => {
+            let units = devices.units().unwrap_or(config.units);
+            let sel = Selection {
+                partitions: devices.partitions || config.show_partitions,
+                all_devices: devices.all_devices || config.show_all_devices,
+                mapper_names: devices.mapper_names,
+            };
+            Box::new(DiskReport::new(
+                DiskSource::new(fs.clone()),
+                format,
+                units,
+                sel,
+            ))
+        }
+        BatchPanel::Nics => {
+            let source = strata::layers::nics::source::NicSource::new(fs.clone());
+            Box::new(strata::layers::nics::report::NicReport::new(
+                source,
+                format,
+                devices.all_devices,
+            ))
+        }
+        BatchPanel::Nfs => Box::new(strata::layers::nfs::report::NfsReport::new(
+            NfsSource::new(fs.clone()),
+            format,
+        )),
+        BatchPanel::Cache => {
+            let patterns = config.cache_files.clone();
+            Box::new(CacheReport::new(
+                CacheSource::new(fs.clone(), patterns),
+                format,
+            ))
+        }
+        BatchPanel::Cells | BatchPanel::Dnfs => return None,
+    })
 }
 
 /// Seconds between samples: --interval, else the config's, else one.
@@ -264,7 +304,7 @@ fn live_app(
     cell_opts.passphrases = passphrases.clone();
     let mut app = App::new(config, theme, host, interval);
     app.set_cells(targets);
-    app.nodes = nodes;
+    app.set_nodes(nodes);
     let (dbs, db_problems) = strata::layers::dnfs::source::db_targets(&cli.dbs, &app.config.dbs);
     app.set_dbs(dbs);
     app.set_passphrase_store(passphrases);
@@ -333,10 +373,6 @@ fn node_targets(cli: &Cli, config: &strata::config::Config) -> (Vec<NodeTarget>,
         default_user: &user,
         identity: cli.node_identity.as_deref(),
     });
-    // Until the nodes' sampling is wired in (issue 14).
-    if !nodes.is_empty() {
-        eprintln!("strata: --node: nodes are resolved but not sampled yet");
-    }
     (nodes, problems)
 }
 

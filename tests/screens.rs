@@ -167,11 +167,11 @@ fn pause_freezes_the_figures_while_sampling_goes_on() {
     keys(&mut app, &[Action::GotoPanel(1), Action::TogglePause]);
     let before = render(&mut app, 200, 20);
     assert!(before.contains("PAUSED"));
-    app.ingest_disks(common::sample(10));
-    app.ingest_disks(common::sample(11));
+    app.local.ingest_disks(common::sample(10));
+    app.local.ingest_disks(common::sample(11));
     assert_eq!(render(&mut app, 200, 20), before);
     assert_eq!(
-        app.disks.history.seq(),
+        app.local.disks.history.seq(),
         11,
         "sampling went on into the store"
     );
@@ -233,7 +233,7 @@ fn theme_key_cycles_through_the_builtins() {
 #[test]
 fn a_failing_source_says_why_and_keeps_the_last_figures() {
     let mut app = app_with(10);
-    app.disks_failed(
+    app.local.disks_failed(
         "cannot read /srv/x/proc/diskstats: No such file or directory (os error 2)".into(),
     );
     let screen = render(&mut app, 120, 40);
@@ -246,7 +246,7 @@ fn a_failing_source_says_why_and_keeps_the_last_figures() {
     assert!(screen.contains("disk source: cannot read"));
     assert!(screen.contains("mpatha"), "the last figures stay on screen");
     // the next good sample clears the error
-    app.ingest_disks(common::sample(10));
+    app.local.ingest_disks(common::sample(10));
     assert!(!render(&mut app, 160, 30).contains("disk source:"));
 }
 
@@ -259,7 +259,7 @@ fn rejected_lines_are_named_and_the_rest_shown() {
         "/proc/diskstats",
     );
     s.rejected = bad.rejected;
-    app.ingest_disks(s);
+    app.local.ingest_disks(s);
     keys(&mut app, &[Action::GotoPanel(1)]);
     let screen = render(&mut app, 200, 20);
     assert!(
@@ -314,7 +314,7 @@ fn pause_keeps_the_charts_as_they_were() {
     };
     let mut app = App::new(config, Theme::default(), host, 1.0);
     for k in 0..14 {
-        app.ingest_disks(common::sample(k));
+        app.local.ingest_disks(common::sample(k));
     }
     keys(&mut app, &[Action::GotoPanel(1)]);
     select(&mut app, "sda");
@@ -322,7 +322,7 @@ fn pause_keeps_the_charts_as_they_were() {
     let before = render(&mut app, 160, 50);
     // twice the window goes by: the live history has evicted all of it
     for k in 14..40 {
-        app.ingest_disks(common::sample(k));
+        app.local.ingest_disks(common::sample(k));
     }
     assert_eq!(
         render(&mut app, 160, 50),
@@ -339,7 +339,7 @@ fn pause_keeps_the_charts_as_they_were() {
 fn a_failing_source_turns_the_badge_stale() {
     let mut app = app_with(5);
     assert!(render(&mut app, 120, 30).contains(" LIVE "));
-    app.disks_failed("cannot read /proc/diskstats".into());
+    app.local.disks_failed("cannot read /proc/diskstats".into());
     let screen = render(&mut app, 120, 30);
     assert!(screen.contains(" STALE ") && !screen.contains(" LIVE "));
     keys(&mut app, &[Action::GotoPanel(1), Action::Enter]);
@@ -358,7 +358,7 @@ fn a_vanished_path_moves_the_selection_and_enter_follows_it() {
     assert_eq!(app.ui.part_selected.as_deref(), Some("sdc"));
     let mut s = common::sample(5);
     s.devices.retain(|d| d.name != "sdc");
-    app.ingest_disks(s);
+    app.local.ingest_disks(s);
     keys(&mut app, &[Action::Enter]);
     assert!(
         render(&mut app, 140, 44).contains("mpatha › sdb"),

@@ -106,7 +106,7 @@ fn all_cells_are_the_sum_of_the_cells_and_each_cell_of_its_disks() {
     let mut app = cells_app();
     // one cell's DISK r/s is its hard disks' (sda, sdb, sdc: the fixture's
     // HDDs), FLASH its NVMe's, as the host's own rows give them
-    let host = app.disks.tick().unwrap();
+    let host = app.local.disks.tick().unwrap();
     let r = |names: &[&str]| -> f64 {
         host.rows
             .iter()

@@ -324,9 +324,9 @@ fn in_the_app_dpi_1047_is_shown_and_the_other_layers_keep_working() {
     );
 
     // the disks layer keeps sampling while the database cannot be read
-    let before = app.disks.latest.as_ref().map(|t| t.wall_ms);
-    app.ingest_disks(common::sample(20));
-    assert_ne!(app.disks.latest.as_ref().map(|t| t.wall_ms), before);
+    let before = app.local.disks.latest.as_ref().map(|t| t.wall_ms);
+    app.local.ingest_disks(common::sample(20));
+    assert_ne!(app.local.disks.latest.as_ref().map(|t| t.wall_ms), before);
 
     // Enter on PROD, instance 1, nas1, the first channel; Esc climbs back
     app.update(Action::Up);

@@ -1,6 +1,7 @@
 //! The page cache layer of the app: the host's figures and the residency
 //! of the files the user watches.
 
+use super::host::HostLayers;
 use super::state::App;
 use crate::layers::cache::model::{CACHE_COLS, FILE_COLS, FileCol, FileRow};
 use crate::layers::cache::source::CacheSample;
@@ -28,6 +29,34 @@ pub fn file_figure(r: &FileRow, c: usize) -> Option<f64> {
 }
 
 impl App {
+    /// The watched files shown, filtered and sorted as the user asked.
+    pub fn cache_files(&self) -> Vec<&FileRow> {
+        let Some(tick) = self.host().cache.tick() else {
+            return Vec::new();
+        };
+        let filter = self.filter_text();
+        let mut rows: Vec<&FileRow> = tick
+            .files
+            .iter()
+            .filter(|r| filter.is_empty() || r.path.to_lowercase().contains(&filter))
+            .collect();
+        self.ui
+            .cache_files
+            .sort(&mut rows, |r| r.path.as_str(), |r, c| file_figure(r, c));
+        rows
+    }
+
+    pub fn cache_file(&self, path: &str) -> Option<&FileRow> {
+        self.host()
+            .cache
+            .tick()?
+            .files
+            .iter()
+            .find(|r| r.path == path)
+    }
+}
+
+impl HostLayers {
     /// Takes a sample of /proc/meminfo, /proc/vmstat and the watched files.
     pub fn ingest_cache(&mut self, sample: CacheSample) {
         let tick = self.cache_baseline.tick(&sample);
@@ -56,29 +85,7 @@ impl App {
         );
         self.cache.ingest(Some(tick), rejected);
     }
-
     pub fn cache_failed(&mut self, error: String) {
         self.cache.failed(error);
-    }
-
-    /// The watched files shown, filtered and sorted as the user asked.
-    pub fn cache_files(&self) -> Vec<&FileRow> {
-        let Some(tick) = self.cache.tick() else {
-            return Vec::new();
-        };
-        let filter = self.filter_text();
-        let mut rows: Vec<&FileRow> = tick
-            .files
-            .iter()
-            .filter(|r| filter.is_empty() || r.path.to_lowercase().contains(&filter))
-            .collect();
-        self.ui
-            .cache_files
-            .sort(&mut rows, |r| r.path.as_str(), |r, c| file_figure(r, c));
-        rows
-    }
-
-    pub fn cache_file(&self, path: &str) -> Option<&FileRow> {
-        self.cache.tick()?.files.iter().find(|r| r.path == path)
     }
 }

@@ -207,6 +207,7 @@ impl super::App {
             .collect();
         let mb = |r: Option<f64>, w: Option<f64>| Some((r? + w?) / 1024.0);
         let nic_mb_s: Vec<(String, Option<f64>)> = self
+            .local
             .nics
             .tick()
             .map(|t| {
@@ -225,6 +226,7 @@ impl super::App {
         // what went over the wire for the mounts: the server's bytes, as
         // nfsiostat's kB/s
         let kernel_nfs = self
+            .local
             .nfs
             .tick()
             .and_then(|t| t.total.as_ref())
@@ -235,16 +237,27 @@ impl super::App {
                 )
             });
         let block = self
+            .local
             .disks
             .tick()
             .and_then(|t| t.total.as_ref())
             .and_then(|x| mb(x.get(DiskCol::RkBPerS), x.get(DiskCol::WkBPerS)));
-        Some(line_up(&ticks, &self.routes, &nic_mb_s, kernel_nfs, block))
+        Some(line_up(
+            &ticks,
+            &self.local.routes,
+            &nic_mb_s,
+            kernel_nfs,
+            block,
+        ))
     }
 
     /// The databases to read, from `--db` and `[[db]]`.
     pub fn set_dbs(&mut self, targets: Vec<DbTarget>) {
-        self.dnfs = Dnfs::new(targets, self.interval_s, self.disks.history.capacity());
+        self.dnfs = Dnfs::new(
+            targets,
+            self.interval_s,
+            self.local.disks.history.capacity(),
+        );
     }
 
     /// One event of a database's reader (`layers::dnfs::source::run_db`).

@@ -139,14 +139,14 @@ impl Input {
 impl App {
     pub fn apply(&mut self, input: Input) {
         match input {
-            Input::Disks(Ok(s)) => self.ingest_disks(s),
-            Input::Disks(Err(e)) => self.disks_failed(e),
-            Input::Nfs(Ok(s)) => self.ingest_nfs(s),
-            Input::Nfs(Err(e)) => self.nfs_failed(e),
-            Input::Cache(Ok(s)) => self.ingest_cache(s),
-            Input::Cache(Err(e)) => self.cache_failed(e),
-            Input::Nics(Ok(s)) => self.ingest_nics(s),
-            Input::Nics(Err(e)) => self.nics_failed(e),
+            Input::Disks(Ok(s)) => self.local.ingest_disks(s),
+            Input::Disks(Err(e)) => self.local.disks_failed(e),
+            Input::Nfs(Ok(s)) => self.local.ingest_nfs(s),
+            Input::Nfs(Err(e)) => self.local.nfs_failed(e),
+            Input::Cache(Ok(s)) => self.local.ingest_cache(s),
+            Input::Cache(Err(e)) => self.local.cache_failed(e),
+            Input::Nics(Ok(s)) => self.local.ingest_nics(s),
+            Input::Nics(Err(e)) => self.local.nics_failed(e),
             Input::Cell(ev) => self.ingest_cell_event(ev),
             Input::Db(ev) => self.ingest_db_event(ev),
             Input::CellRestate(r) => {

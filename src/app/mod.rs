@@ -7,6 +7,7 @@ pub mod action;
 pub mod cache;
 pub mod cells;
 pub mod dnfs;
+pub mod host;
 pub mod input;
 pub mod keymap;
 pub mod layer;

@@ -1,5 +1,6 @@
 //! The kernel NFS client layer of the app: mounts as nfsiostat sees them.
 
+use super::host::HostLayers;
 use super::state::App;
 use crate::layers::nfs::model::{NFS_OP_COLS, NfsMountCol, NfsOpCol};
 use crate::layers::nfs::source::NfsSample;
@@ -42,31 +43,9 @@ pub fn nfs_figure(row: &NfsRow, fig: NfsFig) -> Option<f64> {
 }
 
 impl App {
-    /// Takes a sample of /proc/self/mountstats.
-    pub fn ingest_nfs(&mut self, sample: NfsSample) {
-        let tick = self.nfs_baseline.tick(&sample);
-        let rejected = sample.rejected.iter().map(ToString::to_string).collect();
-        if tick.itv_cs.is_none() {
-            self.nfs.ingest(None, rejected);
-            return;
-        }
-        let rows: Vec<(&str, [Option<f32>; NFS_HISTORY])> = tick
-            .rows
-            .iter()
-            .map(|r| {
-                let v = std::array::from_fn(|i| nfs_figure(r, NFS_TABLE[i].0).map(|x| x as f32));
-                (r.key.as_str(), v)
-            })
-            .collect();
-        self.nfs
-            .history
-            .push(tick.wall_ms, rows.iter().map(|(n, v)| (*n, &v[..])));
-        self.nfs.ingest(Some(tick), rejected);
-    }
-
     /// The mounts shown, filtered and sorted as the user asked.
     pub fn nfs_rows(&self) -> Vec<&NfsRow> {
-        let Some(tick) = self.nfs.tick() else {
+        let Some(tick) = self.host().nfs.tick() else {
             return Vec::new();
         };
         let filter = self.filter_text();
@@ -90,7 +69,7 @@ impl App {
     }
 
     pub fn nfs_row(&self, key: &str) -> Option<&NfsRow> {
-        self.nfs.tick()?.rows.iter().find(|r| r.key == key)
+        self.host().nfs.tick()?.rows.iter().find(|r| r.key == key)
     }
 
     /// A mount's operations as its detail lists them, sorted as asked.
@@ -110,7 +89,30 @@ impl App {
     pub fn nfs_op_names(&self, key: &str) -> Vec<String> {
         self.nfs_ops(key).iter().map(|o| o.name.clone()).collect()
     }
+}
 
+impl HostLayers {
+    /// Takes a sample of /proc/self/mountstats.
+    pub fn ingest_nfs(&mut self, sample: NfsSample) {
+        let tick = self.nfs_baseline.tick(&sample);
+        let rejected = sample.rejected.iter().map(ToString::to_string).collect();
+        if tick.itv_cs.is_none() {
+            self.nfs.ingest(None, rejected);
+            return;
+        }
+        let rows: Vec<(&str, [Option<f32>; NFS_HISTORY])> = tick
+            .rows
+            .iter()
+            .map(|r| {
+                let v = std::array::from_fn(|i| nfs_figure(r, NFS_TABLE[i].0).map(|x| x as f32));
+                (r.key.as_str(), v)
+            })
+            .collect();
+        self.nfs
+            .history
+            .push(tick.wall_ms, rows.iter().map(|(n, v)| (*n, &v[..])));
+        self.nfs.ingest(Some(tick), rejected);
+    }
     pub fn nfs_failed(&mut self, error: String) {
         self.nfs.failed(error);
     }

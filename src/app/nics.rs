@@ -1,6 +1,7 @@
 //! The NIC layer of the app: interfaces with nicstat's figures, the wire
 //! total and the bonds.
 
+use super::host::HostLayers;
 use super::state::App;
 use crate::layers::nics::bond::BondRow;
 use crate::layers::nics::model::{NicCol, NicRates};
@@ -65,6 +66,53 @@ pub fn nic_listed(r: &NicRow, all: bool) -> bool {
 }
 
 impl App {
+    /// The interfaces shown, filtered and sorted as the user asked.
+    pub fn nic_rows(&self) -> Vec<&NicRow> {
+        let Some(tick) = self.host().nics.tick() else {
+            return Vec::new();
+        };
+        let filter = self.filter_text();
+        let mut rows: Vec<&NicRow> = tick
+            .rows
+            .iter()
+            .filter(|r| nic_listed(r, self.ui.show_all_nics))
+            .filter(|r| filter.is_empty() || r.name.to_lowercase().contains(&filter))
+            .collect();
+        self.ui.nics.sort(
+            &mut rows,
+            |r| r.name.as_str(),
+            |r, c| nic_figure(r.rates.as_ref(), NIC_TABLE.get(c)?.0),
+        );
+        rows
+    }
+
+    pub fn nic_row(&self, name: &str) -> Option<&NicRow> {
+        self.host()
+            .nics
+            .tick()?
+            .rows
+            .iter()
+            .find(|r| r.name == name)
+    }
+
+    pub fn bond(&self, name: &str) -> Option<&BondRow> {
+        self.host()
+            .nics
+            .tick()?
+            .bonds
+            .iter()
+            .find(|b| b.name() == name)
+    }
+
+    /// The slaves of a bond, in the bonding file's order.
+    pub fn bond_slave_names(&self, name: &str) -> Vec<String> {
+        self.bond(name).map_or(Vec::new(), |b| {
+            b.slaves.iter().map(|s| s.slave.name.clone()).collect()
+        })
+    }
+}
+
+impl HostLayers {
     /// Takes a sample of /proc/net/dev, /sys/class/net and the bonds.
     pub fn ingest_nics(&mut self, sample: NicSample) {
         let tick = self.nic_baseline.tick(&sample);
@@ -93,43 +141,7 @@ impl App {
         );
         self.nics.ingest(Some(tick), rejected);
     }
-
     pub fn nics_failed(&mut self, error: String) {
         self.nics.failed(error);
-    }
-
-    /// The interfaces shown, filtered and sorted as the user asked.
-    pub fn nic_rows(&self) -> Vec<&NicRow> {
-        let Some(tick) = self.nics.tick() else {
-            return Vec::new();
-        };
-        let filter = self.filter_text();
-        let mut rows: Vec<&NicRow> = tick
-            .rows
-            .iter()
-            .filter(|r| nic_listed(r, self.ui.show_all_nics))
-            .filter(|r| filter.is_empty() || r.name.to_lowercase().contains(&filter))
-            .collect();
-        self.ui.nics.sort(
-            &mut rows,
-            |r| r.name.as_str(),
-            |r, c| nic_figure(r.rates.as_ref(), NIC_TABLE.get(c)?.0),
-        );
-        rows
-    }
-
-    pub fn nic_row(&self, name: &str) -> Option<&NicRow> {
-        self.nics.tick()?.rows.iter().find(|r| r.name == name)
-    }
-
-    pub fn bond(&self, name: &str) -> Option<&BondRow> {
-        self.nics.tick()?.bonds.iter().find(|b| b.name() == name)
-    }
-
-    /// The slaves of a bond, in the bonding file's order.
-    pub fn bond_slave_names(&self, name: &str) -> Vec<String> {
-        self.bond(name).map_or(Vec::new(), |b| {
-            b.slaves.iter().map(|s| s.slave.name.clone()).collect()
-        })
     }
 }

@@ -1,22 +1,20 @@
 //! What the screen shows and how the user has arranged it.
 
 use super::action::Action;
-use super::cache::{CACHE_HISTORY, FILE_TABLE};
+use super::cache::FILE_TABLE;
 use super::cells::{CELL_TABLE, Cells};
+use super::host::{HostLayers, NodeState};
 use super::layer::Layer;
 use super::list::ListUi;
-use super::nfs::{NFS_HISTORY, NFS_TABLE};
-use super::nics::{NIC_HISTORY, NIC_TABLE, WIRE_ENTITY};
+use super::nfs::NFS_TABLE;
+use super::nics::{NIC_TABLE, WIRE_ENTITY};
 use crate::config::{Config, Units};
 use crate::core::host::{HostInfo, SelfUsage};
 use crate::layers::LayerId;
-use crate::layers::cache::model::{CacheBaseline, CacheTick, FileCol};
+use crate::layers::cache::model::FileCol;
 use crate::layers::disks::model::{DISK_COLS, DiskCol};
-use crate::layers::disks::source::DiskSample;
-use crate::layers::disks::tick::{Baseline, DiskRow, DiskTick};
+use crate::layers::disks::tick::{DiskRow, DiskTick};
 use crate::layers::nfs::model::NFS_OP_COLS;
-use crate::layers::nfs::tick::{NfsBaseline, NfsTick};
-use crate::layers::nics::tick::{NicBaseline, NicTick};
 use crate::remote::target::{NodeTarget, SshTarget};
 use crate::theme::Theme;
 
@@ -175,27 +173,13 @@ pub struct App {
     /// Wall clock for the header, ms since the Unix epoch; set by the loop.
     pub now_ms: i64,
     pub usage: SelfUsage,
-    /// Block devices; history holds [`DISK_HISTORY`] per device.
-    pub disks: Layer<DiskTick>,
-    disk_baseline: Baseline,
-    /// Kernel NFS mounts; history holds the NFS table's figures per mount.
-    pub nfs: Layer<NfsTick>,
-    pub(super) nfs_baseline: NfsBaseline,
-    /// The page cache; history holds the host's figures and each watched
-    /// file's.
-    pub cache: Layer<CacheTick>,
-    pub(super) cache_baseline: CacheBaseline,
-    /// Interfaces and bonds; history holds the NIC table's figures per
-    /// interface and the wire total.
-    pub nics: Layer<NicTick>,
-    pub(super) nic_baseline: NicBaseline,
-    /// The host's IPv4 routes as the NIC source last read them.
-    pub routes: Vec<crate::parse::route::Route>,
+    /// This machine's layers (or those of the tree under --root).
+    pub local: HostLayers,
     /// Storage cells reached over SSH.
     pub cells: Cells,
-    /// Database nodes (`--node`, `--node-group`, `[[node]]`), resolved
-    /// but not sampled yet (issue 14); empty: the local host as ever.
-    pub nodes: Vec<NodeTarget>,
+    /// Database nodes (`--node`, `--node-group`, `[[node]]`); empty: the
+    /// local host as ever.
+    pub nodes: Vec<NodeState>,
     /// Labelled moments of the run, oldest first.
     pub markers: Vec<Marker>,
     /// The recording in progress, if any.
@@ -221,6 +205,9 @@ pub struct App {
 pub struct UiState {
     /// Drill-down path; never empty.
     pub stack: Vec<View>,
+    /// The node whose layers the panels show (`n` cycles); `None`: this
+    /// machine.
+    pub node: Option<usize>,
     /// The disks table: selected device, sort (an index into DISK_COLS).
     pub disks: ListUi,
     /// The NFS table (sort: an index into NFS_TABLE).
@@ -268,6 +255,7 @@ impl App {
         let (capacity, capped) = crate::config::history_ticks(config.history_secs, interval_s);
         let ui = UiState {
             stack: vec![View::Panel(Panel::Overview)],
+            node: None,
             disks: ListUi::sorted_by(DiskCol::Util as usize),
             nfs: ListUi::sorted_by(0),
             nfs_ops: ListUi::default(),
@@ -299,15 +287,7 @@ impl App {
             theme,
             now_ms: 0,
             usage: SelfUsage::default(),
-            disks: Layer::new(capacity, DISK_HISTORY.len()),
-            disk_baseline: Baseline::default(),
-            nfs: Layer::new(capacity, NFS_HISTORY),
-            nfs_baseline: NfsBaseline::default(),
-            cache: Layer::new(capacity, CACHE_HISTORY),
-            cache_baseline: CacheBaseline::default(),
-            nics: Layer::new(capacity, NIC_HISTORY),
-            nic_baseline: NicBaseline::default(),
-            routes: Vec::new(),
+            local: HostLayers::new(capacity),
             cells: Cells::default(),
             nodes: Vec::new(),
             markers: Vec::new(),
@@ -323,22 +303,39 @@ impl App {
         }
     }
 
-    /// The cells to show, in the order their samplers number them.
-    pub fn set_cells(&mut self, targets: Vec<SshTarget>) {
-        self.cells = Cells::new(targets, self.interval_s, self.disks.history.capacity());
+    /// The host whose layers the panels show: the node `n` chose, else
+    /// this machine.
+    pub fn host(&self) -> &HostLayers {
+        match self.ui.node.and_then(|i| self.nodes.get(i)) {
+            Some(n) => &n.layers,
+            None => &self.local,
+        }
     }
 
-    /// Takes a new sample of the disk source: figures over the interval
-    /// since the previous one go to the store, even while paused.
-    pub fn ingest_disks(&mut self, sample: DiskSample) {
-        let tick = self.disk_baseline.tick(&sample);
-        let rejected = sample.rejected.iter().map(ToString::to_string).collect();
-        if tick.itv_cs.is_none() {
-            self.disks.ingest(None, rejected);
-            return;
+    fn host_mut(&mut self) -> &mut HostLayers {
+        match self.ui.node.and_then(|i| self.nodes.get_mut(i)) {
+            Some(n) => &mut n.layers,
+            None => &mut self.local,
         }
-        push_disk_history(&mut self.disks, &tick, &[]);
-        self.disks.ingest(Some(tick), rejected);
+    }
+
+    /// The database nodes, in the order their samplers number them.
+    pub fn set_nodes(&mut self, targets: Vec<NodeTarget>) {
+        let capacity = self.local.disks.history.capacity();
+        self.nodes = targets
+            .into_iter()
+            .map(|t| NodeState::new(t, capacity))
+            .collect();
+        self.ui.node = None;
+    }
+
+    /// The cells to show, in the order their samplers number them.
+    pub fn set_cells(&mut self, targets: Vec<SshTarget>) {
+        self.cells = Cells::new(
+            targets,
+            self.interval_s,
+            self.local.disks.history.capacity(),
+        );
     }
 
     /// Forgets every sample, keeping how the user has arranged the screen:
@@ -354,15 +351,11 @@ impl App {
         fresh.set_dbs(self.dnfs.list.iter().map(|d| d.target.clone()).collect());
         self.now_ms = fresh.now_ms;
         self.usage = fresh.usage;
-        self.disks = fresh.disks;
-        self.disk_baseline = fresh.disk_baseline;
-        self.nfs = fresh.nfs;
-        self.nfs_baseline = fresh.nfs_baseline;
-        self.cache = fresh.cache;
-        self.cache_baseline = fresh.cache_baseline;
-        self.nics = fresh.nics;
-        self.nic_baseline = fresh.nic_baseline;
-        self.routes = fresh.routes;
+        self.local = fresh.local;
+        let capacity = self.local.disks.history.capacity();
+        for n in &mut self.nodes {
+            n.layers = HostLayers::new(capacity);
+        }
         self.cells = fresh.cells;
         self.dnfs = fresh.dnfs;
         self.markers = fresh.markers;
@@ -372,17 +365,13 @@ impl App {
         self.markers.push(Marker { wall_ms, label });
     }
 
-    pub fn disks_failed(&mut self, error: String) {
-        self.disks.failed(error);
-    }
-
     pub fn paused(&self) -> bool {
         self.ui.paused
     }
 
     /// The disk figures on screen: frozen while paused, the newest otherwise.
     pub fn view_tick(&self) -> Option<&DiskTick> {
-        self.disks.tick()
+        self.host().disks.tick()
     }
 
     /// While paused, copies the series the current view draws out of the
@@ -395,6 +384,7 @@ impl App {
         if let Some(View::Disk(name)) = self.ui.stack.last() {
             names.push(name.clone());
             let info = self
+                .host()
                 .disks
                 .tick()
                 .and_then(|t| t.rows.iter().find(|r| &r.name == name))
@@ -403,24 +393,24 @@ impl App {
                 names.extend(info.partitions.iter().chain(&info.slaves).cloned());
             }
         }
-        self.disks.keep(names.iter().map(String::as_str));
+        self.host_mut().disks.keep(names.iter().map(String::as_str));
         let mut cache = vec![super::cache::HOST_ENTITY.to_string()];
         match self.ui.stack.last() {
             Some(View::Nfs(key)) => {
                 let key = key.clone();
-                self.nfs.keep([key.as_str()]);
+                self.host_mut().nfs.keep([key.as_str()]);
             }
             Some(View::CacheFile(path)) => cache.push(path.clone()),
             _ => {}
         }
-        self.cache.keep(cache.iter().map(String::as_str));
+        self.host_mut().cache.keep(cache.iter().map(String::as_str));
         let mut nics = vec![WIRE_ENTITY.to_string()];
         if let Some(View::Nic(name)) = self.ui.stack.last() {
             let name = name.clone();
             nics.extend(self.bond_slave_names(&name));
             nics.push(name);
         }
-        self.nics.keep(nics.iter().map(String::as_str));
+        self.host_mut().nics.keep(nics.iter().map(String::as_str));
     }
 
     pub fn view(&self) -> &View {
@@ -509,16 +499,12 @@ impl App {
     fn toggle_pause(&mut self) {
         self.ui.paused = !self.ui.paused;
         if self.ui.paused {
-            self.disks.freeze();
-            self.nfs.freeze();
-            self.cache.freeze();
-            self.nics.freeze();
+            self.local.freeze();
+            self.nodes.iter_mut().for_each(|n| n.layers.freeze());
             self.dnfs.pause(self.now_ms);
         } else {
-            self.disks.thaw();
-            self.nfs.thaw();
-            self.cache.thaw();
-            self.nics.thaw();
+            self.local.thaw();
+            self.nodes.iter_mut().for_each(|n| n.layers.thaw());
             self.dnfs.resume();
         }
         self.freeze_view();

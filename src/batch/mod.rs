@@ -3,6 +3,7 @@
 
 pub mod cells;
 pub mod dnfs;
+pub mod nodes;
 pub mod run;
 
 // The formats and helpers every layer's report uses live with the layers;

@@ -19,7 +19,7 @@ pub use crate::layers::disks::report::DiskReport;
 /// process exit code: 1 when the first sample fails or any interval gives
 /// no report.
 pub fn run_report(
-    panel: &mut impl Report,
+    panel: &mut (impl Report + ?Sized),
     root: &RootFs,
     interval_s: f64,
     count: Option<u64>,
@@ -38,7 +38,7 @@ pub fn run_report(
 
 /// `run_report` over any streams, so tests can read what was printed.
 fn run(
-    panel: &mut impl Report,
+    panel: &mut (impl Report + ?Sized),
     root: &RootFs,
     interval_s: f64,
     count: Option<u64>,
@@ -178,7 +178,7 @@ mod tests {
     }
 
     fn run_plan(
-        panel: &mut impl Report,
+        panel: &mut (impl Report + ?Sized),
         fs: &RootFs,
         plan: &Plan,
         out: &mut Vec<u8>,

@@ -206,6 +206,23 @@ pub enum HostStatus {
     NeedsPassphrase(PathBuf),
 }
 
+impl fmt::Display for HostStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HostStatus::Connecting => write!(f, "connecting"),
+            HostStatus::Live => write!(f, "live"),
+            HostStatus::AuthFailed(w) => write!(f, "login refused: {w}"),
+            HostStatus::HostKeyRefused(w) => write!(f, "host key refused: {w}"),
+            HostStatus::Unreachable(w) => write!(f, "{w}"),
+            HostStatus::NeedsPassphrase(p) => write!(
+                f,
+                "identity file {} is encrypted and its passphrase is not known (ssh-agent, or the prompt on the screen)",
+                p.display()
+            ),
+        }
+    }
+}
+
 /// What a host's task tells the app; cells and nodes each have their own
 /// event type (a cell's is recorded as it was before nodes existed).
 pub trait HostEvent: Send + 'static {

@@ -76,13 +76,13 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let t = &app.theme;
     let block = with_source_state(
         panel_block(" Page cache · /proc/meminfo, /proc/vmstat ", t, true),
-        &app.cache,
+        &app.host().cache,
         "page cache",
         t,
     );
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let Some(tick) = app.cache.tick() else {
+    let Some(tick) = app.host().cache.tick() else {
         super::waiting(f, &app.theme, inner);
         return Drawn::default();
     };
@@ -99,9 +99,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
 
     f.render_widget(Paragraph::new(figure_lines(t, &tick.figures)), figs);
 
-    let n = app.cache.history.capacity();
-    let x = TimeAxis::of(&app.cache, &app.markers);
-    let host = |c: CacheCol| app.cache.series(HOST_ENTITY, at(c), n);
+    let n = app.host().cache.history.capacity();
+    let x = TimeAxis::of(&app.host().cache, &app.markers);
+    let host = |c: CacheCol| app.host().cache.series(HOST_ENTITY, at(c), n);
     let mb = |c: CacheCol| host(c).into_iter().map(|v| v / 1024.0).collect();
     let refault = tick.refault_counter.unwrap_or("refault");
     let specs: [(&str, &str, Vec<Series>); 3] = [
@@ -196,7 +196,7 @@ impl TableRow for Item<'_, FileRow> {
 
 fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let t = &app.theme;
-    let Some(tick) = app.cache.tick() else {
+    let Some(tick) = app.host().cache.tick() else {
         return Drawn::default();
     };
     if tick.files.is_empty() {
@@ -280,11 +280,16 @@ pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
     {
         title.push_str(&format!(" · {}", format::bytes(size as u64)));
     }
-    if let Some(m) = app.cache.tick().and_then(|k| k.method) {
+    if let Some(m) = app.host().cache.tick().and_then(|k| k.method) {
         title.push_str(&format!(" · {}", m.label()));
     }
     title.push(' ');
-    let block = with_source_state(panel_block(title, t, true), &app.cache, "page cache", t);
+    let block = with_source_state(
+        panel_block(title, t, true),
+        &app.host().cache,
+        "page cache",
+        t,
+    );
     let inner = block.inner(area);
     f.render_widget(block, area);
     let Some(row) = row else {
@@ -318,11 +323,11 @@ pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
             figs,
         );
     }
-    let n = app.cache.history.capacity();
-    let x = TimeAxis::of(&app.cache, &app.markers);
+    let n = app.host().cache.history.capacity();
+    let x = TimeAxis::of(&app.host().cache, &app.markers);
     let values = |c: FileCol| {
         let i = FILE_HISTORY.iter().position(|x| *x == c).unwrap_or(0);
-        app.cache.series(path, i, n)
+        app.host().cache.series(path, i, n)
     };
     let specs: [(&str, &str, Vec<Series>); 2] = [
         (
@@ -359,7 +364,7 @@ pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
 
 /// The host's cache figures the overview shows, as text.
 pub(crate) fn summary(app: &App) -> Option<[(String, String); 4]> {
-    let tick = app.cache.tick()?;
+    let tick = app.host().cache.tick()?;
     let g = |c: CacheCol| kb(tick.figures.get(c));
     Some([
         ("cached".into(), g(CacheCol::Cached)),

@@ -32,7 +32,7 @@ pub struct Device<'a> {
 impl<'a> Device<'a> {
     pub fn host(app: &'a App) -> Device<'a> {
         Device {
-            layer: &app.disks,
+            layer: &app.host().disks,
             source: "disk source",
             cell_disk: None,
         }

@@ -46,12 +46,12 @@ fn disks_block(app: &App, shown: usize, total: usize) -> Block<'_> {
     }
     title.push(Span::raw(" "));
     let block = panel_block(Line::from(title), t, true);
-    if let Some(err) = app.disks.shown_error() {
+    if let Some(err) = app.host().disks.shown_error() {
         block.title_bottom(Line::from(Span::styled(
             format!(" disk source: {err} "),
             t.crit,
         )))
-    } else if let Some(bad) = app.disks.shown_rejected().first() {
+    } else if let Some(bad) = app.host().disks.shown_rejected().first() {
         block.title_bottom(Line::from(Span::styled(
             format!(" rejected: {bad} "),
             t.warn,

@@ -145,7 +145,7 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         Span::styled(what, t.paused)
     } else if app.paused() {
         Span::styled(" PAUSED ", t.paused)
-    } else if app.disks.error.is_some() {
+    } else if app.host().disks.error.is_some() {
         Span::styled(" STALE ", t.crit)
     } else {
         Span::styled(" LIVE ", t.live)

@@ -113,7 +113,7 @@ impl TableRow for Item<'_, NfsOpRow> {
 pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let rows = app.nfs_rows();
     let t = &app.theme;
-    let total = app.nfs.tick().map_or(0, |k| k.rows.len());
+    let total = app.host().nfs.tick().map_or(0, |k| k.rows.len());
     let sort = app
         .ui
         .nfs
@@ -127,10 +127,15 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         &app.ui.nfs,
         sort,
     );
-    let block = with_source_state(panel_block(title, t, true), &app.nfs, "mountstats", t);
+    let block = with_source_state(
+        panel_block(title, t, true),
+        &app.host().nfs,
+        "mountstats",
+        t,
+    );
     let inner = block.inner(area);
     f.render_widget(block, area);
-    if app.nfs.tick().is_none() {
+    if app.host().nfs.tick().is_none() {
         super::waiting(f, &app.theme, inner);
         return Drawn::default();
     }
@@ -177,9 +182,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
 /// round trips.
 fn draw_mount_charts(f: &mut Frame, app: &App, area: Rect, key: &str) {
     let t = &app.theme;
-    let n = app.nfs.history.capacity();
-    let x = TimeAxis::of(&app.nfs, &app.markers);
-    let values = |i: usize| app.nfs.series(key, i, n);
+    let n = app.host().nfs.history.capacity();
+    let x = TimeAxis::of(&app.host().nfs, &app.markers);
+    let values = |i: usize| app.host().nfs.series(key, i, n);
     let specs: [(&str, &str, Vec<Series>); 4] = [
         (
             "RPC",
@@ -269,7 +274,12 @@ pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
         " · mounted {} ",
         crate::format::duration_s(row.age_s)
     ));
-    let block = with_source_state(panel_block(title, t, true), &app.nfs, "mountstats", t);
+    let block = with_source_state(
+        panel_block(title, t, true),
+        &app.host().nfs,
+        "mountstats",
+        t,
+    );
     let inner = block.inner(area);
     f.render_widget(block, area);
 

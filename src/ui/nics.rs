@@ -109,7 +109,7 @@ impl TableRow for Item<'_, NicRow> {
 pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let rows = app.nic_rows();
     let t = &app.theme;
-    let total = app.nics.tick().map_or(0, |k| k.rows.len());
+    let total = app.host().nics.tick().map_or(0, |k| k.rows.len());
     let sort = app
         .ui
         .nics
@@ -123,10 +123,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         &app.ui.nics,
         sort,
     );
-    let block = with_source_state(panel_block(title, t, true), &app.nics, "net", t);
+    let block = with_source_state(panel_block(title, t, true), &app.host().nics, "net", t);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let Some(tick) = app.nics.tick() else {
+    let Some(tick) = app.host().nics.tick() else {
         super::waiting(f, &app.theme, inner);
         return Drawn::default();
     };
@@ -202,7 +202,7 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
         " {name} · {} · {} {} · {} ",
         facts[0].1, facts[2].1, facts[3].1, facts[1].1
     );
-    let block = with_source_state(panel_block(title, t, true), &app.nics, "net", t);
+    let block = with_source_state(panel_block(title, t, true), &app.host().nics, "net", t);
     let inner = block.inner(area);
     f.render_widget(block, area);
     let bond = app.bond(name);
@@ -213,9 +213,9 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
         Layout::vertical([Constraint::Min(0), Constraint::Length(bond_h)]).areas(inner);
     let [charts, now] = Layout::horizontal([Constraint::Min(0), Constraint::Length(28)]).areas(top);
 
-    let n = app.nics.history.capacity();
-    let x = TimeAxis::of(&app.nics, &app.markers);
-    let values = |fig: NicFig| app.nics.series(name, nic_index(fig), n);
+    let n = app.host().nics.history.capacity();
+    let x = TimeAxis::of(&app.host().nics, &app.markers);
+    let values = |fig: NicFig| app.host().nics.series(name, nic_index(fig), n);
     let s = |label, fig, style| Series {
         label,
         values: values(fig),

@@ -180,7 +180,7 @@ fn draw_cache(f: &mut Frame, app: &App, area: Rect) {
     let block = panel_block(" Page cache ", t, false);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    if unavailable(f, app, inner, &app.cache, "page cache") {
+    if unavailable(f, app, inner, &app.host().cache, "page cache") {
         return;
     }
     let Some(figs) = super::cache::summary(app) else {
@@ -195,7 +195,7 @@ fn draw_cache(f: &mut Frame, app: &App, area: Rect) {
             ])
         })
         .collect();
-    if let Some(tick) = app.cache.tick().filter(|k| !k.files.is_empty()) {
+    if let Some(tick) = app.host().cache.tick().filter(|k| !k.files.is_empty()) {
         let res = tick
             .total
             .as_ref()
@@ -218,7 +218,7 @@ fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
     let block = panel_block(" Kernel NFS client ", t, false);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    if unavailable(f, app, inner, &app.nfs, "mountstats") {
+    if unavailable(f, app, inner, &app.host().nfs, "mountstats") {
         return;
     }
     let rows = app.nfs_rows();
@@ -268,10 +268,10 @@ fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
     let block = panel_block(" Wire · NICs and bonds ", t, false);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    if unavailable(f, app, inner, &app.nics, "net") {
+    if unavailable(f, app, inner, &app.host().nics, "net") {
         return;
     }
-    let Some(tick) = app.nics.tick() else {
+    let Some(tick) = app.host().nics.tick() else {
         return;
     };
     let get = |r: Option<&crate::layers::nics::model::NicRates>, c| r.and_then(|r| r.get(c));
@@ -353,7 +353,7 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     let block = panel_block(title, t, true);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    if let Some(err) = app.disks.shown_error() {
+    if let Some(err) = app.host().disks.shown_error() {
         f.render_widget(
             Paragraph::new(Span::styled(format!("disk source: {err}"), t.crit)),
             inner,
@@ -406,7 +406,7 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
         draw_busiest(f, app, *line, tick.busiest.as_ref());
     }
     if let Some(line) = lines.get(7) {
-        let rejected = app.disks.shown_rejected();
+        let rejected = app.host().disks.shown_rejected();
         let note = if rejected.is_empty() {
             Span::styled(
                 "totals: whole disks at the bottom of the stack (no dm/md double count)",
@@ -468,6 +468,7 @@ fn draw_total(
     );
     if let Some(h) = history_index(col) {
         let vals: Vec<f32> = app
+            .host()
             .disks
             .series(TOTAL_ENTITY, h, s.width as usize)
             .into_iter()
@@ -507,9 +508,10 @@ fn draw_busiest(f: &mut Frame, app: &App, line: Rect, busiest: Option<&(String, 
                 v,
             );
             let util = history_index(DiskCol::Util).unwrap_or(0);
-            let vals = app
-                .disks
-                .series(TOTAL_ENTITY, util, s.width.saturating_sub(1) as usize);
+            let vals =
+                app.host()
+                    .disks
+                    .series(TOTAL_ENTITY, util, s.width.saturating_sub(1) as usize);
             let [n, sp] = Layout::horizontal([Constraint::Length(14), Constraint::Min(0)]).areas(s);
             f.render_widget(
                 Paragraph::new(Span::styled(format!(" {name}"), t.accent)),

@@ -209,10 +209,10 @@ pub fn app_with(n: u64) -> App {
     };
     let mut app = App::new(Config::default(), Theme::default(), host, 1.0);
     for k in 0..n {
-        app.ingest_disks(sample(k));
-        app.ingest_nfs(nfs_sample(k));
-        app.ingest_cache(cache_sample(k));
-        app.ingest_nics(nic_sample(k));
+        app.local.ingest_disks(sample(k));
+        app.local.ingest_nfs(nfs_sample(k));
+        app.local.ingest_cache(cache_sample(k));
+        app.local.ingest_nics(nic_sample(k));
     }
     app.now_ms = 1_795_000_000_000 + n as i64 * 1000;
     app

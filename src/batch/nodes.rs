@@ -1,0 +1,325 @@
+//! `strata batch PANEL --node …`: a host panel (disks, nics, nfs, cache)
+//! for every database node, each node's figures made by the very report
+//! the local host uses, read from the files its sampler sent (or, for
+//! `--node local`, from this machine). JSON lines gain a `node` field,
+//! CSV a `node` column, text a `Node: LABEL` line above each block.
+
+use super::run::banner;
+use crate::core::boundary;
+use crate::core::clock::now_ms;
+use crate::core::rootfs::{RemoteFiles, RootFs};
+use crate::layers::report::{Format, Report, csv_field, json_str, printable};
+use crate::parse::ParseError;
+use crate::remote::node::{NodeEvent, NodeFrame, NodeProtocol};
+use crate::remote::target::NodeTarget;
+use crate::remote::{HostStatus, SshOptions, run_host};
+use crate::source::host::host_info;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// One node of the run: its report, where its files come from, and what
+/// it has printed.
+pub struct NodeReport {
+    pub label: String,
+    pub report: Box<dyn Report>,
+    /// The node's files: a directory for the local host, frames for one
+    /// over SSH.
+    pub fs: RootFs,
+    /// Where its frames go; `None` for the local host.
+    pub files: Option<Arc<RemoteFiles>>,
+    printed: u64,
+    last_uptime_cs: Option<u64>,
+}
+
+impl NodeReport {
+    /// `report` of the node `label`, reading `fs` (see [`node_files`]).
+    pub fn new(
+        label: &str,
+        report: Box<dyn Report>,
+        fs: RootFs,
+        files: Option<Arc<RemoteFiles>>,
+    ) -> Self {
+        NodeReport {
+            label: label.to_string(),
+            report,
+            fs,
+            files,
+            printed: 0,
+            last_uptime_cs: None,
+        }
+    }
+}
+
+/// Where a node's files are read: `local` for `--node local`, else the
+/// frames of its sampler, with the handle its frames are put through.
+pub fn node_files(target: &NodeTarget, local: &RootFs) -> (RootFs, Option<Arc<RemoteFiles>>) {
+    match target {
+        NodeTarget::Local { .. } => (local.clone(), None),
+        NodeTarget::Ssh(_) => {
+            let files = Arc::new(RemoteFiles::default());
+            (RootFs::remote(Arc::clone(&files)), Some(files))
+        }
+    }
+}
+
+/// `text` (one interval's report) with the node named, in `format`.
+pub fn tag(label: &str, format: Format, text: &str) -> String {
+    match format {
+        Format::Text => format!("Node: {}\n{text}", printable(label)),
+        Format::Json => text
+            .lines()
+            .map(|l| match l.strip_prefix('{') {
+                Some(rest) => format!("{{\"node\": {}, {}\n", json_str(label), rest.trim_start()),
+                None => format!("{l}\n"),
+            })
+            .collect(),
+        Format::Csv => text
+            .lines()
+            .map(|l| format!("{},{l}\n", csv_field(label)))
+            .collect(),
+    }
+}
+
+/// Prints `count` reports of every node (or until interrupted); the exit
+/// code: 1 when a node gave no report for an interval or fell short.
+pub fn run_nodes(
+    targets: &[NodeTarget],
+    nodes: Vec<NodeReport>,
+    opts: SshOptions,
+    count: Option<u64>,
+    format: Format,
+) -> i32 {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            return 1;
+        }
+    };
+    let mut run = Run {
+        nodes,
+        format,
+        missed: false,
+        header_done: false,
+        out: std::io::stdout().lock(),
+        err: std::io::stderr(),
+    };
+    let code = rt.block_on(run.go(targets, opts, count));
+    rt.shutdown_timeout(Duration::from_millis(200));
+    code
+}
+
+struct Run<O, E> {
+    nodes: Vec<NodeReport>,
+    format: Format,
+    missed: bool,
+    header_done: bool,
+    out: O,
+    err: E,
+}
+
+impl<O: Write, E: Write> Run<O, E> {
+    async fn go(&mut self, targets: &[NodeTarget], opts: SshOptions, count: Option<u64>) -> i32 {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (mut sigint, mut sigterm) = match (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) {
+            (Ok(i), Ok(t)) => (i, t),
+            (Err(e), _) | (_, Err(e)) => {
+                let _ = writeln!(self.err, "strata: {e}");
+                return 1;
+            }
+        };
+        let every = opts.interval;
+        // A node that never answers fails after its timeouts and retries:
+        // the run gives it its intervals, a connection and a stall more.
+        let deadline = count.map(|c| {
+            Instant::now()
+                + every.mul_f64(c as f64 + 1.0)
+                + opts.connect_timeout.saturating_mul(4)
+                + every.saturating_mul(3)
+        });
+        let (tx, mut rx) = mpsc::channel::<NodeEvent>(64);
+        let cancel = CancellationToken::new();
+        let opts = Arc::new(opts);
+        let proto = Arc::new(NodeProtocol);
+        let mut tasks = JoinSet::new();
+        for (i, t) in targets.iter().enumerate() {
+            if let NodeTarget::Ssh(target) = t {
+                let (opts, proto) = (Arc::clone(&opts), Arc::clone(&proto));
+                tasks.spawn(run_host(
+                    i,
+                    target.clone(),
+                    opts,
+                    proto,
+                    tx.clone(),
+                    cancel.child_token(),
+                ));
+            }
+        }
+        drop(tx);
+        let has_local = self.nodes.iter().any(|n| n.files.is_none());
+        // The local node reads at once for its baseline, then at the
+        // boundaries the remote samplers are asked at.
+        let mut local_at = Instant::now();
+        loop {
+            if count.is_some_and(|c| self.nodes.iter().all(|n| n.printed >= c)) {
+                break;
+            }
+            tokio::select! {
+                _ = sigint.recv() => break,
+                _ = sigterm.recv() => break,
+                _ = tokio::time::sleep_until(deadline.unwrap_or(local_at)), if deadline.is_some() => {
+                    self.short_of(count.unwrap_or(0));
+                    break;
+                }
+                _ = tokio::time::sleep_until(local_at), if has_local => {
+                    local_at = boundary::next(every);
+                    for i in 0..self.nodes.len() {
+                        if self.nodes[i].files.is_none() {
+                            self.reading(i, now_ms(), Vec::new());
+                        }
+                    }
+                }
+                ev = rx.recv() => match ev {
+                    Some(ev) => self.event(ev),
+                    None if !has_local => break,
+                    None => {}
+                },
+            }
+        }
+        cancel.cancel();
+        while tasks.join_next().await.is_some() {}
+        i32::from(self.missed)
+    }
+
+    fn short_of(&mut self, count: u64) {
+        for n in &self.nodes {
+            if n.printed < count {
+                self.missed = true;
+                let _ = writeln!(
+                    self.err,
+                    "strata: node {}: {} of {count} reports before the run's time was up",
+                    n.label, n.printed
+                );
+            }
+        }
+    }
+
+    fn event(&mut self, ev: NodeEvent) {
+        let i = ev.node();
+        let Some(label) = self.nodes.get(i).map(|n| n.label.clone()) else {
+            return;
+        };
+        match ev {
+            NodeEvent::Frame { frame, .. } => {
+                let NodeFrame {
+                    facts,
+                    files,
+                    rejected,
+                    wall_ms,
+                } = *frame;
+                if let Some(f) = self.nodes[i].files.as_ref() {
+                    if let Some(facts) = facts {
+                        f.set_facts((*facts).clone());
+                    }
+                    f.set_sample(files);
+                }
+                self.reading(i, wall_ms, rejected);
+            }
+            NodeEvent::Status { status, .. } => match status {
+                HostStatus::Live | HostStatus::Connecting => {}
+                other => {
+                    let _ = writeln!(self.err, "strata: node {label}: {other}");
+                }
+            },
+            NodeEvent::Stderr { text, .. } => {
+                let _ = writeln!(self.err, "strata: node {label} says: {text}");
+            }
+            NodeEvent::Rtt { .. } => {}
+        }
+    }
+
+    /// Node `i` has new files: its report over the interval since its
+    /// last reading.
+    fn reading(&mut self, i: usize, wall_ms: i64, rejected: Vec<ParseError>) {
+        let format = self.format;
+        let node = &mut self.nodes[i];
+        for r in &rejected {
+            let _ = writeln!(self.err, "strata: node {}: skipped {r}", node.label);
+        }
+        let s = match node.report.sample(wall_ms) {
+            Ok(s) => s,
+            Err(e) => {
+                self.missed = true;
+                let _ = writeln!(self.err, "strata: node {}: {e}", node.label);
+                return;
+            }
+        };
+        for r in &s.rejected {
+            let _ = writeln!(self.err, "strata: node {}: skipped {r}", node.label);
+        }
+        let first = node.last_uptime_cs.is_none();
+        let went_back = node.last_uptime_cs.is_some_and(|u| s.uptime_cs < u);
+        node.last_uptime_cs = Some(s.uptime_cs);
+        if format == Format::Csv && !self.header_done {
+            self.header_done = true;
+            let _ = writeln!(self.out, "node,{}", node.report.csv_header());
+        }
+        if first {
+            if format == Format::Text {
+                let what = format!("strata batch {} · node {}", node.report.panel(), node.label);
+                let _ = writeln!(
+                    self.out,
+                    "{}",
+                    banner(&host_info(&node.fs), s.wall_ms, &what)
+                );
+            }
+            return;
+        }
+        match s.report {
+            Some(text) => {
+                node.printed += 1;
+                let _ = write!(self.out, "{}", tag(&node.label, format, &text));
+                let _ = self.out.flush();
+            }
+            None => {
+                self.missed = true;
+                let why = if went_back {
+                    "uptime went backwards (node rebooted?): new baseline taken"
+                } else {
+                    "uptime did not advance: no interval to report"
+                };
+                let _ = writeln!(self.err, "strata: node {}: {why}", node.label);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_format_names_the_node() {
+        let json = "{\"time\": 1, \"device\": \"sda\"}\n{\"time\": 1, \"device\": \"sdb\"}\n";
+        assert_eq!(
+            tag("db01", Format::Json, json),
+            "{\"node\": \"db01\", \"time\": 1, \"device\": \"sda\"}\n{\"node\": \"db01\", \"time\": 1, \"device\": \"sdb\"}\n"
+        );
+        assert_eq!(tag("db,1", Format::Csv, "1,sda\n"), "\"db,1\",1,sda\n");
+        assert_eq!(
+            tag("db01", Format::Text, "Device r/s\n"),
+            "Node: db01\nDevice r/s\n"
+        );
+    }
+}
