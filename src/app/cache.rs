@@ -29,8 +29,9 @@ pub fn file_figure(r: &FileRow, c: usize) -> Option<f64> {
 
 impl App {
     /// Takes a sample of /proc/meminfo, /proc/vmstat and the watched files.
-    pub fn ingest_cache(&mut self, sample: CacheSample) {
-        let tick = self.cache_baseline.tick(&sample);
+    pub fn ingest_cache(&mut self, sample: impl std::borrow::Borrow<CacheSample>) {
+        let sample = sample.borrow();
+        let tick = self.cache_baseline.tick(sample);
         let rejected = sample.rejected.iter().map(ToString::to_string).collect();
         if tick.itv_cs.is_none() {
             self.cache.ingest(None, rejected);

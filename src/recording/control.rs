@@ -81,6 +81,16 @@ pub fn expand_time(path: &Path, ms: i64) -> PathBuf {
     PathBuf::from(out)
 }
 
+/// Applies `input`; a sample is then kept as its stream's newest, moved
+/// rather than copied since the app reads a sample by reference.
+fn keep_and_apply(last: &mut BTreeMap<String, Input>, app: &mut App, input: Input) {
+    if app.apply_sample(&input) {
+        last.insert(input.stream(), input);
+    } else {
+        app.apply(input);
+    }
+}
+
 /// The file a rotation goes on in: FILE.1, FILE.2, ... the first that is free.
 fn rotated(base: &Path) -> PathBuf {
     (1..)
@@ -124,8 +134,19 @@ pub fn record_and_apply(
     at: i64,
     input: Input,
 ) -> Result<(), RecordError> {
+    record_and(rec, app, at, input, App::apply)
+}
+
+/// As [`record_and_apply`], the input applied by `apply`.
+fn record_and(
+    rec: &mut Recorder,
+    app: &mut App,
+    at: i64,
+    input: Input,
+    apply: impl FnOnce(&mut App, Input),
+) -> Result<(), RecordError> {
     let key = rec.record(at, &input);
-    app.apply(input);
+    apply(app, input);
     if key? {
         for input in restated(app) {
             rec.record(at, &input)?;
@@ -257,14 +278,15 @@ impl Control {
     /// As [`feed`](Self::feed), with the time the input arrived: a test
     /// drives the loop's very recording with times it knows.
     pub fn feed_at(&mut self, app: &mut App, wall_ms: i64, input: Input) {
-        if input.is_sample() {
-            self.last.insert(input.stream(), input.clone());
-        }
+        let last = &mut self.last;
         let Some(r) = &mut self.recorder else {
-            app.apply(input);
+            keep_and_apply(last, app, input);
             return;
         };
-        if let Err(e) = record_and_apply(r, app, wall_ms, input) {
+        let applied = record_and(r, app, wall_ms, input, |app, input| {
+            keep_and_apply(last, app, input)
+        });
+        if let Err(e) = applied {
             let path = r.path().display().to_string();
             let r = self.recorder.take();
             self.fail(app, r.as_ref(), &path, &e);
