@@ -53,9 +53,7 @@ pub fn expand_time(path: &Path, ms: i64) -> PathBuf {
     let Some(text) = path.to_str().filter(|t| t.contains('%')) else {
         return path.to_path_buf();
     };
-    let stamp = crate::format::local_datetime(ms);
-    // "2026-11-22 07:45:12"
-    let part = |r: std::ops::Range<usize>| stamp.get(r).unwrap_or("");
+    let (tm, _) = crate::format::local_tm(ms);
     let mut out = String::with_capacity(text.len() + 16);
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
@@ -64,12 +62,13 @@ pub fn expand_time(path: &Path, ms: i64) -> PathBuf {
             continue;
         }
         match chars.next() {
-            Some('Y') => out.push_str(part(0..4)),
-            Some('m') => out.push_str(part(5..7)),
-            Some('d') => out.push_str(part(8..10)),
-            Some('H') => out.push_str(part(11..13)),
-            Some('M') => out.push_str(part(14..16)),
-            Some('S') => out.push_str(part(17..19)),
+            // in i64, so that tm_year + 1900 cannot overflow
+            Some('Y') => out.push_str(&format!("{:04}", i64::from(tm.tm_year) + 1900)),
+            Some('m') => out.push_str(&format!("{:02}", tm.tm_mon + 1)),
+            Some('d') => out.push_str(&format!("{:02}", tm.tm_mday)),
+            Some('H') => out.push_str(&format!("{:02}", tm.tm_hour)),
+            Some('M') => out.push_str(&format!("{:02}", tm.tm_min)),
+            Some('S') => out.push_str(&format!("{:02}", tm.tm_sec)),
             Some('%') => out.push('%'),
             Some(other) => {
                 out.push('%');
@@ -357,5 +356,28 @@ mod tests {
             PathBuf::from("plain.strec")
         );
         assert_eq!(expand_time(Path::new("end%"), ms), PathBuf::from("end%"));
+    }
+
+    /// A year of five digits: every field after %Y is still its own, where
+    /// slicing "YYYY-MM-DD HH:MM:SS" by fixed byte ranges shifts them all.
+    #[test]
+    fn a_time_pattern_reads_fields_not_positions() {
+        // About the year 11952, past what four digits hold.
+        let ms = 315_000_000_000_000;
+        let (tm, _) = crate::format::local_tm(ms);
+        let want = format!(
+            "{}_{:02}_{:02}_{:02}_{:02}_{:02}",
+            i64::from(tm.tm_year) + 1900,
+            tm.tm_mon + 1,
+            tm.tm_mday,
+            tm.tm_hour,
+            tm.tm_min,
+            tm.tm_sec
+        );
+        assert_eq!(want.find('_'), Some(5), "a five-digit year: {want}");
+        assert_eq!(
+            expand_time(Path::new("%Y_%m_%d_%H_%M_%S"), ms),
+            PathBuf::from(want)
+        );
     }
 }
