@@ -99,3 +99,52 @@ fn a_2_gib_file_of_zeroes_is_refused_by_name_in_bounded_memory() {
     eprintln!("peak resident size grew by {grown} kB");
     assert!(grown < BOUND_KB, "peak resident size grew by {grown} kB");
 }
+
+/// The figure for the issue, not a check: `cargo test --test record_big --
+/// --ignored --nocapture` writes a 300 MB recording (one chunk of 600 ticks
+/// of incompressible blobs, framed 300 times) and prints how much the peak
+/// resident size grows while it is opened and each tick read once.
+#[test]
+#[ignore]
+fn measure_reading_a_300_mb_recording() {
+    use std::io::Write;
+    use strata::record::format::{self, FrameKind, Tick};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.strec");
+    let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+    let ticks: Vec<Tick> = (0..600)
+        .map(|i| Tick {
+            wall_ms: T0 + i * 100,
+            values: vec![],
+            blob: (0..1_700)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect(),
+        })
+        .collect();
+    let payload = format::compress(&format::encode_chunk(&ticks, None));
+    let mut f = std::io::BufWriter::new(File::create(&path).unwrap());
+    f.write_all(&format::encode_file_header(T0)).unwrap();
+    for _ in 0..300 {
+        f.write_all(&format::encode_frame(FrameKind::Chunk, T0, &payload))
+            .unwrap();
+    }
+    f.write_all(&format::encode_frame(FrameKind::End, T0, &[]))
+        .unwrap();
+    drop(f);
+    let size = std::fs::metadata(&path).unwrap().len();
+    let before = peak_kb();
+    let r = RecordReader::open(&path).unwrap();
+    let opened = peak_kb().saturating_sub(before);
+    let n = r.ticks().filter(Result::is_ok).count();
+    let read = peak_kb().saturating_sub(before);
+    eprintln!(
+        "{size} bytes, {n} ticks: peak resident size +{opened} kB after open, \
+         +{read} kB after reading every tick"
+    );
+    assert_eq!(n, 600 * 300);
+}
