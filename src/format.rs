@@ -113,13 +113,14 @@ pub fn iso_datetime(ms: i64) -> String {
     )
 }
 
-/// Broken-down local time and its offset from UTC in seconds.
 /// The local time's offset from UTC at a Unix time in ms, in seconds.
 pub fn utc_offset_s(ms: i64) -> i64 {
     local_tm(ms).1
 }
 
-fn local_tm(ms: i64) -> (libc::tm, i64) {
+/// Broken-down local time and its offset from UTC in seconds (UTC where
+/// libc cannot convert the time).
+pub fn local_tm(ms: i64) -> (libc::tm, i64) {
     let t: libc::time_t = ms.div_euclid(1000) as libc::time_t;
     match crate::core::sys::localtime(t) {
         Some(tm) => (tm, tm.tm_gmtoff),

@@ -58,8 +58,9 @@ impl App {
 
 impl HostLayers {
     /// Takes a sample of /proc/meminfo, /proc/vmstat and the watched files.
-    pub fn ingest_cache(&mut self, sample: CacheSample) {
-        let tick = self.cache_baseline.tick(&sample);
+    pub fn ingest_cache(&mut self, sample: impl std::borrow::Borrow<CacheSample>) {
+        let sample = sample.borrow();
+        let tick = self.cache_baseline.tick(sample);
         let rejected = sample.rejected.iter().map(ToString::to_string).collect();
         if tick.itv_cs.is_none() {
             self.cache.ingest(None, rejected);

@@ -161,8 +161,9 @@ impl CellView {
             .map(|(at, _)| ((now_ms - at) / 1000).max(0))
     }
 
-    pub fn ingest(&mut self, sample: DiskSample) {
-        let tick = self.baseline.tick(&sample);
+    pub fn ingest(&mut self, sample: impl std::borrow::Borrow<DiskSample>) {
+        let sample = sample.borrow();
+        let tick = self.baseline.tick(sample);
         let rejected = sample.rejected.iter().map(ToString::to_string).collect();
         self.last_sample_ms = Some(sample.wall_ms);
         if tick.itv_cs.is_none() {
@@ -320,10 +321,7 @@ impl Cells {
         match ev {
             CellEvent::Status { status, .. } => c.status = status,
             CellEvent::Rtt { rtt, .. } => c.rtt = Some(rtt),
-            CellEvent::Sample { sample, .. } => {
-                c.ingest(sample);
-                self.close_round(now_ms);
-            }
+            CellEvent::Sample { sample, .. } => self.ingest_sample(now_ms, cell, &sample),
             CellEvent::Cellcli { text, .. } => c.message = c.take_listing(now_ms, text),
             CellEvent::Stderr { text, .. } => {
                 let text = text.trim().to_string();
@@ -334,6 +332,15 @@ impl Cells {
             }
         }
         None
+    }
+
+    /// A cell's sample, read by reference: the loop keeps it for a
+    /// recording that starts later (see [`super::App::apply_sample`]).
+    pub fn ingest_sample(&mut self, now_ms: i64, cell: usize, sample: &DiskSample) {
+        if let Some(c) = self.list.get_mut(cell) {
+            c.ingest(sample);
+            self.close_round(now_ms);
+        }
     }
 }
 

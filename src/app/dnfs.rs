@@ -168,21 +168,33 @@ impl Dnfs {
 
     /// Applies one event of a database's reader.
     pub fn ingest(&mut self, ev: DbEvent) {
-        let live = match &mut self.paused {
-            Some((live, _)) => live,
-            None => &mut self.list,
-        };
         match ev {
             DbEvent::Status { db, status } => {
-                if let Some(d) = live.get_mut(db) {
+                if let Some(d) = self.live_mut().get_mut(db) {
                     d.status = status;
                 }
             }
-            DbEvent::Sample { db, sample } => {
-                if let Some(d) = live.get_mut(db) {
-                    d.ingest(&sample);
-                }
-            }
+            DbEvent::Sample { db, sample } => self.ingest_sample(db, &sample),
+        }
+    }
+
+    /// A database's sample, read by reference (see
+    /// [`super::App::apply_sample`]).
+    pub fn ingest_sample(
+        &mut self,
+        db: usize,
+        sample: &crate::layers::dnfs::dnfs_sample::DnfsSample,
+    ) {
+        if let Some(d) = self.live_mut().get_mut(db) {
+            d.ingest(sample);
+        }
+    }
+
+    /// What the readers update: the live list, kept aside while paused.
+    fn live_mut(&mut self) -> &mut Vec<DbView> {
+        match &mut self.paused {
+            Some((live, _)) => live,
+            None => &mut self.list,
         }
     }
 }

@@ -55,8 +55,9 @@ impl HostLayers {
 
     /// Takes a new sample of the disk source: figures over the interval
     /// since the previous one go to the store, even while paused.
-    pub fn ingest_disks(&mut self, sample: DiskSample) {
-        let tick = self.disk_baseline.tick(&sample);
+    pub fn ingest_disks(&mut self, sample: impl std::borrow::Borrow<DiskSample>) {
+        let sample = sample.borrow();
+        let tick = self.disk_baseline.tick(sample);
         let rejected = sample.rejected.iter().map(ToString::to_string).collect();
         if tick.itv_cs.is_none() {
             self.disks.ingest(None, rejected);

@@ -161,4 +161,24 @@ impl App {
             Input::Marker { wall_ms, label } => self.add_marker(wall_ms, label),
         }
     }
+
+    /// Applies a sample as [`apply`](Self::apply) does, by reference, and
+    /// says whether `input` was one: the live loop keeps each stream's
+    /// newest sample for a recording started later, and this spares it a
+    /// copy per sample. Other inputs are left to `apply`.
+    pub fn apply_sample(&mut self, input: &Input) -> bool {
+        match input {
+            Input::Disks(Ok(s)) => self.local.ingest_disks(s),
+            Input::Nfs(Ok(s)) => self.local.ingest_nfs(s),
+            Input::Cache(Ok(s)) => self.local.ingest_cache(s),
+            Input::Nics(Ok(s)) => self.local.ingest_nics(s),
+            Input::Cell(CellEvent::Sample { cell, sample }) => {
+                self.cells.ingest_sample(self.now_ms, *cell, sample);
+                self.review_passphrases();
+            }
+            Input::Db(DbEvent::Sample { db, sample }) => self.dnfs.ingest_sample(*db, sample),
+            _ => return false,
+        }
+        true
+    }
 }

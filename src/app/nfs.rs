@@ -93,8 +93,9 @@ impl App {
 
 impl HostLayers {
     /// Takes a sample of /proc/self/mountstats.
-    pub fn ingest_nfs(&mut self, sample: NfsSample) {
-        let tick = self.nfs_baseline.tick(&sample);
+    pub fn ingest_nfs(&mut self, sample: impl std::borrow::Borrow<NfsSample>) {
+        let sample = sample.borrow();
+        let tick = self.nfs_baseline.tick(sample);
         let rejected = sample.rejected.iter().map(ToString::to_string).collect();
         if tick.itv_cs.is_none() {
             self.nfs.ingest(None, rejected);

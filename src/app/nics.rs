@@ -114,8 +114,9 @@ impl App {
 
 impl HostLayers {
     /// Takes a sample of /proc/net/dev, /sys/class/net and the bonds.
-    pub fn ingest_nics(&mut self, sample: NicSample) {
-        let tick = self.nic_baseline.tick(&sample);
+    pub fn ingest_nics(&mut self, sample: impl std::borrow::Borrow<NicSample>) {
+        let sample = sample.borrow();
+        let tick = self.nic_baseline.tick(sample);
         if self.routes != sample.routes {
             self.routes.clone_from(&sample.routes);
         }

@@ -466,6 +466,23 @@ pub fn frame_len_at(
     t0s: &std::ops::RangeInclusive<i64>,
     crc_budget: &mut u64,
 ) -> Option<usize> {
+    let total = frame_candidate_len(buf, t0s)?;
+    let head = buf.get(..FRAME_HEADER_LEN)?;
+    let body = buf.get(8..total)?;
+    let Some(left) = crc_budget.checked_sub(body.len() as u64) else {
+        // Spent: no more CRCs, however short.
+        *crc_budget = 0;
+        return None;
+    };
+    *crc_budget = left;
+    let stored = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+    (crc32fast::hash(body) == stored).then_some(total)
+}
+
+/// The cheap half of [`frame_len_at`], from the frame header alone: the
+/// frame's whole length if its kind, time and length are plausible. A
+/// reader that holds a window of the file reads the rest only for these.
+pub fn frame_candidate_len(buf: &[u8], t0s: &std::ops::RangeInclusive<i64>) -> Option<usize> {
     let head = buf.get(..FRAME_HEADER_LEN)?;
     if !(1..=MAX_FRAME_KIND).contains(&head[8]) {
         return None;
@@ -476,18 +493,7 @@ pub fn frame_len_at(
         return None;
     }
     let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
-    if len > MAX_FRAME_LEN {
-        return None;
-    }
-    let body = buf.get(8..FRAME_HEADER_LEN + len)?;
-    let Some(left) = crc_budget.checked_sub(body.len() as u64) else {
-        // Spent: no more CRCs, however short.
-        *crc_budget = 0;
-        return None;
-    };
-    *crc_budget = left;
-    let stored = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
-    (crc32fast::hash(body) == stored).then_some(FRAME_HEADER_LEN + len)
+    (len <= MAX_FRAME_LEN).then_some(FRAME_HEADER_LEN + len)
 }
 
 /// Frame kinds a later strata may add go up to this: a resync accepts a frame of

@@ -3,8 +3,14 @@
 //! frame to the next intact one, with a [`Notice`] and a [`Gap`], and everything
 //! else still reads. Ticks still in the journal (the writer was killed before
 //! committing its chunk) are appended after the last good frame.
+//!
+//! The segment is read a frame at a time, by offset: what stays in memory is
+//! the index of its chunks (and markers, catalogue, journal ticks), never the
+//! file, so a recording of any size opens, seeks and exports in bounded memory.
 
 use std::fmt;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use super::format::{self, FileHeader, FrameKind, SeriesDef, Tick};
@@ -41,7 +47,8 @@ pub struct ChunkRef {
     pub t0: i64,
     /// A key chunk decodes alone; a delta chunk needs the chunks back to a key one.
     pub key: bool,
-    payload: (usize, usize),
+    /// Offset and length of its payload in the segment.
+    payload: (u64, usize),
 }
 
 #[derive(Debug, Clone, Default)]
@@ -52,7 +59,7 @@ pub struct Recording {
 
 pub struct RecordReader {
     header: FileHeader,
-    data: Vec<u8>,
+    bytes: Bytes,
     catalogue: Vec<SeriesDef>,
     chunks: Vec<ChunkRef>,
     journal_ticks: Vec<Tick>,
@@ -75,8 +82,106 @@ pub struct Gap {
     pub first_after_ms: Option<i64>,
 }
 
-fn payload_of(data: &[u8], start: usize, len: usize) -> &[u8] {
-    &data[start..start + len]
+/// Where the segment's bytes come from: the file, read at an offset when
+/// needed, or bytes already in memory (a fuzz target's).
+enum Bytes {
+    Mem(Vec<u8>),
+    File { file: File, len: u64 },
+}
+
+impl Bytes {
+    fn len(&self) -> u64 {
+        match self {
+            Bytes::Mem(d) => d.len() as u64,
+            Bytes::File { len, .. } => *len,
+        }
+    }
+
+    /// Up to `n` bytes from `offset`: fewer where the segment ends.
+    fn read(&self, offset: u64, n: usize) -> std::io::Result<Vec<u8>> {
+        let left = self.len().saturating_sub(offset);
+        let n = usize::try_from(left).map_or(n, |left| n.min(left));
+        match self {
+            Bytes::Mem(d) => {
+                let start = usize::try_from(offset).unwrap_or(d.len()).min(d.len());
+                Ok(d[start..start + n.min(d.len() - start)].to_vec())
+            }
+            Bytes::File { file, .. } => {
+                let mut buf = vec![0; n];
+                let mut got = 0;
+                // Each turn reads at least a byte or ends the loop.
+                while got < n {
+                    match file.read_at(&mut buf[got..], offset + got as u64) {
+                        Ok(0) => break,
+                        Ok(k) => got += k,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                buf.truncate(got);
+                Ok(buf)
+            }
+        }
+    }
+
+    /// The frame at `pos` as its header's length says, or less: as many
+    /// bytes as `format::decode_frame` needs to accept or refuse it.
+    fn frame(&self, pos: u64) -> std::io::Result<Vec<u8>> {
+        let head = self.read(pos, format::FRAME_HEADER_LEN)?;
+        let len = match head.get(..4).map(|b| [b[0], b[1], b[2], b[3]]) {
+            Some(b) => u32::from_le_bytes(b) as usize,
+            None => return Ok(head),
+        };
+        if len > format::MAX_FRAME_LEN || head.len() < format::FRAME_HEADER_LEN {
+            return Ok(head);
+        }
+        self.read(pos, format::FRAME_HEADER_LEN + len)
+    }
+
+    /// The first offset from `from` on where an intact frame starts (see
+    /// [`format::frame_len_at`]), read a window at a time. Zeroes (a hole,
+    /// a file extended and never written) hold no frame header, and are
+    /// passed over a block at a time by a comparison, not byte by byte.
+    fn next_frame(
+        &self,
+        from: u64,
+        t0s: &std::ops::RangeInclusive<i64>,
+        budget: &mut u64,
+    ) -> Option<u64> {
+        const WINDOW: usize = 1 << 20;
+        const BLOCK: usize = 4096;
+        static ZEROES: [u8; BLOCK] = [0; BLOCK];
+        let mut w = from;
+        while w < self.len() {
+            let win = self.read(w, WINDOW + format::FRAME_HEADER_LEN).ok()?;
+            let mut i = 0;
+            while i < WINDOW.min(win.len()) {
+                // The kind byte, 9th of a header, is never 0.
+                let kind = i + 8;
+                if kind % BLOCK == 0 && win.get(kind..kind + BLOCK) == Some(&ZEROES[..]) {
+                    i += BLOCK;
+                    continue;
+                }
+                if let Some(total) = format::frame_candidate_len(&win[i..], t0s) {
+                    let at = w + i as u64;
+                    let far;
+                    let frame = match win.get(i..i + total) {
+                        Some(f) => f,
+                        None => {
+                            far = self.read(at, total).ok()?;
+                            &far[..]
+                        }
+                    };
+                    if format::frame_len_at(frame, t0s, budget).is_some() {
+                        return Some(at);
+                    }
+                }
+                i += 1;
+            }
+            w += WINDOW as u64;
+        }
+        None
+    }
 }
 
 fn notice(source: NoticeSource, offset: u64, reason: impl Into<String>) -> Notice {
@@ -96,13 +201,18 @@ impl RecordReader {
         if !meta.is_file() {
             return Err(RecordError::NotAFile(path.to_path_buf()));
         }
-        let data = std::fs::read(path).map_err(RecordError::io("read", path))?;
+        let file = File::open(path).map_err(RecordError::io("open", path))?;
+        // The length now: a recording still being written is read as it is.
+        let len = file
+            .metadata()
+            .map_err(RecordError::io("stat", path))?
+            .len();
         let jpath = journal_path(path);
         let journal = match std::fs::read(&jpath) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             other => Some(other),
         };
-        Self::from_bytes(path, data, journal)
+        Self::from_source(path, Bytes::File { file, len }, journal)
     }
 
     /// A recording already in memory (`path` names it in messages): what
@@ -112,13 +222,24 @@ impl RecordReader {
         data: Vec<u8>,
         journal: Option<std::io::Result<Vec<u8>>>,
     ) -> Result<Self, RecordError> {
-        let header = format::decode_file_header(&data).map_err(|source| RecordError::Format {
+        Self::from_source(path, Bytes::Mem(data), journal)
+    }
+
+    fn from_source(
+        path: &Path,
+        bytes: Bytes,
+        journal: Option<std::io::Result<Vec<u8>>>,
+    ) -> Result<Self, RecordError> {
+        let head = bytes
+            .read(0, format::FILE_HEADER_LEN)
+            .map_err(RecordError::io("read", path))?;
+        let header = format::decode_file_header(&head).map_err(|source| RecordError::Format {
             path: path.to_path_buf(),
             source,
         })?;
         let mut r = RecordReader {
             header,
-            data,
+            bytes,
             catalogue: Vec::new(),
             chunks: Vec::new(),
             journal_ticks: Vec::new(),
@@ -142,27 +263,28 @@ impl RecordReader {
 
     /// Passes over an intact frame (its CRC matched, so its length field is
     /// the writer's) of a kind a later strata writes; returns its length.
-    fn skip_unknown(&mut self, pos: usize, kind: u8) -> usize {
-        let n = self.data[pos..pos + 4]
-            .try_into()
-            .map_or(self.data.len() - pos, |b: [u8; 4]| {
-                format::FRAME_HEADER_LEN + u32::from_le_bytes(b) as usize
+    fn skip_unknown(&mut self, pos: u64, frame: &[u8], kind: u8) -> u64 {
+        let n = frame
+            .get(..4)
+            .and_then(|b| b.try_into().ok())
+            .map_or(self.bytes.len() - pos, |b: [u8; 4]| {
+                (format::FRAME_HEADER_LEN + u32::from_le_bytes(b) as usize) as u64
             });
         self.note(
             NoticeSource::Segment,
-            pos as u64,
+            pos,
             format!("a frame of kind {kind}, which a later strata writes, is skipped"),
         );
         n
     }
 
     /// A catalogue frame's series; a second definition of one is noted.
-    fn define(&mut self, pos: usize, defs: Vec<SeriesDef>) {
+    fn define(&mut self, pos: u64, defs: Vec<SeriesDef>) {
         for d in defs {
             if self.catalogue.iter().any(|c| c.id == d.id) {
                 self.note(
                     NoticeSource::Segment,
-                    pos as u64,
+                    pos,
                     format!(
                         "series {} defined twice; the first definition is kept",
                         d.id
@@ -183,11 +305,11 @@ impl RecordReader {
     /// it (their counters carry on from that chunk's, so they cannot be read;
     /// a delta chunk that carries nothing on reads, and the walk keeps it).
     fn scan_frames(&mut self) -> u64 {
-        let len = self.data.len();
-        let mut pos = format::FILE_HEADER_LEN;
+        let len = self.bytes.len();
+        let mut pos = format::FILE_HEADER_LEN as u64;
         let mut valid_end = pos;
         // The start of the damage being passed over, and why the first frame failed.
-        let mut damage: Option<(usize, String)> = None;
+        let mut damage: Option<(u64, String)> = None;
         // Whether the last chunk read is whole, so a delta chunk can carry on from it.
         let mut carry = false;
         let start_ms = self.header.start_wall_ms;
@@ -199,40 +321,43 @@ impl RecordReader {
             if self.closed {
                 self.note(
                     NoticeSource::Segment,
-                    pos as u64,
+                    pos,
                     "bytes after the end frame are ignored",
                 );
                 break;
             }
-            let start = pos + format::FRAME_HEADER_LEN;
-            let step = match format::decode_frame(&self.data[pos..], pos as u64) {
+            let frame = match self.bytes.frame(pos) {
+                Ok(f) => f,
+                Err(e) => {
+                    damage.get_or_insert((pos, format!("the file does not read: {e}")));
+                    break;
+                }
+            };
+            let step = match format::decode_frame(&frame, pos) {
                 Ok((h, payload)) => match h.kind {
-                    FrameKind::Catalogue => format::decode_catalogue(payload, start as u64)
-                        .map(|defs| (h, payload.len(), defs)),
-                    _ => Ok((h, payload.len(), Vec::new())),
+                    FrameKind::Catalogue => {
+                        format::decode_catalogue(payload, pos + format::FRAME_HEADER_LEN as u64)
+                            .map(|defs| (h, defs))
+                    }
+                    _ => Ok((h, Vec::new())),
                 },
                 // Intact (its CRC matched) but of a kind a later strata writes.
                 Err(format::FormatError::UnknownFrameKind { kind, .. }) => {
-                    pos += self.skip_unknown(pos, kind);
+                    pos += self.skip_unknown(pos, &frame, kind);
                     continue;
                 }
                 Err(e) => Err(e),
             };
-            let (h, plen, defs) = match step {
+            let (h, defs) = match step {
                 Ok(ok) => ok,
                 Err(e) => {
-                    if damage.is_none() {
-                        damage = Some((pos, e.to_string()));
-                    }
+                    damage.get_or_insert((pos, e.to_string()));
                     // The next place an intact frame starts, or the end.
-                    pos = (pos + 1..len)
-                        .find(|&p| {
-                            format::frame_len_at(&self.data[p..], &t0s, &mut budget).is_some()
-                        })
+                    pos = self
+                        .bytes
+                        .next_frame(pos + 1, &t0s, &mut budget)
                         .unwrap_or(len);
-                    if budget == 0 {
-                        budget_spent = true;
-                    }
+                    budget_spent |= budget == 0;
                     continue;
                 }
             };
@@ -241,40 +366,10 @@ impl RecordReader {
                 carry = false;
             }
             self.define(pos, defs);
-            let end = pos + h.total_len() as usize;
-            match h.kind {
-                FrameKind::Catalogue => {}
-                // After damage, a delta chunk reads only if it does not carry
-                // counters on from the chunk before (the recorder's do not).
-                FrameKind::DeltaChunk
-                    if !carry
-                        && format::decode_chunk_frame(
-                            payload_of(&self.data, start, plen),
-                            pos as u64,
-                            None,
-                        )
-                        .is_err() =>
-                {
-                    self.orphan(pos, end);
-                }
-                FrameKind::Chunk | FrameKind::DeltaChunk => {
-                    carry = true;
-                    self.chunks.push(ChunkRef {
-                        offset: pos as u64,
-                        t0: h.t0,
-                        key: h.kind == FrameKind::Chunk,
-                        payload: (start, start + plen),
-                    });
-                }
-                FrameKind::End => self.closed = true,
-                FrameKind::Marker => {
-                    let label = &self.data[start..start + plen];
-                    let label = String::from_utf8_lossy(label).into_owned();
-                    self.markers.push((h.t0, label));
-                }
-            }
-            pos = end;
-            valid_end = end;
+            let payload = &frame[format::FRAME_HEADER_LEN..];
+            carry = self.take_frame(h, payload, carry);
+            pos += h.total_len();
+            valid_end = pos;
         }
         if let Some((from, why)) = damage {
             self.damaged(from, len, why);
@@ -282,17 +377,48 @@ impl RecordReader {
         if budget_spent {
             self.note(
                 NoticeSource::Segment,
-                valid_end as u64,
+                valid_end,
                 "the search for intact frames after damage gave up: the file looks like frames \
                  almost everywhere (not a recording's damage)",
             );
         }
-        valid_end as u64
+        valid_end
+    }
+
+    /// Indexes an intact frame (its header `h`); returns whether a delta
+    /// chunk after it may carry on from it (`carry`: from the one before).
+    fn take_frame(&mut self, h: format::FrameHeader, payload: &[u8], carry: bool) -> bool {
+        let (pos, end) = (h.offset, h.offset + h.total_len());
+        match h.kind {
+            FrameKind::Catalogue => {}
+            // After damage, a delta chunk reads only if it does not carry
+            // counters on from the chunk before (the recorder's do not).
+            FrameKind::DeltaChunk
+                if !carry && format::decode_chunk_frame(payload, pos, None).is_err() =>
+            {
+                self.orphan(pos, end);
+            }
+            FrameKind::Chunk | FrameKind::DeltaChunk => {
+                self.chunks.push(ChunkRef {
+                    offset: pos,
+                    t0: h.t0,
+                    key: h.kind == FrameKind::Chunk,
+                    payload: (pos + format::FRAME_HEADER_LEN as u64, payload.len()),
+                });
+                return true;
+            }
+            FrameKind::End => self.closed = true,
+            FrameKind::Marker => {
+                let label = String::from_utf8_lossy(payload).into_owned();
+                self.markers.push((h.t0, label));
+            }
+        }
+        carry
     }
 
     /// Bytes `from..to` of the segment did not read: a gap, with a notice.
-    fn damaged(&mut self, from: usize, to: usize, why: String) {
-        let reason = if to < self.data.len() {
+    fn damaged(&mut self, from: u64, to: u64, why: String) {
+        let reason = if to < self.bytes.len() {
             format!(
                 "damaged up to byte {to} ({} bytes passed over), reading resumes there: {why}",
                 to - from
@@ -300,28 +426,28 @@ impl RecordReader {
         } else {
             format!("reading stops here: {why}")
         };
-        self.note(NoticeSource::Segment, from as u64, reason);
+        self.note(NoticeSource::Segment, from, reason);
         self.gaps.push(Gap {
-            offset: from as u64,
-            end: to as u64,
+            offset: from,
+            end: to,
             last_before_ms: None,
             first_after_ms: None,
         });
     }
 
     /// A delta chunk right after a gap (or after such a chunk) joins the gap.
-    fn orphan(&mut self, from: usize, to: usize) {
+    fn orphan(&mut self, from: u64, to: u64) {
         match self.gaps.last_mut() {
-            Some(g) if g.end == from as u64 => g.end = to as u64,
+            Some(g) if g.end == from => g.end = to,
             _ => {
                 self.note(
                     NoticeSource::Segment,
-                    from as u64,
+                    from,
                     "a delta chunk whose chunk before is missing is passed over",
                 );
                 self.gaps.push(Gap {
-                    offset: from as u64,
-                    end: to as u64,
+                    offset: from,
+                    end: to,
                     last_before_ms: None,
                     first_after_ms: None,
                 });
@@ -335,13 +461,7 @@ impl RecordReader {
         for i in 0..self.gaps.len() {
             let g = self.gaps[i];
             let before = self.chunks.iter().rev().find(|c| c.offset < g.offset);
-            let last_before_ms = before.and_then(|c| {
-                let payload = &self.data[c.payload.0..c.payload.1];
-                format::chunk_frame_times(payload, c.offset)
-                    .ok()?
-                    .into_iter()
-                    .max()
-            });
+            let last_before_ms = before.and_then(|c| self.last_time_in(c));
             let first_after_ms = self
                 .chunks
                 .iter()
@@ -481,14 +601,33 @@ impl RecordReader {
     /// here but where it is read.
     pub fn last_wall_ms(&self) -> Option<i64> {
         let journal = self.journal_ticks.iter().map(|t| t.wall_ms).max();
-        let chunks = self.chunks.iter().rev().find_map(|c| {
-            let payload = &self.data[c.payload.0..c.payload.1];
-            format::chunk_frame_times(payload, c.offset)
-                .ok()?
-                .into_iter()
-                .max()
-        });
+        let chunks = self.chunks.iter().rev().find_map(|c| self.last_time_in(c));
         journal.max(chunks)
+    }
+
+    /// The newest tick's time in a chunk, from the head of its payload.
+    fn last_time_in(&self, c: &ChunkRef) -> Option<i64> {
+        let payload = self.bytes.read(c.payload.0, c.payload.1).ok()?;
+        format::chunk_frame_times(&payload, c.offset)
+            .ok()?
+            .into_iter()
+            .max()
+    }
+
+    /// A chunk's ticks, read from the segment and decoded after `ctx`.
+    fn chunk_ticks(
+        &self,
+        c: &ChunkRef,
+        ctx: Option<&format::ChunkContext>,
+    ) -> Result<(Vec<Tick>, format::ChunkContext), String> {
+        let payload = self
+            .bytes
+            .read(c.payload.0, c.payload.1)
+            .map_err(|e| format!("it does not read: {e}"))?;
+        if payload.len() < c.payload.1 {
+            return Err("the file is shorter than when it was opened".into());
+        }
+        format::decode_chunk_frame(&payload, c.offset, ctx).map_err(|e| e.to_string())
     }
 
     /// Ticks from the first one at or after `wall_ms`, found by binary search on the
@@ -580,7 +719,7 @@ impl TickCursor {
             if let Some(c) = r.chunks.get(self.next_chunk) {
                 self.next_chunk += 1;
                 let ctx = self.ctx.as_ref().filter(|_| !c.key);
-                match format::decode_chunk_frame(&r.data[c.payload.0..c.payload.1], c.offset, ctx) {
+                match r.chunk_ticks(c, ctx) {
                     Ok((ticks, after)) => {
                         self.ctx = Some(after);
                         self.buf = ticks.into_iter();

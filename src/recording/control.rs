@@ -53,9 +53,7 @@ pub fn expand_time(path: &Path, ms: i64) -> PathBuf {
     let Some(text) = path.to_str().filter(|t| t.contains('%')) else {
         return path.to_path_buf();
     };
-    let stamp = crate::format::local_datetime(ms);
-    // "2026-11-22 07:45:12"
-    let part = |r: std::ops::Range<usize>| stamp.get(r).unwrap_or("");
+    let (tm, _) = crate::format::local_tm(ms);
     let mut out = String::with_capacity(text.len() + 16);
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
@@ -64,12 +62,13 @@ pub fn expand_time(path: &Path, ms: i64) -> PathBuf {
             continue;
         }
         match chars.next() {
-            Some('Y') => out.push_str(part(0..4)),
-            Some('m') => out.push_str(part(5..7)),
-            Some('d') => out.push_str(part(8..10)),
-            Some('H') => out.push_str(part(11..13)),
-            Some('M') => out.push_str(part(14..16)),
-            Some('S') => out.push_str(part(17..19)),
+            // in i64, so that tm_year + 1900 cannot overflow
+            Some('Y') => out.push_str(&format!("{:04}", i64::from(tm.tm_year) + 1900)),
+            Some('m') => out.push_str(&format!("{:02}", tm.tm_mon + 1)),
+            Some('d') => out.push_str(&format!("{:02}", tm.tm_mday)),
+            Some('H') => out.push_str(&format!("{:02}", tm.tm_hour)),
+            Some('M') => out.push_str(&format!("{:02}", tm.tm_min)),
+            Some('S') => out.push_str(&format!("{:02}", tm.tm_sec)),
             Some('%') => out.push('%'),
             Some(other) => {
                 out.push('%');
@@ -79,6 +78,16 @@ pub fn expand_time(path: &Path, ms: i64) -> PathBuf {
         }
     }
     PathBuf::from(out)
+}
+
+/// Applies `input`; a sample is then kept as its stream's newest, moved
+/// rather than copied since the app reads a sample by reference.
+fn keep_and_apply(last: &mut BTreeMap<String, Input>, app: &mut App, input: Input) {
+    if app.apply_sample(&input) {
+        last.insert(input.stream(), input);
+    } else {
+        app.apply(input);
+    }
 }
 
 /// The file a rotation goes on in: FILE.1, FILE.2, ... the first that is free.
@@ -124,8 +133,19 @@ pub fn record_and_apply(
     at: i64,
     input: Input,
 ) -> Result<(), RecordError> {
+    record_and(rec, app, at, input, App::apply)
+}
+
+/// As [`record_and_apply`], the input applied by `apply`.
+fn record_and(
+    rec: &mut Recorder,
+    app: &mut App,
+    at: i64,
+    input: Input,
+    apply: impl FnOnce(&mut App, Input),
+) -> Result<(), RecordError> {
     let key = rec.record(at, &input);
-    app.apply(input);
+    apply(app, input);
     if key? {
         for input in restated(app) {
             rec.record(at, &input)?;
@@ -257,14 +277,15 @@ impl Control {
     /// As [`feed`](Self::feed), with the time the input arrived: a test
     /// drives the loop's very recording with times it knows.
     pub fn feed_at(&mut self, app: &mut App, wall_ms: i64, input: Input) {
-        if input.is_sample() {
-            self.last.insert(input.stream(), input.clone());
-        }
+        let last = &mut self.last;
         let Some(r) = &mut self.recorder else {
-            app.apply(input);
+            keep_and_apply(last, app, input);
             return;
         };
-        if let Err(e) = record_and_apply(r, app, wall_ms, input) {
+        let applied = record_and(r, app, wall_ms, input, |app, input| {
+            keep_and_apply(last, app, input)
+        });
+        if let Err(e) = applied {
             let path = r.path().display().to_string();
             let r = self.recorder.take();
             self.fail(app, r.as_ref(), &path, &e);
@@ -335,5 +356,28 @@ mod tests {
             PathBuf::from("plain.strec")
         );
         assert_eq!(expand_time(Path::new("end%"), ms), PathBuf::from("end%"));
+    }
+
+    /// A year of five digits: every field after %Y is still its own, where
+    /// slicing "YYYY-MM-DD HH:MM:SS" by fixed byte ranges shifts them all.
+    #[test]
+    fn a_time_pattern_reads_fields_not_positions() {
+        // About the year 11952, past what four digits hold.
+        let ms = 315_000_000_000_000;
+        let (tm, _) = crate::format::local_tm(ms);
+        let want = format!(
+            "{}_{:02}_{:02}_{:02}_{:02}_{:02}",
+            i64::from(tm.tm_year) + 1900,
+            tm.tm_mon + 1,
+            tm.tm_mday,
+            tm.tm_hour,
+            tm.tm_min,
+            tm.tm_sec
+        );
+        assert_eq!(want.find('_'), Some(5), "a five-digit year: {want}");
+        assert_eq!(
+            expand_time(Path::new("%Y_%m_%d_%H_%M_%S"), ms),
+            PathBuf::from(want)
+        );
     }
 }
