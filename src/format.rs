@@ -10,6 +10,8 @@ pub fn fit(v: Option<f64>, width: usize, decimals: usize) -> String {
     let Some(x) = v.filter(|x| x.is_finite()) else {
         return UNKNOWN.to_string();
     };
+    // A sum of nothing is -0.0 in Rust, which prints as "-0.0".
+    let x = x + 0.0;
     for d in (0..=decimals).rev() {
         let s = format!("{x:.d$}");
         if s.len() <= width {
@@ -142,6 +144,12 @@ mod tests {
         assert_eq!(fit(None, 8, 2), UNKNOWN);
         assert_eq!(fit(Some(f64::NAN), 8, 2), UNKNOWN);
         assert_eq!(fit(Some(f64::INFINITY), 8, 2), UNKNOWN);
+    }
+
+    #[test]
+    fn negative_zero_prints_as_zero() {
+        let nothing: f64 = std::iter::empty::<f64>().sum();
+        assert_eq!(fit(Some(nothing), 8, 1), "0.0");
     }
 
     #[test]

@@ -3,9 +3,11 @@
 //! most at a capped frame rate; `strata record` is the same without a
 //! screen.
 
+use crate::app::input::NodeInput;
 use crate::app::session::Request;
 use crate::app::{App, Input};
 use crate::core::clock::now_ms;
+use crate::core::rootfs::{RemoteFiles, RootFs};
 use crate::event_loop::{self, Feed};
 use crate::layers::cache::source::CacheSource;
 use crate::layers::cells::source::{CellEvent, run_cell};
@@ -17,9 +19,12 @@ use crate::layers::{LayerId, Sampler};
 use crate::record::Existing;
 use crate::record::mark::MarkSocket;
 use crate::recording::control::Control;
-use crate::remote::SshOptions;
+use crate::remote::node::{NodeEvent, NodeFrame, NodeProtocol};
+use crate::remote::target::NodeTarget;
+use crate::remote::{SshOptions, run_host};
 use crate::source::host::SelfMeter;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -32,8 +37,10 @@ pub struct Sources {
     pub nfs: NfsSource,
     pub cache: CacheSource,
     pub nics: NicSource,
-    /// How to reach the app's cells, one task each.
+    /// How to reach the app's cells and nodes, one task each.
     pub cells: SshOptions,
+    /// What the local sources read (`--root`), for `--node local`.
+    pub root: RootFs,
 }
 
 /// A host layer's sampler with its type erased: reads at `wall_ms` and
@@ -41,8 +48,147 @@ pub struct Sources {
 /// every layer.
 type Read = Box<dyn FnMut(i64) -> Input + Send>;
 
-fn reader<S: Sampler>(mut source: S, wrap: fn(Result<S::Sample, String>) -> Input) -> Read {
+fn reader<S: Sampler>(
+    mut source: S,
+    wrap: impl Fn(Result<S::Sample, String>) -> Input + Send + 'static,
+) -> Read {
     Box::new(move |wall_ms| wrap(source.sample(wall_ms).map_err(|e| e.to_string())))
+}
+
+/// A database node's four host layers, read by the same sources as this
+/// machine's: from the files its sampler's frames bring, or for `--node
+/// local` from this machine's.
+struct NodeSources {
+    files: Arc<RemoteFiles>,
+    disks: DiskSource,
+    nfs: NfsSource,
+    cache: CacheSource,
+    nics: NicSource,
+}
+
+impl NodeSources {
+    fn new(fs: RootFs, files: Arc<RemoteFiles>) -> Self {
+        NodeSources {
+            files,
+            disks: DiskSource::new(fs.clone()),
+            nfs: NfsSource::new(fs.clone()),
+            // Per-file residency needs the files here (see CacheSource).
+            cache: CacheSource::new(fs.clone(), Vec::new()),
+            nics: NicSource::new(fs),
+        }
+    }
+
+    /// The four layers' samples of one frame, at its time of receipt.
+    fn read(&mut self, frame: NodeFrame) -> [NodeInput; 4] {
+        let NodeFrame {
+            facts,
+            files,
+            rejected,
+            wall_ms,
+        } = frame;
+        if let Some(f) = facts {
+            self.files.set_facts((*f).clone());
+        }
+        self.files.set_sample(files);
+        let err = |e: crate::core::error::SourceError| e.to_string();
+        let mut disks = self.disks.sample(wall_ms).map_err(err);
+        // The frame's own unreadable lines show with the disks'.
+        if let Ok(d) = disks.as_mut() {
+            d.rejected.extend(rejected);
+        }
+        [
+            NodeInput::Disks(disks),
+            NodeInput::Nfs(self.nfs.sample(wall_ms).map_err(err)),
+            NodeInput::Cache(self.cache.sample(wall_ms).map_err(err)),
+            NodeInput::Nics(self.nics.sample(wall_ms).map_err(err)),
+        ]
+    }
+}
+
+/// Turns node `node`'s events into inputs: its frames into its layers'
+/// samples (on a blocking thread, as the local sources read), the rest as
+/// they are.
+async fn node_loop(node: usize, mut rx: mpsc::Receiver<NodeEvent>, tx: mpsc::Sender<Input>) {
+    let files = Arc::new(RemoteFiles::default());
+    let mut sources = Some(NodeSources::new(RootFs::remote(Arc::clone(&files)), files));
+    while let Some(ev) = rx.recv().await {
+        let inputs = match ev {
+            NodeEvent::Frame { frame, .. } => {
+                let Some(mut s) = sources.take() else { return };
+                let Ok((s, out)) = tokio::task::spawn_blocking(move || {
+                    let out = s.read(*frame);
+                    (s, out)
+                })
+                .await
+                else {
+                    return;
+                };
+                sources = Some(s);
+                out.to_vec()
+            }
+            NodeEvent::Status { status, .. } => vec![NodeInput::Status(status)],
+            NodeEvent::Rtt { rtt, .. } => vec![NodeInput::Rtt(rtt)],
+            NodeEvent::Stderr { text, .. } => vec![NodeInput::Stderr(text)],
+        };
+        for input in inputs {
+            if tx.send(Input::Node { node, input }).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// Every node on tasks of its own, all sending to one channel: a node
+/// over SSH through the shared host manager, `--node local` through
+/// samplers of this machine's files.
+fn spawn_nodes(
+    app: &App,
+    root: &RootFs,
+    opts: &Arc<SshOptions>,
+    cancel: &CancellationToken,
+    tasks: &mut JoinSet<()>,
+) -> mpsc::Receiver<Input> {
+    let every = Duration::from_secs_f64(app.interval_s);
+    let (tx, rx) = mpsc::channel::<Input>(64);
+    let proto = Arc::new(NodeProtocol);
+    for (node, n) in app.nodes.iter().enumerate() {
+        match &n.target {
+            NodeTarget::Ssh(target) => {
+                let (ev_tx, ev_rx) = mpsc::channel::<NodeEvent>(8);
+                let (opts, proto) = (Arc::clone(opts), Arc::clone(&proto));
+                tasks.spawn(run_host(
+                    node,
+                    target.clone(),
+                    opts,
+                    proto,
+                    ev_tx,
+                    cancel.clone(),
+                ));
+                tasks.spawn(node_loop(node, ev_rx, tx.clone()));
+            }
+            NodeTarget::Local { .. } => {
+                let wrap = move |i: NodeInput| Input::Node { node, input: i };
+                let reads: [Read; 4] = [
+                    reader(DiskSource::new(root.clone()), move |r| {
+                        wrap(NodeInput::Disks(r))
+                    }),
+                    reader(NfsSource::new(root.clone()), move |r| {
+                        wrap(NodeInput::Nfs(r))
+                    }),
+                    reader(CacheSource::new(root.clone(), Vec::new()), move |r| {
+                        wrap(NodeInput::Cache(r))
+                    }),
+                    reader(NicSource::new(root.clone()), move |r| {
+                        wrap(NodeInput::Nics(r))
+                    }),
+                ];
+                for read in reads {
+                    tasks.spawn(sample_loop(read, every, tx.clone()));
+                }
+            }
+        }
+    }
+    rx
 }
 
 /// Samples a source every `every`, for as long as the app listens. Reading
@@ -132,6 +278,9 @@ struct Live {
     layers: Vec<Layer>,
     cells: mpsc::Receiver<CellEvent>,
     cell_tasks: JoinSet<()>,
+    /// Every node's inputs, from `node_tasks`.
+    nodes: mpsc::Receiver<Input>,
+    node_tasks: JoinSet<()>,
     dbs: mpsc::Receiver<DbEvent>,
     /// Ends the cells' connections and the databases' threads.
     cancel: CancellationToken,
@@ -195,6 +344,7 @@ impl Live {
             cache,
             nics,
             cells: cell_opts,
+            root,
         } = sources;
         let (samples, samplers, layers) = spawn_samplers(
             [
@@ -210,7 +360,7 @@ impl Live {
         let (cell_tx, cells) = mpsc::channel::<CellEvent>(64);
         let cancel = CancellationToken::new();
         let mut cell_tasks = JoinSet::new();
-        let cell_opts = std::sync::Arc::new(cell_opts);
+        let cell_opts = Arc::new(cell_opts);
         for (i, c) in app.cells.list.iter().enumerate() {
             cell_tasks.spawn(run_cell(
                 i,
@@ -221,6 +371,8 @@ impl Live {
             ));
         }
         drop(cell_tx);
+        let mut node_tasks = JoinSet::new();
+        let nodes = spawn_nodes(app, &root, &cell_opts, &cancel, &mut node_tasks);
         // Each database on its own thread: the oracle crate blocks, so a
         // slow query or a missing Oracle client never holds up the screen.
         // The threads end with `cancel`, not by being joined.
@@ -260,6 +412,8 @@ impl Live {
             layers,
             cells,
             cell_tasks,
+            nodes,
+            node_tasks,
             dbs,
             cancel,
             marks,
@@ -318,6 +472,7 @@ impl Feed for Live {
             samples,
             samplers,
             cells,
+            nodes,
             dbs,
             marks,
             mark_tx,
@@ -334,6 +489,7 @@ impl Feed for Live {
                     return LiveEvent::Input(Input::Marker { wall_ms: now_ms(), label });
                 }
                 Some(ev) = cells.recv() => return LiveEvent::Input(Input::Cell(ev)),
+                Some(input) = nodes.recv() => return LiveEvent::Input(input),
                 Some(ev) = dbs.recv() => return LiveEvent::Input(Input::Db(ev)),
                 _ = clock.tick() => return LiveEvent::Clock,
                 Some(end) = samplers.join_next_with_id() => {
@@ -382,10 +538,12 @@ impl Feed for Live {
     fn finish(self, app: &mut App) -> anyhow::Result<()> {
         let recorded = self.rec.finish(app);
         let (mut samplers, mut cell_tasks) = (self.samplers, self.cell_tasks);
+        let mut node_tasks = self.node_tasks;
         samplers.abort_all();
-        // Closing the connections ends each cell's sampler on its next write.
+        // Closing the connections ends each host's sampler on its next write.
         self.cancel.cancel();
         cell_tasks.abort_all();
+        node_tasks.abort_all();
         recorded.map_err(anyhow::Error::msg)
     }
 }

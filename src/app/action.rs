@@ -43,6 +43,9 @@ pub enum Action {
     AskPassphrase,
     /// One cell's disks: all, DISK only, FLASH only.
     CycleGroup,
+    /// The panels show the next database node (after the last: the
+    /// cluster again).
+    CycleNode,
     /// Start or stop recording (`R`).
     ToggleRecord,
     /// Prompt for a marker's label (`m`).

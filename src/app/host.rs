@@ -4,10 +4,11 @@
 //! so a node's panel is the panel the same counters give locally.
 
 use super::cache::CACHE_HISTORY;
+use super::input::NodeInput;
 use super::layer::Layer;
 use super::nfs::NFS_HISTORY;
 use super::nics::NIC_HISTORY;
-use super::state::{DISK_HISTORY, push_disk_history};
+use super::state::{App, DISK_HISTORY, push_disk_history};
 use crate::layers::cache::model::{CacheBaseline, CacheTick};
 use crate::layers::disks::source::DiskSample;
 use crate::layers::disks::tick::{Baseline, DiskTick};
@@ -125,5 +126,211 @@ impl NodeState {
             && self
                 .last_sample_ms
                 .is_some_and(|at| now_ms - at <= 2 * interval_ms)
+    }
+}
+
+impl App {
+    /// A node's news: a layer's sample into its layers, or its state.
+    pub fn ingest_node(&mut self, node: usize, input: &NodeInput) {
+        let Some(n) = self.nodes.get_mut(node) else {
+            return;
+        };
+        let l = &mut n.layers;
+        let sampled_at = match input {
+            NodeInput::Disks(Ok(s)) => {
+                l.ingest_disks(s);
+                Some(s.wall_ms)
+            }
+            NodeInput::Nfs(Ok(s)) => {
+                l.ingest_nfs(s);
+                Some(s.wall_ms)
+            }
+            NodeInput::Cache(Ok(s)) => {
+                l.ingest_cache(s);
+                Some(s.wall_ms)
+            }
+            NodeInput::Nics(Ok(s)) => {
+                l.ingest_nics(s);
+                Some(s.wall_ms)
+            }
+            NodeInput::Disks(Err(e)) => return l.disks_failed(e.clone()),
+            NodeInput::Nfs(Err(e)) => return l.nfs_failed(e.clone()),
+            NodeInput::Cache(Err(e)) => return l.cache_failed(e.clone()),
+            NodeInput::Nics(Err(e)) => return l.nics_failed(e.clone()),
+            NodeInput::Status(s) => return n.status = s.clone(),
+            NodeInput::Rtt(r) => return n.rtt = Some(*r),
+            NodeInput::Stderr(t) if t.trim().is_empty() => return,
+            NodeInput::Stderr(t) => return n.message = Some(t.clone()),
+        };
+        n.last_sample_ms = n.last_sample_ms.max(sampled_at);
+    }
+}
+
+/// How a node's row stands on the cluster overview.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeShown {
+    /// Sampled within two intervals: its figures are current.
+    Live,
+    /// Its samples stopped this many seconds ago.
+    Stale(u64),
+    /// Not connected; the text says why, in a word or two.
+    Down(String),
+}
+
+/// One node's line of the cluster overview (or the cluster's): its block
+/// devices' totals, its NICs, its page cache and its NFS client.
+#[derive(Debug, Clone)]
+pub struct ClusterRow {
+    pub label: String,
+    pub shown: NodeShown,
+    pub r_s: Option<f64>,
+    pub w_s: Option<f64>,
+    /// Read plus written, MB/s.
+    pub mb_s: Option<f64>,
+    pub r_await: Option<f64>,
+    pub w_await: Option<f64>,
+    /// The busiest device and its %util (on the cluster row, `node:dev`).
+    pub busiest: Option<(String, f64)>,
+    pub nic_in_mb: Option<f64>,
+    pub nic_out_mb: Option<f64>,
+    /// Bond warnings now (a slave down, a link at a lower speed, ...).
+    pub bond_warnings: usize,
+    pub dirty_mb: Option<f64>,
+    pub writeback_mb: Option<f64>,
+    /// Kernel NFS client operations per second, over all its mounts.
+    pub nfs_ops: Option<f64>,
+}
+
+impl ClusterRow {
+    /// A node's figures from its layers' newest ticks; all unknown unless
+    /// it is live.
+    fn of(label: &str, shown: NodeShown, l: &HostLayers) -> ClusterRow {
+        use crate::layers::cache::model::CacheCol;
+        use crate::layers::disks::model::DiskCol;
+        use crate::layers::nfs::model::NfsMountCol;
+        use crate::layers::nics::model::NicCol;
+        let live = shown == NodeShown::Live;
+        let disks = l.disks.tick().filter(|_| live);
+        let d = |c| disks.and_then(|t| t.total.as_ref()).and_then(|r| r.get(c));
+        let nics = l.nics.tick().filter(|_| live);
+        let n = |c| {
+            nics.and_then(|t| t.total.as_ref())
+                .and_then(|r| r.get(c))
+                .map(|kb| kb / 1024.0)
+        };
+        let cache = l.cache.tick().filter(|_| live);
+        let c = |col| cache.and_then(|t| t.figures.get(col)).map(|kb| kb / 1024.0);
+        let nfs = l.nfs.tick().filter(|_| live);
+        let nfs_ops = nfs.and_then(|t| {
+            t.rows
+                .iter()
+                .map(|r| r.rates.as_ref().and_then(|x| x.get(NfsMountCol::OpsPerS)))
+                .sum::<Option<f64>>()
+        });
+        ClusterRow {
+            label: label.to_string(),
+            shown,
+            r_s: d(DiskCol::RPerS),
+            w_s: d(DiskCol::WPerS),
+            mb_s: d(DiskCol::RkBPerS)
+                .zip(d(DiskCol::WkBPerS))
+                .map(|(r, w)| (r + w) / 1024.0),
+            r_await: d(DiskCol::RAwait),
+            w_await: d(DiskCol::WAwait),
+            busiest: disks.and_then(|t| t.busiest.clone()),
+            nic_in_mb: n(NicCol::RKbPerS),
+            nic_out_mb: n(NicCol::WKbPerS),
+            bond_warnings: nics.map_or(0, |t| t.bonds.iter().map(|b| b.warnings.len()).sum()),
+            dirty_mb: c(CacheCol::Dirty),
+            writeback_mb: c(CacheCol::Writeback),
+            nfs_ops,
+        }
+    }
+
+    /// The cluster's line: sums over the live nodes, awaits weighted by
+    /// each node's I/O (as the kernel's own await is), the busiest device
+    /// of all; `None` for a figure no live node knows.
+    fn total(rows: &[ClusterRow]) -> ClusterRow {
+        let live: Vec<&ClusterRow> = rows.iter().filter(|r| r.shown == NodeShown::Live).collect();
+        let sum =
+            |f: fn(&ClusterRow) -> Option<f64>| live.iter().map(|r| f(r)).sum::<Option<f64>>();
+        let weighted = |ios: fn(&ClusterRow) -> Option<f64>,
+                        wait: fn(&ClusterRow) -> Option<f64>| {
+            let n = sum(ios)?;
+            let waited = live
+                .iter()
+                .map(|r| Some(ios(r)? * wait(r)?))
+                .sum::<Option<f64>>()?;
+            Some(if n > 0.0 { waited / n } else { 0.0 })
+        };
+        let busiest = live
+            .iter()
+            .filter_map(|r| {
+                r.busiest
+                    .as_ref()
+                    .map(|(d, u)| (format!("{}:{d}", r.label), *u))
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let label = if live.len() == rows.len() {
+            "cluster".to_string()
+        } else {
+            format!("cluster ({} of {})", live.len(), rows.len())
+        };
+        let any = !live.is_empty();
+        ClusterRow {
+            label,
+            shown: NodeShown::Live,
+            r_s: sum(|r| r.r_s).filter(|_| any),
+            w_s: sum(|r| r.w_s).filter(|_| any),
+            mb_s: sum(|r| r.mb_s).filter(|_| any),
+            r_await: weighted(|r| r.r_s, |r| r.r_await).filter(|_| any),
+            w_await: weighted(|r| r.w_s, |r| r.w_await).filter(|_| any),
+            busiest,
+            nic_in_mb: sum(|r| r.nic_in_mb).filter(|_| any),
+            nic_out_mb: sum(|r| r.nic_out_mb).filter(|_| any),
+            bond_warnings: live.iter().map(|r| r.bond_warnings).sum(),
+            dirty_mb: sum(|r| r.dirty_mb).filter(|_| any),
+            writeback_mb: sum(|r| r.writeback_mb).filter(|_| any),
+            nfs_ops: sum(|r| r.nfs_ops).filter(|_| any),
+        }
+    }
+}
+
+impl NodeState {
+    /// How its row stands at `now_ms`.
+    pub fn shown(&self, now_ms: i64, interval_ms: i64) -> NodeShown {
+        match &self.status {
+            HostStatus::Live if self.is_current(now_ms, interval_ms) => NodeShown::Live,
+            HostStatus::Live => NodeShown::Stale(
+                self.last_sample_ms
+                    .map_or(0, |at| ((now_ms - at) / 1000).max(0) as u64),
+            ),
+            HostStatus::Connecting => NodeShown::Down("connecting".into()),
+            HostStatus::AuthFailed(_) => NodeShown::Down("login refused".into()),
+            HostStatus::HostKeyRefused(_) => NodeShown::Down("host key refused".into()),
+            HostStatus::Unreachable(_) => NodeShown::Down("unreachable".into()),
+            HostStatus::NeedsPassphrase(_) => NodeShown::Down("needs passphrase".into()),
+        }
+    }
+}
+
+impl App {
+    /// The cluster overview's rows, a node each in the order given, and
+    /// the cluster's.
+    pub fn cluster_rows(&self) -> (Vec<ClusterRow>, ClusterRow) {
+        let interval_ms = (self.interval_s * 1000.0) as i64;
+        let rows: Vec<ClusterRow> = self
+            .nodes
+            .iter()
+            .map(|n| {
+                ClusterRow::of(
+                    n.target.label(),
+                    n.shown(self.now_ms, interval_ms),
+                    &n.layers,
+                )
+            })
+            .collect();
+        let total = ClusterRow::total(&rows);
+        (rows, total)
     }
 }

@@ -39,6 +39,50 @@ pub enum Input {
         wall_ms: i64,
         label: String,
     },
+    /// A database node's layer sample or connection news.
+    Node {
+        node: usize,
+        input: NodeInput,
+    },
+}
+
+/// What a database node sends: its host layers' samples, made by the same
+/// sources as this machine's from the files its sampler sent, and how its
+/// connection stands.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum NodeInput {
+    Disks(Result<DiskSample, String>),
+    Nfs(Result<NfsSample, String>),
+    Cache(Result<CacheSample, String>),
+    Nics(Result<NicSample, String>),
+    Status(HostStatus),
+    Rtt(Duration),
+    Stderr(String),
+}
+
+impl NodeInput {
+    /// The input's kind, in a word (its stream's name ends with it).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            NodeInput::Disks(_) => "disks",
+            NodeInput::Nfs(_) => "nfs",
+            NodeInput::Cache(_) => "cache",
+            NodeInput::Nics(_) => "nics",
+            NodeInput::Status(_) => "status",
+            NodeInput::Rtt(_) => "rtt",
+            NodeInput::Stderr(_) => "stderr",
+        }
+    }
+
+    fn is_sample(&self) -> bool {
+        matches!(
+            self,
+            NodeInput::Disks(Ok(_))
+                | NodeInput::Nfs(Ok(_))
+                | NodeInput::Cache(Ok(_))
+                | NodeInput::Nics(Ok(_))
+        )
+    }
 }
 
 impl Input {
@@ -50,7 +94,7 @@ impl Input {
     /// its kind has (its cell, its database, the clock's time): a recording
     /// knows the kind by that number's series, named by its path in the
     /// input (`cell0.Cell.Status.cell`).
-    pub fn outlasting(key: usize) -> [Input; 7] {
+    pub fn outlasting(key: usize) -> [Input; 9] {
         let cell = key;
         [
             Input::Cell(CellEvent::Status {
@@ -84,6 +128,14 @@ impl Input {
                 now_ms: key as i64,
                 usage: SelfUsage::default(),
             },
+            Input::Node {
+                node: key,
+                input: NodeInput::Status(HostStatus::Live),
+            },
+            Input::Node {
+                node: key,
+                input: NodeInput::Rtt(Duration::ZERO),
+            },
         ]
     }
 
@@ -103,6 +155,7 @@ impl Input {
             Input::CellRestate(r) => format!("restate{}", r.cell),
             Input::Clock { .. } => "clock".into(),
             Input::Marker { .. } => "marker".into(),
+            Input::Node { node, input } => format!("node{node}.{}", input.kind()),
         }
     }
 }
@@ -120,7 +173,7 @@ impl Input {
                 | Input::Nics(Ok(_))
                 | Input::Cell(CellEvent::Sample { .. })
                 | Input::Db(DbEvent::Sample { .. })
-        )
+        ) || matches!(self, Input::Node { input, .. } if input.is_sample())
     }
 
     /// A host layer's "no sample, because": `None` for the layers whose
@@ -159,6 +212,7 @@ impl App {
                 self.usage = usage;
             }
             Input::Marker { wall_ms, label } => self.add_marker(wall_ms, label),
+            Input::Node { node, input } => self.ingest_node(node, &input),
         }
     }
 
@@ -177,6 +231,7 @@ impl App {
                 self.review_passphrases();
             }
             Input::Db(DbEvent::Sample { db, sample }) => self.dnfs.ingest_sample(*db, sample),
+            Input::Node { node, input } if input.is_sample() => self.ingest_node(*node, input),
             _ => return false,
         }
         true

@@ -36,6 +36,7 @@ pub const KEY_HELP: &[(&str, &str)] = &[
     ),
     ("u", "throughput in kB/s or MB/s"),
     ("d", "a cell's disks: all, DISK only, FLASH only"),
+    ("n", "panels show the next database node, then the cluster"),
     ("p", "pause the view (sampling goes on)"),
     ("c", "next theme"),
     (
@@ -154,6 +155,7 @@ fn map_normal(key: KeyEvent, filtering: bool) -> Option<Action> {
         KeyCode::Char('u') => Action::ToggleUnits,
         KeyCode::Char('i') => Action::AskPassphrase,
         KeyCode::Char('d') => Action::CycleGroup,
+        KeyCode::Char('n') => Action::CycleNode,
         _ => return None,
     };
     Some(action)

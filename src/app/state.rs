@@ -319,6 +319,21 @@ impl App {
         }
     }
 
+    /// Cluster → node 1 → … → node N → cluster. A drill-down into a
+    /// device or an interface goes back to its panel: the next node may
+    /// not have it.
+    fn cycle_node(&mut self) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        self.ui.node = match self.ui.node {
+            None => Some(0),
+            Some(i) if i + 1 < self.nodes.len() => Some(i + 1),
+            Some(_) => None,
+        };
+        self.ui.stack.truncate(1);
+    }
+
     /// The database nodes, in the order their samplers number them.
     pub fn set_nodes(&mut self, targets: Vec<NodeTarget>) {
         let capacity = self.local.disks.history.capacity();
@@ -655,6 +670,7 @@ impl App {
                 _ => self.ui.show_all_devices = !self.ui.show_all_devices,
             },
             Action::CycleGroup => self.cycle_cell_group(),
+            Action::CycleNode => self.cycle_node(),
             Action::ToggleUnits => {
                 self.ui.units = match self.ui.units {
                     Units::KB => Units::MB,

@@ -12,6 +12,7 @@
 
 mod cache;
 mod cells;
+mod cluster;
 mod detail;
 mod disks;
 pub mod dnfs;
@@ -218,22 +219,26 @@ pub fn breadcrumb(app: &App) -> Vec<String> {
             .and_then(|t| t.rows.iter().find(|r| r.name == n))
             .map_or(n.to_string(), |r| r.display_name().to_string())
     };
-    app.ui
-        .stack
-        .iter()
-        .map(|v| match v {
-            View::Panel(p) => p.title().to_string(),
-            View::Disk(n) => names(n),
-            View::CacheFile(path) => path.clone(),
-            View::Nic(name) => name.clone(),
-            View::CellDisk(_, name) => name.clone(),
-            View::Cell(i) => app
-                .cells
-                .list
-                .get(*i)
-                .map_or_else(|| i.to_string(), |c| c.target.label.clone()),
-            View::Nfs(key) => app.nfs_row(key).map_or(key.clone(), |r| r.export.clone()),
-        })
+    let host = (!app.nodes.is_empty()).then(|| match app.ui.node.and_then(|i| app.nodes.get(i)) {
+        Some(n) => n.target.label().to_string(),
+        None => "cluster".to_string(),
+    });
+    host.into_iter()
+        .chain(app.ui.stack.iter().map(|v| {
+            match v {
+                View::Panel(p) => p.title().to_string(),
+                View::Disk(n) => names(n),
+                View::CacheFile(path) => path.clone(),
+                View::Nic(name) => name.clone(),
+                View::CellDisk(_, name) => name.clone(),
+                View::Cell(i) => app
+                    .cells
+                    .list
+                    .get(*i)
+                    .map_or_else(|| i.to_string(), |c| c.target.label.clone()),
+                View::Nfs(key) => app.nfs_row(key).map_or(key.clone(), |r| r.export.clone()),
+            }
+        }))
         .collect()
 }
 

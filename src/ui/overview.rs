@@ -38,6 +38,16 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             .block(block),
         db,
     );
+    // On a jump host the cluster is the host layer; `n` shows one node.
+    if !app.nodes.is_empty() && app.ui.node.is_none() {
+        let both = Rect {
+            height: host.height + wire.height,
+            ..host
+        };
+        super::cluster::draw(f, app, both);
+        draw_storage(f, app, storage);
+        return;
+    }
     let [disks, side] =
         Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(host);
     draw_disks(f, app, disks);

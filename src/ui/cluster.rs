@@ -1,0 +1,198 @@
+//! The cluster on the overview: a line per database node (its block
+//! devices, NICs, page cache and NFS client) and the cluster's, the
+//! busiest node and any node that is not live standing out.
+
+use super::panel_block;
+use crate::app::App;
+use crate::app::host::{ClusterRow, NodeShown};
+use crate::format;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+/// A column: header, width, and its text for a row. Columns go in this
+/// order, the last ones first out on a narrow screen.
+struct Col {
+    header: &'static str,
+    width: u16,
+    text: fn(&ClusterRow) -> String,
+}
+
+fn fig(v: Option<f64>, width: u16, decimals: usize) -> String {
+    let w = usize::from(width);
+    format!("{:>w$}", format::fit(v, w, decimals))
+}
+
+const COLS: [Col; 10] = [
+    Col {
+        header: "r/s",
+        width: 7,
+        text: |r| fig(r.r_s, 7, 1),
+    },
+    Col {
+        header: "w/s",
+        width: 7,
+        text: |r| fig(r.w_s, 7, 1),
+    },
+    Col {
+        header: "MB/s",
+        width: 6,
+        text: |r| fig(r.mb_s, 6, 1),
+    },
+    Col {
+        header: "r_await",
+        width: 7,
+        text: |r| fig(r.r_await, 7, 2),
+    },
+    Col {
+        header: "w_await",
+        width: 7,
+        text: |r| fig(r.w_await, 7, 2),
+    },
+    Col {
+        header: "busiest  %util",
+        width: 16,
+        text: busiest,
+    },
+    Col {
+        header: "in MB/s",
+        width: 7,
+        text: |r| fig(r.nic_in_mb, 7, 1),
+    },
+    Col {
+        header: "out MB/s",
+        width: 8,
+        text: |r| fig(r.nic_out_mb, 8, 1),
+    },
+    Col {
+        header: "dirty/wb MB",
+        width: 11,
+        text: dirty,
+    },
+    Col {
+        header: "NFS op/s",
+        width: 8,
+        text: |r| fig(r.nfs_ops, 8, 1),
+    },
+];
+
+fn busiest(r: &ClusterRow) -> String {
+    match &r.busiest {
+        Some((dev, util)) => {
+            let u = format::fit(Some(*util), 5, 1);
+            let room = 16usize.saturating_sub(u.chars().count() + 1);
+            format!("{:<room$} {u}", truncate(dev, room))
+        }
+        None => format!("{:>16}", "–"),
+    }
+}
+
+fn dirty(r: &ClusterRow) -> String {
+    match (r.dirty_mb, r.writeback_mb) {
+        (None, None) => format!("{:>11}", "–"),
+        (d, w) => format!("{:>5}/{:<5}", format::fit(d, 5, 0), format::fit(w, 5, 0)),
+    }
+}
+
+/// What the node's name column says about its state.
+fn state_of(r: &ClusterRow) -> Option<String> {
+    match &r.shown {
+        NodeShown::Live => None,
+        NodeShown::Stale(s) => Some(format!("stale {s} s")),
+        NodeShown::Down(why) => Some(why.clone()),
+    }
+}
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let (rows, total) = app.cluster_rows();
+    let live = rows.iter().filter(|r| r.shown == NodeShown::Live).count();
+    let title = format!(
+        " Cluster · {} · {live} live · n: one node ",
+        format::count(rows.len(), "node", "nodes")
+    );
+    let block = panel_block(title, t, true);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let name_w = rows
+        .iter()
+        .map(|r| r.label.chars().count())
+        .chain([total.label.chars().count(), 4])
+        .max()
+        .unwrap_or(4)
+        .min(20) as u16;
+    // Columns in order while they fit, a space between each.
+    let mut room = inner.width.saturating_sub(name_w);
+    let cols: Vec<&Col> = COLS
+        .iter()
+        .take_while(|c| {
+            let fits = room > c.width;
+            room = room.saturating_sub(c.width + 1);
+            fits
+        })
+        .collect();
+    let busiest_node = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.shown == NodeShown::Live)
+        .filter_map(|(i, r)| Some((i, r.mb_s?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .filter(|(_, v)| *v > 0.0)
+        .map(|(i, _)| i);
+    let name = |text: &str| {
+        let w = usize::from(name_w);
+        format!("{:<w$}", truncate(text, w))
+    };
+    let line = |r: &ClusterRow, name_style: Style, style: Style| {
+        let flag = if r.bond_warnings > 0 {
+            t.warn
+        } else {
+            name_style
+        };
+        let mut spans = vec![Span::styled(name(&r.label), flag)];
+        match state_of(r) {
+            // A node that is not live has no current figures: its state
+            // takes the line.
+            Some(state) => spans.push(Span::styled(format!(" {state}"), t.warn)),
+            None => {
+                for c in &cols {
+                    let text = (c.text)(r);
+                    let s = if text.trim() == "–" { t.muted } else { style };
+                    spans.push(Span::raw(" "));
+                    spans.push(Span::styled(text, s));
+                }
+                if r.bond_warnings > 0 {
+                    spans.push(Span::styled(format!(" ! {} bond", r.bond_warnings), t.warn));
+                }
+            }
+        }
+        Line::from(spans)
+    };
+    let mut head = vec![Span::styled(name("node"), t.header)];
+    for c in &cols {
+        let w = usize::from(c.width);
+        head.push(Span::styled(format!(" {:>w$}", c.header), t.header));
+    }
+    let mut lines = vec![Line::from(head)];
+    lines.extend(rows.iter().enumerate().map(|(i, r)| {
+        let name = if Some(i) == busiest_node {
+            t.selected
+        } else {
+            t.base
+        };
+        line(r, name, t.base)
+    }));
+    lines.push(line(&total, t.key, t.key));
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// `text` cut to `width` characters, the cut marked.
+fn truncate(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let keep: String = text.chars().take(width.saturating_sub(1)).collect();
+    format!("{keep}…")
+}
