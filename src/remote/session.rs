@@ -125,6 +125,14 @@ async fn connect(target: &SshTarget, opts: &SshOptions) -> Result<Handle<HostHan
     let config = Arc::new(client::Config {
         preferred: russh::Preferred {
             key: Cow::Owned(key),
+            // A node's frame is tens of kB of /proc text a second, which
+            // zlib makes a few kB; OpenSSH's sshd offers only the delayed
+            // zlib@openssh.com (after login), and none.
+            compression: Cow::Borrowed(&[
+                russh::compression::ZLIB_LEGACY,
+                russh::compression::ZLIB,
+                russh::compression::NONE,
+            ]),
             ..default
         },
         keepalive_interval: Some(Duration::from_secs(15)),
