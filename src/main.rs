@@ -248,6 +248,7 @@ fn replay(
     let mut app = App::new(meta.config, theme, meta.host, meta.interval_s);
     app.set_cells(meta.cells);
     app.set_dbs(meta.dbs);
+    app.set_nodes(meta.nodes);
     app.no_color = no_color;
     add_notes(&mut app, messages.into_iter().chain(theme_err));
     if let Err(e) = strata::replay::run(app, player, file) {

@@ -369,7 +369,7 @@ impl App {
         self.local = fresh.local;
         let capacity = self.local.disks.history.capacity();
         for n in &mut self.nodes {
-            n.layers = HostLayers::new(capacity);
+            *n = NodeState::new(n.target.clone(), capacity);
         }
         self.cells = fresh.cells;
         self.dnfs = fresh.dnfs;

@@ -42,6 +42,7 @@ pub fn meta_of(app: &App, started_ms: i64) -> Meta {
         config: app.config.clone(),
         cells: app.cells.list.iter().map(|c| c.target.clone()).collect(),
         dbs: app.dnfs.live().iter().map(|d| d.target.clone()).collect(),
+        nodes: app.nodes.iter().map(|n| n.target.clone()).collect(),
         started_ms,
     }
 }

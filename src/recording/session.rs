@@ -59,6 +59,9 @@ pub struct Meta {
     /// Recordings made before databases were read have none.
     #[serde(default)]
     pub dbs: Vec<crate::layers::dnfs::source::DbTarget>,
+    /// Recordings made before nodes were sampled have none.
+    #[serde(default)]
+    pub nodes: Vec<crate::remote::target::NodeTarget>,
     pub started_ms: i64,
 }
 
@@ -685,6 +688,7 @@ mod tests {
             config: Config::default(),
             cells: Vec::new(),
             dbs: Vec::new(),
+            nodes: Vec::new(),
             started_ms: 0,
         };
         let mut rec = Recorder::create(&path, &meta).unwrap();

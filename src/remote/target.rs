@@ -188,7 +188,7 @@ pub const LOCAL_NODE: &str = "local";
 /// a cell is. Its label names it everywhere (labels are keys): the
 /// entry's label, else the host as the user wrote it, never a name the
 /// node reports.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum NodeTarget {
     /// The local host, read without SSH.
     Local {

@@ -124,7 +124,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         .unwrap_or(4)
         .min(20) as u16;
     // Columns in order while they fit, a space between each.
-    let mut room = inner.width.saturating_sub(name_w);
+    let mut room = inner.width.saturating_sub(name_w + 1);
     let cols: Vec<&Col> = COLS
         .iter()
         .take_while(|c| {
@@ -146,12 +146,13 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         format!("{:<w$}", truncate(text, w))
     };
     let line = |r: &ClusterRow, name_style: Style, style: Style| {
-        let flag = if r.bond_warnings > 0 {
-            t.warn
+        // A bond warning flags the name, as the NIC table flags its row.
+        let (mark, flag) = if r.bond_warnings > 0 {
+            ("!", t.warn)
         } else {
-            name_style
+            (" ", name_style)
         };
-        let mut spans = vec![Span::styled(name(&r.label), flag)];
+        let mut spans = vec![Span::styled(format!("{mark}{}", name(&r.label)), flag)];
         match state_of(r) {
             // A node that is not live has no current figures: its state
             // takes the line.
@@ -163,14 +164,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                     spans.push(Span::raw(" "));
                     spans.push(Span::styled(text, s));
                 }
-                if r.bond_warnings > 0 {
-                    spans.push(Span::styled(format!(" ! {} bond", r.bond_warnings), t.warn));
-                }
             }
         }
         Line::from(spans)
     };
-    let mut head = vec![Span::styled(name("node"), t.header)];
+    let mut head = vec![Span::styled(format!(" {}", name("node")), t.header)];
     for c in &cols {
         let w = usize::from(c.width);
         head.push(Span::styled(format!(" {:>w$}", c.header), t.header));

@@ -178,7 +178,7 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         Span::styled(" strata ", t.title),
         state,
         rec.unwrap_or_default(),
-        Span::styled(format!(" {}", app.host.hostname), t.accent),
+        Span::styled(format!(" {}", shown_host(app)), t.accent),
         Span::styled(clock, t.base),
         Span::styled(format!("  every {}s", trim_float(app.interval_s)), t.muted),
         Span::styled(format!("  {}", app.host.kernel), t.muted),
@@ -210,6 +210,19 @@ fn draw_nav(f: &mut Frame, app: &App, area: Rect) {
         spans.push(Span::styled(crumb, t.breadcrumb));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Whose figures the panels show: this machine's name, or with nodes the
+/// node `n` chose (the cluster before any), so that even a narrow screen
+/// says it.
+fn shown_host(app: &App) -> String {
+    if app.nodes.is_empty() {
+        return app.host.hostname.clone();
+    }
+    match app.ui.node.and_then(|i| app.nodes.get(i)) {
+        Some(n) => format!("node {}", n.target.label()),
+        None => format!("cluster of {}", app.nodes.len()),
+    }
 }
 
 /// Where the user is, from the top panel down.

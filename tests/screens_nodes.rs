@@ -1,0 +1,157 @@
+//! The cluster on the screen: three database nodes fed the fixture host's
+//! samples (each its own phase of the generators), one of them unreachable;
+//! the overview's cluster lines and one node's panels after `n`, drawn
+//! into ratatui's TestBackend.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{app_with, cache_sample, nfs_sample, nic_sample, render, sample};
+use strata::app::input::NodeInput;
+use strata::app::{Action, App, Input, Panel};
+use strata::layers::disks::model::DiskCol;
+use strata::remote::HostStatus;
+use strata::remote::target::{NodeTarget, parse_ssh_spec};
+
+const BASE_MS: i64 = 1_795_000_000_000;
+const STEPS: u64 = 20;
+
+fn node(app: &mut App, node: usize, input: NodeInput) {
+    app.apply(Input::Node { node, input });
+}
+
+/// db01 and db02 live (db02 five seconds of the generators ahead, so
+/// their figures differ), db03 unreachable.
+fn cluster_app() -> App {
+    let mut app = app_with(2);
+    let targets = ["oracle@db01", "oracle@db02", "oracle@db03"]
+        .iter()
+        .map(|s| NodeTarget::Ssh(parse_ssh_spec(s, "oracle").unwrap()))
+        .collect();
+    app.set_nodes(targets);
+    for i in 0..2 {
+        node(&mut app, i, NodeInput::Status(HostStatus::Live));
+        for k in 0..STEPS {
+            let at = BASE_MS + k as i64 * 1000;
+            let g = k + 5 * i as u64;
+            let mut d = sample(g);
+            d.wall_ms = at;
+            let mut n = nic_sample(g);
+            n.wall_ms = at;
+            let mut f = nfs_sample(g);
+            f.wall_ms = at;
+            let mut c = cache_sample(g);
+            c.wall_ms = at;
+            node(&mut app, i, NodeInput::Disks(Ok(d)));
+            node(&mut app, i, NodeInput::Nics(Ok(n)));
+            node(&mut app, i, NodeInput::Nfs(Ok(f)));
+            node(&mut app, i, NodeInput::Cache(Ok(c)));
+        }
+    }
+    node(
+        &mut app,
+        2,
+        NodeInput::Status(HostStatus::Unreachable(
+            "db03:22: Connection refused (os error 111)".into(),
+        )),
+    );
+    app.now_ms = BASE_MS + (STEPS as i64 - 1) * 1000 + 300;
+    app
+}
+
+fn line_with<'a>(screen: &'a str, what: &str) -> &'a str {
+    screen
+        .lines()
+        .find(|l| l.contains(what))
+        .unwrap_or_else(|| panic!("no line with {what:?} in\n{screen}"))
+}
+
+fn total(app: &App, i: usize, col: DiskCol) -> f64 {
+    app.nodes[i]
+        .layers
+        .disks
+        .tick()
+        .and_then(|t| t.total.as_ref())
+        .and_then(|r| r.get(col))
+        .expect("a figure")
+}
+
+#[test]
+fn the_overview_shows_the_cluster_a_line_per_node_and_the_clusters() {
+    let mut app = cluster_app();
+    let screen = render(&mut app, 80, 24);
+    insta::assert_snapshot!("cluster_80x24", screen);
+    assert!(screen.contains("Cluster · 3 nodes · 2 live"), "{screen}");
+    assert!(
+        line_with(&screen, " db03").contains("unreachable"),
+        "{screen}"
+    );
+    // bond0's active slave is not its primary on both live nodes
+    assert!(line_with(&screen, "│!db01").contains("16497.0"), "{screen}");
+    // the cluster's r/s is the live nodes' sum, as each node's line says
+    let (a, b) = (
+        total(&app, 0, DiskCol::RPerS),
+        total(&app, 1, DiskCol::RPerS),
+    );
+    assert!((a - b).abs() > 1.0, "the nodes differ: {a} {b}");
+    let sum = strata::format::fit(Some(a + b), 7, 1);
+    let cluster = line_with(&screen, "cluster (2 of 3)");
+    assert!(cluster.contains(&sum), "{sum} in {cluster}");
+    assert!(line_with(&screen, "!db01").contains(&strata::format::fit(Some(a), 7, 1)));
+    assert!(screen.contains("strata  LIVE  cluster of 3"), "{screen}");
+    // a wide screen has room for every column
+    let wide = render(&mut app, 160, 30);
+    insta::assert_snapshot!("cluster_160x30", wide);
+    for header in [
+        "busiest  %util",
+        "in MB/s",
+        "out MB/s",
+        "dirty/wb MB",
+        "NFS op/s",
+    ] {
+        assert!(wide.contains(header), "{header} in {wide}");
+    }
+}
+
+#[test]
+fn a_node_that_stops_sending_turns_stale_after_two_intervals() {
+    let mut app = cluster_app();
+    app.now_ms += 2500;
+    let screen = render(&mut app, 80, 24);
+    assert!(
+        line_with(&screen, "│ db01").contains("stale 2 s"),
+        "{screen}"
+    );
+    assert!(screen.contains("0 live"), "{screen}");
+    assert!(
+        line_with(&screen, "cluster (0 of 3)").contains('–'),
+        "{screen}"
+    );
+}
+
+#[test]
+fn n_shows_one_nodes_panels_and_then_the_cluster_again() {
+    let mut app = cluster_app();
+    app.update(Action::CycleNode);
+    let screen = render(&mut app, 100, 30);
+    assert!(screen.contains("strata  LIVE  node db01"), "{screen}");
+    assert!(screen.contains("│ db01 › Overview"), "{screen}");
+    assert!(screen.contains("Host · block devices"), "{screen}");
+    let i = Panel::ALL.iter().position(|p| *p == Panel::Nics).unwrap();
+    app.update(Action::GotoPanel(i));
+    let nics = render(&mut app, 160, 24);
+    insta::assert_snapshot!("node_db01_nics_160x24", nics);
+    assert!(nics.contains("│ db01 › NICs"), "{nics}");
+    assert!(
+        nics.contains("! bond0: active slave eth1 is not the primary eth0"),
+        "{nics}"
+    );
+    for _ in 0..3 {
+        app.update(Action::CycleNode);
+    }
+    app.update(Action::GotoPanel(0));
+    let back = render(&mut app, 80, 24);
+    assert!(back.contains("LIVE  cluster of 3"), "{back}");
+    assert!(back.contains("Cluster · 3 nodes"), "{back}");
+}
