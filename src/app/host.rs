@@ -189,7 +189,7 @@ pub struct ClusterRow {
     pub mb_s: Option<f64>,
     pub r_await: Option<f64>,
     pub w_await: Option<f64>,
-    /// The busiest device and its %util (on the cluster row, `node:dev`).
+    /// The busiest device and its %util (on the cluster row, `dev@node`).
     pub busiest: Option<(String, f64)>,
     pub nic_in_mb: Option<f64>,
     pub nic_out_mb: Option<f64>,
@@ -268,7 +268,7 @@ impl ClusterRow {
             .filter_map(|r| {
                 r.busiest
                     .as_ref()
-                    .map(|(d, u)| (format!("{}:{d}", r.label), *u))
+                    .map(|(d, u)| (format!("{d}@{}", r.label), *u))
             })
             .max_by(|a, b| a.1.total_cmp(&b.1));
         let label = if live.len() == rows.len() {

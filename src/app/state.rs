@@ -208,6 +208,8 @@ pub struct UiState {
     /// The node whose layers the panels show (`n` cycles); `None`: this
     /// machine.
     pub node: Option<usize>,
+    /// The node selected on the cluster overview (Enter shows it).
+    pub cluster_selected: usize,
     /// The disks table: selected device, sort (an index into DISK_COLS).
     pub disks: ListUi,
     /// The NFS table (sort: an index into NFS_TABLE).
@@ -256,6 +258,7 @@ impl App {
         let ui = UiState {
             stack: vec![View::Panel(Panel::Overview)],
             node: None,
+            cluster_selected: 0,
             disks: ListUi::sorted_by(DiskCol::Util as usize),
             nfs: ListUi::sorted_by(0),
             nfs_ops: ListUi::default(),
@@ -561,6 +564,10 @@ impl App {
             }
         } else if !self.ui.filter.is_empty() {
             self.ui.filter.clear();
+        } else if let Some(i) = self.ui.node.take() {
+            // node → cluster, the node still selected
+            self.ui.cluster_selected = i;
+            self.ui.stack = vec![View::Panel(Panel::Overview)];
         }
     }
 
@@ -856,13 +863,27 @@ impl App {
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
                 self.ui.cell_disks.step(&names, delta);
             }
+            View::Panel(Panel::Overview) if self.shows_cluster() => {
+                let last = self.nodes.len().saturating_sub(1) as isize;
+                let i = (self.ui.cluster_selected as isize).saturating_add(delta);
+                self.ui.cluster_selected = i.clamp(0, last) as usize;
+            }
             View::Panel(Panel::Overview) | View::CacheFile(_) => {}
         }
+    }
+
+    /// The overview is the cluster's: there are nodes and none is chosen.
+    pub fn shows_cluster(&self) -> bool {
+        !self.nodes.is_empty() && self.ui.node.is_none()
     }
 
     fn drill_down(&mut self) {
         match self.view().clone() {
             View::Panel(Panel::Databases) => self.ui.dnfs.enter(&self.dnfs),
+            // cluster → node: its own overview
+            View::Panel(Panel::Overview) if self.shows_cluster() => {
+                self.ui.node = Some(self.ui.cluster_selected.min(self.nodes.len() - 1));
+            }
             View::Panel(Panel::Overview) => self.ui.stack = vec![View::Panel(Panel::Disks)],
             View::Panel(Panel::Nfs) => {
                 let rows = self.nfs_rows();

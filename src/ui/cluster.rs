@@ -110,7 +110,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let (rows, total) = app.cluster_rows();
     let live = rows.iter().filter(|r| r.shown == NodeShown::Live).count();
     let title = format!(
-        " Cluster · {} · {live} live · n: one node ",
+        " Cluster · {} · {live} live · ↑↓ Enter: one node ",
         format::count(rows.len(), "node", "nodes")
     );
     let block = panel_block(title, t, true);
@@ -175,8 +175,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     }
     let mut lines = vec![Line::from(head)];
     lines.extend(rows.iter().enumerate().map(|(i, r)| {
-        let name = if Some(i) == busiest_node {
+        let name = if i == app.ui.cluster_selected {
             t.selected
+        } else if Some(i) == busiest_node {
+            t.accent
         } else {
             t.base
         };

@@ -39,7 +39,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         db,
     );
     // On a jump host the cluster is the host layer; `n` shows one node.
-    if !app.nodes.is_empty() && app.ui.node.is_none() {
+    if app.shows_cluster() {
         let both = Rect {
             height: host.height + wire.height,
             ..host

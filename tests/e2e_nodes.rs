@@ -1,0 +1,129 @@
+//! The real binary in tmux watching a cluster of three database nodes:
+//! real OpenSSH sshd processes on loopback (tests/sshd/mod.rs) whose
+//! ForceCommand points the node's sampler (`R=` in its script) at a copy
+//! of the fixture host advanced by a test thread (tests/common/live_root.rs).
+//! The run goes as a user's would: the cluster overview, down into one
+//! node, its disks, one disk and its partition, back up, `n` through the
+//! nodes, quit; no sampler is left on any node.
+//!
+//! Needs tmux and sshd: without them the test prints SKIPPED, unless
+//! STRATA_REQUIRE_E2E=1 or STRATA_REQUIRE_SSHD=1 (scripts/test sets both
+//! as root), which makes a skip a failure.
+
+#![allow(unsafe_code, clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod peer_tools;
+mod sshd;
+
+use common::live_root::LiveRoot;
+use common::tmux::{Tmux, have_tmux, skip};
+use sshd::{Keys, Sshd, available, known_hosts, nonce, pgrep};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use strata::remote::sampler::SAMPLER_MARKER;
+
+/// The node's ForceCommand: the command strata sent, its sampler reading
+/// under `tree`.
+fn force_command(keys: &Keys, tree: &Path) -> PathBuf {
+    let path = keys.path(&(nonce("node") + ".sh"));
+    let text = format!(
+        "#!/bin/sh\nc=$(printf '%s' \"$SSH_ORIGINAL_COMMAND\" | sed -e 's#R=;#R={};#')\nexec sh -c \"$c\"\n",
+        tree.display()
+    );
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn cluster_node_disks_device_partition_and_back() {
+    let test = "cluster_node_disks_device_partition_and_back";
+    if !have_tmux() {
+        return skip("tmux is not installed");
+    }
+    if !available(test) {
+        return;
+    }
+    let root = LiveRoot::start();
+    let keys = Keys::new();
+    let wrapper = force_command(&keys, &root.path());
+    let extra = format!("ForceCommand {}", wrapper.display());
+    let nodes: Vec<Sshd> = ["127.0.0.61", "127.0.0.62", "127.0.0.63"]
+        .iter()
+        .map(|ip| Sshd::start(&keys, ip, &extra))
+        .collect();
+    let kh = known_hosts(&keys, &nodes.iter().collect::<Vec<_>>());
+    let tag = nonce("e2enodes");
+    let marker = format!("{SAMPLER_MARKER}-{tag}");
+    let specs: Vec<String> = nodes
+        .iter()
+        .map(|n| format!("--node {}@{}:{}", keys.user, n.ip, n.port))
+        .collect();
+    let cmd = format!(
+        "env -u SSH_AUTH_SOCK HOME={home} STRATA_TEST_SAMPLER_TAG={tag} {bin} \
+         --interval 1 --known-hosts {kh} --node-identity {id} {specs}",
+        home = keys.dir.path().display(),
+        bin = env!("CARGO_BIN_EXE_strata"),
+        kh = kh.display(),
+        id = keys.client_key.display(),
+        specs = specs.join(" "),
+    );
+    let t = Tmux::start("nodes", 120, 40);
+    t.type_line(&cmd);
+    let started = Instant::now();
+    let s = t.wait_for("three live nodes with figures", |s| {
+        s.contains("Cluster · 3 nodes · 3 live")
+            && s.lines()
+                .find(|l| l.starts_with("│ cluster ") || l.starts_with("│!cluster "))
+                .is_some_and(|l| !l.contains('–'))
+    });
+    println!("cluster after {:?}:\n{s}", started.elapsed());
+    assert!(s.contains("LIVE  cluster of 3"), "{s}");
+    let second = format!("{}:{}", nodes[1].ip, nodes[1].port);
+    assert!(s.contains(&second), "{s}");
+
+    // cluster → the second node: its own overview, named in the header
+    t.keys(&["Down", "Enter"]);
+    let s = t.wait_text(&format!("LIVE  node {second}"));
+    assert!(s.contains("Host · block devices"), "{s}");
+    // → its disks → sda → sda1, as on a local host
+    t.keys(&["2"]);
+    t.wait_text("Disks · ");
+    t.keys(&["s", "/", "s", "d", "Enter", "Enter"]);
+    let s = t.wait_text("Disks › sda");
+    assert!(s.contains(&format!("│ {second} › Disks › sda")), "{s}");
+    assert!(s.contains("partitions · Enter to open"), "{s}");
+    t.keys(&["Enter"]);
+    t.wait_text("Disks › sda › sda1");
+    // back up: sda, the table, then (after the overview) the cluster
+    t.keys(&["Escape"]);
+    t.wait_for("back at sda", |s| {
+        s.contains("Disks › sda") && !s.contains("sda › sda1")
+    });
+    t.keys(&["Escape"]);
+    t.wait_for("back at the table", |s| {
+        s.contains("› Disks") && !s.contains("Disks ›")
+    });
+    t.keys(&["Escape", "1", "Escape"]);
+    let s = t.wait_text("LIVE  cluster of 3");
+    assert!(s.contains("Cluster · 3 nodes"), "{s}");
+
+    // n: the nodes one by one, then the cluster again
+    for n in &nodes {
+        t.keys(&["n"]);
+        t.wait_text(&format!("LIVE  node {}:{}", n.ip, n.port));
+    }
+    t.keys(&["n"]);
+    t.wait_text("LIVE  cluster of 3");
+    assert_eq!(pgrep(&marker).len(), 3, "one sampler per node");
+
+    t.keys(&["q"]);
+    t.assert_shell_usable();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !pgrep(&marker).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(pgrep(&marker).is_empty(), "a sampler outlived strata");
+}
