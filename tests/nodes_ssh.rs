@@ -258,40 +258,42 @@ fn wait_wall(frac: f64) {
 
 // ------------------------------------------------------ the node's tree
 
-/// `text` into `root/rel` at once: written beside the tree, then renamed,
-/// so that a sampler never reads half a file. The staging directory is
-/// outside every directory the sampler lists.
-fn put(root: &Path, rel: &str, text: &str) {
-    let staging = root.join(".staging");
-    let tmp = staging.join(rel.replace('/', "_"));
-    std::fs::write(&tmp, text).unwrap();
-    std::fs::rename(&tmp, root.join(rel)).unwrap();
-}
-
 /// The fixture host's counters at state `k`; each interval is a distinct
 /// length (1.01 s from state 0 to 1, 1.02 s from 1 to 2, ...), so that a
 /// report's interval_s says which interval it is.
+///
+/// Every file is written beside the tree first (a staging directory
+/// outside every directory the sampler lists), then all are renamed into
+/// place one after the other: no reader sees half a file, and the window
+/// in which a reader could see files of two states is a few renames long.
+/// A node's first sample is taken when it connects, which can fall on
+/// x.55 s: it once did, in a run that was then off by a bond's figures
+/// (its baseline had read the bonding file of the next state), when the
+/// files were written and renamed one by one.
 fn write_state(root: &Path, k: u64) {
-    put(root, "proc/diskstats", &common::diskstats_text(k));
-    put(root, "proc/meminfo", &common::layers::meminfo_text(k));
-    put(root, "proc/vmstat", &common::layers::vmstat_text(k));
-    put(
-        root,
-        "proc/self/mountstats",
-        &common::layers::mountstats_text(k),
-    );
-    put(root, "proc/net/dev", &common::layers::netdev_text(k));
-    put(
-        root,
-        "proc/net/bonding/bond0",
-        &common::layers::bonding_text(k / 2),
-    );
     let cs = 100_000 + 100 * k + k * (k + 1) / 2;
-    put(
-        root,
-        "proc/uptime",
-        &format!("{}.{:02} 0.00\n", cs / 100, cs % 100),
-    );
+    let files = [
+        ("proc/diskstats", common::diskstats_text(k)),
+        ("proc/meminfo", common::layers::meminfo_text(k)),
+        ("proc/vmstat", common::layers::vmstat_text(k)),
+        ("proc/self/mountstats", common::layers::mountstats_text(k)),
+        ("proc/net/dev", common::layers::netdev_text(k)),
+        (
+            "proc/net/bonding/bond0",
+            common::layers::bonding_text(k / 2),
+        ),
+        (
+            "proc/uptime",
+            format!("{}.{:02} 0.00\n", cs / 100, cs % 100),
+        ),
+    ];
+    let staged = |rel: &str| root.join(".staging").join(rel.replace('/', "_"));
+    for (rel, text) in &files {
+        std::fs::write(staged(rel), text).unwrap();
+    }
+    for (rel, _) in &files {
+        std::fs::rename(staged(rel), root.join(rel)).unwrap();
+    }
 }
 
 /// A copy of the fixture host in a temp dir, at state 0.
@@ -425,7 +427,15 @@ fn compare(
     let mut common = 0;
     for (itv, lines) in node {
         if let Some(theirs) = root.get(itv) {
-            assert_eq!(lines, theirs, "{what}: interval_s {itv}");
+            let only = |a: &[String], b: &[String]| -> Vec<String> {
+                a.iter().filter(|l| !b.contains(l)).cloned().collect()
+            };
+            assert!(
+                lines == theirs,
+                "{what}: interval_s {itv}: only the node's {:#?}\nonly --root's {:#?}",
+                only(lines, theirs),
+                only(theirs, lines)
+            );
             common += 1;
         }
     }
