@@ -85,6 +85,17 @@ pub fn tag(label: &str, format: Format, text: &str) -> String {
     }
 }
 
+/// A node's status on stderr. The session's texts start with the host
+/// as `host:port`, which is the label of a node given that way: said once.
+fn status_line(label: &str, status: &HostStatus) -> String {
+    let text = status.to_string();
+    let text = text
+        .strip_prefix(label)
+        .and_then(|t| t.strip_prefix(": "))
+        .unwrap_or(&text);
+    format!("strata: node {label}: {text}")
+}
+
 /// Prints `count` reports of every node (or until interrupted); the exit
 /// code: 1 when a node gave no report for an interval or fell short.
 pub fn run_nodes(
@@ -239,7 +250,7 @@ impl<O: Write, E: Write> Run<O, E> {
             NodeEvent::Status { status, .. } => match status {
                 HostStatus::Live | HostStatus::Connecting => {}
                 other => {
-                    let _ = writeln!(self.err, "strata: node {label}: {other}");
+                    let _ = writeln!(self.err, "{}", status_line(&label, &other));
                 }
             },
             NodeEvent::Stderr { text, .. } => {
@@ -308,6 +319,25 @@ impl<O: Write, E: Write> Run<O, E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_status_names_the_node_once() {
+        let lost = HostStatus::Unreachable("10.0.0.5:2222: connection lost".into());
+        assert_eq!(
+            status_line("10.0.0.5:2222", &lost),
+            "strata: node 10.0.0.5:2222: connection lost"
+        );
+        // A label the text does not start with is kept, and so is the text.
+        assert_eq!(
+            status_line("db01", &lost),
+            "strata: node db01: 10.0.0.5:2222: connection lost"
+        );
+        let refused = HostStatus::AuthFailed("no key".into());
+        assert_eq!(
+            status_line("db01", &refused),
+            "strata: node db01: login refused: no key"
+        );
+    }
 
     #[test]
     fn each_format_names_the_node() {
