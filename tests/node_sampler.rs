@@ -8,9 +8,8 @@
 
 mod common;
 
-use common::layers;
+use common::node_tree::{tree, write_state};
 use std::io::{Read, Write};
-use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Arc;
 use std::sync::mpsc;
@@ -103,39 +102,6 @@ fn apply(files: &RemoteFiles, frame: NodeFrame) {
         files.set_facts((*f).clone());
     }
     files.set_sample(frame.files);
-}
-
-fn write_state(root: &Path, k: u64) {
-    let w = |rel: &str, text: String| std::fs::write(root.join(rel), text).unwrap();
-    w("proc/diskstats", common::diskstats_text(k));
-    w("proc/meminfo", layers::meminfo_text(k));
-    w("proc/vmstat", layers::vmstat_text(k));
-    w("proc/self/mountstats", layers::mountstats_text(k));
-    w("proc/net/dev", layers::netdev_text(k));
-    w("proc/net/bonding/bond0", layers::bonding_text(k / 2));
-    // intervals of 1.01 s, 1.02 s, ...: each report says which it is
-    let cs = 100_000 + 100 * k + k * (k + 1) / 2;
-    w(
-        "proc/uptime",
-        format!("{}.{:02} 0.00\n", cs / 100, cs % 100),
-    );
-}
-
-/// The fixture host in a temp dir, at state 0.
-fn tree() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let status = Command::new("cp")
-        .arg("-a")
-        .arg(format!("{}/.", common::fixture_root().display()))
-        .arg(dir.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    for d in ["proc/self", "proc/net/bonding"] {
-        std::fs::create_dir_all(dir.path().join(d)).unwrap();
-    }
-    write_state(dir.path(), 0);
-    dir
 }
 
 /// Every host panel in `format` over `fs`.

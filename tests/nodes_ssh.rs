@@ -19,6 +19,8 @@
 #![allow(unsafe_code, clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+
+use common::node_tree::{tree, write_state};
 mod peer_tools;
 mod sshd;
 
@@ -257,61 +259,6 @@ fn wait_wall(frac: f64) {
 }
 
 // ------------------------------------------------------ the node's tree
-
-/// The fixture host's counters at state `k`; each interval is a distinct
-/// length (1.01 s from state 0 to 1, 1.02 s from 1 to 2, ...), so that a
-/// report's interval_s says which interval it is.
-///
-/// Every file is written beside the tree first (a staging directory
-/// outside every directory the sampler lists), then all are renamed into
-/// place one after the other: no reader sees half a file, and the window
-/// in which a reader could see files of two states is a few renames long.
-/// A node's first sample is taken when it connects, which can fall on
-/// x.55 s: it once did, in a run that was then off by a bond's figures
-/// (its baseline had read the bonding file of the next state), when the
-/// files were written and renamed one by one.
-fn write_state(root: &Path, k: u64) {
-    let cs = 100_000 + 100 * k + k * (k + 1) / 2;
-    let files = [
-        ("proc/diskstats", common::diskstats_text(k)),
-        ("proc/meminfo", common::layers::meminfo_text(k)),
-        ("proc/vmstat", common::layers::vmstat_text(k)),
-        ("proc/self/mountstats", common::layers::mountstats_text(k)),
-        ("proc/net/dev", common::layers::netdev_text(k)),
-        (
-            "proc/net/bonding/bond0",
-            common::layers::bonding_text(k / 2),
-        ),
-        (
-            "proc/uptime",
-            format!("{}.{:02} 0.00\n", cs / 100, cs % 100),
-        ),
-    ];
-    let staged = |rel: &str| root.join(".staging").join(rel.replace('/', "_"));
-    for (rel, text) in &files {
-        std::fs::write(staged(rel), text).unwrap();
-    }
-    for (rel, _) in &files {
-        std::fs::rename(staged(rel), root.join(rel)).unwrap();
-    }
-}
-
-/// A copy of the fixture host in a temp dir, at state 0.
-fn tree() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let status = Command::new("cp")
-        .arg("-a")
-        .arg(format!("{}/.", common::fixture_root().display()))
-        .arg(dir.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    for d in ["proc/self", "proc/net/bonding", ".staging"] {
-        std::fs::create_dir_all(dir.path().join(d)).unwrap();
-    }
-    write_state(dir.path(), 0);
-    dir
-}
 
 /// A thread that moves every tree to state 1, 2, ... at about x.55 s of
 /// the wall clock, far from the x.00 s the nodes are asked at and the

@@ -341,26 +341,14 @@ pub fn run_cells(
     count: Option<u64>,
     format: Format,
 ) -> i32 {
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("strata: {e}");
-            return 1;
-        }
-    };
-    let code = rt.block_on(run(
+    super::block_on(run(
         targets,
         opts,
         count,
         format,
         &mut std::io::stdout().lock(),
         &mut std::io::stderr(),
-    ));
-    rt.shutdown_timeout(Duration::from_millis(200));
-    code
+    ))
 }
 
 async fn run(

@@ -10,3 +10,22 @@ pub mod run;
 // batch/ and export/ keep using them through these paths.
 pub use crate::layers::report::Format;
 pub(crate) use crate::layers::report::{csv_field, json_str, printable};
+
+/// Runs a batch loop on a runtime of this thread and gives its exit code;
+/// a runtime that cannot start is said and exits 1. Tasks still running
+/// (hosts' connections) get a moment to close.
+pub(crate) fn block_on(run: impl std::future::Future<Output = i32>) -> i32 {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            return 1;
+        }
+    };
+    let code = rt.block_on(run);
+    rt.shutdown_timeout(std::time::Duration::from_millis(200));
+    code
+}

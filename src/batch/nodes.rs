@@ -16,7 +16,6 @@ use crate::remote::{HostStatus, SshOptions, run_host};
 use crate::source::host::host_info;
 use std::io::Write;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
@@ -105,16 +104,6 @@ pub fn run_nodes(
     count: Option<u64>,
     format: Format,
 ) -> i32 {
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("strata: {e}");
-            return 1;
-        }
-    };
     let mut run = Run {
         nodes,
         format,
@@ -123,9 +112,7 @@ pub fn run_nodes(
         out: std::io::stdout().lock(),
         err: std::io::stderr(),
     };
-    let code = rt.block_on(run.go(targets, opts, count));
-    rt.shutdown_timeout(Duration::from_millis(200));
-    code
+    super::block_on(run.go(targets, opts, count))
 }
 
 struct Run<O, E> {

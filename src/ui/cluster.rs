@@ -17,65 +17,60 @@ use ratatui::widgets::Paragraph;
 struct Col {
     header: &'static str,
     width: u16,
-    text: fn(&ClusterRow) -> String,
+    text: Text,
 }
 
-fn fig(v: Option<f64>, width: u16, decimals: usize) -> String {
-    let w = usize::from(width);
-    format!("{:>w$}", format::fit(v, w, decimals))
+enum Text {
+    /// A figure and its decimals, right-aligned.
+    Fig(fn(&ClusterRow) -> Option<f64>, usize),
+    /// Text of its own, already `width` wide.
+    Own(fn(&ClusterRow) -> String),
+}
+
+impl Col {
+    const fn fig(
+        header: &'static str,
+        width: u16,
+        decimals: usize,
+        v: fn(&ClusterRow) -> Option<f64>,
+    ) -> Col {
+        Col {
+            header,
+            width,
+            text: Text::Fig(v, decimals),
+        }
+    }
+
+    const fn own(header: &'static str, width: u16, text: fn(&ClusterRow) -> String) -> Col {
+        Col {
+            header,
+            width,
+            text: Text::Own(text),
+        }
+    }
+
+    fn text(&self, r: &ClusterRow) -> String {
+        match self.text {
+            Text::Fig(v, decimals) => {
+                let w = usize::from(self.width);
+                format!("{:>w$}", format::fit(v(r), w, decimals))
+            }
+            Text::Own(f) => f(r),
+        }
+    }
 }
 
 const COLS: [Col; 10] = [
-    Col {
-        header: "r/s",
-        width: 7,
-        text: |r| fig(r.r_s, 7, 1),
-    },
-    Col {
-        header: "w/s",
-        width: 7,
-        text: |r| fig(r.w_s, 7, 1),
-    },
-    Col {
-        header: "MB/s",
-        width: 6,
-        text: |r| fig(r.mb_s, 6, 1),
-    },
-    Col {
-        header: "r_await",
-        width: 7,
-        text: |r| fig(r.r_await, 7, 2),
-    },
-    Col {
-        header: "w_await",
-        width: 7,
-        text: |r| fig(r.w_await, 7, 2),
-    },
-    Col {
-        header: "busiest  %util",
-        width: 16,
-        text: busiest,
-    },
-    Col {
-        header: "in MB/s",
-        width: 7,
-        text: |r| fig(r.nic_in_mb, 7, 1),
-    },
-    Col {
-        header: "out MB/s",
-        width: 8,
-        text: |r| fig(r.nic_out_mb, 8, 1),
-    },
-    Col {
-        header: "dirty/wb MB",
-        width: 11,
-        text: dirty,
-    },
-    Col {
-        header: "NFS op/s",
-        width: 8,
-        text: |r| fig(r.nfs_ops, 8, 1),
-    },
+    Col::fig("r/s", 7, 1, |r| r.r_s),
+    Col::fig("w/s", 7, 1, |r| r.w_s),
+    Col::fig("MB/s", 6, 1, |r| r.mb_s),
+    Col::fig("r_await", 7, 2, |r| r.r_await),
+    Col::fig("w_await", 7, 2, |r| r.w_await),
+    Col::own("busiest  %util", 16, busiest),
+    Col::fig("in MB/s", 7, 1, |r| r.nic_in_mb),
+    Col::fig("out MB/s", 8, 1, |r| r.nic_out_mb),
+    Col::own("dirty/wb MB", 11, dirty),
+    Col::fig("NFS op/s", 8, 1, |r| r.nfs_ops),
 ];
 
 fn busiest(r: &ClusterRow) -> String {
@@ -159,7 +154,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             Some(state) => spans.push(Span::styled(format!(" {state}"), t.warn)),
             None => {
                 for c in &cols {
-                    let text = (c.text)(r);
+                    let text = c.text(r);
                     let s = if text.trim() == "–" { t.muted } else { style };
                     spans.push(Span::raw(" "));
                     spans.push(Span::styled(text, s));

@@ -7,6 +7,7 @@
 pub mod fidelity;
 pub mod layers;
 pub mod live_root;
+pub mod node_tree;
 pub mod tmux;
 
 use std::collections::BTreeSet;

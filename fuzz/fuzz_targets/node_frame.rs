@@ -1,0 +1,37 @@
+//! What a database node's sampler prints over SSH, cut into pieces at the
+//! places the first byte chooses, read as strata reads it: frames, their
+//! files, and every host layer's source over those files.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use std::sync::Arc;
+use strata::core::rootfs::{RemoteFiles, RootFs};
+use strata::layers::Sampler;
+use strata::remote::Decoder;
+
+fuzz_target!(|data: &[u8]| {
+    let cut = data.first().map_or(1, |b| usize::from(*b).max(1));
+    let mut reader = strata::remote::frame::FrameReader::new();
+    let mut decoder = strata::remote::node::NodeDecoder::default();
+    let files = Arc::new(RemoteFiles::default());
+    let fs = RootFs::remote(Arc::clone(&files));
+    let mut disks = strata::layers::disks::source::DiskSource::new(fs.clone());
+    let mut nics = strata::layers::nics::source::NicSource::new(fs.clone());
+    let mut nfs = strata::layers::nfs::source::NfsSource::new(fs.clone());
+    let mut cache = strata::layers::cache::source::CacheSource::new(fs, Vec::new());
+    for piece in data.chunks(cut) {
+        for frame in reader.push(piece) {
+            let Some(f) = decoder.decode(frame, 0) else {
+                continue;
+            };
+            if let Some(facts) = f.facts {
+                files.set_facts((*facts).clone());
+            }
+            files.set_sample(f.files);
+            let _ = Sampler::sample(&mut disks, 0);
+            let _ = Sampler::sample(&mut nics, 0);
+            let _ = Sampler::sample(&mut nfs, 0);
+            let _ = Sampler::sample(&mut cache, 0);
+        }
+    }
+});
