@@ -140,9 +140,10 @@ pub fn panels_with_figures(player: &mut Player, window: &Window) -> Vec<BatchPan
         if at > window.to_ms.saturating_add(LATE_MS) {
             break;
         }
-        match walker.apply(at, input) {
-            Some(Step::Note { .. }) | None => {}
-            Some(step) if window.contains(step.at_ms()) => {
+        let step = walker.apply(at, input);
+        match step.as_ref().map(Step::of_node) {
+            Some((_, Step::Note { .. })) | None => {}
+            Some((_, step)) if window.contains(step.at_ms()) => {
                 if !seen.contains(&step.panel()) {
                     seen.push(step.panel());
                 }
@@ -176,11 +177,22 @@ fn export_panel(
         if !opts.window.contains(step.at_ms()) {
             continue;
         }
-        let report = match &step {
+        // With nodes, a host panel's rows name their host: a node by its
+        // label, the recording's own host by its name.
+        let (node, inner) = step.of_node();
+        let host = node
+            .and_then(|i| player.meta.nodes.get(i))
+            .map_or(player.meta.host.hostname.as_str(), |n| n.label());
+        let report = match inner {
             Step::Note { text, at_ms, .. } => {
+                let on = if node.is_some() {
+                    format!(" on {host}")
+                } else {
+                    String::new()
+                };
                 let _ = writeln!(
                     err,
-                    "strata: {} at {}: {}",
+                    "strata: {}{on} at {}: {}",
                     panel_name(p),
                     format::local_datetime(*at_ms),
                     crate::batch::printable(text)
@@ -195,9 +207,19 @@ fn export_panel(
                 cells::report(opts.format, &cells::lines(&walker.cells, *now_ms), *at_ms)
             }
             Step::Dnfs { db, at_ms } => dnfs::db_report(opts.format, &walker.dnfs, *db, *at_ms),
+            Step::Node { .. } => continue,
+        };
+        let with_nodes = !player.meta.nodes.is_empty() && is_host_panel(p);
+        let report = if with_nodes {
+            crate::batch::nodes::tag(host, opts.format, &report)
+        } else {
+            report
         };
         if rows == 0 {
             let head = match opts.format {
+                Format::Csv if !player.meta.nodes.is_empty() && is_host_panel(p) => {
+                    Some(format!("node,{}", csv_header(p, opts.units)))
+                }
                 Format::Csv => Some(csv_header(p, opts.units)),
                 Format::Text => Some(banner(
                     &player.meta.host,
@@ -219,6 +241,14 @@ fn export_panel(
     }
     out.flush().ok()?;
     Some(rows)
+}
+
+/// The panels every host has: a recording with nodes has rows of each.
+fn is_host_panel(p: BatchPanel) -> bool {
+    matches!(
+        p,
+        BatchPanel::Disks | BatchPanel::Nfs | BatchPanel::Cache | BatchPanel::Nics
+    )
 }
 
 fn csv_header(p: BatchPanel, units: Units) -> String {

@@ -108,12 +108,19 @@ impl Summary {
 struct Collector {
     figures: Vec<Figure>,
     index: HashMap<(BatchPanel, String, &'static str), usize>,
+    /// The node the figures being put are of; `None`: the recording's host.
+    node: Option<String>,
 }
 
 impl Collector {
     /// Notes a figure's value at one sample; an unknown value still lists
     /// the figure.
     fn put(&mut self, panel: BatchPanel, entity: &str, figure: &'static str, v: Option<f64>) {
+        let entity = match &self.node {
+            Some(n) => format!("{n}:{entity}"),
+            None => entity.to_string(),
+        };
+        let entity = entity.as_str();
         let key = (panel, entity.to_string(), figure);
         let i = match self.index.get(&key) {
             Some(i) => *i,
@@ -306,7 +313,13 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
         *samples.entry(step.panel()).or_default() += 1;
         first_ms = Some(first_ms.map_or(t, |f| f.min(t)));
         last_ms = Some(last_ms.map_or(t, |l| l.max(t)));
-        match &step {
+        // A node's entities are named `node:entity` (its disks, mounts,
+        // interfaces; its page cache as `node:host`).
+        let (node, step) = step.of_node();
+        c.node = node
+            .and_then(|i| meta.nodes.get(i))
+            .map(|n| n.label().to_string());
+        match step {
             Step::Disks(t) => disks(&mut c, Some(t)),
             Step::Nfs(t) => nfs(&mut c, t),
             Step::Cache(t) => cache(&mut c, Some(t)),
@@ -318,7 +331,7 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
                     dnfs(&mut c, &v.target.label, tick);
                 }
             }
-            Step::Note { .. } => {}
+            Step::Note { .. } | Step::Node { .. } => {}
         }
     }
     let order = |p: &BatchPanel| PANELS.iter().position(|q| q == p).unwrap_or(PANELS.len());

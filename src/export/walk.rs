@@ -8,6 +8,7 @@
 use crate::app::Input;
 use crate::app::cells::Cells;
 use crate::app::dnfs::Dnfs;
+use crate::app::input::NodeInput;
 use crate::cli::BatchPanel;
 use crate::layers::cache::model::{CacheBaseline, CacheTick};
 use crate::layers::disks::tick::{Baseline, DiskTick};
@@ -34,6 +35,11 @@ pub enum Step {
         db: usize,
         at_ms: i64,
     },
+    /// A database node's host layer (one of the four above).
+    Node {
+        node: usize,
+        step: Box<Step>,
+    },
     /// A source's error, or what a cell wrote on stderr.
     Note {
         panel: BatchPanel,
@@ -52,6 +58,16 @@ impl Step {
             Step::Cells { .. } => BatchPanel::Cells,
             Step::Dnfs { .. } => BatchPanel::Dnfs,
             Step::Note { panel, .. } => *panel,
+            Step::Node { step, .. } => step.panel(),
+        }
+    }
+
+    /// The node a step is of (`None`: the recording's own host), and the
+    /// step itself.
+    pub fn of_node(&self) -> (Option<usize>, &Step) {
+        match self {
+            Step::Node { node, step } => (Some(*node), step),
+            other => (None, other),
         }
     }
 
@@ -66,6 +82,7 @@ impl Step {
             Step::Cells { at_ms, .. } | Step::Dnfs { at_ms, .. } | Step::Note { at_ms, .. } => {
                 *at_ms
             }
+            Step::Node { step, .. } => step.at_ms(),
         }
     }
 }
@@ -73,13 +90,21 @@ impl Step {
 /// Samples of history a cell keeps here: only the newest is read.
 const CELL_HISTORY: usize = 2;
 
-/// The state the figures are computed from.
-pub struct Walker {
-    only: Option<BatchPanel>,
+/// One host's baselines: this machine's, or a node's.
+#[derive(Default)]
+struct Host {
     disks: Baseline,
     nfs: NfsBaseline,
     cache: CacheBaseline,
     nics: NicBaseline,
+}
+
+/// The state the figures are computed from.
+pub struct Walker {
+    only: Option<BatchPanel>,
+    local: Host,
+    /// Each database node's, in `Meta::nodes` order.
+    nodes: Vec<Host>,
     pub cells: Cells,
     pub dnfs: Dnfs,
     /// The app's clock: the newest `Input::Clock`, 0 before the first, as
@@ -94,10 +119,8 @@ impl Walker {
     pub fn new(meta: &Meta, only: Option<BatchPanel>) -> Walker {
         Walker {
             only,
-            disks: Baseline::default(),
-            nfs: NfsBaseline::default(),
-            cache: CacheBaseline::default(),
-            nics: NicBaseline::default(),
+            local: Host::default(),
+            nodes: meta.nodes.iter().map(|_| Host::default()).collect(),
             cells: Cells::new(meta.cells.clone(), meta.interval_s, CELL_HISTORY),
             dnfs: Dnfs::new(meta.dbs.clone(), meta.interval_s, CELL_HISTORY),
             now_ms: 0,
@@ -115,30 +138,25 @@ impl Walker {
         let note = |panel, text: String| Some(Step::Note { panel, at_ms, text });
         use BatchPanel as P;
         match input {
-            Input::Disks(r) if self.wants(P::Disks) => match r {
-                Ok(s) => Some(self.disks.tick(&s))
-                    .filter(|t| t.itv_cs.is_some())
-                    .map(Step::Disks),
-                Err(e) => note(P::Disks, e),
-            },
-            Input::Nfs(r) if self.wants(P::Nfs) => match r {
-                Ok(s) => Some(self.nfs.tick(&s))
-                    .filter(|t| t.itv_cs.is_some())
-                    .map(Step::Nfs),
-                Err(e) => note(P::Nfs, e),
-            },
-            Input::Cache(r) if self.wants(P::Cache) => match r {
-                Ok(s) => Some(self.cache.tick(&s))
-                    .filter(|t| t.itv_cs.is_some())
-                    .map(Step::Cache),
-                Err(e) => note(P::Cache, e),
-            },
-            Input::Nics(r) if self.wants(P::Nics) => match r {
-                Ok(s) => Some(self.nics.tick(&s))
-                    .filter(|t| t.itv_cs.is_some())
-                    .map(Step::Nics),
-                Err(e) => note(P::Nics, e),
-            },
+            Input::Disks(r) => self.local.disks(r, at_ms, self.only),
+            Input::Nfs(r) => self.local.nfs(r, at_ms, self.only),
+            Input::Cache(r) => self.local.cache(r, at_ms, self.only),
+            Input::Nics(r) => self.local.nics(r, at_ms, self.only),
+            Input::Node { node, input } => {
+                let only = self.only;
+                let host = self.nodes.get_mut(node)?;
+                let step = match input {
+                    NodeInput::Disks(r) => host.disks(r, at_ms, only),
+                    NodeInput::Nfs(r) => host.nfs(r, at_ms, only),
+                    NodeInput::Cache(r) => host.cache(r, at_ms, only),
+                    NodeInput::Nics(r) => host.nics(r, at_ms, only),
+                    NodeInput::Status(_) | NodeInput::Rtt(_) | NodeInput::Stderr(_) => None,
+                }?;
+                Some(Step::Node {
+                    node,
+                    step: Box::new(step),
+                })
+            }
             Input::Cell(ev) if self.wants(P::Cells) => {
                 let said = self.cells.ingest(self.now_ms, ev);
                 self.round().or_else(|| {
@@ -192,4 +210,49 @@ impl Walker {
     pub fn now_ms(&self) -> i64 {
         self.now_ms
     }
+}
+
+/// A sample's step: figures when it closes an interval (not the first,
+/// nor one after a reboot), its error as a note; nothing for a panel not
+/// asked for.
+macro_rules! host_step {
+    ($name:ident, $sample:ty, $panel:ident, $step:ident) => {
+        fn $name(
+            &mut self,
+            r: Result<$sample, String>,
+            at_ms: i64,
+            only: Option<BatchPanel>,
+        ) -> Option<Step> {
+            if only.is_some_and(|o| o != BatchPanel::$panel) {
+                return None;
+            }
+            match r {
+                Ok(s) => Some(self.$name.tick(&s))
+                    .filter(|t| t.itv_cs.is_some())
+                    .map(Step::$step),
+                Err(text) => Some(Step::Note {
+                    panel: BatchPanel::$panel,
+                    at_ms,
+                    text,
+                }),
+            }
+        }
+    };
+}
+
+impl Host {
+    host_step!(
+        disks,
+        crate::layers::disks::source::DiskSample,
+        Disks,
+        Disks
+    );
+    host_step!(nfs, crate::layers::nfs::source::NfsSample, Nfs, Nfs);
+    host_step!(
+        cache,
+        crate::layers::cache::source::CacheSample,
+        Cache,
+        Cache
+    );
+    host_step!(nics, crate::layers::nics::source::NicSample, Nics, Nics);
 }

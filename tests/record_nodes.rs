@@ -1,0 +1,136 @@
+//! A recording of a cluster: two database nodes' host layers beside the
+//! recording host's own. It replays with its nodes; `strata export` gives
+//! a node column whose rows are, figure for figure, what the same samples
+//! give as a host's own; `strata summary` names a node's entities
+//! `node:entity`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{nic_sample, sample};
+use strata::app::input::NodeInput;
+use strata::app::{Input, SelfUsage};
+use strata::batch::Format;
+use strata::cli::BatchPanel;
+use strata::export::cmd::{ExportArgs, run_export};
+use strata::export::summary::summarize;
+use strata::export::window::Window;
+use strata::recording::control::meta_of;
+use strata::recording::session::{Player, Recorder};
+use strata::remote::HostStatus;
+use strata::remote::target::{NodeTarget, parse_ssh_spec};
+
+const T0: i64 = 1_795_000_000_000;
+const N: u64 = 12;
+
+/// Node `i`'s samples are the fixture host's, `5 * i` seconds ahead; with
+/// `as_local`, node 0's go in as the recording host's own instead.
+fn record(path: &std::path::Path, as_local: bool) {
+    let mut app = common::app_with(0);
+    if !as_local {
+        let nodes = ["oracle@db01", "oracle@db02"]
+            .iter()
+            .map(|s| NodeTarget::Ssh(parse_ssh_spec(s, "oracle").unwrap()))
+            .collect();
+        app.set_nodes(nodes);
+    }
+    let mut rec = Recorder::create(path, &meta_of(&app, T0)).unwrap();
+    for k in 0..N {
+        let t = T0 + k as i64 * 1000;
+        let mut inputs = Vec::new();
+        for node in 0..2usize {
+            let g = k + 5 * node as u64;
+            let (mut d, mut n) = (sample(g), nic_sample(g));
+            d.wall_ms = t + 10;
+            n.wall_ms = t + 10;
+            if as_local {
+                if node == 0 {
+                    inputs.push((t + 10, Input::Disks(Ok(d))));
+                    inputs.push((t + 11, Input::Nics(Ok(n))));
+                }
+                continue;
+            }
+            if k == 0 {
+                let input = NodeInput::Status(HostStatus::Live);
+                inputs.push((t + 1, Input::Node { node, input }));
+            }
+            inputs.push((
+                t + 10,
+                Input::Node {
+                    node,
+                    input: NodeInput::Disks(Ok(d)),
+                },
+            ));
+            inputs.push((
+                t + 11,
+                Input::Node {
+                    node,
+                    input: NodeInput::Nics(Ok(n)),
+                },
+            ));
+        }
+        let usage = SelfUsage::default();
+        let now_ms = t + 900;
+        inputs.push((now_ms, Input::Clock { now_ms, usage }));
+        for (at, input) in inputs {
+            rec.record(at, &input).unwrap();
+        }
+    }
+    rec.close().unwrap();
+}
+
+fn export_csv(path: &std::path::Path, panel: BatchPanel) -> String {
+    let args = ExportArgs {
+        format: Some(Format::Csv),
+        panel: Some(panel),
+        ..ExportArgs::default()
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = run_export(path, &args, &mut out, &mut err);
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn a_clusters_recording_replays_exports_and_sums_up_per_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cluster, single) = (dir.path().join("c.strec"), dir.path().join("s.strec"));
+    record(&cluster, false);
+    record(&single, true);
+    let player = Player::open(&cluster).unwrap();
+    let labels: Vec<&str> = player.meta.nodes.iter().map(NodeTarget::label).collect();
+    assert_eq!(labels, ["db01", "db02"]);
+
+    for panel in [BatchPanel::Disks, BatchPanel::Nics] {
+        let by_node = export_csv(&cluster, panel);
+        let own = export_csv(&single, panel);
+        let mut lines = by_node.lines();
+        let header = lines.next().unwrap();
+        assert_eq!(
+            Some(header),
+            own.lines().next().map(|h| format!("node,{h}")).as_deref()
+        );
+        // db01's rows, without their node, are the host's own rows
+        let db01: Vec<&str> = lines
+            .clone()
+            .filter_map(|l| l.strip_prefix("db01,"))
+            .collect();
+        let mine: Vec<&str> = own.lines().skip(1).collect();
+        assert!(!db01.is_empty());
+        assert_eq!(db01, mine, "{panel:?}");
+        let db02 = lines.filter(|l| l.starts_with("db02,")).count();
+        assert_eq!(db02, db01.len(), "{panel:?}");
+    }
+
+    let mut player = Player::open(&cluster).unwrap();
+    let s = summarize(&mut player, &Window::ALL);
+    let f = s
+        .figure(BatchPanel::Disks, "db02:total", "r/s")
+        .expect("db02 total");
+    assert_eq!(f.values.len(), N as usize - 1);
+    assert!(
+        s.figure(BatchPanel::Disks, "total", "r/s")
+            .is_none_or(|f| f.values.is_empty())
+    );
+}
