@@ -472,6 +472,47 @@ impl App {
         rows
     }
 
+    /// With nodes and none chosen, the disks of every live node, filtered
+    /// and sorted as the disks table is (by %util: the cluster's busiest
+    /// disk on top); each with its node's index.
+    pub fn cluster_disk_rows(&self) -> Vec<(usize, &DiskRow)> {
+        let filter = self.filter_text();
+        let interval_ms = (self.interval_s * 1000.0) as i64;
+        let mut rows: Vec<(usize, &DiskRow)> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.is_current(self.now_ms, interval_ms))
+            .filter_map(|(i, n)| Some((i, n.layers.disks.tick()?)))
+            .flat_map(|(i, t)| t.rows.iter().map(move |r| (i, r)))
+            .filter(|(_, r)| r.shown(self.ui.show_partitions, self.ui.show_all_devices))
+            .filter(|(i, r)| {
+                filter.is_empty()
+                    || r.display_name().to_lowercase().contains(&filter)
+                    || self.nodes[*i]
+                        .target
+                        .label()
+                        .to_lowercase()
+                        .contains(&filter)
+            })
+            .collect();
+        self.ui.disks.sort(
+            &mut rows,
+            |(_, r)| r.display_name(),
+            |(_, r), c| {
+                let col = DISK_COLS.get(c)?.col;
+                r.rates.and_then(|x| x.get(col))
+            },
+        );
+        rows
+    }
+
+    /// The key a row of the cluster's disks is selected by: node and name.
+    pub fn cluster_disk_key(&self, node: usize, name: &str) -> String {
+        let label = self.nodes.get(node).map_or("", |n| n.target.label());
+        format!("{label} {name}")
+    }
+
     /// Index of the selected device among the shown rows.
     pub fn selected_index(&self, rows: &[&DiskRow]) -> usize {
         self.ui.disks.index(rows.iter().map(|r| r.name.as_str()))
@@ -803,6 +844,15 @@ impl App {
     fn move_selection(&mut self, delta: isize) {
         match self.view().clone() {
             View::Panel(Panel::Databases) => self.ui.dnfs.move_by(&self.dnfs, delta),
+            View::Panel(Panel::Disks) if self.shows_cluster() => {
+                let keys: Vec<String> = self
+                    .cluster_disk_rows()
+                    .iter()
+                    .map(|(i, r)| self.cluster_disk_key(*i, &r.name))
+                    .collect();
+                let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+                self.ui.disks.step(&keys, delta);
+            }
             View::Panel(Panel::Disks) => {
                 let names: Vec<String> = self.disk_rows().iter().map(|r| r.name.clone()).collect();
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -875,6 +925,22 @@ impl App {
     /// The overview is the cluster's: there are nodes and none is chosen.
     pub fn shows_cluster(&self) -> bool {
         !self.nodes.is_empty() && self.ui.node.is_none()
+    }
+
+    /// The selected disk of the cluster's table, on its own node.
+    fn open_cluster_disk(&mut self) {
+        let rows = self.cluster_disk_rows();
+        let at = self.ui.disks.selected.as_deref().and_then(|s| {
+            rows.iter()
+                .position(|(i, r)| self.cluster_disk_key(*i, &r.name) == s)
+        });
+        if let Some((node, r)) = rows.get(at.unwrap_or(0)) {
+            let (node, name) = (*node, r.name.clone());
+            self.ui.node = Some(node);
+            self.ui.disks.selected = Some(name.clone());
+            self.ui.part_selected = None;
+            self.ui.stack.push(View::Disk(name));
+        }
     }
 
     fn drill_down(&mut self) {
@@ -951,6 +1017,8 @@ impl App {
                 }
             }
             View::Nfs(_) | View::CacheFile(_) => {}
+            // a disk of the cluster's table → that node's disk
+            View::Panel(Panel::Disks) if self.shows_cluster() => self.open_cluster_disk(),
             View::Panel(Panel::Disks) => {
                 let rows = self.disk_rows();
                 if let Some(r) = rows.get(self.selected_index(&rows)) {

@@ -61,22 +61,62 @@ fn disks_block(app: &App, shown: usize, total: usize) -> Block<'_> {
     }
 }
 
+/// The table's rows: this host's devices, or with nodes and none chosen
+/// every live node's, each with its node's name; the total before the
+/// filter; the selected row.
+fn table_rows(app: &App) -> (Vec<(Option<&str>, &DiskRow)>, usize, usize) {
+    if !app.shows_cluster() {
+        let rows = app.disk_rows();
+        let total = app.view_tick().map_or(0, |t| t.rows.len());
+        let selected = app.selected_index(&rows);
+        return (
+            rows.into_iter().map(|r| (None, r)).collect(),
+            total,
+            selected,
+        );
+    }
+    let rows = app.cluster_disk_rows();
+    let total = app
+        .nodes
+        .iter()
+        .filter_map(|n| n.layers.disks.tick())
+        .map(|t| t.rows.len())
+        .sum();
+    let selected = app.ui.disks.index(
+        rows.iter()
+            .map(|(i, r)| app.cluster_disk_key(*i, &r.name))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(String::as_str),
+    );
+    let rows = rows
+        .into_iter()
+        .map(|(i, r)| (app.nodes.get(i).map(|n| n.target.label()), r))
+        .collect();
+    (rows, total, selected)
+}
+
 pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
-    let rows = app.disk_rows();
-    let total = app.view_tick().map_or(0, |t| t.rows.len());
-    let selected = app.selected_index(&rows);
+    let (rows, total, selected) = table_rows(app);
     let t = &app.theme;
-    let units = app.ui.units;
     let block = disks_block(app, rows.len(), total);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    if app.view_tick().is_none() {
+    let ticks = app.shows_cluster() && app.nodes.iter().any(|n| n.layers.disks.tick().is_some());
+    if !ticks && app.view_tick().is_none() {
         super::waiting(f, &app.theme, inner);
         return Drawn::default();
     }
 
-    let name_width = name_width(&rows);
-    let fixed = name_width + 1 + CLASS_WIDTH + 1;
+    let devices: Vec<&DiskRow> = rows.iter().map(|(_, r)| *r).collect();
+    let name_width = name_width(&devices);
+    // All nodes in one table: a node column first.
+    let node_width = rows
+        .iter()
+        .filter_map(|(n, _)| n.map(|n| n.chars().count()))
+        .max()
+        .map_or(0, |w| w.clamp(4, 24) as u16 + 1);
+    let fixed = node_width + name_width + 1 + CLASS_WIDTH + 1;
     let fit = (inner.width.saturating_sub(fixed) / (COL_WIDTH + 1)).max(1) as usize;
     // never scroll past the point where the last column is already shown
     let offset = app
@@ -91,23 +131,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         .map(|c| c.col)
         .collect();
 
-    let mut header = vec![Cell::from("Device"), Cell::from("Class")];
-    for c in &cols {
-        let label = units.header(*c);
-        let style = if app
-            .ui
-            .disks
-            .sort
-            .and_then(|i| DISK_COLS.get(i))
-            .map(|d| d.col)
-            == Some(*c)
-        {
-            t.accent
-        } else {
-            t.header
-        };
-        header.push(Cell::from(Line::from(label).right_aligned()).style(style));
-    }
+    let header = header_cells(app, &cols, node_width > 0);
     let [table_area, legend] =
         ratatui::layout::Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
     // Only the rows on screen are built: formatting a thousand rows' cells
@@ -118,12 +142,18 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         .iter()
         .skip(first)
         .take(visible)
-        .map(|r| device_row(r, &cols, app))
+        .map(|(node, r)| match node {
+            Some(n) => node_row(n, r, &cols, app),
+            None => device_row(r, &cols, app),
+        })
         .collect();
     let mut widths = vec![
         Constraint::Length(name_width),
         Constraint::Length(CLASS_WIDTH),
     ];
+    if node_width > 0 {
+        widths.insert(0, Constraint::Length(node_width - 1));
+    }
     widths.extend(cols.iter().map(|_| Constraint::Length(COL_WIDTH)));
     let shown = format!(
         " columns {}–{} of {}{} ",
@@ -159,6 +189,31 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     }
 }
 
+/// The header: the node's column when there is one, the device's, its
+/// class and the figures shown, the sort key's highlighted.
+fn header_cells<'a>(app: &App, cols: &[DiskCol], with_node: bool) -> Vec<Cell<'a>> {
+    let t = &app.theme;
+    let sorted = app
+        .ui
+        .disks
+        .sort
+        .and_then(|i| DISK_COLS.get(i))
+        .map(|d| d.col);
+    let mut header = vec![Cell::from("Device"), Cell::from("Class")];
+    if with_node {
+        header.insert(0, Cell::from("Node"));
+    }
+    for c in cols {
+        let style = if sorted == Some(*c) {
+            t.accent
+        } else {
+            t.header
+        };
+        header.push(Cell::from(Line::from(app.ui.units.header(*c)).right_aligned()).style(style));
+    }
+    header
+}
+
 /// Width of a name column that fits the longest name, within reason: LVM
 /// names differ only at their end.
 pub(crate) fn name_width(rows: &[&DiskRow]) -> u16 {
@@ -171,6 +226,17 @@ pub(crate) fn name_width(rows: &[&DiskRow]) -> u16 {
 
 /// A device's name, class and the given figures.
 pub(crate) fn device_row<'a>(r: &DiskRow, cols: &[DiskCol], app: &App) -> Row<'a> {
+    Row::new(device_cells(r, cols, app))
+}
+
+/// A node's device: its node, then as [`device_row`].
+fn node_row<'a>(node: &str, r: &DiskRow, cols: &[DiskCol], app: &App) -> Row<'a> {
+    let mut cells = vec![Cell::from(node.to_string())];
+    cells.extend(device_cells(r, cols, app));
+    Row::new(cells)
+}
+
+fn device_cells<'a>(r: &DiskRow, cols: &[DiskCol], app: &App) -> Vec<Cell<'a>> {
     let t = &app.theme;
     let mut cells = vec![
         Cell::from(r.display_name().to_string()),
@@ -180,7 +246,7 @@ pub(crate) fn device_row<'a>(r: &DiskRow, cols: &[DiskCol], app: &App) -> Row<'a
         cols.iter()
             .map(|c| figure_cell(r, *c, app.ui.units, &app.config.thresholds, t)),
     );
-    Row::new(cells)
+    cells
 }
 
 /// Header cells of figure columns, right-aligned over their figures.
