@@ -202,7 +202,9 @@ impl Dnfs {
 impl super::App {
     /// The path view's line-up of the figures on screen: the databases'
     /// current dNFS figures, each NIC's, the kernel NFS client's and the
-    /// block devices' totals. `None` without databases.
+    /// block devices' totals, of the host shown (a node's once `n` chose
+    /// it; mapping each RAC instance to its node is yet to come). `None`
+    /// without databases.
     pub fn path_line(&self) -> Option<PathLine> {
         use crate::layers::disks::model::DiskCol;
         use crate::layers::nfs::model::NfsMountCol;
@@ -219,7 +221,7 @@ impl super::App {
             .collect();
         let mb = |r: Option<f64>, w: Option<f64>| Some((r? + w?) / 1024.0);
         let nic_mb_s: Vec<(String, Option<f64>)> = self
-            .local
+            .host()
             .nics
             .tick()
             .map(|t| {
@@ -238,7 +240,7 @@ impl super::App {
         // what went over the wire for the mounts: the server's bytes, as
         // nfsiostat's kB/s
         let kernel_nfs = self
-            .local
+            .host()
             .nfs
             .tick()
             .and_then(|t| t.total.as_ref())
@@ -249,14 +251,14 @@ impl super::App {
                 )
             });
         let block = self
-            .local
+            .host()
             .disks
             .tick()
             .and_then(|t| t.total.as_ref())
             .and_then(|x| mb(x.get(DiskCol::RkBPerS), x.get(DiskCol::WkBPerS)));
         Some(line_up(
             &ticks,
-            &self.local.routes,
+            &self.host().routes,
             &nic_mb_s,
             kernel_nfs,
             block,

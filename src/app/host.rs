@@ -210,17 +210,19 @@ impl ClusterRow {
         use crate::layers::nfs::model::NfsMountCol;
         use crate::layers::nics::model::NicCol;
         let live = shown == NodeShown::Live;
-        let disks = l.disks.tick().filter(|_| live);
+        // A layer that fails keeps its last tick for the screen; its
+        // figures are not current.
+        let disks = l.disks.tick().filter(|_| live && l.disks.error.is_none());
         let d = |c| disks.and_then(|t| t.total.as_ref()).and_then(|r| r.get(c));
-        let nics = l.nics.tick().filter(|_| live);
+        let nics = l.nics.tick().filter(|_| live && l.nics.error.is_none());
         let n = |c| {
             nics.and_then(|t| t.total.as_ref())
                 .and_then(|r| r.get(c))
                 .map(|kb| kb / 1024.0)
         };
-        let cache = l.cache.tick().filter(|_| live);
+        let cache = l.cache.tick().filter(|_| live && l.cache.error.is_none());
         let c = |col| cache.and_then(|t| t.figures.get(col)).map(|kb| kb / 1024.0);
-        let nfs = l.nfs.tick().filter(|_| live);
+        let nfs = l.nfs.tick().filter(|_| live && l.nfs.error.is_none());
         let nfs_ops = nfs.and_then(|t| {
             t.rows
                 .iter()
@@ -247,21 +249,25 @@ impl ClusterRow {
         }
     }
 
-    /// The cluster's line: sums over the live nodes, awaits weighted by
-    /// each node's I/O (as the kernel's own await is), the busiest device
-    /// of all; `None` for a figure no live node knows.
+    /// The cluster's line: sums over the live nodes that know the figure
+    /// (a node's first interval, a layer it lacks), awaits weighted by each
+    /// node's I/O (as the kernel's own await is), the busiest device of
+    /// all; `None` for a figure no live node knows.
     fn total(rows: &[ClusterRow]) -> ClusterRow {
         let live: Vec<&ClusterRow> = rows.iter().filter(|r| r.shown == NodeShown::Live).collect();
-        let sum =
-            |f: fn(&ClusterRow) -> Option<f64>| live.iter().map(|r| f(r)).sum::<Option<f64>>();
+        let sum = |f: fn(&ClusterRow) -> Option<f64>| {
+            let known: Vec<f64> = live.iter().filter_map(|r| f(r)).collect();
+            (!known.is_empty()).then(|| known.iter().sum::<f64>())
+        };
         let weighted = |ios: fn(&ClusterRow) -> Option<f64>,
                         wait: fn(&ClusterRow) -> Option<f64>| {
-            let n = sum(ios)?;
-            let waited = live
+            let both: Vec<(f64, f64)> = live
                 .iter()
-                .map(|r| Some(ios(r)? * wait(r)?))
-                .sum::<Option<f64>>()?;
-            Some(if n > 0.0 { waited / n } else { 0.0 })
+                .filter_map(|r| Some((ios(r)?, wait(r)?)))
+                .collect();
+            let n: f64 = both.iter().map(|(n, _)| n).sum();
+            let waited: f64 = both.iter().map(|(n, w)| n * w).sum();
+            (!both.is_empty()).then_some(if n > 0.0 { waited / n } else { 0.0 })
         };
         let busiest = live
             .iter()
@@ -276,22 +282,21 @@ impl ClusterRow {
         } else {
             format!("cluster ({} of {})", live.len(), rows.len())
         };
-        let any = !live.is_empty();
         ClusterRow {
             label,
             shown: NodeShown::Live,
-            r_s: sum(|r| r.r_s).filter(|_| any),
-            w_s: sum(|r| r.w_s).filter(|_| any),
-            mb_s: sum(|r| r.mb_s).filter(|_| any),
-            r_await: weighted(|r| r.r_s, |r| r.r_await).filter(|_| any),
-            w_await: weighted(|r| r.w_s, |r| r.w_await).filter(|_| any),
+            r_s: sum(|r| r.r_s),
+            w_s: sum(|r| r.w_s),
+            mb_s: sum(|r| r.mb_s),
+            r_await: weighted(|r| r.r_s, |r| r.r_await),
+            w_await: weighted(|r| r.w_s, |r| r.w_await),
             busiest,
-            nic_in_mb: sum(|r| r.nic_in_mb).filter(|_| any),
-            nic_out_mb: sum(|r| r.nic_out_mb).filter(|_| any),
+            nic_in_mb: sum(|r| r.nic_in_mb),
+            nic_out_mb: sum(|r| r.nic_out_mb),
             bond_warnings: live.iter().map(|r| r.bond_warnings).sum(),
-            dirty_mb: sum(|r| r.dirty_mb).filter(|_| any),
-            writeback_mb: sum(|r| r.writeback_mb).filter(|_| any),
-            nfs_ops: sum(|r| r.nfs_ops).filter(|_| any),
+            dirty_mb: sum(|r| r.dirty_mb),
+            writeback_mb: sum(|r| r.writeback_mb),
+            nfs_ops: sum(|r| r.nfs_ops),
         }
     }
 }

@@ -782,7 +782,21 @@ impl App {
             self.ui.filter.clear();
             self.ui.filter_edit = None;
         }
+        // The cluster has one table of all nodes' disks; the other host
+        // panels are one node's: the one selected on the cluster.
+        if self.shows_cluster() && matches!(panel, Panel::Nfs | Panel::Cache | Panel::Nics) {
+            self.ui.node = Some(self.ui.cluster_selected.min(self.nodes.len() - 1));
+        }
         self.ui.stack = vec![View::Panel(panel)];
+    }
+
+    /// The node shown has stopped sending: its panels hold old figures.
+    pub fn shown_node_stale(&self) -> bool {
+        let interval_ms = (self.interval_s * 1000.0) as i64;
+        self.ui
+            .node
+            .and_then(|i| self.nodes.get(i))
+            .is_some_and(|n| !n.is_current(self.now_ms, interval_ms))
     }
 
     /// The table the sort keys act on in the current view, and its

@@ -48,6 +48,9 @@ impl FileSet {
 #[derive(Debug, Default)]
 pub struct RemoteFiles {
     now: RwLock<(Arc<FileSet>, Arc<FileSet>)>,
+    /// Bumped by every class frame: sources that keep sysfs facts read
+    /// them again (locally they re-read on their own signs).
+    facts_seen: std::sync::atomic::AtomicU64,
 }
 
 impl RemoteFiles {
@@ -55,6 +58,8 @@ impl RemoteFiles {
         if let Ok(mut now) = self.now.write() {
             now.0 = Arc::new(facts);
         }
+        self.facts_seen
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     pub fn set_sample(&self, sample: FileSet) {
@@ -87,6 +92,16 @@ impl RootFs {
     pub fn remote(files: Arc<RemoteFiles>) -> Self {
         RootFs {
             at: At::Frames(files),
+        }
+    }
+
+    /// How many times the facts have been renewed: 0 for a directory, whose
+    /// files are read where they are; a source that keeps sysfs facts reads
+    /// them again when this moves.
+    pub fn facts_generation(&self) -> u64 {
+        match &self.at {
+            At::Dir(_) => 0,
+            At::Frames(f) => f.facts_seen.load(std::sync::atomic::Ordering::Relaxed),
         }
     }
 

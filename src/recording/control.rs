@@ -121,7 +121,11 @@ pub fn restated(app: &App) -> Vec<Input> {
             status: d.status.clone(),
         })
     });
-    cells.chain(dbs).collect()
+    let nodes = app.nodes.iter().enumerate().map(|(node, n)| Input::Node {
+        node,
+        input: crate::app::input::NodeInput::Status(n.status.clone()),
+    });
+    cells.chain(dbs).chain(nodes).collect()
 }
 
 /// Records `input` at `at` and applies it (even when recording fails).

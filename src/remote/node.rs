@@ -15,10 +15,12 @@
 //! =l /sys/class/net/eth0/master bond0    the last component of a link's target
 //! ```
 //!
-//! The class frame (`@@C`) carries the sysfs facts: at connection and again
-//! whenever the node's set of block devices or interfaces changes, just
-//! before the sample that shows the change (as the local sources re-read
-//! sysfs when the set changes). Each sample frame (`@@S`) carries
+//! The class frame (`@@C`) carries the sysfs facts: at connection, again
+//! whenever the node's block devices, partitions, dm/md slaves, interfaces
+//! or bond masters change, just before the sample that shows the change,
+//! and once a minute at 1 s (every 60 samples) for what changes in place
+//! (an MTU); the sources read their facts again at each (as the local ones
+//! re-read sysfs on their own signs). Each sample frame (`@@S`) carries
 //! /proc/uptime first (the node's clock), the counter files in one `awk`
 //! read, then the link attributes read every interval.
 //!
@@ -59,7 +61,7 @@ fn script() -> String {
         "a() { v=; if { read -r v <\"$R$1\"; } 2>/dev/null || [ -n \"$v\" ]; then printf \"=a %s %s\\n\" \"$1\" \"$v\"; fi; }; ",
         "e() { for x; do [ -e \"$R$x\" ] && printf \"=e %s\\n\" \"$x\"; done; }; ",
         "l() { t=$(readlink \"$R$1\" 2>/dev/null) && printf \"=l %s %s\\n\" \"$1\" \"${t##*/}\"; }; ",
-        "d() { n=; for x in \"$R$1\"/$2; do [ -e \"$x\" ] && n=\"$n ${x##*/}\"; done; printf \"=d %s%s\\n\" \"$1\" \"$n\"; }; ",
+        "d() { [ -d \"$R$1\" ] || return 0; n=; for x in \"$R$1\"/$2; do [ -e \"$x\" ] && n=\"$n ${x##*/}\"; done; printf \"=d %s%s\\n\" \"$1\" \"$n\"; }; ",
         "f() { awk -v r=\"$R\" \"FNR==1{print \\\"=f \\\" substr(FILENAME,length(r)+1)}{print}\" \"$@\" 2>/dev/null; }; ",
         "facts() { a /proc/sys/kernel/hostname; a /proc/sys/kernel/osrelease; e /sys/block /sys/class/net; d /sys/block \"*\"; ",
         "for b in \"$R\"/sys/block/*; do [ -e \"$b\" ] || continue; b=${b#\"$R\"}; ",
@@ -74,7 +76,8 @@ fn script() -> String {
         "for p in \"$R\"/proc/net/bonding/*; do [ -r \"$p\" ] && set -- \"$@\" \"$p\"; done; f \"$@\"; d /proc/net/bonding \"*\"; ",
         &format!("for i in \"$R\"/sys/class/net/*; do [ -d \"$i\" ] || continue; i=${{i#\"$R\"}}; for x in {LINK_ATTRS}; do a \"$i/$x\"; done; done; }}; "),
         "s=0; K=; while read -r t; do ",
-        "k=$(echo \"$R\"/sys/block/* \"$R\"/sys/class/net/*); ",
+        "k=$(echo \"$R\"/sys/block/* \"$R\"/sys/block/*/*/partition \"$R\"/sys/block/*/slaves/* \"$R\"/sys/class/net/* \"$R\"/sys/class/net/*/master); ",
+        "[ $((s % 60)) -eq 59 ] && K=; ",
         "if [ \"$k\" != \"$K\" ]; then K=$k; c=$(facts); printf \"@@C %d\\n%s\\n@@E %d %d\\n\" \"$s\" \"$c\" \"$s\" \"${#c}\" || exit 0; fi; ",
         "s=$((s+1)); b=$(sample); printf \"@@S %d\\n%s\\n@@E %d %d\\n\" \"$s\" \"$b\" \"$s\" \"${#b}\" || exit 0; done",
     ]

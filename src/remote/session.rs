@@ -271,9 +271,9 @@ async fn stream<P: Protocol>(
     let mut last_frame = Instant::now();
     let mut exit_status: Option<u32> = None;
     let mut stderr_tail: Vec<u8> = Vec::new();
-    let gone = |why: String, live: bool| End::Lost {
+    let gone = |why, was_live| End::Lost {
         status: HostStatus::Unreachable(why),
-        was_live: live,
+        was_live,
     };
     // The first sample is asked for at once, for a baseline; the next ones
     // at the shared boundaries. One request at a time: a host slow to
@@ -317,6 +317,13 @@ async fn stream<P: Protocol>(
             }
             Some(ChannelMsg::Data { data }) => {
                 for frame in reader.push(&data) {
+                    // A broken frame answers the request all the same.
+                    if let Err(e) = &frame {
+                        asked = false;
+                        if !say_broken(&rep.ev, e).await {
+                            return End::Quit;
+                        }
+                    }
                     let Some(sample) = decoder.decode(frame, now_ms()) else {
                         continue;
                     };
@@ -352,6 +359,12 @@ async fn stream<P: Protocol>(
             Some(_) => {}
         }
     }
+}
+
+/// Why a frame gave nothing, for the user (the next boundary asks
+/// again); false when strata quits.
+async fn say_broken<E: HostEvent>(ev: &Events<E>, e: &crate::parse::ParseError) -> bool {
+    ev.stderr(format!("a frame was not understood: {e}")).await
 }
 
 /// The round trips, and the side job where the protocol has one.

@@ -168,7 +168,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         let w = usize::from(c.width);
         head.push(Span::styled(format!(" {:>w$}", c.header), t.header));
     }
-    let mut lines = vec![Line::from(head)];
+    // The cluster's line under the header: on a low screen the nodes'
+    // lines go before it does.
+    let mut lines = vec![Line::from(head), line(&total, t.key, t.key)];
     lines.extend(rows.iter().enumerate().map(|(i, r)| {
         let name = if i == app.ui.cluster_selected {
             t.selected
@@ -179,7 +181,6 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         };
         line(r, name, t.base)
     }));
-    lines.push(line(&total, t.key, t.key));
     f.render_widget(Paragraph::new(lines), inner);
 }
 

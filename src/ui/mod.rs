@@ -146,7 +146,7 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         Span::styled(what, t.paused)
     } else if app.paused() {
         Span::styled(" PAUSED ", t.paused)
-    } else if app.host().disks.error.is_some() {
+    } else if app.host().disks.error.is_some() || app.shown_node_stale() {
         Span::styled(" STALE ", t.crit)
     } else {
         Span::styled(" LIVE ", t.live)
@@ -181,7 +181,15 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         Span::styled(format!(" {}", shown_host(app)), t.accent),
         Span::styled(clock, t.base),
         Span::styled(format!("  every {}s", trim_float(app.interval_s)), t.muted),
-        Span::styled(format!("  {}", app.host.kernel), t.muted),
+        // The kernel is this machine's: a node's is not known here.
+        Span::styled(
+            if app.nodes.is_empty() {
+                format!("  {}", app.host.kernel)
+            } else {
+                String::new()
+            },
+            t.muted,
+        ),
     ]);
     f.render_widget(Paragraph::new(left), left_area);
     f.render_widget(

@@ -113,6 +113,8 @@ pub struct DiskSource {
     known: BTreeSet<(String, u32, u32)>,
     /// Samples since /sys/block was last read.
     since_read: u32,
+    /// The transport's facts generation the catalogue was read at.
+    facts: u64,
 }
 
 /// /sys/block is read again after this many samples even when no device
@@ -127,6 +129,7 @@ impl DiskSource {
             catalogue: Arc::new(Catalogue::new()),
             known: BTreeSet::new(),
             since_read: 0,
+            facts: 0,
         }
     }
 
@@ -147,7 +150,9 @@ impl DiskSource {
                 .catalogue
                 .values()
                 .any(|i| matches!(i.class, DevClass::Dm | DevClass::Md) && i.slaves.is_empty());
-        if devices != self.known || waiting_for_slaves {
+        let facts = self.fs.facts_generation();
+        if devices != self.known || waiting_for_slaves || facts != self.facts {
+            self.facts = facts;
             let names = devices.iter().map(|(n, _, _)| n.clone()).collect();
             self.catalogue = Arc::new(read_catalogue(&self.fs, &names));
             self.known = devices;

@@ -163,6 +163,8 @@ pub struct NicSource {
     known: BTreeSet<String>,
     /// Samples since the catalogue was read.
     since_read: u32,
+    /// The transport's facts generation the catalogue was read at.
+    facts: u64,
     /// Each interface's last link state and its rx+tx packets.
     last: HashMap<String, (LinkState, u64)>,
 }
@@ -174,6 +176,7 @@ impl NicSource {
             catalogue: Arc::new(NicCatalogue::new()),
             known: BTreeSet::new(),
             since_read: 0,
+            facts: 0,
             last: HashMap::new(),
         }
     }
@@ -193,8 +196,13 @@ impl NicSource {
                 .is_some_and(|(_, pkts)| c.rx_packets.wrapping_add(c.tx_packets) < *pkts)
         });
         self.since_read = self.since_read.saturating_add(1);
-        let reread = names != self.known || recreated || self.since_read >= REREAD_EVERY;
+        let facts = self.fs.facts_generation();
+        let reread = names != self.known
+            || recreated
+            || self.since_read >= REREAD_EVERY
+            || facts != self.facts;
         if reread {
+            self.facts = facts;
             self.catalogue = Arc::new(read_catalogue(&self.fs, &names));
             self.known = names;
             self.since_read = 0;
