@@ -129,7 +129,7 @@ fn main() {
             Sshd::start(
                 &keys,
                 &format!("127.0.3.{}", i + 1),
-                &format!("ForceCommand {}\n", w.display()),
+                &scale::cells::session_config(&w),
             )
         })
         .collect();

@@ -36,10 +36,24 @@ pub fn start(keys: &Keys, n: usize, stop: &Arc<AtomicBool>) -> (Vec<Sshd>, JoinH
         .map(|(i, t)| {
             let wrapper = force_command(keys, i, t);
             let ip = format!("127.0.2.{}", i + 1);
-            Sshd::start(keys, &ip, &format!("ForceCommand {}\n", wrapper.display()))
+            Sshd::start(keys, &ip, &session_config(&wrapper))
         })
         .collect();
     (sshds, generator)
+}
+
+/// sshd config lines: `command` for every session, run with HOME in the
+/// keys' directory, so that the login shell (root's bash, which reads
+/// ~/.bashrc when sshd starts it) runs none of this machine's start-up
+/// files: a pyenv init there took seconds of CPU per login and, with 88
+/// hosts connecting, starved strata itself.
+pub fn session_config(command: &Path) -> String {
+    let home = command.parent().unwrap_or(Path::new("/nonexistent"));
+    format!(
+        "ForceCommand {}\nSetEnv HOME={}\n",
+        command.display(),
+        home.display()
+    )
 }
 
 pub fn spec(keys: &Keys, s: &Sshd) -> String {
