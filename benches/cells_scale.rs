@@ -37,16 +37,15 @@ mod scale;
 mod sshd;
 
 use scale::cells::{FLASH, HARD_DISKS, spec, targets};
-use scale::{FrameLog, Tmux, cpu_ticks, median, range, rss_kib};
+use scale::{FrameLog, Tmux, cpu_ticks, rss_kib};
 use sshd::{Keys, Sshd};
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use strata::layers::cells::source::{CellEvent, run_cell};
-use strata::remote::SshOptions;
+use strata::remote::HostStatus;
 
 const TMUX: Tmux = Tmux("strata-scale");
 
@@ -105,92 +104,34 @@ fn main() {
 }
 
 fn skew(plan: &Plan, keys: &Keys, sshds: &[Sshd], kh: &Path) {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let mut opts = SshOptions::new(Duration::from_secs(1), kh.to_path_buf());
-    opts.agent_socket = None;
-    opts.interactive = false;
-    let opts = Arc::new(opts);
-    let (tx, mut rx) = tokio::sync::mpsc::channel(256);
-    let cancel = tokio_util::sync::CancellationToken::new();
-    // (second, cell) → (clock cs, arrival ms)
-    let mut at: BTreeMap<i64, Vec<(u64, i64)>> = BTreeMap::new();
-    let mut firsts = vec![true; sshds.len()];
-    rt.block_on(async {
-        for (i, t) in targets(keys, sshds).into_iter().enumerate() {
-            tokio::spawn(run_cell(
-                i,
-                t,
-                Arc::clone(&opts),
-                tx.clone(),
-                cancel.clone(),
-            ));
-        }
-        let end = tokio::time::Instant::now() + Duration::from_secs(plan.skew_secs + 2);
-        loop {
-            let ev = tokio::select! {
-                _ = tokio::time::sleep_until(end) => break,
-                ev = rx.recv() => ev,
-            };
-            match ev {
-                Some(CellEvent::Sample { cell, sample }) => {
-                    // The first sample is asked for at connect, off the
-                    // boundaries.
-                    if std::mem::take(&mut firsts[cell]) {
-                        continue;
-                    }
-                    at.entry(sample.wall_ms.div_euclid(1000))
-                        .or_default()
-                        .push((sample.uptime_cs, sample.wall_ms.rem_euclid(1000)));
-                }
-                Some(CellEvent::Status { cell, status }) => {
-                    if !matches!(
-                        status,
-                        strata::remote::HostStatus::Live | strata::remote::HostStatus::Connecting
-                    ) {
-                        println!("  cell {cell}: {status:?}");
-                    }
-                }
-                Some(_) => {}
-                None => break,
+    let opts = scale::skew_options(kh);
+    let mut seconds = scale::Seconds::new(sshds.len());
+    scale::drive(
+        plan.skew_secs,
+        |tx, cancel| {
+            for (i, t) in targets(keys, sshds).into_iter().enumerate() {
+                tokio::spawn(run_cell(
+                    i,
+                    t,
+                    Arc::clone(&opts),
+                    tx.clone(),
+                    cancel.clone(),
+                ));
             }
-        }
-        cancel.cancel();
-    });
-    let full: Vec<&Vec<(u64, i64)>> = at.values().filter(|v| v.len() == sshds.len()).collect();
-    let clock: Vec<u64> = full
-        .iter()
-        .map(|v| {
-            let max = v.iter().map(|x| x.0).max().unwrap_or(0);
-            let min = v.iter().map(|x| x.0).min().unwrap_or(0);
-            max - min
-        })
-        .collect();
-    let arrival: Vec<i64> = full
-        .iter()
-        .map(|v| {
-            let max = v.iter().map(|x| x.1).max().unwrap_or(0);
-            let min = v.iter().map(|x| x.1).min().unwrap_or(0);
-            max - min
-        })
-        .collect();
-    let late: Vec<i64> = full
-        .iter()
-        .map(|v| v.iter().map(|x| x.1).max().unwrap_or(0))
-        .collect();
-    println!(
-        "skew: {} seconds served by all {} cells; spread of the cells' clocks {} cs (median {}), \
-         of the arrivals {} ms (median {}); last arrival {} ms after the boundary at most",
-        full.len(),
-        sshds.len(),
-        range(&clock),
-        median(&clock),
-        range(&arrival),
-        median(&arrival),
-        late.iter().max().copied().unwrap_or(0),
+        },
+        |ev| match ev {
+            CellEvent::Sample { cell, sample } => {
+                seconds.add(cell, sample.uptime_cs, sample.wall_ms);
+            }
+            CellEvent::Status { cell, status }
+                if !matches!(status, HostStatus::Live | HostStatus::Connecting) =>
+            {
+                println!("  cell {cell}: {status:?}");
+            }
+            _ => {}
+        },
     );
+    println!("skew: {}", seconds.summary("the cells' clocks"));
 }
 
 fn tui(plan: &Plan, keys: &Keys, sshds: &mut [Sshd], kh: &Path) {

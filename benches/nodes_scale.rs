@@ -49,7 +49,7 @@ mod scale;
 mod sshd;
 
 use scale::cells::{spec, targets, wrapper};
-use scale::{FrameLog, FrameStats, Tmux, cpu_ticks, cpu_ticks_with_children, median, range};
+use scale::{FrameLog, FrameStats, Tmux, cpu_ticks, cpu_ticks_with_children};
 use sshd::{Keys, Sshd};
 use std::collections::BTreeMap;
 use std::fs;
@@ -60,7 +60,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use strata::remote::node::{NodeEvent, NodeProtocol, sampler_script};
-use strata::remote::{HostStatus, SshOptions, run_host};
+use strata::remote::{HostStatus, run_host};
 
 const TMUX: Tmux = Tmux("strata-nodes-scale");
 /// What a node may send at 1 s.
@@ -271,7 +271,7 @@ fn sample_bytes(tree: &Path) -> RawFrame {
         *parts.entry(key).or_default() += l.len();
     }
     let mut parts: Vec<(String, usize)> = parts.into_iter().collect();
-    parts.sort_by(|a, b| b.1.cmp(&a.1));
+    parts.sort_by_key(|p| std::cmp::Reverse(p.1));
     let bytes: usize = last.iter().map(String::len).sum();
     println!(
         "bytes: a sample frame {bytes} B uncompressed (the class frame at connection {class_bytes} B):"
@@ -297,86 +297,42 @@ fn uptime_cs(text: &str) -> Option<u64> {
 }
 
 fn skew(secs: u64, keys: &Keys, nodes: &[Sshd], kh: &Path) {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let mut opts = SshOptions::new(Duration::from_secs(1), kh.to_path_buf());
-    opts.agent_socket = None;
-    opts.interactive = false;
-    let opts = Arc::new(opts);
+    let opts = scale::skew_options(kh);
     let proto = Arc::new(NodeProtocol);
-    let (tx, mut rx) = tokio::sync::mpsc::channel(1024);
-    let cancel = tokio_util::sync::CancellationToken::new();
-    // second → (uptime cs, arrival ms) of each node that served it
-    let mut at: BTreeMap<i64, Vec<(u64, i64)>> = BTreeMap::new();
-    let mut firsts = vec![true; nodes.len()];
-    rt.block_on(async {
-        for (i, t) in targets(keys, nodes).into_iter().enumerate() {
-            tokio::spawn(run_host(
-                i,
-                t,
-                Arc::clone(&opts),
-                Arc::clone(&proto),
-                tx.clone(),
-                cancel.clone(),
-            ));
-        }
-        let end = tokio::time::Instant::now() + Duration::from_secs(secs + 2);
-        loop {
-            let ev = tokio::select! {
-                _ = tokio::time::sleep_until(end) => break,
-                ev = rx.recv() => ev,
-            };
-            match ev {
-                Some(NodeEvent::Frame { node, frame }) => {
-                    // The first sample is asked for at connect, off the
-                    // boundaries.
-                    if std::mem::take(&mut firsts[node]) {
-                        continue;
-                    }
-                    let up = frame.files.files.get("/proc/uptime");
-                    if let Some(cs) = up.and_then(|u| uptime_cs(u)) {
-                        at.entry(frame.wall_ms.div_euclid(1000))
-                            .or_default()
-                            .push((cs, frame.wall_ms.rem_euclid(1000)));
-                    }
-                }
-                Some(NodeEvent::Status { node, status }) => {
-                    if !matches!(status, HostStatus::Live | HostStatus::Connecting) {
-                        println!("  node {node}: {status:?}");
-                    }
-                }
-                Some(_) => {}
-                None => break,
+    let mut seconds = scale::Seconds::new(nodes.len());
+    scale::drive(
+        secs,
+        |tx, cancel| {
+            for (i, t) in targets(keys, nodes).into_iter().enumerate() {
+                tokio::spawn(run_host(
+                    i,
+                    t,
+                    Arc::clone(&opts),
+                    Arc::clone(&proto),
+                    tx.clone(),
+                    cancel.clone(),
+                ));
             }
-        }
-        cancel.cancel();
-    });
-    let full: Vec<&Vec<(u64, i64)>> = at.values().filter(|v| v.len() == nodes.len()).collect();
-    let spread = |f: fn(&(u64, i64)) -> i64| -> Vec<i64> {
-        full.iter()
-            .map(|v| {
-                let max = v.iter().map(f).max().unwrap_or(0);
-                max - v.iter().map(f).min().unwrap_or(0)
-            })
-            .collect()
-    };
-    let (clock, arrival) = (spread(|x| x.0 as i64), spread(|x| x.1));
-    let late: Vec<i64> = full
-        .iter()
-        .map(|v| v.iter().map(|x| x.1).max().unwrap_or(0))
-        .collect();
+        },
+        |ev| match ev {
+            NodeEvent::Frame { node, frame } => {
+                let up = frame.files.files.get("/proc/uptime");
+                if let Some(cs) = up.and_then(|u| uptime_cs(u)) {
+                    seconds.add(node, cs, frame.wall_ms);
+                }
+            }
+            NodeEvent::Status { node, status }
+                if !matches!(status, HostStatus::Live | HostStatus::Connecting) =>
+            {
+                println!("  node {node}: {status:?}");
+            }
+            _ => {}
+        },
+    );
     println!(
-        "skew ({} nodes): {} seconds served by all; spread of the nodes' uptime readings {} cs (median {}), \
-         of the arrivals {} ms (median {}); last arrival {} ms after the boundary at most",
+        "skew ({} nodes): {}",
         nodes.len(),
-        full.len(),
-        range(&clock),
-        median(&clock),
-        range(&arrival),
-        median(&arrival),
-        late.iter().max().copied().unwrap_or(0),
+        seconds.summary("the nodes' /proc/uptime readings")
     );
 }
 

@@ -209,3 +209,98 @@ impl FrameLog {
             .collect()
     }
 }
+
+/// SSH options of the in-process skew runs: interval 1 s, no agent, no
+/// prompt.
+pub fn skew_options(kh: &Path) -> std::sync::Arc<strata::remote::SshOptions> {
+    let mut opts =
+        strata::remote::SshOptions::new(std::time::Duration::from_secs(1), kh.to_path_buf());
+    opts.agent_socket = None;
+    opts.interactive = false;
+    std::sync::Arc::new(opts)
+}
+
+/// Runs the host tasks `spawn` starts for `secs` (+2) seconds on a
+/// runtime of its own, handing each of their events to `on`.
+pub fn drive<E: Send + 'static>(
+    secs: u64,
+    spawn: impl FnOnce(tokio::sync::mpsc::Sender<E>, tokio_util::sync::CancellationToken),
+    mut on: impl FnMut(E),
+) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (tx, mut rx) = tokio::sync::mpsc::channel(1024);
+    let cancel = tokio_util::sync::CancellationToken::new();
+    rt.block_on(async {
+        spawn(tx, cancel.clone());
+        let end = tokio::time::Instant::now() + std::time::Duration::from_secs(secs + 2);
+        loop {
+            let ev = tokio::select! {
+                _ = tokio::time::sleep_until(end) => break,
+                ev = rx.recv() => ev,
+            };
+            match ev {
+                Some(ev) => on(ev),
+                None => break,
+            }
+        }
+        cancel.cancel();
+    });
+}
+
+/// The hosts' samples by wall-clock second: each host's clock reading
+/// (cs) and the sample's arrival (ms into the second).
+pub struct Seconds {
+    at: std::collections::BTreeMap<i64, Vec<(u64, i64)>>,
+    firsts: Vec<bool>,
+}
+
+impl Seconds {
+    pub fn new(hosts: usize) -> Seconds {
+        Seconds {
+            at: Default::default(),
+            firsts: vec![true; hosts],
+        }
+    }
+
+    /// A sample of `host`; its first, asked for at connect off the
+    /// boundaries, is left out.
+    pub fn add(&mut self, host: usize, clock_cs: u64, wall_ms: i64) {
+        if std::mem::take(&mut self.firsts[host]) {
+            return;
+        }
+        self.at
+            .entry(wall_ms.div_euclid(1000))
+            .or_default()
+            .push((clock_cs, wall_ms.rem_euclid(1000)));
+    }
+
+    /// Over the seconds every host served: the spread of their clocks and
+    /// of the arrivals, and the latest arrival.
+    pub fn summary(&self, clocks: &str) -> String {
+        let n = self.firsts.len();
+        let full: Vec<&Vec<(u64, i64)>> = self.at.values().filter(|v| v.len() == n).collect();
+        let spread = |f: fn(&(u64, i64)) -> i64| -> Vec<i64> {
+            full.iter()
+                .map(|v| {
+                    let max = v.iter().map(f).max().unwrap_or(0);
+                    max - v.iter().map(f).min().unwrap_or(0)
+                })
+                .collect()
+        };
+        let (clock, arrival) = (spread(|x| x.0 as i64), spread(|x| x.1));
+        let late = full.iter().flat_map(|v| v.iter().map(|x| x.1)).max();
+        format!(
+            "{} seconds served by all {n}; spread of {clocks} {} cs (median {}), \
+             of the arrivals {} ms (median {}); last arrival {} ms after the boundary at most",
+            full.len(),
+            range(&clock),
+            median(&clock),
+            range(&arrival),
+            median(&arrival),
+            late.unwrap_or(0),
+        )
+    }
+}

@@ -470,106 +470,108 @@ fn mountstats(node: usize, k: u64) -> String {
     s + &after
 }
 
+/// A server's system mounts: (mount point, type, source, options).
+const SYSTEM_MOUNTS: [(&str, &str, &str, &str); 19] = [
+    ("/", "ext4", "/dev/mapper/vg-root", "rw,relatime"),
+    ("/sys", "sysfs", "sysfs", "rw,nosuid,nodev,noexec,relatime"),
+    ("/proc", "proc", "proc", "rw,nosuid,nodev,noexec,relatime"),
+    (
+        "/dev",
+        "devtmpfs",
+        "devtmpfs",
+        "rw,nosuid,size=131941204k,nr_inodes=32985301,mode=755",
+    ),
+    (
+        "/dev/shm",
+        "tmpfs",
+        "tmpfs",
+        "rw,nosuid,nodev,size=198000000k",
+    ),
+    (
+        "/dev/pts",
+        "devpts",
+        "devpts",
+        "rw,nosuid,noexec,relatime,gid=5,mode=620,ptmxmode=000",
+    ),
+    ("/run", "tmpfs", "tmpfs", "rw,nosuid,nodev,mode=755"),
+    (
+        "/sys/fs/cgroup",
+        "cgroup2",
+        "cgroup2",
+        "rw,nosuid,nodev,noexec,relatime,nsdelegate",
+    ),
+    (
+        "/sys/kernel/security",
+        "securityfs",
+        "securityfs",
+        "rw,nosuid,nodev,noexec,relatime",
+    ),
+    (
+        "/sys/fs/pstore",
+        "pstore",
+        "pstore",
+        "rw,nosuid,nodev,noexec,relatime",
+    ),
+    (
+        "/sys/fs/bpf",
+        "bpf",
+        "bpf",
+        "rw,nosuid,nodev,noexec,relatime,mode=700",
+    ),
+    (
+        "/sys/kernel/debug",
+        "debugfs",
+        "debugfs",
+        "rw,nosuid,nodev,noexec,relatime",
+    ),
+    (
+        "/dev/hugepages",
+        "hugetlbfs",
+        "hugetlbfs",
+        "rw,relatime,pagesize=2M",
+    ),
+    (
+        "/dev/mqueue",
+        "mqueue",
+        "mqueue",
+        "rw,nosuid,nodev,noexec,relatime",
+    ),
+    (
+        "/boot",
+        "xfs",
+        "/dev/sda2",
+        "rw,relatime,attr2,inode64,logbufs=8,logbsize=32k,noquota",
+    ),
+    (
+        "/boot/efi",
+        "vfat",
+        "/dev/sda1",
+        "rw,relatime,fmask=0077,dmask=0077,codepage=437,iocharset=ascii",
+    ),
+    (
+        "/u01",
+        "xfs",
+        "/dev/mapper/vg-u01",
+        "rw,relatime,attr2,inode64,logbufs=8,logbsize=32k,noquota",
+    ),
+    (
+        "/var/lib/nfs/rpc_pipefs",
+        "rpc_pipefs",
+        "sunrpc",
+        "rw,relatime",
+    ),
+    (
+        "/run/user/1000",
+        "tmpfs",
+        "tmpfs",
+        "rw,nosuid,nodev,relatime,size=26388308k,mode=700,uid=1000",
+    ),
+];
+
 /// /proc/self/mountinfo: a server's system mounts and the 8 NFS mounts.
 fn mountinfo() -> String {
     let mut s = String::new();
-    let system = [
-        ("/", "ext4", "/dev/mapper/vg-root", "rw,relatime"),
-        ("/sys", "sysfs", "sysfs", "rw,nosuid,nodev,noexec,relatime"),
-        ("/proc", "proc", "proc", "rw,nosuid,nodev,noexec,relatime"),
-        (
-            "/dev",
-            "devtmpfs",
-            "devtmpfs",
-            "rw,nosuid,size=131941204k,nr_inodes=32985301,mode=755",
-        ),
-        (
-            "/dev/shm",
-            "tmpfs",
-            "tmpfs",
-            "rw,nosuid,nodev,size=198000000k",
-        ),
-        (
-            "/dev/pts",
-            "devpts",
-            "devpts",
-            "rw,nosuid,noexec,relatime,gid=5,mode=620,ptmxmode=000",
-        ),
-        ("/run", "tmpfs", "tmpfs", "rw,nosuid,nodev,mode=755"),
-        (
-            "/sys/fs/cgroup",
-            "cgroup2",
-            "cgroup2",
-            "rw,nosuid,nodev,noexec,relatime,nsdelegate",
-        ),
-        (
-            "/sys/kernel/security",
-            "securityfs",
-            "securityfs",
-            "rw,nosuid,nodev,noexec,relatime",
-        ),
-        (
-            "/sys/fs/pstore",
-            "pstore",
-            "pstore",
-            "rw,nosuid,nodev,noexec,relatime",
-        ),
-        (
-            "/sys/fs/bpf",
-            "bpf",
-            "bpf",
-            "rw,nosuid,nodev,noexec,relatime,mode=700",
-        ),
-        (
-            "/sys/kernel/debug",
-            "debugfs",
-            "debugfs",
-            "rw,nosuid,nodev,noexec,relatime",
-        ),
-        (
-            "/dev/hugepages",
-            "hugetlbfs",
-            "hugetlbfs",
-            "rw,relatime,pagesize=2M",
-        ),
-        (
-            "/dev/mqueue",
-            "mqueue",
-            "mqueue",
-            "rw,nosuid,nodev,noexec,relatime",
-        ),
-        (
-            "/boot",
-            "xfs",
-            "/dev/sda2",
-            "rw,relatime,attr2,inode64,logbufs=8,logbsize=32k,noquota",
-        ),
-        (
-            "/boot/efi",
-            "vfat",
-            "/dev/sda1",
-            "rw,relatime,fmask=0077,dmask=0077,codepage=437,iocharset=ascii",
-        ),
-        (
-            "/u01",
-            "xfs",
-            "/dev/mapper/vg-u01",
-            "rw,relatime,attr2,inode64,logbufs=8,logbsize=32k,noquota",
-        ),
-        (
-            "/var/lib/nfs/rpc_pipefs",
-            "rpc_pipefs",
-            "sunrpc",
-            "rw,relatime",
-        ),
-        (
-            "/run/user/1000",
-            "tmpfs",
-            "tmpfs",
-            "rw,nosuid,nodev,relatime,size=26388308k,mode=700,uid=1000",
-        ),
-    ];
-    for (i, (mp, fs, dev, opts)) in system.iter().enumerate() {
+    for (i, (mp, fs, dev, opts)) in SYSTEM_MOUNTS.iter().enumerate() {
         let _ = writeln!(
             s,
             "{} 1 0:{} / {mp} rw,relatime shared:{} - {fs} {dev} {opts}",
