@@ -155,3 +155,37 @@ fn n_shows_one_nodes_panels_and_then_the_cluster_again() {
     assert!(back.contains("LIVE  cluster of 3"), "{back}");
     assert!(back.contains("Cluster · 3 nodes"), "{back}");
 }
+
+#[test]
+fn the_clusters_disks_in_one_table_busiest_first_and_enter_opens_the_nodes_disk() {
+    let mut app = cluster_app();
+    let i = Panel::ALL.iter().position(|p| *p == Panel::Disks).unwrap();
+    app.update(Action::GotoPanel(i));
+    let screen = render(&mut app, 160, 24);
+    insta::assert_snapshot!("cluster_disks_by_util_160x24", screen);
+    assert!(screen.contains("sort %util ↓"), "{screen}");
+    let header = line_with(&screen, "Device");
+    assert!(header.contains("│Node Device"), "{header}");
+    // sorted by %util over both live nodes: the first row's is the highest
+    let rows = app.cluster_disk_rows();
+    let util = |r: &strata::layers::disks::tick::DiskRow| {
+        r.rates.and_then(|x| x.get(DiskCol::Util)).unwrap_or(f64::NAN)
+    };
+    let top = util(rows[0].1);
+    assert!(rows.iter().all(|(_, r)| !(util(r) > top)), "not the busiest first");
+    assert!(rows.iter().any(|(n, _)| *n == 0) && rows.iter().any(|(n, _)| *n == 1));
+    assert!(!rows.iter().any(|(n, _)| *n == 2), "db03 is down: none of its disks");
+    // Enter: that node's disk, its breadcrumb naming the node
+    let (node, name) = (rows[0].0, rows[0].1.display_name().to_string());
+    app.update(Action::Enter);
+    let detail = render(&mut app, 160, 40);
+    let label = ["db01", "db02"][node];
+    assert!(
+        detail.contains(&format!("│ {label} › Disks › {name}")),
+        "{detail}"
+    );
+    app.update(Action::Back);
+    app.update(Action::Back);
+    let back = render(&mut app, 160, 24);
+    assert!(back.contains("│ cluster › Disks"), "{back}");
+}

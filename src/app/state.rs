@@ -606,9 +606,12 @@ impl App {
         } else if !self.ui.filter.is_empty() {
             self.ui.filter.clear();
         } else if let Some(i) = self.ui.node.take() {
-            // node → cluster, the node still selected
+            // node → cluster, the node still selected: its overview, or
+            // the table of all nodes' disks; the cluster has no other.
             self.ui.cluster_selected = i;
-            self.ui.stack = vec![View::Panel(Panel::Overview)];
+            if self.panel() != Panel::Disks {
+                self.ui.stack = vec![View::Panel(Panel::Overview)];
+            }
         }
     }
 
