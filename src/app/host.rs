@@ -72,6 +72,17 @@ impl HostLayers {
         self.disks.failed(error);
     }
 
+    /// The host's IOPS (reads and writes a second over its whole disks)
+    /// of its last `n` samples, oldest first; NaN where either is unknown.
+    pub fn iops_series(&self, n: usize) -> Vec<f32> {
+        use super::state::{TOTAL_ENTITY, history_index};
+        use crate::layers::disks::model::DiskCol;
+        let series =
+            |c| history_index(c).map_or_else(Vec::new, |h| self.disks.series(TOTAL_ENTITY, h, n));
+        let (r, w) = (series(DiskCol::RPerS), series(DiskCol::WPerS));
+        r.iter().zip(&w).map(|(r, w)| r + w).collect()
+    }
+
     pub(super) fn freeze(&mut self) {
         self.disks.freeze();
         self.nfs.freeze();

@@ -182,6 +182,48 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         line(r, name, t.base)
     }));
     f.render_widget(Paragraph::new(lines), inner);
+    draw_iops(
+        f,
+        app,
+        inner,
+        &rows,
+        1 + name_w + cols.iter().map(|c| c.width + 1).sum::<u16>(),
+    );
+}
+
+/// In the room the figures leave (`used` columns from the left), each live
+/// node's IOPS over the window, on its line.
+fn draw_iops(f: &mut Frame, app: &App, inner: Rect, rows: &[ClusterRow], used: u16) {
+    let t = &app.theme;
+    let room = inner.width.saturating_sub(used + 1);
+    if room < 8 {
+        return;
+    }
+    let x = inner.x + used + 1;
+    f.render_widget(
+        Paragraph::new(Span::styled("IOPS", t.header)),
+        Rect {
+            x,
+            width: room,
+            height: 1,
+            ..inner
+        },
+    );
+    for (i, (n, r)) in app.nodes.iter().zip(rows).enumerate() {
+        let y = inner.y + 2 + i as u16;
+        if y >= inner.bottom() {
+            break;
+        }
+        if r.shown == NodeShown::Live {
+            let area = Rect {
+                x,
+                y,
+                width: room,
+                height: 1,
+            };
+            super::widgets::sparkline(f, area, &n.layers.iops_series(usize::from(room)), t.read);
+        }
+    }
 }
 
 /// `text` cut to `width` characters, the cut marked.
