@@ -112,6 +112,7 @@ async fn node_loop(node: usize, mut rx: mpsc::Receiver<NodeEvent>, tx: mpsc::Sen
     let files = Arc::new(RemoteFiles::default());
     let mut sources = Some(NodeSources::new(RootFs::remote(Arc::clone(&files)), files));
     while let Some(ev) = rx.recv().await {
+        let input = |input| Input::Node { node, input };
         let inputs = match ev {
             NodeEvent::Frame { frame, .. } => {
                 let Some(mut s) = sources.take() else { return };
@@ -124,14 +125,14 @@ async fn node_loop(node: usize, mut rx: mpsc::Receiver<NodeEvent>, tx: mpsc::Sen
                     return;
                 };
                 sources = Some(s);
-                out.to_vec()
+                out.into_iter().map(input).collect()
             }
-            NodeEvent::Status { status, .. } => vec![NodeInput::Status(status)],
-            NodeEvent::Rtt { rtt, .. } => vec![NodeInput::Rtt(rtt)],
-            NodeEvent::Stderr { text, .. } => vec![NodeInput::Stderr(text)],
+            NodeEvent::Status { status, .. } => vec![Input::NodeStatus { node, status }],
+            NodeEvent::Rtt { rtt, .. } => vec![Input::NodeRtt { node, rtt }],
+            NodeEvent::Stderr { text, .. } => vec![input(NodeInput::Stderr(text))],
         };
         for input in inputs {
-            if tx.send(Input::Node { node, input }).await.is_err() {
+            if tx.send(input).await.is_err() {
                 return;
             }
         }

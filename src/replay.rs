@@ -16,7 +16,6 @@ use std::time::Duration;
 
 use tokio::time::{Instant, sleep_until};
 
-use crate::app::input::NodeInput;
 use crate::app::session::{ReplayCmd, ReplayStatus, Request, SPEEDS};
 use crate::app::{App, Input};
 use crate::event_loop::{self, FRAME, Feed};
@@ -227,14 +226,8 @@ impl Kept {
             Input::Db(crate::layers::dnfs::source::DbEvent::Status { db, .. }) => {
                 (*db, "db status")
             }
-            Input::Node {
-                node,
-                input: NodeInput::Status(_),
-            } => (*node, "node status"),
-            Input::Node {
-                node,
-                input: NodeInput::Rtt(_),
-            } => (*node, "node rtt"),
+            Input::NodeStatus { node, .. } => (*node, "node status"),
+            Input::NodeRtt { node, .. } => (*node, "node rtt"),
             Input::Cell(ev) => match ev {
                 CellEvent::Status { cell, .. } => (*cell, "status"),
                 CellEvent::Rtt { cell, .. } => (*cell, "rtt"),

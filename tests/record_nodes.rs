@@ -52,8 +52,8 @@ fn record(path: &std::path::Path, as_local: bool) {
                 continue;
             }
             if k == 0 {
-                let input = NodeInput::Status(HostStatus::Live);
-                inputs.push((t + 1, Input::Node { node, input }));
+                let status = HostStatus::Live;
+                inputs.push((t + 1, Input::NodeStatus { node, status }));
             }
             inputs.push((
                 t + 10,
@@ -122,6 +122,25 @@ fn a_clusters_recording_replays_exports_and_sums_up_per_node() {
         let db02 = lines.filter(|l| l.starts_with("db02,")).count();
         assert_eq!(db02, db01.len(), "{panel:?}");
     }
+
+    // a seek past the nodes' connection keeps their states, not their samples
+    let mut player = Player::open(&cluster).unwrap();
+    let mut kept = Vec::new();
+    player.rewind_keeping(T0 + 9_000, &mut |input| kept.push(input));
+    let states = kept
+        .iter()
+        .filter(|i| {
+            matches!(
+                i,
+                Input::NodeStatus {
+                    status: HostStatus::Live,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(states, 2, "{kept:?}");
+    assert!(!kept.iter().any(|i| matches!(i, Input::Node { .. })));
 
     let mut player = Player::open(&cluster).unwrap();
     let s = summarize(&mut player, &Window::ALL);

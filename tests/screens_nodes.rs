@@ -31,7 +31,8 @@ fn cluster_app() -> App {
         .collect();
     app.set_nodes(targets);
     for i in 0..2 {
-        node(&mut app, i, NodeInput::Status(HostStatus::Live));
+        let status = HostStatus::Live;
+        app.apply(Input::NodeStatus { node: i, status });
         for k in 0..STEPS {
             let at = BASE_MS + k as i64 * 1000;
             let g = k + 5 * i as u64;
@@ -49,13 +50,8 @@ fn cluster_app() -> App {
             node(&mut app, i, NodeInput::Cache(Ok(c)));
         }
     }
-    node(
-        &mut app,
-        2,
-        NodeInput::Status(HostStatus::Unreachable(
-            "db03:22: Connection refused (os error 111)".into(),
-        )),
-    );
+    let status = HostStatus::Unreachable("db03:22: Connection refused (os error 111)".into());
+    app.apply(Input::NodeStatus { node: 2, status });
     app.now_ms = BASE_MS + (STEPS as i64 - 1) * 1000 + 300;
     app
 }

@@ -141,7 +141,7 @@ impl NodeState {
 }
 
 impl App {
-    /// A node's news: a layer's sample into its layers, or its state.
+    /// A node's layer sample into its layers, or what it said.
     pub fn ingest_node(&mut self, node: usize, input: &NodeInput) {
         let Some(n) = self.nodes.get_mut(node) else {
             return;
@@ -168,8 +168,6 @@ impl App {
             NodeInput::Nfs(Err(e)) => return l.nfs_failed(e.clone()),
             NodeInput::Cache(Err(e)) => return l.cache_failed(e.clone()),
             NodeInput::Nics(Err(e)) => return l.nics_failed(e.clone()),
-            NodeInput::Status(s) => return n.status = s.clone(),
-            NodeInput::Rtt(r) => return n.rtt = Some(*r),
             NodeInput::Stderr(t) if t.trim().is_empty() => return,
             NodeInput::Stderr(t) => return n.message = Some(t.clone()),
         };

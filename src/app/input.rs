@@ -39,24 +39,33 @@ pub enum Input {
         wall_ms: i64,
         label: String,
     },
-    /// A database node's layer sample or connection news.
+    /// A database node's layer sample, or what it wrote on stderr.
     Node {
         node: usize,
         input: NodeInput,
     },
+    /// A database node's connection state.
+    NodeStatus {
+        node: usize,
+        status: HostStatus,
+    },
+    /// SSH round trip of a node's keepalive.
+    NodeRtt {
+        node: usize,
+        rtt: Duration,
+    },
 }
 
 /// What a database node sends: its host layers' samples, made by the same
-/// sources as this machine's from the files its sampler sent, and how its
-/// connection stands.
+/// sources as this machine's from the files its sampler sent, and what it
+/// wrote on stderr (its connection's state and round trip are inputs of
+/// their own, which a seek keeps).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum NodeInput {
     Disks(Result<DiskSample, String>),
     Nfs(Result<NfsSample, String>),
     Cache(Result<CacheSample, String>),
     Nics(Result<NicSample, String>),
-    Status(HostStatus),
-    Rtt(Duration),
     Stderr(String),
 }
 
@@ -68,8 +77,6 @@ impl NodeInput {
             NodeInput::Nfs(_) => "nfs",
             NodeInput::Cache(_) => "cache",
             NodeInput::Nics(_) => "nics",
-            NodeInput::Status(_) => "status",
-            NodeInput::Rtt(_) => "rtt",
             NodeInput::Stderr(_) => "stderr",
         }
     }
@@ -128,13 +135,13 @@ impl Input {
                 now_ms: key as i64,
                 usage: SelfUsage::default(),
             },
-            Input::Node {
+            Input::NodeStatus {
                 node: key,
-                input: NodeInput::Status(HostStatus::Live),
+                status: HostStatus::Live,
             },
-            Input::Node {
+            Input::NodeRtt {
                 node: key,
-                input: NodeInput::Rtt(Duration::ZERO),
+                rtt: Duration::ZERO,
             },
         ]
     }
@@ -156,6 +163,8 @@ impl Input {
             Input::Clock { .. } => "clock".into(),
             Input::Marker { .. } => "marker".into(),
             Input::Node { node, input } => format!("node{node}.{}", input.kind()),
+            Input::NodeStatus { node, .. } => format!("node{node}.status"),
+            Input::NodeRtt { node, .. } => format!("node{node}.rtt"),
         }
     }
 }
@@ -213,6 +222,16 @@ impl App {
             }
             Input::Marker { wall_ms, label } => self.add_marker(wall_ms, label),
             Input::Node { node, input } => self.ingest_node(node, &input),
+            Input::NodeStatus { node, status } => {
+                if let Some(n) = self.nodes.get_mut(node) {
+                    n.status = status;
+                }
+            }
+            Input::NodeRtt { node, rtt } => {
+                if let Some(n) = self.nodes.get_mut(node) {
+                    n.rtt = Some(rtt);
+                }
+            }
         }
     }
 

@@ -150,7 +150,7 @@ impl Walker {
                     NodeInput::Nfs(r) => host.nfs(r, at_ms, only),
                     NodeInput::Cache(r) => host.cache(r, at_ms, only),
                     NodeInput::Nics(r) => host.nics(r, at_ms, only),
-                    NodeInput::Status(_) | NodeInput::Rtt(_) | NodeInput::Stderr(_) => None,
+                    NodeInput::Stderr(_) => None,
                 }?;
                 Some(Step::Node {
                     node,

@@ -121,10 +121,14 @@ pub fn restated(app: &App) -> Vec<Input> {
             status: d.status.clone(),
         })
     });
-    let nodes = app.nodes.iter().enumerate().map(|(node, n)| Input::Node {
-        node,
-        input: crate::app::input::NodeInput::Status(n.status.clone()),
-    });
+    let nodes = app
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(node, n)| Input::NodeStatus {
+            node,
+            status: n.status.clone(),
+        });
     cells.chain(dbs).chain(nodes).collect()
 }
 

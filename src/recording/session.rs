@@ -252,14 +252,10 @@ impl Slot {
 /// both (and `kept_series_are_those_recordings_hold` says so).
 fn kept_series() -> &'static [String] {
     static KEPT: LazyLock<Vec<String>> = LazyLock::new(|| {
-        let mut kept: Vec<String> = Input::outlasting(KEY)
+        Input::outlasting(KEY)
             .iter()
             .filter_map(key_series)
-            .collect();
-        // A node's status and round trip share `.Node.node` with its
-        // samples: a seek joins those too, and keeps only the first two.
-        kept.dedup();
-        kept
+            .collect()
     });
     /// No other number of the kept inputs holds this.
     const KEY: usize = 4_000_000_007;
@@ -614,7 +610,8 @@ mod tests {
                 ".CellRestate.cell",
                 ".Db.Status.db",
                 ".Clock.now_ms",
-                ".Node.node",
+                ".NodeStatus.node",
+                ".NodeRtt.node",
             ]
         );
     }
