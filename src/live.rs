@@ -56,8 +56,7 @@ fn reader<S: Sampler>(
 }
 
 /// A database node's four host layers, read by the same sources as this
-/// machine's: from the files its sampler's frames bring, or for `--node
-/// local` from this machine's.
+/// machine's from the files its sampler's frames bring.
 struct NodeSources {
     files: Arc<RemoteFiles>,
     disks: DiskSource,
@@ -67,7 +66,9 @@ struct NodeSources {
 }
 
 impl NodeSources {
-    fn new(fs: RootFs, files: Arc<RemoteFiles>) -> Self {
+    fn new() -> Self {
+        let files = Arc::new(RemoteFiles::default());
+        let fs = RootFs::remote(Arc::clone(&files));
         NodeSources {
             files,
             disks: DiskSource::new(fs.clone()),
@@ -80,16 +81,7 @@ impl NodeSources {
 
     /// The four layers' samples of one frame, at its time of receipt.
     fn read(&mut self, frame: NodeFrame) -> [NodeInput; 4] {
-        let NodeFrame {
-            facts,
-            files,
-            rejected,
-            wall_ms,
-        } = frame;
-        if let Some(f) = facts {
-            self.files.set_facts((*f).clone());
-        }
-        self.files.set_sample(files);
+        let (rejected, wall_ms) = frame.put(&self.files);
         let err = |e: crate::core::error::SourceError| e.to_string();
         let mut disks = self.disks.sample(wall_ms).map_err(err);
         // The frame's own unreadable lines show with the disks'.
@@ -109,8 +101,7 @@ impl NodeSources {
 /// samples (on a blocking thread, as the local sources read), the rest as
 /// they are.
 async fn node_loop(node: usize, mut rx: mpsc::Receiver<NodeEvent>, tx: mpsc::Sender<Input>) {
-    let files = Arc::new(RemoteFiles::default());
-    let mut sources = Some(NodeSources::new(RootFs::remote(Arc::clone(&files)), files));
+    let mut sources = Some(NodeSources::new());
     while let Some(ev) = rx.recv().await {
         let input = |input| Input::Node { node, input };
         let inputs = match ev {

@@ -97,11 +97,8 @@ impl Drop for Sampler {
 }
 
 fn apply(files: &RemoteFiles, frame: NodeFrame) {
-    assert!(frame.rejected.is_empty(), "{:?}", frame.rejected);
-    if let Some(f) = frame.facts {
-        files.set_facts((*f).clone());
-    }
-    files.set_sample(frame.files);
+    let (rejected, _) = frame.put(files);
+    assert!(rejected.is_empty(), "{rejected:?}");
 }
 
 /// Every host panel in `format` over `fs`.

@@ -24,10 +24,7 @@ fuzz_target!(|data: &[u8]| {
             let Some(f) = decoder.decode(frame, 0) else {
                 continue;
             };
-            if let Some(facts) = f.facts {
-                files.set_facts((*facts).clone());
-            }
-            files.set_sample(f.files);
+            let _ = f.put(&files);
             let _ = Sampler::sample(&mut disks, 0);
             let _ = Sampler::sample(&mut nics, 0);
             let _ = Sampler::sample(&mut nfs, 0);

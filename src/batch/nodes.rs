@@ -10,7 +10,7 @@ use crate::core::clock::now_ms;
 use crate::core::rootfs::{RemoteFiles, RootFs};
 use crate::layers::report::{Format, Report, csv_field, json_str, printable};
 use crate::parse::ParseError;
-use crate::remote::node::{NodeEvent, NodeFrame, NodeProtocol};
+use crate::remote::node::{NodeEvent, NodeProtocol};
 use crate::remote::target::NodeTarget;
 use crate::remote::{HostStatus, SshOptions, run_host};
 use crate::source::host::host_info;
@@ -220,18 +220,11 @@ impl<O: Write, E: Write> Run<O, E> {
         };
         match ev {
             NodeEvent::Frame { frame, .. } => {
-                let NodeFrame {
-                    facts,
-                    files,
-                    rejected,
-                    wall_ms,
-                } = *frame;
-                if let Some(f) = self.nodes[i].files.as_ref() {
-                    if let Some(facts) = facts {
-                        f.set_facts((*facts).clone());
-                    }
-                    f.set_sample(files);
-                }
+                // Only a node over SSH sends frames, and it has files.
+                let Some(files) = self.nodes[i].files.clone() else {
+                    return;
+                };
+                let (rejected, wall_ms) = frame.put(&files);
                 self.reading(i, wall_ms, rejected);
             }
             NodeEvent::Status { status, .. } => match status {

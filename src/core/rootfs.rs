@@ -54,9 +54,9 @@ pub struct RemoteFiles {
 }
 
 impl RemoteFiles {
-    pub fn set_facts(&self, facts: FileSet) {
+    pub fn set_facts(&self, facts: Arc<FileSet>) {
         if let Ok(mut now) = self.now.write() {
-            now.0 = Arc::new(facts);
+            now.0 = facts;
         }
         self.facts_seen
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);

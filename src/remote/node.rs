@@ -29,7 +29,7 @@
 
 use super::frame::{Frame, FrameKind};
 use super::{Decoder, HostEvent, HostStatus, Protocol};
-use crate::core::rootfs::FileSet;
+use crate::core::rootfs::{FileSet, RemoteFiles};
 use crate::parse::ParseError;
 use std::sync::Arc;
 use std::time::Duration;
@@ -173,6 +173,18 @@ pub struct NodeFrame {
     pub rejected: Vec<ParseError>,
     /// Local time of receipt, ms since the epoch.
     pub wall_ms: i64,
+}
+
+impl NodeFrame {
+    /// Puts the frame's files (and facts, when it brought them) where the
+    /// node's sources read them; gives back its rejected lines and time.
+    pub fn put(self, into: &RemoteFiles) -> (Vec<ParseError>, i64) {
+        if let Some(facts) = self.facts {
+            into.set_facts(facts);
+        }
+        into.set_sample(self.files);
+        (self.rejected, self.wall_ms)
+    }
 }
 
 #[derive(Debug, Clone)]
