@@ -4,6 +4,7 @@
 //! ```text
 //! cargo bench --bench nodes_scale                        # full run (root, sshd)
 //! STRATA_BENCH_QUICK=1 cargo bench --bench nodes_scale   # smoke run (CI)
+//! STRATA_BENCH_RUNS=0,8 cargo bench --bench nodes_scale  # only these TUI runs
 //! ```
 //!
 //! Each node is a real OpenSSH sshd on its own 127.0.3.x address whose
@@ -148,17 +149,29 @@ fn main() {
         plan.cells
     );
     let raw = sample_bytes(&trees[0]);
-    skew(plan.skew_secs, &keys, &nodes[..plan.nodes], &kh);
+    // STRATA_BENCH_RUNS=8 (say) runs only the TUI with that many nodes:
+    // for profiling one configuration.
+    let only: Option<Vec<usize>> = std::env::var("STRATA_BENCH_RUNS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect());
+    if only.is_none() {
+        skew(plan.skew_secs, &keys, &nodes[..plan.nodes], &kh);
+    }
     let mut runs = Vec::new();
     if peer_tools::find_in_path("tmux").is_none() {
         println!("tui: SKIPPED: tmux not installed");
     } else {
-        for n in [0, plan.nodes, plan.many] {
+        let counts = only
+            .clone()
+            .unwrap_or_else(|| vec![0, plan.nodes, plan.many]);
+        for n in counts.into_iter().filter(|&n| n <= nodes.len()) {
             let r = tui(&plan, &keys, &cells, &nodes[..n], &kh);
             runs.extend(r.map(|r| (n, r)));
         }
     }
-    skew(plan.skew_secs.min(10), &keys, &nodes, &kh);
+    if only.is_none() {
+        skew(plan.skew_secs.min(10), &keys, &nodes, &kh);
+    }
     let compression = negotiated(&nodes[0]);
     table(&runs, raw, &compression);
     stop.store(true, Ordering::Relaxed);

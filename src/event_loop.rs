@@ -17,6 +17,16 @@ use tokio::time::{Instant, MissedTickBehavior, interval, sleep_until};
 /// At most this many frames a second; sampling has its own clock.
 pub const FRAME: Duration = Duration::from_millis(33);
 
+/// How long a frame for new figures waits after the first of them: the
+/// hosts, cells and databases of one sampling boundary arrive over tens
+/// to hundreds of milliseconds, and drawing each arrival on its own was
+/// most of strata's CPU (24 cells gave 12 frames a second at 1 s).
+const SETTLE: Duration = Duration::from_millis(150);
+
+/// At most one frame for new figures in this share of the interval: the
+/// screen still follows every sample, keys are drawn at once.
+const DATA_FRAMES_PER_INTERVAL: u32 = 2;
+
 /// How often the loop looks for a terminal that is gone without a word:
 /// well within the second a lost terminal may take to end strata.
 const WATCH: Duration = Duration::from_millis(250);
@@ -94,7 +104,7 @@ async fn event_loop<F: Feed>(
     let mut sigquit = signal(SignalKind::quit())?;
     let headless = terminal.is_none();
     // Only a screen has keys; EventStream needs a terminal.
-    let mut events = terminal.is_some().then(EventStream::new);
+    let mut events = terminal.is_some().then(keys);
     let mut watch = interval(WATCH);
     watch.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut frames = Frames::new(app);
@@ -102,7 +112,7 @@ async fn event_loop<F: Feed>(
     while !app.quit {
         tokio::select! {
             ev = async { match events.as_mut() {
-                Some(e) => e.next().await,
+                Some(e) => e.recv().await,
                 None => std::future::pending().await,
             } }, if !headless => match ev {
                 Some(Ok(Event::Key(k))) if k.kind == KeyEventKind::Press => {
@@ -122,7 +132,7 @@ async fn event_loop<F: Feed>(
             },
             ev = feed.next() => {
                 feed.apply(app, ev);
-                frames.changed();
+                frames.new_figures();
             }
             _ = sigterm.recv() => app.quit = true,
             _ = sigint.recv() => app.quit = true,
@@ -155,16 +165,26 @@ async fn event_loop<F: Feed>(
         }
     }
     frames.flush();
+    if let Some(keys) = events {
+        keys.stop().await;
+    }
     Ok(())
 }
 
 /// The frame clock: a frame when something changed, at most every
-/// [`FRAME`], each in the frame log when one is kept.
+/// [`FRAME`], each in the frame log when one is kept. What the user did is
+/// drawn at once; new figures wait [`SETTLE`] for the rest of their
+/// boundary and come at most [`DATA_FRAMES_PER_INTERVAL`] times an
+/// interval.
 struct Frames {
     dirty: bool,
+    /// The user changed something: no settling.
+    urgent: bool,
     /// The first change since the last frame, for the frame log's lateness.
     dirty_at: Option<Instant>,
     last: Instant,
+    /// The least time between two frames for new figures.
+    data_gap: Duration,
     log: Option<crate::frame_log::FrameLog>,
 }
 
@@ -176,13 +196,21 @@ impl Frames {
         });
         Frames {
             dirty: true,
+            urgent: true,
             dirty_at: Some(Instant::now()),
             last: Instant::now() - FRAME,
+            data_gap: data_gap(app.interval_s),
             log,
         }
     }
 
+    /// A key, a resize: drawn at the next frame.
     fn changed(&mut self) {
+        self.urgent = true;
+        self.new_figures();
+    }
+
+    fn new_figures(&mut self) {
         if !self.dirty {
             self.dirty = true;
             self.dirty_at = Some(Instant::now());
@@ -191,7 +219,12 @@ impl Frames {
 
     /// The earliest the next frame may be drawn.
     fn next(&self) -> Instant {
-        self.last + FRAME
+        let soonest = self.last + FRAME;
+        if self.urgent {
+            return soonest;
+        }
+        let settled = self.dirty_at.map_or(soonest, |t| t + SETTLE);
+        soonest.max(settled).max(self.last + self.data_gap)
     }
 
     fn draw(
@@ -217,6 +250,7 @@ impl Frames {
         }
         self.last = end;
         self.dirty = false;
+        self.urgent = false;
         self.dirty_at = None;
         Ok(())
     }
@@ -225,6 +259,54 @@ impl Frames {
         if let Some(log) = self.log.as_mut() {
             log.flush();
         }
+    }
+}
+
+/// The least time between two frames for new figures at `interval_s`.
+fn data_gap(interval_s: f64) -> Duration {
+    let share = Duration::try_from_secs_f64(interval_s / f64::from(DATA_FRAMES_PER_INTERVAL))
+        .unwrap_or(FRAME);
+    share.clamp(FRAME, Duration::from_secs(1))
+}
+
+/// The terminal's events on a task of their own, through a channel: the
+/// loop polls every branch at each wake-up, and polling crossterm's stream
+/// takes a lock its reader thread holds, spun for with sched_yield (4 % of
+/// strata's CPU with 32 hosts).
+fn keys() -> Keys {
+    let (tx, rx) = tokio::sync::mpsc::channel(64);
+    let task = tokio::spawn(async move {
+        let mut stream = EventStream::new();
+        while let Some(ev) = stream.next().await {
+            if tx.send(ev).await.is_err() {
+                break;
+            }
+        }
+    });
+    Keys { rx, task }
+}
+
+struct Keys {
+    rx: tokio::sync::mpsc::Receiver<std::io::Result<Event>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Keys {
+    async fn recv(&mut self) -> Option<std::io::Result<Event>> {
+        self.rx.recv().await
+    }
+
+    /// Ends the reader before the terminal is given back: crossterm's
+    /// reader must not take what the shell reads next.
+    async fn stop(mut self) {
+        self.task.abort();
+        let _ = (&mut self.task).await;
+    }
+}
+
+impl Drop for Keys {
+    fn drop(&mut self) {
+        self.task.abort();
     }
 }
 

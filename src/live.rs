@@ -39,8 +39,6 @@ pub struct Sources {
     pub nics: NicSource,
     /// How to reach the app's cells and nodes, one task each.
     pub cells: SshOptions,
-    /// What the local sources read (`--root`), for `--node local`.
-    pub root: RootFs,
 }
 
 /// A host layer's sampler with its type erased: reads at `wall_ms` and
@@ -135,12 +133,10 @@ async fn node_loop(node: usize, mut rx: mpsc::Receiver<NodeEvent>, tx: mpsc::Sen
 /// samplers of this machine's files.
 fn spawn_nodes(
     app: &App,
-    root: &RootFs,
     opts: &Arc<SshOptions>,
     cancel: &CancellationToken,
     tasks: &mut JoinSet<()>,
 ) -> mpsc::Receiver<Input> {
-    let every = Duration::from_secs_f64(app.interval_s);
     let (tx, rx) = mpsc::channel::<Input>(64);
     let proto = Arc::new(NodeProtocol);
     for (node, n) in app.nodes.iter().enumerate() {
@@ -158,26 +154,8 @@ fn spawn_nodes(
                 ));
                 tasks.spawn(node_loop(node, ev_rx, tx.clone()));
             }
-            NodeTarget::Local { .. } => {
-                let wrap = move |i: NodeInput| Input::Node { node, input: i };
-                let reads: [Read; 4] = [
-                    reader(DiskSource::new(root.clone()), move |r| {
-                        wrap(NodeInput::Disks(r))
-                    }),
-                    reader(NfsSource::new(root.clone()), move |r| {
-                        wrap(NodeInput::Nfs(r))
-                    }),
-                    reader(CacheSource::new(root.clone(), Vec::new()), move |r| {
-                        wrap(NodeInput::Cache(r))
-                    }),
-                    reader(NicSource::new(root.clone()), move |r| {
-                        wrap(NodeInput::Nics(r))
-                    }),
-                ];
-                for read in reads {
-                    tasks.spawn(sample_loop(read, every, tx.clone()));
-                }
-            }
+            // Read by this machine's own sources (Live::start).
+            NodeTarget::Local { .. } => {}
         }
     }
     rx
@@ -292,7 +270,7 @@ type Layer = (tokio::task::Id, LayerId);
 
 /// Each host layer's sampler on its own task, all sending to one channel.
 fn spawn_samplers(
-    sources: [(LayerId, Read); 4],
+    sources: Vec<(LayerId, Read)>,
     every: Duration,
 ) -> (mpsc::Receiver<Input>, JoinSet<()>, Vec<Layer>) {
     let (tx, samples) = mpsc::channel(16);
@@ -336,17 +314,39 @@ impl Live {
             cache,
             nics,
             cells: cell_opts,
-            root,
         } = sources;
-        let (samples, samplers, layers) = spawn_samplers(
-            [
+        // This machine's layers: its own without nodes; with nodes only as
+        // the node `--node local` names. A jump host is not the database,
+        // and sampling it beside eight nodes was a tenth of strata's CPU.
+        let local_node = app
+            .nodes
+            .iter()
+            .position(|n| matches!(n.target, NodeTarget::Local { .. }));
+        let own: Vec<(LayerId, Read)> = match (app.nodes.is_empty(), local_node) {
+            (true, _) => vec![
                 (LayerId::Disks, reader(disks, Input::Disks)),
                 (LayerId::Nfs, reader(nfs, Input::Nfs)),
                 (LayerId::Cache, reader(cache, Input::Cache)),
                 (LayerId::Nics, reader(nics, Input::Nics)),
             ],
-            every,
-        );
+            (false, Some(node)) => {
+                let on = move |input| Input::Node { node, input };
+                vec![
+                    (
+                        LayerId::Disks,
+                        reader(disks, move |r| on(NodeInput::Disks(r))),
+                    ),
+                    (LayerId::Nfs, reader(nfs, move |r| on(NodeInput::Nfs(r)))),
+                    (
+                        LayerId::Cache,
+                        reader(cache, move |r| on(NodeInput::Cache(r))),
+                    ),
+                    (LayerId::Nics, reader(nics, move |r| on(NodeInput::Nics(r)))),
+                ]
+            }
+            (false, None) => Vec::new(),
+        };
+        let (samples, samplers, layers) = spawn_samplers(own, every);
         // Each cell on its own task: a cell that hangs or drops never holds
         // up the others or the screen.
         let (cell_tx, cells) = mpsc::channel::<CellEvent>(64);
@@ -364,7 +364,7 @@ impl Live {
         }
         drop(cell_tx);
         let mut node_tasks = JoinSet::new();
-        let nodes = spawn_nodes(app, &root, &cell_opts, &cancel, &mut node_tasks);
+        let nodes = spawn_nodes(app, &cell_opts, &cancel, &mut node_tasks);
         // Each database on its own thread: the oracle crate blocks, so a
         // slow query or a missing Oracle client never holds up the screen.
         // The threads end with `cancel`, not by being joined.

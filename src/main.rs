@@ -324,7 +324,6 @@ fn live_app(
         nfs: NfsSource::new(fs.clone()),
         cache: CacheSource::new(fs.clone(), app.config.cache_files.clone()),
         nics: strata::layers::nics::source::NicSource::new(fs.clone()),
-        root: fs.clone(),
         cells: cell_opts,
     };
     (app, sources)

@@ -71,6 +71,9 @@ pub struct FrameReader {
     open: Option<OpenFrame>,
     line_no: usize,
     skipped: usize,
+    /// The last frame's body length: the next is about as long, and
+    /// growing a 50 kB body by doubling copies it several times.
+    last_len: usize,
 }
 
 enum Marker {
@@ -113,6 +116,12 @@ impl FrameReader {
                 None => (rest, false),
             };
             rest = &rest[(chunk.len() + usize::from(ended)).min(rest.len())..];
+            // A whole line in what arrived: read where it is, no copy.
+            if ended && !self.overlong && self.partial.is_empty() && chunk.len() <= MAX_LINE_BYTES {
+                self.line_no += 1;
+                self.line(chunk, &mut out);
+                continue;
+            }
             if !self.overlong {
                 if self.partial.len() + chunk.len() > MAX_LINE_BYTES {
                     self.overlong = true;
@@ -137,8 +146,12 @@ impl FrameReader {
                     self.overlong = false;
                     self.skipped += 1;
                 } else {
-                    let line = std::mem::take(&mut self.partial);
+                    // The buffer goes back for the next line: a node's
+                    // frame is a thousand lines a second.
+                    let mut line = std::mem::take(&mut self.partial);
                     self.line(&line, &mut out);
+                    line.clear();
+                    self.partial = line;
                 }
             }
         }
@@ -165,7 +178,7 @@ impl FrameReader {
                         kind,
                         seq,
                         line_no: self.line_no,
-                        body: Vec::new(),
+                        body: Vec::with_capacity(self.last_len),
                         lines: 0,
                     });
                 }
@@ -188,18 +201,18 @@ impl FrameReader {
                             f.body.len()
                         ),
                     ))),
-                    Some(f) => match String::from_utf8(f.body) {
-                        Ok(body) => out.push(Ok(Frame {
-                            kind: f.kind,
-                            seq,
-                            body,
-                        })),
-                        Err(_) => out.push(Err(self.error(
-                            f.line_no,
-                            &shown,
-                            format!("text (UTF-8) in frame {seq}"),
-                        ))),
-                    },
+                    Some(f) => {
+                        self.last_len = f.body.len().min(MAX_FRAME_BYTES);
+                        let (kind, line_no) = (f.kind, f.line_no);
+                        match String::from_utf8(f.body) {
+                            Ok(body) => out.push(Ok(Frame { kind, seq, body })),
+                            Err(_) => out.push(Err(self.error(
+                                line_no,
+                                &shown,
+                                format!("text (UTF-8) in frame {seq}"),
+                            ))),
+                        }
+                    }
                 },
                 None => {
                     if let Some(f) = self.open.take() {
