@@ -163,7 +163,7 @@ fn the_clusters_disks_in_one_table_busiest_first_and_enter_opens_the_nodes_disk(
     let header = line_with(&screen, "Device");
     assert!(header.contains("│Node Device"), "{header}");
     // sorted by %util over both live nodes: the first row's is the highest
-    let rows = app.cluster_disk_rows();
+    let rows = app.table_rows::<strata::app::cluster::Disks>();
     let util = |r: &strata::layers::disks::tick::DiskRow| {
         r.rates
             .and_then(|x| x.get(DiskCol::Util))
@@ -174,13 +174,13 @@ fn the_clusters_disks_in_one_table_busiest_first_and_enter_opens_the_nodes_disk(
         rows.iter().all(|(_, r)| util(r).is_nan() || util(r) <= top),
         "not the busiest first"
     );
-    assert!(rows.iter().any(|(n, _)| *n == 0) && rows.iter().any(|(n, _)| *n == 1));
+    assert!(rows.iter().any(|(n, _)| *n == Some(0)) && rows.iter().any(|(n, _)| *n == Some(1)));
     assert!(
-        !rows.iter().any(|(n, _)| *n == 2),
+        !rows.iter().any(|(n, _)| *n == Some(2)),
         "db03 is down: none of its disks"
     );
     // Enter: that node's disk, its breadcrumb naming the node
-    let (node, name) = (rows[0].0, rows[0].1.display_name().to_string());
+    let (node, name) = (rows[0].0.unwrap(), rows[0].1.display_name().to_string());
     app.update(Action::Enter);
     let detail = render(&mut app, 160, 40);
     let label = ["db01", "db02"][node];

@@ -292,6 +292,14 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 ("p", "pause"),
                 ("c", "theme"),
             ],
+            View::Panel(Panel::Cache) if app.shows_cluster() => &[
+                ("Enter", "its node"),
+                ("s/S", "sort"),
+                ("r", "reverse"),
+                ("/", "filter"),
+                ("n", "next node"),
+                ("p", "pause"),
+            ],
             View::Panel(p) => p.layer().map_or(&[][..], |l| l.def().footer),
             View::CacheFile(_) => &[("Esc", "back"), ("p", "pause"), ("c", "theme")],
             View::Nic(name) if app.bond(name).is_some() => {
