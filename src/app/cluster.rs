@@ -109,7 +109,9 @@ impl Listed for Nfs {
         &mut ui.nfs
     }
     fn rows<'a>(_: &App, host: &'a HostLayers) -> Vec<&'a NfsRow> {
-        host.nfs.tick().map_or(Vec::new(), |t| t.rows.iter().collect())
+        host.nfs
+            .tick()
+            .map_or(Vec::new(), |t| t.rows.iter().collect())
     }
     fn matches(r: &NfsRow, filter: &str) -> bool {
         r.export.to_lowercase().contains(filter)
@@ -174,7 +176,9 @@ impl App {
     /// nodes and none chosen every live node.
     pub fn shown_hosts(&self) -> Vec<(Option<usize>, &HostLayers)> {
         if self.shows_cluster() {
-            self.live_nodes().map(|(i, n)| (Some(i), &n.layers)).collect()
+            self.live_nodes()
+                .map(|(i, n)| (Some(i), &n.layers))
+                .collect()
         } else {
             vec![(None, self.host())]
         }
@@ -182,10 +186,8 @@ impl App {
 
     /// A host's rows of a layer's table, filtered and sorted as asked.
     pub fn rows_in<'a, L: Listed>(&self, host: &'a HostLayers) -> Vec<&'a L::Row> {
-        let mut rows: Vec<Placed<L::Row>> = L::rows(self, host)
-            .into_iter()
-            .map(|r| (None, r))
-            .collect();
+        let mut rows: Vec<Placed<L::Row>> =
+            L::rows(self, host).into_iter().map(|r| (None, r)).collect();
         self.filter_sort::<L>(&mut rows);
         rows.into_iter().map(|(_, r)| r).collect()
     }

@@ -179,7 +179,9 @@ impl TableRow for Item<'_, CacheTick> {
     }
 
     fn figure(&self, j: usize) -> (Option<f64>, Style) {
-        let v = CACHE_NODE_TABLE.get(j).and_then(|c| self.row.figures.get(*c));
+        let v = CACHE_NODE_TABLE
+            .get(j)
+            .and_then(|c| self.row.figures.get(*c));
         (v, self.app.theme.base)
     }
 

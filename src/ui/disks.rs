@@ -72,7 +72,12 @@ fn table_rows(app: &App) -> (Vec<(Option<&str>, &DiskRow)>, usize, usize) {
     let selected = app.ui.disks.index(keys.iter().map(String::as_str));
     let rows = rows
         .into_iter()
-        .map(|(i, r)| (i.and_then(|i| app.nodes.get(i)).map(|n| n.target.label()), r))
+        .map(|(i, r)| {
+            (
+                i.and_then(|i| app.nodes.get(i)).map(|n| n.target.label()),
+                r,
+            )
+        })
         .collect();
     (rows, total, selected)
 }

@@ -293,11 +293,11 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 ("c", "theme"),
             ],
             View::Panel(Panel::Cache) if app.shows_cluster() => &[
-                ("Enter", "its node"),
+                ("Enter", "node"),
                 ("s/S", "sort"),
                 ("r", "reverse"),
                 ("/", "filter"),
-                ("n", "next node"),
+                ("n", "nodes"),
                 ("p", "pause"),
             ],
             View::Panel(p) => p.layer().map_or(&[][..], |l| l.def().footer),

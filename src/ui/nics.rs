@@ -116,10 +116,13 @@ fn bond_warnings(app: &App) -> Vec<String> {
         .flat_map(|(i, h)| {
             let label = i.and_then(|i| app.nodes.get(i)).map(|n| n.target.label());
             let bonds = h.nics.tick().map_or(&[][..], |k| &k.bonds[..]);
-            bonds.iter().flat_map(BondRow::messages).map(move |m| match label {
-                Some(l) => format!("{l}: {m}"),
-                None => m,
-            })
+            bonds
+                .iter()
+                .flat_map(BondRow::messages)
+                .map(move |m| match label {
+                    Some(l) => format!("{l}: {m}"),
+                    None => m,
+                })
         })
         .collect()
 }
