@@ -232,17 +232,20 @@ impl App {
         format!("{label} {key}")
     }
 
-    /// The keys of a layer's table on screen, in its order.
-    pub fn table_keys<L: Listed>(&self) -> Vec<String> {
-        self.table_rows::<L>()
-            .iter()
-            .map(|(i, r)| self.row_key::<L>(*i, r))
-            .collect()
+    /// Index of the selected row among `rows` of a layer's table; the
+    /// first when it is gone.
+    pub fn selected_in<L: Listed>(&self, rows: &[Placed<L::Row>]) -> usize {
+        let keys: Vec<String> = rows.iter().map(|(i, r)| self.row_key::<L>(*i, r)).collect();
+        L::list(&self.ui).index(keys.iter().map(String::as_str))
     }
 
     /// Moves the selection of a layer's table.
     pub(super) fn step<L: Listed>(&mut self, delta: isize) {
-        let keys = self.table_keys::<L>();
+        let keys: Vec<String> = self
+            .table_rows::<L>()
+            .iter()
+            .map(|(i, r)| self.row_key::<L>(*i, r))
+            .collect();
         let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
         L::list_mut(&mut self.ui).step(&keys, delta);
     }
@@ -250,12 +253,9 @@ impl App {
     /// Enter on a layer's table: the selected row's own key, selected, and
     /// in the cluster's table its node shown from now on.
     pub(super) fn enter<L: Listed>(&mut self) -> Option<String> {
-        let keys = self.table_keys::<L>();
-        let at = L::list(&self.ui).index(keys.iter().map(String::as_str));
-        let (node, key) = self
-            .table_rows::<L>()
-            .get(at)
-            .map(|(i, r)| (*i, L::key(r).to_string()))?;
+        let rows = self.table_rows::<L>();
+        let at = self.selected_in::<L>(&rows);
+        let (node, key) = rows.get(at).map(|(i, r)| (*i, L::key(r).to_string()))?;
         if node.is_some() {
             self.ui.node = node;
         }

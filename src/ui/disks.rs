@@ -68,8 +68,7 @@ fn disks_block(app: &App, shown: usize, total: usize) -> Block<'_> {
 fn table_rows(app: &App) -> (Vec<(Option<&str>, &DiskRow)>, usize, usize) {
     let rows = app.table_rows::<Disks>();
     let total = super::table::total(app, |h| h.disks.tick().map_or(0, |t| t.rows.len()));
-    let keys = app.table_keys::<Disks>();
-    let selected = app.ui.disks.index(keys.iter().map(String::as_str));
+    let selected = app.selected_in::<Disks>(&rows);
     let rows = rows
         .into_iter()
         .map(|(i, r)| {
