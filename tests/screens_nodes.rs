@@ -397,3 +397,24 @@ fn the_clusters_page_cache_a_row_per_live_node_and_enter_opens_its_panel() {
     assert!(back.contains("Page cache · 2 of 3 nodes"), "{back}");
     assert_eq!(app.ui.node, None);
 }
+
+#[test]
+fn n_and_esc_keep_the_selected_row_between_the_clusters_table_and_its_node() {
+    let mut app = cluster_app();
+    goto(&mut app, Panel::Nics);
+    let rows = app.table_rows::<Nics>();
+    let at = rows.iter().position(|(n, _)| *n == Some(0)).unwrap();
+    let name = rows[at].1.name.clone();
+    for _ in 0..at {
+        app.update(Action::Down);
+    }
+    app.update(Action::CycleNode);
+    assert_eq!(app.ui.node, Some(0));
+    assert_eq!(app.ui.nics.selected.as_deref(), Some(name.as_str()));
+    app.update(Action::Back);
+    assert_eq!(app.ui.node, None);
+    let key = format!("db01 {name}");
+    assert_eq!(app.ui.nics.selected.as_deref(), Some(key.as_str()));
+    let screen = render(&mut app, 120, 24);
+    assert!(screen.contains("│ cluster › NICs"), "{screen}");
+}

@@ -263,10 +263,19 @@ impl App {
         Some(key)
     }
 
-    /// Back from node `i` to the cluster's table: the row it came from
-    /// stays selected.
-    pub(super) fn select_in_cluster<L: Listed>(&mut self, node: usize) {
-        let key = L::list(&self.ui).selected.clone().unwrap_or_default();
-        L::list_mut(&mut self.ui).selected = Some(self.cluster_key(node, &key));
+    /// The selection of a layer's table as the next host's table keys it,
+    /// when `n` or Esc goes from the cluster to a node or back: the
+    /// cluster's row of a node is that node's own row, and back.
+    pub(super) fn carry<L: Listed>(&mut self, from: Option<usize>, to: Option<usize>) {
+        let selected = L::list(&self.ui).selected.clone();
+        let carried = match (from, to) {
+            (Some(i), None) => Some(self.cluster_key(i, selected.as_deref().unwrap_or(""))),
+            (None, Some(n)) => selected
+                .as_deref()
+                .and_then(|s| s.strip_prefix(&self.cluster_key(n, "")))
+                .map(str::to_string),
+            _ => selected,
+        };
+        L::list_mut(&mut self.ui).selected = carried;
     }
 }

@@ -340,12 +340,27 @@ impl App {
         if self.nodes.is_empty() {
             return;
         }
-        self.ui.node = match self.ui.node {
+        let from = self.ui.node;
+        self.ui.node = match from {
             None => Some(0),
             Some(i) if i + 1 < self.nodes.len() => Some(i + 1),
             Some(_) => None,
         };
+        self.carry_selection(from, self.ui.node);
         self.ui.stack.truncate(1);
+    }
+
+    /// Carries the selection of the panel's table from one host's table
+    /// to the next one's; false for a panel that has no cluster table.
+    fn carry_selection(&mut self, from: Option<usize>, to: Option<usize>) -> bool {
+        match self.panel() {
+            Panel::Disks => self.carry::<Disks>(from, to),
+            Panel::Nics => self.carry::<Nics>(from, to),
+            Panel::Nfs => self.carry::<Nfs>(from, to),
+            Panel::Cache => self.carry::<CacheNodes>(from, to),
+            _ => return false,
+        }
+        true
     }
 
     /// The database nodes, in the order their samplers number them.
@@ -553,12 +568,8 @@ impl App {
             // the cluster's table of the layer, on the row of that node
             // the user was on; the cluster has no other panel.
             self.ui.cluster_selected = i;
-            match self.panel() {
-                Panel::Disks => self.select_in_cluster::<Disks>(i),
-                Panel::Nics => self.select_in_cluster::<Nics>(i),
-                Panel::Nfs => self.select_in_cluster::<Nfs>(i),
-                Panel::Cache => self.select_in_cluster::<CacheNodes>(i),
-                _ => self.ui.stack = vec![View::Panel(Panel::Overview)],
+            if !self.carry_selection(Some(i), None) {
+                self.ui.stack = vec![View::Panel(Panel::Overview)];
             }
         }
     }
