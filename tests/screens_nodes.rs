@@ -8,9 +8,17 @@
 mod common;
 
 use common::{app_with, cache_sample, nfs_sample, nic_sample, render, sample};
+use strata::app::cluster::{CacheNodes, Nfs, Nics};
 use strata::app::input::NodeInput;
-use strata::app::{Action, App, Input, Panel};
+use strata::app::nfs::{NfsFig, nfs_figure};
+use strata::app::nics::{NicFig, nic_figure};
+use strata::app::{Action, App, Input, Panel, View};
+use strata::layers::cache::model::CacheCol;
 use strata::layers::disks::model::DiskCol;
+use strata::layers::nfs::model::NfsMountCol;
+use strata::layers::nfs::tick::NfsRow;
+use strata::layers::nics::model::NicCol;
+use strata::layers::nics::tick::NicRow;
 use strata::remote::HostStatus;
 use strata::remote::target::{NodeTarget, parse_ssh_spec};
 
@@ -163,7 +171,7 @@ fn the_clusters_disks_in_one_table_busiest_first_and_enter_opens_the_nodes_disk(
     let header = line_with(&screen, "Device");
     assert!(header.contains("│Node Device"), "{header}");
     // sorted by %util over both live nodes: the first row's is the highest
-    let rows = app.cluster_disk_rows();
+    let rows = app.table_rows::<strata::app::cluster::Disks>();
     let util = |r: &strata::layers::disks::tick::DiskRow| {
         r.rates
             .and_then(|x| x.get(DiskCol::Util))
@@ -174,13 +182,13 @@ fn the_clusters_disks_in_one_table_busiest_first_and_enter_opens_the_nodes_disk(
         rows.iter().all(|(_, r)| util(r).is_nan() || util(r) <= top),
         "not the busiest first"
     );
-    assert!(rows.iter().any(|(n, _)| *n == 0) && rows.iter().any(|(n, _)| *n == 1));
+    assert!(rows.iter().any(|(n, _)| *n == Some(0)) && rows.iter().any(|(n, _)| *n == Some(1)));
     assert!(
-        !rows.iter().any(|(n, _)| *n == 2),
+        !rows.iter().any(|(n, _)| *n == Some(2)),
         "db03 is down: none of its disks"
     );
     // Enter: that node's disk, its breadcrumb naming the node
-    let (node, name) = (rows[0].0, rows[0].1.display_name().to_string());
+    let (node, name) = (rows[0].0.unwrap(), rows[0].1.display_name().to_string());
     app.update(Action::Enter);
     let detail = render(&mut app, 160, 40);
     let label = ["db01", "db02"][node];
@@ -192,4 +200,221 @@ fn the_clusters_disks_in_one_table_busiest_first_and_enter_opens_the_nodes_disk(
     app.update(Action::Back);
     let back = render(&mut app, 160, 24);
     assert!(back.contains("│ cluster › Disks"), "{back}");
+}
+
+fn goto(app: &mut App, panel: Panel) {
+    let i = Panel::ALL.iter().position(|p| *p == panel).unwrap();
+    app.update(Action::GotoPanel(i));
+}
+
+/// The label of a row's node in the cluster's tables.
+fn label(node: Option<usize>) -> &'static str {
+    ["db01", "db02", "db03"][node.expect("a node's row")]
+}
+
+/// The row of the cluster's table on screen that starts with `label` and
+/// holds `name`.
+fn row_of<'a>(screen: &'a str, label: &str, name: &str) -> &'a str {
+    screen
+        .lines()
+        .find(|l| l.starts_with(&format!("\"│{label} ")) && l.contains(name))
+        .unwrap_or_else(|| panic!("no row of {label} {name} in\n{screen}"))
+}
+
+#[test]
+fn the_clusters_nics_in_one_table_busiest_first_each_figure_its_nodes() {
+    let mut app = cluster_app();
+    goto(&mut app, Panel::Nics);
+    let screen = render(&mut app, 80, 24);
+    insta::assert_snapshot!("cluster_nics_by_rkb_80x24", screen);
+    assert!(screen.contains("sort rKB/s ↓"), "{screen}");
+    assert!(
+        line_with(&screen, "Int").contains("│Node   ! Int"),
+        "{screen}"
+    );
+    let rows = app.table_rows::<Nics>();
+    let rkb = |r: &NicRow| nic_figure(r.rates.as_ref(), NicFig::Col(NicCol::RKbPerS));
+    let top = rkb(rows[0].1).expect("a rate");
+    assert!(rows.iter().all(|(_, r)| rkb(r).is_none_or(|v| v <= top)));
+    assert!(rows.iter().any(|(n, _)| *n == Some(0)) && rows.iter().any(|(n, _)| *n == Some(1)));
+    assert!(!rows.iter().any(|(n, _)| *n == Some(2)), "db03 is down");
+    assert!(!screen.contains("db03"), "{screen}");
+    // each row's figures are its own node's, as that node's tick has them
+    for (i, r) in &rows {
+        let own = app.nodes[i.unwrap()].layers.nics.tick().unwrap();
+        let own = own.rows.iter().find(|o| o.name == r.name).unwrap();
+        let text = strata::format::fit(rkb(own), 8, 2);
+        assert!(row_of(&screen, label(*i), &format!(" {} ", r.name)).contains(&text));
+    }
+    assert!(
+        rkb(rows[0].1) != rkb(rows[1].1),
+        "the nodes' figures differ"
+    );
+    // both nodes' bond warnings, each named
+    for l in ["db01", "db02"] {
+        let w = format!("! {l}: bond0: active slave eth1 is not the primary eth0");
+        assert!(screen.contains(&w), "{w} in {screen}");
+    }
+    let wide = render(&mut app, 160, 24);
+    insta::assert_snapshot!("cluster_nics_by_rkb_160x24", wide);
+    assert!(line_with(&wide, "Int").contains("%Util"), "{wide}");
+    // a filter matches a node's label
+    app.update(Action::StartFilter);
+    for c in "db02".chars() {
+        app.update(Action::FilterChar(c));
+    }
+    app.update(Action::FilterCommit);
+    let rows = app.table_rows::<Nics>();
+    assert!(!rows.is_empty() && rows.iter().all(|(n, _)| *n == Some(1)));
+}
+
+#[test]
+fn enter_on_the_clusters_nics_opens_that_nodes_nic_as_its_own_panel_does() {
+    let mut app = cluster_app();
+    goto(&mut app, Panel::Nics);
+    let rows = app.table_rows::<Nics>();
+    // the first row of the node the top row is not of
+    let at = rows.iter().position(|(n, _)| *n != rows[0].0).unwrap();
+    let (node, name) = (rows[at].0, rows[at].1.name.clone());
+    for _ in 0..at {
+        app.update(Action::Down);
+    }
+    app.update(Action::Enter);
+    assert_eq!(app.ui.node, node);
+    assert_eq!(app.view(), &View::Nic(name.clone()));
+    let detail = render(&mut app, 120, 40);
+    assert!(
+        detail.contains(&format!("│ {} › NICs › {name}", label(node))),
+        "{detail}"
+    );
+    // the same view as the node's own NIC panel gives
+    let mut own = cluster_app();
+    for _ in 0..=node.unwrap() {
+        own.update(Action::CycleNode);
+    }
+    goto(&mut own, Panel::Nics);
+    let there = own.nic_rows().iter().position(|r| r.name == name).unwrap();
+    for _ in 0..there {
+        own.update(Action::Down);
+    }
+    own.update(Action::Enter);
+    assert_eq!(render(&mut own, 120, 40), detail);
+    // Esc: the node's NICs, then the cluster's, on the same row
+    app.update(Action::Back);
+    assert!(render(&mut app, 120, 24).contains(&format!("│ {} › NICs", label(node))));
+    app.update(Action::Back);
+    let back = render(&mut app, 120, 24);
+    assert!(back.contains("│ cluster › NICs"), "{back}");
+    let key = format!("{} {name}", label(node));
+    assert_eq!(app.ui.nics.selected.as_deref(), Some(key.as_str()));
+}
+
+#[test]
+fn the_clusters_nfs_mounts_in_one_table_and_enter_opens_the_nodes_mount() {
+    let mut app = cluster_app();
+    goto(&mut app, Panel::Nfs);
+    let screen = render(&mut app, 80, 24);
+    insta::assert_snapshot!("cluster_nfs_by_ops_80x24", screen);
+    assert!(screen.contains("sort ops/s ↓"), "{screen}");
+    assert!(
+        line_with(&screen, "Export").contains("│Node   Export"),
+        "{screen}"
+    );
+    let rows = app.table_rows::<Nfs>();
+    assert!(rows.iter().any(|(n, _)| *n == Some(0)) && rows.iter().any(|(n, _)| *n == Some(1)));
+    assert!(!rows.iter().any(|(n, _)| *n == Some(2)), "db03 is down");
+    let ops = |r: &NfsRow| nfs_figure(r, NfsFig::Mount(NfsMountCol::OpsPerS));
+    let top = ops(rows[0].1).unwrap();
+    assert!(rows.iter().all(|(_, r)| ops(r).is_none_or(|v| v <= top)));
+    for (i, r) in &rows {
+        let own = app.nodes[i.unwrap()].layers.nfs.tick().unwrap();
+        let own = own.rows.iter().find(|o| o.key == r.key).unwrap();
+        let text = strata::format::fit(ops(own), 8, 2);
+        assert!(
+            row_of(&screen, label(*i), &r.export).contains(&text),
+            "{screen}"
+        );
+    }
+    let (node, key, export) = (rows[0].0, rows[0].1.key.clone(), rows[0].1.export.clone());
+    app.update(Action::Enter);
+    assert_eq!((app.ui.node, app.view()), (node, &View::Nfs(key)));
+    let detail = render(&mut app, 120, 40);
+    assert!(
+        detail.contains(&format!("│ {} › NFS › {export}", label(node))),
+        "{detail}"
+    );
+}
+
+#[test]
+fn the_clusters_page_cache_a_row_per_live_node_and_enter_opens_its_panel() {
+    let mut app = cluster_app();
+    goto(&mut app, Panel::Cache);
+    let screen = render(&mut app, 80, 24);
+    insta::assert_snapshot!("cluster_cache_by_dirty_80x24", screen);
+    assert!(
+        screen.contains("Page cache · 2 of 3 nodes · sort Dirty ↓"),
+        "{screen}"
+    );
+    assert!(!screen.contains("db03"), "{screen}");
+    let rows = app.table_rows::<CacheNodes>();
+    assert_eq!(rows.len(), 2, "db01 and db02, not the down db03");
+    let dirty = |i: usize| {
+        let t = app.nodes[i].layers.cache.tick().unwrap();
+        t.figures.get(CacheCol::Dirty).unwrap()
+    };
+    assert!(dirty(0) != dirty(1), "the nodes' figures differ");
+    let busiest = if dirty(0) > dirty(1) { 0 } else { 1 };
+    assert_eq!(rows[0].0, Some(busiest), "the node with most dirty first");
+    // every figure the one-node panel's summary gives, as each node's own
+    let kib = |v: f64| strata::format::bytes(v as u64 * 1024);
+    for (i, _) in &rows {
+        let figures = app.nodes[i.unwrap()].layers.cache.tick().unwrap().figures;
+        let line = row_of(&screen, label(*i), "");
+        for c in [
+            CacheCol::Cached,
+            CacheCol::CachedLessShmem,
+            CacheCol::Dirty,
+            CacheCol::Writeback,
+        ] {
+            let text = kib(figures.get(c).unwrap());
+            assert!(line.contains(&format!(" {text}")), "{c:?} {text} in {line}");
+        }
+    }
+    let wide = render(&mut app, 160, 24);
+    insta::assert_snapshot!("cluster_cache_by_dirty_160x24", wide);
+    assert!(line_with(&wide, "Node").contains("refault/s"), "{wide}");
+    // Enter: that node's page cache panel; Esc: the cluster's again
+    app.update(Action::Enter);
+    assert_eq!(app.ui.node, Some(busiest));
+    let panel = render(&mut app, 120, 30);
+    assert!(
+        panel.contains(&format!("│ {} › Cache", label(Some(busiest)))),
+        "{panel}"
+    );
+    assert!(panel.contains("Page cache · /proc/meminfo"), "{panel}");
+    app.update(Action::Back);
+    let back = render(&mut app, 80, 24);
+    assert!(back.contains("Page cache · 2 of 3 nodes"), "{back}");
+    assert_eq!(app.ui.node, None);
+}
+
+#[test]
+fn n_and_esc_keep_the_selected_row_between_the_clusters_table_and_its_node() {
+    let mut app = cluster_app();
+    goto(&mut app, Panel::Nics);
+    let rows = app.table_rows::<Nics>();
+    let at = rows.iter().position(|(n, _)| *n == Some(0)).unwrap();
+    let name = rows[at].1.name.clone();
+    for _ in 0..at {
+        app.update(Action::Down);
+    }
+    app.update(Action::CycleNode);
+    assert_eq!(app.ui.node, Some(0));
+    assert_eq!(app.ui.nics.selected.as_deref(), Some(name.as_str()));
+    app.update(Action::Back);
+    assert_eq!(app.ui.node, None);
+    let key = format!("db01 {name}");
+    assert_eq!(app.ui.nics.selected.as_deref(), Some(key.as_str()));
+    let screen = render(&mut app, 120, 24);
+    assert!(screen.contains("│ cluster › NICs"), "{screen}");
 }

@@ -3,7 +3,7 @@
 
 use super::host::HostLayers;
 use super::state::App;
-use crate::layers::cache::model::{CACHE_COLS, FILE_COLS, FileCol, FileRow};
+use crate::layers::cache::model::{CACHE_COLS, CacheCol, FILE_COLS, FileCol, FileRow};
 use crate::layers::cache::source::CacheSample;
 
 /// The history entity that holds the host's page cache figures.
@@ -23,6 +23,25 @@ pub const CACHE_HISTORY: usize = CACHE_COLS.len();
 /// The file table's figure columns: the counts, not the per-interval
 /// changes (those go to JSON and CSV).
 pub const FILE_TABLE: usize = 8;
+
+/// The cluster's page cache table's figure columns, in order: first
+/// what the overview says of a host's cache, then the rest of the panel's.
+pub const CACHE_NODE_TABLE: [CacheCol; 14] = [
+    CacheCol::Cached,
+    CacheCol::CachedLessShmem,
+    CacheCol::Dirty,
+    CacheCol::Writeback,
+    CacheCol::Shmem,
+    CacheCol::MemAvailable,
+    CacheCol::PgpginKbS,
+    CacheCol::PgpgoutKbS,
+    CacheCol::MajfltS,
+    CacheCol::RefaultS,
+    CacheCol::Buffers,
+    CacheCol::ActiveFile,
+    CacheCol::InactiveFile,
+    CacheCol::MemTotal,
+];
 
 pub fn file_figure(r: &FileRow, c: usize) -> Option<f64> {
     r.figures.as_ref()?.get(FILE_COLS.get(c)?.col)

@@ -6,6 +6,7 @@
 pub mod action;
 pub mod cache;
 pub mod cells;
+pub mod cluster;
 pub mod dnfs;
 pub mod host;
 pub mod input;

@@ -45,27 +45,7 @@ pub fn nfs_figure(row: &NfsRow, fig: NfsFig) -> Option<f64> {
 impl App {
     /// The mounts shown, filtered and sorted as the user asked.
     pub fn nfs_rows(&self) -> Vec<&NfsRow> {
-        let Some(tick) = self.host().nfs.tick() else {
-            return Vec::new();
-        };
-        let filter = self.filter_text();
-        let mut rows: Vec<&NfsRow> = tick
-            .rows
-            .iter()
-            .filter(|r| {
-                filter.is_empty()
-                    || r.export.to_lowercase().contains(&filter)
-                    || r.mount_points
-                        .iter()
-                        .any(|m| m.to_lowercase().contains(&filter))
-            })
-            .collect();
-        self.ui.nfs.sort(
-            &mut rows,
-            |r| r.export.as_str(),
-            |r, c| nfs_figure(r, NFS_TABLE.get(c)?.0),
-        );
-        rows
+        self.rows_in::<super::cluster::Nfs>(self.host())
     }
 
     pub fn nfs_row(&self, key: &str) -> Option<&NfsRow> {

@@ -68,22 +68,7 @@ pub fn nic_listed(r: &NicRow, all: bool) -> bool {
 impl App {
     /// The interfaces shown, filtered and sorted as the user asked.
     pub fn nic_rows(&self) -> Vec<&NicRow> {
-        let Some(tick) = self.host().nics.tick() else {
-            return Vec::new();
-        };
-        let filter = self.filter_text();
-        let mut rows: Vec<&NicRow> = tick
-            .rows
-            .iter()
-            .filter(|r| nic_listed(r, self.ui.show_all_nics))
-            .filter(|r| filter.is_empty() || r.name.to_lowercase().contains(&filter))
-            .collect();
-        self.ui.nics.sort(
-            &mut rows,
-            |r| r.name.as_str(),
-            |r, c| nic_figure(r.rates.as_ref(), NIC_TABLE.get(c)?.0),
-        );
-        rows
+        self.rows_in::<super::cluster::Nics>(self.host())
     }
 
     pub fn nic_row(&self, name: &str) -> Option<&NicRow> {
@@ -96,12 +81,7 @@ impl App {
     }
 
     pub fn bond(&self, name: &str) -> Option<&BondRow> {
-        self.host()
-            .nics
-            .tick()?
-            .bonds
-            .iter()
-            .find(|b| b.name() == name)
+        self.host().bond(name)
     }
 
     /// The slaves of a bond, in the bonding file's order.
@@ -113,6 +93,11 @@ impl App {
 }
 
 impl HostLayers {
+    /// The bond `name` of this host, if it is one.
+    pub fn bond(&self, name: &str) -> Option<&BondRow> {
+        self.nics.tick()?.bonds.iter().find(|b| b.name() == name)
+    }
+
     /// Takes a sample of /proc/net/dev, /sys/class/net and the bonds.
     pub fn ingest_nics(&mut self, sample: impl std::borrow::Borrow<NicSample>) {
         let sample = sample.borrow();

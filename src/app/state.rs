@@ -1,8 +1,9 @@
 //! What the screen shows and how the user has arranged it.
 
 use super::action::Action;
-use super::cache::FILE_TABLE;
+use super::cache::{CACHE_NODE_TABLE, FILE_TABLE};
 use super::cells::{CELL_TABLE, Cells};
+use super::cluster::{CacheNodes, Disks, Nfs, Nics};
 use super::host::{HostLayers, NodeState};
 use super::layer::Layer;
 use super::list::ListUi;
@@ -11,7 +12,7 @@ use super::nics::{NIC_TABLE, WIRE_ENTITY};
 use crate::config::{Config, Units};
 use crate::core::host::{HostInfo, SelfUsage};
 use crate::layers::LayerId;
-use crate::layers::cache::model::FileCol;
+use crate::layers::cache::model::{CacheCol, FileCol};
 use crate::layers::disks::model::{DISK_COLS, DiskCol};
 use crate::layers::disks::tick::{DiskRow, DiskTick};
 use crate::layers::nfs::model::NFS_OP_COLS;
@@ -218,6 +219,9 @@ pub struct UiState {
     pub nfs_ops: ListUi,
     /// The watched files (sort: an index into FILE_COLS).
     pub cache_files: ListUi,
+    /// The cluster's page cache, a row per node (sort: an index into
+    /// CACHE_NODE_TABLE).
+    pub cache_nodes: ListUi,
     /// The NIC table (sort: an index into NIC_TABLE).
     pub nics: ListUi,
     /// The cells table (sort: an index into CELL_TABLE), and one cell's
@@ -263,6 +267,13 @@ impl App {
             nfs: ListUi::sorted_by(0),
             nfs_ops: ListUi::default(),
             cache_files: ListUi::sorted_by(FileCol::Res as usize),
+            // the node writing most back first
+            cache_nodes: ListUi::sorted_by(
+                CACHE_NODE_TABLE
+                    .iter()
+                    .position(|c| *c == CacheCol::Dirty)
+                    .unwrap_or(0),
+            ),
             nics: ListUi::sorted_by(0),
             cells: ListUi::default(),
             cell_disks: ListUi::default(),
@@ -329,12 +340,27 @@ impl App {
         if self.nodes.is_empty() {
             return;
         }
-        self.ui.node = match self.ui.node {
+        let from = self.ui.node;
+        self.ui.node = match from {
             None => Some(0),
             Some(i) if i + 1 < self.nodes.len() => Some(i + 1),
             Some(_) => None,
         };
+        self.carry_selection(from, self.ui.node);
         self.ui.stack.truncate(1);
+    }
+
+    /// Carries the selection of the panel's table from one host's table
+    /// to the next one's; false for a panel that has no cluster table.
+    fn carry_selection(&mut self, from: Option<usize>, to: Option<usize>) -> bool {
+        match self.panel() {
+            Panel::Disks => self.carry::<Disks>(from, to),
+            Panel::Nics => self.carry::<Nics>(from, to),
+            Panel::Nfs => self.carry::<Nfs>(from, to),
+            Panel::Cache => self.carry::<CacheNodes>(from, to),
+            _ => return false,
+        }
+        true
     }
 
     /// The database nodes, in the order their samplers number them.
@@ -447,75 +473,7 @@ impl App {
 
     /// Rows of the disks panel: filtered and sorted as the user asked.
     pub fn disk_rows(&self) -> Vec<&DiskRow> {
-        let Some(tick) = self.view_tick() else {
-            return Vec::new();
-        };
-        let filter = self.filter_text();
-        let mut rows: Vec<&DiskRow> = tick
-            .rows
-            .iter()
-            .filter(|r| r.shown(self.ui.show_partitions, self.ui.show_all_devices))
-            .filter(|r| {
-                filter.is_empty()
-                    || r.name.to_lowercase().contains(&filter)
-                    || r.display_name().to_lowercase().contains(&filter)
-            })
-            .collect();
-        self.ui.disks.sort(
-            &mut rows,
-            |r| r.display_name(),
-            |r, c| {
-                let col = DISK_COLS.get(c)?.col;
-                r.rates.and_then(|x| x.get(col))
-            },
-        );
-        rows
-    }
-
-    /// With nodes and none chosen, the disks of every live node, filtered
-    /// and sorted as the disks table is (by %util: the cluster's busiest
-    /// disk on top); each with its node's index.
-    pub fn cluster_disk_rows(&self) -> Vec<(usize, &DiskRow)> {
-        let filter = self.filter_text();
-        let interval_ms = (self.interval_s * 1000.0) as i64;
-        let mut rows: Vec<(usize, &DiskRow)> = self
-            .nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| n.is_current(self.now_ms, interval_ms))
-            .filter_map(|(i, n)| Some((i, n.layers.disks.tick()?)))
-            .flat_map(|(i, t)| t.rows.iter().map(move |r| (i, r)))
-            .filter(|(_, r)| r.shown(self.ui.show_partitions, self.ui.show_all_devices))
-            .filter(|(i, r)| {
-                filter.is_empty()
-                    || r.display_name().to_lowercase().contains(&filter)
-                    || self.nodes[*i]
-                        .target
-                        .label()
-                        .to_lowercase()
-                        .contains(&filter)
-            })
-            .collect();
-        self.ui.disks.sort(
-            &mut rows,
-            |(_, r)| r.display_name(),
-            |(_, r), c| {
-                let col = DISK_COLS.get(c)?.col;
-                r.rates.and_then(|x| x.get(col))
-            },
-        );
-        rows
-    }
-
-    /// The key a row of the cluster's disks is selected by: node and name.
-    pub fn cluster_disk_key(&self, node: usize, name: &str) -> String {
-        let label = self.nodes.get(node).map_or("", |n| n.target.label());
-        format!("{label} {name}")
-    }
-
-    /// Index of the selected device among the shown rows.
-    pub fn selected_index(&self, rows: &[&DiskRow]) -> usize {
-        self.ui.disks.index(rows.iter().map(|r| r.name.as_str()))
+        self.rows_in::<Disks>(self.host())
     }
 
     /// Index of the selected part among `parts`; the first when the
@@ -607,9 +565,10 @@ impl App {
             self.ui.filter.clear();
         } else if let Some(i) = self.ui.node.take() {
             // node → cluster, the node still selected: its overview, or
-            // the table of all nodes' disks; the cluster has no other.
+            // the cluster's table of the layer, on the row of that node
+            // the user was on; the cluster has no other panel.
             self.ui.cluster_selected = i;
-            if self.panel() != Panel::Disks {
+            if !self.carry_selection(Some(i), None) {
                 self.ui.stack = vec![View::Panel(Panel::Overview)];
             }
         }
@@ -785,11 +744,6 @@ impl App {
             self.ui.filter.clear();
             self.ui.filter_edit = None;
         }
-        // The cluster has one table of all nodes' disks; the other host
-        // panels are one node's: the one selected on the cluster.
-        if self.shows_cluster() && matches!(panel, Panel::Nfs | Panel::Cache | Panel::Nics) {
-            self.ui.node = Some(self.ui.cluster_selected.min(self.nodes.len() - 1));
-        }
         self.ui.stack = vec![View::Panel(panel)];
     }
 
@@ -809,6 +763,9 @@ impl App {
             View::Panel(Panel::Disks) => Some((&mut self.ui.disks, DISK_COLS.len())),
             View::Panel(Panel::Nfs) => Some((&mut self.ui.nfs, NFS_TABLE.len())),
             View::Nfs(_) => Some((&mut self.ui.nfs_ops, NFS_OP_COLS.len())),
+            View::Panel(Panel::Cache) if self.shows_cluster() => {
+                Some((&mut self.ui.cache_nodes, CACHE_NODE_TABLE.len()))
+            }
             View::Panel(Panel::Cache) => Some((&mut self.ui.cache_files, FILE_TABLE)),
             View::Panel(Panel::Nics) => Some((&mut self.ui.nics, NIC_TABLE.len())),
             View::Panel(Panel::Cells) => Some((&mut self.ui.cells, CELL_TABLE.len())),
@@ -861,20 +818,7 @@ impl App {
     fn move_selection(&mut self, delta: isize) {
         match self.view().clone() {
             View::Panel(Panel::Databases) => self.ui.dnfs.move_by(&self.dnfs, delta),
-            View::Panel(Panel::Disks) if self.shows_cluster() => {
-                let keys: Vec<String> = self
-                    .cluster_disk_rows()
-                    .iter()
-                    .map(|(i, r)| self.cluster_disk_key(*i, &r.name))
-                    .collect();
-                let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-                self.ui.disks.step(&keys, delta);
-            }
-            View::Panel(Panel::Disks) => {
-                let names: Vec<String> = self.disk_rows().iter().map(|r| r.name.clone()).collect();
-                let names: Vec<&str> = names.iter().map(String::as_str).collect();
-                self.ui.disks.step(&names, delta);
-            }
+            View::Panel(Panel::Disks) => self.step::<Disks>(delta),
             View::Disk(_) | View::CellDisk(..) => {
                 let parts = self.parts_here();
                 if !parts.is_empty() {
@@ -883,27 +827,20 @@ impl App {
                     self.ui.part_selected = Some(parts[j as usize].name.clone());
                 }
             }
-            View::Panel(Panel::Nfs) => {
-                let keys: Vec<String> = self.nfs_rows().iter().map(|r| r.key.clone()).collect();
-                let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-                self.ui.nfs.step(&keys, delta);
-            }
+            View::Panel(Panel::Nfs) => self.step::<Nfs>(delta),
             View::Nfs(key) => {
                 let names = self.nfs_op_names(&key);
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
                 self.ui.nfs_ops.step(&names, delta);
             }
+            View::Panel(Panel::Cache) if self.shows_cluster() => self.step::<CacheNodes>(delta),
             View::Panel(Panel::Cache) => {
                 let paths: Vec<String> =
                     self.cache_files().iter().map(|r| r.path.clone()).collect();
                 let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
                 self.ui.cache_files.step(&paths, delta);
             }
-            View::Panel(Panel::Nics) => {
-                let names: Vec<String> = self.nic_rows().iter().map(|r| r.name.clone()).collect();
-                let names: Vec<&str> = names.iter().map(String::as_str).collect();
-                self.ui.nics.step(&names, delta);
-            }
+            View::Panel(Panel::Nics) => self.step::<Nics>(delta),
             View::Nic(name) => {
                 let slaves = self.bond_slave_names(&name);
                 if !slaves.is_empty() {
@@ -944,22 +881,6 @@ impl App {
         !self.nodes.is_empty() && self.ui.node.is_none()
     }
 
-    /// The selected disk of the cluster's table, on its own node.
-    fn open_cluster_disk(&mut self) {
-        let rows = self.cluster_disk_rows();
-        let at = self.ui.disks.selected.as_deref().and_then(|s| {
-            rows.iter()
-                .position(|(i, r)| self.cluster_disk_key(*i, &r.name) == s)
-        });
-        if let Some((node, r)) = rows.get(at.unwrap_or(0)) {
-            let (node, name) = (*node, r.name.clone());
-            self.ui.node = Some(node);
-            self.ui.disks.selected = Some(name.clone());
-            self.ui.part_selected = None;
-            self.ui.stack.push(View::Disk(name));
-        }
-    }
-
     fn drill_down(&mut self) {
         match self.view().clone() {
             View::Panel(Panel::Databases) => self.ui.dnfs.enter(&self.dnfs),
@@ -968,15 +889,16 @@ impl App {
                 self.ui.node = Some(self.ui.cluster_selected.min(self.nodes.len() - 1));
             }
             View::Panel(Panel::Overview) => self.ui.stack = vec![View::Panel(Panel::Disks)],
+            // in the cluster's tables, a row opens on its own node
             View::Panel(Panel::Nfs) => {
-                let rows = self.nfs_rows();
-                let i = self.ui.nfs.index(rows.iter().map(|r| r.key.as_str()));
-                if let Some(r) = rows.get(i) {
-                    let key = r.key.clone();
-                    self.ui.nfs.selected = Some(key.clone());
+                if let Some(key) = self.enter::<Nfs>() {
                     self.ui.nfs_ops.selected = None;
                     self.ui.stack.push(View::Nfs(key));
                 }
+            }
+            // a node of the cluster's cache → that node's cache panel
+            View::Panel(Panel::Cache) if self.shows_cluster() => {
+                self.enter::<CacheNodes>();
             }
             View::Panel(Panel::Cache) => {
                 let rows = self.cache_files();
@@ -991,11 +913,7 @@ impl App {
                 }
             }
             View::Panel(Panel::Nics) => {
-                let rows = self.nic_rows();
-                let i = self.ui.nics.index(rows.iter().map(|r| r.name.as_str()));
-                if let Some(r) = rows.get(i) {
-                    let name = r.name.clone();
-                    self.ui.nics.selected = Some(name.clone());
+                if let Some(name) = self.enter::<Nics>() {
                     self.ui.slaves.selected = None;
                     self.ui.stack.push(View::Nic(name));
                 }
@@ -1034,13 +952,8 @@ impl App {
                 }
             }
             View::Nfs(_) | View::CacheFile(_) => {}
-            // a disk of the cluster's table → that node's disk
-            View::Panel(Panel::Disks) if self.shows_cluster() => self.open_cluster_disk(),
             View::Panel(Panel::Disks) => {
-                let rows = self.disk_rows();
-                if let Some(r) = rows.get(self.selected_index(&rows)) {
-                    let name = r.name.clone();
-                    self.ui.disks.selected = Some(name.clone());
+                if let Some(name) = self.enter::<Disks>() {
                     self.ui.part_selected = None;
                     self.ui.stack.push(View::Disk(name));
                 }

@@ -6,10 +6,13 @@ use super::panel_block;
 use super::table::{self, Col, Item, Table, TableRow};
 use super::widgets::{Series, TimeAxis, chart};
 use crate::app::App;
-use crate::app::cache::{FILE_HISTORY, FILE_TABLE, HOST_ENTITY, file_figure};
+use crate::app::cache::{CACHE_NODE_TABLE, FILE_HISTORY, FILE_TABLE, HOST_ENTITY, file_figure};
+use crate::app::cluster::CacheNodes;
 use crate::app::list::Drawn;
 use crate::format;
-use crate::layers::cache::model::{CacheCol, CacheFigures, FILE_COLS, FileCol, FileKind, FileRow};
+use crate::layers::cache::model::{
+    CacheCol, CacheFigures, CacheKind, CacheTick, FILE_COLS, FileCol, FileKind, FileRow,
+};
 use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -73,6 +76,9 @@ fn figure_lines<'a>(t: &Theme, figures: &CacheFigures) -> Vec<Line<'a>> {
 }
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
+    if app.shows_cluster() {
+        return draw_nodes(f, app, area);
+    }
     let t = &app.theme;
     let block = with_source_state(
         panel_block(" Page cache · /proc/meminfo, /proc/vmstat ", t, true),
@@ -159,6 +165,84 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         chart(f, *a, title, unit, series, &x, t);
     }
     draw_files(f, app, bottom)
+}
+
+/// A node of the cluster's page cache table: its host figures, sizes in
+/// binary units as the one-node panel gives them.
+impl TableRow for Item<'_, CacheTick> {
+    fn key(&self) -> &str {
+        ""
+    }
+
+    fn texts(&self) -> Vec<Cell<'_>> {
+        Vec::new()
+    }
+
+    fn figure(&self, j: usize) -> (Option<f64>, Style) {
+        let v = CACHE_NODE_TABLE
+            .get(j)
+            .and_then(|c| self.row.figures.get(*c));
+        (v, self.app.theme.base)
+    }
+
+    fn figure_cell(&self, j: usize, width: u16, t: &Theme) -> Cell<'_> {
+        let (v, style) = self.figure(j);
+        match CACHE_NODE_TABLE.get(j).map(|c| c.def().kind) {
+            Some(CacheKind::Kb) => {
+                let style = if v.is_some() { style } else { t.muted };
+                Cell::from(Line::from(Span::styled(kb(v), style)).right_aligned())
+            }
+            _ => table::figure(v, width, t, style),
+        }
+    }
+}
+
+/// With nodes and none chosen: a row per live node of its page cache's
+/// figures, the node writing most back first; Enter shows its panel.
+fn draw_nodes(f: &mut Frame, app: &App, area: Rect) -> Drawn {
+    let t = &app.theme;
+    let rows = table::layer_items::<CacheNodes>(app);
+    let list = &app.ui.cache_nodes;
+    let sort = list
+        .sort
+        .and_then(|i| CACHE_NODE_TABLE.get(i))
+        .map_or("Node", |c| c.def().header);
+    let title = table::panel_title(
+        app,
+        "Page cache",
+        (rows.len(), app.nodes.len(), "nodes"),
+        list,
+        sort,
+    );
+    let block = panel_block(title, t, true);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if table::no_figures_yet(app, |h| h.cache.tick().is_some()) {
+        super::waiting(f, t, inner);
+        return Drawn::default();
+    }
+    let mut cols: Vec<Col> = CACHE_NODE_TABLE
+        .iter()
+        .map(|c| {
+            let mut col = Col::figure(c.def().header);
+            if c.def().kind == CacheKind::Kb {
+                col.width = col.width.max(BYTES_WIDTH);
+            }
+            col
+        })
+        .collect();
+    let frozen = table::with_node_col(app, &mut cols, 0, &rows);
+    let [table_area, legend] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
+    let drawn = Table::new(cols, frozen, list).draw(f, table_area, t, &rows);
+    f.render_widget(
+        Paragraph::new(Span::styled(
+            "/proc/meminfo, /proc/vmstat of each live node · Cached includes Shmem",
+            t.muted,
+        )),
+        legend,
+    );
+    drawn
 }
 
 /// A watched file: fincore's figures, then its path and, when it cannot

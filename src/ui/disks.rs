@@ -2,6 +2,7 @@
 
 use super::{level_style, panel_block};
 use crate::app::App;
+use crate::app::cluster::Disks;
 use crate::app::list::{Drawn, Scroll};
 use crate::app::state::disk_sort_label;
 use crate::config::Thresholds;
@@ -65,33 +66,17 @@ fn disks_block(app: &App, shown: usize, total: usize) -> Block<'_> {
 /// every live node's, each with its node's name; the total before the
 /// filter; the selected row.
 fn table_rows(app: &App) -> (Vec<(Option<&str>, &DiskRow)>, usize, usize) {
-    if !app.shows_cluster() {
-        let rows = app.disk_rows();
-        let total = app.view_tick().map_or(0, |t| t.rows.len());
-        let selected = app.selected_index(&rows);
-        return (
-            rows.into_iter().map(|r| (None, r)).collect(),
-            total,
-            selected,
-        );
-    }
-    let rows = app.cluster_disk_rows();
-    let total = app
-        .nodes
-        .iter()
-        .filter_map(|n| n.layers.disks.tick())
-        .map(|t| t.rows.len())
-        .sum();
-    let selected = app.ui.disks.index(
-        rows.iter()
-            .map(|(i, r)| app.cluster_disk_key(*i, &r.name))
-            .collect::<Vec<_>>()
-            .iter()
-            .map(String::as_str),
-    );
+    let rows = app.table_rows::<Disks>();
+    let total = super::table::total(app, |h| h.disks.tick().map_or(0, |t| t.rows.len()));
+    let selected = app.selected_in::<Disks>(&rows);
     let rows = rows
         .into_iter()
-        .map(|(i, r)| (app.nodes.get(i).map(|n| n.target.label()), r))
+        .map(|(i, r)| {
+            (
+                i.and_then(|i| app.nodes.get(i)).map(|n| n.target.label()),
+                r,
+            )
+        })
         .collect();
     (rows, total, selected)
 }
@@ -102,8 +87,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let block = disks_block(app, rows.len(), total);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let ticks = app.shows_cluster() && app.nodes.iter().any(|n| n.layers.disks.tick().is_some());
-    if !ticks && app.view_tick().is_none() {
+    if super::table::no_figures_yet(app, |h| h.disks.tick().is_some()) {
         super::waiting(f, &app.theme, inner);
         return Drawn::default();
     }

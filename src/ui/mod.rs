@@ -286,11 +286,27 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
         Line::from(Span::styled(format!(" {n}"), t.warn))
     } else {
         let keys: &[(&str, &str)] = match app.view() {
+            // Enter on the cluster's line of a node shows that node
+            View::Panel(Panel::Overview) if app.shows_cluster() => &[
+                ("Enter", "node"),
+                ("n", "nodes"),
+                ("Tab", "panels"),
+                ("p", "pause"),
+                ("c", "theme"),
+            ],
             View::Panel(Panel::Overview) => &[
                 ("Enter", "disks"),
                 ("Tab", "panels"),
                 ("p", "pause"),
                 ("c", "theme"),
+            ],
+            View::Panel(Panel::Cache) if app.shows_cluster() => &[
+                ("Enter", "node"),
+                ("s/S", "sort"),
+                ("r", "reverse"),
+                ("/", "filter"),
+                ("n", "nodes"),
+                ("p", "pause"),
             ],
             View::Panel(p) => p.layer().map_or(&[][..], |l| l.def().footer),
             View::CacheFile(_) => &[("Esc", "back"), ("p", "pause"), ("c", "theme")],

@@ -5,6 +5,7 @@ use super::panel_block;
 use super::table::{self, Col, Item, Table, TableRow};
 use super::widgets::{Series, TimeAxis, chart};
 use crate::app::App;
+use crate::app::cluster::Nfs;
 use crate::app::list::Drawn;
 use crate::app::nfs::{NFS_TABLE, NfsFig, nfs_figure};
 use crate::config::Level;
@@ -111,9 +112,9 @@ impl TableRow for Item<'_, NfsOpRow> {
 }
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
-    let rows = app.nfs_rows();
+    let rows = table::layer_items::<Nfs>(app);
     let t = &app.theme;
-    let total = app.host().nfs.tick().map_or(0, |k| k.rows.len());
+    let total = table::total(app, |h| h.nfs.tick().map_or(0, |k| k.rows.len()));
     let sort = app
         .ui
         .nfs
@@ -127,15 +128,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         &app.ui.nfs,
         sort,
     );
-    let block = with_source_state(
-        panel_block(title, t, true),
-        &app.host().nfs,
-        "mountstats",
-        t,
-    );
+    let block = table::layer_block(app, title, |h| &h.nfs, "mountstats");
     let inner = block.inner(area);
     f.render_widget(block, area);
-    if app.host().nfs.tick().is_none() {
+    if table::no_figures_yet(app, |h| h.nfs.tick().is_some()) {
         super::waiting(f, &app.theme, inner);
         return Drawn::default();
     }
@@ -149,10 +145,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         );
         return Drawn::default();
     }
-    let mw = table::name_width(rows.iter().map(|r| r.export.as_str()), "Export");
+    let mw = table::name_width(rows.iter().map(|r| r.row.row.export.as_str()), "Export");
     let pw = table::name_width(
         rows.iter()
-            .map(|r| mount_label(r))
+            .map(|r| mount_label(r.row.row))
             .collect::<Vec<_>>()
             .iter()
             .map(String::as_str),
@@ -164,10 +160,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         Col::text("Vers", 4),
     ];
     cols.extend(NFS_TABLE.iter().map(|(_, h)| Col::figure(*h)));
-    let items = table::items(&rows, app);
+    let frozen = table::with_node_col(app, &mut cols, 1, &rows);
     let [table_area, legend] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
-    let drawn = Table::new(cols, 1, &app.ui.nfs).draw(f, table_area, t, &items);
+    let drawn = Table::new(cols, frozen, &app.ui.nfs).draw(f, table_area, t, &rows);
     f.render_widget(
         Paragraph::new(Span::styled(
             "RTT and exe in ms per operation · bklog: nfsiostat's rpc bklog · bind mounts of one export are one row",

@@ -7,6 +7,8 @@ use super::table::{self, Col, Item, Table, TableRow};
 use super::widgets::{Series, TimeAxis, chart};
 use super::{level_style, panel_block};
 use crate::app::App;
+use crate::app::cluster::Nics;
+use crate::app::host::HostLayers;
 use crate::app::list::{Drawn, ListUi};
 use crate::app::nics::{NIC_TABLE, NicFig, nic_figure, nic_index};
 use crate::config::Level;
@@ -62,9 +64,9 @@ fn state_style(t: &Theme, s: OperState) -> Style {
     }
 }
 
-/// The bond `name` heads, if it is one with something wrong.
-fn warned_bond<'a>(app: &'a App, name: &str) -> Option<&'a BondRow> {
-    app.bond(name).filter(|b| !b.warnings.is_empty())
+/// The bond `name` heads on `host`, if it is one with something wrong.
+fn warned_bond<'a>(host: &'a HostLayers, name: &str) -> Option<&'a BondRow> {
+    host.bond(name).filter(|b| !b.warnings.is_empty())
 }
 
 /// An interface: its link and nicstat's figures, flagged when it heads a
@@ -76,7 +78,7 @@ impl TableRow for Item<'_, NicRow> {
 
     fn texts(&self) -> Vec<Cell<'_>> {
         let (r, t) = (self.row, &self.app.theme);
-        let warn = warned_bond(self.app, &r.name).is_some();
+        let warn = warned_bond(self.host, &r.name).is_some();
         vec![
             Cell::from(Span::styled(if warn { "!" } else { " " }, t.warn)),
             Cell::from(Span::styled(
@@ -106,10 +108,29 @@ impl TableRow for Item<'_, NicRow> {
     }
 }
 
+/// The bond warnings of the hosts the table draws from, each led by its
+/// node's label in the cluster's table.
+fn bond_warnings(app: &App) -> Vec<String> {
+    app.shown_hosts()
+        .into_iter()
+        .flat_map(|(i, h)| {
+            let label = i.and_then(|i| app.nodes.get(i)).map(|n| n.target.label());
+            let bonds = h.nics.tick().map_or(&[][..], |k| &k.bonds[..]);
+            bonds
+                .iter()
+                .flat_map(BondRow::messages)
+                .map(move |m| match label {
+                    Some(l) => format!("{l}: {m}"),
+                    None => m,
+                })
+        })
+        .collect()
+}
+
 pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
-    let rows = app.nic_rows();
+    let rows = table::layer_items::<Nics>(app);
     let t = &app.theme;
-    let total = app.host().nics.tick().map_or(0, |k| k.rows.len());
+    let total = table::total(app, |h| h.nics.tick().map_or(0, |k| k.rows.len()));
     let sort = app
         .ui
         .nics
@@ -123,15 +144,15 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         &app.ui.nics,
         sort,
     );
-    let block = with_source_state(panel_block(title, t, true), &app.host().nics, "net", t);
+    let block = table::layer_block(app, title, |h| &h.nics, "net");
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let Some(tick) = app.host().nics.tick() else {
+    if table::no_figures_yet(app, |h| h.nics.tick().is_some()) {
         super::waiting(f, &app.theme, inner);
         return Drawn::default();
-    };
-    let warnings: Vec<String> = tick.bonds.iter().flat_map(|b| b.messages()).collect();
-    let iw = table::name_width(rows.iter().map(|r| r.name.as_str()), "Int");
+    }
+    let warnings = bond_warnings(app);
+    let iw = table::name_width(rows.iter().map(|r| r.row.row.name.as_str()), "Int");
     let mut cols = vec![
         Col::text("!", 1),
         Col::text("Int", iw),
@@ -142,11 +163,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         Col::text("MTU", 5),
     ];
     cols.extend(NIC_TABLE.iter().map(|(_, h)| Col::figure(*h)));
-    let items = table::items(&rows, app);
+    let frozen = table::with_node_col(app, &mut cols, 2, &rows);
     let legend_h = warnings.len().clamp(1, 3) as u16;
     let [table_area, legend] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(legend_h)]).areas(inner);
-    let drawn = Table::new(cols, 2, &app.ui.nics).draw(f, table_area, t, &items);
+    let drawn = Table::new(cols, frozen, &app.ui.nics).draw(f, table_area, t, &rows);
     let lines: Vec<Line> = if warnings.is_empty() {
         vec![Line::from(Span::styled(
             if app.ui.show_all_nics {

@@ -1,6 +1,9 @@
 //! The scrolled, sortable table every panel draws its entities in.
 
 use crate::app::App;
+use crate::app::cluster::Listed;
+use crate::app::host::HostLayers;
+use crate::app::layer::Layer;
 use crate::app::list::{Drawn, ListUi, Scroll};
 use crate::format;
 use crate::theme::Theme;
@@ -8,7 +11,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table as Widget, TableState};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table as Widget, TableState};
 
 /// Width of a figure column: the widest figures fit in 8.
 pub(crate) const FIG_WIDTH: u16 = 8;
@@ -111,15 +114,111 @@ pub(crate) trait TableRow {
 }
 
 /// One of the app's rows as a table shows it, with the app that styles
-/// it (theme, thresholds, units).
+/// it (theme, thresholds, units) and the host it is of.
 pub(crate) struct Item<'a, R> {
     pub row: &'a R,
     pub app: &'a App,
+    pub host: &'a HostLayers,
 }
 
-/// `rows` as a table shows them.
+/// `rows` of the host the panels show as a table shows them.
 pub(crate) fn items<'a, R>(rows: &[&'a R], app: &'a App) -> Vec<Item<'a, R>> {
-    rows.iter().map(|&row| Item { row, app }).collect()
+    let host = app.host();
+    rows.iter().map(|&row| Item { row, app, host }).collect()
+}
+
+/// A row of a layer's table: the shown host's, or in the cluster's table
+/// led by its node's label and selected by node and key.
+pub(crate) struct OnNode<'a, R> {
+    pub node: Option<&'a str>,
+    pub key: String,
+    pub row: R,
+}
+
+impl<R: TableRow> TableRow for OnNode<'_, R> {
+    fn key(&self) -> &str {
+        &self.key
+    }
+
+    fn texts(&self) -> Vec<Cell<'_>> {
+        let node = self.node.map(|n| Cell::from(n.to_string()));
+        node.into_iter().chain(self.row.texts()).collect()
+    }
+
+    fn figure(&self, j: usize) -> (Option<f64>, Style) {
+        self.row.figure(j)
+    }
+
+    fn figure_cell(&self, j: usize, width: u16, t: &Theme) -> Cell<'_> {
+        self.row.figure_cell(j, width, t)
+    }
+}
+
+/// The rows of a layer's table on screen (see [`App::table_rows`]), each
+/// with the host it is of.
+pub(crate) fn layer_items<L: Listed>(app: &App) -> Vec<OnNode<'_, Item<'_, L::Row>>> {
+    app.table_rows::<L>()
+        .into_iter()
+        .map(|(i, row)| {
+            let node = i.and_then(|i| app.nodes.get(i));
+            OnNode {
+                node: node.map(|n| n.target.label()),
+                key: app.row_key::<L>(i, row),
+                row: Item {
+                    row,
+                    app,
+                    host: node.map_or(app.host(), |n| &n.layers),
+                },
+            }
+        })
+        .collect()
+}
+
+/// In the cluster's table, a node column before `cols`, frozen with the
+/// `frozen` first of them; the frozen columns then.
+pub(crate) fn with_node_col<R>(
+    app: &App,
+    cols: &mut Vec<Col>,
+    frozen: usize,
+    rows: &[OnNode<R>],
+) -> usize {
+    if !app.shows_cluster() {
+        return frozen;
+    }
+    let labels = rows.iter().filter_map(|r| r.node);
+    cols.insert(0, Col::text("Node", name_width(labels, "Node").min(24)));
+    frozen + 1
+}
+
+/// Rows of the hosts a layer's table draws from, before its filter.
+pub(crate) fn total(app: &App, count: impl Fn(&HostLayers) -> usize) -> usize {
+    app.shown_hosts().iter().map(|(_, h)| count(h)).sum()
+}
+
+/// A layer panel's frame: one host's source error or rejected line at its
+/// bottom; the cluster's table leaves each node's to its own panel.
+pub(crate) fn layer_block<'a, T: Clone>(
+    app: &'a App,
+    title: String,
+    layer: impl Fn(&HostLayers) -> &Layer<T>,
+    what: &str,
+) -> Block<'a> {
+    let block = super::panel_block(title, &app.theme, true);
+    if app.shows_cluster() {
+        block
+    } else {
+        super::nfs::with_source_state(block, layer(app.host()), what, &app.theme)
+    }
+}
+
+/// The layer has no figures yet on any host its table draws from (a
+/// stale node's old figures count: its table is empty, not waiting).
+pub(crate) fn no_figures_yet(app: &App, has: impl Fn(&HostLayers) -> bool) -> bool {
+    if app.shows_cluster() {
+        !app.nodes.iter().any(|n| has(&n.layers))
+    } else {
+        !has(app.host())
+    }
 }
 
 /// A scrolled, sortable table: its columns, how many of them always

@@ -1,0 +1,281 @@
+//! A host layer's table, of one host or of the whole cluster: with nodes
+//! and none chosen, the disks, NICs, NFS and cache panels list every live
+//! node's rows in one table led by the node, filtered and sorted as one
+//! node's table is, so the cluster's busiest disk or NIC is on top. One
+//! description of each table ([`Listed`]) serves both.
+
+use super::cache::CACHE_NODE_TABLE;
+use super::host::{HostLayers, NodeState};
+use super::list::ListUi;
+use super::nfs::{NFS_TABLE, nfs_figure};
+use super::nics::{NIC_TABLE, nic_figure, nic_listed};
+use super::state::{App, UiState};
+use crate::layers::cache::model::CacheTick;
+use crate::layers::disks::model::DISK_COLS;
+use crate::layers::disks::tick::DiskRow;
+use crate::layers::nfs::tick::NfsRow;
+use crate::layers::nics::tick::NicRow;
+
+/// What a layer's table lists of a host and how it sorts and selects.
+pub trait Listed {
+    type Row;
+    fn list(ui: &UiState) -> &ListUi;
+    fn list_mut(ui: &mut UiState) -> &mut ListUi;
+    /// The host's rows the table shows before the filter.
+    fn rows<'a>(app: &App, host: &'a HostLayers) -> Vec<&'a Self::Row>;
+    /// The row matches the filter (lower case, not empty).
+    fn matches(row: &Self::Row, filter: &str) -> bool;
+    /// What a sort by name and ties of a sort by figure go by.
+    fn name(row: &Self::Row) -> &str;
+    /// What the selection follows from one tick to the next.
+    fn key(row: &Self::Row) -> &str;
+    /// Figure column `col` (an index into the layer's table of figures).
+    fn value(row: &Self::Row, col: usize) -> Option<f64>;
+}
+
+/// The disks table: iostat's devices.
+pub struct Disks;
+/// The NIC table: the interfaces `a` lets through.
+pub struct Nics;
+/// The kernel NFS table: the mounts.
+pub struct Nfs;
+/// The cluster's page cache table: a row per node, its host figures.
+pub struct CacheNodes;
+
+impl Listed for Disks {
+    type Row = DiskRow;
+    fn list(ui: &UiState) -> &ListUi {
+        &ui.disks
+    }
+    fn list_mut(ui: &mut UiState) -> &mut ListUi {
+        &mut ui.disks
+    }
+    fn rows<'a>(app: &App, host: &'a HostLayers) -> Vec<&'a DiskRow> {
+        let Some(tick) = host.disks.tick() else {
+            return Vec::new();
+        };
+        let (parts, all) = (app.ui.show_partitions, app.ui.show_all_devices);
+        tick.rows.iter().filter(|r| r.shown(parts, all)).collect()
+    }
+    fn matches(r: &DiskRow, filter: &str) -> bool {
+        r.name.to_lowercase().contains(filter) || r.display_name().to_lowercase().contains(filter)
+    }
+    fn name(r: &DiskRow) -> &str {
+        r.display_name()
+    }
+    fn key(r: &DiskRow) -> &str {
+        &r.name
+    }
+    fn value(r: &DiskRow, col: usize) -> Option<f64> {
+        r.rates?.get(DISK_COLS.get(col)?.col)
+    }
+}
+
+impl Listed for Nics {
+    type Row = NicRow;
+    fn list(ui: &UiState) -> &ListUi {
+        &ui.nics
+    }
+    fn list_mut(ui: &mut UiState) -> &mut ListUi {
+        &mut ui.nics
+    }
+    fn rows<'a>(app: &App, host: &'a HostLayers) -> Vec<&'a NicRow> {
+        let Some(tick) = host.nics.tick() else {
+            return Vec::new();
+        };
+        let all = app.ui.show_all_nics;
+        tick.rows.iter().filter(|r| nic_listed(r, all)).collect()
+    }
+    fn matches(r: &NicRow, filter: &str) -> bool {
+        r.name.to_lowercase().contains(filter)
+    }
+    fn name(r: &NicRow) -> &str {
+        &r.name
+    }
+    fn key(r: &NicRow) -> &str {
+        &r.name
+    }
+    fn value(r: &NicRow, col: usize) -> Option<f64> {
+        nic_figure(r.rates.as_ref(), NIC_TABLE.get(col)?.0)
+    }
+}
+
+impl Listed for Nfs {
+    type Row = NfsRow;
+    fn list(ui: &UiState) -> &ListUi {
+        &ui.nfs
+    }
+    fn list_mut(ui: &mut UiState) -> &mut ListUi {
+        &mut ui.nfs
+    }
+    fn rows<'a>(_: &App, host: &'a HostLayers) -> Vec<&'a NfsRow> {
+        host.nfs
+            .tick()
+            .map_or(Vec::new(), |t| t.rows.iter().collect())
+    }
+    fn matches(r: &NfsRow, filter: &str) -> bool {
+        r.export.to_lowercase().contains(filter)
+            || r.mount_points
+                .iter()
+                .any(|m| m.to_lowercase().contains(filter))
+    }
+    fn name(r: &NfsRow) -> &str {
+        &r.export
+    }
+    fn key(r: &NfsRow) -> &str {
+        &r.key
+    }
+    fn value(r: &NfsRow, col: usize) -> Option<f64> {
+        nfs_figure(r, NFS_TABLE.get(col)?.0)
+    }
+}
+
+/// A node's row is its figures: only its node's label can match a filter,
+/// and its node is what it is selected by.
+impl Listed for CacheNodes {
+    type Row = CacheTick;
+    fn list(ui: &UiState) -> &ListUi {
+        &ui.cache_nodes
+    }
+    fn list_mut(ui: &mut UiState) -> &mut ListUi {
+        &mut ui.cache_nodes
+    }
+    fn rows<'a>(_: &App, host: &'a HostLayers) -> Vec<&'a CacheTick> {
+        host.cache.tick().into_iter().collect()
+    }
+    fn matches(_: &CacheTick, _: &str) -> bool {
+        false
+    }
+    fn name(_: &CacheTick) -> &str {
+        ""
+    }
+    fn key(_: &CacheTick) -> &str {
+        ""
+    }
+    fn value(t: &CacheTick, col: usize) -> Option<f64> {
+        t.figures.get(*CACHE_NODE_TABLE.get(col)?)
+    }
+}
+
+/// A row of a layer's table with its node: `None` for the host the panels
+/// show, a node's index in the cluster's table.
+pub type Placed<'a, R> = (Option<usize>, &'a R);
+
+impl App {
+    /// The nodes whose figures are current: the cluster's tables list
+    /// theirs, not a stale or a down node's.
+    pub fn live_nodes(&self) -> impl Iterator<Item = (usize, &NodeState)> {
+        let interval_ms = (self.interval_s * 1000.0) as i64;
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(move |(_, n)| n.is_current(self.now_ms, interval_ms))
+    }
+
+    /// The hosts a layer's table draws from: the shown host, or with
+    /// nodes and none chosen every live node.
+    pub fn shown_hosts(&self) -> Vec<(Option<usize>, &HostLayers)> {
+        if self.shows_cluster() {
+            self.live_nodes()
+                .map(|(i, n)| (Some(i), &n.layers))
+                .collect()
+        } else {
+            vec![(None, self.host())]
+        }
+    }
+
+    /// A host's rows of a layer's table, filtered and sorted as asked.
+    pub fn rows_in<'a, L: Listed>(&self, host: &'a HostLayers) -> Vec<&'a L::Row> {
+        let mut rows: Vec<Placed<L::Row>> =
+            L::rows(self, host).into_iter().map(|r| (None, r)).collect();
+        self.filter_sort::<L>(&mut rows);
+        rows.into_iter().map(|(_, r)| r).collect()
+    }
+
+    /// The rows of a layer's table on screen: the shown host's, or with
+    /// nodes and none chosen every live node's (a filter matches a node's
+    /// label too), in one order.
+    pub fn table_rows<L: Listed>(&self) -> Vec<Placed<'_, L::Row>> {
+        let mut rows: Vec<Placed<L::Row>> = self
+            .shown_hosts()
+            .into_iter()
+            .flat_map(|(i, h)| L::rows(self, h).into_iter().map(move |r| (i, r)))
+            .collect();
+        self.filter_sort::<L>(&mut rows);
+        rows
+    }
+
+    fn filter_sort<L: Listed>(&self, rows: &mut Vec<Placed<L::Row>>) {
+        let filter = self.filter_text();
+        if !filter.is_empty() {
+            let label = |i: Option<usize>| {
+                i.and_then(|i| self.nodes.get(i))
+                    .is_some_and(|n| n.target.label().to_lowercase().contains(&filter))
+            };
+            rows.retain(|(i, r)| label(*i) || L::matches(r, &filter));
+        }
+        L::list(&self.ui).sort(rows, |(_, r)| L::name(r), |(_, r), c| L::value(r, c));
+    }
+
+    /// What a row is selected by: its own key, and in the cluster's table
+    /// its node's label before it.
+    pub fn row_key<L: Listed>(&self, node: Option<usize>, row: &L::Row) -> String {
+        node.map_or_else(
+            || L::key(row).to_string(),
+            |i| self.cluster_key(i, L::key(row)),
+        )
+    }
+
+    /// A key of node `i`'s table as the cluster's table selects it.
+    pub fn cluster_key(&self, node: usize, key: &str) -> String {
+        let label = self.nodes.get(node).map_or("", |n| n.target.label());
+        format!("{label} {key}")
+    }
+
+    /// Index of the selected row among `rows` of a layer's table; the
+    /// first when it is gone.
+    pub fn selected_in<L: Listed>(&self, rows: &[Placed<L::Row>]) -> usize {
+        let keys: Vec<String> = rows.iter().map(|(i, r)| self.row_key::<L>(*i, r)).collect();
+        L::list(&self.ui).index(keys.iter().map(String::as_str))
+    }
+
+    /// Moves the selection of a layer's table.
+    pub(super) fn step<L: Listed>(&mut self, delta: isize) {
+        let keys: Vec<String> = self
+            .table_rows::<L>()
+            .iter()
+            .map(|(i, r)| self.row_key::<L>(*i, r))
+            .collect();
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        L::list_mut(&mut self.ui).step(&keys, delta);
+    }
+
+    /// Enter on a layer's table: the selected row's own key, selected, and
+    /// in the cluster's table its node shown from now on.
+    pub(super) fn enter<L: Listed>(&mut self) -> Option<String> {
+        let rows = self.table_rows::<L>();
+        let at = self.selected_in::<L>(&rows);
+        let (node, key) = rows.get(at).map(|(i, r)| (*i, L::key(r).to_string()))?;
+        if node.is_some() {
+            self.ui.node = node;
+        }
+        L::list_mut(&mut self.ui).selected = Some(key.clone());
+        Some(key)
+    }
+
+    /// The selection of a layer's table as the next host's table keys it,
+    /// when `n` or Esc goes from the cluster to a node or back: the
+    /// cluster's row of a node is that node's own row, and back.
+    pub(super) fn carry<L: Listed>(&mut self, from: Option<usize>, to: Option<usize>) {
+        let selected = L::list(&self.ui).selected.clone();
+        let carried = match (from, to) {
+            (Some(i), None) => Some(self.cluster_key(i, selected.as_deref().unwrap_or(""))),
+            (None, Some(n)) => selected
+                .as_deref()
+                .and_then(|s| s.strip_prefix(&self.cluster_key(n, "")))
+                .map(str::to_string),
+            _ => selected,
+        };
+        L::list_mut(&mut self.ui).selected = carried;
+    }
+}
