@@ -226,6 +226,9 @@ impl Kept {
             Input::Db(crate::layers::dnfs::source::DbEvent::Status { db, .. }) => {
                 (*db, "db status")
             }
+            Input::Db(crate::layers::dnfs::source::DbEvent::Instances { db, .. }) => {
+                (*db, "db instances")
+            }
             Input::NodeStatus { node, .. } => (*node, "node status"),
             Input::NodeRtt { node, .. } => (*node, "node rtt"),
             Input::Cell(ev) => match ev {

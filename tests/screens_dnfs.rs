@@ -226,7 +226,7 @@ fn the_12_1_database_reads_channels_as_running_totals() {
 /// of dNFS, channels from 192.168.10.x and 192.168.11.x) with the host's
 /// NFS client, NICs and block devices as given.
 fn path(kernel_nfs: f64, nics: (f64, f64), routes: &str) -> String {
-    use strata::layers::dnfs::path::line_up;
+    use strata::layers::dnfs::path::{HostFigures, PathView, line_up};
     use strata::parse::route::parse_route;
     let d = dnfs();
     let tick = d.list[0].current(T0 + 1000, d.interval_ms).unwrap();
@@ -236,7 +236,13 @@ fn path(kernel_nfs: f64, nics: (f64, f64), routes: &str) -> String {
         ("ens3f1".to_string(), Some(nics.1)),
         ("eth0".to_string(), Some(3.0)),
     ];
-    let p = line_up(&[tick], &routes, &nic, Some(kernel_nfs), Some(42.0));
+    let host = HostFigures {
+        routes: &routes,
+        nic_mb_s: nic,
+        kernel_nfs_mb_s: Some(kernel_nfs),
+        block_mb_s: Some(42.0),
+    };
+    let p = PathView::Host(line_up(&[tick], &host));
     let backend = ratatui::backend::TestBackend::new(120, 8);
     let mut term = ratatui::Terminal::new(backend).unwrap();
     term.draw(|f| strata::ui::dnfs::draw_path(f, f.area(), &Theme::default(), &p))

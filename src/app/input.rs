@@ -12,6 +12,7 @@ use crate::layers::LayerId;
 use crate::layers::cache::source::CacheSample;
 use crate::layers::cells::source::CellEvent;
 use crate::layers::disks::source::DiskSample;
+use crate::layers::dnfs::dnfs_sample::DnfsInstances;
 use crate::layers::dnfs::source::{DbEvent, DbStatus};
 use crate::layers::nfs::source::NfsSample;
 use crate::layers::nics::source::NicSample;
@@ -101,7 +102,7 @@ impl Input {
     /// its kind has (its cell, its database, the clock's time): a recording
     /// knows the kind by that number's series, named by its path in the
     /// input (`cell0.Cell.Status.cell`).
-    pub fn outlasting(key: usize) -> [Input; 9] {
+    pub fn outlasting(key: usize) -> [Input; 10] {
         let cell = key;
         [
             Input::Cell(CellEvent::Status {
@@ -131,6 +132,10 @@ impl Input {
                 db: key,
                 status: DbStatus::Live,
             }),
+            Input::Db(DbEvent::Instances {
+                db: key,
+                instances: DnfsInstances::default(),
+            }),
             Input::Clock {
                 now_ms: key as i64,
                 usage: SelfUsage::default(),
@@ -159,6 +164,9 @@ impl Input {
             // changed at every tick would state it again at every tick.
             Input::Cell(ev) => format!("cell{}.{}", ev.cell(), ev.kind()),
             Input::Db(DbEvent::Status { db, .. } | DbEvent::Sample { db, .. }) => format!("db{db}"),
+            // Read every few minutes: apart, so the samples' stream keeps
+            // its shape.
+            Input::Db(DbEvent::Instances { db, .. }) => format!("db{db}.instances"),
             Input::CellRestate(r) => format!("restate{}", r.cell),
             Input::Clock { .. } => "clock".into(),
             Input::Marker { .. } => "marker".into(),
