@@ -231,6 +231,7 @@ impl Kept {
             }
             Input::NodeStatus { node, .. } => (*node, "node status"),
             Input::NodeRtt { node, .. } => (*node, "node rtt"),
+            Input::NodeHostname { node, .. } => (*node, "node hostname"),
             Input::Cell(ev) => match ev {
                 CellEvent::Status { cell, .. } => (*cell, "status"),
                 CellEvent::Rtt { cell, .. } => (*cell, "rtt"),

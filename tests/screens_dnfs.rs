@@ -10,8 +10,11 @@ mod common;
 
 use common::redact_times;
 use strata::app::dnfs::{Dnfs, DnfsUi};
-use strata::layers::dnfs::dnfs_sample::{DnfsSample, map_rows, rows_from_capture};
+use strata::layers::dnfs::dnfs_sample::{
+    DnfsInstances, DnfsSample, map_instance_rows, map_rows, rows_from_capture,
+};
 use strata::layers::dnfs::source::{DbEvent, DbStatus, connect, parse_db_spec};
+use strata::layers::dnfs::sql_rows::parse_sql_csv;
 use strata::theme::Theme;
 
 const T0: i64 = 1_795_000_000_000;
@@ -485,6 +488,12 @@ fn a_jump_keeps_a_database_state_from_before_its_window() {
         status: refused.clone(),
     });
     record_and_apply(&mut rec, &mut live, T0, db).unwrap();
+    // gv$instance, read at connect and not again within the recording
+    let instances = Input::Db(DbEvent::Instances {
+        db: 0,
+        instances: prod_instances(),
+    });
+    record_and_apply(&mut rec, &mut live, T0 + 1, instances).unwrap();
     for k in 1..=900 {
         let now_ms = T0 + k * 1000;
         let clock = Input::Clock {
@@ -499,6 +508,21 @@ fn a_jump_keeps_a_database_state_from_before_its_window() {
     let mut r = Replayer::new(player, &mut app, &path);
     r.seek(&mut app, T0 + 900_000);
     assert_eq!(app.dnfs.list[0].status, refused);
+    assert_eq!(app.dnfs.list[0].instances, Some(prod_instances()));
     let screen = common::render(&mut app, 120, 40);
     assert!(screen.contains("unreachable"), "{screen}");
+}
+
+/// PROD's gv$instance, as the fixture prints it.
+fn prod_instances() -> DnfsInstances {
+    let path = format!(
+        "{}/tests/fixtures/dnfs/gv-instance-19c.csv",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let (rows, bad) = parse_sql_csv("gv-instance-19c.csv", &text).unwrap();
+    assert!(bad.is_empty(), "{bad:?}");
+    let x = map_instance_rows(T0, &rows).unwrap();
+    assert!(x.problems.is_empty(), "{:?}", x.problems);
+    x
 }

@@ -55,6 +55,13 @@ pub enum Input {
         node: usize,
         rtt: Duration,
     },
+    /// The name a node reports (/proc/sys/kernel/hostname), from its
+    /// facts, when it changed: the path view finds an instance's node by
+    /// it too.
+    NodeHostname {
+        node: usize,
+        hostname: String,
+    },
 }
 
 /// What a database node sends: its host layers' samples, made by the same
@@ -102,7 +109,7 @@ impl Input {
     /// its kind has (its cell, its database, the clock's time): a recording
     /// knows the kind by that number's series, named by its path in the
     /// input (`cell0.Cell.Status.cell`).
-    pub fn outlasting(key: usize) -> [Input; 10] {
+    pub fn outlasting(key: usize) -> [Input; 11] {
         let cell = key;
         [
             Input::Cell(CellEvent::Status {
@@ -148,6 +155,10 @@ impl Input {
                 node: key,
                 rtt: Duration::ZERO,
             },
+            Input::NodeHostname {
+                node: key,
+                hostname: String::new(),
+            },
         ]
     }
 
@@ -173,6 +184,7 @@ impl Input {
             Input::Node { node, input } => format!("node{node}.{}", input.kind()),
             Input::NodeStatus { node, .. } => format!("node{node}.status"),
             Input::NodeRtt { node, .. } => format!("node{node}.rtt"),
+            Input::NodeHostname { node, .. } => format!("node{node}.hostname"),
         }
     }
 }
@@ -238,6 +250,11 @@ impl App {
             Input::NodeRtt { node, rtt } => {
                 if let Some(n) = self.nodes.get_mut(node) {
                     n.rtt = Some(rtt);
+                }
+            }
+            Input::NodeHostname { node, hostname } => {
+                if let Some(n) = self.nodes.get_mut(node) {
+                    n.hostname = Some(hostname).filter(|h| !h.is_empty());
                 }
             }
         }

@@ -112,7 +112,8 @@ pub fn default_file(ms: i64) -> PathBuf {
 
 /// What a seek starting at a key chunk needs and no sample brings again:
 /// each cell's [`crate::app::cells::CellRestate`], each database's
-/// connection state and its instances' hosts (read every few minutes).
+/// connection state and its instances' hosts (read every few minutes),
+/// each node's connection state and the name it reports.
 /// Applying one changes nothing.
 pub fn restated(app: &App) -> Vec<Input> {
     use crate::layers::dnfs::source::DbEvent;
@@ -128,14 +129,17 @@ pub fn restated(app: &App) -> Vec<Input> {
             .map(|instances| DbEvent::Instances { db, instances });
         std::iter::once(status).chain(instances).map(Input::Db)
     });
-    let nodes = app
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(node, n)| Input::NodeStatus {
+    let nodes = app.nodes.iter().enumerate().flat_map(|(node, n)| {
+        let status = Input::NodeStatus {
             node,
             status: n.status.clone(),
-        });
+        };
+        let hostname = n
+            .hostname
+            .clone()
+            .map(|hostname| Input::NodeHostname { node, hostname });
+        std::iter::once(status).chain(hostname)
+    });
     cells.chain(dbs).chain(nodes).collect()
 }
 

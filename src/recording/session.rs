@@ -613,6 +613,7 @@ mod tests {
                 ".Clock.now_ms",
                 ".NodeStatus.node",
                 ".NodeRtt.node",
+                ".NodeHostname.node",
             ]
         );
     }
