@@ -526,3 +526,131 @@ fn prod_instances() -> DnfsInstances {
     assert!(x.problems.is_empty(), "{:?}", x.problems);
     x
 }
+
+/// A RAC over two database nodes: PROD1 on db01 (written as its FQDN,
+/// HOST_NAME the short name), PROD2 on db02 (written as an address, found
+/// by the name the node reports). Both nodes take the fixture host's
+/// samples (ens3f0 holds 192.168.10.0/24, bond0 192.168.11.0/24), but
+/// db02's NFS client stands still. PROD1 reads four times the fixture's
+/// bytes, so that its MB/s meet db01's filer NICs.
+fn rac_app() -> strata::app::App {
+    use common::{cache_sample, nfs_sample, nic_sample, sample};
+    use strata::app::Input;
+    use strata::app::input::NodeInput;
+    use strata::remote::HostStatus;
+    use strata::remote::target::{NodeTarget, parse_ssh_spec};
+    let mut app = common::app_with(2);
+    let targets = ["oracle@db01.example.com", "oracle@10.0.0.12"]
+        .iter()
+        .map(|s| NodeTarget::Ssh(parse_ssh_spec(s, "oracle").unwrap()))
+        .collect();
+    app.set_nodes(targets);
+    for node in 0..2usize {
+        let status = HostStatus::Live;
+        app.apply(Input::NodeStatus { node, status });
+        for k in 0..20u64 {
+            let at = T0 - (19 - k as i64) * 1000;
+            let idle_nfs = if node == 1 { 0 } else { k };
+            let (mut d, mut n, mut c) = (sample(k), nic_sample(k), cache_sample(k));
+            let mut f = nfs_sample(idle_nfs);
+            f.uptime_cs = 100_000 + k * 100;
+            (d.wall_ms, n.wall_ms, f.wall_ms, c.wall_ms) = (at, at, at, at);
+            for input in [
+                NodeInput::Disks(Ok(d)),
+                NodeInput::Nics(Ok(n)),
+                NodeInput::Nfs(Ok(f)),
+                NodeInput::Cache(Ok(c)),
+            ] {
+                app.apply(Input::Node { node, input });
+            }
+        }
+    }
+    app.apply(Input::NodeHostname {
+        node: 1,
+        hostname: "db02".into(),
+    });
+    app.set_dbs(vec![parse_db_spec("dbsnmp@//prod-scan:1521/PROD").unwrap()]);
+    app.ingest_db_event(DbEvent::Status {
+        db: 0,
+        status: DbStatus::Live,
+    });
+    app.ingest_db_event(DbEvent::Instances {
+        db: 0,
+        instances: prod_instances(),
+    });
+    for mut s in readings("19c", 3) {
+        for p in s.stats.iter_mut().filter(|p| p.inst_id == 1) {
+            p.read_bytes = p.read_bytes.map(|b| b * 4);
+            p.write_bytes = p.write_bytes.map(|b| b * 4);
+        }
+        app.ingest_db_event(DbEvent::Sample { db: 0, sample: s });
+    }
+    app.now_ms = T0 + 500;
+    app
+}
+
+/// Each instance against its own node: PROD1 (4 × 321.875 = 1287.5 MB/s)
+/// on db01, whose ens3f0 and bond0 carry 1377.9 MB/s and whose NFS client
+/// 430.5: nothing flagged; PROD2 (159.375 MB/s) on db02, whose NFS client
+/// sees nothing and whose filer NICs carry far more: both flagged.
+#[test]
+fn path_view_per_instance_on_its_own_node() {
+    use strata::layers::dnfs::path::{InstanceHost, PathFlag, PathView};
+    let mut app = rac_app();
+    let Some(PathView::Instances(insts)) = app.path_view() else {
+        panic!("{:?}", app.path_view());
+    };
+    assert_eq!(insts.len(), 2);
+    let (a, b) = (&insts[0].line, &insts[1].line);
+    assert_eq!(insts[0].host, InstanceHost::Node("db01.example.com".into()));
+    assert_eq!(insts[1].host, InstanceHost::Node("10.0.0.12".into()));
+    assert_eq!(a.dnfs_mb_s, Some(1287.5));
+    assert_eq!(b.dnfs_mb_s, Some(159.375));
+    for p in [a, b] {
+        assert_eq!(p.dnfs_ifaces, ["bond0", "ens3f0"]);
+    }
+    let wire = a.wire_mb_s.unwrap();
+    assert!((wire - 1377.87).abs() < 0.01, "{wire}");
+    assert_eq!(a.kernel_nfs_mb_s, Some(430.5));
+    assert!(a.flags.is_empty(), "{:?}", a.flags);
+    assert_eq!(b.kernel_nfs_mb_s, Some(0.0));
+    assert!(
+        matches!(
+            b.flags[..],
+            [PathFlag::HostBlind { .. }, PathFlag::WireExtra { .. }]
+        ),
+        "{:?}",
+        b.flags
+    );
+
+    let p = PathView::Instances(insts);
+    let backend = ratatui::backend::TestBackend::new(120, 12);
+    let mut term = ratatui::Terminal::new(backend).unwrap();
+    term.draw(|f| strata::ui::dnfs::draw_path(f, f.area(), &Theme::default(), &p))
+        .unwrap();
+    let s = term.backend().to_string();
+    let row = |what: &str| {
+        s.lines()
+            .find(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("no {what} in\n{s}"))
+            .to_string()
+    };
+    let prod1 = row("inst 1 (PROD1)");
+    assert!(
+        prod1.contains("db01.example.com") && prod1.contains("1287.5") && prod1.contains("1377.9"),
+        "{s}"
+    );
+    let prod2 = row("inst 2 (PROD2)");
+    assert!(
+        prod2.contains("10.0.0.12") && prod2.contains("159.4"),
+        "{s}"
+    );
+    assert!(row("⚠ inst 2 (PROD2)").contains("does not see"), "{s}");
+    assert!(!s.contains("⚠ inst 1"), "{s}");
+    insta::assert_snapshot!("dnfs_path_per_instance_120x12", s);
+
+    // in the app: the overview's database box holds the same line-up
+    let overview = common::render(&mut app, 160, 40);
+    assert!(overview.contains("inst 2 (PROD2)"), "{overview}");
+    insta::assert_snapshot!("dnfs_path_per_instance_overview_160x40", overview);
+}
