@@ -586,4 +586,29 @@ mod tests {
         u.up();
         assert_eq!(u, DnfsUi::default());
     }
+
+    #[test]
+    fn a_nodes_names_are_its_label_its_host_and_what_it_reports() {
+        use crate::app::host::NodeState;
+        use crate::remote::target::{NodeTarget, parse_node_spec};
+        let local = NodeState::new(
+            NodeTarget::Local {
+                label: "local".into(),
+            },
+            2,
+        );
+        let n = local.names("db03.example.com");
+        assert_eq!(
+            (n.label, n.host, n.hostname),
+            ("local", None, Some("db03.example.com"))
+        );
+        let mut ssh = NodeState::new(parse_node_spec("oracle@10.0.0.12", "oracle").unwrap(), 2);
+        assert_eq!(ssh.names("x").hostname, None, "no facts yet");
+        ssh.hostname = Some("db02".into());
+        let n = ssh.names("x");
+        assert_eq!(
+            (n.label, n.host, n.hostname),
+            ("10.0.0.12", Some("10.0.0.12"), Some("db02"))
+        );
+    }
 }
