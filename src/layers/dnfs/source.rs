@@ -185,10 +185,7 @@ pub enum DbEvent {
 /// How an oracle error is shown: the client missing, or the error's own
 /// text (which starts with its ORA- or DPI- code).
 pub fn describe_error(err: &oracle::Error) -> DbStatus {
-    let message = err
-        .db_error()
-        .map(|e| e.message().to_string())
-        .unwrap_or_else(|| err.to_string());
+    let message = error_text(err);
     if message.contains("DPI-1047") {
         return DbStatus::ClientMissing(client_missing_text(
             &message,
@@ -196,6 +193,13 @@ pub fn describe_error(err: &oracle::Error) -> DbStatus {
         ));
     }
     DbStatus::ConnectFailed(message)
+}
+
+/// An oracle error's own text, which starts with its ORA- or DPI- code.
+fn error_text(err: &oracle::Error) -> String {
+    err.db_error()
+        .map(|e| e.message().to_string())
+        .unwrap_or_else(|| err.to_string())
 }
 
 /// The DPI-1047 message, then where the dynamic loader looked (it is
@@ -324,15 +328,12 @@ pub fn read_instances(conn: &oracle::Connection, wall_ms: i64) -> DnfsInstances 
     let failed = |why: String| DnfsInstances {
         wall_ms,
         rows: Vec::new(),
-        problems: vec![format!("{INSTANCE_VIEW}: {why}")],
+        problems: vec![why],
     };
     match query_rows(conn, INSTANCES_SQL) {
+        // the mapper's error names the view
         Ok(rows) => map_instance_rows(wall_ms, &rows).unwrap_or_else(|e| failed(e.to_string())),
-        Err(e) => failed(
-            e.db_error()
-                .map(|d| d.message().to_string())
-                .unwrap_or_else(|| e.to_string()),
-        ),
+        Err(e) => failed(format!("{INSTANCE_VIEW}: {}", error_text(&e))),
     }
 }
 
@@ -470,10 +471,7 @@ fn read_once(
             }
         },
         Err(e) => {
-            let text = e
-                .db_error()
-                .map(|d| d.message().to_string())
-                .unwrap_or_else(|| e.to_string());
+            let text = error_text(&e);
             let lost = connection_lost(&text);
             let s = if lost {
                 DbStatus::ConnectFailed(format!("connection lost: {text}"))
