@@ -100,10 +100,23 @@ impl NodeSources {
 /// they are.
 async fn node_loop(node: usize, mut rx: mpsc::Receiver<NodeEvent>, tx: mpsc::Sender<Input>) {
     let mut sources = Some(NodeSources::new());
+    // The facts come again every minute: the name is said when it changed.
+    let mut hostname: Option<String> = None;
     while let Some(ev) = rx.recv().await {
         let input = |input| Input::Node { node, input };
         let inputs = match ev {
             NodeEvent::Frame { frame, .. } => {
+                let named = frame.hostname().filter(|n| hostname.as_ref() != Some(n));
+                if let Some(name) = named {
+                    hostname = Some(name.clone());
+                    let said = Input::NodeHostname {
+                        node,
+                        hostname: name,
+                    };
+                    if tx.send(said).await.is_err() {
+                        return;
+                    }
+                }
                 let Some(mut s) = sources.take() else { return };
                 let Ok((s, out)) = tokio::task::spawn_blocking(move || {
                     let out = s.read(*frame);

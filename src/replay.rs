@@ -226,8 +226,12 @@ impl Kept {
             Input::Db(crate::layers::dnfs::source::DbEvent::Status { db, .. }) => {
                 (*db, "db status")
             }
+            Input::Db(crate::layers::dnfs::source::DbEvent::Instances { db, .. }) => {
+                (*db, "db instances")
+            }
             Input::NodeStatus { node, .. } => (*node, "node status"),
             Input::NodeRtt { node, .. } => (*node, "node rtt"),
+            Input::NodeHostname { node, .. } => (*node, "node hostname"),
             Input::Cell(ev) => match ev {
                 CellEvent::Status { cell, .. } => (*cell, "status"),
                 CellEvent::Rtt { cell, .. } => (*cell, "rtt"),

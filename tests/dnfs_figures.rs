@@ -238,3 +238,111 @@ proptest! {
         }
     }
 }
+
+/// gv$instance of the 19c RAC, as strata queries it.
+fn instances_19c() -> strata::layers::dnfs::dnfs_sample::DnfsInstances {
+    let path = format!(
+        "{}/tests/fixtures/dnfs/gv-instance-19c.csv",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let (rows, bad) =
+        strata::layers::dnfs::sql_rows::parse_sql_csv("gv-instance-19c.csv", &text).unwrap();
+    assert!(bad.is_empty());
+    strata::layers::dnfs::dnfs_sample::map_instance_rows(0, &rows).unwrap()
+}
+
+/// The 19c RAC's instances on their nodes: gv$instance as strata queries
+/// it (gv-instance-19c.csv) puts PROD1 on db01 and PROD2 on db02, written
+/// here as an FQDN and in capitals; each instance's MB/s (321.875 and
+/// 159.375, read + write of its processes) meets only its own channels'
+/// NICs by its own node's routes.
+#[test]
+fn rac_19c_instances_line_up_against_their_own_nodes() {
+    use strata::layers::dnfs::path::{
+        DbFigures, HostFigures, InstanceHost, NodeNames, line_up_instances,
+    };
+    use strata::parse::route::parse_route;
+    let instances = instances_19c();
+    let t = tick("19c");
+    // db01 holds the filer subnets on ens3f0 and ens3f1; db02 only
+    // 192.168.10.0/24, on eth2
+    let routes = |text: &str| parse_route(text).items;
+    let head = "Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\n";
+    let r1 = routes(&format!(
+        "{head}ens3f0\t000AA8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\n\
+         ens3f1\t000BA8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\n"
+    ));
+    let r2 = routes(&format!(
+        "{head}eth2\t000AA8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\n"
+    ));
+    let figures = |routes| HostFigures {
+        routes,
+        nic_mb_s: vec![
+            ("ens3f0".into(), Some(170.0)),
+            ("ens3f1".into(), Some(165.0)),
+            ("eth2".into(), Some(80.0)),
+        ],
+        kernel_nfs_mb_s: Some(0.0),
+        block_mb_s: None,
+    };
+    let nodes = [
+        (
+            NodeNames {
+                label: "db01.example.com",
+                host: Some("db01.example.com"),
+                hostname: None,
+            },
+            figures(&r1[..]),
+        ),
+        (
+            NodeNames {
+                label: "DB02",
+                host: Some("DB02"),
+                hostname: None,
+            },
+            figures(&r2[..]),
+        ),
+    ];
+    let db = DbFigures {
+        label: "PROD",
+        tick: &t,
+        instances: Some(&instances),
+    };
+    let lines = line_up_instances(&[db], &nodes);
+    let (p1, p2) = (&lines[0], &lines[1]);
+    assert_eq!((p1.inst_id, p1.name.as_deref()), (1, Some("PROD1")));
+    assert_eq!(p1.host, InstanceHost::Node("db01.example.com".into()));
+    assert_eq!(
+        (p1.line.dnfs_mb_s, p1.line.wire_mb_s),
+        (Some(321.875), Some(335.0))
+    );
+    assert_eq!(p1.line.dnfs_ifaces, ["ens3f0", "ens3f1"]);
+    assert!(p1.line.unmapped.is_empty());
+    assert_eq!((p2.inst_id, p2.name.as_deref()), (2, Some("PROD2")));
+    assert_eq!(p2.host, InstanceHost::Node("DB02".into()));
+    assert_eq!(
+        (p2.line.dnfs_mb_s, p2.line.wire_mb_s),
+        (Some(159.375), Some(80.0))
+    );
+    assert_eq!(p2.line.dnfs_ifaces, ["eth2"]);
+    assert_eq!(p2.line.unmapped, ["192.168.11.2"]);
+    // db02's one mapped NIC carries half of PROD2's figure: wire short
+    use strata::layers::dnfs::path::PathFlag::{HostBlind, WireShort};
+    let f = |i: usize| &lines[i].line.flags;
+    assert!(matches!(f(0)[..], [HostBlind { .. }]), "{:?}", f(0));
+    assert!(
+        matches!(
+            f(1)[..],
+            [
+                HostBlind { .. },
+                WireShort {
+                    wire_mb_s: 80.0,
+                    ..
+                }
+            ]
+        ),
+        "{:?}",
+        f(1)
+    );
+}

@@ -11,7 +11,7 @@ use std::time::Duration;
 use strata::layers::dnfs::dnfs_sample::map_rows;
 use strata::layers::dnfs::model::{DnfsBaseline, DnfsCol};
 use strata::layers::dnfs::source::{
-    DbEvent, DbOptions, DbStatus, connect, parse_db_spec, read_rows, run_db,
+    DbEvent, DbOptions, DbStatus, connect, parse_db_spec, read_instances, read_rows, run_db,
 };
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -118,6 +118,10 @@ fn live_database_when_strata_test_oracle_is_set() {
         Ok(c) => c,
         Err(s) => panic!("{s:?}"),
     };
+    let instances = read_instances(&conn, 0);
+    println!("live: gv$instance {instances:?}");
+    assert!(instances.problems.is_empty(), "{:?}", instances.problems);
+    assert!(!instances.rows.is_empty(), "every database has an instance");
     let mut b = DnfsBaseline::default();
     let a = map_rows(&read_rows(&conn, 0).unwrap()).unwrap();
     b.tick(&a);

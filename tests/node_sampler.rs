@@ -164,9 +164,14 @@ fn a_new_device_brings_its_facts_before_the_sample_that_shows_it() {
     let dir = tree();
     let root = dir.path().to_str().unwrap().to_string();
     let files = Arc::new(RemoteFiles::default());
+    let kernel = dir.path().join("proc/sys/kernel");
+    std::fs::create_dir_all(&kernel).unwrap();
+    std::fs::write(kernel.join("hostname"), "db01.example.com\n").unwrap();
     let mut sampler = Sampler::start(&root);
     let first = sampler.sample();
     assert!(first.facts.is_some(), "facts at connection");
+    // the name the node reports, for finding a RAC instance's node
+    assert_eq!(first.hostname().as_deref(), Some("db01.example.com"));
     apply(&files, first);
     assert!(sampler.sample().facts.is_none(), "no change, no facts");
     let sdz = dir.path().join("sys/block/sdz");

@@ -2,7 +2,7 @@
 //! recording host's own. It replays with its nodes; `strata export` gives
 //! a node column whose rows are, figure for figure, what the same samples
 //! give as a host's own; `strata summary` names a node's entities
-//! `node:entity`.
+//! `node:entity`. A seek keeps the nodes' states and reported names.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -54,6 +54,8 @@ fn record(path: &std::path::Path, as_local: bool) {
             if k == 0 {
                 let status = HostStatus::Live;
                 inputs.push((t + 1, Input::NodeStatus { node, status }));
+                let hostname = format!("db0{}.example.com", node + 1);
+                inputs.push((t + 2, Input::NodeHostname { node, hostname }));
             }
             inputs.push((
                 t + 10,
@@ -140,6 +142,15 @@ fn a_clusters_recording_replays_exports_and_sums_up_per_node() {
         })
         .count();
     assert_eq!(states, 2, "{kept:?}");
+    // and the names they report, said once at their first facts
+    let names: Vec<&str> = kept
+        .iter()
+        .filter_map(|i| match i {
+            Input::NodeHostname { hostname, .. } => Some(hostname.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(names, ["db01.example.com", "db02.example.com"], "{kept:?}");
     assert!(!kept.iter().any(|i| matches!(i, Input::Node { .. })));
 
     let mut player = Player::open(&cluster).unwrap();

@@ -10,8 +10,11 @@ mod common;
 
 use common::redact_times;
 use strata::app::dnfs::{Dnfs, DnfsUi};
-use strata::layers::dnfs::dnfs_sample::{DnfsSample, map_rows, rows_from_capture};
+use strata::layers::dnfs::dnfs_sample::{
+    DnfsInstances, DnfsSample, map_instance_rows, map_rows, rows_from_capture,
+};
 use strata::layers::dnfs::source::{DbEvent, DbStatus, connect, parse_db_spec};
+use strata::layers::dnfs::sql_rows::parse_sql_csv;
 use strata::theme::Theme;
 
 const T0: i64 = 1_795_000_000_000;
@@ -226,7 +229,7 @@ fn the_12_1_database_reads_channels_as_running_totals() {
 /// of dNFS, channels from 192.168.10.x and 192.168.11.x) with the host's
 /// NFS client, NICs and block devices as given.
 fn path(kernel_nfs: f64, nics: (f64, f64), routes: &str) -> String {
-    use strata::layers::dnfs::path::line_up;
+    use strata::layers::dnfs::path::{HostFigures, PathView, line_up};
     use strata::parse::route::parse_route;
     let d = dnfs();
     let tick = d.list[0].current(T0 + 1000, d.interval_ms).unwrap();
@@ -236,7 +239,13 @@ fn path(kernel_nfs: f64, nics: (f64, f64), routes: &str) -> String {
         ("ens3f1".to_string(), Some(nics.1)),
         ("eth0".to_string(), Some(3.0)),
     ];
-    let p = line_up(&[tick], &routes, &nic, Some(kernel_nfs), Some(42.0));
+    let host = HostFigures {
+        routes: &routes,
+        nic_mb_s: nic,
+        kernel_nfs_mb_s: Some(kernel_nfs),
+        block_mb_s: Some(42.0),
+    };
+    let p = PathView::Host(line_up(&[tick], &host));
     let backend = ratatui::backend::TestBackend::new(120, 8);
     let mut term = ratatui::Terminal::new(backend).unwrap();
     term.draw(|f| strata::ui::dnfs::draw_path(f, f.area(), &Theme::default(), &p))
@@ -479,6 +488,12 @@ fn a_jump_keeps_a_database_state_from_before_its_window() {
         status: refused.clone(),
     });
     record_and_apply(&mut rec, &mut live, T0, db).unwrap();
+    // gv$instance, read at connect and not again within the recording
+    let instances = Input::Db(DbEvent::Instances {
+        db: 0,
+        instances: prod_instances(),
+    });
+    record_and_apply(&mut rec, &mut live, T0 + 1, instances).unwrap();
     for k in 1..=900 {
         let now_ms = T0 + k * 1000;
         let clock = Input::Clock {
@@ -493,6 +508,149 @@ fn a_jump_keeps_a_database_state_from_before_its_window() {
     let mut r = Replayer::new(player, &mut app, &path);
     r.seek(&mut app, T0 + 900_000);
     assert_eq!(app.dnfs.list[0].status, refused);
+    assert_eq!(app.dnfs.list[0].instances, Some(prod_instances()));
     let screen = common::render(&mut app, 120, 40);
     assert!(screen.contains("unreachable"), "{screen}");
+}
+
+/// PROD's gv$instance, as the fixture prints it.
+fn prod_instances() -> DnfsInstances {
+    let path = format!(
+        "{}/tests/fixtures/dnfs/gv-instance-19c.csv",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let (rows, bad) = parse_sql_csv("gv-instance-19c.csv", &text).unwrap();
+    assert!(bad.is_empty(), "{bad:?}");
+    let x = map_instance_rows(T0, &rows).unwrap();
+    assert!(x.problems.is_empty(), "{:?}", x.problems);
+    x
+}
+
+/// A RAC over two database nodes: PROD1 on db01 (written as its FQDN,
+/// HOST_NAME the short name), PROD2 on db02 (written as an address, found
+/// by the name the node reports). Both nodes take the fixture host's
+/// samples (ens3f0 holds 192.168.10.0/24, bond0 192.168.11.0/24), but
+/// db02's NFS client stands still. PROD1 reads four times the fixture's
+/// bytes, so that its MB/s meet db01's filer NICs.
+fn rac_app() -> strata::app::App {
+    use common::{cache_sample, nfs_sample, nic_sample, sample};
+    use strata::app::Input;
+    use strata::app::input::NodeInput;
+    use strata::remote::HostStatus;
+    use strata::remote::target::{NodeTarget, parse_ssh_spec};
+    let mut app = common::app_with(2);
+    let targets = ["oracle@db01.example.com", "oracle@10.0.0.12"]
+        .iter()
+        .map(|s| NodeTarget::Ssh(parse_ssh_spec(s, "oracle").unwrap()))
+        .collect();
+    app.set_nodes(targets);
+    for node in 0..2usize {
+        let status = HostStatus::Live;
+        app.apply(Input::NodeStatus { node, status });
+        for k in 0..20u64 {
+            let at = T0 - (19 - k as i64) * 1000;
+            let idle_nfs = if node == 1 { 0 } else { k };
+            let (mut d, mut n, mut c) = (sample(k), nic_sample(k), cache_sample(k));
+            let mut f = nfs_sample(idle_nfs);
+            f.uptime_cs = 100_000 + k * 100;
+            (d.wall_ms, n.wall_ms, f.wall_ms, c.wall_ms) = (at, at, at, at);
+            for input in [
+                NodeInput::Disks(Ok(d)),
+                NodeInput::Nics(Ok(n)),
+                NodeInput::Nfs(Ok(f)),
+                NodeInput::Cache(Ok(c)),
+            ] {
+                app.apply(Input::Node { node, input });
+            }
+        }
+    }
+    app.apply(Input::NodeHostname {
+        node: 1,
+        hostname: "db02".into(),
+    });
+    app.set_dbs(vec![parse_db_spec("dbsnmp@//prod-scan:1521/PROD").unwrap()]);
+    app.ingest_db_event(DbEvent::Status {
+        db: 0,
+        status: DbStatus::Live,
+    });
+    app.ingest_db_event(DbEvent::Instances {
+        db: 0,
+        instances: prod_instances(),
+    });
+    for mut s in readings("19c", 3) {
+        for p in s.stats.iter_mut().filter(|p| p.inst_id == 1) {
+            p.read_bytes = p.read_bytes.map(|b| b * 4);
+            p.write_bytes = p.write_bytes.map(|b| b * 4);
+        }
+        app.ingest_db_event(DbEvent::Sample { db: 0, sample: s });
+    }
+    app.now_ms = T0 + 500;
+    app
+}
+
+/// Each instance against its own node: PROD1 (4 × 321.875 = 1287.5 MB/s)
+/// on db01, whose ens3f0 and bond0 carry 1377.9 MB/s and whose NFS client
+/// 430.5: nothing flagged; PROD2 (159.375 MB/s) on db02, whose NFS client
+/// sees nothing and whose filer NICs carry far more: both flagged.
+#[test]
+fn path_view_per_instance_on_its_own_node() {
+    use strata::layers::dnfs::path::{InstanceHost, PathFlag, PathView};
+    let mut app = rac_app();
+    let Some(PathView::Instances(insts)) = app.path_view() else {
+        panic!("{:?}", app.path_view());
+    };
+    assert_eq!(insts.len(), 2);
+    let (a, b) = (&insts[0].line, &insts[1].line);
+    assert_eq!(insts[0].host, InstanceHost::Node("db01.example.com".into()));
+    assert_eq!(insts[1].host, InstanceHost::Node("10.0.0.12".into()));
+    assert_eq!(a.dnfs_mb_s, Some(1287.5));
+    assert_eq!(b.dnfs_mb_s, Some(159.375));
+    for p in [a, b] {
+        assert_eq!(p.dnfs_ifaces, ["bond0", "ens3f0"]);
+    }
+    let wire = a.wire_mb_s.unwrap();
+    assert!((wire - 1377.87).abs() < 0.01, "{wire}");
+    assert_eq!(a.kernel_nfs_mb_s, Some(430.5));
+    assert!(a.flags.is_empty(), "{:?}", a.flags);
+    assert_eq!(b.kernel_nfs_mb_s, Some(0.0));
+    assert!(
+        matches!(
+            b.flags[..],
+            [PathFlag::HostBlind { .. }, PathFlag::WireExtra { .. }]
+        ),
+        "{:?}",
+        b.flags
+    );
+
+    let p = PathView::Instances(insts);
+    let backend = ratatui::backend::TestBackend::new(120, 12);
+    let mut term = ratatui::Terminal::new(backend).unwrap();
+    term.draw(|f| strata::ui::dnfs::draw_path(f, f.area(), &Theme::default(), &p))
+        .unwrap();
+    let s = term.backend().to_string();
+    let row = |what: &str| {
+        s.lines()
+            .find(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("no {what} in\n{s}"))
+            .to_string()
+    };
+    let prod1 = row("inst 1 (PROD1)");
+    assert!(
+        prod1.contains("db01.example.com") && prod1.contains("1287.5") && prod1.contains("1377.9"),
+        "{s}"
+    );
+    let prod2 = row("inst 2 (PROD2)");
+    assert!(
+        prod2.contains("10.0.0.12") && prod2.contains("159.4"),
+        "{s}"
+    );
+    assert!(row("⚠ inst 2 (PROD2)").contains("does not see"), "{s}");
+    assert!(!s.contains("⚠ inst 1"), "{s}");
+    insta::assert_snapshot!("dnfs_path_per_instance_120x12", s);
+
+    // in the app: the overview's database box holds the same line-up
+    let overview = common::render(&mut app, 160, 40);
+    assert!(overview.contains("inst 2 (PROD2)"), "{overview}");
+    insta::assert_snapshot!("dnfs_path_per_instance_overview_160x40", overview);
 }

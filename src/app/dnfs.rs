@@ -7,8 +7,11 @@
 //! `layers::dnfs::source::run_db`; the screen reads [`Dnfs`] and [`DnfsUi`].
 
 use super::layer::Layer;
+use crate::layers::dnfs::dnfs_sample::DnfsInstances;
 use crate::layers::dnfs::model::{DNFS_COLS, DnfsBaseline, DnfsTick, Figures};
-use crate::layers::dnfs::path::{PathLine, line_up};
+use crate::layers::dnfs::path::{
+    DbFigures, HostFigures, NodeNames, PathView, line_up, line_up_instances,
+};
 use crate::layers::dnfs::source::{DbEvent, DbStatus, DbTarget};
 
 /// The history entity of a database's total.
@@ -30,6 +33,8 @@ pub struct DbView {
     pub layer: Layer<DnfsTick>,
     /// Local wall clock of the latest reading.
     pub last_sample_ms: Option<i64>,
+    /// gv$instance as last read: which host each instance runs on.
+    pub instances: Option<DnfsInstances>,
 }
 
 fn values(f: Option<&Figures>) -> [Option<f32>; DNFS_COLS.len()] {
@@ -44,6 +49,7 @@ impl DbView {
             baseline: DnfsBaseline::default(),
             layer: Layer::new(history, DNFS_COLS.len()),
             last_sample_ms: None,
+            instances: None,
         }
     }
 
@@ -175,6 +181,11 @@ impl Dnfs {
                 }
             }
             DbEvent::Sample { db, sample } => self.ingest_sample(db, &sample),
+            DbEvent::Instances { db, instances } => {
+                if let Some(d) = self.live_mut().get_mut(db) {
+                    d.instances = Some(instances);
+                }
+            }
         }
     }
 
@@ -199,29 +210,23 @@ impl Dnfs {
     }
 }
 
-impl super::App {
-    /// The path view's line-up of the figures on screen: the databases'
-    /// current dNFS figures, each NIC's, the kernel NFS client's and the
-    /// block devices' totals, of the host shown (a node's once `n` chose
-    /// it; mapping each RAC instance to its node is yet to come). `None`
-    /// without databases.
-    pub fn path_line(&self) -> Option<PathLine> {
+impl super::host::HostLayers {
+    /// What the path view lines dNFS up against on this host: its routes,
+    /// each NIC's, the kernel NFS client's and the block devices' MB/s;
+    /// only the routes when its figures are not `current`.
+    pub fn path_figures(&self, current: bool) -> HostFigures<'_> {
         use crate::layers::disks::model::DiskCol;
         use crate::layers::nfs::model::NfsMountCol;
         use crate::layers::nics::model::NicCol;
-        if self.dnfs.list.is_empty() {
-            return None;
+        let routes = &self.routes;
+        if !current {
+            return HostFigures {
+                routes,
+                ..HostFigures::default()
+            };
         }
-        let now = self.dnfs.shown_now(self.now_ms);
-        let ticks: Vec<&DnfsTick> = self
-            .dnfs
-            .list
-            .iter()
-            .filter_map(|d| d.current(now, self.dnfs.interval_ms))
-            .collect();
         let mb = |r: Option<f64>, w: Option<f64>| Some((r? + w?) / 1024.0);
         let nic_mb_s: Vec<(String, Option<f64>)> = self
-            .host()
             .nics
             .tick()
             .map(|t| {
@@ -239,8 +244,7 @@ impl super::App {
             .unwrap_or_default();
         // what went over the wire for the mounts: the server's bytes, as
         // nfsiostat's kB/s
-        let kernel_nfs = self
-            .host()
+        let kernel_nfs_mb_s = self
             .nfs
             .tick()
             .and_then(|t| t.total.as_ref())
@@ -250,19 +254,83 @@ impl super::App {
                     x.get(NfsMountCol::ServerWriteKBs),
                 )
             });
-        let block = self
-            .host()
+        let block_mb_s = self
             .disks
             .tick()
             .and_then(|t| t.total.as_ref())
             .and_then(|x| mb(x.get(DiskCol::RkBPerS), x.get(DiskCol::WkBPerS)));
-        Some(line_up(
-            &ticks,
-            &self.host().routes,
-            &nic_mb_s,
-            kernel_nfs,
-            block,
-        ))
+        HostFigures {
+            routes,
+            nic_mb_s,
+            kernel_nfs_mb_s,
+            block_mb_s,
+        }
+    }
+}
+
+impl super::host::NodeState {
+    /// The names an instance's HOST_NAME may give this node by: its label,
+    /// the host as written, and the name it reports (the local host's is
+    /// `local_hostname`).
+    pub fn names<'a>(&'a self, local_hostname: &'a str) -> NodeNames<'a> {
+        use crate::remote::target::NodeTarget;
+        let (host, hostname) = match &self.target {
+            NodeTarget::Local { .. } => (None, Some(local_hostname)),
+            NodeTarget::Ssh(t) => (Some(t.host.as_str()), self.hostname.as_deref()),
+        };
+        NodeNames {
+            label: self.target.label(),
+            host,
+            hostname,
+        }
+    }
+}
+
+impl super::App {
+    /// The path view of the figures on screen. Without database nodes:
+    /// the databases' current dNFS figures against the host shown (a
+    /// node's once `n` chose it). With nodes: each instance against the
+    /// node gv$instance puts it on. `None` without databases.
+    pub fn path_view(&self) -> Option<PathView> {
+        if self.dnfs.list.is_empty() {
+            return None;
+        }
+        let now = self.dnfs.shown_now(self.now_ms);
+        let itv = self.dnfs.interval_ms;
+        if self.nodes.is_empty() {
+            let ticks: Vec<&DnfsTick> = self
+                .dnfs
+                .list
+                .iter()
+                .filter_map(|d| d.current(now, itv))
+                .collect();
+            return Some(PathView::Host(line_up(
+                &ticks,
+                &self.host().path_figures(true),
+            )));
+        }
+        let dbs: Vec<DbFigures> = self
+            .dnfs
+            .list
+            .iter()
+            .filter_map(|d| {
+                Some(DbFigures {
+                    label: &d.target.label,
+                    tick: d.current(now, itv)?,
+                    instances: d.instances.as_ref(),
+                })
+            })
+            .collect();
+        let interval_ms = (self.interval_s * 1000.0) as i64;
+        let nodes: Vec<(NodeNames, HostFigures)> = self
+            .nodes
+            .iter()
+            .map(|n| {
+                let current = n.is_current(self.now_ms, interval_ms);
+                (n.names(&self.host.hostname), n.layers.path_figures(current))
+            })
+            .collect();
+        Some(PathView::Instances(line_up_instances(&dbs, &nodes)))
     }
 
     /// The databases to read, from `--db` and `[[db]]`.
@@ -517,5 +585,30 @@ mod tests {
         }
         u.up();
         assert_eq!(u, DnfsUi::default());
+    }
+
+    #[test]
+    fn a_nodes_names_are_its_label_its_host_and_what_it_reports() {
+        use crate::app::host::NodeState;
+        use crate::remote::target::{NodeTarget, parse_node_spec};
+        let local = NodeState::new(
+            NodeTarget::Local {
+                label: "local".into(),
+            },
+            2,
+        );
+        let n = local.names("db03.example.com");
+        assert_eq!(
+            (n.label, n.host, n.hostname),
+            ("local", None, Some("db03.example.com"))
+        );
+        let mut ssh = NodeState::new(parse_node_spec("oracle@10.0.0.12", "oracle").unwrap(), 2);
+        assert_eq!(ssh.names("x").hostname, None, "no facts yet");
+        ssh.hostname = Some("db02".into());
+        let n = ssh.names("x");
+        assert_eq!(
+            (n.label, n.host, n.hostname),
+            ("10.0.0.12", Some("10.0.0.12"), Some("db02"))
+        );
     }
 }

@@ -111,6 +111,9 @@ pub struct NodeState {
     /// The last thing it said on stderr, or a line its sampler sent that
     /// was not understood.
     pub message: Option<String>,
+    /// The name it reports (/proc/sys/kernel/hostname), once its facts
+    /// came.
+    pub hostname: Option<String>,
     pub layers: HostLayers,
 }
 
@@ -127,6 +130,7 @@ impl NodeState {
             rtt: None,
             last_sample_ms: None,
             message: None,
+            hostname: None,
             layers: HostLayers::new(capacity),
         }
     }

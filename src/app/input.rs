@@ -12,6 +12,7 @@ use crate::layers::LayerId;
 use crate::layers::cache::source::CacheSample;
 use crate::layers::cells::source::CellEvent;
 use crate::layers::disks::source::DiskSample;
+use crate::layers::dnfs::dnfs_sample::DnfsInstances;
 use crate::layers::dnfs::source::{DbEvent, DbStatus};
 use crate::layers::nfs::source::NfsSample;
 use crate::layers::nics::source::NicSample;
@@ -53,6 +54,13 @@ pub enum Input {
     NodeRtt {
         node: usize,
         rtt: Duration,
+    },
+    /// The name a node reports (/proc/sys/kernel/hostname), from its
+    /// facts, when it changed: the path view finds an instance's node by
+    /// it too.
+    NodeHostname {
+        node: usize,
+        hostname: String,
     },
 }
 
@@ -101,7 +109,7 @@ impl Input {
     /// its kind has (its cell, its database, the clock's time): a recording
     /// knows the kind by that number's series, named by its path in the
     /// input (`cell0.Cell.Status.cell`).
-    pub fn outlasting(key: usize) -> [Input; 9] {
+    pub fn outlasting(key: usize) -> [Input; 11] {
         let cell = key;
         [
             Input::Cell(CellEvent::Status {
@@ -131,6 +139,10 @@ impl Input {
                 db: key,
                 status: DbStatus::Live,
             }),
+            Input::Db(DbEvent::Instances {
+                db: key,
+                instances: DnfsInstances::default(),
+            }),
             Input::Clock {
                 now_ms: key as i64,
                 usage: SelfUsage::default(),
@@ -142,6 +154,10 @@ impl Input {
             Input::NodeRtt {
                 node: key,
                 rtt: Duration::ZERO,
+            },
+            Input::NodeHostname {
+                node: key,
+                hostname: String::new(),
             },
         ]
     }
@@ -159,12 +175,16 @@ impl Input {
             // changed at every tick would state it again at every tick.
             Input::Cell(ev) => format!("cell{}.{}", ev.cell(), ev.kind()),
             Input::Db(DbEvent::Status { db, .. } | DbEvent::Sample { db, .. }) => format!("db{db}"),
+            // Read every few minutes: apart, so the samples' stream keeps
+            // its shape.
+            Input::Db(DbEvent::Instances { db, .. }) => format!("db{db}.instances"),
             Input::CellRestate(r) => format!("restate{}", r.cell),
             Input::Clock { .. } => "clock".into(),
             Input::Marker { .. } => "marker".into(),
             Input::Node { node, input } => format!("node{node}.{}", input.kind()),
             Input::NodeStatus { node, .. } => format!("node{node}.status"),
             Input::NodeRtt { node, .. } => format!("node{node}.rtt"),
+            Input::NodeHostname { node, .. } => format!("node{node}.hostname"),
         }
     }
 }
@@ -230,6 +250,11 @@ impl App {
             Input::NodeRtt { node, rtt } => {
                 if let Some(n) = self.nodes.get_mut(node) {
                     n.rtt = Some(rtt);
+                }
+            }
+            Input::NodeHostname { node, hostname } => {
+                if let Some(n) = self.nodes.get_mut(node) {
+                    n.hostname = Some(hostname).filter(|h| !h.is_empty());
                 }
             }
         }

@@ -111,24 +111,35 @@ pub fn default_file(ms: i64) -> PathBuf {
 }
 
 /// What a seek starting at a key chunk needs and no sample brings again:
-/// each cell's [`crate::app::cells::CellRestate`] and each database's
-/// connection state. Applying one changes nothing.
+/// each cell's [`crate::app::cells::CellRestate`], each database's
+/// connection state and its instances' hosts (read every few minutes),
+/// each node's connection state and the name it reports.
+/// Applying one changes nothing.
 pub fn restated(app: &App) -> Vec<Input> {
+    use crate::layers::dnfs::source::DbEvent;
     let cells = app.cells.restates().into_iter().map(Input::CellRestate);
-    let dbs = app.dnfs.live().iter().enumerate().map(|(db, d)| {
-        Input::Db(crate::layers::dnfs::source::DbEvent::Status {
+    let dbs = app.dnfs.live().iter().enumerate().flat_map(|(db, d)| {
+        let status = DbEvent::Status {
             db,
             status: d.status.clone(),
-        })
+        };
+        let instances = d
+            .instances
+            .clone()
+            .map(|instances| DbEvent::Instances { db, instances });
+        std::iter::once(status).chain(instances).map(Input::Db)
     });
-    let nodes = app
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(node, n)| Input::NodeStatus {
+    let nodes = app.nodes.iter().enumerate().flat_map(|(node, n)| {
+        let status = Input::NodeStatus {
             node,
             status: n.status.clone(),
-        });
+        };
+        let hostname = n
+            .hostname
+            .clone()
+            .map(|hostname| Input::NodeHostname { node, hostname });
+        std::iter::once(status).chain(hostname)
+    });
     cells.chain(dbs).chain(nodes).collect()
 }
 

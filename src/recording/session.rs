@@ -609,9 +609,11 @@ mod tests {
                 ".Cell.Stderr.cell",
                 ".CellRestate.cell",
                 ".Db.Status.db",
+                ".Db.Instances.db",
                 ".Clock.now_ms",
                 ".NodeStatus.node",
                 ".NodeRtt.node",
+                ".NodeHostname.node",
             ]
         );
     }
@@ -649,6 +651,18 @@ mod tests {
                 now_ms: 1,
                 usage: Default::default(),
             },
+            Input::Db(crate::layers::dnfs::source::DbEvent::Instances {
+                db: 1,
+                instances: crate::layers::dnfs::dnfs_sample::DnfsInstances {
+                    wall_ms: 5,
+                    rows: vec![crate::layers::dnfs::dnfs_sample::InstanceRow {
+                        inst_id: 2,
+                        name: "PROD2".into(),
+                        host_name: "db02".into(),
+                    }],
+                    problems: Vec::new(),
+                },
+            }),
         ];
         for input in &kept {
             assert!(is_kept(input), "{input:?}: {:?}", series_of(input));
@@ -664,6 +678,10 @@ mod tests {
             Input::Disks(Ok(sample.clone())),
             Input::Disks(Err("e".into())),
             Input::Cell(CellEvent::Sample { cell, sample }),
+            Input::Db(crate::layers::dnfs::source::DbEvent::Sample {
+                db: 1,
+                sample: Default::default(),
+            }),
             Input::Marker {
                 wall_ms: 1,
                 label: "m".into(),

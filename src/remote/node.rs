@@ -176,6 +176,17 @@ pub struct NodeFrame {
 }
 
 impl NodeFrame {
+    /// The name the node reports (/proc/sys/kernel/hostname), when the
+    /// frame brought its facts.
+    pub fn hostname(&self) -> Option<String> {
+        let name = self
+            .facts
+            .as_ref()?
+            .files
+            .get("/proc/sys/kernel/hostname")?;
+        Some(name.trim().to_string()).filter(|n| !n.is_empty())
+    }
+
     /// Puts the frame's files (and facts, when it brought them) where the
     /// node's sources read them; gives back its rejected lines and time.
     pub fn put(self, into: &RemoteFiles) -> (Vec<ParseError>, i64) {

@@ -16,7 +16,7 @@ use crate::format;
 use crate::layers::dnfs::model::{
     ChannelFigures, DNFS_COLS, DnfsCol, DnfsTick, Figures, ServerFigures,
 };
-use crate::layers::dnfs::path::PathLine;
+use crate::layers::dnfs::path::{InstanceHost, InstanceLine, PathLine, PathView};
 use crate::layers::dnfs::source::DbStatus;
 use crate::theme::Theme;
 use ratatui::Frame;
@@ -543,8 +543,9 @@ fn channel_detail(
 }
 
 /// The path view's line-up: database → host NFS client → the NICs of the
-/// dNFS channels → block devices, in MB/s, and each mismatch flagged.
-pub fn draw_path(f: &mut Frame, area: Rect, t: &Theme, p: &PathLine) {
+/// dNFS channels → block devices, in MB/s, and each mismatch flagged; per
+/// instance against its own node when there are nodes.
+pub fn draw_path(f: &mut Frame, area: Rect, t: &Theme, p: &PathView) {
     let block = panel_block("Path · DB → host → wire → storage (MB/s)", t, false);
     let inner = block.inner(area);
     f.render_widget(block, area);
@@ -554,9 +555,16 @@ pub fn draw_path(f: &mut Frame, area: Rect, t: &Theme, p: &PathLine) {
     );
 }
 
+fn path_lines(t: &Theme, p: &PathView) -> Vec<Line<'static>> {
+    match p {
+        PathView::Host(line) => host_path_lines(t, line),
+        PathView::Instances(insts) => instance_path_lines(t, insts),
+    }
+}
+
 /// The line-up's lines: the layers and their MB/s, then what does not add
 /// up.
-fn path_lines(t: &Theme, p: &PathLine) -> Vec<Line<'static>> {
+fn host_path_lines(t: &Theme, p: &PathLine) -> Vec<Line<'static>> {
     let mb = |v: Option<f64>| format::fit(v, 9, 1);
     let wire_what = if p.dnfs_ifaces.is_empty() {
         "NICs of the channels: none mapped".to_string()
@@ -607,13 +615,116 @@ fn path_lines(t: &Theme, p: &PathLine) -> Vec<Line<'static>> {
     lines
 }
 
+/// How an instance is named in the path view: its number and name, after
+/// its database's label when more than one database is shown.
+fn instance_label(i: &InstanceLine, with_db: bool) -> String {
+    let mut s = if with_db {
+        format!("{} ", i.db)
+    } else {
+        String::new()
+    };
+    s.push_str(&format!("inst {}", i.inst_id));
+    if let Some(n) = &i.name {
+        s.push_str(&format!(" ({n})"));
+    }
+    s
+}
+
+/// One row per instance: its dNFS MB/s against its own node's kernel NFS
+/// client, the NICs of its channels and block devices; then per instance
+/// what does not add up, and the instances on no node.
+fn instance_path_lines(t: &Theme, insts: &[InstanceLine]) -> Vec<Line<'static>> {
+    if insts.is_empty() {
+        return vec![Line::from(Span::styled(
+            "path per instance: nothing to compare, no current dNFS figures",
+            t.muted,
+        ))];
+    }
+    let with_db = insts.iter().any(|i| i.db != insts[0].db);
+    let names: Vec<String> = insts.iter().map(|i| instance_label(i, with_db)).collect();
+    let nodes: Vec<&str> = insts
+        .iter()
+        .map(|i| match &i.host {
+            InstanceHost::Node(n) => n.as_str(),
+            _ => format::UNKNOWN,
+        })
+        .collect();
+    let wn = names
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(8);
+    let wd = nodes
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let mb = |v: Option<f64>| format::fit(v, 9, 1);
+    let mut lines = vec![Line::from(Span::styled(
+        format!(
+            "{:<wn$}  {:<wd$}  {:>9}  {:>9}  {:>9}  {:>9}  NICs of the channels",
+            "instance", "node", "dNFS", "host NFS", "wire", "block"
+        ),
+        t.header,
+    ))];
+    for ((i, name), node) in insts.iter().zip(&names).zip(&nodes) {
+        let p = &i.line;
+        let nics = if p.dnfs_ifaces.is_empty() {
+            match i.host {
+                InstanceHost::Node(_) => "none mapped".to_string(),
+                _ => format::UNKNOWN.to_string(),
+            }
+        } else {
+            p.dnfs_ifaces.join(", ")
+        };
+        let style = if p.flags.is_empty() { t.base } else { t.crit };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{name:<wn$}  "), style),
+            Span::styled(format!("{node:<wd$}"), t.accent),
+            Span::styled(
+                format!(
+                    "  {:>9}  {:>9}  {:>9}  {:>9}  {nics}",
+                    mb(p.dnfs_mb_s),
+                    mb(p.kernel_nfs_mb_s),
+                    mb(p.wire_mb_s),
+                    mb(p.block_mb_s)
+                ),
+                t.base,
+            ),
+        ]));
+    }
+    for (i, name) in insts.iter().zip(&names) {
+        if let Some(why) = i.unplaced() {
+            lines.push(Line::from(Span::styled(why, t.warn)));
+        }
+        if !i.line.unmapped.is_empty() {
+            lines.push(Line::from(Span::styled(
+                format!(
+                    "{name}: channels whose LOCAL address no connected route of its node holds: {}",
+                    i.line.unmapped.join(", ")
+                ),
+                t.warn,
+            )));
+        }
+        for fl in &i.line.flags {
+            lines.push(Line::from(Span::styled(
+                format!("⚠ {name}: {}", fl.message()),
+                t.crit,
+            )));
+        }
+    }
+    lines
+}
+
 /// The overview's database box: each database's state and dNFS totals on
 /// one line, then the path's line-up when there are databases.
 pub fn overview_lines(
     t: &Theme,
     dnfs: &Dnfs,
     now_ms: i64,
-    path: Option<&PathLine>,
+    path: Option<&PathView>,
 ) -> Vec<Line<'static>> {
     let now_ms = dnfs.shown_now(now_ms);
     if dnfs.list.is_empty() {

@@ -18,7 +18,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
-    let path = app.path_line();
+    let path = app.path_view();
     let db_lines = super::dnfs::overview_lines(&app.theme, &app.dnfs, app.now_ms, path.as_ref());
     // the databases and the path take what they need, up to a third
     let db_rows = super::widgets::wrapped_rows(&db_lines, usize::from(area.width.saturating_sub(2)))

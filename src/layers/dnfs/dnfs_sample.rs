@@ -21,6 +21,9 @@ pub const STATS_VIEW: &str = "gv$dnfs_stats";
 pub const SERVERS_VIEW: &str = "gv$dnfs_servers";
 pub const CHANNELS_VIEW: &str = "gv$dnfs_channels";
 pub const FILES_VIEW: &str = "gv$dnfs_files";
+/// Which host each instance runs on: read at connect and then seldom
+/// ([`super::source::INSTANCES_EVERY`]), as instances rarely move.
+pub const INSTANCE_VIEW: &str = "gv$instance";
 
 /// One Oracle process's NFS operation counts since it started.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -396,6 +399,56 @@ pub fn map_rows(rows: &DnfsRows) -> Result<DnfsSample, MapError> {
     })
 }
 
+/// One row of gv$instance: the instance's number (the INST_ID the
+/// gv$dnfs_* rows carry), its name and the host it runs on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstanceRow {
+    pub inst_id: u32,
+    pub name: String,
+    /// As the instance reports it: often the short host name, sometimes
+    /// the fully qualified one.
+    pub host_name: String,
+}
+
+/// The database's instances as one read of gv$instance found them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DnfsInstances {
+    /// Local wall clock of the read.
+    pub wall_ms: i64,
+    pub rows: Vec<InstanceRow>,
+    /// Rows that could not be mapped, or why the query failed (the
+    /// dNFS figures go on without the hosts).
+    pub problems: Vec<String>,
+}
+
+/// gv$instance's rows into instances. Pure; a row without INST_ID or
+/// HOST_NAME is rejected with its line, INSTANCE_NAME may be NULL.
+pub fn map_instance_rows(wall_ms: i64, rows: &SqlRows) -> Result<DnfsInstances, MapError> {
+    let view = View {
+        name: INSTANCE_VIEW,
+        rows,
+    };
+    let (id, host) = (view.need("INST_ID")?, view.need("HOST_NAME")?);
+    let name = rows.col("INSTANCE_NAME");
+    let mut problems = Vec::new();
+    let mapped = rows_of(&view, &mut problems, |c| {
+        let host_name = c.string(Some(host));
+        if host_name.is_empty() {
+            c.fail("HOST_NAME is NULL".to_string());
+        }
+        InstanceRow {
+            inst_id: inst(c, Some(id)),
+            name: c.string(name),
+            host_name,
+        }
+    });
+    Ok(DnfsInstances {
+        wall_ms,
+        rows: mapped,
+        problems,
+    })
+}
+
 /// A capture of one reading: `@@ clock` then the timestamp, and `@@ VIEW`
 /// then that view's rows as SQL*Plus `SET MARKUP CSV ON` prints them, for
 /// each of the four views (`#` lines are comments). This is how the
@@ -555,5 +608,50 @@ mod tests {
             ]
         );
         assert!(s.shape.byte_columns);
+    }
+
+    #[test]
+    fn instances_map_by_column_name_and_bad_rows_are_said() {
+        let r = rows(
+            &["INST_ID", "INSTANCE_NAME", "HOST_NAME"],
+            &[
+                &[Some("1"), Some("PROD1"), Some("db01")],
+                &[Some("2"), None, Some("db02.example.com ")],
+                &[Some("x"), Some("PROD3"), Some("db03")],
+                &[Some("4"), Some("PROD4"), None],
+            ],
+        );
+        let m = map_instance_rows(7, &r).unwrap();
+        assert_eq!(m.wall_ms, 7);
+        assert_eq!(
+            m.rows,
+            [
+                InstanceRow {
+                    inst_id: 1,
+                    name: "PROD1".into(),
+                    host_name: "db01".into()
+                },
+                InstanceRow {
+                    inst_id: 2,
+                    name: String::new(),
+                    host_name: "db02.example.com".into()
+                },
+            ]
+        );
+        assert_eq!(
+            m.problems,
+            [
+                "gv$instance row 3: INST_ID = \"x\" is not a count",
+                "gv$instance row 4: HOST_NAME is NULL",
+            ]
+        );
+        let no_host = rows(&["INST_ID", "INSTANCE_NAME"], &[]);
+        assert_eq!(
+            map_instance_rows(0, &no_host),
+            Err(MapError::MissingColumn {
+                view: INSTANCE_VIEW,
+                column: "HOST_NAME"
+            })
+        );
     }
 }

@@ -9,11 +9,17 @@
 //!   than the database reports (a channel on another interface, a wrong
 //!   map), or much more (traffic the database does not account for).
 //!
+//! With database nodes, each RAC instance is lined up against its own node
+//! ([`line_up_instances`]): gv$instance's HOST_NAME names the node
+//! ([`node_of`]), and the instance's dNFS MB/s meets that node's NICs,
+//! kernel NFS client and block devices.
+//!
 //! Pure: figures of one moment in, a line-up out. The thresholds are wide
 //! on purpose: different clocks and intervals make the layers differ by a
 //! few percent in normal operation.
 
-use super::model::{DnfsCol, DnfsTick};
+use super::dnfs_sample::{ChannelRow, DnfsInstances, INSTANCE_VIEW};
+use super::model::{DnfsCol, DnfsTick, Figures};
 use crate::parse::route::{Route, iface_of};
 use serde::Serialize;
 
@@ -85,36 +91,53 @@ pub struct PathLine {
     pub flags: Vec<PathFlag>,
 }
 
-/// Lines the layers up. `dbs` are the current ticks of the databases;
-/// `nic_mb_s` each interface's rx + tx MB/s; `kernel_nfs_mb_s` and
-/// `block_mb_s` the host's totals (`None` when unknown).
-pub fn line_up(
-    dbs: &[&DnfsTick],
-    routes: &[Route],
-    nic_mb_s: &[(String, Option<f64>)],
-    kernel_nfs_mb_s: Option<f64>,
-    block_mb_s: Option<f64>,
-) -> PathLine {
+/// One host's figures the path lines dNFS up against: its routes (which
+/// interface holds a channel's LOCAL address), each interface's rx + tx
+/// MB/s, its kernel NFS client's and its block devices' MB/s (`None`
+/// when unknown).
+#[derive(Debug, Clone, Default)]
+pub struct HostFigures<'a> {
+    pub routes: &'a [Route],
+    pub nic_mb_s: Vec<(String, Option<f64>)>,
+    pub kernel_nfs_mb_s: Option<f64>,
+    pub block_mb_s: Option<f64>,
+}
+
+/// Read + write MB/s of dNFS figures; `None` without byte columns.
+fn mb_s(f: Option<&Figures>) -> Option<f64> {
+    let f = f?;
+    Some(f.get(DnfsCol::ReadMbPerS)? + f.get(DnfsCol::WriteMbPerS)?)
+}
+
+/// Lines the layers up. `dbs` are the current ticks of the databases,
+/// `host` the figures of the host they run on.
+pub fn line_up(dbs: &[&DnfsTick], host: &HostFigures) -> PathLine {
     let in_use: Vec<&&DnfsTick> = dbs.iter().filter(|t| t.in_use).collect();
     let dnfs_mb_s = if in_use.is_empty() {
         None
     } else {
         in_use
             .iter()
-            .map(|t| {
-                let f = t.total?;
-                Some(f.get(DnfsCol::ReadMbPerS)? + f.get(DnfsCol::WriteMbPerS)?)
-            })
+            .map(|t| mb_s(t.total.as_ref()))
             .sum::<Option<f64>>()
     };
+    let channels = in_use.iter().flat_map(|t| &t.channels).map(|c| &c.row);
+    line_up_channels(dnfs_mb_s, channels, host)
+}
+
+/// The line-up of `dnfs_mb_s` moved over `channels` against `host`.
+fn line_up_channels<'c>(
+    dnfs_mb_s: Option<f64>,
+    channels: impl Iterator<Item = &'c ChannelRow>,
+    host: &HostFigures,
+) -> PathLine {
     let mut ifaces: Vec<String> = Vec::new();
     let mut unmapped: Vec<String> = Vec::new();
-    for c in in_use.iter().flat_map(|t| &t.channels) {
+    for c in channels {
         match c
-            .row
             .local
             .as_deref()
-            .and_then(|l| Some((l, iface_of(l, routes)?)))
+            .and_then(|l| Some((l, iface_of(l, host.routes)?)))
         {
             Some((_, i)) => {
                 if !ifaces.iter().any(|x| x == i) {
@@ -123,10 +146,9 @@ pub fn line_up(
             }
             None => {
                 let l = c
-                    .row
                     .local
                     .clone()
-                    .unwrap_or_else(|| format!("{} (no LOCAL)", c.row.path));
+                    .unwrap_or_else(|| format!("{} (no LOCAL)", c.path));
                 if !unmapped.contains(&l) {
                     unmapped.push(l);
                 }
@@ -139,42 +161,211 @@ pub fn line_up(
     } else {
         ifaces
             .iter()
-            .map(|i| nic_mb_s.iter().find(|(n, _)| n == i).and_then(|(_, v)| *v))
+            .map(|i| {
+                host.nic_mb_s
+                    .iter()
+                    .find(|(n, _)| n == i)
+                    .and_then(|(_, v)| *v)
+            })
             .sum::<Option<f64>>()
     };
-    let mut flags = Vec::new();
-    if let Some(d) = dnfs_mb_s.filter(|d| *d >= BUSY_MB_S) {
-        if let Some(k) = kernel_nfs_mb_s.filter(|k| *k < d * BLIND_SHARE) {
-            flags.push(PathFlag::HostBlind {
-                dnfs_mb_s: d,
-                kernel_nfs_mb_s: k,
-            });
-        }
-        if let Some(w) = wire_mb_s {
-            let k = kernel_nfs_mb_s.unwrap_or(0.0);
-            if w < d * WIRE_SHORT {
-                flags.push(PathFlag::WireShort {
-                    dnfs_mb_s: d,
-                    wire_mb_s: w,
-                });
-            } else if w > (d + k) * WIRE_EXTRA + 1.0 {
-                flags.push(PathFlag::WireExtra {
-                    dnfs_mb_s: d,
-                    kernel_nfs_mb_s: k,
-                    wire_mb_s: w,
-                });
-            }
-        }
-    }
+    let (kernel_nfs_mb_s, block_mb_s) = (host.kernel_nfs_mb_s, host.block_mb_s);
     PathLine {
+        flags: flags(dnfs_mb_s, wire_mb_s, kernel_nfs_mb_s),
         dnfs_mb_s,
         dnfs_ifaces: ifaces,
         unmapped,
         wire_mb_s,
         kernel_nfs_mb_s,
         block_mb_s,
-        flags,
     }
+}
+
+/// What does not add up between dNFS, the wire and the kernel client.
+fn flags(dnfs_mb_s: Option<f64>, wire_mb_s: Option<f64>, kernel: Option<f64>) -> Vec<PathFlag> {
+    let mut flags = Vec::new();
+    let Some(d) = dnfs_mb_s.filter(|d| *d >= BUSY_MB_S) else {
+        return flags;
+    };
+    if let Some(k) = kernel.filter(|k| *k < d * BLIND_SHARE) {
+        flags.push(PathFlag::HostBlind {
+            dnfs_mb_s: d,
+            kernel_nfs_mb_s: k,
+        });
+    }
+    if let Some(w) = wire_mb_s {
+        let k = kernel.unwrap_or(0.0);
+        if w < d * WIRE_SHORT {
+            flags.push(PathFlag::WireShort {
+                dnfs_mb_s: d,
+                wire_mb_s: w,
+            });
+        } else if w > (d + k) * WIRE_EXTRA + 1.0 {
+            flags.push(PathFlag::WireExtra {
+                dnfs_mb_s: d,
+                kernel_nfs_mb_s: k,
+                wire_mb_s: w,
+            });
+        }
+    }
+    flags
+}
+
+/// The names a database node goes by, for finding the node an instance's
+/// HOST_NAME names.
+#[derive(Debug, Clone, Default)]
+pub struct NodeNames<'a> {
+    /// What the panels call it (the config's label, else the host as
+    /// written).
+    pub label: &'a str,
+    /// The host as the user wrote it (`--node`), `None` for the local host.
+    pub host: Option<&'a str>,
+    /// The name the node itself reports (/proc/sys/kernel/hostname), when
+    /// known.
+    pub hostname: Option<&'a str>,
+}
+
+/// The part before the first dot, unless the name is an address (whose
+/// first number names nothing).
+fn short_name(name: &str) -> &str {
+    if name.parse::<std::net::IpAddr>().is_ok() {
+        return name;
+    }
+    name.split('.').next().unwrap_or(name)
+}
+
+/// The node whose names include `host_name`, case-insensitively: a full
+/// match first, else the short names (HOST_NAME is often `db01` where the
+/// user wrote `db01.example.com`, or the reverse). The first node wins a
+/// tie; `None` when no node matches.
+pub fn node_of(host_name: &str, nodes: &[NodeNames]) -> Option<usize> {
+    let host_name = host_name.trim();
+    if host_name.is_empty() {
+        return None;
+    }
+    let matching = |same: &dyn Fn(&str) -> bool| {
+        nodes.iter().position(|n| {
+            [Some(n.label), n.host, n.hostname]
+                .into_iter()
+                .flatten()
+                .map(str::trim)
+                .any(|name| !name.is_empty() && same(name))
+        })
+    };
+    matching(&|name| name.eq_ignore_ascii_case(host_name)).or_else(|| {
+        let short = short_name(host_name);
+        matching(&|name| short_name(name).eq_ignore_ascii_case(short))
+    })
+}
+
+/// A database as the per-instance path view reads it: its label, its
+/// current figures and gv$instance as last read.
+#[derive(Debug, Clone, Copy)]
+pub struct DbFigures<'a> {
+    pub label: &'a str,
+    pub tick: &'a DnfsTick,
+    pub instances: Option<&'a DnfsInstances>,
+}
+
+/// Where an instance runs, as far as strata can tell.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum InstanceHost {
+    /// On this node (its label).
+    Node(String),
+    /// gv$instance names a host that is none of the nodes.
+    NotANode(String),
+    /// gv$instance not read yet, or without this instance; the text says
+    /// which (with the query's problem, if it had one).
+    Unknown(String),
+}
+
+/// One instance's line-up against its own node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InstanceLine {
+    pub db: String,
+    pub inst_id: u32,
+    /// INSTANCE_NAME, when gv$instance gave it.
+    pub name: Option<String>,
+    pub host: InstanceHost,
+    /// Only the dNFS figure unless the instance's node is known.
+    pub line: PathLine,
+}
+
+impl InstanceLine {
+    /// Why there is no line-up against a node, in the words the screen
+    /// uses; `None` when the instance is on a node.
+    pub fn unplaced(&self) -> Option<String> {
+        let i = self.inst_id;
+        match &self.host {
+            InstanceHost::Node(_) => None,
+            InstanceHost::NotANode(h) => {
+                Some(format!("instance {i} on host {h}: not among the nodes"))
+            }
+            InstanceHost::Unknown(why) => Some(format!("instance {i}: host unknown, {why}")),
+        }
+    }
+}
+
+/// Each in-use database's instances, each lined up against its own node:
+/// the instance's dNFS MB/s (over its processes) and its channels' NICs
+/// by that node's routes, that node's kernel NFS client and block devices.
+/// `nodes` are the nodes' names with their figures, in the same order.
+pub fn line_up_instances(
+    dbs: &[DbFigures],
+    nodes: &[(NodeNames, HostFigures)],
+) -> Vec<InstanceLine> {
+    let names: Vec<NodeNames> = nodes.iter().map(|(n, _)| n.clone()).collect();
+    let mut out = Vec::new();
+    for db in dbs.iter().filter(|d| d.tick.in_use) {
+        for inst in &db.tick.instances {
+            let id = inst.inst_id;
+            let row = db
+                .instances
+                .and_then(|x| x.rows.iter().find(|r| r.inst_id == id));
+            let dnfs_mb_s = mb_s(inst.figures.as_ref());
+            let alone = |host| {
+                let line = PathLine {
+                    dnfs_mb_s,
+                    ..PathLine::default()
+                };
+                (host, line)
+            };
+            let (host, line) = match (row, db.instances) {
+                (Some(r), _) => match node_of(&r.host_name, &names) {
+                    Some(n) => {
+                        let channels = db.tick.channels.iter().map(|c| &c.row);
+                        let mine = channels.filter(|c| c.inst_id == id);
+                        let line = line_up_channels(dnfs_mb_s, mine, &nodes[n].1);
+                        (InstanceHost::Node(names[n].label.to_string()), line)
+                    }
+                    None => alone(InstanceHost::NotANode(r.host_name.clone())),
+                },
+                (None, None) => alone(InstanceHost::Unknown(format!(
+                    "{INSTANCE_VIEW} not read yet"
+                ))),
+                (None, Some(x)) => alone(InstanceHost::Unknown(match x.problems.first() {
+                    Some(p) => p.clone(),
+                    None => format!("not in {INSTANCE_VIEW}"),
+                })),
+            };
+            out.push(InstanceLine {
+                db: db.label.to_string(),
+                inst_id: id,
+                name: row.map(|r| r.name.clone()).filter(|n| !n.is_empty()),
+                host,
+                line,
+            });
+        }
+    }
+    out
+}
+
+/// What the path view shows: one line-up for the host shown, or, with
+/// database nodes, one per instance against its own node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum PathView {
+    Host(PathLine),
+    Instances(Vec<InstanceLine>),
 }
 
 #[cfg(test)]
@@ -231,6 +422,20 @@ mod tests {
         }
     }
 
+    fn host(
+        routes: &[Route],
+        nic_mb_s: Vec<(String, Option<f64>)>,
+        kernel_nfs_mb_s: Option<f64>,
+        block_mb_s: Option<f64>,
+    ) -> HostFigures<'_> {
+        HostFigures {
+            routes,
+            nic_mb_s,
+            kernel_nfs_mb_s,
+            block_mb_s,
+        }
+    }
+
     fn nics(a: f64, b: f64) -> Vec<(String, Option<f64>)> {
         vec![
             ("ens3f0".into(), Some(a)),
@@ -244,7 +449,10 @@ mod tests {
         // 400 + 80 = 480 MB/s of dNFS on both NICs (250 + 245 = 495 MB/s
         // with headers); the kernel NFS client sees 0.3 MB/s
         let t = db(400.0, 80.0, &[Some("192.168.10.1"), Some("192.168.11.1")]);
-        let p = line_up(&[&t], &routes(), &nics(250.0, 245.0), Some(0.3), Some(12.0));
+        let p = line_up(
+            &[&t],
+            &host(&routes(), nics(250.0, 245.0), Some(0.3), Some(12.0)),
+        );
         assert_eq!(p.dnfs_ifaces, ["ens3f0", "ens3f1"]);
         assert_eq!(p.wire_mb_s, Some(495.0));
         assert_eq!(
@@ -261,7 +469,10 @@ mod tests {
         // one channel's LOCAL on a subnet with no route: only ens3f0 is
         // counted, 250 MB/s < 0.9 × 480
         let t = db(400.0, 80.0, &[Some("192.168.10.1"), Some("172.16.0.9")]);
-        let p = line_up(&[&t], &routes(), &nics(250.0, 245.0), Some(100.0), None);
+        let p = line_up(
+            &[&t],
+            &host(&routes(), nics(250.0, 245.0), Some(100.0), None),
+        );
         assert_eq!(p.unmapped, ["172.16.0.9"]);
         assert!(
             matches!(p.flags[..], [PathFlag::WireShort { .. }]),
@@ -270,7 +481,7 @@ mod tests {
         );
         // 100 MB/s of dNFS, 10 of kernel NFS, 900 on the wire > 1.5 × 110 + 1
         let t = db(100.0, 0.0, &[Some("192.168.10.1")]);
-        let p = line_up(&[&t], &routes(), &nics(900.0, 0.0), Some(10.0), None);
+        let p = line_up(&[&t], &host(&routes(), nics(900.0, 0.0), Some(10.0), None));
         assert!(
             matches!(p.flags[..], [PathFlag::WireExtra { .. }]),
             "{:?}",
@@ -282,13 +493,13 @@ mod tests {
     fn nothing_flagged_when_idle_unknown_or_not_in_use() {
         let t = db(0.5, 0.0, &[Some("192.168.10.1")]);
         assert!(
-            line_up(&[&t], &routes(), &nics(0.0, 0.0), Some(0.0), None)
+            line_up(&[&t], &host(&routes(), nics(0.0, 0.0), Some(0.0), None))
                 .flags
                 .is_empty()
         );
         let mut t = db(400.0, 0.0, &[Some("192.168.10.1")]);
         t.in_use = false;
-        let p = line_up(&[&t], &routes(), &nics(0.0, 0.0), Some(0.0), None);
+        let p = line_up(&[&t], &host(&routes(), nics(0.0, 0.0), Some(0.0), None));
         assert_eq!((p.dnfs_mb_s, p.flags.len()), (None, 0));
         // MB/s unknown (no byte columns): nothing to compare
         let mut t = db(400.0, 0.0, &[Some("192.168.10.1")]);
@@ -296,7 +507,190 @@ mod tests {
             read_bytes_per_s: None,
             ..f
         });
-        let p = line_up(&[&t], &routes(), &nics(0.0, 0.0), Some(0.0), None);
+        let p = line_up(&[&t], &host(&routes(), nics(0.0, 0.0), Some(0.0), None));
         assert_eq!((p.dnfs_mb_s, p.flags.len()), (None, 0));
+    }
+
+    fn names<'a>(
+        label: &'a str,
+        host: Option<&'a str>,
+        hostname: Option<&'a str>,
+    ) -> NodeNames<'a> {
+        NodeNames {
+            label,
+            host,
+            hostname,
+        }
+    }
+
+    #[test]
+    fn host_names_find_their_node_by_full_or_short_name_in_any_case() {
+        let nodes = [
+            names("db01", Some("db01.example.com"), None),
+            names("rac-b", Some("10.0.0.12"), Some("DB02")),
+            names("local", None, Some("db03.example.com")),
+        ];
+        // FQDN against the short name the user wrote, and the reverse
+        assert_eq!(node_of("db01", &nodes), Some(0));
+        assert_eq!(node_of("DB01.EXAMPLE.COM", &nodes), Some(0));
+        assert_eq!(node_of("db01.other.net", &nodes), Some(0));
+        // by the name the node reports, when the user wrote an address
+        assert_eq!(node_of("db02.example.com", &nodes), Some(1));
+        assert_eq!(node_of("db03", &nodes), Some(2));
+        // unmapped: an address's first number names no host
+        assert_eq!(node_of("dbx07", &nodes), None);
+        assert_eq!(node_of("10", &nodes), None);
+        assert_eq!(node_of("", &nodes), None);
+        // a full match wins over an earlier node's short one
+        let both = [
+            names("a", Some("db01.site-a.com"), None),
+            names("b", Some("db01.site-b.com"), None),
+        ];
+        assert_eq!(node_of("db01.site-b.com", &both), Some(1));
+    }
+
+    /// A two-instance database: instance `i` moves `mb[i]` MB/s of reads
+    /// over a channel from `locals[i]`.
+    fn rac(mb: [f64; 2], locals: [&str; 2]) -> DnfsTick {
+        use crate::layers::dnfs::model::InstFigures;
+        let mut t = db(mb[0] + mb[1], 0.0, &[Some(locals[0]), Some(locals[1])]);
+        t.channels[1].row.inst_id = 2;
+        t.instances = (0..2)
+            .map(|i| InstFigures {
+                inst_id: i as u32 + 1,
+                processes: 1,
+                figures: Some(Figures {
+                    read_per_s: mb[i] * 128.0,
+                    write_per_s: 0.0,
+                    read_bytes_per_s: Some(mb[i] * MB),
+                    write_bytes_per_s: Some(0.0),
+                }),
+            })
+            .collect();
+        t
+    }
+
+    fn instances(rows: &[(u32, &str, &str)]) -> DnfsInstances {
+        DnfsInstances {
+            wall_ms: 0,
+            rows: rows
+                .iter()
+                .map(
+                    |(id, name, host)| crate::layers::dnfs::dnfs_sample::InstanceRow {
+                        inst_id: *id,
+                        name: name.to_string(),
+                        host_name: host.to_string(),
+                    },
+                )
+                .collect(),
+            problems: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn each_instance_against_its_own_node() {
+        // PROD1 on db01 (300 MB/s over ens3f0), PROD2 on db02 (200 MB/s
+        // over ens3f1); db02's NFS client sees nothing, db01's wire is short
+        let t = rac([300.0, 200.0], ["192.168.10.1", "192.168.11.2"]);
+        let x = instances(&[(1, "PROD1", "db01"), (2, "PROD2", "DB02.example.com")]);
+        let r = routes();
+        let nodes = [
+            (
+                names("db01.example.com", Some("db01.example.com"), None),
+                host(&r, nics(100.0, 900.0), Some(290.0), Some(5.0)),
+            ),
+            (
+                names("db02", Some("db02"), None),
+                host(&r, nics(900.0, 205.0), Some(0.1), Some(7.0)),
+            ),
+        ];
+        let db = DbFigures {
+            label: "PROD",
+            tick: &t,
+            instances: Some(&x),
+        };
+        let lines = line_up_instances(&[db], &nodes);
+        assert_eq!(lines.len(), 2);
+        let (a, b) = (&lines[0], &lines[1]);
+        assert_eq!(a.host, InstanceHost::Node("db01.example.com".into()));
+        assert_eq!(a.name.as_deref(), Some("PROD1"));
+        // only its own channel's NIC, on its own node's figures
+        assert_eq!(a.line.dnfs_mb_s, Some(300.0));
+        assert_eq!(a.line.dnfs_ifaces, ["ens3f0"]);
+        assert_eq!(a.line.wire_mb_s, Some(100.0));
+        assert_eq!(a.line.kernel_nfs_mb_s, Some(290.0));
+        assert_eq!(
+            a.line.flags,
+            [PathFlag::WireShort {
+                dnfs_mb_s: 300.0,
+                wire_mb_s: 100.0
+            }]
+        );
+        assert_eq!(b.host, InstanceHost::Node("db02".into()));
+        assert_eq!(b.line.dnfs_ifaces, ["ens3f1"]);
+        assert_eq!(
+            (b.line.wire_mb_s, b.line.block_mb_s),
+            (Some(205.0), Some(7.0))
+        );
+        assert_eq!(
+            b.line.flags,
+            [PathFlag::HostBlind {
+                dnfs_mb_s: 200.0,
+                kernel_nfs_mb_s: 0.1
+            }]
+        );
+        assert_eq!(a.unplaced(), None);
+    }
+
+    #[test]
+    fn two_instances_on_one_node_and_one_on_no_node() {
+        let t = rac([300.0, 200.0], ["192.168.10.1", "192.168.11.2"]);
+        let r = routes();
+        let nodes = [(
+            names("db01", Some("db01"), None),
+            host(&r, nics(310.0, 205.0), Some(0.0), None),
+        )];
+        // both on db01: each lined up against db01, each its own NIC
+        let x = instances(&[(1, "PROD1", "db01"), (2, "PROD2", "db01.example.com")]);
+        let db = DbFigures {
+            label: "PROD",
+            tick: &t,
+            instances: Some(&x),
+        };
+        let lines = line_up_instances(&[db], &nodes);
+        assert_eq!(
+            lines.iter().map(|l| l.host.clone()).collect::<Vec<_>>(),
+            [
+                InstanceHost::Node("db01".into()),
+                InstanceHost::Node("db01".into())
+            ]
+        );
+        assert_eq!(lines[0].line.wire_mb_s, Some(310.0));
+        assert_eq!(lines[1].line.wire_mb_s, Some(205.0));
+        // instance 2 on a host that is no node: its dNFS figure alone
+        let x = instances(&[(1, "PROD1", "db01"), (2, "PROD2", "dbx07")]);
+        let db = DbFigures {
+            instances: Some(&x),
+            ..db
+        };
+        let lines = line_up_instances(&[db], &nodes);
+        let b = &lines[1];
+        assert_eq!(b.host, InstanceHost::NotANode("dbx07".into()));
+        assert_eq!(
+            b.unplaced().as_deref(),
+            Some("instance 2 on host dbx07: not among the nodes")
+        );
+        assert_eq!((b.line.dnfs_mb_s, b.line.wire_mb_s), (Some(200.0), None));
+        assert!(b.line.flags.is_empty());
+        // gv$instance not read yet
+        let db = DbFigures {
+            instances: None,
+            ..db
+        };
+        let lines = line_up_instances(&[db], &nodes);
+        assert_eq!(
+            lines[0].unplaced().as_deref(),
+            Some("instance 1: host unknown, gv$instance not read yet")
+        );
     }
 }

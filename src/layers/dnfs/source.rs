@@ -4,10 +4,14 @@
 //! with `SELECT *`, so the columns of whatever release answers come from
 //! the result set's own metadata. The rows go to the pure mapper
 //! (`layers::dnfs::dnfs_sample::map_rows`) as [`SqlRows`], as the fixtures do.
+//! gv$instance (which host each INST_ID runs on, for the per-instance path
+//! view) is read at connect and every [`INSTANCES_EVERY`] after, not at
+//! every sample: instances move between nodes rarely.
 //!
 //! ```text
 //!  run_db (one std::thread per database)
-//!   connect ─► call timeout ─► every interval: clock + 4 views ─► DbEvent::Sample
+//!   connect ─► call timeout ─► gv$instance ─► DbEvent::Instances (again every INSTANCES_EVERY)
+//!                          └─► every interval: clock + 4 views ─► DbEvent::Sample
 //!      ▲                                          │ ORA- error: DbEvent::Status(QueryFailed)
 //!      └── capped exponential backoff ◄── lost ───┘ connection gone: reconnect
 //! ```
@@ -19,7 +23,8 @@
 //! touched and a client installed later is picked up.
 
 use super::dnfs_sample::{
-    CHANNELS_VIEW, DnfsRows, DnfsSample, FILES_VIEW, SERVERS_VIEW, STATS_VIEW, map_rows,
+    CHANNELS_VIEW, DnfsInstances, DnfsRows, DnfsSample, FILES_VIEW, INSTANCE_VIEW, SERVERS_VIEW,
+    STATS_VIEW, map_instance_rows, map_rows,
 };
 use super::sql_rows::SqlRows;
 use crate::remote::backoff;
@@ -37,6 +42,15 @@ pub const DEFAULT_PASSWORD_ENV: &str = "STRATA_DB_PASSWORD";
 /// mapper parses (`parse_db_clock`).
 pub const CLOCK_SQL: &str =
     "SELECT TO_CHAR(SYS_EXTRACT_UTC(SYSTIMESTAMP), 'YYYY-MM-DD HH24:MI:SS.FF3') FROM DUAL";
+
+/// The instances and their hosts. Named columns: all three exist in every
+/// release strata reads.
+pub const INSTANCES_SQL: &str = "SELECT INST_ID, INSTANCE_NAME, HOST_NAME FROM gv$instance";
+
+/// How often gv$instance is read again on a live connection: an instance
+/// that moved (a RAC One Node relocation, a policy-managed pool) shows on
+/// the right node within this.
+pub const INSTANCES_EVERY: Duration = Duration::from_secs(300);
 
 /// One database to read.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -153,17 +167,25 @@ pub enum DbStatus {
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum DbEvent {
-    Status { db: usize, status: DbStatus },
-    Sample { db: usize, sample: DnfsSample },
+    Status {
+        db: usize,
+        status: DbStatus,
+    },
+    Sample {
+        db: usize,
+        sample: DnfsSample,
+    },
+    /// gv$instance as read at connect and every [`INSTANCES_EVERY`].
+    Instances {
+        db: usize,
+        instances: DnfsInstances,
+    },
 }
 
 /// How an oracle error is shown: the client missing, or the error's own
 /// text (which starts with its ORA- or DPI- code).
 pub fn describe_error(err: &oracle::Error) -> DbStatus {
-    let message = err
-        .db_error()
-        .map(|e| e.message().to_string())
-        .unwrap_or_else(|| err.to_string());
+    let message = error_text(err);
     if message.contains("DPI-1047") {
         return DbStatus::ClientMissing(client_missing_text(
             &message,
@@ -171,6 +193,13 @@ pub fn describe_error(err: &oracle::Error) -> DbStatus {
         ));
     }
     DbStatus::ConnectFailed(message)
+}
+
+/// An oracle error's own text, which starts with its ORA- or DPI- code.
+fn error_text(err: &oracle::Error) -> String {
+    err.db_error()
+        .map(|e| e.message().to_string())
+        .unwrap_or_else(|| err.to_string())
 }
 
 /// The DPI-1047 message, then where the dynamic loader looked (it is
@@ -293,6 +322,21 @@ pub fn read_rows(conn: &oracle::Connection, wall_ms: i64) -> Result<DnfsRows, or
     })
 }
 
+/// gv$instance's rows, mapped; a failed query or an unreadable result is
+/// said in the problems, since the dNFS figures do without the hosts.
+pub fn read_instances(conn: &oracle::Connection, wall_ms: i64) -> DnfsInstances {
+    let failed = |why: String| DnfsInstances {
+        wall_ms,
+        rows: Vec::new(),
+        problems: vec![why],
+    };
+    match query_rows(conn, INSTANCES_SQL) {
+        // the mapper's error names the view
+        Ok(rows) => map_instance_rows(wall_ms, &rows).unwrap_or_else(|e| failed(e.to_string())),
+        Err(e) => failed(format!("{INSTANCE_VIEW}: {}", error_text(&e))),
+    }
+}
+
 /// Sleeps `d` in short steps; false when cancelled.
 fn sleep(d: Duration, cancel: &CancellationToken) -> bool {
     let until = Instant::now() + d;
@@ -366,7 +410,18 @@ pub fn run_db(
         failures = 0;
         let start = Instant::now();
         let mut n = 0u32;
+        let mut instances_at: Option<Instant> = None;
         loop {
+            if instances_at.is_none_or(|at| at.elapsed() >= INSTANCES_EVERY) {
+                instances_at = Some(Instant::now());
+                let instances = read_instances(&conn, crate::core::clock::now_ms());
+                if tx
+                    .blocking_send(DbEvent::Instances { db, instances })
+                    .is_err()
+                {
+                    return;
+                }
+            }
             let Some(lost) = read_once(&conn, db, &tx, &mut status) else {
                 return;
             };
@@ -416,10 +471,7 @@ fn read_once(
             }
         },
         Err(e) => {
-            let text = e
-                .db_error()
-                .map(|d| d.message().to_string())
-                .unwrap_or_else(|| e.to_string());
+            let text = error_text(&e);
             let lost = connection_lost(&text);
             let s = if lost {
                 DbStatus::ConnectFailed(format!("connection lost: {text}"))
