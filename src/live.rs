@@ -96,10 +96,12 @@ impl NodeSources {
 }
 
 /// Turns node `node`'s events into inputs: its frames into its layers'
-/// samples (on a blocking thread, as the local sources read), the rest as
-/// they are.
+/// samples, the rest as they are. A frame is read here, on the loop's
+/// thread: it is text in memory that cannot hang as a local /proc read
+/// can, and handing each to a blocking thread and back cost more in
+/// switches than reading it (about 0.3 ms a node).
 async fn node_loop(node: usize, mut rx: mpsc::Receiver<NodeEvent>, tx: mpsc::Sender<Input>) {
-    let mut sources = Some(NodeSources::new());
+    let mut sources = NodeSources::new();
     // The facts come again every minute: the name is said when it changed.
     let mut hostname: Option<String> = None;
     while let Some(ev) = rx.recv().await {
@@ -117,17 +119,7 @@ async fn node_loop(node: usize, mut rx: mpsc::Receiver<NodeEvent>, tx: mpsc::Sen
                         return;
                     }
                 }
-                let Some(mut s) = sources.take() else { return };
-                let Ok((s, out)) = tokio::task::spawn_blocking(move || {
-                    let out = s.read(*frame);
-                    (s, out)
-                })
-                .await
-                else {
-                    return;
-                };
-                sources = Some(s);
-                out.into_iter().map(input).collect()
+                sources.read(*frame).into_iter().map(input).collect()
             }
             NodeEvent::Status { status, .. } => vec![Input::NodeStatus { node, status }],
             NodeEvent::Rtt { rtt, .. } => vec![Input::NodeRtt { node, rtt }],

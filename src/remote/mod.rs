@@ -254,7 +254,7 @@ pub trait Protocol: Send + Sync + 'static {
     /// class frame said never outlives its sampler.
     type Decoder: Decoder<Sample = <Self::Event as HostEvent>::Sample>;
     /// The long-lived sampler's command line; `tag` ends its marker.
-    fn sampler_command(&self, tag: &str) -> String;
+    fn sampler_command(&self, tag: &str, idle: std::time::Duration) -> String;
     fn decoder(&self) -> Self::Decoder;
     fn side(&self) -> Option<SideJob> {
         None

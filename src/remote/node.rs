@@ -85,8 +85,8 @@ fn script() -> String {
 }
 
 /// The command of a node's sampling channel; `tag` ends the marker.
-pub fn sampler_command(tag: &str) -> String {
-    super::sampler::command(&script(), tag)
+pub fn sampler_command(tag: &str, idle: Duration) -> String {
+    super::sampler::command(&script(), tag, idle)
 }
 
 /// The script alone, for running it under a local shell in tests.
@@ -247,8 +247,8 @@ pub struct NodeProtocol;
 impl Protocol for NodeProtocol {
     type Event = NodeEvent;
     type Decoder = NodeDecoder;
-    fn sampler_command(&self, tag: &str) -> String {
-        sampler_command(tag)
+    fn sampler_command(&self, tag: &str, idle: Duration) -> String {
+        sampler_command(tag, idle)
     }
     fn decoder(&self) -> NodeDecoder {
         NodeDecoder::default()
@@ -312,7 +312,7 @@ mod tests {
         let s = script();
         assert!(!s.contains('\''), "{s}");
         assert!(!s.contains('\n'));
-        assert!(sampler_command("t").ends_with("' strata-sampler-t"));
+        assert!(sampler_command("t", Duration::from_secs(60)).ends_with("' strata-sampler-t"));
     }
 
     #[test]

@@ -255,7 +255,7 @@ async fn stream<P: Protocol>(
     rep: &mut Reporter<P::Event>,
 ) -> End {
     let cancel = rep.ev.cancel.clone();
-    let command = proto.sampler_command(&opts.sampler_tag);
+    let command = proto.sampler_command(&opts.sampler_tag, super::sampler::idle_for(opts.interval));
     let (mut ch, writer) = match open_sampler(&handle, command, target, opts, &cancel).await {
         Ok(halves) => halves,
         Err(end) => return end,

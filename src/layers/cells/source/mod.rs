@@ -96,8 +96,8 @@ pub struct CellProtocol;
 impl Protocol for CellProtocol {
     type Event = CellEvent;
     type Decoder = Decoded;
-    fn sampler_command(&self, tag: &str) -> String {
-        remote::sampler_command(tag)
+    fn sampler_command(&self, tag: &str, idle: std::time::Duration) -> String {
+        remote::sampler_command(tag, idle)
     }
     fn decoder(&self) -> Decoded {
         Decoded::default()

@@ -39,8 +39,8 @@ const SAMPLER_SCRIPT: &str = concat!(
 
 /// The command of the long-lived sampling channel. `tag` is appended to
 /// the marker (e.g. a test's nonce); it may be empty.
-pub fn sampler_command(tag: &str) -> String {
-    crate::remote::sampler::command(SAMPLER_SCRIPT, tag)
+pub fn sampler_command(tag: &str, idle: std::time::Duration) -> String {
+    crate::remote::sampler::command(SAMPLER_SCRIPT, tag, idle)
 }
 
 /// The script alone, for running it under a local shell in tests.
