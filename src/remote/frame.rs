@@ -203,15 +203,19 @@ impl FrameReader {
                     ))),
                     Some(f) => {
                         self.last_len = f.body.len().min(MAX_FRAME_BYTES);
-                        let (kind, line_no) = (f.kind, f.line_no);
-                        match String::from_utf8(f.body) {
-                            Ok(body) => out.push(Ok(Frame { kind, seq, body })),
-                            Err(_) => out.push(Err(self.error(
-                                line_no,
-                                &shown,
-                                format!("text (UTF-8) in frame {seq}"),
-                            ))),
-                        }
+                        // The length is checked on the bytes; a byte that
+                        // is not UTF-8 (a Latin-1 mount point in
+                        // mountinfo) becomes U+FFFD in its own line
+                        // instead of losing the host's whole sample.
+                        let body = match String::from_utf8(f.body) {
+                            Ok(body) => body,
+                            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                        };
+                        out.push(Ok(Frame {
+                            kind: f.kind,
+                            seq,
+                            body,
+                        }));
                     }
                 },
                 None => {
@@ -329,9 +333,15 @@ mod tests {
     }
 
     #[test]
-    fn invalid_utf8_in_a_body_is_rejected() {
-        let got = FrameReader::new().push(b"@@S 1\n\xff\xfe\n@@E 1 2\n");
-        assert!(got[0].is_err());
+    fn a_byte_not_utf8_costs_its_character_not_the_frame() {
+        // A Latin-1 "é" in a mount point, the counters beside it intact.
+        let got = FrameReader::new().push(b"@@S 1\n/mnt/caf\xe9 nfs\n8 0 sda 1\n@@E 1 23\n");
+        assert_eq!(got.len(), 1);
+        let body = &got[0].as_ref().unwrap().body;
+        assert_eq!(body, "/mnt/caf\u{fffd} nfs\n8 0 sda 1");
+        // The length is the bytes': one byte short is still a broken frame.
+        let short = FrameReader::new().push(b"@@S 1\n/mnt/caf\xe9\n@@E 1 10\n");
+        assert!(short[0].is_err());
     }
 
     mod properties {
