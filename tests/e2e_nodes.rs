@@ -22,7 +22,7 @@ use sshd::{Keys, Sshd, available, known_hosts, nonce, pgrep};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use strata::remote::sampler::SAMPLER_MARKER;
+use strata::remote::sampler::{SAMPLER_MARKER, WATCHDOG_MARKER};
 
 /// The node's ForceCommand: the command strata sent, its sampler reading
 /// under `tree`.
@@ -57,6 +57,8 @@ fn cluster_node_disks_device_partition_and_back() {
     let kh = known_hosts(&keys, &nodes.iter().collect::<Vec<_>>());
     let tag = nonce("e2enodes");
     let marker = format!("{SAMPLER_MARKER}-{tag}");
+    // The sampler's command line names its watchdog too, never before a pid.
+    let watchdog = format!("{WATCHDOG_MARKER}-{tag} [0-9]+$");
     let specs: Vec<String> = nodes
         .iter()
         .map(|n| format!("--node {}@{}:{}", keys.user, n.ip, n.port))
@@ -118,12 +120,14 @@ fn cluster_node_disks_device_partition_and_back() {
     t.keys(&["n"]);
     t.wait_text("LIVE  cluster of 3");
     assert_eq!(pgrep(&marker).len(), 3, "one sampler per node");
+    assert_eq!(pgrep(&watchdog).len(), 3, "one watchdog per sampler");
 
     t.keys(&["q"]);
     t.assert_shell_usable();
     let deadline = Instant::now() + Duration::from_secs(5);
-    while !pgrep(&marker).is_empty() && Instant::now() < deadline {
+    while !(pgrep(&marker).is_empty() && pgrep(&watchdog).is_empty()) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
     }
     assert!(pgrep(&marker).is_empty(), "a sampler outlived strata");
+    assert!(pgrep(&watchdog).is_empty(), "a watchdog outlived strata");
 }

@@ -20,6 +20,9 @@
 /// so leftovers can be found with `pgrep -f strata-sampler`.
 pub const SAMPLER_MARKER: &str = "strata-sampler";
 
+/// A sampler's watchdog carries this word (as `$0` of its sh).
+pub const WATCHDOG_MARKER: &str = "strata-watchdog";
+
 use std::time::Duration;
 
 /// Keeps a tag to what needs no quoting in any shell.
@@ -39,12 +42,25 @@ pub fn command(script: &str, tag: &str, idle: Duration) -> String {
     let sep = if tag.is_empty() { "" } else { "-" };
     let idle = idle.as_secs().max(1);
     // Builtins only in the loop: one `sleep` a period is all it costs. A
-    // host without /proc/PID/io keeps its sampler as before.
+    // host without /proc/PID/io keeps its sampler as before. Its own sh
+    // and name (pgrep tells it from the sampler); the sampler's pid is $1.
+    let dog = format!(
+        "p=; while sleep {idle}; do [ -r /proc/$1/io ] || exit 0; r=; \
+         while read -r k v; do [ \"$k\" = rchar: ] && r=$v; done </proc/$1/io; \
+         [ -n \"$r\" ] && [ \"$r\" = \"$p\" ] && {{ kill $1; exit 0; }}; p=$r; done"
+    );
+    // Quoted for the sampler's sh, which starts it: inside "...".
+    let dog = dog
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('$', "\\$");
+    // The sampler ends its watchdog on every way out it has: the end of
+    // its requests, a failed write, a hangup or a TERM. The watchdog holds
+    // none of the channel's descriptors, which would keep sshd from
+    // closing the channel when the sampler ends.
     let watchdog = format!(
-        "W=$$; ( p=; while sleep {idle}; do [ -r /proc/$W/io ] || exit 0; r=; \
-         while read -r k v; do [ \"$k\" = rchar: ] && r=$v; done </proc/$W/io; \
-         [ -n \"$r\" ] && [ \"$r\" = \"$p\" ] && {{ kill $W; exit 0; }}; p=$r; done ) & \
-         D=$!; trap \"kill $D 2>/dev/null\" EXIT; "
+        "sh -c \"{dog}\" {WATCHDOG_MARKER}{sep}{tag} $$ </dev/null >/dev/null 2>&1 & D=$!; \
+         trap \"kill $D 2>/dev/null\" EXIT; trap \"exit 0\" HUP PIPE TERM; "
     );
     format!("exec sh -c '{watchdog}{script}' {SAMPLER_MARKER}{sep}{tag}")
 }
@@ -64,7 +80,8 @@ mod tests {
     #[test]
     fn the_command_line() {
         let c = command("true", "t-1;rm -rf /", ONE_S);
-        assert!(c.starts_with("exec sh -c 'W=$$; ( p=; while sleep 1; do"));
+        assert!(c.starts_with("exec sh -c 'sh -c \"p=; while sleep 1; do"));
+        assert!(c.contains("\" strata-watchdog-t-1rm-rf $$ </dev/null"));
         assert!(c.ends_with("true' strata-sampler-t-1rm-rf"));
         assert!(command("true", "", ONE_S).ends_with("' strata-sampler"));
         // Inside the single quotes: none of its own.
@@ -88,12 +105,20 @@ mod tests {
             .unwrap()
     }
 
-    fn alive(tag: &str) -> usize {
-        let out = std::process::Command::new("pgrep")
-            .args(["-f", &format!("{SAMPLER_MARKER}-{tag}")])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).lines().count()
+    /// The sampler's processes and its watchdog's (whose name the
+    /// sampler's command line also holds, but never before a pid).
+    fn alive(tag: &str) -> (usize, usize) {
+        let count = |pattern: String| {
+            let out = std::process::Command::new("pgrep")
+                .args(["-f", &pattern])
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&out.stdout).lines().count()
+        };
+        (
+            count(format!("{SAMPLER_MARKER}-{tag}")),
+            count(format!("{WATCHDOG_MARKER}-{tag} [0-9]+$")),
+        )
     }
 
     /// Polls for at most `secs` seconds.
@@ -127,10 +152,15 @@ mod tests {
             std::thread::sleep(Duration::from_millis(300));
         }
         assert_eq!(asked.try_wait().unwrap(), None, "an asked sampler ended");
+        assert_eq!(
+            alive(&format!("{tag}a")),
+            (1, 1),
+            "one sampler, one watchdog"
+        );
         // Its stdin gone: it ends, and its watchdog with it at once.
         drop(stdin);
         assert!(wait_until(5, || asked.try_wait().unwrap().is_some()));
-        assert!(wait_until(1, || alive(&format!("{tag}a")) == 0));
+        assert!(wait_until(1, || alive(&format!("{tag}a")) == (0, 0)));
         // Never asked, its stdin open (a connection dead without a word):
         // ended within two periods of the watchdog.
         let mut idle = spawn(&format!("{tag}i"));
@@ -140,6 +170,6 @@ mod tests {
             let _ = idle.kill();
         }
         assert!(ended, "an idle sampler outlived its watchdog");
-        assert!(wait_until(2, || alive(&format!("{tag}i")) == 0));
+        assert!(wait_until(2, || alive(&format!("{tag}i")) == (0, 0)));
     }
 }
