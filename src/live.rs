@@ -66,15 +66,16 @@ struct NodeSources {
 }
 
 impl NodeSources {
-    fn new() -> Self {
+    /// `patterns`: the watched files, measured on the node by the fincore
+    /// runs its sampler makes.
+    fn new(patterns: Vec<String>) -> Self {
         let files = Arc::new(RemoteFiles::default());
         let fs = RootFs::remote(Arc::clone(&files));
         NodeSources {
             files,
             disks: DiskSource::new(fs.clone()),
             nfs: NfsSource::new(fs.clone()),
-            // Per-file residency needs the files here (see CacheSource).
-            cache: CacheSource::new(fs.clone(), Vec::new()),
+            cache: CacheSource::new(fs.clone(), patterns),
             nics: NicSource::new(fs),
         }
     }
@@ -100,8 +101,13 @@ impl NodeSources {
 /// Turns node `node`'s events into inputs: its frames into its layers'
 /// samples (on a blocking thread, as the local sources read), the rest as
 /// they are.
-async fn node_loop(node: usize, mut rx: mpsc::Receiver<NodeEvent>, tx: mpsc::Sender<Input>) {
-    let mut sources = Some(NodeSources::new());
+async fn node_loop(
+    node: usize,
+    patterns: Vec<String>,
+    mut rx: mpsc::Receiver<NodeEvent>,
+    tx: mpsc::Sender<Input>,
+) {
+    let mut sources = Some(NodeSources::new(patterns));
     while let Some(ev) = rx.recv().await {
         let input = |input| Input::Node { node, input };
         let inputs = match ev {
@@ -142,7 +148,8 @@ fn spawn_nodes(
 ) -> mpsc::Receiver<Input> {
     let every = Duration::from_secs_f64(app.interval_s);
     let (tx, rx) = mpsc::channel::<Input>(64);
-    let proto = Arc::new(NodeProtocol);
+    let patterns = app.config.cache_files.clone();
+    let proto = Arc::new(NodeProtocol::new(&patterns, every));
     for (node, n) in app.nodes.iter().enumerate() {
         match &n.target {
             NodeTarget::Ssh(target) => {
@@ -156,7 +163,7 @@ fn spawn_nodes(
                     ev_tx,
                     cancel.clone(),
                 ));
-                tasks.spawn(node_loop(node, ev_rx, tx.clone()));
+                tasks.spawn(node_loop(node, patterns.clone(), ev_rx, tx.clone()));
             }
             NodeTarget::Local { .. } => {
                 let wrap = move |i: NodeInput| Input::Node { node, input: i };

@@ -13,6 +13,7 @@
 //! their change over an interval is signed (pages come in and go out) and
 //! is only given for the same file (device and inode) seen twice.
 
+use super::fincore::FincoreStatus;
 use super::meminfo::MemInfo;
 use super::residency::{Method, Residency};
 use super::source::{CacheSample, FileResidency};
@@ -249,6 +250,8 @@ pub struct CacheTick {
     /// How the files were measured; `None` when no file is watched.
     pub method: Option<Method>,
     pub page_size: u64,
+    /// A node's fincore runs (cadence, age, why no rows).
+    pub fincore: Option<FincoreStatus>,
 }
 
 /// The vmstat counters the rates come from.
@@ -412,7 +415,11 @@ impl CacheBaseline {
         for f in &cur.files {
             files.push(match &f.result {
                 Ok(r) => {
-                    let prev = itv_cs.and(self.files.get(&f.path));
+                    // fincore's rows are a run several samples old, kept
+                    // until the next: no change over this interval is known.
+                    let prev = itv_cs
+                        .filter(|_| cur.method != Some(Method::Fincore))
+                        .and(self.files.get(&f.path));
                     seen.insert(f.path.clone(), *r);
                     FileRow {
                         path: f.path.clone(),
@@ -444,6 +451,7 @@ impl CacheBaseline {
             total,
             method: cur.method,
             page_size: cur.page_size,
+            fincore: cur.fincore.clone(),
         }
     }
 }
@@ -465,6 +473,7 @@ mod tests {
             files,
             method: Some(Method::Cachestat),
             page_size: 4096,
+            fincore: None,
         }
     }
 

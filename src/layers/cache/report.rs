@@ -266,6 +266,7 @@ fn method_key(m: Option<Method>) -> Option<&'static str> {
     m.map(|m| match m {
         Method::Cachestat => "cachestat",
         Method::Mincore => "mincore",
+        Method::Fincore => "fincore",
     })
 }
 
