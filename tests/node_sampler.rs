@@ -374,6 +374,11 @@ fn without_fincore_on_the_node_one_frame_says_so() {
     apply(&files, frame);
     let mut cache = CacheSource::new(RootFs::remote(files), patterns);
     let s = cache.sample(0).unwrap();
-    assert!(s.files.is_empty());
     assert!(s.fincore.unwrap().missing);
+    assert_eq!(s.files.len(), 1);
+    assert_eq!(s.files[0].path, "/u01/*.log");
+    assert_eq!(
+        s.files[0].result,
+        Err(strata::layers::cache::fincore::NO_FINCORE.to_string())
+    );
 }

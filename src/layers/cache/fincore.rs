@@ -72,12 +72,39 @@ pub struct FincoreStatus {
     pub capped: Option<(u64, u64)>,
 }
 
+/// What needs installing on a node without fincore.
+macro_rules! package {
+    () => {
+        "util-linux 2.30 or later has it (util-linux-extra on Debian 12)"
+    };
+}
+
+/// A watched pattern's row on a node without fincore.
+pub const NO_FINCORE: &str = concat!("fincore is not on the node's PATH: ", package!());
+
 /// Why a node has no residency figures at all, in a sentence; `node`
 /// names it.
 pub fn missing_reason(node: &str) -> String {
-    format!(
-        "fincore not found on {node}: util-linux 2.30 or later has it (util-linux-extra on Debian 12 and Ubuntu 24.04)"
-    )
+    format!(concat!("fincore not found on {}: ", package!()), node)
+}
+
+/// The cadence and age of a node's runs as a panel states them: "every
+/// 10 s, last 3 s ago" at `now_ms`; "–" for what is not known yet.
+pub fn cadence(f: &FincoreStatus, now_ms: i64) -> String {
+    let every = f.every_ms.map_or(crate::format::UNKNOWN.to_string(), |ms| {
+        if ms % 1000 == 0 {
+            format!("{} s", ms / 1000)
+        } else {
+            format!("{:.1} s", ms as f64 / 1000.0)
+        }
+    });
+    let age = f.at_ms.map_or(crate::format::UNKNOWN.to_string(), |at| {
+        format!("{} s", (now_ms - at).max(0) / 1000)
+    });
+    let capped = f.capped.map_or(String::new(), |(n, of)| {
+        format!(", {n} of {of} matching files (at most {FINCORE_MAX_FILES} a run)")
+    });
+    format!("every {every}, last {age} ago{capped}")
 }
 
 /// One run, read.

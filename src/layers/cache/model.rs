@@ -617,6 +617,26 @@ mod tests {
     }
 
     #[test]
+    fn fincore_rows_have_no_change_over_an_interval() {
+        let mut b = CacheBaseline::default();
+        let run = crate::layers::cache::fincore::parse_fincore("4096 2 8192 /a", &[], "t");
+        let mut s = sample(100, MEM, "", run.files.clone());
+        s.method = Some(Method::Fincore);
+        b.tick(&s);
+        let mut later = sample(200, MEM, "", run.files);
+        later.method = Some(Method::Fincore);
+        let t = b.tick(&later);
+        let a = t.files[0].figures.unwrap();
+        assert_eq!(a.get(FileCol::ResPct), Some(100.0));
+        assert_eq!(
+            a.get(FileCol::ResDelta),
+            None,
+            "a run is several samples old"
+        );
+        assert_eq!(a.get(FileCol::Dirty), None);
+    }
+
+    #[test]
     fn mincore_leaves_dirty_unknown_in_rows_and_total() {
         let mut b = CacheBaseline::default();
         let mut f = file("/a", 1, 8192, 2, 0);

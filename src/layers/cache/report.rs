@@ -215,7 +215,11 @@ fn file_label(r: &FileRow) -> String {
 fn total_label(tick: &CacheTick) -> String {
     let errors = tick.files.iter().filter(|r| r.figures.is_none()).count();
     let files = tick.files.len() - errors;
-    let method = tick.method.map_or("", Method::label);
+    let mut method = tick.method.map_or("", Method::label).to_string();
+    // A node's figures are as old as its last fincore run: the line says so
+    if let Some(f) = tick.fincore.as_ref().filter(|f| !f.missing) {
+        method = format!("{method} {}", super::fincore::cadence(f, tick.wall_ms));
+    }
     format!(
         "total: {}, {} ({method}, {}-byte pages)",
         crate::format::count(files, "file", "files"),

@@ -15,7 +15,7 @@
 //! sampler runs every few samples over the patterns (see `fincore.rs`):
 //! the source keeps the last run's rows until the next one comes.
 
-use super::fincore::{FincoreStatus, parse_fincore};
+use super::fincore::{FincoreStatus, NO_FINCORE, parse_fincore};
 use super::meminfo::{MemInfo, parse_meminfo};
 use super::residency::{self, Method, Residency};
 use super::vmstat::{VmStat, parse_vmstat};
@@ -224,14 +224,20 @@ impl CacheSource {
             node.files = run.files;
             node.page_size = run.page_size.or(node.page_size);
         }
-        if node.status.at_ms.is_none() {
-            let waiting = self.patterns.iter().map(|p| CacheFile {
-                path: p.clone(),
-                result: Err("no fincore run from the node yet".to_string()),
-            });
-            return (waiting.collect(), Some(node.status.clone()));
-        }
-        (node.files.clone(), Some(node.status.clone()))
+        // Without a run, or without fincore, each pattern says why: the
+        // same rows in every report and on the screen.
+        let why = if node.status.at_ms.is_none() {
+            "no fincore run from the node yet"
+        } else if node.status.missing {
+            NO_FINCORE
+        } else {
+            return (node.files.clone(), Some(node.status.clone()));
+        };
+        let rows = self.patterns.iter().map(|p| CacheFile {
+            path: p.clone(),
+            result: Err(why.to_string()),
+        });
+        (rows.collect(), Some(node.status.clone()))
     }
 
     /// Expands the patterns when due, then measures every watched file.
