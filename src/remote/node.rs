@@ -24,7 +24,7 @@
 //! /proc/uptime first (the node's clock), the counter files in one `awk`
 //! read, then the link attributes read every interval.
 //!
-//! With `--cache-files`, every `FINCORE_EVERY`'s worth of samples (the
+//! With `--cache-files`, every [`FINCORE_EVERY`]'s worth of samples (the
 //! first sample of a connection included) the sampler expands the
 //! patterns itself and runs util-linux fincore over the regular files they
 //! match, in a residency frame (`@@R`) just before that sample's frame;
@@ -36,7 +36,6 @@
 use super::frame::{Frame, FrameKind};
 use super::{Decoder, HostEvent, HostStatus, Protocol};
 use crate::core::rootfs::{FileSet, RemoteFiles};
-use crate::layers::cache::fincore::{FINCORE_MAX_FILES, every_samples};
 use crate::parse::ParseError;
 use std::sync::Arc;
 use std::time::Duration;
@@ -53,6 +52,28 @@ pub const SAMPLE_FILES: [&str; 8] = [
     "/proc/self/mountinfo",
     "/proc/net/route",
 ];
+
+/// How often a node's sampler runs fincore, at most: every this many
+/// seconds' worth of samples. fincore asks mincore(2) about every page of
+/// every file (about 12 ms per GiB here, see layers/cache/residency.rs), where a sample
+/// of /proc costs a few ms; residency moves at log switches and backups,
+/// not from one second to the next.
+pub const FINCORE_EVERY: Duration = Duration::from_secs(10);
+
+/// Files measured per run at most: fincore's time and the frame grow with
+/// them (about 60 bytes a file with its path); the screen says when the
+/// patterns matched more.
+pub const FINCORE_MAX_FILES: usize = 256;
+
+/// Samples between two runs at `interval`: [`FINCORE_EVERY`] rounded to
+/// whole samples, at least one.
+pub fn every_samples(interval: Duration) -> u64 {
+    let i = interval.as_secs_f64();
+    if i <= 0.0 {
+        return 1;
+    }
+    ((FINCORE_EVERY.as_secs_f64() / i).round() as u64).max(1)
+}
 
 /// Link attributes read every interval (the NIC source's link state).
 const LINK_ATTRS: &str = "carrier_changes operstate speed duplex";
@@ -318,7 +339,7 @@ pub struct NodeProtocol {
 
 impl NodeProtocol {
     /// Nodes sampled at `interval` that run fincore over `patterns`
-    /// (`--cache-files`; none, no run) every `FINCORE_EVERY` rounded to
+    /// (`--cache-files`; none, no run) every [`FINCORE_EVERY`] rounded to
     /// whole samples.
     pub fn new(patterns: &[String], interval: Duration) -> Self {
         let every = every_samples(interval);
@@ -411,6 +432,15 @@ impl Decoder for NodeDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cadence_rounds_to_whole_samples() {
+        assert_eq!(every_samples(Duration::from_secs(1)), 10);
+        assert_eq!(every_samples(Duration::from_secs(3)), 3);
+        assert_eq!(every_samples(Duration::from_secs(60)), 1);
+        assert_eq!(every_samples(Duration::from_millis(100)), 100);
+        assert_eq!(every_samples(Duration::ZERO), 1);
+    }
 
     #[test]
     fn one_line_without_single_quotes() {

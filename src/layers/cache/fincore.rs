@@ -32,30 +32,8 @@
 use super::residency::Residency;
 use super::source::{CacheFile, FileResidency};
 use crate::parse::ParseError;
+use crate::remote::node::FINCORE_MAX_FILES;
 use std::collections::HashSet;
-use std::time::Duration;
-
-/// How often a node's sampler runs fincore, at most: every this many
-/// seconds' worth of samples. fincore asks mincore(2) about every page of
-/// every file (about 12 ms per GiB here, see residency.rs), where a sample
-/// of /proc costs a few ms; residency moves at log switches and backups,
-/// not from one second to the next.
-pub const FINCORE_EVERY: Duration = Duration::from_secs(10);
-
-/// Files measured per run at most: fincore's time and the frame grow with
-/// them (about 60 bytes a file with its path); the screen says when the
-/// patterns matched more.
-pub const FINCORE_MAX_FILES: usize = 256;
-
-/// Samples between two runs at `interval`: [`FINCORE_EVERY`] rounded to
-/// whole samples, at least one.
-pub fn every_samples(interval: Duration) -> u64 {
-    let i = interval.as_secs_f64();
-    if i <= 0.0 {
-        return 1;
-    }
-    ((FINCORE_EVERY.as_secs_f64() / i).round() as u64).max(1)
-}
 
 /// What is known of a node's fincore runs, with the files of the last one.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -347,14 +325,5 @@ mod tests {
         assert_eq!(unescape("a\\x2"), "a\\x2");
         assert_eq!(unescape("a\\xzz\\x41"), "a\\xzzA");
         assert_eq!(unescape("\\xff"), "\u{fffd}");
-    }
-
-    #[test]
-    fn cadence_rounds_to_whole_samples() {
-        assert_eq!(every_samples(Duration::from_secs(1)), 10);
-        assert_eq!(every_samples(Duration::from_secs(3)), 3);
-        assert_eq!(every_samples(Duration::from_secs(60)), 1);
-        assert_eq!(every_samples(Duration::from_millis(100)), 100);
-        assert_eq!(every_samples(Duration::ZERO), 1);
     }
 }
