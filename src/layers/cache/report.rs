@@ -475,6 +475,27 @@ mod tests {
     }
 
     #[test]
+    fn a_nodes_total_line_says_how_often_fincore_ran_and_how_long_ago() {
+        let tick = CacheTick {
+            wall_ms: 13_400,
+            itv_cs: Some(100),
+            method: Some(Method::Fincore),
+            page_size: 4096,
+            fincore: Some(super::super::fincore::FincoreStatus {
+                every_ms: Some(10_000),
+                at_ms: Some(10_000),
+                missing: false,
+                capped: Some((256, 300)),
+            }),
+            ..CacheTick::default()
+        };
+        assert_eq!(
+            total_label(&tick),
+            "total: 0 files, 0 errors (fincore every 10 s, last 3 s ago, 256 of 300 matching files (at most 256 a run), 4096-byte pages)"
+        );
+    }
+
+    #[test]
     fn the_csv_header_and_every_line_have_the_same_number_of_fields() {
         let tick = CacheTick {
             itv_cs: Some(100),
