@@ -35,7 +35,8 @@ use crate::parse::ParseError;
 use crate::remote::node::FINCORE_MAX_FILES;
 use std::collections::HashSet;
 
-/// What is known of a node's fincore runs, with the files of the last one.
+/// What is known of a node's fincore runs: how often, how long ago, and
+/// what kept the last one from measuring every file.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct FincoreStatus {
     /// Cadence of the runs, ms; `None` until a run says it.
@@ -93,7 +94,8 @@ pub struct FincoreRun {
     pub missing: bool,
     pub capped: Option<(u64, u64)>,
     /// The files fincore measured, in its order (each once), then a row
-    /// for each of its messages and for each pattern that matched nothing.
+    /// for each pattern whose files were left out and for each pattern
+    /// that matched nothing.
     pub files: Vec<CacheFile>,
     pub rejected: Vec<ParseError>,
 }
@@ -106,8 +108,10 @@ fn unescape(raw: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'\\' && b.get(i + 1) == Some(&b'x') {
+            // from_str_radix would take a sign: "\x+f" is no escape
             let hex = b
                 .get(i + 2..i + 4)
+                .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
                 .and_then(|h| std::str::from_utf8(h).ok());
             if let Some(v) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
                 out.push(v);
@@ -325,5 +329,6 @@ mod tests {
         assert_eq!(unescape("a\\x2"), "a\\x2");
         assert_eq!(unescape("a\\xzz\\x41"), "a\\xzzA");
         assert_eq!(unescape("\\xff"), "\u{fffd}");
+        assert_eq!(unescape("\\x+f"), "\\x+f");
     }
 }
