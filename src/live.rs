@@ -149,7 +149,11 @@ fn spawn_nodes(
     let every = Duration::from_secs_f64(app.interval_s);
     let (tx, rx) = mpsc::channel::<Input>(64);
     let patterns = app.config.cache_files.clone();
-    let proto = Arc::new(NodeProtocol::new(&patterns, every));
+    let proto = Arc::new(NodeProtocol::new(
+        &patterns,
+        every,
+        Duration::from_secs(app.config.fincore_every_secs),
+    ));
     for (node, n) in app.nodes.iter().enumerate() {
         match &n.target {
             NodeTarget::Ssh(target) => {

@@ -151,7 +151,11 @@ fn batch(
             BatchPanel::Cache => &config.cache_files,
             _ => &[],
         };
-        let proto = strata::remote::node::NodeProtocol::new(patterns, opts.interval);
+        let proto = strata::remote::node::NodeProtocol::new(
+            patterns,
+            opts.interval,
+            std::time::Duration::from_secs(config.fincore_every_secs),
+        );
         return strata::batch::nodes::run_nodes(&nodes, reports, opts, proto, count, format);
     }
     match panel {

@@ -30,7 +30,7 @@ use strata::layers::nics::report::NicReport;
 use strata::layers::nics::source::NicSource;
 use strata::remote::Decoder;
 use strata::remote::frame::FrameReader;
-use strata::remote::node::{NodeDecoder, NodeFrame, NodeProtocol, sampler_script};
+use strata::remote::node::{FINCORE_EVERY, NodeDecoder, NodeFrame, NodeProtocol, sampler_script};
 
 /// The sampler under `sh`, reading under `root` (`R=` of its script).
 struct Sampler {
@@ -284,7 +284,7 @@ fn fincore_runs_on_the_node_give_the_rows_fincore_gives_at_their_cadence() {
     let root = dir.path().to_str().unwrap().to_string();
     watched_tree(dir.path());
     let patterns = vec!["/u01/*.log".to_string(), "/u02/*.arc".to_string()];
-    let proto = NodeProtocol::new(&patterns, Duration::from_secs(1));
+    let proto = NodeProtocol::new(&patterns, Duration::from_secs(1), FINCORE_EVERY);
     let mut sampler = Sampler::start_with(&root, &proto.script(), None);
     let files = Arc::new(RemoteFiles::default());
     let mut cache = CacheSource::new(RootFs::remote(Arc::clone(&files)), patterns.clone());
@@ -365,7 +365,7 @@ fn without_fincore_on_the_node_one_frame_says_so() {
         std::os::unix::fs::symlink(at.trim(), bin.join(tool)).unwrap();
     }
     let patterns = vec!["/u01/*.log".to_string()];
-    let proto = NodeProtocol::new(&patterns, Duration::from_secs(2));
+    let proto = NodeProtocol::new(&patterns, Duration::from_secs(2), FINCORE_EVERY);
     let mut sampler = Sampler::start_with(&root, &proto.script(), bin.to_str());
     write_state(dir.path(), 0);
     let frame = sampler.sample();

@@ -53,8 +53,8 @@ pub const SAMPLE_FILES: [&str; 8] = [
     "/proc/net/route",
 ];
 
-/// How often a node's sampler runs fincore, at most: every this many
-/// seconds' worth of samples. fincore asks mincore(2) about every page of
+/// How often a node's sampler runs fincore by default (the config's
+/// `fincore_every`): every this many seconds' worth of samples. fincore asks mincore(2) about every page of
 /// every file (util-linux 2.38.1 took 20 ms for a cached 1 GiB file and
 /// 70 to 100 ms for a 4 GiB sparse one on the development VM), where a
 /// sample of /proc costs a few ms; residency moves at log switches and
@@ -68,14 +68,14 @@ pub const FINCORE_EVERY: Duration = Duration::from_secs(10);
 /// matched more.
 pub const FINCORE_MAX_FILES: usize = 256;
 
-/// Samples between two runs at `interval`: [`FINCORE_EVERY`] rounded to
+/// Samples between two runs `every` apart at `interval`: rounded to
 /// whole samples, at least one.
-pub fn every_samples(interval: Duration) -> u64 {
+pub fn every_samples(interval: Duration, every: Duration) -> u64 {
     let i = interval.as_secs_f64();
     if i <= 0.0 {
         return 1;
     }
-    ((FINCORE_EVERY.as_secs_f64() / i).round() as u64).max(1)
+    ((every.as_secs_f64() / i).round() as u64).max(1)
 }
 
 /// Link attributes read every interval (the NIC source's link state).
@@ -342,10 +342,10 @@ pub struct NodeProtocol {
 
 impl NodeProtocol {
     /// Nodes sampled at `interval` that run fincore over `patterns`
-    /// (`--cache-files`; none, no run) every [`FINCORE_EVERY`] rounded to
+    /// (`--cache-files`; none, no run) every `fincore_every` rounded to
     /// whole samples.
-    pub fn new(patterns: &[String], interval: Duration) -> Self {
-        let every = every_samples(interval);
+    pub fn new(patterns: &[String], interval: Duration, fincore_every: Duration) -> Self {
+        let every = every_samples(interval, fincore_every);
         let every_ms = (interval.as_millis() as u64).saturating_mul(every);
         NodeProtocol {
             fincore: (!patterns.is_empty()).then(|| FincoreJob {
@@ -438,11 +438,16 @@ mod tests {
 
     #[test]
     fn cadence_rounds_to_whole_samples() {
-        assert_eq!(every_samples(Duration::from_secs(1)), 10);
-        assert_eq!(every_samples(Duration::from_secs(3)), 3);
-        assert_eq!(every_samples(Duration::from_secs(60)), 1);
-        assert_eq!(every_samples(Duration::from_millis(100)), 100);
-        assert_eq!(every_samples(Duration::ZERO), 1);
+        let every = |i| every_samples(i, FINCORE_EVERY);
+        assert_eq!(every(Duration::from_secs(1)), 10);
+        assert_eq!(every(Duration::from_secs(3)), 3);
+        assert_eq!(every(Duration::from_secs(60)), 1);
+        assert_eq!(every(Duration::from_millis(100)), 100);
+        assert_eq!(every(Duration::ZERO), 1);
+        assert_eq!(
+            every_samples(Duration::from_secs(2), Duration::from_secs(30)),
+            15
+        );
     }
 
     #[test]
@@ -456,7 +461,11 @@ mod tests {
     #[test]
     fn any_pattern_keeps_the_script_one_line_and_reads_back_as_itself() {
         let pattern = "/u01/it's \"a\" $HOME `x` \\ [*]\n*.log";
-        let proto = NodeProtocol::new(&[pattern.to_string()], Duration::from_secs(1));
+        let proto = NodeProtocol::new(
+            &[pattern.to_string()],
+            Duration::from_secs(1),
+            FINCORE_EVERY,
+        );
         let s = proto.script();
         assert!(!s.contains('\'') && !s.contains('\n'), "{s}");
         assert!(s.contains("% 10 ))"), "every ten samples at 1 s: {s}");
@@ -469,7 +478,7 @@ mod tests {
             .unwrap();
         assert_eq!(String::from_utf8(out.stdout).unwrap(), pattern);
         assert!(
-            !NodeProtocol::new(&[], Duration::from_secs(1))
+            !NodeProtocol::new(&[], Duration::from_secs(1), FINCORE_EVERY)
                 .script()
                 .contains("fincore")
         );
