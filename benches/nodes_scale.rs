@@ -311,7 +311,7 @@ fn uptime_cs(text: &str) -> Option<u64> {
 
 fn skew(secs: u64, keys: &Keys, nodes: &[Sshd], kh: &Path) {
     let opts = scale::skew_options(kh);
-    let proto = Arc::new(NodeProtocol);
+    let proto = Arc::new(NodeProtocol::default());
     let mut seconds = scale::Seconds::new(nodes.len());
     scale::drive(
         secs,

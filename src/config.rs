@@ -9,6 +9,7 @@
 //! show_all_devices = false
 //! cache_files = ["/u01/oradata/*/redo*.log"]  # residency of these files (globs; a
 //!                                             # relative one is from the current directory)
+//! fincore_every = "30s" # a node's fincore runs over cache_files (default 10s)
 //! record = "/var/tmp/bench.strec"  # record while monitoring, as --record
 //!
 //! [[cell]]            # a storage cell, reached over SSH (repeatable)
@@ -115,6 +116,10 @@ pub struct Config {
     pub thresholds: Thresholds,
     /// Glob patterns of the files whose page-cache residency is watched.
     pub cache_files: Vec<String>,
+    /// Seconds between a node's fincore runs over `cache_files`, rounded
+    /// to whole intervals. Recordings made before nodes ran it have none.
+    #[serde(default = "default_fincore_every")]
+    pub fincore_every_secs: u64,
     /// `[[cell]]` entries: storage cells reached over SSH.
     pub cells: Vec<CellEntry>,
     /// `[[node]]` entries: database nodes, the local host (`host =
@@ -152,12 +157,17 @@ impl Default for Config {
             show_all_devices: false,
             thresholds: Thresholds::default(),
             cache_files: Vec::new(),
+            fincore_every_secs: default_fincore_every(),
             cells: Vec::new(),
             nodes: Vec::new(),
             record: None,
             dbs: Vec::new(),
         }
     }
+}
+
+fn default_fincore_every() -> u64 {
+    crate::remote::node::FINCORE_EVERY.as_secs()
 }
 
 /// Shortest history worth charting: a few samples at the default interval.
@@ -179,6 +189,7 @@ const TOP_KEYS: &[&str] = &[
     "show_all_devices",
     "thresholds",
     "cache_files",
+    "fincore_every",
     "cell",
     "node",
     "record",
@@ -283,6 +294,7 @@ pub fn parse(text: &str, source_name: &str) -> (Config, Vec<String>) {
             },
             "cache_files" => parse_cache_files(value, &mut problems)
                 .map(|patterns| config.cache_files = patterns),
+            "fincore_every" => parse_fincore_every(value).map(|s| config.fincore_every_secs = s),
             "cell" => parse_ssh_tables(value, SshTable::Cell, &mut problems)
                 .map(|cells| config.cells = cells),
             "node" => parse_ssh_tables(value, SshTable::Node, &mut problems)
@@ -742,6 +754,30 @@ fn parse_thresholds(table: &DeTable, problems: &mut Vec<Problem>) -> Thresholds 
         }
     }
     thresholds
+}
+
+/// `fincore_every`: a duration or whole seconds, from 1 s to an hour.
+fn parse_fincore_every(value: &DeValue) -> Result<u64, String> {
+    let secs = match value {
+        DeValue::String(text) => parse_duration(text)?,
+        DeValue::Integer(i) => integer(i)
+            .filter(|s| *s >= 0)
+            .map(i64::unsigned_abs)
+            .ok_or_else(|| format!("must be whole seconds, found {}", describe(value)))?,
+        _ => {
+            return Err(expected(
+                "a duration such as \"30s\", or whole seconds",
+                value,
+            ));
+        }
+    };
+    if (1..=3600).contains(&secs) {
+        Ok(secs)
+    } else {
+        Err(format!(
+            "must be between 1 second and 1 hour, found {secs} seconds"
+        ))
+    }
 }
 
 fn history_range() -> String {

@@ -64,15 +64,16 @@ struct NodeSources {
 }
 
 impl NodeSources {
-    fn new() -> Self {
+    /// `patterns`: the watched files, measured on the node by the fincore
+    /// runs its sampler makes.
+    fn new(patterns: Vec<String>) -> Self {
         let files = Arc::new(RemoteFiles::default());
         let fs = RootFs::remote(Arc::clone(&files));
         NodeSources {
             files,
             disks: DiskSource::new(fs.clone()),
             nfs: NfsSource::new(fs.clone()),
-            // Per-file residency needs the files here (see CacheSource).
-            cache: CacheSource::new(fs.clone(), Vec::new()),
+            cache: CacheSource::new(fs.clone(), patterns),
             nics: NicSource::new(fs),
         }
     }
@@ -100,8 +101,13 @@ impl NodeSources {
 /// thread: it is text in memory that cannot hang as a local /proc read
 /// can, and handing each to a blocking thread and back cost more in
 /// switches than reading it (about 0.3 ms a node).
-async fn node_loop(node: usize, mut rx: mpsc::Receiver<NodeEvent>, tx: mpsc::Sender<Input>) {
-    let mut sources = NodeSources::new();
+async fn node_loop(
+    node: usize,
+    patterns: Vec<String>,
+    mut rx: mpsc::Receiver<NodeEvent>,
+    tx: mpsc::Sender<Input>,
+) {
+    let mut sources = NodeSources::new(patterns);
     // The facts come again every minute: the name is said when it changed.
     let mut hostname: Option<String> = None;
     while let Some(ev) = rx.recv().await {
@@ -133,17 +139,23 @@ async fn node_loop(node: usize, mut rx: mpsc::Receiver<NodeEvent>, tx: mpsc::Sen
     }
 }
 
-/// Every node on tasks of its own, all sending to one channel: a node
-/// over SSH through the shared host manager, `--node local` through
-/// samplers of this machine's files.
+/// Every node over SSH on tasks of its own, all sending to one channel,
+/// through the shared host manager (`--node local` is read by this
+/// machine's own sources).
 fn spawn_nodes(
     app: &App,
     opts: &Arc<SshOptions>,
     cancel: &CancellationToken,
     tasks: &mut JoinSet<()>,
 ) -> mpsc::Receiver<Input> {
+    let every = Duration::from_secs_f64(app.interval_s);
     let (tx, rx) = mpsc::channel::<Input>(64);
-    let proto = Arc::new(NodeProtocol);
+    let patterns = app.config.cache_files.clone();
+    let proto = Arc::new(NodeProtocol::new(
+        &patterns,
+        every,
+        Duration::from_secs(app.config.fincore_every_secs),
+    ));
     for (node, n) in app.nodes.iter().enumerate() {
         match &n.target {
             NodeTarget::Ssh(target) => {
@@ -157,7 +169,7 @@ fn spawn_nodes(
                     ev_tx,
                     cancel.clone(),
                 ));
-                tasks.spawn(node_loop(node, ev_rx, tx.clone()));
+                tasks.spawn(node_loop(node, patterns.clone(), ev_rx, tx.clone()));
             }
             // Read by this machine's own sources (Live::start).
             NodeTarget::Local { .. } => {}

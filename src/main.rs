@@ -146,7 +146,17 @@ fn batch(
             }
         }
         let opts = cell_options(cli, interval, false);
-        return strata::batch::nodes::run_nodes(&nodes, reports, opts, count, format);
+        // Only the cache report has a use for the nodes' fincore runs.
+        let patterns: &[String] = match panel {
+            BatchPanel::Cache => &config.cache_files,
+            _ => &[],
+        };
+        let proto = strata::remote::node::NodeProtocol::new(
+            patterns,
+            opts.interval,
+            std::time::Duration::from_secs(config.fincore_every_secs),
+        );
+        return strata::batch::nodes::run_nodes(&nodes, reports, opts, proto, count, format);
     }
     match panel {
         BatchPanel::Disks | BatchPanel::Nics | BatchPanel::Nfs | BatchPanel::Cache => 2,

@@ -65,6 +65,7 @@ fn linux_4_19_shmem_overstates_cached() {
         files: Vec::new(),
         method: None,
         page_size: 4096,
+        fincore: None,
     };
     let t = CacheBaseline::default().tick(&sample);
     // 1225112 - 875680 = 349432 kB of file cache; Cached claims 3.5 times it
@@ -223,6 +224,7 @@ proptest! {
             files: file_rows(fs),
             method: Some(Method::Cachestat),
             page_size: page,
+            fincore: None,
         };
         let mut b = CacheBaseline::default();
         b.tick(&sample(up.0, prev, &files));

@@ -447,6 +447,7 @@ fn full_config_sets_everything() {
                 await_crit_ms: 50.0,
             },
             cache_files: Vec::new(),
+            fincore_every_secs: 30,
             record: Some("/var/tmp/bench.strec".into()),
             cells: vec![CellEntry {
                 host: "exa1cel01".into(),

@@ -3,6 +3,8 @@
 //! frames equals, byte for byte, the report made by reading the same tree
 //! directly (`--root`), state after state; and on this machine's own /proc
 //! and /sys, the same devices and interfaces as the local sources see.
+//! With watched files, its fincore runs give the rows fincore run here
+//! gives, at its cadence, and say plainly when fincore is not there.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -28,7 +30,7 @@ use strata::layers::nics::report::NicReport;
 use strata::layers::nics::source::NicSource;
 use strata::remote::Decoder;
 use strata::remote::frame::FrameReader;
-use strata::remote::node::{NodeDecoder, NodeFrame, sampler_script};
+use strata::remote::node::{FINCORE_EVERY, NodeDecoder, NodeFrame, NodeProtocol, sampler_script};
 
 /// The sampler under `sh`, reading under `root` (`R=` of its script).
 struct Sampler {
@@ -41,8 +43,17 @@ struct Sampler {
 
 impl Sampler {
     fn start(root: &str) -> Sampler {
-        let script = sampler_script().replacen("R=;", &format!("R={root};"), 1);
-        let mut child = Command::new("sh")
+        Sampler::start_with(root, &sampler_script(), None)
+    }
+
+    /// `script` reading under `root`, with PATH `path` when given.
+    fn start_with(root: &str, script: &str, path: Option<&str>) -> Sampler {
+        let script = script.replacen("R=;", &format!("R={root};"), 1);
+        let mut cmd = Command::new("/bin/sh");
+        if let Some(p) = path {
+            cmd.env("PATH", p);
+        }
+        let mut child = cmd
             .arg("-c")
             .arg(script)
             .stdin(Stdio::piped())
@@ -229,4 +240,150 @@ fn on_this_machine_the_same_devices_and_interfaces_as_the_local_sources() {
     for (name, info) in n_local.catalogue.iter() {
         assert_eq!(Some(info), n_remote.catalogue.get(name), "{name}");
     }
+}
+
+/// Files of a node to watch, with names fincore must escape; read once so
+/// that pages are resident.
+fn watched_tree(root: &std::path::Path) {
+    let u01 = root.join("u01");
+    std::fs::create_dir_all(&u01).unwrap();
+    std::fs::write(u01.join("redo 01.log"), vec![7u8; 20_000]).unwrap();
+    std::fs::write(u01.join("new\nline.log"), b"x").unwrap();
+    std::fs::write(u01.join("it's.log"), vec![1u8; 9000]).unwrap();
+    std::fs::write(u01.join("a.dbf"), b"dbf").unwrap();
+    std::fs::create_dir_all(u01.join("dir.log")).unwrap();
+    for e in std::fs::read_dir(&u01).unwrap() {
+        let _ = std::fs::read(e.unwrap().path());
+    }
+}
+
+fn fincore_here(files: &[std::path::PathBuf]) -> Option<String> {
+    let out = Command::new("fincore")
+        .args([
+            "--raw",
+            "--bytes",
+            "--noheadings",
+            "--output",
+            "RES,PAGES,SIZE,FILE",
+            "--",
+        ])
+        .args(files)
+        .env("LC_ALL", "C")
+        .output();
+    match out {
+        Ok(o) if o.status.success() => Some(String::from_utf8(o.stdout).unwrap()),
+        other => {
+            assert!(
+                std::env::var_os("STRATA_REQUIRE_FINCORE").is_none(),
+                "fincore required: {other:?}"
+            );
+            eprintln!("SKIPPED fincore on a node: no fincore here ({other:?})");
+            None
+        }
+    }
+}
+
+#[test]
+fn fincore_runs_on_the_node_give_the_rows_fincore_gives_at_their_cadence() {
+    let dir = tree();
+    let root = dir.path().to_str().unwrap().to_string();
+    watched_tree(dir.path());
+    let patterns = vec!["/u01/*.log".to_string(), "/u02/*.arc".to_string()];
+    let proto = NodeProtocol::new(&patterns, Duration::from_secs(1), FINCORE_EVERY);
+    let mut sampler = Sampler::start_with(&root, &proto.script(), None);
+    let files = Arc::new(RemoteFiles::default());
+    let mut cache = CacheSource::new(RootFs::remote(Arc::clone(&files)), patterns.clone());
+    write_state(dir.path(), 0);
+    let first = sampler.sample();
+    let body = first
+        .files
+        .fincore
+        .clone()
+        .expect("a run with the first sample");
+    apply(&files, first);
+    let s = cache.sample(1_000).unwrap();
+    assert!(s.rejected.is_empty(), "{:?}", s.rejected);
+    // sh's glob order is fincore's: byte order in the C locale; a
+    // directory is no file, and an unreadable pattern's row comes last
+    let u01 = dir.path().join("u01");
+    let expected: Vec<_> = ["it's.log", "new\nline.log", "redo 01.log"]
+        .iter()
+        .map(|n| u01.join(n))
+        .collect();
+    let Some(here) = fincore_here(&expected) else {
+        return;
+    };
+    let direct = strata::layers::cache::fincore::parse_fincore(&here, &patterns, "here");
+    let mut rows = direct.files.clone();
+    rows.push(strata::layers::cache::source::CacheFile {
+        path: "/u02/*.arc".into(),
+        result: Err("no file matches".into()),
+    });
+    assert_eq!(s.files, rows, "{body}");
+    assert_eq!(
+        s.method,
+        Some(strata::layers::cache::residency::Method::Fincore)
+    );
+    let status = s.fincore.clone().unwrap();
+    assert_eq!(
+        (status.every_ms, status.at_ms, status.missing, status.capped),
+        (Some(10_000), Some(1_000), false, None)
+    );
+    assert!(body.len() < 400, "{} bytes: {body}", body.len());
+    // no run for the next nine samples: the rows stay, as old as they are
+    for k in 1..10 {
+        write_state(dir.path(), k);
+        let f = sampler.sample();
+        assert!(f.files.fincore.is_none(), "sample {k}");
+        apply(&files, f);
+        let s = cache.sample(1_000 + k as i64).unwrap();
+        assert_eq!(s.files, rows);
+        assert_eq!(s.fincore.unwrap().at_ms, Some(1_000));
+    }
+    let f = sampler.sample();
+    assert!(
+        f.files.fincore.is_some(),
+        "the eleventh sample runs it again"
+    );
+    apply(&files, f);
+    assert_eq!(
+        cache.sample(2_000).unwrap().fincore.unwrap().at_ms,
+        Some(2_000)
+    );
+}
+
+#[test]
+fn without_fincore_on_the_node_one_frame_says_so() {
+    let dir = tree();
+    let root = dir.path().to_str().unwrap().to_string();
+    watched_tree(dir.path());
+    // a PATH with what the sampler needs and no fincore
+    let bin = dir.path().join(".bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for tool in ["awk", "readlink", "getconf", "id"] {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("command -v {tool}"))
+            .output()
+            .unwrap();
+        let at = String::from_utf8(out.stdout).unwrap();
+        std::os::unix::fs::symlink(at.trim(), bin.join(tool)).unwrap();
+    }
+    let patterns = vec!["/u01/*.log".to_string()];
+    let proto = NodeProtocol::new(&patterns, Duration::from_secs(2), FINCORE_EVERY);
+    let mut sampler = Sampler::start_with(&root, &proto.script(), bin.to_str());
+    write_state(dir.path(), 0);
+    let frame = sampler.sample();
+    assert_eq!(frame.files.fincore.as_deref(), Some("=e 10000\n=x"));
+    let files = Arc::new(RemoteFiles::default());
+    apply(&files, frame);
+    let mut cache = CacheSource::new(RootFs::remote(files), patterns);
+    let s = cache.sample(0).unwrap();
+    assert!(s.fincore.unwrap().missing);
+    assert_eq!(s.files.len(), 1);
+    assert_eq!(s.files[0].path, "/u01/*.log");
+    assert_eq!(
+        s.files[0].result,
+        Err(strata::layers::cache::fincore::NO_FINCORE.to_string())
+    );
 }

@@ -1051,3 +1051,105 @@ fn a_node_killed_and_restarted_and_one_frozen_and_thawed_while_the_others_keep_t
     assert!(status.code().is_some(), "no exit of its own: {status}");
     assert!(gone.is_ok(), "samplers left 2 s after SIGINT: {gone:?}");
 }
+
+/// `batch cache --node … --cache-files …`: the node's sampler runs fincore
+/// over the files the patterns match in its tree, and the report's file
+/// records are those files with fincore's figures, method "fincore"; a
+/// pattern that matches nothing there is a record that says so.
+#[test]
+fn a_nodes_watched_files_come_from_fincore_run_on_the_node() {
+    let test = "a_nodes_watched_files_come_from_fincore_run_on_the_node";
+    let Some(keys) = keys_or_skip(test) else {
+        return;
+    };
+    if Command::new("fincore").arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("STRATA_REQUIRE_FINCORE").is_none(),
+            "fincore required"
+        );
+        eprintln!("SKIPPED {test}: no fincore here");
+        return;
+    }
+    let _serial = serial();
+    let t = tree();
+    write_state(t.path(), 0);
+    let u01 = t.path().join("u01");
+    std::fs::create_dir_all(&u01).unwrap();
+    std::fs::write(u01.join("redo 01.log"), vec![7u8; 20_000]).unwrap();
+    std::fs::write(u01.join("redo02.log"), vec![7u8; 9_000]).unwrap();
+    for n in ["redo 01.log", "redo02.log"] {
+        std::fs::read(u01.join(n)).unwrap();
+    }
+    let node = Sshd::start(&keys, "127.0.0.75", &force_command(&keys, "fin", t.path()));
+    let kh = known_hosts(&keys, &[&node]);
+    let tag = nonce("nodes");
+    let mut adv = Advancer::start(vec![t.path().to_path_buf()]);
+    let args = [
+        "cache",
+        "--interval",
+        "1",
+        "--count",
+        "2",
+        "--format",
+        "json",
+        "--cache-files",
+        "/u01/*.log",
+        "--cache-files",
+        "/u02/*.arc",
+    ];
+    let mut run = Run::new(strata(&keys, &kh, &[&node], &tag, &args));
+    let (status, _) = run.finish(Duration::from_secs(30));
+    adv.stop();
+    assert!(status.success(), "{status}\n{}", run.text(true));
+    assert_no_sampler_left(&tag, "a --count run");
+    let files: Vec<Value> = run
+        .stdout()
+        .iter()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["record"] == "file")
+        .collect();
+    assert_eq!(files.len(), 2 * 3, "{}", run.text(true));
+    let out = Command::new("fincore")
+        .args(["--raw", "--bytes", "--noheadings", "--output", "PAGES,SIZE"])
+        .arg(u01.join("redo 01.log"))
+        .arg(u01.join("redo02.log"))
+        .output()
+        .unwrap();
+    let here: Vec<(u64, u64)> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (p, s) = l.split_once(' ').unwrap();
+            (p.parse().unwrap(), s.parse().unwrap())
+        })
+        .collect();
+    for interval in files.chunks(3) {
+        assert!(
+            interval.iter().all(|f| f["method"] == "fincore"),
+            "{interval:?}"
+        );
+        let names: Vec<&str> = interval
+            .iter()
+            .map(|f| f["file"].as_str().unwrap())
+            .collect();
+        assert!(names[0].ends_with("/u01/redo 01.log"), "{names:?}");
+        assert!(names[1].ends_with("/u01/redo02.log"), "{names:?}");
+        assert_eq!(names[2], "/u02/*.arc");
+        assert_eq!(interval[2]["error"], "no file matches");
+        let theirs: Vec<(u64, u64)> = interval[..2]
+            .iter()
+            .map(|f| {
+                (
+                    f["res_pages"].as_u64().unwrap(),
+                    f["size_bytes"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(theirs, here);
+        assert!(interval[0]["dirty_pages"].is_null());
+    }
+    println!(
+        "{test}: {} file records, fincore here {here:?}",
+        files.len()
+    );
+}

@@ -164,3 +164,75 @@ fn a_clusters_recording_replays_exports_and_sums_up_per_node() {
             .is_none_or(|f| f.values.is_empty())
     );
 }
+
+/// A node's fincore figures go into a recording as its cache samples do
+/// (the rows, the method, the runs' cadence, age and cap) and come back
+/// the same, to the screen and to `strata export`.
+#[test]
+fn a_nodes_fincore_rows_and_their_cadence_replay_as_recorded() {
+    use strata::layers::cache::fincore::{FincoreStatus, parse_fincore};
+    use strata::layers::cache::residency::Method;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.strec");
+    let mut app = common::app_with(0);
+    let node = NodeTarget::Ssh(parse_ssh_spec("oracle@db01", "oracle").unwrap());
+    app.set_nodes(vec![node]);
+    let mut rec = Recorder::create(&path, &meta_of(&app, T0)).unwrap();
+    let raw = include_str!("fixtures/fincore/raw.txt");
+    let patterns = ["/u02/*.arc".to_string()];
+    let run = parse_fincore(
+        &format!("=e 10000\n=p 4096\n=c 5 7\n=u 0\n{raw}"),
+        &patterns,
+        "t",
+    );
+    assert!(run.rejected.is_empty());
+    let status = FincoreStatus {
+        every_ms: run.every_ms,
+        at_ms: Some(T0 + 10),
+        missing: false,
+        capped: run.capped,
+    };
+    let mut sent = Vec::new();
+    for k in 0..4u64 {
+        let mut s = common::cache_sample(k);
+        s.wall_ms = T0 + k as i64 * 1000 + 10;
+        s.files = run.files.clone();
+        s.method = Some(Method::Fincore);
+        s.fincore = Some(status.clone());
+        let input = NodeInput::Cache(Ok(s.clone()));
+        rec.record(s.wall_ms, &Input::Node { node: 0, input })
+            .unwrap();
+        sent.push(s);
+    }
+    rec.close().unwrap();
+    let mut player = Player::open(&path).unwrap();
+    let mut got = Vec::new();
+    while let Some((_, input)) = player.next_input() {
+        if let Input::Node {
+            input: NodeInput::Cache(Ok(s)),
+            ..
+        } = input
+        {
+            got.push(s);
+        }
+    }
+    assert_eq!(got.len(), sent.len());
+    for (a, b) in sent.iter().zip(&got) {
+        assert_eq!(a.files, b.files);
+        assert_eq!((a.method, a.page_size), (b.method, b.page_size));
+        assert_eq!(a.fincore, b.fincore);
+    }
+    let csv = export_csv(&path, BatchPanel::Cache);
+    let files: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .filter(|l| l.contains(",file,"))
+        .collect();
+    assert_eq!(files.len(), 3 * (run.files.len()), "{csv}");
+    assert!(
+        files
+            .iter()
+            .all(|l| l.starts_with("db01,") && l.contains(",fincore,"))
+    );
+    assert!(files.iter().any(|l| l.contains("redo 01.log")), "{csv}");
+}

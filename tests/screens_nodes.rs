@@ -418,3 +418,61 @@ fn n_and_esc_keep_the_selected_row_between_the_clusters_table_and_its_node() {
     let screen = render(&mut app, 120, 24);
     assert!(screen.contains("│ cluster › NICs"), "{screen}");
 }
+
+/// A node's watched files as its fincore runs give them: the panel says
+/// where, how often and how long ago; and plainly why not on a node
+/// without fincore.
+#[test]
+fn a_nodes_files_say_fincore_on_the_node_its_cadence_and_age_or_why_not() {
+    use strata::layers::cache::fincore::{FincoreStatus, parse_fincore};
+    use strata::layers::cache::residency::Method;
+    let mut app = cluster_app();
+    let run = parse_fincore(
+        "=e 10000\n=p 4096\n20480 5 20000 /u01/redo\\x2001.log",
+        &[],
+        "t",
+    );
+    for (i, missing) in [(0, false), (1, true)] {
+        for k in 0..2u64 {
+            let mut c = cache_sample(STEPS + k);
+            c.wall_ms = BASE_MS + (STEPS + k) as i64 * 1000;
+            c.method = Some(Method::Fincore);
+            c.files = if missing {
+                vec![strata::layers::cache::source::CacheFile {
+                    path: "/u01/*.log".into(),
+                    result: Err(strata::layers::cache::fincore::NO_FINCORE.into()),
+                }]
+            } else {
+                run.files.clone()
+            };
+            c.fincore = Some(FincoreStatus {
+                every_ms: run.every_ms,
+                at_ms: Some(BASE_MS + STEPS as i64 * 1000 - 2000),
+                missing,
+                capped: None,
+            });
+            node(&mut app, i, NodeInput::Cache(Ok(c)));
+        }
+    }
+    app.now_ms = BASE_MS + (STEPS as i64 + 1) * 1000 + 300;
+    app.update(Action::CycleNode);
+    let i = Panel::ALL.iter().position(|p| *p == Panel::Cache).unwrap();
+    app.update(Action::GotoPanel(i));
+    let screen = render(&mut app, 200, 40);
+    let title = line_with(&screen, "Files ·");
+    assert!(
+        title.contains("residency by fincore on db01 every 10 s, last 3 s ago"),
+        "{screen}"
+    );
+    // fincore knows no dirty pages: "–", as mincore's rows
+    let row = line_with(&screen, "/u01/redo 01.log");
+    assert!(row.contains("20.0 KiB") && row.contains("100.0"), "{row}");
+    assert!(row.contains("–"), "{row}");
+    app.update(Action::CycleNode);
+    let screen = render(&mut app, 200, 40);
+    assert!(
+        line_with(&screen, "Files ·").contains("fincore not found on db02: util-linux 2.30"),
+        "{screen}"
+    );
+    assert!(line_with(&screen, "/u01/*.log").contains("not on the node's PATH"));
+}

@@ -1,6 +1,8 @@
 //! What a database node's sampler prints over SSH, cut into pieces at the
 //! places the first byte chooses, read as strata reads it: frames, their
-//! files, and every host layer's source over those files.
+//! files, and every host layer's source over those files; the cache source
+//! watches patterns, so a residency frame (`@@R`, fincore's output) goes
+//! through its parser too.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -18,7 +20,8 @@ fuzz_target!(|data: &[u8]| {
     let mut disks = strata::layers::disks::source::DiskSource::new(fs.clone());
     let mut nics = strata::layers::nics::source::NicSource::new(fs.clone());
     let mut nfs = strata::layers::nfs::source::NfsSource::new(fs.clone());
-    let mut cache = strata::layers::cache::source::CacheSource::new(fs, Vec::new());
+    let patterns = vec!["/u01/*.log".to_string(), "/u02/x.dbf".to_string()];
+    let mut cache = strata::layers::cache::source::CacheSource::new(fs, patterns);
     for piece in data.chunks(cut) {
         for frame in reader.push(piece) {
             let Some(f) = decoder.decode(frame, 0) else {

@@ -97,10 +97,12 @@ fn status_line(label: &str, status: &HostStatus) -> String {
 
 /// Prints `count` reports of every node (or until interrupted); the exit
 /// code: 1 when a node gave no report for an interval or fell short.
+/// `proto` says which files the nodes' samplers run fincore over.
 pub fn run_nodes(
     targets: &[NodeTarget],
     nodes: Vec<NodeReport>,
     opts: SshOptions,
+    proto: NodeProtocol,
     count: Option<u64>,
     format: Format,
 ) -> i32 {
@@ -112,7 +114,7 @@ pub fn run_nodes(
         out: std::io::stdout().lock(),
         err: std::io::stderr(),
     };
-    super::block_on(run.go(targets, opts, count))
+    super::block_on(run.go(targets, opts, proto, count))
 }
 
 struct Run<O, E> {
@@ -125,7 +127,13 @@ struct Run<O, E> {
 }
 
 impl<O: Write, E: Write> Run<O, E> {
-    async fn go(&mut self, targets: &[NodeTarget], opts: SshOptions, count: Option<u64>) -> i32 {
+    async fn go(
+        &mut self,
+        targets: &[NodeTarget],
+        opts: SshOptions,
+        proto: NodeProtocol,
+        count: Option<u64>,
+    ) -> i32 {
         use tokio::signal::unix::{SignalKind, signal};
         let (mut sigint, mut sigterm) = match (
             signal(SignalKind::interrupt()),
@@ -149,7 +157,7 @@ impl<O: Write, E: Write> Run<O, E> {
         let (tx, mut rx) = mpsc::channel::<NodeEvent>(64);
         let cancel = CancellationToken::new();
         let opts = Arc::new(opts);
-        let proto = Arc::new(NodeProtocol);
+        let proto = Arc::new(proto);
         let mut tasks = JoinSet::new();
         for (i, t) in targets.iter().enumerate() {
             if let NodeTarget::Ssh(target) = t {

@@ -31,6 +31,9 @@ pub struct FileSet {
     pub links: HashMap<String, String>,
     /// Paths that exist and nothing more is said of.
     pub present: HashSet<String>,
+    /// What a node's fincore run said (its residency frame), in the sample
+    /// that followed the run only.
+    pub fincore: Option<String>,
 }
 
 impl FileSet {
@@ -129,6 +132,15 @@ impl RootFs {
                         "not in the host's last frame from its sampler",
                     ),
                 }),
+        }
+    }
+
+    /// The residency frame of the fincore run a node's last sample came
+    /// with, if one did; `None` for a directory.
+    pub fn fincore(&self) -> Option<String> {
+        match &self.at {
+            At::Dir(_) => None,
+            At::Frames(f) => f.now.read().ok()?.1.fincore.clone(),
         }
     }
 

@@ -10,6 +10,7 @@ use crate::app::cache::{CACHE_NODE_TABLE, FILE_HISTORY, FILE_TABLE, HOST_ENTITY,
 use crate::app::cluster::CacheNodes;
 use crate::app::list::Drawn;
 use crate::format;
+use crate::layers::cache::fincore::{self, FincoreStatus};
 use crate::layers::cache::model::{
     CacheCol, CacheFigures, CacheKind, CacheTick, FILE_COLS, FileCol, FileKind, FileRow,
 };
@@ -278,6 +279,28 @@ impl TableRow for Item<'_, FileRow> {
     }
 }
 
+/// The node whose panel this is, by its label; "the node" when none is
+/// (a recording's node list lost).
+fn node_label(app: &App) -> &str {
+    app.ui
+        .node
+        .and_then(|i| app.nodes.get(i))
+        .map_or("the node", |n| n.target.label())
+}
+
+/// How a node's files were measured, for the files' title: "fincore on
+/// db01 every 10 s, last 3 s ago", or plainly why there are no figures.
+fn fincore_said(app: &App, f: &FincoreStatus) -> String {
+    let node = node_label(app);
+    if f.missing {
+        return fincore::missing_reason(node);
+    }
+    format!(
+        "residency by fincore on {node} {}",
+        fincore::cadence(f, app.now_ms)
+    )
+}
+
 fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let t = &app.theme;
     let Some(tick) = app.host().cache.tick() else {
@@ -296,9 +319,15 @@ fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         return Drawn::default();
     }
     let rows = app.cache_files();
-    let method = tick.method.map_or("no method", |m| m.label());
+    let how = match &tick.fincore {
+        Some(f) => fincore_said(app, f),
+        None => format!(
+            "residency by {}",
+            tick.method.map_or("no method", |m| m.label())
+        ),
+    };
     let mut title = format!(
-        " Files · {} of {} · residency by {method} · sort {} {}",
+        " Files · {} of {} · {how} · sort {} {}",
         rows.len(),
         tick.files.len(),
         app.ui

@@ -199,6 +199,7 @@ pub fn cache_sample(k: u64) -> CacheSample {
         files: watched_files(k),
         method: Some(Method::Cachestat),
         page_size: 4096,
+        fincore: None,
     }
 }
 

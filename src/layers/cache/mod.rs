@@ -1,7 +1,8 @@
 //! The page-cache layer: /proc/meminfo and /proc/vmstat read into dirty,
 //! writeback and reclaim figures, the residency of the watched files
-//! (mincore), and `strata batch cache`.
+//! (mincore here, util-linux fincore on a node), and `strata batch cache`.
 
+pub mod fincore;
 pub mod meminfo;
 pub mod model;
 pub mod report;

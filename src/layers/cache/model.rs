@@ -13,6 +13,7 @@
 //! their change over an interval is signed (pages come in and go out) and
 //! is only given for the same file (device and inode) seen twice.
 
+use super::fincore::FincoreStatus;
 use super::meminfo::MemInfo;
 use super::residency::{Method, Residency};
 use super::source::{CacheSample, FileResidency};
@@ -249,6 +250,8 @@ pub struct CacheTick {
     /// How the files were measured; `None` when no file is watched.
     pub method: Option<Method>,
     pub page_size: u64,
+    /// A node's fincore runs (cadence, age, why no rows).
+    pub fincore: Option<FincoreStatus>,
 }
 
 /// The vmstat counters the rates come from.
@@ -412,7 +415,11 @@ impl CacheBaseline {
         for f in &cur.files {
             files.push(match &f.result {
                 Ok(r) => {
-                    let prev = itv_cs.and(self.files.get(&f.path));
+                    // fincore's rows are a run several samples old, kept
+                    // until the next: no change over this interval is known.
+                    let prev = itv_cs
+                        .filter(|_| cur.method != Some(Method::Fincore))
+                        .and(self.files.get(&f.path));
                     seen.insert(f.path.clone(), *r);
                     FileRow {
                         path: f.path.clone(),
@@ -444,6 +451,7 @@ impl CacheBaseline {
             total,
             method: cur.method,
             page_size: cur.page_size,
+            fincore: cur.fincore.clone(),
         }
     }
 }
@@ -465,6 +473,7 @@ mod tests {
             files,
             method: Some(Method::Cachestat),
             page_size: 4096,
+            fincore: None,
         }
     }
 
@@ -605,6 +614,26 @@ mod tests {
         assert_eq!((tot.files, tot.errors), (2, 1));
         assert_eq!(tot.figures.get(FileCol::ResDelta), None, "/b has none");
         assert_eq!(tot.figures.get(FileCol::Dirty), Some(2.0));
+    }
+
+    #[test]
+    fn fincore_rows_have_no_change_over_an_interval() {
+        let mut b = CacheBaseline::default();
+        let run = crate::layers::cache::fincore::parse_fincore("4096 2 8192 /a", &[], "t");
+        let mut s = sample(100, MEM, "", run.files.clone());
+        s.method = Some(Method::Fincore);
+        b.tick(&s);
+        let mut later = sample(200, MEM, "", run.files);
+        later.method = Some(Method::Fincore);
+        let t = b.tick(&later);
+        let a = t.files[0].figures.unwrap();
+        assert_eq!(a.get(FileCol::ResPct), Some(100.0));
+        assert_eq!(
+            a.get(FileCol::ResDelta),
+            None,
+            "a run is several samples old"
+        );
+        assert_eq!(a.get(FileCol::Dirty), None);
     }
 
     #[test]

@@ -215,7 +215,11 @@ fn file_label(r: &FileRow) -> String {
 fn total_label(tick: &CacheTick) -> String {
     let errors = tick.files.iter().filter(|r| r.figures.is_none()).count();
     let files = tick.files.len() - errors;
-    let method = tick.method.map_or("", Method::label);
+    let mut method = tick.method.map_or("", Method::label).to_string();
+    // A node's figures are as old as its last fincore run: the line says so
+    if let Some(f) = tick.fincore.as_ref().filter(|f| !f.missing) {
+        method = format!("{method} {}", super::fincore::cadence(f, tick.wall_ms));
+    }
     format!(
         "total: {}, {} ({method}, {}-byte pages)",
         crate::format::count(files, "file", "files"),
@@ -266,6 +270,7 @@ fn method_key(m: Option<Method>) -> Option<&'static str> {
     m.map(|m| match m {
         Method::Cachestat => "cachestat",
         Method::Mincore => "mincore",
+        Method::Fincore => "fincore",
     })
 }
 
@@ -467,6 +472,27 @@ mod tests {
         assert_eq!(human_size(1_048_535), "1024K");
         assert_eq!(human_size(3 << 30), "3G");
         assert_eq!(human_size(u64::MAX), "16E");
+    }
+
+    #[test]
+    fn a_nodes_total_line_says_how_often_fincore_ran_and_how_long_ago() {
+        let tick = CacheTick {
+            wall_ms: 13_400,
+            itv_cs: Some(100),
+            method: Some(Method::Fincore),
+            page_size: 4096,
+            fincore: Some(super::super::fincore::FincoreStatus {
+                every_ms: Some(10_000),
+                at_ms: Some(10_000),
+                missing: false,
+                capped: Some((256, 300)),
+            }),
+            ..CacheTick::default()
+        };
+        assert_eq!(
+            total_label(&tick),
+            "total: 0 files, 0 errors (fincore every 10 s, last 3 s ago, 256 of 300 matching files (at most 256 a run), 4096-byte pages)"
+        );
     }
 
     #[test]

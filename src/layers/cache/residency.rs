@@ -28,6 +28,9 @@ pub enum Method {
     Cachestat,
     /// mmap + mincore(2): resident pages only.
     Mincore,
+    /// util-linux fincore run on a node by its sampler (mincore there):
+    /// resident pages only, every few samples (see `fincore.rs`).
+    Fincore,
 }
 
 impl Method {
@@ -36,6 +39,7 @@ impl Method {
         match self {
             Method::Cachestat => "cachestat(2)",
             Method::Mincore => "mincore(2)",
+            Method::Fincore => "fincore",
         }
     }
 }

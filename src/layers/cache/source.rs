@@ -10,7 +10,12 @@
 //! and say so, rather than mixing this machine's cache into another
 //! machine's figures. Paths are shown without the root. An absolute symlink
 //! inside the root points outside it; the kernel, not strata, resolves it.
+//!
+//! A node's files are measured there, by util-linux fincore that its
+//! sampler runs every few samples over the patterns (see `fincore.rs`):
+//! the source keeps the last run's rows until the next one comes.
 
+use super::fincore::{FincoreStatus, NO_FINCORE, parse_fincore};
 use super::meminfo::{MemInfo, parse_meminfo};
 use super::residency::{self, Method, Residency};
 use super::vmstat::{VmStat, parse_vmstat};
@@ -60,6 +65,10 @@ pub struct CacheSample {
     /// How the files were measured; `None` when no file is watched.
     pub method: Option<Method>,
     pub page_size: u64,
+    /// A node's fincore runs: cadence, age, and why there are no rows;
+    /// `None` on this machine and when no file is watched.
+    #[serde(default)]
+    pub fincore: Option<FincoreStatus>,
 }
 
 /// Patterns are expanded again after this much of the source's clock
@@ -97,6 +106,16 @@ pub struct CacheSource {
     /// the residency call, where opening afresh cost five system calls.
     /// A file deleted or replaced is let go at the next scan.
     open: HashMap<PathBuf, OpenFile>,
+    /// A node's last fincore run, shown until the next one.
+    node: NodeRuns,
+}
+
+#[derive(Default)]
+struct NodeRuns {
+    status: FincoreStatus,
+    files: Vec<CacheFile>,
+    /// The node's page size, once a run has said it.
+    page_size: Option<u64>,
 }
 
 struct OpenFile {
@@ -107,9 +126,12 @@ struct OpenFile {
 
 impl CacheSource {
     /// `patterns` are glob patterns (`*`, `?`, `[a-z]`, `**`); a relative
-    /// one is taken from the current directory.
+    /// one is taken from the current directory, on a node from the login's
+    /// (its sampler expands them).
     pub fn new(fs: RootFs, patterns: Vec<String>) -> Self {
-        let cwd = std::env::current_dir().ok();
+        let cwd = std::env::current_dir()
+            .ok()
+            .filter(|_| fs.local_path("/").is_some());
         let patterns = patterns
             .into_iter()
             .map(|p| match &cwd {
@@ -128,6 +150,7 @@ impl CacheSource {
             page_size: residency::page_size(),
             vec: Vec::new(),
             open: HashMap::new(),
+            node: NodeRuns::default(),
         }
     }
 
@@ -154,17 +177,67 @@ impl CacheSource {
         let vm = parse_vmstat(&vmstat_text, "/proc/vmstat");
         let mut rejected = mem.rejected;
         rejected.extend(vm.rejected);
-        let files = self.scan(uptime_cs);
+        let watched = !self.patterns.is_empty();
+        let (files, fincore) = if self.fs.local_path("/").is_some() {
+            (self.scan(uptime_cs), None)
+        } else {
+            let (files, status) = self.node_scan(wall_ms, &mut rejected);
+            self.method = Method::Fincore;
+            if let Some(p) = self.node.page_size {
+                self.page_size = p;
+            }
+            (files, status)
+        };
         Ok(CacheSample {
             uptime_cs,
             wall_ms,
             meminfo: MemInfo::from_entries(mem.items),
             vmstat: VmStat::from_entries(vm.items),
             rejected,
-            method: (!self.patterns.is_empty()).then_some(self.method),
+            method: watched.then_some(self.method),
             files,
             page_size: self.page_size,
+            fincore,
         })
+    }
+
+    /// A node's files: the last fincore run's, read afresh when the frame
+    /// brought a new one; before the first, a row per pattern says so.
+    fn node_scan(
+        &mut self,
+        wall_ms: i64,
+        rejected: &mut Vec<ParseError>,
+    ) -> (Vec<CacheFile>, Option<FincoreStatus>) {
+        if self.patterns.is_empty() {
+            return (Vec::new(), None);
+        }
+        let node = &mut self.node;
+        if let Some(body) = self.fs.fincore() {
+            let run = parse_fincore(&body, &self.patterns, "node sampler: fincore");
+            rejected.extend(run.rejected);
+            node.status = FincoreStatus {
+                every_ms: run.every_ms,
+                at_ms: Some(wall_ms),
+                missing: run.missing,
+                capped: run.capped,
+            };
+            node.files = run.files;
+            node.page_size = run.page_size.or(node.page_size);
+        }
+        // Without a run, or without fincore, each pattern says why: the
+        // same rows in every report and on the screen.
+        let why = if node.status.at_ms.is_none() {
+            "no fincore run from the node yet"
+        } else if node.status.missing {
+            NO_FINCORE
+        } else {
+            return (node.files.clone(), Some(node.status.clone()));
+        };
+        let rows = self.patterns.iter().map(|p| CacheFile {
+            path: p.clone(),
+            result: Err(why.to_string()),
+        });
+        (rows.collect(), Some(node.status.clone()))
     }
 
     /// Expands the patterns when due, then measures every watched file.
@@ -274,6 +347,8 @@ impl CacheSource {
                 Err(e) => return Err(e),
             },
             Method::Mincore => self.mincore(file, real, meta)?,
+            // fincore runs on a node, whose files are never measured here.
+            Method::Fincore => return Err(io::ErrorKind::Unsupported.into()),
         })
     }
 
@@ -334,14 +409,8 @@ fn has_glob_meta(p: &str) -> bool {
 /// that matched nothing or hit an unreadable directory.
 fn expand(fs: &RootFs, patterns: &[String]) -> Vec<Watched> {
     let Some(root) = fs.local_path("/") else {
-        // mincore(2) needs the file mapped here; a node's files are not.
-        return patterns
-            .iter()
-            .map(|p| Watched::Problem {
-                pattern: p.clone(),
-                reason: "per-file residency is read on this machine only; a node's needs fincore there, which strata does not run yet".into(),
-            })
-            .collect();
+        // A node's patterns are expanded there (node_scan).
+        return Vec::new();
     };
     let mut seen: HashSet<PathBuf> = HashSet::new();
     let mut out = Vec::new();
