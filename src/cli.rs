@@ -25,7 +25,7 @@ pub struct Cli {
     /// Theme: dark, light, high-contrast, mono, a name in ~/.config/strata/themes, or a path to a .toml file.
     #[arg(long, global = true, value_name = "NAME|PATH")]
     pub theme: Option<String>,
-    /// Watch the page-cache residency of the files this glob matches (`*`, `?`, `[a-z]`, `**`); repeatable; replaces `cache_files` in the config.
+    /// Watch the page-cache residency of the files this glob matches (`*`, `?`, `[a-z]`, `**`); repeatable; replaces `cache_files` in the config. On a node the glob is matched there and read by its fincore every `fincore_every`.
     #[arg(long = "cache-files", global = true, value_name = "GLOB", value_parser = crate::layers::cache::source::check_pattern)]
     pub cache_files: Vec<String>,
     /// A storage cell to sample over SSH, `[user@]host[:port]` (repeatable); the user defaults to yours, as ssh's does.
@@ -37,7 +37,7 @@ pub struct Cli {
     /// Identity file for the cells of --cell and --cell-group, tried after ssh-agent's keys (default: ~/.ssh/id_ed25519, id_ecdsa, id_rsa).
     #[arg(long = "cell-identity", global = true, value_name = "FILE")]
     pub cell_identity: Option<PathBuf>,
-    /// A database node, `[user@]host[:port]` over SSH or `local` for this host (repeatable); the user defaults to yours. Nodes are not sampled yet (issue 14).
+    /// A database node, `[user@]host[:port]` over SSH or `local` for this host (repeatable); the user defaults to yours. With nodes, this host is sampled only as `local`.
     #[arg(long = "node", global = true, value_name = "[USER@]HOST[:PORT]")]
     pub nodes: Vec<String>,
     /// A file of nodes, one `[user@]host[:port]` or `local` per line, `#` comments, as dcli -g reads (repeatable).
