@@ -104,17 +104,104 @@ fn the_overview_shows_the_cluster_a_line_per_node_and_the_clusters() {
     assert!(cluster.contains(&sum), "{sum} in {cluster}");
     assert!(line_with(&screen, "!db01").contains(&strata::format::fit(Some(a), 7, 1)));
     assert!(screen.contains("strata  LIVE  cluster of 3"), "{screen}");
+    // 80 columns: every column the issue names, each live row's figures
+    // whole (a row's second line under its first)
+    for header in NAMED_HEADERS {
+        assert!(screen.contains(header), "{header} in {screen}");
+    }
+    assert!(!screen.contains('…'), "{screen}");
+    let (rows, total) = app.cluster_rows();
+    for r in rows.iter().chain([&total]).filter(|r| r.label != "db03") {
+        assert_whole(&screen, r);
+    }
     // a wide screen has room for every column
     let wide = render(&mut app, 160, 30);
     insta::assert_snapshot!("cluster_160x30", wide);
-    for header in [
-        "busiest  %util",
-        "in MB/s",
-        "out MB/s",
-        "dirty/wb MB",
-        "NFS op/s",
-    ] {
+    for header in NAMED_HEADERS {
         assert!(wide.contains(header), "{header} in {wide}");
+    }
+    // the cluster's IOPS and MB/s over the window in the rows to spare
+    assert!(line_with(&wide, "IOPS (r/s + w/s) cluster").contains("MB/s (read + written)"));
+}
+
+/// The cluster line's column headers, every figure the issue names.
+const NAMED_HEADERS: [&str; 10] = [
+    "r/s",
+    "w/s",
+    "MB/s",
+    "r_await",
+    "w_await",
+    "busiest  %util",
+    "in MB/s",
+    "out MB/s",
+    "dirty/wb MB",
+    "NFS op/s",
+];
+
+/// Every figure of `r` is on its line or the next, whole, as the
+/// overview's columns print it.
+fn assert_whole(screen: &str, r: &strata::app::host::ClusterRow) {
+    let lines: Vec<&str> = screen.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| {
+            l.contains(&format!("!{} ", r.label)) || l.contains(&format!(" {} ", r.label))
+        })
+        .unwrap_or_else(|| panic!("no line of {} in\n{screen}", r.label));
+    let both = format!("{} {}", lines[at], lines.get(at + 1).unwrap_or(&""));
+    let fit = |v: Option<f64>, w: usize, d: usize| strata::format::fit(v, w, d);
+    let (dev, util) = r.busiest.clone().expect("a busiest device");
+    let figures = [
+        fit(r.r_s, 7, 1),
+        fit(r.w_s, 7, 1),
+        fit(r.mb_s, 6, 1),
+        fit(r.r_await, 7, 2),
+        fit(r.w_await, 7, 2),
+        format!("{dev} "),
+        fit(Some(util), 5, 1),
+        fit(r.nic_in_mb, 7, 1),
+        fit(r.nic_out_mb, 8, 1),
+        format!("{}/{}", fit(r.dirty_mb, 5, 0), fit(r.writeback_mb, 5, 0)),
+        fit(r.nfs_ops, 8, 1),
+    ];
+    for text in figures {
+        assert!(
+            !text.contains('–'),
+            "{} knows every figure: {text}",
+            r.label
+        );
+        assert!(
+            both.contains(&format!(" {text}")),
+            "{text} of {} in\n{both}",
+            r.label
+        );
+    }
+}
+
+#[test]
+fn a_tall_screen_charts_the_clusters_iops_and_mb_s_under_the_lines() {
+    let mut app = cluster_app();
+    let screen = render(&mut app, 200, 60);
+    insta::assert_snapshot!("cluster_200x60", screen);
+    // the busiest node's series beside the cluster's, in both charts
+    let (rows, _) = app.cluster_rows();
+    let busiest = rows
+        .iter()
+        .filter(|r| r.mb_s.is_some())
+        .max_by(|a, b| a.mb_s.partial_cmp(&b.mb_s).unwrap())
+        .unwrap();
+    for chart in ["IOPS (r/s + w/s) cluster", "MB/s (read + written) cluster"] {
+        let title = line_with(&screen, chart);
+        assert!(title.contains(&format!(" {} ", busiest.label)), "{title}");
+    }
+    // the cluster's sparkline on its line, the nodes' on theirs
+    for label in ["!cluster (2 of 3)", "!db01", "!db02"] {
+        assert!(
+            line_with(&screen, label)
+                .chars()
+                .any(|c| ('▁'..='█').contains(&c)),
+            "{label} in {screen}"
+        );
     }
 }
 

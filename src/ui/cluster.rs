@@ -4,7 +4,7 @@
 
 use super::panel_block;
 use crate::app::App;
-use crate::app::host::{ClusterRow, NodeShown};
+use crate::app::host::{ClusterRow, ClusterSeries, NodeShown};
 use crate::format;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -100,6 +100,89 @@ fn state_of(r: &ClusterRow) -> Option<String> {
     }
 }
 
+/// A row's columns from here on go to its second line when one line is
+/// too narrow for them all: the block devices stay together on the first.
+const SECOND_LINE: usize = 6;
+
+/// The least room a sparkline is drawn in.
+const SPARK_MIN: u16 = 8;
+
+/// The least height of a chart: its border, four rows of plot, its axis.
+const CHART_MIN: u16 = 7;
+
+/// How a row's figures go: the columns of its first line and of its
+/// second (none: one line a row).
+struct Fit<'a> {
+    first: Vec<&'a Col>,
+    second: Vec<&'a Col>,
+}
+
+/// The columns in order while they fit in `room`, a space before each.
+fn fitting(cols: &[Col], room: u16) -> Vec<&Col> {
+    let mut room = room;
+    cols.iter()
+        .take_while(|c| {
+            let fits = room > c.width;
+            room = room.saturating_sub(c.width + 1);
+            fits
+        })
+        .collect()
+}
+
+fn cols_width(cols: &[&Col]) -> u16 {
+    cols.iter().map(|c| c.width + 1).sum()
+}
+
+impl Fit<'static> {
+    /// One line a row when every column fits; else two when every column
+    /// fits so and the panel has the height for `rows` rows (the header
+    /// and the cluster's among them); else one, the last columns left out
+    /// whole, never cut.
+    fn choose(width: u16, height: u16, name_w: u16, rows: usize) -> Self {
+        let room = width.saturating_sub(name_w + 1);
+        let all = fitting(&COLS, room);
+        if all.len() < COLS.len() && 2 * rows <= usize::from(height) {
+            let (a, b) = COLS.split_at(SECOND_LINE);
+            let (first, second) = (fitting(a, room), fitting(b, room));
+            if first.len() == a.len() && second.len() == b.len() {
+                return Fit { first, second };
+            }
+        }
+        Fit {
+            first: all,
+            second: Vec::new(),
+        }
+    }
+}
+
+impl Fit<'_> {
+    fn lines(&self) -> u16 {
+        if self.second.is_empty() { 1 } else { 2 }
+    }
+
+    /// Where a row's sparkline starts (from the panel's left): after the
+    /// figures of its last line and a space.
+    fn spark_x(&self, name_w: u16) -> u16 {
+        let last = if self.second.is_empty() {
+            &self.first
+        } else {
+            &self.second
+        };
+        1 + name_w + cols_width(last) + 1
+    }
+}
+
+/// The live node with the most MB/s now, if any moves data.
+fn busiest_node(rows: &[ClusterRow]) -> Option<usize> {
+    rows.iter()
+        .enumerate()
+        .filter(|(_, r)| r.shown == NodeShown::Live)
+        .filter_map(|(i, r)| Some((i, r.mb_s?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .filter(|(_, v)| *v > 0.0)
+        .map(|(i, _)| i)
+}
+
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let (rows, total) = app.cluster_rows();
@@ -118,29 +201,68 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         .max()
         .unwrap_or(4)
         .min(20) as u16;
-    // Columns in order while they fit, a space between each.
-    let mut room = inner.width.saturating_sub(name_w + 1);
-    let cols: Vec<&Col> = COLS
-        .iter()
-        .take_while(|c| {
-            let fits = room > c.width;
-            room = room.saturating_sub(c.width + 1);
-            fits
-        })
-        .collect();
-    let busiest_node = rows
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.shown == NodeShown::Live)
-        .filter_map(|(i, r)| Some((i, r.mb_s?)))
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .filter(|(_, v)| *v > 0.0)
-        .map(|(i, _)| i);
+    let fit = Fit::choose(inner.width, inner.height, name_w, rows.len() + 2);
+    let busiest = busiest_node(&rows);
+    let series = app.cluster_series();
+    let spark_x = fit.spark_x(name_w);
+    let spark_room = inner.width.saturating_sub(spark_x);
+    let lines = figure_lines(app, &fit, name_w, &rows, &total, busiest, spark_room);
+    f.render_widget(Paragraph::new(lines), inner);
+    // The cluster's sparkline under the header, then each node's, on the
+    // last line of its row: all end at the same boundary, so a column is
+    // the same second on every line.
+    let step = fit.lines();
+    if spark_room >= SPARK_MIN {
+        let cluster = std::iter::once((&series.iops, t.key));
+        let nodes = series.node_iops.iter().enumerate().map(|(i, s)| {
+            let style = if Some(i) == busiest { t.accent } else { t.read };
+            (s, style)
+        });
+        for (k, (values, style)) in cluster.chain(nodes).enumerate() {
+            let y = inner.y + step * (k as u16 + 2) - 1;
+            if y >= inner.bottom() {
+                break;
+            }
+            let area = Rect::new(inner.x + spark_x, y, spark_room, 1);
+            super::widgets::sparkline(f, area, values, style);
+        }
+    }
+    let used = step * (rows.len() as u16 + 2);
+    let charts = Rect {
+        y: inner.y + used + 1,
+        height: inner.height.saturating_sub(used + 1),
+        ..inner
+    };
+    let node = busiest.and_then(|i| Some((rows.get(i)?.label.as_str(), i)));
+    draw_charts(f, app, charts, &series, node);
+}
+
+/// The header and a row per node and the cluster's, each one or two
+/// lines as `fit` has it.
+fn figure_lines<'a>(
+    app: &App,
+    fit: &Fit,
+    name_w: u16,
+    rows: &[ClusterRow],
+    total: &ClusterRow,
+    busiest: Option<usize>,
+    spark_room: u16,
+) -> Vec<Line<'a>> {
+    let t = &app.theme;
     let name = |text: &str| {
         let w = usize::from(name_w);
         format!("{:<w$}", truncate(text, w))
     };
-    let line = |r: &ClusterRow, name_style: Style, style: Style| {
+    let blank = " ".repeat(usize::from(name_w) + 1);
+    let figures = |spans: &mut Vec<Span<'a>>, cols: &[&Col], r: &ClusterRow, style: Style| {
+        for c in cols {
+            let text = c.text(r);
+            let s = if text.trim() == "–" { t.muted } else { style };
+            spans.push(Span::raw(" "));
+            spans.push(Span::styled(text, s));
+        }
+    };
+    let row = |r: &ClusterRow, name_style: Style, style: Style| -> Vec<Line<'a>> {
         // A bond warning flags the name, as the NIC table flags its row.
         let (mark, flag) = if r.bond_warnings > 0 {
             ("!", t.warn)
@@ -148,81 +270,137 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             (" ", name_style)
         };
         let mut spans = vec![Span::styled(format!("{mark}{}", name(&r.label)), flag)];
+        let mut second = vec![Span::raw(blank.clone())];
         match state_of(r) {
             // A node that is not live has no current figures: its state
             // takes the line.
             Some(state) => spans.push(Span::styled(format!(" {state}"), t.warn)),
             None => {
-                for c in &cols {
-                    let text = c.text(r);
-                    let s = if text.trim() == "–" { t.muted } else { style };
-                    spans.push(Span::raw(" "));
-                    spans.push(Span::styled(text, s));
-                }
+                figures(&mut spans, &fit.first, r, style);
+                figures(&mut second, &fit.second, r, style);
             }
         }
-        Line::from(spans)
+        let mut out = vec![Line::from(spans)];
+        if fit.lines() == 2 {
+            out.push(Line::from(second));
+        }
+        out
     };
-    let mut head = vec![Span::styled(format!(" {}", name("node")), t.header)];
-    for c in &cols {
-        let w = usize::from(c.width);
-        head.push(Span::styled(format!(" {:>w$}", c.header), t.header));
+    let header = |lead: String, cols: &[&Col]| {
+        let mut head = vec![Span::styled(lead, t.header)];
+        for c in cols {
+            let w = usize::from(c.width);
+            head.push(Span::styled(format!(" {:>w$}", c.header), t.header));
+        }
+        head
+    };
+    let mut head = vec![header(format!(" {}", name("node")), &fit.first)];
+    if fit.lines() == 2 {
+        head.push(header(blank.clone(), &fit.second));
     }
-    // The cluster's line under the header: on a low screen the nodes'
-    // lines go before it does.
-    let mut lines = vec![Line::from(head), line(&total, t.key, t.key)];
-    lines.extend(rows.iter().enumerate().map(|(i, r)| {
+    if spark_room >= SPARK_MIN
+        && let Some(last) = head.last_mut()
+    {
+        last.push(Span::styled(" IOPS", t.header));
+    }
+    // The cluster's row under the header: on a low screen the nodes' rows
+    // go before it does.
+    let mut lines: Vec<Line> = head.into_iter().map(Line::from).collect();
+    lines.extend(row(total, t.key, t.key));
+    for (i, r) in rows.iter().enumerate() {
         let name = if i == app.ui.cluster_selected {
             t.selected
-        } else if Some(i) == busiest_node {
+        } else if Some(i) == busiest {
             t.accent
         } else {
             t.base
         };
-        line(r, name, t.base)
-    }));
-    f.render_widget(Paragraph::new(lines), inner);
-    draw_iops(
-        f,
-        app,
-        inner,
-        &rows,
-        1 + name_w + cols.iter().map(|c| c.width + 1).sum::<u16>(),
-    );
+        lines.extend(row(r, name, t.base));
+    }
+    lines
 }
 
-/// In the room the figures leave (`used` columns from the left), each live
-/// node's IOPS over the window, on its line.
-fn draw_iops(f: &mut Frame, app: &App, inner: Rect, rows: &[ClusterRow], used: u16) {
+/// Under the lines, when the panel has the rows to spare: the cluster's
+/// IOPS and MB/s over the window, with those of the busiest node (its
+/// label and index, as in the rows) beside them.
+/// During a benchmark the question is what the cluster does over time
+/// and whether one node carries it: the sum alone hides a skew, a line
+/// per node on a small chart cannot be read, the busiest node's line
+/// under the cluster's shows its share at a glance (and each node's own
+/// trend is its sparkline above).
+fn draw_charts(
+    f: &mut Frame,
+    app: &App,
+    area: Rect,
+    s: &ClusterSeries,
+    node: Option<(&str, usize)>,
+) {
+    use super::widgets::{Series, TimeAxis, chart, chart_title_width};
+    use ratatui::layout::{Constraint, Layout};
     let t = &app.theme;
-    let room = inner.width.saturating_sub(used + 1);
-    if room < 8 {
+    if area.height < CHART_MIN || s.times.is_empty() {
         return;
     }
-    let x = inner.x + used + 1;
-    f.render_widget(
-        Paragraph::new(Span::styled("IOPS", t.header)),
-        Rect {
-            x,
-            width: room,
-            height: 1,
-            ..inner
-        },
-    );
-    for (i, (n, r)) in app.nodes.iter().zip(rows).enumerate() {
-        let y = inner.y + 2 + i as u16;
-        if y >= inner.bottom() {
-            break;
+    let series = |cluster: &[f32], nodes: &[Vec<f32>], with_node: bool| {
+        let mut out = vec![Series {
+            label: "cluster",
+            values: cluster.to_vec(),
+            style: t.key,
+        }];
+        if let Some((label, i)) = node.filter(|_| with_node) {
+            out.push(Series {
+                label,
+                values: nodes.get(i).cloned().unwrap_or_default(),
+                style: t.accent,
+            });
         }
-        if r.shown == NodeShown::Live {
-            let area = Rect {
-                x,
-                y,
-                width: room,
-                height: 1,
-            };
-            super::widgets::sparkline(f, area, &n.layers.iops_series(usize::from(room)), t.read);
-        }
+        out
+    };
+    let (iops_title, mb_title) = ("IOPS (r/s + w/s)", "MB/s (read + written)");
+    // Side by side when each title fits half the width with the busiest
+    // node; else one over the other when the height allows; else side by
+    // side with the cluster's series alone if that fits, both charts
+    // outweighing the node's line; else IOPS alone. A title that would
+    // not fit leaves the node's series out, as no figure of it is cut.
+    let fits = |title: &str, ser: &[Series], width: u16| {
+        chart_title_width(title, ser, t) + 2 <= usize::from(width)
+    };
+    let half = area.width / 2;
+    let both_fit = |with_node: bool| {
+        fits(iops_title, &series(&s.iops, &s.node_iops, with_node), half)
+            && fits(mb_title, &series(&s.mb_s, &s.node_mb_s, with_node), half)
+    };
+    let side = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]);
+    let areas: Vec<Rect> = if both_fit(true) {
+        side.split(area).to_vec()
+    } else if area.height >= 2 * CHART_MIN {
+        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .split(area)
+            .to_vec()
+    } else if both_fit(false) {
+        side.split(area).to_vec()
+    } else {
+        vec![area]
+    };
+    let x = TimeAxis {
+        times: s.times.clone(),
+        marks: &app.markers,
+    };
+    let charts = [
+        (iops_title, "/s", &s.iops, &s.node_iops),
+        (mb_title, "MB/s", &s.mb_s, &s.node_mb_s),
+    ];
+    for (a, (title, unit, cluster, nodes)) in areas.iter().zip(charts) {
+        let with_node = fits(title, &series(cluster, nodes, true), a.width);
+        chart(
+            f,
+            *a,
+            title,
+            unit,
+            &series(cluster, nodes, with_node),
+            &x,
+            t,
+        );
     }
 }
 

@@ -114,6 +114,11 @@ fn chart_title(title: &str, series: &[Series], theme: &Theme) -> Vec<Span<'stati
     title_spans
 }
 
+/// The columns [`chart`]'s title takes, to see whether it fits.
+pub fn chart_title_width(title: &str, series: &[Series], theme: &Theme) -> usize {
+    Line::from(chart_title(title, series, theme)).width()
+}
+
 /// A braille line chart of one or two series over the same ticks, titled
 /// with each series' current value and min/avg/max over the window, with
 /// the markers of its window (see [`draw_marks`]).
