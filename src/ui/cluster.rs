@@ -135,13 +135,14 @@ fn cols_width(cols: &[&Col]) -> u16 {
 
 impl Fit<'static> {
     /// One line a row when every column fits; else two when every column
-    /// fits so and the panel has the height for `rows` rows (the header
-    /// and the cluster's among them); else one, the last columns left out
-    /// whole, never cut.
-    fn choose(width: u16, height: u16, name_w: u16, rows: usize) -> Self {
+    /// fits so and the panel has the height for the header, the cluster's
+    /// row and the nodes' (a node that is not live has one line: its
+    /// state); else one, the last columns left out whole, never cut.
+    fn choose(width: u16, height: u16, name_w: u16, rows: &[ClusterRow]) -> Self {
         let room = width.saturating_sub(name_w + 1);
         let all = fitting(&COLS, room);
-        if all.len() < COLS.len() && 2 * rows <= usize::from(height) {
+        let live = rows.iter().filter(|r| r.shown == NodeShown::Live).count();
+        if all.len() < COLS.len() && 2 * (2 + live) + rows.len() - live <= usize::from(height) {
             let (a, b) = COLS.split_at(SECOND_LINE);
             let (first, second) = (fitting(a, room), fitting(b, room));
             if first.len() == a.len() && second.len() == b.len() {
@@ -158,6 +159,15 @@ impl Fit<'static> {
 impl Fit<'_> {
     fn lines(&self) -> u16 {
         if self.second.is_empty() { 1 } else { 2 }
+    }
+
+    /// The lines a row takes: a node that is not live has its state alone.
+    fn row_lines(&self, r: &ClusterRow) -> u16 {
+        if r.shown == NodeShown::Live {
+            self.lines()
+        } else {
+            1
+        }
     }
 
     /// Where a row's sparkline starts (from the panel's left): after the
@@ -201,25 +211,34 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         .max()
         .unwrap_or(4)
         .min(20) as u16;
-    let fit = Fit::choose(inner.width, inner.height, name_w, rows.len() + 2);
+    let fit = Fit::choose(inner.width, inner.height, name_w, &rows);
     let busiest = busiest_node(&rows);
     let series = app.cluster_series();
     let spark_x = fit.spark_x(name_w);
     let spark_room = inner.width.saturating_sub(spark_x);
     let lines = figure_lines(app, &fit, name_w, &rows, &total, busiest, spark_room);
     f.render_widget(Paragraph::new(lines), inner);
-    // The cluster's sparkline under the header, then each node's, on the
-    // last line of its row: all end at the same boundary, so a column is
-    // the same second on every line.
-    let step = fit.lines();
+    // Each row's last line, from the panel's top: the cluster's, then the
+    // nodes'.
+    let mut used = fit.lines();
+    let last_lines: Vec<u16> = std::iter::once(&total)
+        .chain(&rows)
+        .map(|r| {
+            used += fit.row_lines(r);
+            used - 1
+        })
+        .collect();
+    // The cluster's sparkline, then each node's, on the last line of its
+    // row: all end at the same boundary, so a column is the same second on
+    // every line.
     if spark_room >= SPARK_MIN {
         let cluster = std::iter::once((&series.iops, t.key));
         let nodes = series.node_iops.iter().enumerate().map(|(i, s)| {
             let style = if Some(i) == busiest { t.accent } else { t.read };
             (s, style)
         });
-        for (k, (values, style)) in cluster.chain(nodes).enumerate() {
-            let y = inner.y + step * (k as u16 + 2) - 1;
+        for ((values, style), line) in cluster.chain(nodes).zip(&last_lines) {
+            let y = inner.y + line;
             if y >= inner.bottom() {
                 break;
             }
@@ -227,7 +246,6 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             super::widgets::sparkline(f, area, values, style);
         }
     }
-    let used = step * (rows.len() as u16 + 2);
     let charts = Rect {
         y: inner.y + used + 1,
         height: inner.height.saturating_sub(used + 1),
@@ -281,7 +299,7 @@ fn figure_lines<'a>(
             }
         }
         let mut out = vec![Line::from(spans)];
-        if fit.lines() == 2 {
+        if fit.row_lines(r) == 2 {
             out.push(Line::from(second));
         }
         out
