@@ -230,20 +230,28 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         .collect();
     // The cluster's sparkline, then each node's, on the last line of its
     // row: all end at the same boundary, so a column is the same second on
-    // every line.
+    // every line. The nodes' share one scale, so a node carrying more of
+    // the load stands taller than the others.
     if spark_room >= SPARK_MIN {
-        let cluster = std::iter::once((&series.iops, t.key));
+        let tail = |s: &[f32]| s.len().saturating_sub(usize::from(spark_room));
+        let nodes_max = series
+            .node_iops
+            .iter()
+            .flat_map(|s| s.iter().skip(tail(s)))
+            .filter(|v| v.is_finite())
+            .fold(None, |m: Option<f32>, v| Some(m.map_or(*v, |m| m.max(*v))));
+        let cluster = std::iter::once((&series.iops, None, t.key));
         let nodes = series.node_iops.iter().enumerate().map(|(i, s)| {
             let style = if Some(i) == busiest { t.accent } else { t.read };
-            (s, style)
+            (s, nodes_max, style)
         });
-        for ((values, style), line) in cluster.chain(nodes).zip(&last_lines) {
+        for ((values, max, style), line) in cluster.chain(nodes).zip(&last_lines) {
             let y = inner.y + line;
             if y >= inner.bottom() {
                 break;
             }
             let area = Rect::new(inner.x + spark_x, y, spark_room, 1);
-            super::widgets::sparkline(f, area, values, style);
+            super::widgets::sparkline_to(f, area, values, max, style);
         }
     }
     let charts = Rect {
