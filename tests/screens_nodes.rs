@@ -32,13 +32,18 @@ fn node(app: &mut App, node: usize, input: NodeInput) {
 /// db01 and db02 live (db02 five seconds of the generators ahead, so
 /// their figures differ), db03 unreachable.
 fn cluster_app() -> App {
+    nodes_app(3, 2)
+}
+
+/// `n` nodes, db01 on: the first `live` live, each five seconds of the
+/// generators ahead of the one before, the others unreachable.
+fn nodes_app(n: usize, live: usize) -> App {
     let mut app = app_with(2);
-    let targets = ["oracle@db01", "oracle@db02", "oracle@db03"]
-        .iter()
-        .map(|s| NodeTarget::Ssh(parse_ssh_spec(s, "oracle").unwrap()))
+    let targets = (1..=n)
+        .map(|i| NodeTarget::Ssh(parse_ssh_spec(&format!("oracle@db{i:02}"), "oracle").unwrap()))
         .collect();
     app.set_nodes(targets);
-    for i in 0..2 {
+    for i in 0..live {
         let status = HostStatus::Live;
         app.apply(Input::NodeStatus { node: i, status });
         for k in 0..STEPS {
@@ -58,8 +63,11 @@ fn cluster_app() -> App {
             node(&mut app, i, NodeInput::Cache(Ok(c)));
         }
     }
-    let status = HostStatus::Unreachable("db03:22: Connection refused (os error 111)".into());
-    app.apply(Input::NodeStatus { node: 2, status });
+    for i in live..n {
+        let why = format!("db{:02}:22: Connection refused (os error 111)", i + 1);
+        let status = HostStatus::Unreachable(why);
+        app.apply(Input::NodeStatus { node: i, status });
+    }
     app.now_ms = BASE_MS + (STEPS as i64 - 1) * 1000 + 300;
     app
 }
@@ -145,7 +153,8 @@ fn assert_whole(screen: &str, r: &strata::app::host::ClusterRow) {
     let at = lines
         .iter()
         .position(|l| {
-            l.contains(&format!("!{} ", r.label)) || l.contains(&format!(" {} ", r.label))
+            let name = l.trim_start_matches("\"│").get(1..).unwrap_or("");
+            name.starts_with(&format!("{} ", r.label))
         })
         .unwrap_or_else(|| panic!("no line of {} in\n{screen}", r.label));
     let both = format!("{} {}", lines[at], lines.get(at + 1).unwrap_or(&""));
@@ -175,6 +184,34 @@ fn assert_whole(screen: &str, r: &strata::app::host::ClusterRow) {
             "{text} of {} in\n{both}",
             r.label
         );
+    }
+}
+
+#[test]
+fn more_nodes_than_80x24_holds_scroll_with_the_selection_every_figure_whole() {
+    let mut app = nodes_app(6, 6);
+    let screen = render(&mut app, 80, 24);
+    assert!(screen.contains("6 live · 1–4 shown"), "{screen}");
+    let (rows, total) = app.cluster_rows();
+    for r in rows.iter().take(4).chain([&total]) {
+        assert_whole(&screen, r);
+    }
+    assert!(!screen.contains("db05"), "{screen}");
+    for _ in 0..5 {
+        app.update(Action::Down);
+    }
+    let screen = render(&mut app, 80, 24);
+    insta::assert_snapshot!("cluster_6_nodes_db06_selected_80x24", screen);
+    assert!(screen.contains("6 live · 3–6 shown"), "{screen}");
+    for r in rows.iter().skip(2).chain([&total]) {
+        assert_whole(&screen, r);
+    }
+    assert!(!screen.contains("db02"), "{screen}");
+    // on a tall screen every node, no scrolling
+    let tall = render(&mut app, 80, 40);
+    assert!(tall.contains("6 live · ↑↓"), "{tall}");
+    for r in rows.iter().chain([&total]) {
+        assert_whole(&tall, r);
     }
 }
 

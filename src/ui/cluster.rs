@@ -11,6 +11,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use std::ops::Range;
 
 /// A column: header, width, and its text for a row. Columns go in this
 /// order, the last ones first out on a narrow screen.
@@ -113,6 +114,8 @@ const CHART_MIN: u16 = 7;
 /// How a row's figures go: the columns of its first line and of its
 /// second (none: one line a row).
 struct Fit<'a> {
+    /// The node name column's width.
+    name_w: u16,
     first: Vec<&'a Col>,
     second: Vec<&'a Col>,
 }
@@ -136,20 +139,25 @@ fn cols_width(cols: &[&Col]) -> u16 {
 impl Fit<'static> {
     /// One line a row when every column fits; else two when every column
     /// fits so and the panel has the height for the header, the cluster's
-    /// row and the nodes' (a node that is not live has one line: its
-    /// state); else one, the last columns left out whole, never cut.
-    fn choose(width: u16, height: u16, name_w: u16, rows: &[ClusterRow]) -> Self {
+    /// row and a node's (more nodes than fit scroll: every figure of fewer
+    /// nodes beats some figures of all); else one, the last columns left
+    /// out whole, never cut.
+    fn choose(width: u16, height: u16, name_w: u16) -> Self {
         let room = width.saturating_sub(name_w + 1);
         let all = fitting(&COLS, room);
-        let live = rows.iter().filter(|r| r.shown == NodeShown::Live).count();
-        if all.len() < COLS.len() && 2 * (2 + live) + rows.len() - live <= usize::from(height) {
+        if all.len() < COLS.len() && height >= 6 {
             let (a, b) = COLS.split_at(SECOND_LINE);
             let (first, second) = (fitting(a, room), fitting(b, room));
             if first.len() == a.len() && second.len() == b.len() {
-                return Fit { first, second };
+                return Fit {
+                    name_w,
+                    first,
+                    second,
+                };
             }
         }
         Fit {
+            name_w,
             first: all,
             second: Vec::new(),
         }
@@ -172,14 +180,35 @@ impl Fit<'_> {
 
     /// Where a row's sparkline starts (from the panel's left): after the
     /// figures of its last line and a space.
-    fn spark_x(&self, name_w: u16) -> u16 {
+    fn spark_x(&self) -> u16 {
         let last = if self.second.is_empty() {
             &self.first
         } else {
             &self.second
         };
-        1 + name_w + cols_width(last) + 1
+        1 + self.name_w + cols_width(last) + 1
     }
+}
+
+/// The nodes whose rows fit in `room` lines: all when they can, else a
+/// run of them that holds the selected one.
+fn shown_nodes(fit: &Fit, rows: &[ClusterRow], selected: usize, room: u16) -> Range<usize> {
+    if rows.is_empty() {
+        return 0..0;
+    }
+    let lines = |i: usize| rows.get(i).map_or(0, |r| fit.row_lines(r));
+    let sel = selected.min(rows.len() - 1);
+    let (mut start, mut used) = (sel + 1, 0);
+    while start > 0 && used + lines(start - 1) <= room {
+        start -= 1;
+        used += lines(start);
+    }
+    let mut end = sel + 1;
+    while end < rows.len() && used + lines(end) <= room {
+        used += lines(end);
+        end += 1;
+    }
+    start.min(end)..end
 }
 
 /// The live node with the most MB/s now, if any moves data.
@@ -197,13 +226,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let (rows, total) = app.cluster_rows();
     let live = rows.iter().filter(|r| r.shown == NodeShown::Live).count();
-    let title = format!(
-        " Cluster · {} · {live} live · ↑↓ Enter: one node ",
-        format::count(rows.len(), "node", "nodes")
-    );
-    let block = panel_block(title, t, true);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = panel_block(String::new(), t, true).inner(area);
     let name_w = rows
         .iter()
         .map(|r| r.label.chars().count())
@@ -211,18 +234,41 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         .max()
         .unwrap_or(4)
         .min(20) as u16;
-    let fit = Fit::choose(inner.width, inner.height, name_w, &rows);
+    let fit = Fit::choose(inner.width, inner.height, name_w);
+    let room = inner
+        .height
+        .saturating_sub(fit.lines() + fit.row_lines(&total));
+    let shown = shown_nodes(&fit, &rows, app.ui.cluster_selected, room);
+    let scrolled = if shown.len() < rows.len() {
+        format!(" · {}–{} shown", shown.start + 1, shown.end)
+    } else {
+        String::new()
+    };
+    let title = format!(
+        " Cluster · {} · {live} live{scrolled} · ↑↓ Enter: one node ",
+        format::count(rows.len(), "node", "nodes")
+    );
+    f.render_widget(panel_block(title, t, true), area);
     let busiest = busiest_node(&rows);
     let series = app.cluster_series();
-    let spark_x = fit.spark_x(name_w);
+    let spark_x = fit.spark_x();
     let spark_room = inner.width.saturating_sub(spark_x);
-    let lines = figure_lines(app, &fit, name_w, &rows, &total, busiest, spark_room);
+    let shown_rows = rows.get(shown.clone()).unwrap_or(&[]);
+    let lines = figure_lines(
+        app,
+        &fit,
+        shown_rows,
+        shown.start,
+        &total,
+        busiest,
+        spark_room,
+    );
     f.render_widget(Paragraph::new(lines), inner);
     // Each row's last line, from the panel's top: the cluster's, then the
     // nodes'.
     let mut used = fit.lines();
     let last_lines: Vec<u16> = std::iter::once(&total)
-        .chain(&rows)
+        .chain(shown_rows)
         .map(|r| {
             used += fit.row_lines(r);
             used - 1
@@ -241,10 +287,15 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             .filter(|v| v.is_finite())
             .fold(None, |m: Option<f32>, v| Some(m.map_or(*v, |m| m.max(*v))));
         let cluster = std::iter::once((&series.iops, None, t.key));
-        let nodes = series.node_iops.iter().enumerate().map(|(i, s)| {
-            let style = if Some(i) == busiest { t.accent } else { t.read };
-            (s, nodes_max, style)
-        });
+        let nodes = series
+            .node_iops
+            .iter()
+            .enumerate()
+            .skip(shown.start)
+            .map(|(i, s)| {
+                let style = if Some(i) == busiest { t.accent } else { t.read };
+                (s, nodes_max, style)
+            });
         for ((values, max, style), line) in cluster.chain(nodes).zip(&last_lines) {
             let y = inner.y + line;
             if y >= inner.bottom() {
@@ -263,18 +314,19 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     draw_charts(f, app, charts, &series, node);
 }
 
-/// The header and a row per node and the cluster's, each one or two
-/// lines as `fit` has it.
+/// The header, the cluster's row and those of `rows` (the nodes from
+/// the `first`), each one or two lines as `fit` has it.
 fn figure_lines<'a>(
     app: &App,
     fit: &Fit,
-    name_w: u16,
     rows: &[ClusterRow],
+    first: usize,
     total: &ClusterRow,
     busiest: Option<usize>,
     spark_room: u16,
 ) -> Vec<Line<'a>> {
     let t = &app.theme;
+    let name_w = fit.name_w;
     let name = |text: &str| {
         let w = usize::from(name_w);
         format!("{:<w$}", truncate(text, w))
@@ -333,7 +385,7 @@ fn figure_lines<'a>(
     // go before it does.
     let mut lines: Vec<Line> = head.into_iter().map(Line::from).collect();
     lines.extend(row(total, t.key, t.key));
-    for (i, r) in rows.iter().enumerate() {
+    for (i, r) in (first..).zip(rows) {
         let name = if i == app.ui.cluster_selected {
             t.selected
         } else if Some(i) == busiest {
