@@ -32,13 +32,18 @@ fn node(app: &mut App, node: usize, input: NodeInput) {
 /// db01 and db02 live (db02 five seconds of the generators ahead, so
 /// their figures differ), db03 unreachable.
 fn cluster_app() -> App {
+    nodes_app(3, 2)
+}
+
+/// `n` nodes, db01 on: the first `live` live, each five seconds of the
+/// generators ahead of the one before, the others unreachable.
+fn nodes_app(n: usize, live: usize) -> App {
     let mut app = app_with(2);
-    let targets = ["oracle@db01", "oracle@db02", "oracle@db03"]
-        .iter()
-        .map(|s| NodeTarget::Ssh(parse_ssh_spec(s, "oracle").unwrap()))
+    let targets = (1..=n)
+        .map(|i| NodeTarget::Ssh(parse_ssh_spec(&format!("oracle@db{i:02}"), "oracle").unwrap()))
         .collect();
     app.set_nodes(targets);
-    for i in 0..2 {
+    for i in 0..live {
         let status = HostStatus::Live;
         app.apply(Input::NodeStatus { node: i, status });
         for k in 0..STEPS {
@@ -58,8 +63,11 @@ fn cluster_app() -> App {
             node(&mut app, i, NodeInput::Cache(Ok(c)));
         }
     }
-    let status = HostStatus::Unreachable("db03:22: Connection refused (os error 111)".into());
-    app.apply(Input::NodeStatus { node: 2, status });
+    for i in live..n {
+        let why = format!("db{:02}:22: Connection refused (os error 111)", i + 1);
+        let status = HostStatus::Unreachable(why);
+        app.apply(Input::NodeStatus { node: i, status });
+    }
     app.now_ms = BASE_MS + (STEPS as i64 - 1) * 1000 + 300;
     app
 }
@@ -104,17 +112,133 @@ fn the_overview_shows_the_cluster_a_line_per_node_and_the_clusters() {
     assert!(cluster.contains(&sum), "{sum} in {cluster}");
     assert!(line_with(&screen, "!db01").contains(&strata::format::fit(Some(a), 7, 1)));
     assert!(screen.contains("strata  LIVE  cluster of 3"), "{screen}");
+    // 80 columns: every column the issue names, each live row's figures
+    // whole (a row's second line under its first)
+    for header in NAMED_HEADERS {
+        assert!(screen.contains(header), "{header} in {screen}");
+    }
+    assert!(!screen.contains('…'), "{screen}");
+    let (rows, total) = app.cluster_rows();
+    for r in rows.iter().chain([&total]).filter(|r| r.label != "db03") {
+        assert_whole(&screen, r);
+    }
     // a wide screen has room for every column
     let wide = render(&mut app, 160, 30);
     insta::assert_snapshot!("cluster_160x30", wide);
-    for header in [
-        "busiest  %util",
-        "in MB/s",
-        "out MB/s",
-        "dirty/wb MB",
-        "NFS op/s",
-    ] {
+    for header in NAMED_HEADERS {
         assert!(wide.contains(header), "{header} in {wide}");
+    }
+    // the cluster's IOPS and MB/s over the window in the rows to spare
+    assert!(line_with(&wide, "IOPS (r/s + w/s) cluster").contains("MB/s (read + written)"));
+}
+
+/// The cluster line's column headers, every figure the issue names.
+const NAMED_HEADERS: [&str; 10] = [
+    "r/s",
+    "w/s",
+    "MB/s",
+    "r_await",
+    "w_await",
+    "busiest  %util",
+    "in MB/s",
+    "out MB/s",
+    "dirty/wb MB",
+    "NFS op/s",
+];
+
+/// Every figure of `r` is on its line or the next, whole, as the
+/// overview's columns print it.
+fn assert_whole(screen: &str, r: &strata::app::host::ClusterRow) {
+    let lines: Vec<&str> = screen.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| {
+            let name = l.trim_start_matches("\"│").get(1..).unwrap_or("");
+            name.starts_with(&format!("{} ", r.label))
+        })
+        .unwrap_or_else(|| panic!("no line of {} in\n{screen}", r.label));
+    let both = format!("{} {}", lines[at], lines.get(at + 1).unwrap_or(&""));
+    let fit = |v: Option<f64>, w: usize, d: usize| strata::format::fit(v, w, d);
+    let (dev, util) = r.busiest.clone().expect("a busiest device");
+    let figures = [
+        fit(r.r_s, 7, 1),
+        fit(r.w_s, 7, 1),
+        fit(r.mb_s, 6, 1),
+        fit(r.r_await, 7, 2),
+        fit(r.w_await, 7, 2),
+        format!("{dev} "),
+        fit(Some(util), 5, 1),
+        fit(r.nic_in_mb, 7, 1),
+        fit(r.nic_out_mb, 8, 1),
+        format!("{}/{}", fit(r.dirty_mb, 5, 0), fit(r.writeback_mb, 5, 0)),
+        fit(r.nfs_ops, 8, 1),
+    ];
+    for text in figures {
+        assert!(
+            !text.contains('–'),
+            "{} knows every figure: {text}",
+            r.label
+        );
+        assert!(
+            both.contains(&format!(" {text}")),
+            "{text} of {} in\n{both}",
+            r.label
+        );
+    }
+}
+
+#[test]
+fn more_nodes_than_80x24_holds_scroll_with_the_selection_every_figure_whole() {
+    let mut app = nodes_app(6, 6);
+    let screen = render(&mut app, 80, 24);
+    assert!(screen.contains("6 live · 1–4 shown"), "{screen}");
+    let (rows, total) = app.cluster_rows();
+    for r in rows.iter().take(4).chain([&total]) {
+        assert_whole(&screen, r);
+    }
+    assert!(!screen.contains("db05"), "{screen}");
+    for _ in 0..5 {
+        app.update(Action::Down);
+    }
+    let screen = render(&mut app, 80, 24);
+    insta::assert_snapshot!("cluster_6_nodes_db06_selected_80x24", screen);
+    assert!(screen.contains("6 live · 3–6 shown"), "{screen}");
+    for r in rows.iter().skip(2).chain([&total]) {
+        assert_whole(&screen, r);
+    }
+    assert!(!screen.contains("db02"), "{screen}");
+    // on a tall screen every node, no scrolling
+    let tall = render(&mut app, 80, 40);
+    assert!(tall.contains("6 live · ↑↓"), "{tall}");
+    for r in rows.iter().chain([&total]) {
+        assert_whole(&tall, r);
+    }
+}
+
+#[test]
+fn a_tall_screen_charts_the_clusters_iops_and_mb_s_under_the_lines() {
+    let mut app = cluster_app();
+    let screen = render(&mut app, 200, 60);
+    insta::assert_snapshot!("cluster_200x60", screen);
+    // the busiest node's series beside the cluster's, in both charts
+    let (rows, _) = app.cluster_rows();
+    let busiest = rows
+        .iter()
+        .filter(|r| r.mb_s.is_some())
+        .max_by(|a, b| a.mb_s.partial_cmp(&b.mb_s).unwrap())
+        .unwrap();
+    for chart in ["IOPS (r/s + w/s) cluster", "MB/s (read + written) cluster"] {
+        let title = line_with(&screen, chart);
+        assert!(title.contains(&format!(" {} ", busiest.label)), "{title}");
+    }
+    // the cluster's sparkline on its line, the nodes' on theirs
+    for label in ["!cluster (2 of 3)", "!db01", "!db02"] {
+        assert!(
+            line_with(&screen, label)
+                .chars()
+                .any(|c| ('▁'..='█').contains(&c)),
+            "{label} in {screen}"
+        );
     }
 }
 

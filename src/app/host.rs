@@ -75,12 +75,30 @@ impl HostLayers {
     /// The host's IOPS (reads and writes a second over its whole disks)
     /// of its last `n` samples, oldest first; NaN where either is unknown.
     pub fn iops_series(&self, n: usize) -> Vec<f32> {
-        use super::state::{TOTAL_ENTITY, history_index};
         use crate::layers::disks::model::DiskCol;
+        self.totals_series([DiskCol::RPerS, DiskCol::WPerS], n, 1.0)
+    }
+
+    /// The host's MB/s (read plus written over its whole disks) of its
+    /// last `n` samples, oldest first; NaN where either is unknown.
+    pub fn mb_s_series(&self, n: usize) -> Vec<f32> {
+        use crate::layers::disks::model::DiskCol;
+        self.totals_series([DiskCol::RkBPerS, DiskCol::WkBPerS], n, 1024.0)
+    }
+
+    /// The sum of two figures of the host's disk totals, divided by `per`,
+    /// over its last `n` samples.
+    fn totals_series(
+        &self,
+        cols: [crate::layers::disks::model::DiskCol; 2],
+        n: usize,
+        per: f32,
+    ) -> Vec<f32> {
+        use super::state::{TOTAL_ENTITY, history_index};
         let series =
             |c| history_index(c).map_or_else(Vec::new, |h| self.disks.series(TOTAL_ENTITY, h, n));
-        let (r, w) = (series(DiskCol::RPerS), series(DiskCol::WPerS));
-        r.iter().zip(&w).map(|(r, w)| r + w).collect()
+        let (a, b) = (series(cols[0]), series(cols[1]));
+        a.iter().zip(&b).map(|(a, b)| (a + b) / per).collect()
     }
 
     pub(super) fn freeze(&mut self) {
@@ -350,5 +368,214 @@ impl App {
             .collect();
         let total = ClusterRow::total(&rows);
         (rows, total)
+    }
+}
+
+/// The cluster's disk figures over the window, on the shared time axis:
+/// every node samples at the same wall-clock boundaries, so a column of a
+/// node's chart is the same second as that column of any other's, and the
+/// cluster's value there is the sum of theirs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClusterSeries {
+    /// The boundaries, oldest first, an interval apart.
+    pub times: Vec<i64>,
+    /// Each node's IOPS at those boundaries, in the nodes' order; NaN where
+    /// it has no sample.
+    pub node_iops: Vec<Vec<f32>>,
+    /// Each node's MB/s, as `node_iops`.
+    pub node_mb_s: Vec<Vec<f32>>,
+    /// The sum of the nodes' IOPS that are known at each boundary; NaN
+    /// where none is (a gap, not a zero).
+    pub iops: Vec<f32>,
+    /// The sum of the nodes' MB/s, as `iops`.
+    pub mb_s: Vec<f32>,
+}
+
+/// A host's samples (`values` aligned on the newest of `times`) put at
+/// the boundaries `first`, `first + interval_ms`, ... (`n` of them); NaN
+/// where it has none.
+fn on_boundaries(
+    times: &[i64],
+    values: &[f32],
+    first: i64,
+    n: usize,
+    interval_ms: i64,
+) -> Vec<f32> {
+    let mut out = vec![f32::NAN; n];
+    let skip = times.len().saturating_sub(values.len());
+    for (t, v) in times.iter().skip(skip).zip(values) {
+        let k = (crate::core::boundary::nearest(*t, interval_ms) - first).div_euclid(interval_ms);
+        if let Some(slot) = usize::try_from(k).ok().and_then(|k| out.get_mut(k)) {
+            *slot = *v;
+        }
+    }
+    out
+}
+
+/// At each boundary, the sum of the series known there; NaN where none is.
+fn sum_known(series: &[Vec<f32>], n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|k| {
+            let known = series
+                .iter()
+                .filter_map(|s| s.get(k))
+                .filter(|v| v.is_finite());
+            known.fold(f32::NAN, |sum, v| if sum.is_nan() { *v } else { sum + v })
+        })
+        .collect()
+}
+
+impl App {
+    /// The cluster's IOPS and MB/s over the window, and each node's, on
+    /// the shared boundaries. The window ends at the newest boundary every
+    /// current node has sampled: a node's frame may come a moment after
+    /// another's, and a sum made before it came would dip for nothing.
+    pub fn cluster_series(&self) -> ClusterSeries {
+        let iv = ((self.interval_s * 1000.0) as i64).max(1);
+        let at = |t: i64| crate::core::boundary::nearest(t, iv);
+        let cap = self.local.disks.history.capacity();
+        let times: Vec<Vec<i64>> = self
+            .nodes
+            .iter()
+            .map(|n| n.layers.disks.series_times(cap))
+            .collect();
+        // Each node's newest boundary, and whether it is current.
+        let ends: Vec<(bool, i64)> = self
+            .nodes
+            .iter()
+            .zip(&times)
+            .filter_map(|(n, t)| Some((n.is_current(self.now_ms, iv), at(*t.last()?))))
+            .collect();
+        let current = ends.iter().filter(|e| e.0).map(|e| e.1).min();
+        let Some(last) = current.or_else(|| ends.iter().map(|e| e.1).max()) else {
+            return ClusterSeries::default();
+        };
+        let oldest = times.iter().filter_map(|t| t.first().map(|t| at(*t))).min();
+        let first = oldest
+            .unwrap_or(last)
+            .clamp(last - (cap.max(1) as i64 - 1) * iv, last);
+        let n = ((last - first) / iv + 1) as usize;
+        let align = |values: Vec<Vec<f32>>| -> Vec<Vec<f32>> {
+            times
+                .iter()
+                .zip(&values)
+                .map(|(t, v)| on_boundaries(t, v, first, n, iv))
+                .collect()
+        };
+        let node_iops = align(
+            self.nodes
+                .iter()
+                .map(|n| n.layers.iops_series(cap))
+                .collect(),
+        );
+        let node_mb_s = align(
+            self.nodes
+                .iter()
+                .map(|n| n.layers.mb_s_series(cap))
+                .collect(),
+        );
+        ClusterSeries {
+            times: (0..n as i64).map(|k| first + k * iv).collect(),
+            iops: sum_known(&node_iops, n),
+            mb_s: sum_known(&node_mb_s, n),
+            node_iops,
+            node_mb_s,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::state::TOTAL_ENTITY;
+    use crate::config::Config;
+    use crate::core::host::HostInfo;
+    use crate::theme::Theme;
+    use std::collections::BTreeMap;
+
+    const BASE: i64 = 1_795_000_000_000;
+
+    /// A node's disk totals at `wall_ms`: r/s, w/s, rkB/s, wkB/s.
+    fn push(app: &mut App, node: usize, wall_ms: i64, r: f32, w: f32) {
+        let vals = [Some(r), Some(w), Some(r * 8.0), Some(w * 16.0)];
+        let n = &mut app.nodes[node];
+        n.layers
+            .disks
+            .history
+            .push(wall_ms, [(TOTAL_ENTITY, &vals[..])]);
+        n.last_sample_ms = Some(wall_ms);
+    }
+
+    fn app(nodes: usize) -> App {
+        let host = HostInfo {
+            hostname: "jump".into(),
+            kernel: "6.1".into(),
+        };
+        let mut app = App::new(Config::default(), Theme::default(), host, 1.0);
+        let targets = (0..nodes)
+            .map(|i| NodeTarget::Local {
+                label: format!("db{i}"),
+            })
+            .collect();
+        app.set_nodes(targets);
+        app
+    }
+
+    #[test]
+    fn the_clusters_series_sums_the_nodes_by_boundary_and_leaves_gaps() {
+        let mut app = app(3);
+        for s in 0..=11i64 {
+            let b = BASE + s * 1000;
+            // db0 wakes 3 ms late, db1 4 ms early and from the 2nd second;
+            // neither sampled the 6th; db2 stopped after the 3rd.
+            if s != 6 {
+                push(&mut app, 0, b + 3, 100.0 + s as f32, 10.0);
+            }
+            if (2..=10).contains(&s) && s != 6 {
+                push(&mut app, 1, b - 4, 50.0 * s as f32, 5.0);
+            }
+            if s <= 3 {
+                push(&mut app, 2, b + 1, 7.0, 1.0);
+            }
+        }
+        app.now_ms = BASE + 11_000 + 200;
+        let c = app.cluster_series();
+        // db1 has not sent the 11th yet: the window ends at the 10th.
+        let want: Vec<i64> = (0..=10).map(|s| BASE + s * 1000).collect();
+        assert_eq!(c.times, want);
+        // Each node's own series, put at the nearest boundary and summed.
+        let mut iops: BTreeMap<i64, f32> = BTreeMap::new();
+        let mut mb: BTreeMap<i64, f32> = BTreeMap::new();
+        for n in &app.nodes {
+            let t = n.layers.disks.series_times(100);
+            let at = |t: &i64| (t + 500).div_euclid(1000) * 1000;
+            for (t, v) in t.iter().zip(n.layers.iops_series(100)) {
+                *iops.entry(at(t)).or_default() += v;
+            }
+            for (t, v) in t.iter().zip(n.layers.mb_s_series(100)) {
+                *mb.entry(at(t)).or_default() += v;
+            }
+        }
+        for (k, t) in c.times.iter().enumerate() {
+            match iops.get(t) {
+                Some(v) => {
+                    assert_eq!(c.iops[k], *v, "IOPS at {t}");
+                    assert_eq!(c.mb_s[k], mb[t], "MB/s at {t}");
+                }
+                None => assert!(c.iops[k].is_nan() && c.mb_s[k].is_nan(), "a gap at {t}"),
+            }
+        }
+        assert!(c.iops[6].is_nan(), "no node sampled the 6th");
+        assert_eq!(c.iops[0], 100.0 + 10.0 + 8.0);
+        assert_eq!(c.iops[4], 114.0 + 205.0);
+        assert_eq!(
+            c.mb_s[4],
+            (104.0 * 8.0 + 160.0) / 1024.0 + (200.0 * 8.0 + 80.0) / 1024.0
+        );
+        // each node's own on the same columns
+        assert!(c.node_iops[1][..2].iter().all(|v| v.is_nan()));
+        assert_eq!(c.node_iops[1][2], 105.0);
+        assert_eq!(c.node_iops[2][3], 8.0);
+        assert!(c.node_iops[2][4].is_nan());
     }
 }

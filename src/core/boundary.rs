@@ -25,9 +25,27 @@ pub fn next(interval: Duration) -> tokio::time::Instant {
     tokio::time::Instant::now() + wait_from(interval, since_epoch)
 }
 
+/// The boundary a sample taken at `wall_ms` belongs to: the nearest
+/// multiple of `interval_ms` (a sampler wakes just after its boundary, a
+/// frame's time may be a few milliseconds either side of it).
+pub fn nearest(wall_ms: i64, interval_ms: i64) -> i64 {
+    let iv = interval_ms.max(1);
+    (wall_ms + iv / 2).div_euclid(iv) * iv
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sample_belongs_to_the_nearest_boundary() {
+        assert_eq!(nearest(13_004, 1000), 13_000);
+        assert_eq!(nearest(12_996, 1000), 13_000);
+        assert_eq!(nearest(13_499, 1000), 13_000);
+        assert_eq!(nearest(4_100, 2000), 4_000);
+        assert_eq!(nearest(-3, 1000), 0);
+        assert_eq!(nearest(7, 0), 7);
+    }
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)

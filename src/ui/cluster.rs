@@ -4,13 +4,14 @@
 
 use super::panel_block;
 use crate::app::App;
-use crate::app::host::{ClusterRow, NodeShown};
+use crate::app::host::{ClusterRow, ClusterSeries, NodeShown};
 use crate::format;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use std::ops::Range;
 
 /// A column: header, width, and its text for a row. Columns go in this
 /// order, the last ones first out on a narrow screen.
@@ -100,17 +101,132 @@ fn state_of(r: &ClusterRow) -> Option<String> {
     }
 }
 
+/// A row's columns from here on go to its second line when one line is
+/// too narrow for them all: the block devices stay together on the first.
+const SECOND_LINE: usize = 6;
+
+/// The least room a sparkline is drawn in.
+const SPARK_MIN: u16 = 8;
+
+/// The least height of a chart: its border, four rows of plot, its axis.
+const CHART_MIN: u16 = 7;
+
+/// How a row's figures go: the columns of its first line and of its
+/// second (none: one line a row).
+struct Fit<'a> {
+    /// The node name column's width.
+    name_w: u16,
+    first: Vec<&'a Col>,
+    second: Vec<&'a Col>,
+}
+
+/// The columns in order while they fit in `room`, a space before each.
+fn fitting(cols: &[Col], room: u16) -> Vec<&Col> {
+    let mut room = room;
+    cols.iter()
+        .take_while(|c| {
+            let fits = room > c.width;
+            room = room.saturating_sub(c.width + 1);
+            fits
+        })
+        .collect()
+}
+
+fn cols_width(cols: &[&Col]) -> u16 {
+    cols.iter().map(|c| c.width + 1).sum()
+}
+
+impl Fit<'static> {
+    /// One line a row when every column fits; else two when every column
+    /// fits so and the panel has the height for the header, the cluster's
+    /// row and a node's (more nodes than fit scroll: every figure of fewer
+    /// nodes beats some figures of all); else one, the last columns left
+    /// out whole, never cut.
+    fn choose(width: u16, height: u16, name_w: u16) -> Self {
+        let room = width.saturating_sub(name_w + 1);
+        let all = fitting(&COLS, room);
+        if all.len() < COLS.len() && height >= 6 {
+            let (a, b) = COLS.split_at(SECOND_LINE);
+            let (first, second) = (fitting(a, room), fitting(b, room));
+            if first.len() == a.len() && second.len() == b.len() {
+                return Fit {
+                    name_w,
+                    first,
+                    second,
+                };
+            }
+        }
+        Fit {
+            name_w,
+            first: all,
+            second: Vec::new(),
+        }
+    }
+}
+
+impl Fit<'_> {
+    fn lines(&self) -> u16 {
+        if self.second.is_empty() { 1 } else { 2 }
+    }
+
+    /// The lines a row takes: a node that is not live has its state alone.
+    fn row_lines(&self, r: &ClusterRow) -> u16 {
+        if r.shown == NodeShown::Live {
+            self.lines()
+        } else {
+            1
+        }
+    }
+
+    /// Where a row's sparkline starts (from the panel's left): after the
+    /// figures of its last line and a space.
+    fn spark_x(&self) -> u16 {
+        let last = if self.second.is_empty() {
+            &self.first
+        } else {
+            &self.second
+        };
+        1 + self.name_w + cols_width(last) + 1
+    }
+}
+
+/// The nodes whose rows fit in `room` lines: all when they can, else a
+/// run of them that holds the selected one.
+fn shown_nodes(fit: &Fit, rows: &[ClusterRow], selected: usize, room: u16) -> Range<usize> {
+    if rows.is_empty() {
+        return 0..0;
+    }
+    let lines = |i: usize| rows.get(i).map_or(0, |r| fit.row_lines(r));
+    let sel = selected.min(rows.len() - 1);
+    let (mut start, mut used) = (sel + 1, 0);
+    while start > 0 && used + lines(start - 1) <= room {
+        start -= 1;
+        used += lines(start);
+    }
+    let mut end = sel + 1;
+    while end < rows.len() && used + lines(end) <= room {
+        used += lines(end);
+        end += 1;
+    }
+    start.min(end)..end
+}
+
+/// The live node with the most MB/s now, if any moves data.
+fn busiest_node(rows: &[ClusterRow]) -> Option<usize> {
+    rows.iter()
+        .enumerate()
+        .filter(|(_, r)| r.shown == NodeShown::Live)
+        .filter_map(|(i, r)| Some((i, r.mb_s?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .filter(|(_, v)| *v > 0.0)
+        .map(|(i, _)| i)
+}
+
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let (rows, total) = app.cluster_rows();
     let live = rows.iter().filter(|r| r.shown == NodeShown::Live).count();
-    let title = format!(
-        " Cluster · {} · {live} live · ↑↓ Enter: one node ",
-        format::count(rows.len(), "node", "nodes")
-    );
-    let block = panel_block(title, t, true);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = panel_block(String::new(), t, true).inner(area);
     let name_w = rows
         .iter()
         .map(|r| r.label.chars().count())
@@ -118,29 +234,113 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         .max()
         .unwrap_or(4)
         .min(20) as u16;
-    // Columns in order while they fit, a space between each.
-    let mut room = inner.width.saturating_sub(name_w + 1);
-    let cols: Vec<&Col> = COLS
-        .iter()
-        .take_while(|c| {
-            let fits = room > c.width;
-            room = room.saturating_sub(c.width + 1);
-            fits
+    let fit = Fit::choose(inner.width, inner.height, name_w);
+    let room = inner
+        .height
+        .saturating_sub(fit.lines() + fit.row_lines(&total));
+    let shown = shown_nodes(&fit, &rows, app.ui.cluster_selected, room);
+    let scrolled = if shown.len() < rows.len() {
+        format!(" · {}–{} shown", shown.start + 1, shown.end)
+    } else {
+        String::new()
+    };
+    let title = format!(
+        " Cluster · {} · {live} live{scrolled} · ↑↓ Enter: one node ",
+        format::count(rows.len(), "node", "nodes")
+    );
+    f.render_widget(panel_block(title, t, true), area);
+    let busiest = busiest_node(&rows);
+    let series = app.cluster_series();
+    let spark_x = fit.spark_x();
+    let spark_room = inner.width.saturating_sub(spark_x);
+    let shown_rows = rows.get(shown.clone()).unwrap_or(&[]);
+    let lines = figure_lines(
+        app,
+        &fit,
+        shown_rows,
+        shown.start,
+        &total,
+        busiest,
+        spark_room,
+    );
+    f.render_widget(Paragraph::new(lines), inner);
+    // Each row's last line, from the panel's top: the cluster's, then the
+    // nodes'.
+    let mut used = fit.lines();
+    let last_lines: Vec<u16> = std::iter::once(&total)
+        .chain(shown_rows)
+        .map(|r| {
+            used += fit.row_lines(r);
+            used - 1
         })
         .collect();
-    let busiest_node = rows
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.shown == NodeShown::Live)
-        .filter_map(|(i, r)| Some((i, r.mb_s?)))
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .filter(|(_, v)| *v > 0.0)
-        .map(|(i, _)| i);
+    // The cluster's sparkline, then each node's, on the last line of its
+    // row: all end at the same boundary, so a column is the same second on
+    // every line. The nodes' share one scale, so a node carrying more of
+    // the load stands taller than the others.
+    if spark_room >= SPARK_MIN {
+        let tail = |s: &[f32]| s.len().saturating_sub(usize::from(spark_room));
+        let nodes_max = series
+            .node_iops
+            .iter()
+            .flat_map(|s| s.iter().skip(tail(s)))
+            .filter(|v| v.is_finite())
+            .fold(None, |m: Option<f32>, v| Some(m.map_or(*v, |m| m.max(*v))));
+        let cluster = std::iter::once((&series.iops, None, t.key));
+        let nodes = series
+            .node_iops
+            .iter()
+            .enumerate()
+            .skip(shown.start)
+            .map(|(i, s)| {
+                let style = if Some(i) == busiest { t.accent } else { t.read };
+                (s, nodes_max, style)
+            });
+        for ((values, max, style), line) in cluster.chain(nodes).zip(&last_lines) {
+            let y = inner.y + line;
+            if y >= inner.bottom() {
+                break;
+            }
+            let area = Rect::new(inner.x + spark_x, y, spark_room, 1);
+            super::widgets::sparkline_to(f, area, values, max, style);
+        }
+    }
+    let charts = Rect {
+        y: inner.y + used + 1,
+        height: inner.height.saturating_sub(used + 1),
+        ..inner
+    };
+    let node = busiest.and_then(|i| Some((rows.get(i)?.label.as_str(), i)));
+    draw_charts(f, app, charts, &series, node);
+}
+
+/// The header, the cluster's row and those of `rows` (the nodes from
+/// the `first`), each one or two lines as `fit` has it.
+fn figure_lines<'a>(
+    app: &App,
+    fit: &Fit,
+    rows: &[ClusterRow],
+    first: usize,
+    total: &ClusterRow,
+    busiest: Option<usize>,
+    spark_room: u16,
+) -> Vec<Line<'a>> {
+    let t = &app.theme;
+    let name_w = fit.name_w;
     let name = |text: &str| {
         let w = usize::from(name_w);
         format!("{:<w$}", truncate(text, w))
     };
-    let line = |r: &ClusterRow, name_style: Style, style: Style| {
+    let blank = " ".repeat(usize::from(name_w) + 1);
+    let figures = |spans: &mut Vec<Span<'a>>, cols: &[&Col], r: &ClusterRow, style: Style| {
+        for c in cols {
+            let text = c.text(r);
+            let s = if text.trim() == "–" { t.muted } else { style };
+            spans.push(Span::raw(" "));
+            spans.push(Span::styled(text, s));
+        }
+    };
+    let row = |r: &ClusterRow, name_style: Style, style: Style| -> Vec<Line<'a>> {
         // A bond warning flags the name, as the NIC table flags its row.
         let (mark, flag) = if r.bond_warnings > 0 {
             ("!", t.warn)
@@ -148,81 +348,137 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             (" ", name_style)
         };
         let mut spans = vec![Span::styled(format!("{mark}{}", name(&r.label)), flag)];
+        let mut second = vec![Span::raw(blank.clone())];
         match state_of(r) {
             // A node that is not live has no current figures: its state
             // takes the line.
             Some(state) => spans.push(Span::styled(format!(" {state}"), t.warn)),
             None => {
-                for c in &cols {
-                    let text = c.text(r);
-                    let s = if text.trim() == "–" { t.muted } else { style };
-                    spans.push(Span::raw(" "));
-                    spans.push(Span::styled(text, s));
-                }
+                figures(&mut spans, &fit.first, r, style);
+                figures(&mut second, &fit.second, r, style);
             }
         }
-        Line::from(spans)
+        let mut out = vec![Line::from(spans)];
+        if fit.row_lines(r) == 2 {
+            out.push(Line::from(second));
+        }
+        out
     };
-    let mut head = vec![Span::styled(format!(" {}", name("node")), t.header)];
-    for c in &cols {
-        let w = usize::from(c.width);
-        head.push(Span::styled(format!(" {:>w$}", c.header), t.header));
+    let header = |lead: String, cols: &[&Col]| {
+        let mut head = vec![Span::styled(lead, t.header)];
+        for c in cols {
+            let w = usize::from(c.width);
+            head.push(Span::styled(format!(" {:>w$}", c.header), t.header));
+        }
+        head
+    };
+    let mut head = vec![header(format!(" {}", name("node")), &fit.first)];
+    if fit.lines() == 2 {
+        head.push(header(blank.clone(), &fit.second));
     }
-    // The cluster's line under the header: on a low screen the nodes'
-    // lines go before it does.
-    let mut lines = vec![Line::from(head), line(&total, t.key, t.key)];
-    lines.extend(rows.iter().enumerate().map(|(i, r)| {
+    if spark_room >= SPARK_MIN
+        && let Some(last) = head.last_mut()
+    {
+        last.push(Span::styled(" IOPS", t.header));
+    }
+    // The cluster's row under the header: on a low screen the nodes' rows
+    // go before it does.
+    let mut lines: Vec<Line> = head.into_iter().map(Line::from).collect();
+    lines.extend(row(total, t.key, t.key));
+    for (i, r) in (first..).zip(rows) {
         let name = if i == app.ui.cluster_selected {
             t.selected
-        } else if Some(i) == busiest_node {
+        } else if Some(i) == busiest {
             t.accent
         } else {
             t.base
         };
-        line(r, name, t.base)
-    }));
-    f.render_widget(Paragraph::new(lines), inner);
-    draw_iops(
-        f,
-        app,
-        inner,
-        &rows,
-        1 + name_w + cols.iter().map(|c| c.width + 1).sum::<u16>(),
-    );
+        lines.extend(row(r, name, t.base));
+    }
+    lines
 }
 
-/// In the room the figures leave (`used` columns from the left), each live
-/// node's IOPS over the window, on its line.
-fn draw_iops(f: &mut Frame, app: &App, inner: Rect, rows: &[ClusterRow], used: u16) {
+/// Under the lines, when the panel has the rows to spare: the cluster's
+/// IOPS and MB/s over the window, with those of the busiest node (its
+/// label and index, as in the rows) beside them.
+/// During a benchmark the question is what the cluster does over time
+/// and whether one node carries it: the sum alone hides a skew, a line
+/// per node on a small chart cannot be read, the busiest node's line
+/// under the cluster's shows its share at a glance (and each node's own
+/// trend is its sparkline above).
+fn draw_charts(
+    f: &mut Frame,
+    app: &App,
+    area: Rect,
+    s: &ClusterSeries,
+    node: Option<(&str, usize)>,
+) {
+    use super::widgets::{Series, TimeAxis, chart, chart_title_width};
+    use ratatui::layout::{Constraint, Layout};
     let t = &app.theme;
-    let room = inner.width.saturating_sub(used + 1);
-    if room < 8 {
+    if area.height < CHART_MIN || s.times.is_empty() {
         return;
     }
-    let x = inner.x + used + 1;
-    f.render_widget(
-        Paragraph::new(Span::styled("IOPS", t.header)),
-        Rect {
-            x,
-            width: room,
-            height: 1,
-            ..inner
-        },
-    );
-    for (i, (n, r)) in app.nodes.iter().zip(rows).enumerate() {
-        let y = inner.y + 2 + i as u16;
-        if y >= inner.bottom() {
-            break;
+    let series = |cluster: &[f32], nodes: &[Vec<f32>], with_node: bool| {
+        let mut out = vec![Series {
+            label: "cluster",
+            values: cluster.to_vec(),
+            style: t.key,
+        }];
+        if let Some((label, i)) = node.filter(|_| with_node) {
+            out.push(Series {
+                label,
+                values: nodes.get(i).cloned().unwrap_or_default(),
+                style: t.accent,
+            });
         }
-        if r.shown == NodeShown::Live {
-            let area = Rect {
-                x,
-                y,
-                width: room,
-                height: 1,
-            };
-            super::widgets::sparkline(f, area, &n.layers.iops_series(usize::from(room)), t.read);
-        }
+        out
+    };
+    let (iops_title, mb_title) = ("IOPS (r/s + w/s)", "MB/s (read + written)");
+    // Side by side when each title fits half the width with the busiest
+    // node; else one over the other when the height allows; else side by
+    // side with the cluster's series alone if that fits, both charts
+    // outweighing the node's line; else IOPS alone. A title that would
+    // not fit leaves the node's series out, as no figure of it is cut.
+    let fits = |title: &str, ser: &[Series], width: u16| {
+        chart_title_width(title, ser, t) + 2 <= usize::from(width)
+    };
+    let half = area.width / 2;
+    let both_fit = |with_node: bool| {
+        fits(iops_title, &series(&s.iops, &s.node_iops, with_node), half)
+            && fits(mb_title, &series(&s.mb_s, &s.node_mb_s, with_node), half)
+    };
+    let side = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]);
+    let areas: Vec<Rect> = if both_fit(true) {
+        side.split(area).to_vec()
+    } else if area.height >= 2 * CHART_MIN {
+        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .split(area)
+            .to_vec()
+    } else if both_fit(false) {
+        side.split(area).to_vec()
+    } else {
+        vec![area]
+    };
+    let x = TimeAxis {
+        times: s.times.clone(),
+        marks: &app.markers,
+    };
+    let charts = [
+        (iops_title, "/s", &s.iops, &s.node_iops),
+        (mb_title, "MB/s", &s.mb_s, &s.node_mb_s),
+    ];
+    for (a, (title, unit, cluster, nodes)) in areas.iter().zip(charts) {
+        let with_node = fits(title, &series(cluster, nodes, true), a.width);
+        chart(
+            f,
+            *a,
+            title,
+            unit,
+            &series(cluster, nodes, with_node),
+            &x,
+            t,
+        );
     }
 }
 

@@ -41,6 +41,12 @@ pub fn window_stats(values: &[f32]) -> Option<WindowStats> {
 
 /// A sparkline of the newest values that fit `area`; gaps stay empty.
 pub fn sparkline(f: &mut Frame, area: Rect, values: &[f32], style: Style) {
+    sparkline_to(f, area, values, None, style);
+}
+
+/// A sparkline as [`sparkline`], its full height at `max` (the highest of
+/// its values when `None`): sparklines on one scale compare.
+pub fn sparkline_to(f: &mut Frame, area: Rect, values: &[f32], max: Option<f32>, style: Style) {
     let n = area.width as usize;
     let tail = &values[values.len().saturating_sub(n)..];
     // Sparkline takes integers: keep two decimals of resolution.
@@ -54,7 +60,11 @@ pub fn sparkline(f: &mut Frame, area: Rect, values: &[f32], style: Style) {
             }
         })
         .collect();
-    f.render_widget(Sparkline::default().data(bars).style(style), area);
+    let mut line = Sparkline::default().data(bars).style(style);
+    if let Some(max) = max.filter(|m| m.is_finite() && *m > 0.0) {
+        line = line.max((f64::from(max) * 100.0).round() as u64);
+    }
+    f.render_widget(line, area);
 }
 
 /// One series of a chart.
@@ -112,6 +122,11 @@ fn chart_title(title: &str, series: &[Series], theme: &Theme) -> Vec<Span<'stati
         ));
     }
     title_spans
+}
+
+/// The columns [`chart`]'s title takes, to see whether it fits.
+pub fn chart_title_width(title: &str, series: &[Series], theme: &Theme) -> usize {
+    Line::from(chart_title(title, series, theme)).width()
 }
 
 /// A braille line chart of one or two series over the same ticks, titled
