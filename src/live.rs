@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
-use tokio::time::{Instant, Interval, MissedTickBehavior, interval, sleep_until};
+use tokio::time::{Instant, Interval, MissedTickBehavior, interval_at, sleep_until};
 use tokio_util::sync::CancellationToken;
 
 /// Every source the screen samples, each on its own task.
@@ -395,7 +395,10 @@ impl Live {
             db_tx,
             &cancel,
         ));
-        let mut clock = interval(Duration::from_secs(1));
+        // The header's clock ticks on the second's boundary, where the
+        // samplers wake: its frame and theirs are one frame, not two.
+        let second = Duration::from_secs(1);
+        let mut clock = interval_at(crate::core::boundary::next(second), second);
         clock.set_missed_tick_behavior(MissedTickBehavior::Skip);
         let mut rec = Control::new(record.clone()).replacing(how.existing);
         // A recording asked for on the command line or in the config that
