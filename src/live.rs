@@ -64,8 +64,8 @@ struct NodeSources {
 }
 
 impl NodeSources {
-    /// `patterns`: the watched files, measured on the node by the fincore
-    /// runs its sampler makes.
+    /// `patterns`: the watched files, measured on the node by its fincore
+    /// runs.
     fn new(patterns: Vec<String>) -> Self {
         let files = Arc::new(RemoteFiles::default());
         let fs = RootFs::remote(Arc::clone(&files));
@@ -97,7 +97,9 @@ impl NodeSources {
 }
 
 /// Turns node `node`'s events into inputs: its frames into its layers'
-/// samples, the rest as they are. A frame is read here, on the loop's
+/// samples, the rest as they are. A fincore run's output goes with the
+/// next frame, whose cache sample reads it as the local one reads the
+/// page cache. A frame is read here, on the loop's
 /// thread: it is text in memory that cannot hang as a local /proc read
 /// can, and handing each to a blocking thread and back cost more in
 /// switches than reading it (about 0.3 ms a node).
@@ -110,10 +112,12 @@ async fn node_loop(
     let mut sources = NodeSources::new(patterns);
     // The facts come again every minute: the name is said when it changed.
     let mut hostname: Option<String> = None;
+    let mut residency: Option<String> = None;
     while let Some(ev) = rx.recv().await {
         let input = |input| Input::Node { node, input };
         let inputs = match ev {
-            NodeEvent::Frame { frame, .. } => {
+            NodeEvent::Frame { mut frame, .. } => {
+                frame.files.fincore = residency.take();
                 let named = frame.hostname().filter(|n| hostname.as_ref() != Some(n));
                 if let Some(name) = named {
                     hostname = Some(name.clone());
@@ -130,6 +134,10 @@ async fn node_loop(
             NodeEvent::Status { status, .. } => vec![Input::NodeStatus { node, status }],
             NodeEvent::Rtt { rtt, .. } => vec![Input::NodeRtt { node, rtt }],
             NodeEvent::Stderr { text, .. } => vec![input(NodeInput::Stderr(text))],
+            NodeEvent::Residency { text, .. } => {
+                residency = Some(text);
+                Vec::new()
+            }
         };
         for input in inputs {
             if tx.send(input).await.is_err() {

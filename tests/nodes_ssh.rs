@@ -1052,8 +1052,9 @@ fn a_node_killed_and_restarted_and_one_frozen_and_thawed_while_the_others_keep_t
     assert!(gone.is_ok(), "samplers left 2 s after SIGINT: {gone:?}");
 }
 
-/// `batch cache --node … --cache-files …`: the node's sampler runs fincore
-/// over the files the patterns match in its tree, and the report's file
+/// `batch cache --node … --cache-files …`: the node runs fincore (on a
+/// channel of its own, through the same ForceCommand as the sampler) over
+/// the files the patterns match in its tree, and the report's file
 /// records are those files with fincore's figures, method "fincore"; a
 /// pattern that matches nothing there is a record that says so.
 #[test]
@@ -1097,6 +1098,8 @@ fn a_nodes_watched_files_come_from_fincore_run_on_the_node() {
         "--cache-files",
         "/u02/*.arc",
     ];
+    // The baseline before the tree's change at x.55 s (late_baselines).
+    wait_wall(0.10);
     let mut run = Run::new(strata(&keys, &kh, &[&node], &tag, &args));
     let (status, _) = run.finish(Duration::from_secs(30));
     adv.stop();

@@ -11,8 +11,8 @@
 //! machine's figures. Paths are shown without the root. An absolute symlink
 //! inside the root points outside it; the kernel, not strata, resolves it.
 //!
-//! A node's files are measured there, by util-linux fincore that its
-//! sampler runs every few samples over the patterns (see `fincore.rs`):
+//! A node's files are measured there, by util-linux fincore run over the
+//! patterns on a channel of its own every few samples (see `fincore.rs`):
 //! the source keeps the last run's rows until the next one comes.
 
 use super::fincore::{FincoreStatus, NO_FINCORE, parse_fincore};
