@@ -1158,12 +1158,13 @@ fn a_nodes_watched_files_come_from_fincore_run_on_the_node() {
 }
 
 /// A fincore that takes 3 s (as one over a few hundred GiB of datafiles
-/// does) delays no sample: it runs on a channel of its own, the node's
-/// reports keep their 0.5 s interval all through the run, the files say
-/// there is no run yet until it ends, and its figures come afterwards.
-/// Inside the sampler's loop the run held that interval's sample for
-/// 3 s, beyond the node's stall (two intervals and a second): the node
-/// was dropped and reconnected, and ran fincore again.
+/// does), run every 2 s, delays no sample: it runs on a channel of its
+/// own, the node's reports keep their 0.5 s interval all through the
+/// runs, the files say there is no run yet until the first ends, and its
+/// figures come afterwards. Inside the sampler's loop the second run
+/// held its interval's sample for 3 s, beyond the node's stall (two
+/// intervals and a second; the first sample has a connection's time
+/// more): the node was dropped and reconnected, and ran fincore again.
 #[test]
 fn a_slow_fincore_delays_no_sample_and_its_figures_come_when_it_ends() {
     let test = "a_slow_fincore_delays_no_sample_and_its_figures_come_when_it_ends";
@@ -1188,7 +1189,11 @@ fn a_slow_fincore_delays_no_sample_and_its_figures_come_when_it_ends() {
     let kh = known_hosts(&keys, &[&node]);
     let tag = nonce("nodes");
     let file = data.to_str().unwrap();
+    let config = keys.path("fincore_every.toml");
+    std::fs::write(&config, "fincore_every = \"2s\"\n").unwrap();
     let args = [
+        "--config",
+        config.to_str().unwrap(),
         "cache",
         "--interval",
         "0.5",
