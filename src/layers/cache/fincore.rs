@@ -142,7 +142,7 @@ fn two<A: std::str::FromStr, B: std::str::FromStr>(value: &str) -> Option<(A, B)
     Some((a.parse().ok()?, b.parse().ok()?))
 }
 
-/// Reads a residency frame's body. `patterns` are the ones the sampler
+/// Reads what a fincore run printed. `patterns` are the ones the run
 /// was given, in its order: a pattern that matched nothing is a row of
 /// its own, as locally. A line that is neither a marker nor a data line
 /// is rejected and the rest still read.
@@ -221,7 +221,7 @@ pub fn parse_fincore(body: &str, patterns: &[String], source: &str) -> FincoreRu
     run
 }
 
-/// The row of a pattern whose `n` files the sampler left out.
+/// The row of a pattern whose `n` files the run left out.
 fn not_measured(pattern: &str, n: u64) -> CacheFile {
     CacheFile {
         path: pattern.to_string(),
