@@ -564,3 +564,77 @@ impl Feed for Live {
         recorded.map_err(anyhow::Error::msg)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::rootfs::FileSet;
+
+    /// A sample frame with what the cache source reads, at `wall_ms`.
+    fn frame(uptime: &str, wall_ms: i64) -> Box<NodeFrame> {
+        let mut files = FileSet::default();
+        for (path, text) in [
+            ("/proc/uptime", uptime),
+            ("/proc/meminfo", "MemTotal: 1000 kB\nCached: 10 kB\n"),
+            ("/proc/vmstat", "pgpgin 1\n"),
+        ] {
+            files.files.insert(path.to_string(), text.to_string());
+        }
+        Box::new(NodeFrame {
+            facts: None,
+            files,
+            rejected: Vec::new(),
+            wall_ms,
+        })
+    }
+
+    #[tokio::test]
+    async fn a_fincore_run_gives_the_next_frames_cache_sample_its_rows() {
+        let (ev_tx, ev_rx) = mpsc::channel(8);
+        let (tx, mut rx) = mpsc::channel(64);
+        let patterns = vec!["/u01/*.log".to_string()];
+        let task = tokio::spawn(node_loop(3, patterns, ev_rx, tx));
+        let run = "=e 10000\n=p 4096\n20480 5 20000 /u01/a.log\n".to_string();
+        for ev in [
+            NodeEvent::Frame {
+                node: 3,
+                frame: frame("10.00 1.00", 1_000),
+            },
+            NodeEvent::Residency { node: 3, text: run },
+            NodeEvent::Frame {
+                node: 3,
+                frame: frame("11.00 1.00", 2_000),
+            },
+            NodeEvent::Frame {
+                node: 3,
+                frame: frame("12.00 1.00", 3_000),
+            },
+        ] {
+            ev_tx.send(ev).await.unwrap();
+        }
+        drop(ev_tx);
+        task.await.unwrap();
+        let mut cache = Vec::new();
+        while let Ok(input) = rx.try_recv() {
+            if let Input::Node {
+                node: 3,
+                input: NodeInput::Cache(s),
+            } = input
+            {
+                cache.push(s.unwrap());
+            }
+        }
+        assert_eq!(cache.len(), 3);
+        // before the run: no rows yet, and the pattern says so
+        assert_eq!(cache[0].fincore.as_ref().unwrap().at_ms, None);
+        assert!(cache[0].files[0].result.is_err());
+        // the run with the frame after it, and kept by the next one
+        for s in &cache[1..] {
+            assert_eq!(s.fincore.as_ref().unwrap().at_ms, Some(2_000));
+            assert_eq!(s.files.len(), 1);
+            assert_eq!(s.files[0].path, "/u01/a.log");
+            let r = s.files[0].result.as_ref().unwrap();
+            assert_eq!((r.pages.cached, r.size_bytes), (5, 20_000));
+        }
+    }
+}
