@@ -97,12 +97,12 @@ impl NodeSources {
 }
 
 /// Turns node `node`'s events into inputs: its frames into its layers'
-/// samples, the rest as they are. A fincore run's output goes with the
-/// next frame, whose cache sample reads it as the local one reads the
-/// page cache. A frame is read here, on the loop's
-/// thread: it is text in memory that cannot hang as a local /proc read
-/// can, and handing each to a blocking thread and back cost more in
-/// switches than reading it (about 0.3 ms a node).
+/// samples, the rest as they are. A fincore run's output (it comes on a
+/// channel of its own, at its own pace) goes with the next frame, whose
+/// cache sample reads it. A frame is read here, on the loop's thread: it
+/// is text in memory that cannot hang as a local /proc read can, and
+/// handing each to a blocking thread and back cost more in switches than
+/// reading it (about 0.3 ms a node).
 async fn node_loop(
     node: usize,
     patterns: Vec<String>,

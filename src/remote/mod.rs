@@ -2,8 +2,8 @@
 //! host, one long-lived exec channel running a POSIX sh sampler that
 //! streams frames (`frame`), and a side command on its own channel where
 //! the host has one (cellcli on a cell, fincore on a node with watched
-//! files). What the sampler reads and what
-//! its frames become is a [`Protocol`]; everything else is shared.
+//! files). What the sampler reads and what its frames become is a
+//! [`Protocol`]; everything else is shared.
 //!
 //! ```text
 //!  run_host (one task per host, never waits on another)
