@@ -64,8 +64,8 @@ struct NodeSources {
 }
 
 impl NodeSources {
-    /// `patterns`: the watched files, measured on the node by the fincore
-    /// runs its sampler makes.
+    /// `patterns`: the watched files, measured on the node by its fincore
+    /// runs.
     fn new(patterns: Vec<String>) -> Self {
         let files = Arc::new(RemoteFiles::default());
         let fs = RootFs::remote(Arc::clone(&files));
@@ -97,10 +97,12 @@ impl NodeSources {
 }
 
 /// Turns node `node`'s events into inputs: its frames into its layers'
-/// samples, the rest as they are. A frame is read here, on the loop's
-/// thread: it is text in memory that cannot hang as a local /proc read
-/// can, and handing each to a blocking thread and back cost more in
-/// switches than reading it (about 0.3 ms a node).
+/// samples, the rest as they are. A fincore run's output (it comes on a
+/// channel of its own, at its own pace) goes with the next frame, whose
+/// cache sample reads it. A frame is read here, on the loop's thread: it
+/// is text in memory that cannot hang as a local /proc read can, and
+/// handing each to a blocking thread and back cost more in switches than
+/// reading it (about 0.3 ms a node).
 async fn node_loop(
     node: usize,
     patterns: Vec<String>,
@@ -110,10 +112,12 @@ async fn node_loop(
     let mut sources = NodeSources::new(patterns);
     // The facts come again every minute: the name is said when it changed.
     let mut hostname: Option<String> = None;
+    let mut residency: Option<String> = None;
     while let Some(ev) = rx.recv().await {
         let input = |input| Input::Node { node, input };
         let inputs = match ev {
-            NodeEvent::Frame { frame, .. } => {
+            NodeEvent::Frame { mut frame, .. } => {
+                frame.files.fincore = residency.take();
                 let named = frame.hostname().filter(|n| hostname.as_ref() != Some(n));
                 if let Some(name) = named {
                     hostname = Some(name.clone());
@@ -130,6 +134,10 @@ async fn node_loop(
             NodeEvent::Status { status, .. } => vec![Input::NodeStatus { node, status }],
             NodeEvent::Rtt { rtt, .. } => vec![Input::NodeRtt { node, rtt }],
             NodeEvent::Stderr { text, .. } => vec![input(NodeInput::Stderr(text))],
+            NodeEvent::Residency { text, .. } => {
+                residency = Some(text);
+                Vec::new()
+            }
         };
         for input in inputs {
             if tx.send(input).await.is_err() {
@@ -557,5 +565,79 @@ impl Feed for Live {
         cell_tasks.abort_all();
         node_tasks.abort_all();
         recorded.map_err(anyhow::Error::msg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::rootfs::FileSet;
+
+    /// A sample frame with what the cache source reads, at `wall_ms`.
+    fn frame(uptime: &str, wall_ms: i64) -> Box<NodeFrame> {
+        let mut files = FileSet::default();
+        for (path, text) in [
+            ("/proc/uptime", uptime),
+            ("/proc/meminfo", "MemTotal: 1000 kB\nCached: 10 kB\n"),
+            ("/proc/vmstat", "pgpgin 1\n"),
+        ] {
+            files.files.insert(path.to_string(), text.to_string());
+        }
+        Box::new(NodeFrame {
+            facts: None,
+            files,
+            rejected: Vec::new(),
+            wall_ms,
+        })
+    }
+
+    #[tokio::test]
+    async fn a_fincore_run_gives_the_next_frames_cache_sample_its_rows() {
+        let (ev_tx, ev_rx) = mpsc::channel(8);
+        let (tx, mut rx) = mpsc::channel(64);
+        let patterns = vec!["/u01/*.log".to_string()];
+        let task = tokio::spawn(node_loop(3, patterns, ev_rx, tx));
+        let run = "=e 10000\n=p 4096\n20480 5 20000 /u01/a.log\n".to_string();
+        for ev in [
+            NodeEvent::Frame {
+                node: 3,
+                frame: frame("10.00 1.00", 1_000),
+            },
+            NodeEvent::Residency { node: 3, text: run },
+            NodeEvent::Frame {
+                node: 3,
+                frame: frame("11.00 1.00", 2_000),
+            },
+            NodeEvent::Frame {
+                node: 3,
+                frame: frame("12.00 1.00", 3_000),
+            },
+        ] {
+            ev_tx.send(ev).await.unwrap();
+        }
+        drop(ev_tx);
+        task.await.unwrap();
+        let mut cache = Vec::new();
+        while let Ok(input) = rx.try_recv() {
+            if let Input::Node {
+                node: 3,
+                input: NodeInput::Cache(s),
+            } = input
+            {
+                cache.push(s.unwrap());
+            }
+        }
+        assert_eq!(cache.len(), 3);
+        // before the run: no rows yet, and the pattern says so
+        assert_eq!(cache[0].fincore.as_ref().unwrap().at_ms, None);
+        assert!(cache[0].files[0].result.is_err());
+        // the run with the frame after it, and kept by the next one
+        for s in &cache[1..] {
+            assert_eq!(s.fincore.as_ref().unwrap().at_ms, Some(2_000));
+            assert_eq!(s.files.len(), 1);
+            assert_eq!(s.files[0].path, "/u01/a.log");
+            let r = s.files[0].result.as_ref().unwrap();
+            assert_eq!((r.pages.cached, r.size_bytes), (5, 20_000));
+        }
     }
 }

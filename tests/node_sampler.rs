@@ -3,8 +3,9 @@
 //! frames equals, byte for byte, the report made by reading the same tree
 //! directly (`--root`), state after state; and on this machine's own /proc
 //! and /sys, the same devices and interfaces as the local sources see.
-//! With watched files, its fincore runs give the rows fincore run here
-//! gives, at its cadence, and say plainly when fincore is not there.
+//! With watched files, the node's fincore run (a command of its own, not
+//! part of the sampler) gives the rows fincore run here gives, and says
+//! plainly when fincore is not there.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -28,9 +29,9 @@ use strata::layers::nfs::report::NfsReport;
 use strata::layers::nfs::source::NfsSource;
 use strata::layers::nics::report::NicReport;
 use strata::layers::nics::source::NicSource;
-use strata::remote::Decoder;
 use strata::remote::frame::FrameReader;
 use strata::remote::node::{FINCORE_EVERY, NodeDecoder, NodeFrame, NodeProtocol, sampler_script};
+use strata::remote::{Decoder, Protocol};
 
 /// The sampler under `sh`, reading under `root` (`R=` of its script).
 struct Sampler {
@@ -43,17 +44,8 @@ struct Sampler {
 
 impl Sampler {
     fn start(root: &str) -> Sampler {
-        Sampler::start_with(root, &sampler_script(), None)
-    }
-
-    /// `script` reading under `root`, with PATH `path` when given.
-    fn start_with(root: &str, script: &str, path: Option<&str>) -> Sampler {
-        let script = script.replacen("R=;", &format!("R={root};"), 1);
-        let mut cmd = Command::new("/bin/sh");
-        if let Some(p) = path {
-            cmd.env("PATH", p);
-        }
-        let mut child = cmd
+        let script = sampler_script().replacen("R=;", &format!("R={root};"), 1);
+        let mut child = Command::new("/bin/sh")
             .arg("-c")
             .arg(script)
             .stdin(Stdio::piped())
@@ -283,23 +275,57 @@ fn fincore_here(files: &[std::path::PathBuf]) -> Option<String> {
     }
 }
 
+/// The node's fincore run (its side job's command line, as strata sends
+/// it on a channel of its own) under `sh`, reading under `root`, with
+/// PATH `path` when given: what it prints.
+fn fincore_run(proto: &NodeProtocol, root: &str, path: Option<&str>) -> String {
+    let job = proto.side().expect("a fincore job");
+    assert_eq!(job.name, "fincore");
+    assert!(
+        job.probe.is_none(),
+        "the run itself says when fincore is missing"
+    );
+    let command = job.script.replacen("R=;", &format!("R={root};"), 1);
+    let mut cmd = Command::new("/bin/sh");
+    if let Some(p) = path {
+        cmd.env("PATH", p);
+    }
+    let out = cmd.arg("-c").arg(command).output().expect("sh");
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 #[test]
-fn fincore_runs_on_the_node_give_the_rows_fincore_gives_at_their_cadence() {
+fn fincore_runs_on_the_node_give_the_rows_fincore_gives_until_the_next_run() {
     let dir = tree();
     let root = dir.path().to_str().unwrap().to_string();
     watched_tree(dir.path());
     let patterns = vec!["/u01/*.log".to_string(), "/u02/*.arc".to_string()];
     let proto = NodeProtocol::new(&patterns, Duration::from_secs(1), FINCORE_EVERY);
-    let mut sampler = Sampler::start_with(&root, &proto.script(), None);
+    // The sampler's script has no fincore in it: a sample never waits
+    // for a run.
+    let script = sampler_script();
+    assert!(
+        !script.contains("fincore") && !script.contains("fin()") && !script.contains("@@R"),
+        "{script}"
+    );
+    let mut sampler = Sampler::start(&root);
     let files = Arc::new(RemoteFiles::default());
     let mut cache = CacheSource::new(RootFs::remote(Arc::clone(&files)), patterns.clone());
     write_state(dir.path(), 0);
-    let first = sampler.sample();
-    let body = first
-        .files
-        .fincore
-        .clone()
-        .expect("a run with the first sample");
+    let mut first = sampler.sample();
+    assert!(
+        first.files.fincore.is_none(),
+        "no residency in a sample frame"
+    );
+    let body = fincore_run(&proto, &root, None);
+    // what the node's loop does with a run's output: the next frame's
+    first.files.fincore = Some(body.clone());
     apply(&files, first);
     let s = cache.sample(1_000).unwrap();
     assert!(s.rejected.is_empty(), "{:?}", s.rejected);
@@ -330,8 +356,8 @@ fn fincore_runs_on_the_node_give_the_rows_fincore_gives_at_their_cadence() {
         (Some(10_000), Some(1_000), false, None)
     );
     assert!(body.len() < 400, "{} bytes: {body}", body.len());
-    // no run for the next nine samples: the rows stay, as old as they are
-    for k in 1..10 {
+    // samples without a run: the rows stay, as old as they are
+    for k in 1..4 {
         write_state(dir.path(), k);
         let f = sampler.sample();
         assert!(f.files.fincore.is_none(), "sample {k}");
@@ -340,11 +366,8 @@ fn fincore_runs_on_the_node_give_the_rows_fincore_gives_at_their_cadence() {
         assert_eq!(s.files, rows);
         assert_eq!(s.fincore.unwrap().at_ms, Some(1_000));
     }
-    let f = sampler.sample();
-    assert!(
-        f.files.fincore.is_some(),
-        "the eleventh sample runs it again"
-    );
+    let mut f = sampler.sample();
+    f.files.fincore = Some(fincore_run(&proto, &root, None));
     apply(&files, f);
     assert_eq!(
         cache.sample(2_000).unwrap().fincore.unwrap().at_ms,
@@ -353,14 +376,14 @@ fn fincore_runs_on_the_node_give_the_rows_fincore_gives_at_their_cadence() {
 }
 
 #[test]
-fn without_fincore_on_the_node_one_frame_says_so() {
+fn without_fincore_on_the_node_its_run_says_so() {
     let dir = tree();
     let root = dir.path().to_str().unwrap().to_string();
     watched_tree(dir.path());
-    // a PATH with what the sampler needs and no fincore
+    // a PATH with what the run needs and no fincore
     let bin = dir.path().join(".bin");
     std::fs::create_dir_all(&bin).unwrap();
-    for tool in ["awk", "readlink", "getconf", "id"] {
+    for tool in ["sh", "getconf", "id"] {
         let out = Command::new("sh")
             .arg("-c")
             .arg(format!("command -v {tool}"))
@@ -371,10 +394,12 @@ fn without_fincore_on_the_node_one_frame_says_so() {
     }
     let patterns = vec!["/u01/*.log".to_string()];
     let proto = NodeProtocol::new(&patterns, Duration::from_secs(2), FINCORE_EVERY);
-    let mut sampler = Sampler::start_with(&root, &proto.script(), bin.to_str());
+    let body = fincore_run(&proto, &root, bin.to_str());
+    assert_eq!(body, "=e 10000\n=x\n");
+    let mut sampler = Sampler::start(&root);
     write_state(dir.path(), 0);
-    let frame = sampler.sample();
-    assert_eq!(frame.files.fincore.as_deref(), Some("=e 10000\n=x"));
+    let mut frame = sampler.sample();
+    frame.files.fincore = Some(body);
     let files = Arc::new(RemoteFiles::default());
     apply(&files, frame);
     let mut cache = CacheSource::new(RootFs::remote(files), patterns);

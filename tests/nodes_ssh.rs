@@ -1052,8 +1052,9 @@ fn a_node_killed_and_restarted_and_one_frozen_and_thawed_while_the_others_keep_t
     assert!(gone.is_ok(), "samplers left 2 s after SIGINT: {gone:?}");
 }
 
-/// `batch cache --node … --cache-files …`: the node's sampler runs fincore
-/// over the files the patterns match in its tree, and the report's file
+/// `batch cache --node … --cache-files …`: the node runs fincore (on a
+/// channel of its own, through the same ForceCommand as the sampler) over
+/// the files the patterns match in its tree, and the report's file
 /// records are those files with fincore's figures, method "fincore"; a
 /// pattern that matches nothing there is a record that says so.
 #[test]
@@ -1097,6 +1098,8 @@ fn a_nodes_watched_files_come_from_fincore_run_on_the_node() {
         "--cache-files",
         "/u02/*.arc",
     ];
+    // The baseline before the tree's change at x.55 s (late_baselines).
+    wait_wall(0.10);
     let mut run = Run::new(strata(&keys, &kh, &[&node], &tag, &args));
     let (status, _) = run.finish(Duration::from_secs(30));
     adv.stop();
@@ -1152,4 +1155,117 @@ fn a_nodes_watched_files_come_from_fincore_run_on_the_node() {
         "{test}: {} file records, fincore here {here:?}",
         files.len()
     );
+}
+
+/// A fincore that takes 3 s (as one over a few hundred GiB of datafiles
+/// does), run every 2 s, delays no sample: it runs on a channel of its
+/// own, the node's reports keep their 0.5 s interval all through the
+/// runs, the files say there is no run yet until the first ends, and its
+/// figures come afterwards. Inside the sampler's loop the second run
+/// held its interval's sample for 3 s, beyond the node's stall (two
+/// intervals and a second; the first sample has a connection's time
+/// more): the node was dropped and reconnected, and ran fincore again.
+#[test]
+fn a_slow_fincore_delays_no_sample_and_its_figures_come_when_it_ends() {
+    let test = "a_slow_fincore_delays_no_sample_and_its_figures_come_when_it_ends";
+    let Some(keys) = keys_or_skip(test) else {
+        return;
+    };
+    let Some(real) = peer_tools::find_in_path("fincore") else {
+        assert!(
+            std::env::var_os("STRATA_REQUIRE_FINCORE").is_none(),
+            "fincore required"
+        );
+        eprintln!("SKIPPED {test}: no fincore here");
+        return;
+    };
+    let _serial = serial();
+    let delay = Duration::from_secs(3);
+    let data = keys.path("slow.dbf");
+    std::fs::write(&data, vec![7u8; 64 * 1024]).unwrap();
+    std::fs::read(&data).unwrap();
+    // No ForceCommand: the sampler reads this machine, whose uptime moves.
+    let node = Sshd::start(&keys, "127.0.0.76", &keys.with_slow_fincore(&real, delay));
+    let kh = known_hosts(&keys, &[&node]);
+    let tag = nonce("nodes");
+    let file = data.to_str().unwrap();
+    let config = keys.path("fincore_every.toml");
+    std::fs::write(&config, "fincore_every = \"2s\"\n").unwrap();
+    let args = [
+        "--config",
+        config.to_str().unwrap(),
+        "cache",
+        "--interval",
+        "0.5",
+        "--count",
+        "14",
+        "--format",
+        "json",
+        "--cache-files",
+        file,
+    ];
+    let start = Instant::now();
+    let mut run = Run::new(strata(&keys, &kh, &[&node], &tag, &args));
+    let (status, _) = run.finish(Duration::from_secs(30));
+    assert!(status.success(), "{status}\n{}", run.text(true));
+    assert!(run.said().is_empty(), "{}", run.text(true));
+    assert_no_sampler_left(&tag, "a --count run");
+    let lines: Vec<(Duration, Value)> = run
+        .lines
+        .iter()
+        .filter(|l| !l.err)
+        .map(|l| (l.at - start, serde_json::from_str(&l.text).unwrap()))
+        .collect();
+    let totals: Vec<Duration> = lines
+        .iter()
+        .filter(|(_, v)| v["record"] == "total")
+        .map(|(at, _)| *at)
+        .collect();
+    assert_eq!(totals.len(), 14, "{}", run.text(true));
+    let gaps: Vec<Duration> = totals.windows(2).map(|w| w[1] - w[0]).collect();
+    let widest = gaps.iter().max().copied().unwrap_or_default();
+    let files: Vec<&(Duration, Value)> = lines
+        .iter()
+        .filter(|(_, v)| v["record"] == "file")
+        .collect();
+    assert_eq!(files.len(), 14, "{}", run.text(true));
+    let measured = |v: &Value| v["error"].is_null();
+    let first = files
+        .iter()
+        .position(|(_, v)| measured(v))
+        .unwrap_or_else(|| panic!("no fincore figures\n{}", run.text(true)));
+    // the run's figures stay from the first report that has them
+    assert!(files[first..].iter().all(|(_, v)| measured(v)));
+    for (_, v) in &files[..first] {
+        assert_eq!(v["error"], "no fincore run from the node yet", "{v}");
+    }
+    let out = Command::new(&real)
+        .args(["--raw", "--bytes", "--noheadings", "--output", "PAGES,SIZE"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    let here = String::from_utf8(out.stdout).unwrap();
+    let (_, v) = files[first];
+    assert_eq!(
+        format!("{} {}\n", v["res_pages"], v["size_bytes"]),
+        here,
+        "{v}"
+    );
+    assert_eq!(v["method"], "fincore");
+    let figures_at = files[first].0;
+    println!(
+        "{test}: reports every {:?} at most (gaps {:?}); {first} reports before the run's \
+         figures, which came {figures_at:?} after the start",
+        widest,
+        gaps.iter().map(|g| g.as_millis()).collect::<Vec<_>>()
+    );
+    assert!(
+        widest <= Duration::from_millis(1250),
+        "a gap of {widest:?} between reports at 0.5 s: {gaps:?}\n{}",
+        run.text(true)
+    );
+    assert!(figures_at >= delay, "{figures_at:?}");
+    // samples came all through the run: connecting takes well under 1.5 s
+    assert!(first >= 3, "{first} reports before the figures");
+    assert!(files.len() - first >= 3, "too few reports after the run");
 }

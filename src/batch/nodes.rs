@@ -31,6 +31,8 @@ pub struct NodeReport {
     pub fs: RootFs,
     /// Where its frames go; `None` for the local host.
     pub files: Option<Arc<RemoteFiles>>,
+    /// The last fincore run's output, for the next frame.
+    residency: Option<String>,
     printed: u64,
     last_uptime_cs: Option<u64>,
 }
@@ -48,6 +50,7 @@ impl NodeReport {
             report,
             fs,
             files,
+            residency: None,
             printed: 0,
             last_uptime_cs: None,
         }
@@ -227,11 +230,12 @@ impl<O: Write, E: Write> Run<O, E> {
             return;
         };
         match ev {
-            NodeEvent::Frame { frame, .. } => {
+            NodeEvent::Frame { mut frame, .. } => {
                 // Only a node over SSH sends frames, and it has files.
                 let Some(files) = self.nodes[i].files.clone() else {
                     return;
                 };
+                frame.files.fincore = self.nodes[i].residency.take();
                 let (rejected, wall_ms) = frame.put(&files);
                 self.reading(i, wall_ms, rejected);
             }
@@ -244,6 +248,7 @@ impl<O: Write, E: Write> Run<O, E> {
             NodeEvent::Stderr { text, .. } => {
                 let _ = writeln!(self.err, "strata: node {label} says: {text}");
             }
+            NodeEvent::Residency { text, .. } => self.nodes[i].residency = Some(text),
             NodeEvent::Rtt { .. } => {}
         }
     }

@@ -31,8 +31,8 @@ pub struct FileSet {
     pub links: HashMap<String, String>,
     /// Paths that exist and nothing more is said of.
     pub present: HashSet<String>,
-    /// What a node's fincore run said (its residency frame), in the sample
-    /// that followed the run only.
+    /// What a node's fincore run printed (on its own channel), in the
+    /// sample that followed the run only.
     pub fincore: Option<String>,
 }
 
@@ -135,8 +135,8 @@ impl RootFs {
         }
     }
 
-    /// The residency frame of the fincore run a node's last sample came
-    /// with, if one did; `None` for a directory.
+    /// The output of the fincore run a node's last sample came with, if
+    /// one did; `None` for a directory.
     pub fn fincore(&self) -> Option<String> {
         match &self.at {
             At::Dir(_) => None,

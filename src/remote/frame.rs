@@ -40,9 +40,6 @@ pub enum FrameKind {
     Classes,
     /// `@@S`: the counters, once per interval.
     Sample,
-    /// `@@R`: a node's util-linux fincore run, every few samples, just
-    /// before the sample frame it goes with (layers/cache/fincore.rs).
-    Residency,
 }
 
 /// One complete, checked frame.
@@ -92,7 +89,6 @@ fn parse_marker(line: &[u8]) -> Option<Marker> {
     let marker = match tag {
         "@@C" => Marker::Start(FrameKind::Classes, seq),
         "@@S" => Marker::Start(FrameKind::Sample, seq),
-        "@@R" => Marker::Start(FrameKind::Residency, seq),
         "@@E" => Marker::End(seq, words.next()?.parse::<usize>().ok()?),
         _ => return None,
     };

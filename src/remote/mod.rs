@@ -1,15 +1,16 @@
 //! Hosts over SSH, cells and database nodes alike: one connection per
 //! host, one long-lived exec channel running a POSIX sh sampler that
 //! streams frames (`frame`), and a side command on its own channel where
-//! the host has one (cellcli on a cell). What the sampler reads and what
-//! its frames become is a [`Protocol`]; everything else is shared.
+//! the host has one (cellcli on a cell, fincore on a node with watched
+//! files). What the sampler reads and what its frames become is a
+//! [`Protocol`]; everything else is shared.
 //!
 //! ```text
 //!  run_host (one task per host, never waits on another)
 //!   connect ─► host key (hostkey.rs) ─► publickey auth (auth.rs) ─► session.rs
 //!      ▲                                                              │ sampler channel: frames (frame.rs)
 //!      └──── capped exponential backoff with jitter ◄── lost/refused ─┤ pings: Rtt
-//!                                                                     └ side channel, once per side_every
+//!                                                                     └ side channel: cellcli, fincore
 //! ```
 //!
 //! russh is built on ring, not its default aws-lc-rs: the same algorithms
@@ -31,6 +32,7 @@ pub use target::{SshTarget, parse_host_group, parse_ssh_spec};
 
 use crate::parse::ParseError;
 use frame::Frame;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -144,7 +146,8 @@ pub struct SshOptions {
     pub accept_new_host_keys: bool,
     /// For the TCP connection, then again for the SSH handshake.
     pub connect_timeout: Duration,
-    /// The side command's period (cellcli's on cells).
+    /// The side command's period where its job names none (cellcli's on
+    /// cells).
     pub side_every: Duration,
     pub passphrases: PassphraseStore,
     /// false in batch mode: an encrypted identity is refused with a
@@ -236,14 +239,23 @@ pub trait HostEvent: Send + 'static {
     fn stderr(host: usize, text: String) -> Self;
 }
 
-/// A command run now and then on a channel of its own, where `probe`
-/// exits 0 on the host: cellcli on a cell.
-#[derive(Debug, Clone, Copy)]
+/// A command run now and then on a channel of its own, so that however
+/// long it takes no sample waits for it: cellcli on a cell, fincore on a
+/// node.
+#[derive(Debug, Clone)]
 pub struct SideJob {
-    pub probe: &'static str,
-    pub script: &'static str,
+    /// Run once per connection first: the job runs only where it exits
+    /// 0. `None`: the job runs anyway (it says itself what it lacks).
+    pub probe: Option<&'static str>,
+    /// The command line given to the login shell.
+    pub script: Cow<'static, str>,
     /// Prefixes what the command writes on stderr ("cellcli: ...").
     pub name: &'static str,
+    /// From one start to the next; `None`: the options' `side_every`.
+    pub every: Option<Duration>,
+    /// How long one run may take before its channel is closed; `None`:
+    /// one period.
+    pub limit: Option<Duration>,
 }
 
 /// What a kind of host runs and makes of its frames: the one thing cells

@@ -24,17 +24,22 @@
 //! /proc/uptime first (the node's clock), the counter files in one `awk`
 //! read, then the link attributes read every interval.
 //!
-//! With `--cache-files`, every [`FINCORE_EVERY`]'s worth of samples (the
-//! first sample of a connection included) the sampler expands the
-//! patterns itself and runs util-linux fincore over the regular files they
-//! match, in a residency frame (`@@R`) just before that sample's frame;
-//! layers/cache/fincore.rs says what it holds.
+//! With `--cache-files`, util-linux fincore runs on a channel of its own
+//! on the same connection (the side job, as cellcli on a cell), at once
+//! and then every [`FINCORE_EVERY`]: a sh that expands the patterns
+//! itself and runs fincore over the regular files they match. fincore
+//! takes about 20 ms per GiB watched, a few hundred GiB of datafiles take
+//! seconds, and a sample must never wait for it (a node without a sample
+//! for two intervals and a second is stale). Its output is the node's
+//! [`NodeEvent::Residency`], which goes with the next sample's files
+//! ([`FileSet::fincore`]); layers/cache/fincore.rs says what it holds.
 //!
-//! The sampler reads under `$R`, empty in the command strata sends; tests
-//! point it at a fixture tree through sshd's ForceCommand.
+//! The sampler and the fincore run read under `$R`, empty in the commands
+//! strata sends; tests point them at a fixture tree through sshd's
+//! ForceCommand.
 
 use super::frame::{Frame, FrameKind};
-use super::{Decoder, HostEvent, HostStatus, Protocol};
+use super::{Decoder, HostEvent, HostStatus, Protocol, SideJob};
 use crate::core::rootfs::{FileSet, RemoteFiles};
 use crate::parse::ParseError;
 use std::sync::Arc;
@@ -53,23 +58,34 @@ pub const SAMPLE_FILES: [&str; 8] = [
     "/proc/net/route",
 ];
 
-/// How often a node's sampler runs fincore by default (the config's
-/// `fincore_every`): every this many seconds' worth of samples. fincore asks mincore(2) about every page of
-/// every file (util-linux 2.38.1 took 20 ms for a cached 1 GiB file and
-/// 70 to 100 ms for a 4 GiB sparse one on the development VM), where a
-/// sample of /proc costs a few ms; residency moves at log switches and
-/// backups, not from one second to the next. The run delays the sample it
-/// goes with by that long.
+/// How often a node runs fincore by default (the config's
+/// `fincore_every`): every this many seconds' worth of samples. fincore
+/// asks mincore(2) about every page of every file (util-linux 2.38.1 took
+/// 20 ms for a cached 1 GiB file and 70 to 100 ms for a 4 GiB sparse one
+/// on the development VM), where a sample of /proc costs a few ms;
+/// residency moves at log switches and backups, not from one second to
+/// the next.
 pub const FINCORE_EVERY: Duration = Duration::from_secs(10);
 
-/// Files measured per run at most: fincore's time and the frame grow with
-/// them (256 files of 64 KiB with 46-byte paths: a 15,387-byte frame, the
-/// whole run 40 to 55 ms under dash); the screen says when the patterns
+/// How long one fincore run may take before strata closes its channel and
+/// waits for the next. Not one period: at 20 ms per GiB, the most files a
+/// run measures ([`FINCORE_MAX_FILES`]) of the largest datafiles (32 GiB
+/// each) take under three minutes, and a run cut short gives no rows at
+/// all; a run still going after five minutes hangs (a dead NFS mount).
+pub const FINCORE_LIMIT: Duration = Duration::from_secs(300);
+
+/// The fincore run's `$0` on the node, so that `pgrep -f` finds it.
+pub const FINCORE_MARKER: &str = "strata-fincore";
+
+/// Files measured per run at most: fincore's time and output grow with
+/// them (256 files of 64 KiB with 46-byte paths: 15,387 bytes, the whole
+/// run 40 to 55 ms under dash); the screen says when the patterns
 /// matched more.
 pub const FINCORE_MAX_FILES: usize = 256;
 
 /// Samples between two runs `every` apart at `interval`: rounded to
-/// whole samples, at least one.
+/// whole samples, at least one. A run's figures are shown with the next
+/// sample: runs closer than one interval would be measured for nothing.
 pub fn every_samples(interval: Duration, every: Duration) -> u64 {
     let i = interval.as_secs_f64();
     if i <= 0.0 {
@@ -101,21 +117,21 @@ fn sh_word(s: &str) -> String {
     out
 }
 
-/// The fincore run of the script (`fin`) and its place in the loop, for
-/// `patterns` every `every` samples; empty without patterns. A pattern is
-/// expanded unquoted with IFS empty: pathname expansion without field
-/// splitting, so a name with blanks or a newline stays one argument.
-/// Only regular files are given to fincore (opening a FIFO would block);
-/// only those the login may read and that it owns or may write, or all
-/// as root, as mincore(2) calls every page of any other file resident.
-fn fincore_parts(patterns: &[String], every: u64, every_ms: u64) -> (String, String) {
-    if patterns.is_empty() {
-        return (String::new(), String::new());
-    }
+/// The fincore run's script for `patterns`, `every_ms` its cadence: a
+/// function `fin` and a call to it, one line without single quotes. A
+/// pattern is expanded unquoted with IFS empty: pathname expansion
+/// without field splitting, so a name with blanks or a newline stays one
+/// argument. Only regular files are given to fincore (opening a FIFO
+/// would block); only those the login may read and that it owns or may
+/// write, or all as root, as mincore(2) calls every page of any other
+/// file resident. Without fincore on the node it says so (`=x`), which
+/// the screen shows.
+fn fincore_script(patterns: &[String], every_ms: u64) -> String {
     let words: Vec<String> = patterns.iter().map(|p| sh_word(p)).collect();
     let specials = patterns.iter().any(|p| p.contains(['\'', '\n']));
     let cap = FINCORE_MAX_FILES;
-    let func = [
+    [
+        "export LC_ALL=C; R=; ",
         if specials {
             "Q=$(printf \"\\047\"); N=$(printf \"\\nx\"); N=${N%x}; "
         } else {
@@ -130,23 +146,25 @@ fn fincore_parts(patterns: &[String], every: u64, every_ms: u64) -> (String, Str
         "[ -n \"$m\" ] || echo \"=u $i\"; [ $k -gt 0 ] && echo \"=n $i $k\"; i=$((i+1)); done; ",
         &format!("[ $n -gt {cap} ] && echo \"=c {cap} $n\"; "),
         "[ $# -gt 0 ] && fincore --raw --bytes --noheadings --output RES,PAGES,SIZE,FILE -- \"$@\"; return 0; }; ",
+        "fin",
     ]
-    .concat();
-    let run = format!(
-        "if [ $(( (s - 1) % {every} )) -eq 0 ]; then r=$(fin); printf \"@@R %d\\n%s\\n@@E %d %d\\n\" \"$s\" \"$r\" \"$s\" \"${{#r}}\" || exit 0; fi; "
-    );
-    (func, run)
+    .concat()
+}
+
+/// The command line of a node's fincore run, whatever the login shell.
+pub fn fincore_command(job: &FincoreJob) -> String {
+    format!(
+        "exec sh -c '{}' {FINCORE_MARKER}",
+        fincore_script(&job.patterns, job.every_ms)
+    )
 }
 
 /// The sampler, one line without single quotes (it is passed inside
 /// '...' to the login shell). Functions: `a` an attribute, `e` paths that
 /// exist, `l` a link's last component, `d` a listing (`$2` a glob), `f`
-/// whole files with their headers in one awk, `fin` the fincore run.
-fn script(job: Option<&FincoreJob>) -> String {
+/// whole files with their headers in one awk.
+fn script() -> String {
     let files = SAMPLE_FILES.join(" ");
-    let (fin, run) = job.map_or((String::new(), String::new()), |j| {
-        fincore_parts(&j.patterns, j.every, j.every_ms)
-    });
     [
         "export LC_ALL=C; R=; ",
         "a() { v=; if { read -r v <\"$R$1\"; } 2>/dev/null || [ -n \"$v\" ]; then printf \"=a %s %s\\n\" \"$1\" \"$v\"; fi; }; ",
@@ -166,28 +184,24 @@ fn script(job: Option<&FincoreJob>) -> String {
         &format!("sample() {{ set --; for p in {files}; do [ -r \"$R$p\" ] && set -- \"$@\" \"$R$p\"; done; "),
         "for p in \"$R\"/proc/net/bonding/*; do [ -r \"$p\" ] && set -- \"$@\" \"$p\"; done; f \"$@\"; d /proc/net/bonding \"*\"; ",
         &format!("for i in \"$R\"/sys/class/net/*; do [ -d \"$i\" ] || continue; i=${{i#\"$R\"}}; for x in {LINK_ATTRS}; do a \"$i/$x\"; done; done; }}; "),
-        &fin,
         "s=0; K=; while read -r t; do ",
         "k=$(echo \"$R\"/sys/block/* \"$R\"/sys/block/*/*/partition \"$R\"/sys/block/*/slaves/* \"$R\"/sys/class/net/* \"$R\"/sys/class/net/*/master); ",
         "[ $((s % 60)) -eq 59 ] && K=; ",
         "if [ \"$k\" != \"$K\" ]; then K=$k; c=$(facts); printf \"@@C %d\\n%s\\n@@E %d %d\\n\" \"$s\" \"$c\" \"$s\" \"${#c}\" || exit 0; fi; ",
         "s=$((s+1)); ",
-        &run,
         "b=$(sample); printf \"@@S %d\\n%s\\n@@E %d %d\\n\" \"$s\" \"$b\" \"$s\" \"${#b}\" || exit 0; done",
     ]
     .concat()
 }
 
-/// The command of a node's sampling channel without fincore runs; `tag`
-/// ends the marker.
+/// The command of a node's sampling channel; `tag` ends the marker.
 pub fn sampler_command(tag: &str, idle: Duration) -> String {
-    super::sampler::command(&script(None), tag, idle)
+    super::sampler::command(&script(), tag, idle)
 }
 
-/// The script alone without fincore runs, for running it under a local
-/// shell in tests.
+/// The script alone, for running it under a local shell in tests.
 pub fn sampler_script() -> String {
-    script(None)
+    script()
 }
 
 /// What a line of a frame body starts, if it is a marker.
@@ -296,10 +310,28 @@ impl NodeFrame {
 
 #[derive(Debug, Clone)]
 pub enum NodeEvent {
-    Status { node: usize, status: HostStatus },
-    Rtt { node: usize, rtt: Duration },
-    Frame { node: usize, frame: Box<NodeFrame> },
-    Stderr { node: usize, text: String },
+    Status {
+        node: usize,
+        status: HostStatus,
+    },
+    Rtt {
+        node: usize,
+        rtt: Duration,
+    },
+    Frame {
+        node: usize,
+        frame: Box<NodeFrame>,
+    },
+    /// What a fincore run printed (layers/cache/fincore.rs), for the
+    /// node's next sample.
+    Residency {
+        node: usize,
+        text: String,
+    },
+    Stderr {
+        node: usize,
+        text: String,
+    },
 }
 
 impl NodeEvent {
@@ -308,6 +340,7 @@ impl NodeEvent {
             NodeEvent::Status { node, .. }
             | NodeEvent::Rtt { node, .. }
             | NodeEvent::Frame { node, .. }
+            | NodeEvent::Residency { node, .. }
             | NodeEvent::Stderr { node, .. } => *node,
         }
     }
@@ -327,25 +360,24 @@ impl HostEvent for NodeEvent {
             frame: Box::new(frame),
         }
     }
-    /// Nodes run no side command; were one added, its words would show.
+    /// A node's side command is its fincore run.
     fn side(node: usize, text: String) -> Self {
-        NodeEvent::Stderr { node, text }
+        NodeEvent::Residency { node, text }
     }
     fn stderr(node: usize, text: String) -> Self {
         NodeEvent::Stderr { node, text }
     }
 }
 
-/// The fincore runs a node's sampler makes: over `patterns`, every
-/// `every` samples (`every_ms` at the interval strata asks at).
+/// A node's fincore runs: over `patterns`, every `every_ms`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FincoreJob {
     pub patterns: Vec<String>,
-    pub every: u64,
     pub every_ms: u64,
 }
 
-/// A database node: the sampler above, no side command.
+/// A database node: the sampler above, and fincore on its own channel
+/// when files are watched.
 #[derive(Debug, Default, Clone)]
 pub struct NodeProtocol {
     fincore: Option<FincoreJob>,
@@ -361,7 +393,6 @@ impl NodeProtocol {
         NodeProtocol {
             fincore: (!patterns.is_empty()).then(|| FincoreJob {
                 patterns: patterns.to_vec(),
-                every,
                 every_ms,
             }),
         }
@@ -370,21 +401,26 @@ impl NodeProtocol {
     pub fn fincore(&self) -> Option<&FincoreJob> {
         self.fincore.as_ref()
     }
-
-    /// The sampler's script, for running it under a local shell in tests.
-    pub fn script(&self) -> String {
-        script(self.fincore.as_ref())
-    }
 }
 
 impl Protocol for NodeProtocol {
     type Event = NodeEvent;
     type Decoder = NodeDecoder;
     fn sampler_command(&self, tag: &str, idle: Duration) -> String {
-        super::sampler::command(&self.script(), tag, idle)
+        sampler_command(tag, idle)
     }
     fn decoder(&self) -> NodeDecoder {
         NodeDecoder::default()
+    }
+    fn side(&self) -> Option<SideJob> {
+        let job = self.fincore.as_ref()?;
+        Some(SideJob {
+            probe: None,
+            script: fincore_command(job).into(),
+            name: "fincore",
+            every: Some(Duration::from_millis(job.every_ms)),
+            limit: Some(FINCORE_LIMIT),
+        })
     }
 }
 
@@ -395,8 +431,6 @@ const MAX_PENDING_REJECTS: usize = 64;
 #[derive(Default)]
 pub struct NodeDecoder {
     facts: Option<Arc<FileSet>>,
-    /// A residency frame's body, for the sample frame that follows it.
-    fincore: Option<String>,
     pending: Vec<ParseError>,
 }
 
@@ -424,13 +458,8 @@ impl Decoder for NodeDecoder {
                 self.facts = Some(Arc::new(facts));
                 None
             }
-            FrameKind::Residency => {
-                self.fincore = Some(frame.body);
-                None
-            }
             FrameKind::Sample => {
-                let (mut files, bad) = parse_files(&frame.body, "node sampler: sample");
-                files.fincore = self.fincore.take();
+                let (files, bad) = parse_files(&frame.body, "node sampler: sample");
                 self.reject(bad);
                 Some(NodeFrame {
                     facts: self.facts.take(),
@@ -462,26 +491,40 @@ mod tests {
     }
 
     #[test]
-    fn one_line_without_single_quotes() {
-        let s = script(None);
+    fn one_line_without_single_quotes_and_no_fincore() {
+        let s = script();
         assert!(!s.contains('\''), "{s}");
         assert!(!s.contains('\n'));
+        assert!(
+            !s.contains("fincore") && !s.contains("fin()") && !s.contains("@@R"),
+            "{s}"
+        );
         assert!(sampler_command("t", Duration::from_secs(60)).ends_with("' strata-sampler-t"));
     }
 
     #[test]
-    fn any_pattern_keeps_the_script_one_line_and_reads_back_as_itself() {
+    fn any_pattern_keeps_the_fincore_run_one_line_and_reads_back_as_itself() {
         let pattern = "/u01/it's \"a\" $HOME `x` \\ [*]\n*.log";
         let proto = NodeProtocol::new(
             &[pattern.to_string()],
             Duration::from_secs(1),
             FINCORE_EVERY,
         );
-        let s = proto.script();
-        assert!(!s.contains('\'') && !s.contains('\n'), "{s}");
-        assert!(s.contains("% 10 ))"), "every ten samples at 1 s: {s}");
-        let (defs, _) = fincore_parts(&[pattern.to_string()], 1, 1);
-        let defs = &defs[..defs.find("U=").unwrap()];
+        let job = proto.side().expect("a fincore job");
+        let inner = job
+            .script
+            .strip_prefix("exec sh -c '")
+            .and_then(|s| s.strip_suffix("' strata-fincore"))
+            .expect("sh -c '...'");
+        assert!(!inner.contains('\'') && !inner.contains('\n'), "{inner}");
+        assert!(
+            inner.contains("=e 10000") && inner.ends_with("; fin"),
+            "{inner}"
+        );
+        assert_eq!(job.every, Some(FINCORE_EVERY));
+        assert_eq!(job.limit, Some(FINCORE_LIMIT));
+        assert!(job.probe.is_none());
+        let defs = &inner[..inner.find("U=").unwrap()];
         let out = std::process::Command::new("sh")
             .arg("-c")
             .arg(format!("{defs}printf %s {}", sh_word(pattern)))
@@ -489,9 +532,9 @@ mod tests {
             .unwrap();
         assert_eq!(String::from_utf8(out.stdout).unwrap(), pattern);
         assert!(
-            !NodeProtocol::new(&[], Duration::from_secs(1), FINCORE_EVERY)
-                .script()
-                .contains("fincore")
+            NodeProtocol::new(&[], Duration::from_secs(1), FINCORE_EVERY)
+                .side()
+                .is_none()
         );
     }
 

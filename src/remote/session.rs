@@ -377,7 +377,7 @@ fn spawn_helpers<E: HostEvent>(
     let mut helpers = JoinSet::new();
     helpers.spawn(rtt_loop(Arc::clone(handle), ev.clone(), opts.interval));
     if let Some(job) = side {
-        let every = opts.side_every;
+        let every = job.every.unwrap_or(opts.side_every);
         helpers.spawn(side_loop(
             Arc::clone(handle),
             ev.clone(),
@@ -481,9 +481,10 @@ async fn exec_collect(
     }
 }
 
-/// Where the host has the side job's command (cellcli on a cell): its
-/// output once per `every`, on a channel of its own so that a slow
-/// command never delays a sample.
+/// Where the host has the side job's command (cellcli on a cell, fincore
+/// on a node): its output once per `every`, on a channel of its own so
+/// that a slow command never delays a sample. One run at a time: a run
+/// longer than `every` is followed at once by the next.
 async fn side_loop<E: HostEvent>(
     handle: Arc<Handle<HostHandler>>,
     ev: Events<E>,
@@ -491,14 +492,17 @@ async fn side_loop<E: HostEvent>(
     every: Duration,
     connect_timeout: Duration,
 ) {
-    match exec_collect(&handle, job.probe, connect_timeout).await {
-        Ok(out) if out.status == Some(0) => {}
-        _ => return,
+    if let Some(probe) = job.probe {
+        match exec_collect(&handle, probe, connect_timeout).await {
+            Ok(out) if out.status == Some(0) => {}
+            _ => return,
+        }
     }
     let every = every.max(Duration::from_secs(1));
+    let limit = job.limit.unwrap_or(every);
     loop {
         let t = Instant::now();
-        let said = match exec_collect(&handle, job.script, every).await {
+        let said = match exec_collect(&handle, &job.script, limit).await {
             Ok(out) => {
                 if !out.stderr.is_empty()
                     && !ev

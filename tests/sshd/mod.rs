@@ -161,6 +161,24 @@ impl Keys {
             .expect("chmod cellcli");
         format!("SetEnv PATH={}:/usr/local/bin:/usr/bin:/bin", bin.display())
     }
+
+    /// sshd config lines that put a slow fincore first on the PATH of the
+    /// commands the node runs: one that sleeps `delay` before it execs
+    /// `real` (this machine's fincore), as fincore over a few hundred GiB
+    /// of datafiles takes seconds.
+    pub fn with_slow_fincore(&self, real: &Path, delay: Duration) -> String {
+        let bin = self.path("bin");
+        fs::create_dir_all(&bin).expect("mkdir bin");
+        let script = format!(
+            "#!/bin/sh\nsleep {}\nexec {} \"$@\"\n",
+            delay.as_secs_f64(),
+            real.display()
+        );
+        fs::write(bin.join("fincore"), script).expect("write fincore");
+        fs::set_permissions(bin.join("fincore"), fs::Permissions::from_mode(0o755))
+            .expect("chmod fincore");
+        format!("SetEnv PATH={}:/usr/local/bin:/usr/bin:/bin", bin.display())
+    }
 }
 
 /// Cell options for tests: short timeouts and backoff, no agent, no

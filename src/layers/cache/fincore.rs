@@ -1,10 +1,9 @@
 //! Residency of a node's watched files by util-linux `fincore`, run there
-//! by the node's sampler (src/remote/node.rs) at a slower cadence than its
-//! samples: mincore(2) and cachestat(2) need the file mapped or open on
-//! the machine that reads them, and the sampler installs nothing.
+//! on a channel of its own (src/remote/node.rs) at a slower cadence than
+//! the node's samples: mincore(2) and cachestat(2) need the file mapped or
+//! open on the machine that reads them, and strata installs nothing.
 //!
-//! What the sampler sends for a run (a residency frame, `@@R`), line by
-//! line; the data lines are fincore's own, `--raw --bytes --noheadings
+//! What a run prints, line by line; the data lines are fincore's own, `--raw --bytes --noheadings
 //! --output RES,PAGES,SIZE,FILE`:
 //!
 //! ```text
@@ -20,14 +19,14 @@
 //! fincore's raw output hex-escapes whatever is unsafe in FILE (`\x20`
 //! for a space, `\x0a` a newline, `\x5c` a backslash, and in the C locale
 //! every byte above 0x7e), so one file is one line whatever its name and
-//! the frame stays UTF-8.
+//! the output stays UTF-8.
 //!
 //! Since Linux 5.0 mincore(2), which fincore uses, calls every page of a
 //! file resident for a caller that neither owns the file nor may write it
-//! (nor is root): the sampler leaves such files out, and unreadable ones,
+//! (nor is root): the run leaves such files out, and unreadable ones,
 //! and counts them (`=n`), rather than send figures that are not true.
-//! What fincore writes on stderr goes to the sampler's stderr, which the
-//! node's panel shows as its message.
+//! What fincore writes on stderr becomes the node's message
+//! ("fincore: ..."), shown on its panel.
 
 use super::residency::Residency;
 use super::source::{CacheFile, FileResidency};
@@ -143,7 +142,7 @@ fn two<A: std::str::FromStr, B: std::str::FromStr>(value: &str) -> Option<(A, B)
     Some((a.parse().ok()?, b.parse().ok()?))
 }
 
-/// Reads a residency frame's body. `patterns` are the ones the sampler
+/// Reads what a fincore run printed. `patterns` are the ones the run
 /// was given, in its order: a pattern that matched nothing is a row of
 /// its own, as locally. A line that is neither a marker nor a data line
 /// is rejected and the rest still read.
@@ -222,7 +221,7 @@ pub fn parse_fincore(body: &str, patterns: &[String], source: &str) -> FincoreRu
     run
 }
 
-/// The row of a pattern whose `n` files the sampler left out.
+/// The row of a pattern whose `n` files the run left out.
 fn not_measured(pattern: &str, n: u64) -> CacheFile {
     CacheFile {
         path: pattern.to_string(),

@@ -11,8 +11,8 @@
 //! machine's figures. Paths are shown without the root. An absolute symlink
 //! inside the root points outside it; the kernel, not strata, resolves it.
 //!
-//! A node's files are measured there, by util-linux fincore that its
-//! sampler runs every few samples over the patterns (see `fincore.rs`):
+//! A node's files are measured there, by util-linux fincore run over the
+//! patterns on a channel of its own every few samples (see `fincore.rs`):
 //! the source keeps the last run's rows until the next one comes.
 
 use super::fincore::{FincoreStatus, NO_FINCORE, parse_fincore};
@@ -127,7 +127,7 @@ struct OpenFile {
 impl CacheSource {
     /// `patterns` are glob patterns (`*`, `?`, `[a-z]`, `**`); a relative
     /// one is taken from the current directory, on a node from the login's
-    /// (its sampler expands them).
+    /// (its fincore run expands them).
     pub fn new(fs: RootFs, patterns: Vec<String>) -> Self {
         let cwd = std::env::current_dir()
             .ok()
@@ -213,7 +213,7 @@ impl CacheSource {
         }
         let node = &mut self.node;
         if let Some(body) = self.fs.fincore() {
-            let run = parse_fincore(&body, &self.patterns, "node sampler: fincore");
+            let run = parse_fincore(&body, &self.patterns, "node: fincore");
             rejected.extend(run.rejected);
             node.status = FincoreStatus {
                 every_ms: run.every_ms,

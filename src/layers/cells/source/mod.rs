@@ -104,9 +104,11 @@ impl Protocol for CellProtocol {
     }
     fn side(&self) -> Option<SideJob> {
         Some(SideJob {
-            probe: remote::CELLCLI_PROBE,
-            script: CELLCLI_SCRIPT,
+            probe: Some(remote::CELLCLI_PROBE),
+            script: CELLCLI_SCRIPT.into(),
             name: "cellcli",
+            every: None,
+            limit: None,
         })
     }
 }
@@ -147,16 +149,6 @@ impl Decoded {
             self.cat = Arc::new(catalogue::from_sys_block(&p.items));
             self.pending
                 .extend(p.rejected.into_iter().take(MAX_PENDING_REJECTS));
-            return None;
-        }
-        // Only a node's sampler runs fincore: from a cell it is no sample.
-        if frame.kind == FrameKind::Residency {
-            self.reject(ParseError::new(
-                "sampler stream",
-                0,
-                &format!("@@R {}", frame.seq),
-                "a cell's frame (@@C or @@S)",
-            ));
             return None;
         }
         match parse_sample(&frame) {
@@ -202,26 +194,4 @@ pub async fn run_cell(
     cancel: tokio_util::sync::CancellationToken,
 ) {
     crate::remote::run_host(cell, target, opts, Arc::new(CellProtocol), tx, cancel).await;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_residency_frame_from_a_cell_is_rejected_not_read_as_a_sample() {
-        let mut d = Decoded::default();
-        let frame = |kind, body: &str| Frame {
-            kind,
-            seq: 1,
-            body: body.into(),
-        };
-        let r = frame(FrameKind::Residency, "1.00 2.00");
-        assert!(d.decode(Ok(r), 0).is_none());
-        let s = d
-            .decode(Ok(frame(FrameKind::Sample, "1.00 2.00")), 0)
-            .expect("a sample");
-        assert_eq!(s.rejected.len(), 1, "{:?}", s.rejected);
-        assert!(s.rejected[0].to_string().contains("@@R 1"));
-    }
 }
