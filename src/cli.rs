@@ -25,7 +25,7 @@ pub struct Cli {
     /// Theme: dark, light, high-contrast, mono, a name in ~/.config/strata/themes, or a path to a .toml file.
     #[arg(long, global = true, value_name = "NAME|PATH")]
     pub theme: Option<String>,
-    /// Watch the page-cache residency of the files this glob matches (`*`, `?`, `[a-z]`, `**`); repeatable; replaces `cache_files` in the config. On a node the glob is matched there and read by its fincore every `fincore_every`.
+    /// Watch the page-cache residency of the files this glob matches (`*`, `?`, `[a-z]`, `**`); repeatable; replaces `cache_files` in the config. On a node the glob is matched by its sh (where `**` is `*`) and read by its fincore every `fincore_every`.
     #[arg(long = "cache-files", global = true, value_name = "GLOB", value_parser = crate::layers::cache::source::check_pattern)]
     pub cache_files: Vec<String>,
     /// A storage cell to sample over SSH, `[user@]host[:port]` (repeatable); the user defaults to yours, as ssh's does.

@@ -43,6 +43,13 @@ pub trait Feed {
     /// Applies what [`Feed::next`] gave; setting `app.quit` ends the loop.
     fn apply(&mut self, app: &mut App, event: Self::Event);
 
+    /// What the feed gives is paced by the user (a replay's playback
+    /// clock), not by samplers: drawn at once, as keys are, rather than
+    /// settled and held to twice an interval.
+    fn paced(&self) -> bool {
+        false
+    }
+
     /// A request of the user's that the app leaves to its feed.
     fn request(&mut self, app: &mut App, request: Request);
 
@@ -109,6 +116,9 @@ async fn event_loop<F: Feed>(
     watch.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut frames = Frames::new(app);
     let panic_at = test_panic_at();
+    // Every way out goes past the end of the loop, errors too: the keys'
+    // reader must stop before the terminal is given back.
+    let mut result = Ok(());
     while !app.quit {
         tokio::select! {
             ev = async { match events.as_mut() {
@@ -127,12 +137,19 @@ async fn event_loop<F: Feed>(
                 Some(Ok(Event::Resize(..))) => frames.changed(),
                 Some(Ok(_)) => {}
                 Some(Err(_)) if tty.gone() => break,
-                Some(Err(e)) => return Err(e.into()),
+                Some(Err(e)) => {
+                    result = Err(e.into());
+                    break;
+                }
                 None => break,
             },
             ev = feed.next() => {
                 feed.apply(app, ev);
-                frames.new_figures();
+                if feed.paced() {
+                    frames.changed();
+                } else {
+                    frames.new_figures();
+                }
             }
             _ = sigterm.recv() => app.quit = true,
             _ = sigint.recv() => app.quit = true,
@@ -156,10 +173,10 @@ async fn event_loop<F: Feed>(
                     continue;
                 };
                 if let Err(e) = frames.draw(terminal, app) {
-                    if tty.gone() {
-                        break;
+                    if !tty.gone() {
+                        result = Err(e.into());
                     }
-                    return Err(e.into());
+                    break;
                 }
             }
         }
@@ -168,7 +185,7 @@ async fn event_loop<F: Feed>(
     if let Some(keys) = events {
         keys.stop().await;
     }
-    Ok(())
+    result
 }
 
 /// The frame clock: a frame when something changed, at most every

@@ -147,6 +147,13 @@ async fn node_loop(
     }
 }
 
+/// The node this machine is, `--node local`, if it is one.
+fn local_node(app: &App) -> Option<usize> {
+    app.nodes
+        .iter()
+        .position(|n| matches!(n.target, NodeTarget::Local { .. }))
+}
+
 /// Every node over SSH on tasks of its own, all sending to one channel,
 /// through the shared host manager (`--node local` is read by this
 /// machine's own sources).
@@ -343,10 +350,7 @@ impl Live {
         // This machine's layers: its own without nodes; with nodes only as
         // the node `--node local` names. A jump host is not the database,
         // and sampling it beside eight nodes was a tenth of strata's CPU.
-        let local_node = app
-            .nodes
-            .iter()
-            .position(|n| matches!(n.target, NodeTarget::Local { .. }));
+        let local_node = local_node(app);
         let own: Vec<(LayerId, Read)> = match (app.nodes.is_empty(), local_node) {
             (true, _) => vec![
                 (LayerId::Disks, reader(disks, Input::Disks)),
@@ -538,7 +542,7 @@ impl Feed for Live {
                         "the {} sampler {how}; restart strata to sample it again",
                         layer.def().noun
                     );
-                    if let Some(input) = Input::failed(layer, why) {
+                    if let Some(input) = Input::failed(layer, why, local_node(app)) {
                         self.rec.feed(app, input);
                     }
                 }

@@ -306,6 +306,10 @@ impl Feed for Playback {
         }
     }
 
+    fn paced(&self) -> bool {
+        true
+    }
+
     fn apply(&mut self, app: &mut App, (): ()) {
         // Whole milliseconds, and the rest is kept for the next tick: the
         // replay runs at its speed exactly, however often it is played.

@@ -207,14 +207,26 @@ impl Input {
 
     /// A host layer's "no sample, because": `None` for the layers whose
     /// failures are events of their own (a cell's, a database's).
-    pub fn failed(layer: LayerId, why: String) -> Option<Input> {
-        match layer {
-            LayerId::Disks => Some(Input::Disks(Err(why))),
-            LayerId::Nfs => Some(Input::Nfs(Err(why))),
-            LayerId::Cache => Some(Input::Cache(Err(why))),
-            LayerId::Nics => Some(Input::Nics(Err(why))),
-            LayerId::Cells | LayerId::Dnfs => None,
-        }
+    /// `node` is the node this machine is (`--node local`) when there are
+    /// nodes: its layers are that node's, not `App.local`'s.
+    pub fn failed(layer: LayerId, why: String, node: Option<usize>) -> Option<Input> {
+        let Some(node) = node else {
+            return match layer {
+                LayerId::Disks => Some(Input::Disks(Err(why))),
+                LayerId::Nfs => Some(Input::Nfs(Err(why))),
+                LayerId::Cache => Some(Input::Cache(Err(why))),
+                LayerId::Nics => Some(Input::Nics(Err(why))),
+                LayerId::Cells | LayerId::Dnfs => None,
+            };
+        };
+        let input = match layer {
+            LayerId::Disks => NodeInput::Disks(Err(why)),
+            LayerId::Nfs => NodeInput::Nfs(Err(why)),
+            LayerId::Cache => NodeInput::Cache(Err(why)),
+            LayerId::Nics => NodeInput::Nics(Err(why)),
+            LayerId::Cells | LayerId::Dnfs => return None,
+        };
+        Some(Input::Node { node, input })
     }
 }
 

@@ -98,8 +98,9 @@ pub fn every_samples(interval: Duration, every: Duration) -> u64 {
 const LINK_ATTRS: &str = "carrier_changes operstate speed duplex";
 
 /// `s` as one word of the sampler's script: in double quotes, with what
-/// is special there escaped. A single quote (the script may hold none) and
-/// a newline (the script is one line) come from `$Q` and `$N`.
+/// is special there escaped. A single quote (the script may hold none), a
+/// newline (the script is one line) and `!` (csh, as a login shell,
+/// expands history even inside single quotes) come from `$Q`, `$N`, `$B`.
 fn sh_word(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
@@ -110,6 +111,7 @@ fn sh_word(s: &str) -> String {
             }
             '\'' => out.push_str("${Q}"),
             '\n' => out.push_str("${N}"),
+            '!' => out.push_str("${B}"),
             _ => out.push(c),
         }
     }
@@ -128,12 +130,12 @@ fn sh_word(s: &str) -> String {
 /// the screen shows.
 fn fincore_script(patterns: &[String], every_ms: u64) -> String {
     let words: Vec<String> = patterns.iter().map(|p| sh_word(p)).collect();
-    let specials = patterns.iter().any(|p| p.contains(['\'', '\n']));
+    let specials = patterns.iter().any(|p| p.contains(['\'', '\n', '!']));
     let cap = FINCORE_MAX_FILES;
     [
         "export LC_ALL=C; R=; ",
         if specials {
-            "Q=$(printf \"\\047\"); N=$(printf \"\\nx\"); N=${N%x}; "
+            "Q=$(printf \"\\047\"); B=$(printf \"\\041\"); N=$(printf \"\\nx\"); N=${N%x}; "
         } else {
             ""
         },
@@ -141,11 +143,16 @@ fn fincore_script(patterns: &[String], every_ms: u64) -> String {
         &format!("fin() {{ echo \"=e {every_ms}\"; command -v fincore >/dev/null 2>&1 || {{ echo =x; return 0; }}; "),
         "z=$(getconf PAGESIZE 2>/dev/null) && echo \"=p $z\"; IFS=; set --; n=0; i=0; ",
         &format!("for P in {}; do m=; k=0; for x in \"$R\"$P; do [ -f \"$x\" ] || continue; m=1; ", words.join(" ")),
+        // A file two patterns match is measured and counted once.
+        "d=; for y; do [ \"$y\" = \"$x\" ] && { d=1; break; }; done; [ -n \"$d\" ] && continue; ",
         "if [ -r \"$x\" ] && { [ \"$U\" = 0 ] || [ -O \"$x\" ] || [ -w \"$x\" ]; }; then n=$((n+1)); ",
         &format!("[ $n -le {cap} ] && set -- \"$@\" \"$x\"; else k=$((k+1)); fi; done; "),
         "[ -n \"$m\" ] || echo \"=u $i\"; [ $k -gt 0 ] && echo \"=n $i $k\"; i=$((i+1)); done; ",
         &format!("[ $n -gt {cap} ] && echo \"=c {cap} $n\"; "),
-        "[ $# -gt 0 ] && fincore --raw --bytes --noheadings --output RES,PAGES,SIZE,FILE -- \"$@\"; return 0; }; ",
+        // coreutils' timeout, where there is one, ends a fincore that hangs
+        // (an NFS server gone under a hard mount) before the run's limit.
+        &format!("T=; command -v timeout >/dev/null 2>&1 && T=\"timeout -s KILL {}\"; ", FINCORE_LIMIT.as_secs().saturating_sub(10).max(1)),
+        "[ $# -gt 0 ] && { IFS=\" \"; $T fincore --raw --bytes --noheadings --output RES,PAGES,SIZE,FILE -- \"$@\"; }; return 0; }; ",
         "fin",
     ]
     .concat()
@@ -504,7 +511,7 @@ mod tests {
 
     #[test]
     fn any_pattern_keeps_the_fincore_run_one_line_and_reads_back_as_itself() {
-        let pattern = "/u01/it's \"a\" $HOME `x` \\ [*]\n*.log";
+        let pattern = "/u01/it's \"a\" $HOME `x` \\ [!*]\n*.log";
         let proto = NodeProtocol::new(
             &[pattern.to_string()],
             Duration::from_secs(1),
@@ -516,7 +523,11 @@ mod tests {
             .strip_prefix("exec sh -c '")
             .and_then(|s| s.strip_suffix("' strata-fincore"))
             .expect("sh -c '...'");
-        assert!(!inner.contains('\'') && !inner.contains('\n'), "{inner}");
+        // No ', no newline, no ! (csh expands it even inside '...').
+        assert!(
+            !inner.contains('\'') && !inner.contains('\n') && !inner.contains('!'),
+            "{inner}"
+        );
         assert!(
             inner.contains("=e 10000") && inner.ends_with("; fin"),
             "{inner}"
@@ -536,6 +547,36 @@ mod tests {
                 .side()
                 .is_none()
         );
+    }
+
+    /// Two patterns that match the same file: it is measured and counted
+    /// once, as locally.
+    #[test]
+    fn a_file_two_patterns_match_is_one_file() {
+        let dir = std::env::temp_dir().join(format!("strata-fin-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.dbf"), b"x").unwrap();
+        let d = dir.display();
+        let patterns = [format!("{d}/*.dbf"), format!("{d}/a.*")];
+        let script = fincore_script(&patterns, 1000);
+        // fincore itself need not be here: a stand-in prints its arguments.
+        let bin = dir.join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let fake = bin.join("fincore");
+        std::fs::write(&fake, "#!/bin/sh\nfor a; do echo \"arg $a\"; done\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(&script)
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let files: Vec<&str> = text.lines().filter(|l| l.ends_with("a.dbf")).collect();
+        assert_eq!(files, [format!("arg {d}/a.dbf")], "{text}");
+        assert!(!text.contains("=c "), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

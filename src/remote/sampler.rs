@@ -10,11 +10,13 @@
 //! A connection that dies without a word (a partition, a host gone: no
 //! FIN, no RST) leaves sshd waiting for TCP keepalive, about two hours,
 //! and the sampler blocked in `read` all that time. So each sampler has a
-//! watchdog: a subshell that looks at the sampler's read count
+//! watchdog: a sh of its own that looks at the sampler's read count
 //! (`rchar` in /proc/PID/io, which every request and every `$(...)` moves)
-//! once per `idle`, and ends the sampler when it has not moved. strata
-//! asks at every interval, so only a sampler nobody asks any more is
-//! idle. The sampler ends its watchdog when it ends.
+//! once per `idle`, and ends the sampler when it has not moved since the
+//! last look: between one and two `idle` periods after the last request.
+//! strata asks at every interval, so only a sampler nobody asks any more
+//! is idle. The sampler ends its watchdog when it ends; a watchdog whose
+//! sampler died unasked ends at its next look.
 
 /// Every sampler's command line carries this word (as `$0` of its sh),
 /// so leftovers can be found with `pgrep -f strata-sampler`.
@@ -44,10 +46,16 @@ pub fn command(script: &str, tag: &str, idle: Duration) -> String {
     // Builtins only in the loop: one `sleep` a period is all it costs. A
     // host without /proc/PID/io keeps its sampler as before. Its own sh
     // and name (pgrep tells it from the sampler); the sampler's pid is $1.
+    // It stops as soon as it is no longer the sampler's child (the sampler
+    // died unasked: its pid may be another process's by now), and its
+    // `sleep` ends with it rather than linger for a period.
     let dog = format!(
-        "p=; while sleep {idle}; do [ -r /proc/$1/io ] || exit 0; r=; \
-         while read -r k v; do [ \"$k\" = rchar: ] && r=$v; done </proc/$1/io; \
-         [ -n \"$r\" ] && [ \"$r\" = \"$p\" ] && {{ kill $1; exit 0; }}; p=$r; done"
+        "W=$1; s=; trap \"kill \\$s 2>/dev/null; exit 0\" TERM; p=; \
+         while :; do sleep {idle} & s=$!; wait $s; \
+         read -r a b c q x </proc/$$/stat; [ \"$q\" = \"$W\" ] || exit 0; \
+         [ -r /proc/$W/io ] || exit 0; r=; \
+         while read -r k v; do [ \"$k\" = rchar: ] && r=$v; done </proc/$W/io; \
+         [ -n \"$r\" ] && [ \"$r\" = \"$p\" ] && {{ kill $W; exit 0; }}; p=$r; done"
     );
     // Quoted for the sampler's sh, which starts it: inside "...".
     let dog = dog
@@ -80,7 +88,8 @@ mod tests {
     #[test]
     fn the_command_line() {
         let c = command("true", "t-1;rm -rf /", ONE_S);
-        assert!(c.starts_with("exec sh -c 'sh -c \"p=; while sleep 1; do"));
+        assert!(c.starts_with("exec sh -c 'sh -c \"W=\\$1; s=; trap"));
+        assert!(c.contains("sleep 1 & s="));
         assert!(c.contains("\" strata-watchdog-t-1rm-rf $$ </dev/null"));
         assert!(c.ends_with("true' strata-sampler-t-1rm-rf"));
         assert!(command("true", "", ONE_S).ends_with("' strata-sampler"));

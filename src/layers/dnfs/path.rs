@@ -171,7 +171,7 @@ fn line_up_channels<'c>(
     };
     let (kernel_nfs_mb_s, block_mb_s) = (host.kernel_nfs_mb_s, host.block_mb_s);
     PathLine {
-        flags: flags(dnfs_mb_s, wire_mb_s, kernel_nfs_mb_s),
+        flags: flags(dnfs_mb_s, dnfs_mb_s, wire_mb_s, kernel_nfs_mb_s),
         dnfs_mb_s,
         dnfs_ifaces: ifaces,
         unmapped,
@@ -182,7 +182,14 @@ fn line_up_channels<'c>(
 }
 
 /// What does not add up between dNFS, the wire and the kernel client.
-fn flags(dnfs_mb_s: Option<f64>, wire_mb_s: Option<f64>, kernel: Option<f64>) -> Vec<PathFlag> {
+/// `on_wire` is the dNFS the wire's NICs carry: `dnfs_mb_s` itself, or
+/// with instances sharing a node's NICs the sum of theirs.
+fn flags(
+    dnfs_mb_s: Option<f64>,
+    on_wire: Option<f64>,
+    wire_mb_s: Option<f64>,
+    kernel: Option<f64>,
+) -> Vec<PathFlag> {
     let mut flags = Vec::new();
     let Some(d) = dnfs_mb_s.filter(|d| *d >= BUSY_MB_S) else {
         return flags;
@@ -193,6 +200,7 @@ fn flags(dnfs_mb_s: Option<f64>, wire_mb_s: Option<f64>, kernel: Option<f64>) ->
             kernel_nfs_mb_s: k,
         });
     }
+    let d = on_wire.unwrap_or(d).max(d);
     if let Some(w) = wire_mb_s {
         let k = kernel.unwrap_or(0.0);
         if w < d * WIRE_SHORT {
@@ -343,10 +351,14 @@ pub fn line_up_instances(
                 (None, None) => alone(InstanceHost::Unknown(format!(
                     "{INSTANCE_VIEW} not read yet"
                 ))),
-                (None, Some(x)) => alone(InstanceHost::Unknown(match x.problems.first() {
-                    Some(p) => p.clone(),
-                    None => format!("not in {INSTANCE_VIEW}"),
-                })),
+                // The query's problem is the reason only when it read no
+                // row: a bad row of another instance is not this one's.
+                (None, Some(x)) => alone(InstanceHost::Unknown(
+                    match x.problems.first().filter(|_| x.rows.is_empty()) {
+                        Some(p) => p.clone(),
+                        None => format!("not in {INSTANCE_VIEW}"),
+                    },
+                )),
             };
             out.push(InstanceLine {
                 db: db.label.to_string(),
@@ -357,7 +369,39 @@ pub fn line_up_instances(
             });
         }
     }
+    share_the_wire(&mut out);
     out
+}
+
+/// Instances on one node whose channels use the same NICs share that
+/// wire: each is held against the sum of their dNFS, else two databases
+/// of 300 MB/s on one NIC of 600 would each be "traffic the database does
+/// not account for".
+fn share_the_wire(lines: &mut [InstanceLine]) {
+    let placed: Vec<(Option<&str>, &[String], Option<f64>)> = lines
+        .iter()
+        .map(|l| match &l.host {
+            InstanceHost::Node(n) => (Some(n.as_str()), &l.line.dnfs_ifaces[..], l.line.dnfs_mb_s),
+            _ => (None, &[][..], None),
+        })
+        .collect();
+    let shared: Vec<Option<f64>> = placed
+        .iter()
+        .map(|(node, ifaces, _)| {
+            let node = (*node)?;
+            placed
+                .iter()
+                .filter(|(n, i, _)| *n == Some(node) && i.iter().any(|x| ifaces.contains(x)))
+                .map(|(_, _, d)| *d)
+                .sum::<Option<f64>>()
+        })
+        .collect();
+    for (l, on_wire) in lines.iter_mut().zip(shared) {
+        if on_wire.is_some() && on_wire != l.line.dnfs_mb_s {
+            let p = &l.line;
+            l.line.flags = flags(p.dnfs_mb_s, on_wire, p.wire_mb_s, p.kernel_nfs_mb_s);
+        }
+    }
 }
 
 /// What the path view shows: one line-up for the host shown, or, with
@@ -640,6 +684,53 @@ mod tests {
             }]
         );
         assert_eq!(a.unplaced(), None);
+    }
+
+    #[test]
+    fn instances_sharing_a_nic_are_held_against_their_sum() {
+        // Two instances of 300 MB/s each over the same NIC of db01.
+        let t = rac([300.0, 300.0], ["192.168.10.1", "192.168.10.1"]);
+        let r = routes();
+        let x = instances(&[(1, "PROD1", "db01"), (2, "PROD2", "db01")]);
+        let wire = |a: f64| {
+            let nodes = [(
+                names("db01", Some("db01"), None),
+                host(&r, nics(a, 0.0), Some(0.0), None),
+            )];
+            let db = DbFigures {
+                label: "PROD",
+                tick: &t,
+                instances: Some(&x),
+            };
+            line_up_instances(&[db], &nodes)
+        };
+        let on_wire = |lines: &[InstanceLine]| -> Vec<Vec<&'static str>> {
+            lines
+                .iter()
+                .map(|l| {
+                    l.line
+                        .flags
+                        .iter()
+                        .filter_map(|f| match f {
+                            PathFlag::WireShort { .. } => Some("short"),
+                            PathFlag::WireExtra { .. } => Some("extra"),
+                            PathFlag::HostBlind { .. } => None,
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        // 600 on the wire is the two of them: nothing extra.
+        let lines = wire(600.0);
+        assert_eq!(lines[0].line.dnfs_mb_s, Some(300.0));
+        assert_eq!(lines[0].line.wire_mb_s, Some(600.0));
+        assert_eq!(on_wire(&lines), [Vec::<&str>::new(), Vec::new()]);
+        // 400 is short of their 600, though not of either's 300.
+        let lines = wire(400.0);
+        assert_eq!(on_wire(&lines), [vec!["short"], vec!["short"]]);
+        // 2000 is more than both account for.
+        let lines = wire(2000.0);
+        assert_eq!(on_wire(&lines), [vec!["extra"], vec!["extra"]]);
     }
 
     #[test]
