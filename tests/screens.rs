@@ -365,3 +365,50 @@ fn a_vanished_path_moves_the_selection_and_enter_follows_it() {
         "Enter opens the highlighted path"
     );
 }
+
+/// At 80×24 every panel keeps what the user cannot do without: the footer
+/// ends with `? help` and `q quit` (the view's own keys go first), the
+/// header keeps the state, the host, the time and strata's CPU with its
+/// unit, and the breadcrumb is whole (the other panels' names give way).
+#[test]
+fn at_80x24_header_footer_and_breadcrumb_keep_what_matters() {
+    use strata::app::{Panel, SelfUsage};
+    let mut app = app_with(30);
+    app.usage = SelfUsage {
+        cpu_pct: Some(0.3),
+        rss_bytes: Some(9 * 1024 * 1024),
+    };
+    for (i, panel) in Panel::ALL.iter().enumerate() {
+        keys(&mut app, &[Action::GotoPanel(i)]);
+        let screen = render(&mut app, 80, 24);
+        let lines: Vec<&str> = screen.lines().map(|l| l.trim_matches('"')).collect();
+        let (header, nav, footer) = (lines[0], lines[1], lines[23]);
+        assert!(
+            footer.trim_end().ends_with("? help  q quit"),
+            "{panel:?}: {footer}"
+        );
+        assert!(
+            header.contains(" LIVE ")
+                && header.contains("db01")
+                && header.contains("hh:mm:ss")
+                && header.contains("strata cpu 0.3%"),
+            "{panel:?}: {header}"
+        );
+        assert!(
+            nav.trim_end().ends_with(&format!("│ {}", panel.title())),
+            "{panel:?}: {nav}"
+        );
+    }
+    // A wide screen keeps every part and every panel's name.
+    let screen = render(&mut app, 200, 24);
+    let header = screen.lines().next().unwrap();
+    assert!(
+        header.contains("every 1s") && header.contains("rss 9.0 MiB"),
+        "{header}"
+    );
+    let nav = screen.lines().nth(1).unwrap();
+    assert!(
+        nav.contains("1 Overview") && nav.contains("2 Disks"),
+        "{nav}"
+    );
+}

@@ -151,46 +151,71 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
     } else {
         Span::styled(" LIVE ", t.live)
     };
-    let usage = format!(
-        "  strata cpu {}  rss {} ",
-        app.usage
-            .cpu_pct
-            .map_or(format::UNKNOWN.to_string(), |c| format!("{c:.1}%")),
-        app.usage
-            .rss_bytes
-            .map_or(format::UNKNOWN.to_string(), format::bytes)
-    );
-    let right_width = (usage.chars().count() as u16).min(area.width / 3);
-    let [left_area, right_area] =
-        Layout::horizontal([Constraint::Min(0), Constraint::Length(right_width)]).areas(area);
-    let clock = if app.now_ms > 0 {
-        format!("  {}", format::local_datetime(app.now_ms))
-    } else {
-        String::new()
-    };
+    let cpu = app
+        .usage
+        .cpu_pct
+        .map_or(format::UNKNOWN.to_string(), |c| format!("{c:.1}%"));
+    let rss = app
+        .usage
+        .rss_bytes
+        .map_or(format::UNKNOWN.to_string(), format::bytes);
     let rec = app.recording.as_ref().map(|r| {
         let growth = r.bytes_per_s.map_or(String::new(), |b| {
             format!(" +{}/s", format::bytes(b.round() as u64))
         });
         Span::styled(format!(" REC {}{growth} ", format::bytes(r.bytes)), t.crit)
     });
-    let left = Line::from(vec![
-        Span::styled(" strata ", t.title),
-        state,
-        rec.unwrap_or_default(),
-        Span::styled(format!(" {}", shown_host(app)), t.accent),
-        Span::styled(clock, t.base),
-        Span::styled(format!("  every {}s", trim_float(app.interval_s)), t.muted),
-        // The kernel is this machine's: a node's is not known here.
-        Span::styled(
-            if app.nodes.is_empty() {
-                format!("  {}", app.host.kernel)
-            } else {
-                String::new()
-            },
-            t.muted,
-        ),
-    ]);
+    // The kernel is this machine's: a node's is not known here.
+    let kernel = app
+        .nodes
+        .is_empty()
+        .then(|| format!("  {}", app.host.kernel));
+    // What a narrow screen drops, least useful first: the kernel, the
+    // interval, the date (the time stays), strata's name, its RSS. The
+    // state, the host, the time and strata's CPU stay whole.
+    let mut chosen = None;
+    for drop in 0..=5 {
+        let clock = match app.now_ms {
+            0 => String::new(),
+            ms if drop >= 3 => format!("  {}", format::local_time(ms)),
+            ms => format!("  {}", format::local_datetime(ms)),
+        };
+        let left = Line::from(vec![
+            Span::styled(if drop >= 4 { "" } else { " strata " }, t.title),
+            state.clone(),
+            rec.clone().unwrap_or_default(),
+            Span::styled(format!(" {}", shown_host(app)), t.accent),
+            Span::styled(clock, t.base),
+            Span::styled(
+                if drop >= 2 {
+                    String::new()
+                } else {
+                    format!("  every {}s", trim_float(app.interval_s))
+                },
+                t.muted,
+            ),
+            Span::styled(
+                kernel.clone().filter(|_| drop == 0).unwrap_or_default(),
+                t.muted,
+            ),
+        ]);
+        let usage = if drop >= 5 {
+            format!("  strata cpu {cpu} ")
+        } else {
+            format!("  strata cpu {cpu}  rss {rss} ")
+        };
+        let fits = left.width() + usage.chars().count() <= usize::from(area.width);
+        chosen = Some((left, usage));
+        if fits {
+            break;
+        }
+    }
+    let Some((left, usage)) = chosen else {
+        return;
+    };
+    let right_width = usage.chars().count() as u16;
+    let [left_area, right_area] =
+        Layout::horizontal([Constraint::Min(0), Constraint::Length(right_width)]).areas(area);
     f.render_widget(Paragraph::new(left), left_area);
     f.render_widget(
         Paragraph::new(Line::from(Span::styled(usage, t.muted)).alignment(Alignment::Right)),
@@ -200,14 +225,27 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
 
 fn draw_nav(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
+    let crumbs = breadcrumb(app).join(" › ");
+    let crumbs_width = crumbs.chars().count();
+    // The panels' names while they leave the breadcrumb its room; on a
+    // narrow screen only the current panel keeps its name, the others
+    // their number (the key that opens them).
+    let full: usize = Panel::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!(" {} {} ", i + 1, p.title()).chars().count() + 1)
+        .sum();
+    let named = 1 + full + 2 + crumbs_width <= usize::from(area.width);
     let mut spans = vec![Span::raw(" ")];
     for (i, p) in Panel::ALL.iter().enumerate() {
-        let style = if *p == app.panel() {
-            t.selected
+        let current = *p == app.panel();
+        let style = if current { t.selected } else { t.muted };
+        let text = if named || current {
+            format!(" {} {} ", i + 1, p.title())
         } else {
-            t.muted
+            format!(" {} ", i + 1)
         };
-        spans.push(Span::styled(format!(" {} {} ", i + 1, p.title()), style));
+        spans.push(Span::styled(text, style));
         spans.push(Span::raw(" "));
     }
     spans.push(Span::styled("│ ", t.border));
@@ -329,14 +367,35 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 ("c", "theme"),
             ],
         };
-        let mut spans = vec![Span::raw(" ")];
-        for (k, what) in keys.iter().chain([("?", "help"), ("q", "quit")].iter()) {
-            spans.push(Span::styled(*k, t.key));
-            spans.push(Span::styled(format!(" {what}  "), t.muted));
-        }
-        Line::from(spans)
+        key_line(keys, area.width, t)
     };
     f.render_widget(Paragraph::new(line), area);
+}
+
+/// A footer's keys, as many of the view's as the width holds, first ones
+/// first, then `? help` and `q quit`, which are the last to go: on a
+/// narrow screen the user can always find the rest and leave.
+fn key_line<'a>(keys: &[(&'a str, &'a str)], width: u16, t: &crate::theme::Theme) -> Line<'a> {
+    const LAST: [(&str, &str); 2] = [("?", "help"), ("q", "quit")];
+    let item = |(k, what): &(&str, &str)| k.chars().count() + what.chars().count() + 3;
+    let mut room = usize::from(width)
+        .saturating_sub(1)
+        .saturating_sub(LAST.iter().map(item).sum());
+    let mut shown: Vec<(&str, &str)> = Vec::new();
+    for k in keys {
+        let w = item(k);
+        if w > room {
+            break;
+        }
+        room -= w;
+        shown.push(*k);
+    }
+    let mut spans = vec![Span::raw(" ")];
+    for (k, what) in shown.into_iter().chain(LAST) {
+        spans.push(Span::styled(k, t.key));
+        spans.push(Span::styled(format!(" {what}  "), t.muted));
+    }
+    Line::from(spans)
 }
 
 /// "1", "0.5", "2.25": an interval as a person writes it.
