@@ -60,22 +60,6 @@ pub fn duration_s(secs: u64) -> String {
     }
 }
 
-/// A size in decimal units as disk vendors label them: "480 GB", "1.9 TB".
-pub fn disk_size(n: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
-    let mut v = n as f64;
-    let mut u = 0;
-    while v >= 1000.0 && u + 1 < UNITS.len() {
-        v /= 1000.0;
-        u += 1;
-    }
-    if v >= 100.0 || u == 0 {
-        format!("{v:.0} {}", UNITS[u])
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
-}
-
 /// Local date and time of a Unix time in ms: "2026-11-22 07:45:12".
 pub fn local_datetime(ms: i64) -> String {
     let (tm, _) = local_tm(ms);
@@ -167,7 +151,7 @@ mod tests {
     fn sizes() {
         assert_eq!(bytes(512), "512 B");
         assert_eq!(bytes(1536), "1.5 KiB");
-        assert_eq!(disk_size(480_103_981_056), "480 GB");
-        assert_eq!(disk_size(1_920_000_000_000), "1.9 TB");
+        // a 256 GiB disk as lsblk says it, not "275 GB"
+        assert_eq!(bytes(274_877_906_944), "256.0 GiB");
     }
 }

@@ -110,7 +110,8 @@ fn device_detail_with_partitions() {
     let screen = render(&mut app, 160, 50);
     insta::assert_snapshot!("detail_sda_160x50", screen);
     assert!(screen.contains("Disks › sda"));
-    assert!(screen.contains("HDD · 4.0 TB · ST4000NM0035-1V4"));
+    // binary, as lsblk says it (3.6T), as the rest of the screen
+    assert!(screen.contains("HDD · 3.6 TiB · ST4000NM0035-1V4"));
     for chart in ["IOPS", "Throughput", "Await ms", "Queue", "%util"] {
         assert!(screen.contains(chart), "{chart} chart missing");
     }
@@ -411,4 +412,60 @@ fn at_80x24_header_footer_and_breadcrumb_keep_what_matters() {
         nav.contains("1 Overview") && nav.contains("2 Disks"),
         "{nav}"
     );
+}
+
+/// Footers offer only what does something here: no Enter into the parts
+/// of a device without any, into files nobody watches or databases there
+/// are none of; a replay shows its own keys first.
+#[test]
+fn footers_offer_only_what_does_something() {
+    let footer = |app: &mut App| {
+        let screen = render(app, 120, 24);
+        screen.lines().last().unwrap().to_string()
+    };
+    let mut app = app_with(30);
+    // sda has partitions, sdc none (the fixture host)
+    keys(&mut app, &[Action::GotoPanel(1)]);
+    select(&mut app, "sdc");
+    keys(&mut app, &[Action::Enter]);
+    assert!(app.parts_here().is_empty());
+    let f = footer(&mut app);
+    assert!(!f.contains("Enter part") && f.contains("Esc back"), "{f}");
+    keys(&mut app, &[Action::Back]);
+    select(&mut app, "sda");
+    keys(&mut app, &[Action::Enter]);
+    let f = footer(&mut app);
+    assert!(f.contains("Enter part"), "{f}");
+    // the cache panel with its watched files; the databases panel with none
+    keys(&mut app, &[Action::Back, Action::GotoPanel(2)]);
+    assert!(!app.cache_files().is_empty());
+    let f = footer(&mut app);
+    assert!(f.contains("Enter file") && f.contains("sort files"), "{f}");
+    keys(&mut app, &[Action::GotoPanel(6)]);
+    let f = footer(&mut app);
+    assert!(!f.contains("Enter instance") && f.contains("q quit"), "{f}");
+    // a replay: its keys, and still help and quit at 80 columns
+    app.replay = Some(strata::app::session::ReplayStatus {
+        file: "run.strec".into(),
+        start_ms: 0,
+        end_ms: 60_000,
+        pos_ms: 10_000,
+        playing: false,
+        speed: 1,
+        markers: Vec::new(),
+        gaps: Vec::new(),
+    });
+    keys(&mut app, &[Action::GotoPanel(0)]);
+    let screen = render(&mut app, 80, 24);
+    let f = screen.lines().last().unwrap();
+    for k in [
+        "Space play",
+        "t/T step",
+        "b go to",
+        "+/- speed",
+        "? help",
+        "q quit",
+    ] {
+        assert!(f.contains(k), "{k}: {f}");
+    }
 }

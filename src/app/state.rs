@@ -503,7 +503,7 @@ impl App {
     }
 
     /// The parts of the device the current view shows, host's or cell's.
-    fn parts_here(&self) -> Vec<&DiskRow> {
+    pub fn parts_here(&self) -> Vec<&DiskRow> {
         match self.view() {
             View::Disk(name) => self.parts_of(name),
             View::CellDisk(i, name) => parts_in(self.cell_disk_tick(*i), name),

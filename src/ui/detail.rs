@@ -55,7 +55,7 @@ fn device_title(name: &str, dev: &Device, row: Option<&DiskRow>) -> String {
             title.push_str(&format!(" · partition of {p}"));
         }
         if let Some(s) = info.size_bytes {
-            title.push_str(&format!(" · {}", format::disk_size(s)));
+            title.push_str(&format!(" · {}", format::bytes(s)));
         }
         if let Some(m) = &info.model {
             title.push_str(&format!(" · {m}"));

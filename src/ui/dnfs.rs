@@ -100,7 +100,7 @@ pub fn draw(
     marks: &[Marker],
 ) {
     let now_ms = dnfs.shown_now(now_ms);
-    let block = panel_block(crumbs(dnfs, ui), theme, true);
+    let block = panel_block(format!(" {} ", crumbs(dnfs, ui)), theme, true);
     let inner = block.inner(area);
     f.render_widget(block, area);
     if dnfs.list.is_empty() {

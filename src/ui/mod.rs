@@ -367,9 +367,44 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 ("c", "theme"),
             ],
         };
-        key_line(keys, area.width, t)
+        // A replay's own keys come first: without them its footer was the
+        // live one and none of them showed until `?`.
+        const REPLAY: [(&str, &str); 6] = [
+            ("Space", "play"),
+            ("t/T", "step"),
+            ("</>", "minute"),
+            ("b", "go to"),
+            ("[ ]", "mark"),
+            ("+/-", "speed"),
+        ];
+        let replay = if app.replay.is_some() {
+            &REPLAY[..]
+        } else {
+            &[]
+        };
+        let keys: Vec<(&str, &str)> = replay
+            .iter()
+            .chain(keys)
+            .copied()
+            .filter(|(k, _)| offered(app, k))
+            .collect();
+        key_line(&keys, area.width, t)
     };
     f.render_widget(Paragraph::new(line), area);
+}
+
+/// Whether a footer's key does something on what is shown: no Enter into
+/// the parts of a device that has none, into files nobody watches or
+/// databases there are none of.
+fn offered(app: &App, key: &str) -> bool {
+    match (app.view(), key) {
+        (View::Disk(_) | View::CellDisk(..), "Enter") => !app.parts_here().is_empty(),
+        (View::Panel(Panel::Cache), "Enter" | "s/S") if !app.shows_cluster() => {
+            !app.cache_files().is_empty()
+        }
+        (View::Panel(Panel::Databases), "Enter") => !app.dnfs.list.is_empty(),
+        _ => true,
+    }
 }
 
 /// A footer's keys, as many of the view's as the width holds, first ones
@@ -378,7 +413,8 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
 fn key_line<'a>(keys: &[(&'a str, &'a str)], width: u16, t: &crate::theme::Theme) -> Line<'a> {
     const LAST: [(&str, &str); 2] = [("?", "help"), ("q", "quit")];
     let item = |(k, what): &(&str, &str)| k.chars().count() + what.chars().count() + 3;
-    let mut room = usize::from(width)
+    // The last item's two trailing spaces may fall off the edge.
+    let mut room = (usize::from(width) + 2)
         .saturating_sub(1)
         .saturating_sub(LAST.iter().map(item).sum());
     let mut shown: Vec<(&str, &str)> = Vec::new();
