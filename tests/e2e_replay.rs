@@ -17,6 +17,35 @@ fn position(screen: &str) -> Option<usize> {
         .find_map(|l| l.find('●').map(|b| l[..b].chars().count()))
 }
 
+/// The first "hh:mm:ss" of a line.
+fn time_in(line: &str) -> Option<&str> {
+    let b = line.as_bytes();
+    (0..b.len().saturating_sub(7)).find_map(|i| {
+        let w = &b[i..i + 8];
+        let ok = w.iter().enumerate().all(|(j, c)| {
+            if j == 2 || j == 5 {
+                *c == b':'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+        ok.then(|| &line[i..i + 8])
+    })
+}
+
+/// The header's clock and the timeline's position ("DATE TIME / END
+/// ×SPEED" at its right) say the same second.
+fn clocks_agree(screen: &str) -> bool {
+    let header = screen.lines().next().and_then(time_in);
+    let position = screen
+        .lines()
+        .skip(1)
+        .find(|l| l.contains(" / ") && l.contains('×'))
+        .and_then(|l| l.rsplit_once(" / "))
+        .and_then(|(before, _)| time_in(&before[before.len().saturating_sub(8)..]));
+    header.is_some() && header == position
+}
+
 fn strata() -> &'static str {
     env!("CARGO_BIN_EXE_strata")
 }
@@ -79,6 +108,24 @@ fn record_mark_then_replay_with_its_keys() {
         s.contains("▼") && position(s).is_some_and(|c| c > from)
     });
     assert!(after.contains("REPLAY ⏸"));
+    assert!(clocks_agree(&after), "{after}");
+    // A jump to a whole second: the samples are taken a few ms after
+    // their boundary, so the last one played is from the second before;
+    // the header's clock is the timeline's position all the same (it was
+    // a second behind it).
+    let second = (p.start_ms / 1000 + 2) * 1000;
+    assert!(second < p.end_ms, "a whole second inside the file");
+    let hms = strata::format::local_time(second);
+    t.keys(&["b"]);
+    t.wait_text("jump to");
+    t.type_text(&hms);
+    t.keys(&["Enter"]);
+    let jumped = t.wait_for("the jump", |s| {
+        s.lines()
+            .skip(1)
+            .any(|l| l.contains(&hms) && l.contains(" / "))
+    });
+    assert!(clocks_agree(&jumped), "{jumped}");
     // Play at ×60 to the end: it stops there by itself.
     t.keys(&["+", "+", "+", " "]);
     t.wait_within("the end of the file", Duration::from_secs(10), |s| {

@@ -175,7 +175,10 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
     // state, the host, the time and strata's CPU stay whole.
     let mut chosen = None;
     for drop in 0..=5 {
-        let clock = match app.now_ms {
+        // A replay's clock is its timeline's position, to the second: the
+        // last sample played is up to an interval behind it.
+        let now = app.replay.as_ref().map_or(app.now_ms, |r| r.pos_ms);
+        let clock = match now {
             0 => String::new(),
             ms if drop >= 3 => format!("  {}", format::local_time(ms)),
             ms => format!("  {}", format::local_datetime(ms)),
