@@ -127,6 +127,15 @@ fn in_replay_enter_on_a_marker_goes_to_it() {
     assert_eq!(app.ui.marker_list, Some(1));
     let screen = render(&mut app, 100, 30);
     insta::assert_snapshot!("markers_list_replay_100x30", screen);
+    // A recording's screens give no advice that only applies live.
+    assert!(
+        screen.contains("no databases in this recording"),
+        "{screen}"
+    );
+    assert!(
+        !screen.contains("--db ") && !screen.contains("--cell "),
+        "{screen}"
+    );
     assert!(screen.contains("ahead") && screen.contains("Enter go to it"));
     keys(&mut app, &[Action::Down, Action::Down, Action::Enter]);
     let reqs = app.take_requests();

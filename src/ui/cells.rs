@@ -141,7 +141,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     if n == 0 {
         f.render_widget(
             Paragraph::new(Span::styled(
-                "no cells: name them with --cell [user@]host[:port], --cell-group FILE or [[cell]] in the config",
+                super::none_here(
+                    app.replay.is_some(),
+                    "cells",
+                    "no cells: name them with --cell [user@]host[:port], --cell-group FILE or [[cell]] in the config",
+                ),
                 t.muted,
             )),
             inner,

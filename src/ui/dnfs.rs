@@ -725,11 +725,16 @@ pub fn overview_lines(
     dnfs: &Dnfs,
     now_ms: i64,
     path: Option<&PathView>,
+    recorded: bool,
 ) -> Vec<Line<'static>> {
     let now_ms = dnfs.shown_now(now_ms);
     if dnfs.list.is_empty() {
         return vec![Line::from(Span::styled(
-            "no databases · --db user@//host:port/service or [[db]] in the config (password in STRATA_DB_PASSWORD)",
+            super::none_here(
+                recorded,
+                "databases",
+                "no databases · --db user@//host:port/service or [[db]] in the config (password in STRATA_DB_PASSWORD)",
+            ),
             t.muted,
         ))];
     }

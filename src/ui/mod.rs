@@ -396,6 +396,17 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     f.render_widget(Paragraph::new(line), area);
 }
 
+/// What a screen says where it has none of `what`: live, how to name
+/// some; in a recording, only that it has none (the advice would not
+/// apply to it).
+pub(crate) fn none_here(recorded: bool, what: &str, advice: &'static str) -> String {
+    if recorded {
+        format!("no {what} in this recording")
+    } else {
+        advice.to_string()
+    }
+}
+
 /// Whether a footer's key does something on what is shown: no Enter into
 /// the parts of a device that has none, into files nobody watches or
 /// databases there are none of.

@@ -19,7 +19,13 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let path = app.path_view();
-    let db_lines = super::dnfs::overview_lines(&app.theme, &app.dnfs, app.now_ms, path.as_ref());
+    let db_lines = super::dnfs::overview_lines(
+        &app.theme,
+        &app.dnfs,
+        app.now_ms,
+        path.as_ref(),
+        app.replay.is_some(),
+    );
     // the databases and the path take what they need, up to a third
     let db_rows = super::widgets::wrapped_rows(&db_lines, usize::from(area.width.saturating_sub(2)))
         .min(usize::from(area.height / 3))
@@ -74,7 +80,11 @@ fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
     if n == 0 {
         f.render_widget(
             Paragraph::new(Span::styled(
-                "no cells · --cell [user@]host[:port], --cell-group FILE or [[cell]] in the config",
+                super::none_here(
+                    app.replay.is_some(),
+                    "cells",
+                    "no cells · --cell [user@]host[:port], --cell-group FILE or [[cell]] in the config",
+                ),
                 t.muted,
             )),
             inner,
