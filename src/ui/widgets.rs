@@ -103,7 +103,11 @@ fn chart_title(title: &str, series: &[Series], theme: &Theme) -> Vec<Span<'stati
             .filter(|v| v.is_finite())
             .map(f64::from);
         let stats = window_stats(&s.values);
-        title_spans.push(Span::styled(format!("{} ", s.label), s.style));
+        // "%util 0.40", not "%util %util 0.40": a lone series the title
+        // already names needs no label of its own.
+        if !(series.len() == 1 && title.contains(s.label)) {
+            title_spans.push(Span::styled(format!("{} ", s.label), s.style));
+        }
         title_spans.push(Span::styled(
             format!("{} ", format::fit(now, 9, 2)),
             theme.base,
@@ -206,7 +210,7 @@ pub fn chart(
                 .labels([
                     Span::styled("0", theme.muted),
                     Span::styled(
-                        format!("{}{unit}", format::fit(Some(ymax), 7, 1)),
+                        format!("{}{unit}", format::fit(Some(ymax), 7, axis_decimals(ymax))),
                         theme.muted,
                     ),
                 ])
@@ -217,6 +221,17 @@ pub fn chart(
     if let Some(graph) = graph_area(f.buffer_mut(), inner) {
         let marks = mark_columns(times, x.marks, graph.width);
         draw_marks(f.buffer_mut(), graph, &marks, theme);
+    }
+}
+
+/// Decimals enough that the axis' top says its value: 0.03, not "0.0".
+fn axis_decimals(ymax: f64) -> usize {
+    if ymax >= 10.0 {
+        1
+    } else if ymax >= 0.1 {
+        2
+    } else {
+        3
     }
 }
 
@@ -323,6 +338,39 @@ pub fn wrapped_rows(lines: &[Line], width: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_title_names_its_figure_once_and_the_axis_says_its_top() {
+        let theme = Theme::default();
+        let text = |title: &str, labels: &[&'static str]| -> String {
+            let series: Vec<Series> = labels
+                .iter()
+                .map(|l| Series {
+                    label: l,
+                    values: vec![0.4],
+                    style: Style::default(),
+                })
+                .collect();
+            chart_title(title, &series, &theme)
+                .iter()
+                .map(|s| s.content.to_string())
+                .collect()
+        };
+        for title in ["%util", "sda %util"] {
+            let t = text(title, &["%util"]);
+            assert_eq!(t.matches("%util").count(), 1, "{t}");
+            assert!(t.contains("0.40"), "{t}");
+        }
+        // two series keep their labels: which is which
+        let t = text("IOPS", &["r/s", "w/s"]);
+        assert!(t.contains("r/s ") && t.contains("w/s "), "{t}");
+        assert_eq!(format::fit(Some(0.033), 7, axis_decimals(0.033)), "0.033");
+        assert_eq!(format::fit(Some(6.98), 7, axis_decimals(6.98)), "6.98");
+        assert_eq!(
+            format::fit(Some(3030.5), 7, axis_decimals(3030.5)),
+            "3030.5"
+        );
+    }
 
     #[test]
     fn decimation_keeps_extremes_and_order() {
