@@ -429,6 +429,10 @@ fn the_binary_exports_and_sums_up_a_recording() {
         .find(|l| l.starts_with("disks") && l.contains("total") && l.contains(" r/s "))
         .unwrap_or_else(|| panic!("{out}"));
     assert!(row.ends_with(&format!("{max:.2}")), "{row}");
+    // 30 samples of 1 s are 30 s of figures (it said 29, the time
+    // between the first and the last).
+    let window = out.lines().find(|l| l.starts_with("window")).unwrap();
+    assert!(window.contains(&format!("({} s)", v.len())), "{window}");
     assert!(
         out.contains("between markers \"ramp to 64 users\" and \"steady\""),
         "{out}"

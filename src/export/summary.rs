@@ -90,6 +90,9 @@ pub struct Summary {
     /// Time of the first and of the last sample in the window.
     pub first_ms: Option<i64>,
     pub last_ms: Option<i64>,
+    /// The recording's interval: a sample's figures are of the interval
+    /// that ends at it.
+    pub interval_ms: i64,
     /// Intervals with figures in the window, per panel.
     pub samples: Vec<(BatchPanel, usize)>,
     /// In panel order, then in the order first seen.
@@ -341,6 +344,7 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
         window: window.clone(),
         first_ms,
         last_ms,
+        interval_ms: (meta.interval_s * 1000.0).round() as i64,
         samples: PANELS
             .into_iter()
             .filter_map(|p| Some((p, *samples.get(&p)?)))
@@ -357,12 +361,24 @@ fn text_num(v: Option<f64>) -> String {
 /// What a summary says of its window, for its head.
 fn window_line(s: &Summary) -> String {
     let span = match (s.first_ms, s.last_ms) {
-        (Some(a), Some(b)) => format!(
-            "{} to {} ({} s)",
-            format::local_datetime(a),
-            format::local_datetime(b),
-            (b - a) / 1000
-        ),
+        // From the start of the first sample's interval: five samples at
+        // 1 s are five seconds of figures, not the four between them.
+        (Some(a), Some(b)) => {
+            let from = a - s.interval_ms.max(0);
+            let secs = (b - from) as f64 / 1000.0;
+            // To the interval's precision: samples are a few ms off
+            // their boundaries.
+            let secs = if s.interval_ms % 1000 == 0 {
+                format!("{secs:.0}")
+            } else {
+                format!("{secs:.1}")
+            };
+            format!(
+                "{} to {} ({secs} s)",
+                format::local_datetime(from),
+                format::local_datetime(b),
+            )
+        }
         _ => format!("no sample ({})", super::rows::describe(&s.window)),
     };
     match &s.window.markers {
@@ -554,6 +570,7 @@ mod tests {
             window: Window::ALL,
             first_ms: None,
             last_ms: None,
+            interval_ms: 1000,
             samples: Vec::new(),
             figures: vec![Figure {
                 panel: BatchPanel::Cells,
