@@ -3,7 +3,7 @@
 //! most at a capped frame rate; `strata record` is the same without a
 //! screen.
 
-use crate::app::input::NodeInput;
+use crate::app::input::{NodeInput, on_host};
 use crate::app::session::Request;
 use crate::app::{App, Input};
 use crate::core::clock::now_ms;
@@ -351,29 +351,28 @@ impl Live {
         // the node `--node local` names. A jump host is not the database,
         // and sampling it beside eight nodes was a tenth of strata's CPU.
         let local_node = local_node(app);
-        let own: Vec<(LayerId, Read)> = match (app.nodes.is_empty(), local_node) {
-            (true, _) => vec![
-                (LayerId::Disks, reader(disks, Input::Disks)),
-                (LayerId::Nfs, reader(nfs, Input::Nfs)),
-                (LayerId::Cache, reader(cache, Input::Cache)),
-                (LayerId::Nics, reader(nics, Input::Nics)),
-            ],
-            (false, Some(node)) => {
-                let on = move |input| Input::Node { node, input };
-                vec![
-                    (
-                        LayerId::Disks,
-                        reader(disks, move |r| on(NodeInput::Disks(r))),
-                    ),
-                    (LayerId::Nfs, reader(nfs, move |r| on(NodeInput::Nfs(r)))),
-                    (
-                        LayerId::Cache,
-                        reader(cache, move |r| on(NodeInput::Cache(r))),
-                    ),
-                    (LayerId::Nics, reader(nics, move |r| on(NodeInput::Nics(r)))),
-                ]
-            }
-            (false, None) => Vec::new(),
+        let own: Vec<(LayerId, Read)> = if app.nodes.is_empty() || local_node.is_some() {
+            let n = local_node;
+            vec![
+                (
+                    LayerId::Disks,
+                    reader(disks, on_host(n, Input::Disks, NodeInput::Disks)),
+                ),
+                (
+                    LayerId::Nfs,
+                    reader(nfs, on_host(n, Input::Nfs, NodeInput::Nfs)),
+                ),
+                (
+                    LayerId::Cache,
+                    reader(cache, on_host(n, Input::Cache, NodeInput::Cache)),
+                ),
+                (
+                    LayerId::Nics,
+                    reader(nics, on_host(n, Input::Nics, NodeInput::Nics)),
+                ),
+            ]
+        } else {
+            Vec::new()
         };
         let (samples, samplers, layers) = spawn_samplers(own, every);
         // Each cell on its own task: a cell that hangs or drops never holds

@@ -210,23 +210,30 @@ impl Input {
     /// `node` is the node this machine is (`--node local`) when there are
     /// nodes: its layers are that node's, not `App.local`'s.
     pub fn failed(layer: LayerId, why: String, node: Option<usize>) -> Option<Input> {
-        let Some(node) = node else {
-            return match layer {
-                LayerId::Disks => Some(Input::Disks(Err(why))),
-                LayerId::Nfs => Some(Input::Nfs(Err(why))),
-                LayerId::Cache => Some(Input::Cache(Err(why))),
-                LayerId::Nics => Some(Input::Nics(Err(why))),
-                LayerId::Cells | LayerId::Dnfs => None,
-            };
-        };
-        let input = match layer {
-            LayerId::Disks => NodeInput::Disks(Err(why)),
-            LayerId::Nfs => NodeInput::Nfs(Err(why)),
-            LayerId::Cache => NodeInput::Cache(Err(why)),
-            LayerId::Nics => NodeInput::Nics(Err(why)),
+        Some(match layer {
+            LayerId::Disks => on_host(node, Input::Disks, NodeInput::Disks)(Err(why)),
+            LayerId::Nfs => on_host(node, Input::Nfs, NodeInput::Nfs)(Err(why)),
+            LayerId::Cache => on_host(node, Input::Cache, NodeInput::Cache)(Err(why)),
+            LayerId::Nics => on_host(node, Input::Nics, NodeInput::Nics)(Err(why)),
             LayerId::Cells | LayerId::Dnfs => return None,
-        };
-        Some(Input::Node { node, input })
+        })
+    }
+}
+
+/// This machine's input of a host layer: its own (`node` None), or with
+/// nodes the node it is (`--node local`), whose layers are not
+/// `App.local`'s. `own` and `as_node` are the layer's two variants.
+pub fn on_host<T: 'static>(
+    node: Option<usize>,
+    own: fn(T) -> Input,
+    as_node: fn(T) -> NodeInput,
+) -> impl Fn(T) -> Input + Send + 'static {
+    move |r| match node {
+        Some(node) => Input::Node {
+            node,
+            input: as_node(r),
+        },
+        None => own(r),
     }
 }
 
