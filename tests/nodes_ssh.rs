@@ -1057,18 +1057,27 @@ fn a_node_killed_and_restarted_and_one_frozen_and_thawed_while_the_others_keep_t
 /// the files the patterns match in its tree, and the report's file
 /// records are those files with fincore's figures, method "fincore"; a
 /// pattern that matches nothing there is a record that says so.
+/// util-linux fincore on this machine, or the test says it is skipped
+/// (a failure where STRATA_REQUIRE_FINCORE is set).
+fn fincore_or_skip(test: &str) -> Option<std::path::PathBuf> {
+    let found = peer_tools::find_in_path("fincore");
+    if found.is_none() {
+        assert!(
+            std::env::var_os("STRATA_REQUIRE_FINCORE").is_none(),
+            "fincore required"
+        );
+        eprintln!("SKIPPED {test}: no fincore here");
+    }
+    found
+}
+
 #[test]
 fn a_nodes_watched_files_come_from_fincore_run_on_the_node() {
     let test = "a_nodes_watched_files_come_from_fincore_run_on_the_node";
     let Some(keys) = keys_or_skip(test) else {
         return;
     };
-    if Command::new("fincore").arg("--version").output().is_err() {
-        assert!(
-            std::env::var_os("STRATA_REQUIRE_FINCORE").is_none(),
-            "fincore required"
-        );
-        eprintln!("SKIPPED {test}: no fincore here");
+    if fincore_or_skip(test).is_none() {
         return;
     }
     let _serial = serial();
@@ -1171,12 +1180,7 @@ fn a_slow_fincore_delays_no_sample_and_its_figures_come_when_it_ends() {
     let Some(keys) = keys_or_skip(test) else {
         return;
     };
-    let Some(real) = peer_tools::find_in_path("fincore") else {
-        assert!(
-            std::env::var_os("STRATA_REQUIRE_FINCORE").is_none(),
-            "fincore required"
-        );
-        eprintln!("SKIPPED {test}: no fincore here");
+    let Some(real) = fincore_or_skip(test) else {
         return;
     };
     let _serial = serial();
