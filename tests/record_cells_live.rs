@@ -286,11 +286,13 @@ fn serve_demo_cells() {
         return;
     }
     let keys = Keys::new();
+    // make-demo-recording's stand-in names this machine's disks
+    let cellcli = match std::env::var_os("STRATA_DEMO_CELLCLI") {
+        Some(path) => keys.with_cellcli_from(std::path::Path::new(&path)),
+        None => keys.with_cellcli(),
+    };
     let cells = [
-        (
-            "cel01",
-            Sshd::start(&keys, "127.0.0.61", &keys.with_cellcli()),
-        ),
+        ("cel01", Sshd::start(&keys, "127.0.0.61", &cellcli)),
         ("cel02", Sshd::start(&keys, "127.0.0.62", "")),
     ];
     let kh = known_hosts(&keys, &[&cells[0].1, &cells[1].1]);

@@ -168,6 +168,7 @@ fn nic_panel_lists_used_wire_facing_interfaces_with_nicstat_figures() {
     insta::assert_snapshot!("nics_160x24", screen);
     // lo and the veth are host plumbing: hidden until `a`
     assert!(screen.contains("7 of 9 interfaces"), "{screen}");
+    assert!(!screen.contains("super-packets"), "{screen}");
     assert!(!screen.contains("veth1a2b"), "{screen}");
     // t=29 on ens3f0 (6th in layers.rs): wave = 100 + (29*11 + 5*7) % 50
     // = 104, so 900,000,000 × 1.04 = 936,000,000 B/s = 914062.5 KB/s in,
@@ -196,10 +197,24 @@ fn nic_panel_lists_used_wire_facing_interfaces_with_nicstat_figures() {
     let screen = render(&mut app, 160, 24);
     assert!(screen.contains("9 of 9 interfaces"), "{screen}");
     assert!(line_with(&screen, "veth1a2b").contains("veth"), "{screen}");
+    // 540,000 B/s over 12 packets/s: 45000 bytes a packet on a 1500 MTU
+    assert!(line_with(&screen, "veth1a2b").contains("45000.0"), "{screen}");
+    assert!(
+        screen.contains("Avs over the MTU: GSO/TSO/GRO super-packets"),
+        "{screen}"
+    );
     assert!(
         !app.ui.show_all_devices,
         "the disks' own toggle is untouched"
     );
+    // the veth's own screen says why its packets pass the MTU
+    let filter: Vec<Action> = "veth".chars().map(Action::FilterChar).collect();
+    keys(&mut app, &[Action::StartFilter]);
+    keys(&mut app, &filter);
+    keys(&mut app, &[Action::FilterCommit, Action::Top, Action::Enter]);
+    let screen = render(&mut app, 160, 48);
+    assert!(screen.contains(" veth1a2b · veth"), "{screen}");
+    assert!(screen.contains("TSO or GRO super-packets,"), "{screen}");
 }
 
 #[test]

@@ -164,11 +164,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     ];
     cols.extend(NIC_TABLE.iter().map(|(_, h)| Col::figure(*h)));
     let frozen = table::with_node_col(app, &mut cols, 2, &rows);
-    let legend_h = warnings.len().clamp(1, 3) as u16;
-    let [table_area, legend] =
-        Layout::vertical([Constraint::Min(0), Constraint::Length(legend_h)]).areas(inner);
-    let drawn = Table::new(cols, frozen, &app.ui.nics).draw(f, table_area, t, &rows);
-    let lines: Vec<Line> = if warnings.is_empty() {
+    let mut lines: Vec<Line> = if warnings.is_empty() {
         vec![Line::from(Span::styled(
             if app.ui.show_all_nics {
                 "every interface · a: only used wire-facing ones · KB = 1024 bytes"
@@ -183,8 +179,33 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             .map(|w| Line::from(Span::styled(format!("! {w}"), t.warn)))
             .collect()
     };
+    if rows.iter().any(|r| over_mtu(r.row.row)) {
+        lines.push(Line::from(Span::styled(SUPER_PACKETS, t.muted)));
+    }
+    let legend_h = lines.len().clamp(1, 4) as u16;
+    let [table_area, legend] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(legend_h)]).areas(inner);
+    let drawn = Table::new(cols, frozen, &app.ui.nics).draw(f, table_area, t, &rows);
     f.render_widget(Paragraph::new(lines), legend);
     drawn
+}
+
+/// Why a packet size can pass the MTU: the kernel counts a segmentation
+/// offload's packet before the NIC (or GRO after it) cuts it into frames.
+const SUPER_PACKETS: &str =
+    "Avs over the MTU: GSO/TSO/GRO super-packets, counted before segmentation";
+
+/// rAvs or wAvs larger than the interface's MTU.
+fn over_mtu(r: &NicRow) -> bool {
+    let Some(mtu) = r.info.as_ref().and_then(|i| i.mtu) else {
+        return false;
+    };
+    [NicCol::RAvs, NicCol::WAvs].iter().any(|c| {
+        r.rates
+            .as_ref()
+            .and_then(|x| x.get(*c))
+            .is_some_and(|v| v > f64::from(mtu))
+    })
 }
 
 /// "physical · 25000 Mb/s full · up · MTU 9000 · driver mlx5_core".
@@ -298,6 +319,18 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
             Span::styled(format!("{v:>17}"), t.base),
         ])
     }));
+    if over_mtu(row) {
+        lines.push(Line::from(""));
+        lines.extend(
+            [
+                "Avs over the MTU: GSO,",
+                "TSO or GRO super-packets,",
+                "counted before they are",
+                "cut into frames",
+            ]
+            .map(|l| Line::from(Span::styled(l, t.muted))),
+        );
+    }
     let now_block = panel_block(" now ", t, false);
     f.render_widget(Paragraph::new(lines).block(now_block), now);
 

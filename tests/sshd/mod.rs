@@ -153,9 +153,17 @@ impl Keys {
     /// (tests/fixtures/cells/cellcli, copied to `bin/`) on the PATH of the
     /// commands the cell runs: a cell that has cellcli.
     pub fn with_cellcli(&self) -> String {
+        self.with_cellcli_from(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/cells/cellcli"
+        )))
+    }
+
+    /// As [`with_cellcli`](Self::with_cellcli), with another stand-in (the
+    /// demo's, whose cell disks are this machine's).
+    pub fn with_cellcli_from(&self, fake: &Path) -> String {
         let bin = self.path("bin");
         fs::create_dir_all(&bin).expect("mkdir bin");
-        let fake = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/cells/cellcli");
         fs::copy(fake, bin.join("cellcli")).expect("copy cellcli");
         fs::set_permissions(bin.join("cellcli"), fs::Permissions::from_mode(0o755))
             .expect("chmod cellcli");
