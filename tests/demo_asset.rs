@@ -109,4 +109,11 @@ fn the_demo_recording_opens_with_its_cells_markers_and_load() {
         let row = cells.lines().find(|l| l.contains(&format!("│{label} ")));
         assert!(row.is_some_and(|r| r.contains(" live ")), "{cells}");
     }
+    // cel01's stand-in cellcli names the cell's own disk: its device row
+    // carries the cell disk's name, and cellcli's figures are there.
+    app.ui.stack = vec![View::Panel(Panel::Cells), View::Cell(0)];
+    let cel01 = render(&mut app, 160, 40);
+    let vda = cel01.lines().find(|l| l.contains("│vda "));
+    assert!(vda.is_some_and(|r| r.contains(" CD_00_cel01 ")), "{cel01}");
+    assert!(cel01.contains("cellcli metriccurrent · 1 cell disk"), "{cel01}");
 }
