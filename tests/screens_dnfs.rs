@@ -150,12 +150,56 @@ fn dnfs() -> Dnfs {
 }
 
 fn render(d: &Dnfs, ui: &DnfsUi, w: u16, h: u16) -> String {
+    render_as(d, ui, w, h, false)
+}
+
+/// The panel as a replay (`recorded`) or a live run draws it.
+fn render_as(d: &Dnfs, ui: &DnfsUi, w: u16, h: u16, recorded: bool) -> String {
     let backend = ratatui::backend::TestBackend::new(w, h);
     let mut term = ratatui::Terminal::new(backend).unwrap();
     let theme = Theme::default();
-    term.draw(|f| strata::ui::dnfs::draw(f, f.area(), &theme, d, ui, T0 + 1000, &[]))
+    let cx = strata::ui::dnfs::Ctx {
+        t: &theme,
+        dnfs: d,
+        ui,
+        now_ms: T0 + 1000,
+        marks: &[],
+        recorded,
+    };
+    term.draw(|f| strata::ui::dnfs::draw(f, f.area(), cx))
         .unwrap();
     redact_times(&term.backend().to_string())
+}
+
+/// A recording without databases says so, and not how to name one live:
+/// --db would not apply to it.
+#[test]
+fn a_recording_without_databases_gives_no_live_advice() {
+    let mut app = common::fidelity::host_app(Vec::new(), 5.0);
+    assert!(app.dnfs.list.is_empty());
+    let i = strata::app::Panel::ALL
+        .iter()
+        .position(|p| *p == strata::app::Panel::Databases)
+        .unwrap();
+    app.update(strata::app::Action::GotoPanel(i));
+    assert!(common::render(&mut app, 120, 20).contains("--db user@"));
+    app.replay = Some(strata::app::session::ReplayStatus {
+        file: "run.strec".into(),
+        start_ms: 0,
+        end_ms: 60_000,
+        pos_ms: 10_000,
+        playing: false,
+        speed: 1,
+        markers: Vec::new(),
+        gaps: Vec::new(),
+    });
+    let screen = common::render(&mut app, 120, 20);
+    assert!(
+        screen.contains("no databases in this recording") && !screen.contains("--db"),
+        "{screen}"
+    );
+    let panel = render_as(&app.dnfs, &app.ui.dnfs, 80, 6, true);
+    insta::assert_snapshot!("dnfs_replay_no_databases_80x6", panel);
 }
 
 #[test]

@@ -88,40 +88,32 @@ fn crumbs(dnfs: &Dnfs, ui: &DnfsUi) -> String {
     s
 }
 
-/// Draws the panel into `area`; `marks` are the run's markers, shown on
-/// its charts.
-pub fn draw(
-    f: &mut Frame,
-    area: Rect,
-    theme: &Theme,
-    dnfs: &Dnfs,
-    ui: &DnfsUi,
-    now_ms: i64,
-    marks: &[Marker],
-) {
-    let now_ms = dnfs.shown_now(now_ms);
-    let block = panel_block(format!(" {} ", crumbs(dnfs, ui)), theme, true);
+/// Draws the panel into `area` as `cx` says (its `now_ms` the screen's
+/// clock, the panel picks the reading shown).
+pub fn draw(f: &mut Frame, area: Rect, cx: Ctx) {
+    let cx = Ctx {
+        now_ms: cx.dnfs.shown_now(cx.now_ms),
+        ..cx
+    };
+    let block = panel_block(format!(" {} ", crumbs(cx.dnfs, cx.ui)), cx.t, true);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    if dnfs.list.is_empty() {
+    if cx.dnfs.list.is_empty() {
         f.render_widget(
             Paragraph::new(Span::styled(
-                "no databases: name one with --db user@//host:port/service (password in STRATA_DB_PASSWORD), --db / or [[db]] in the config",
-                theme.muted,
+                super::none_here(
+                    cx.recorded,
+                    "databases",
+                    "no databases: name one with --db user@//host:port/service (password in STRATA_DB_PASSWORD), --db / or [[db]] in the config",
+                ),
+                cx.t.muted,
             ))
             .wrap(Wrap { trim: true }),
             inner,
         );
         return;
     }
-    let cx = Ctx {
-        t: theme,
-        dnfs,
-        ui,
-        now_ms,
-        marks,
-    };
-    match ui.db(dnfs) {
+    match cx.ui.db(cx.dnfs) {
         None => draw_list(f, inner, &cx),
         Some((db, _)) => draw_db(f, inner, &cx, db),
     }
@@ -129,13 +121,16 @@ pub fn draw(
 
 /// What every level of the panel is drawn from.
 #[derive(Clone, Copy)]
-struct Ctx<'a> {
-    t: &'a Theme,
-    dnfs: &'a Dnfs,
-    ui: &'a DnfsUi,
+pub struct Ctx<'a> {
+    pub t: &'a Theme,
+    pub dnfs: &'a Dnfs,
+    pub ui: &'a DnfsUi,
     /// The time the screen shows (the pause's while paused).
-    now_ms: i64,
-    marks: &'a [Marker],
+    pub now_ms: i64,
+    /// The run's markers, shown on the charts.
+    pub marks: &'a [Marker],
+    /// A recording's screens: no advice that only applies live.
+    pub recorded: bool,
 }
 
 /// Every database: its state and totals; the highlighted one's history
@@ -147,6 +142,7 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
         ui,
         now_ms,
         marks,
+        ..
     } = *cx;
     let itv = dnfs.interval_ms;
     let lw = dnfs
@@ -279,6 +275,7 @@ fn draw_db(f: &mut Frame, area: Rect, cx: &Ctx, db: &DbView) {
         ui,
         now_ms,
         marks,
+        ..
     } = *cx;
     let itv = dnfs.interval_ms;
     let tick = db.layer.latest.as_ref();
