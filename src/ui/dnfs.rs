@@ -141,7 +141,6 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
         dnfs,
         ui,
         now_ms,
-        marks,
         ..
     } = *cx;
     let itv = dnfs.interval_ms;
@@ -188,20 +187,22 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
         Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(area);
     f.render_widget(Paragraph::new(lines), top);
     if let Some(db) = dnfs.list.get(ui.selected) {
-        history_or_reason(f, rest, t, db, TOTAL, &db.target.label, marks);
+        let now = shown(db, now_ms, itv).and_then(|k| k.total.as_ref());
+        history_or_reason(f, rest, cx, db, (TOTAL, &db.target.label), now);
     }
 }
 
-/// The charts of an entity's IOPS and MB/s, or why there are none.
+/// The charts of an entity's IOPS and MB/s, or why there are none;
+/// `now` is the entity's figures as its line prints them, for the titles.
 fn history_or_reason(
     f: &mut Frame,
     area: Rect,
-    t: &Theme,
+    cx: &Ctx,
     db: &DbView,
-    entity: &str,
-    what: &str,
-    marks: &[Marker],
+    (entity, what): (&str, &str),
+    now: Option<&Figures>,
 ) {
+    let (t, marks) = (cx.t, cx.marks);
     if let Some(reason) = db.reason() {
         let [why, _] = Layout::vertical([Constraint::Length(6), Constraint::Min(0)]).areas(area);
         let lines: Vec<Line> = std::iter::once(Line::from(Span::styled(
@@ -227,7 +228,12 @@ fn history_or_reason(
         times: h.times(seq, n),
         marks,
     };
-    let col = |c: DnfsCol| h.values(entity, c as usize, seq, n);
+    let s = |label, c: DnfsCol, style| Series {
+        label,
+        values: h.values(entity, c as usize, seq, n),
+        now: now.and_then(|f| f.get(c)),
+        style,
+    };
     let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
         .areas(area.intersection(Rect {
             height: area.height.min(12),
@@ -238,11 +244,7 @@ fn history_or_reason(
         a,
         &format!("{what} dNFS IOPS"),
         "/s",
-        &[Series {
-            label: "iops",
-            values: col(DnfsCol::Iops),
-            style: t.accent,
-        }],
+        &[s("iops", DnfsCol::Iops, t.accent)],
         &x,
         t,
     );
@@ -252,16 +254,8 @@ fn history_or_reason(
         &format!("{what} MB/s"),
         "MB/s",
         &[
-            Series {
-                label: "r",
-                values: col(DnfsCol::ReadMbPerS),
-                style: t.read,
-            },
-            Series {
-                label: "w",
-                values: col(DnfsCol::WriteMbPerS),
-                style: t.write,
-            },
+            s("r", DnfsCol::ReadMbPerS, t.read),
+            s("w", DnfsCol::WriteMbPerS, t.write),
         ],
         &x,
         t,
@@ -274,7 +268,6 @@ fn draw_db(f: &mut Frame, area: Rect, cx: &Ctx, db: &DbView) {
         dnfs,
         ui,
         now_ms,
-        marks,
         ..
     } = *cx;
     let itv = dnfs.interval_ms;
@@ -330,7 +323,14 @@ fn draw_db(f: &mut Frame, area: Rect, cx: &Ctx, db: &DbView) {
     .areas(area);
     f.render_widget(Paragraph::new(head), head_area);
     if charts_h > 0 {
-        history_or_reason(f, charts, t, db, &entity, &what, marks);
+        let shown = shown(db, now_ms, itv);
+        let now = match ui.inst {
+            Some(i) => shown
+                .and_then(|k| k.instances.iter().find(|x| x.inst_id == i))
+                .and_then(|x| x.figures.as_ref()),
+            None => shown.and_then(|k| k.total.as_ref()),
+        };
+        history_or_reason(f, charts, cx, db, (&entity, &what), now);
     }
     let Some(tk) = tick.filter(|tk| tk.in_use) else {
         return;
