@@ -172,10 +172,12 @@ fn render_as(d: &Dnfs, ui: &DnfsUi, w: u16, h: u16, recorded: bool) -> String {
 }
 
 /// A recording without databases says so, and not how to name one live:
-/// --db would not apply to it.
+/// --db would not apply to it. The demo recording has none.
 #[test]
 fn a_recording_without_databases_gives_no_live_advice() {
-    let mut app = common::fidelity::host_app(Vec::new(), 5.0);
+    let demo = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.strec"));
+    let player = strata::recording::session::Player::open(demo).unwrap();
+    let mut app = common::fidelity::app_of(&player.meta);
     assert!(app.dnfs.list.is_empty());
     let i = strata::app::Panel::ALL
         .iter()
@@ -183,16 +185,7 @@ fn a_recording_without_databases_gives_no_live_advice() {
         .unwrap();
     app.update(strata::app::Action::GotoPanel(i));
     assert!(common::render(&mut app, 120, 20).contains("--db user@"));
-    app.replay = Some(strata::app::session::ReplayStatus {
-        file: "run.strec".into(),
-        start_ms: 0,
-        end_ms: 60_000,
-        pos_ms: 10_000,
-        playing: false,
-        speed: 1,
-        markers: Vec::new(),
-        gaps: Vec::new(),
-    });
+    let _replay = strata::replay::Replayer::new(player, &mut app, demo);
     let screen = common::render(&mut app, 120, 20);
     assert!(
         screen.contains("no databases in this recording") && !screen.contains("--db"),
