@@ -25,6 +25,9 @@ use strata::export::{ExportOptions, Window, export, summarize};
 use strata::layers::disks::report::Selection;
 use strata::recording::session::Player;
 
+/// The fixture sessions' start.
+const T0: i64 = 1_795_000_000_000;
+
 const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.strec");
 
 /// A number as printed, in a unit common to the outputs compared: its
@@ -169,21 +172,32 @@ fn tokens(line: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// Where the header `col` (a word or words, e.g. "avg RTT (ms)") ends on
+/// `line`, in chars.
+fn column_end(line: &str, col: &str) -> Option<usize> {
+    let chars: Vec<char> = line.chars().collect();
+    let pat: Vec<char> = col.chars().collect();
+    let sep = |c: Option<&char>| c.is_none_or(|c| c.is_whitespace() || matches!(c, '│' | '"'));
+    (0..=chars.len().saturating_sub(pat.len()))
+        .find(|&i| {
+            chars[i..i + pat.len()] == pat[..]
+                && sep(i.checked_sub(1).and_then(|j| chars.get(j)))
+                && sep(chars.get(i + pat.len()))
+        })
+        .map(|i| i + pat.len())
+}
+
 /// In the table whose header line has every one of `header`, the figure
 /// in column `col` of the first row after it that starts with `row`: a
 /// figure is right-aligned, so it ends where its header ends.
 fn table_figure(screen: &str, header: &[&str], row: &str, col: &str) -> String {
     let lines: Vec<&str> = screen.lines().collect();
-    let has = |l: &str, t: &str| tokens(l).iter().any(|(_, x)| x == t);
     let h = lines
         .iter()
-        .position(|l| header.iter().all(|t| has(l, t)))
+        .position(|l| header.iter().all(|t| column_end(l, t).is_some()))
         .unwrap_or_else(|| panic!("no table with {header:?}:\n{screen}"));
-    let end = tokens(lines[h])
-        .into_iter()
-        .find(|(_, t)| t == col)
-        .unwrap_or_else(|| panic!("no column {col:?}: {}", lines[h]))
-        .0;
+    let end =
+        column_end(lines[h], col).unwrap_or_else(|| panic!("no column {col:?}: {}", lines[h]));
     let r = lines[h + 1..]
         .iter()
         .find(|l| tokens(l).first().is_some_and(|(_, t)| t == row))
@@ -221,8 +235,8 @@ fn line_figure(screen: &str, lead: &[&str], k: usize) -> String {
         .unwrap_or_else(|| panic!("no line {lead:?}:\n{screen}"))
 }
 
-/// A CSV export's field `col` on the row whose `key_col` is `key`.
-fn csv_field(csv: &str, key_col: &str, key: &str, col: &str) -> String {
+/// A CSV export's field `col` on the row whose fields `keys` name.
+fn csv_field(csv: &str, keys: &[(&str, &str)], col: &str) -> String {
     let mut lines = csv.lines();
     let head: Vec<&str> = lines.next().unwrap().split(',').collect();
     let at = |c: &str| {
@@ -232,8 +246,8 @@ fn csv_field(csv: &str, key_col: &str, key: &str, col: &str) -> String {
     };
     let row: Vec<&str> = lines
         .map(|l| l.split(',').collect::<Vec<_>>())
-        .find(|r| r[at(key_col)].trim_matches('"') == key)
-        .unwrap_or_else(|| panic!("no CSV row {key:?}:\n{csv}"));
+        .find(|r| keys.iter().all(|(c, k)| r[at(c)].trim_matches('"') == *k))
+        .unwrap_or_else(|| panic!("no CSV row {keys:?}:\n{csv}"));
     row[at(col)].to_string()
 }
 
@@ -293,7 +307,7 @@ struct Target {
 }
 
 /// A quarter, half and three quarters through each layer's intervals.
-fn targets(path: &Path) -> Vec<Target> {
+fn targets(path: &Path, panels: &[BatchPanel]) -> Vec<Target> {
     let mut player = Player::open(path).unwrap();
     let mut walker = Walker::new(&player.meta, None);
     let mut steps: Vec<Target> = Vec::new();
@@ -307,12 +321,7 @@ fn targets(path: &Path) -> Vec<Target> {
         }
     }
     let mut out = Vec::new();
-    for p in [
-        BatchPanel::Disks,
-        BatchPanel::Cache,
-        BatchPanel::Nics,
-        BatchPanel::Cells,
-    ] {
+    for &p in panels {
         let of: Vec<&Target> = steps.iter().filter(|s| s.panel == p).collect();
         assert!(of.len() >= 8, "{p:?}: {} intervals", of.len());
         out.extend([of.len() / 4, of.len() / 2, of.len() * 3 / 4].map(|i| *of[i]));
@@ -407,7 +416,11 @@ fn disks(app: &mut App, out: &Printouts, busiest: bool, figs: &mut Vec<Figure>) 
                 1.0,
             );
         }
-        f.saw("export csv", &csv_field(&out.csv, "device", &dev, col), 1.0);
+        f.saw(
+            "export csv",
+            &csv_field(&out.csv, &[("device", &dev)], col),
+            1.0,
+        );
         f.saw(
             "export json",
             &json_field(&out.json, "disk_device", &dev, None, key),
@@ -477,7 +490,7 @@ fn cache(app: &mut App, out: &Printouts, figs: &mut Vec<Figure>) {
         );
         f.saw(
             "export csv",
-            &csv_field(&out.csv, "record", "memory", col),
+            &csv_field(&out.csv, &[("record", "memory")], col),
             1.0,
         );
         f.saw(
@@ -520,7 +533,7 @@ fn nic(app: &mut App, out: &Printouts, name: &str, listed: bool, figs: &mut Vec<
         f.saw("now box", &box_figure(&screen, label), 1.0);
         f.saw(
             "export csv",
-            &csv_field(&out.csv, "interface", name, col),
+            &csv_field(&out.csv, &[("interface", name)], col),
             1.0,
         );
         f.saw(
@@ -615,7 +628,7 @@ fn cells(app: &mut App, out: &Printouts, figs: &mut Vec<Figure>) {
                 let csv_col = format!("{lower}_{key}");
                 f.saw(
                     "export csv",
-                    &csv_field(&out.csv, "cell", entity, &csv_col),
+                    &csv_field(&out.csv, &[("cell", entity)], &csv_col),
                     1.0,
                 );
                 f.saw(
@@ -643,18 +656,23 @@ fn cells(app: &mut App, out: &Printouts, figs: &mut Vec<Figure>) {
     }
 }
 
-#[test]
-fn every_output_prints_one_value_per_figure() {
-    let path = Path::new(DEMO);
-    let targets = targets(path);
+/// Plays `path` into an app and the walker; at each target interval, `at`
+/// adds the figures of its panel. Checks them all; returns how many pairs
+/// were compared.
+fn compare(
+    path: &Path,
+    panels: &[BatchPanel],
+    mut at: impl FnMut(&mut App, &Printouts, BatchPanel, &mut Vec<Figure>),
+) -> usize {
+    let targets = targets(path, panels);
     let mut player = Player::open(path).unwrap();
     let mut app = app_of(&player.meta);
     let mut walker = Walker::new(&player.meta, None);
     let mut figs: Vec<Figure> = Vec::new();
     let mut seen = Vec::new();
-    while let Some((at, input)) = player.next_input() {
+    while let Some((t_in, input)) = player.next_input() {
         app.apply(input.clone());
-        let Some(step) = walker.apply(at, input) else {
+        let Some(step) = walker.apply(t_in, input) else {
             continue;
         };
         let t = Target {
@@ -665,17 +683,7 @@ fn every_output_prints_one_value_per_figure() {
             continue;
         }
         seen.push(t);
-        let out = printouts(path, t);
-        match t.panel {
-            BatchPanel::Disks => disks(&mut app, &out, true, &mut figs),
-            BatchPanel::Cache => cache(&mut app, &out, &mut figs),
-            BatchPanel::Nics => {
-                nic(&mut app, &out, "eth0", true, &mut figs);
-                nic(&mut app, &out, "strata-demo0", false, &mut figs);
-            }
-            BatchPanel::Cells => cells(&mut app, &out, &mut figs),
-            _ => {}
-        }
+        at(&mut app, &printouts(path, t), t.panel, &mut figs);
     }
     let key = |t: &Target| (t.panel as usize, t.at_ms);
     seen.sort_by_key(key);
@@ -689,9 +697,199 @@ fn every_output_prints_one_value_per_figure() {
         .filter(|f| f.seen.iter().any(|s| s.p.is_some_and(|p| p.v != 0.0)))
         .count();
     println!(
-        "{} figures ({moving} not zero) at {} intervals, {outputs} prints, {compared} pairs compared",
+        "{}: {} figures ({moving} not zero) at {} intervals, {outputs} prints, {compared} pairs compared",
+        path.display(),
         figs.len(),
         targets.len()
     );
+    compared
+}
+
+#[test]
+fn every_output_prints_one_value_per_figure() {
+    let panels = [
+        BatchPanel::Disks,
+        BatchPanel::Cache,
+        BatchPanel::Nics,
+        BatchPanel::Cells,
+    ];
+    let compared = compare(
+        Path::new(DEMO),
+        &panels,
+        |app, out, panel, figs| match panel {
+            BatchPanel::Disks => disks(app, out, true, figs),
+            BatchPanel::Cache => cache(app, out, figs),
+            BatchPanel::Nics => {
+                nic(app, out, "eth0", true, figs);
+                nic(app, out, "strata-demo0", false, figs);
+            }
+            BatchPanel::Cells => cells(app, out, figs),
+            _ => {}
+        },
+    );
     assert!(compared > 500, "{compared}");
+}
+
+/// A session of the fixture host's NFS mounts, recorded by the recorder
+/// from what the real source read of a tree rewritten each second.
+fn nfs_recording(dir: &Path) -> std::path::PathBuf {
+    use strata::app::{Input, SelfUsage};
+    let root = dir.join("root");
+    std::fs::create_dir_all(root.join("proc/self")).unwrap();
+    let fs = strata::core::rootfs::RootFs::new(root.clone());
+    let mut source = strata::layers::nfs::source::NfsSource::new(fs);
+    let app = common::fidelity::host_app(Vec::new(), 1.0);
+    let path = dir.join("nfs.strec");
+    let meta = strata::recording::control::meta_of(&app, T0);
+    let mut rec = strata::recording::session::Recorder::create(&path, &meta).unwrap();
+    for k in 0..20u64 {
+        let up = 100_000 + k * 100;
+        let uptime = format!("{}.{:02} 0.00\n", up / 100, up % 100);
+        std::fs::write(root.join("proc/uptime"), uptime).unwrap();
+        let stats = common::layers::mountstats_text(k);
+        std::fs::write(root.join("proc/self/mountstats"), stats).unwrap();
+        let t = T0 + k as i64 * 1000;
+        let nfs = Input::Nfs(Ok(source.sample(t).unwrap()));
+        rec.record(t + 5, &nfs).unwrap();
+        let (now_ms, usage) = (t + 900, SelfUsage::default());
+        rec.record(now_ms, &Input::Clock { now_ms, usage }).unwrap();
+    }
+    rec.close().unwrap();
+    path
+}
+
+/// An operation's figure of a mount: the operation, chart title, its
+/// label there, the operations table's column, the CSV column, the
+/// summary's name ("" for none) and its unit in the chart's.
+type OpFig = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    f64,
+);
+
+const NFS_OPS: [OpFig; 6] = [
+    ("READ", "Operations", "READ/s", "ops/s", "op_ops/s", "", 1.0),
+    (
+        "WRITE",
+        "Operations",
+        "WRITE/s",
+        "ops/s",
+        "op_ops/s",
+        "",
+        1.0,
+    ),
+    (
+        "READ",
+        "Throughput",
+        "rd kB/s",
+        "kB/s",
+        "op_kB/s",
+        "rMB/s",
+        1024.0,
+    ),
+    (
+        "WRITE",
+        "Throughput",
+        "wr kB/s",
+        "kB/s",
+        "op_kB/s",
+        "wMB/s",
+        1024.0,
+    ),
+    (
+        "READ",
+        "RTT ms",
+        "READ",
+        "avg RTT (ms)",
+        "op_avg_rtt_ms",
+        "r RTT ms",
+        1.0,
+    ),
+    (
+        "WRITE",
+        "RTT ms",
+        "WRITE",
+        "avg RTT (ms)",
+        "op_avg_rtt_ms",
+        "w RTT ms",
+        1.0,
+    ),
+];
+
+/// Each mount's figures: its view's chart titles and operations table,
+/// the NFS table's row (ops/s), the export's rows (one per operation),
+/// the summary.
+fn nfs(app: &mut App, out: &Printouts, figs: &mut Vec<Figure>) {
+    use strata::layers::nfs::tick::mount_label;
+    let rows: Vec<(String, String, String)> = app
+        .host()
+        .nfs
+        .tick()
+        .unwrap()
+        .rows
+        .iter()
+        .map(|r| (r.key.clone(), r.export.clone(), mount_label(r)))
+        .collect();
+    let table = render(app, vec![View::Panel(Panel::Nfs)], 250, 40);
+    let ops = ["Operation", "ops/s", "kB/s"];
+    for (key, export, label) in rows {
+        let screen = render(
+            app,
+            vec![View::Panel(Panel::Nfs), View::Nfs(key.clone())],
+            200,
+            70,
+        );
+        let mut f = Figure::new(format!("nfs {label} ops/s"), false);
+        f.saw(
+            "chart title",
+            &title_figure(&screen, "RPC", Some("ops/s")),
+            1.0,
+        );
+        f.saw(
+            "NFS table",
+            &table_figure(&table, &["Export", "ops/s"], &export, "ops/s"),
+            1.0,
+        );
+        let mount = [("export", export.as_str())];
+        f.saw("export csv", &csv_field(&out.csv, &mount, "ops/s"), 1.0);
+        f.saw(
+            "summary",
+            &summary_figure(&out.summary, "nfs", &label, "ops/s"),
+            1.0,
+        );
+        figs.push(f);
+        for (op, title, tl, col, csv_col, sum, scale) in NFS_OPS {
+            let mut f = Figure::new(format!("nfs {label} {op} {col}"), col.contains("RTT"));
+            f.saw("chart title", &title_figure(&screen, title, Some(tl)), 1.0);
+            f.saw(
+                "operations table",
+                &table_figure(&screen, &ops, op, col),
+                1.0,
+            );
+            let keys = [("export", export.as_str()), ("op", op)];
+            f.saw("export csv", &csv_field(&out.csv, &keys, csv_col), 1.0);
+            if !sum.is_empty() {
+                f.saw(
+                    "summary",
+                    &summary_figure(&out.summary, "nfs", &label, sum),
+                    scale,
+                );
+            }
+            figs.push(f);
+        }
+    }
+}
+
+#[test]
+fn a_recorded_nfs_mount_prints_one_value_per_figure() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = nfs_recording(dir.path());
+    let compared = compare(&path, &[BatchPanel::Nfs], |app, out, _, figs| {
+        nfs(app, out, figs);
+    });
+    assert!(compared > 50, "{compared}");
 }
