@@ -893,3 +893,91 @@ fn a_recorded_nfs_mount_prints_one_value_per_figure() {
     });
     assert!(compared > 50, "{compared}");
 }
+
+/// A session of the fixture database PROD (19c RAC), recorded as the live
+/// loop records it: the app's clock, then each reading.
+fn dnfs_recording(dir: &Path) -> std::path::PathBuf {
+    use strata::app::{Input, SelfUsage};
+    use strata::layers::dnfs::source::{DbEvent, DbStatus, parse_db_spec};
+    let mut app = common::fidelity::host_app(Vec::new(), 5.0);
+    app.set_dbs(vec![parse_db_spec("dbsnmp@//prod-scan:1521/PROD").unwrap()]);
+    let samples = common::dnfs::readings("19c", 9);
+    let start = samples[0].wall_ms - 1000;
+    let path = dir.join("db.strec");
+    let meta = strata::recording::control::meta_of(&app, start);
+    let mut rec = strata::recording::session::Recorder::create(&path, &meta).unwrap();
+    let status = DbStatus::Live;
+    let live = Input::Db(DbEvent::Status { db: 0, status });
+    rec.record(start, &live).unwrap();
+    for sample in samples {
+        let now_ms = sample.wall_ms;
+        let usage = SelfUsage::default();
+        rec.record(now_ms, &Input::Clock { now_ms, usage }).unwrap();
+        let reading = Input::Db(DbEvent::Sample { db: 0, sample });
+        rec.record(now_ms, &reading).unwrap();
+    }
+    rec.close().unwrap();
+    path
+}
+
+/// A database's dNFS totals: the chart titles of the list and of the
+/// database's view, the list's line, the instances table's database line,
+/// the export's "all" row, the summary.
+fn dnfs(app: &mut App, out: &Printouts, figs: &mut Vec<Figure>) {
+    let label = app.dnfs.list[0].target.label.clone();
+    let stack = vec![View::Panel(Panel::Databases)];
+    app.ui.dnfs.db = None;
+    let list = render(app, stack.clone(), 200, 50);
+    app.ui.dnfs.db = Some(0);
+    let db = render(app, stack, 200, 60);
+    app.ui.dnfs.db = None;
+    // (column, chart title after the label, series label, CSV column,
+    // summary's name)
+    let figures = [
+        ("iops", "dNFS IOPS", "iops", "iops", "IOPS"),
+        ("rMB/s", "MB/s", "r", "rmb_s", "rMB/s"),
+        ("wMB/s", "MB/s", "w", "wmb_s", "wMB/s"),
+    ];
+    for (col, title, tl, csv_col, sum) in figures {
+        let mut f = Figure::new(format!("dnfs {label} {col}"), false);
+        let title = format!("{label} {title}");
+        f.saw(
+            "list's chart title",
+            &title_figure(&list, &title, Some(tl)),
+            1.0,
+        );
+        f.saw(
+            "database's chart title",
+            &title_figure(&db, &title, Some(tl)),
+            1.0,
+        );
+        f.saw(
+            "databases list",
+            &table_figure(&list, &["Database", col], &label, col),
+            1.0,
+        );
+        f.saw(
+            "instances table",
+            &table_figure(&db, &["Instance", col], "database", col),
+            1.0,
+        );
+        let keys = [("db", label.as_str()), ("inst_id", "all")];
+        f.saw("export csv", &csv_field(&out.csv, &keys, csv_col), 1.0);
+        f.saw(
+            "summary",
+            &summary_figure(&out.summary, "dnfs", &label, sum),
+            1.0,
+        );
+        figs.push(f);
+    }
+}
+
+#[test]
+fn a_recorded_database_prints_one_value_per_figure() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dnfs_recording(dir.path());
+    let compared = compare(&path, &[BatchPanel::Dnfs], |app, out, _, figs| {
+        dnfs(app, out, figs);
+    });
+    assert!(compared > 40, "{compared}");
+}
