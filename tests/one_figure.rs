@@ -89,6 +89,20 @@ impl Figure {
         });
     }
 
+    /// A sum of printed figures (the cluster's IOPS from r/s and w/s): off
+    /// by as much as its terms together.
+    fn saw_sum(&mut self, from: &str, texts: &[String], scale: f64) {
+        let terms: Option<Vec<Printed>> = texts.iter().map(|t| printed(t, scale)).collect();
+        self.seen.push(Seen {
+            from: from.to_string(),
+            text: texts.join(" + "),
+            p: terms.map(|t| Printed {
+                v: t.iter().map(|p| p.v).sum(),
+                half: t.iter().map(|p| p.half).sum(),
+            }),
+        });
+    }
+
     /// Two prints of the same value agree at the printed precision: the
     /// same digits when printed alike, else each within half a unit of its
     /// last digit of the value, so of each other within the sum of both.
@@ -980,4 +994,117 @@ fn a_recorded_database_prints_one_value_per_figure() {
         dnfs(app, out, figs);
     });
     assert!(compared > 40, "{compared}");
+}
+
+/// A session of two database nodes' disks (the fixture host's, node `i`
+/// `5 * i` seconds ahead), as the live loop records it.
+fn cluster_recording(dir: &Path) -> std::path::PathBuf {
+    use strata::app::input::NodeInput;
+    use strata::app::{Input, SelfUsage};
+    use strata::remote::HostStatus;
+    let mut app = common::app_with(0);
+    app.set_nodes(common::ssh_nodes(&["oracle@db01", "oracle@db02"]));
+    let path = dir.join("cluster.strec");
+    let meta = strata::recording::control::meta_of(&app, T0);
+    let mut rec = strata::recording::session::Recorder::create(&path, &meta).unwrap();
+    for k in 0..12u64 {
+        let t = T0 + k as i64 * 1000;
+        for node in 0..2usize {
+            if k == 0 {
+                let status = HostStatus::Live;
+                rec.record(t + 1, &Input::NodeStatus { node, status })
+                    .unwrap();
+            }
+            let mut d = common::sample(k + 5 * node as u64);
+            d.wall_ms = t + 10;
+            let input = NodeInput::Disks(Ok(d));
+            rec.record(t + 10, &Input::Node { node, input }).unwrap();
+        }
+        let (now_ms, usage) = (t + 900, SelfUsage::default());
+        rec.record(now_ms, &Input::Clock { now_ms, usage }).unwrap();
+    }
+    rec.close().unwrap();
+    path
+}
+
+/// The cluster overview's IOPS and MB/s: the chart titles' cluster and
+/// busiest node, their rows (r/s + w/s, MB/s), the summary's per-node
+/// totals summed.
+#[test]
+fn the_cluster_overview_prints_one_value_per_figure() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = cluster_recording(dir.path());
+    let mut player = Player::open(&path).unwrap();
+    let mut app = app_of(&player.meta);
+    let labels: Vec<String> = app
+        .nodes
+        .iter()
+        .map(|n| n.target.label().to_string())
+        .collect();
+    let mut figs = Vec::new();
+    let mut clocks = 0;
+    while let Some((_, input)) = player.next_input() {
+        let clock = matches!(input, strata::app::Input::Clock { .. });
+        app.apply(input);
+        if !clock {
+            continue;
+        }
+        clocks += 1;
+        if ![4, 7, 10].contains(&clocks) {
+            continue;
+        }
+        // the nodes' samples of this second
+        let at = app.now_ms - 890;
+        let window = Window {
+            from_ms: at,
+            to_ms: at,
+            markers: None,
+        };
+        let s = summarize(&mut Player::open(&path).unwrap(), &window);
+        let summary = report(&s, Format::Text, "cluster", "db01");
+        let screen = render(&mut app, vec![View::Panel(Panel::Overview)], 200, 60);
+        let busiest = labels
+            .iter()
+            .find(|l| screen.contains(&format!("] {l} ")))
+            .cloned();
+        let row =
+            |name: &str, col: &str| table_figure(&screen, &["node", "r/s", "MB/s"], name, col);
+        let sum = |node: &str, fig: &str| {
+            summary_figure(&summary, "disks", &format!("{node}:total"), fig)
+        };
+        for (title, parts, sums) in [
+            ("IOPS (r/s + w/s)", vec!["r/s", "w/s"], ["r/s", "w/s"]),
+            ("MB/s (read + written)", vec!["MB/s"], ["rMB/s", "wMB/s"]),
+        ] {
+            let mut f = Figure::new(format!("cluster {title} at {clocks} s"), false);
+            f.saw(
+                "chart title",
+                &title_figure(&screen, title, Some("cluster")),
+                1.0,
+            );
+            let cells: Vec<String> = parts.iter().map(|c| row("cluster", c)).collect();
+            f.saw_sum("cluster row", &cells, 1.0);
+            let all: Vec<String> = labels
+                .iter()
+                .flat_map(|n| sums.map(|x| sum(n, x)))
+                .collect();
+            f.saw_sum("summary", &all, 1.0);
+            figs.push(f);
+            let Some(node) = &busiest else { continue };
+            let mut f = Figure::new(format!("{node} {title} at {clocks} s"), false);
+            f.saw(
+                "chart title",
+                &title_figure(&screen, title, Some(node)),
+                1.0,
+            );
+            let cells: Vec<String> = parts.iter().map(|c| row(node, c)).collect();
+            f.saw_sum("node's row", &cells, 1.0);
+            f.saw_sum("summary", &sums.map(|x| sum(node, x)), 1.0);
+            figs.push(f);
+        }
+    }
+    assert_eq!(clocks, 12);
+    let compared: usize = figs.iter().map(Figure::check).sum();
+    println!("cluster: {} figures, {compared} pairs compared", figs.len());
+    assert!(compared >= 30, "{compared}");
 }

@@ -504,13 +504,11 @@ fn rac_app() -> strata::app::App {
     use strata::app::Input;
     use strata::app::input::NodeInput;
     use strata::remote::HostStatus;
-    use strata::remote::target::{NodeTarget, parse_ssh_spec};
     let mut app = common::app_with(2);
-    let targets = ["oracle@db01.example.com", "oracle@10.0.0.12"]
-        .iter()
-        .map(|s| NodeTarget::Ssh(parse_ssh_spec(s, "oracle").unwrap()))
-        .collect();
-    app.set_nodes(targets);
+    app.set_nodes(common::ssh_nodes(&[
+        "oracle@db01.example.com",
+        "oracle@10.0.0.12",
+    ]));
     for node in 0..2usize {
         let status = HostStatus::Live;
         app.apply(Input::NodeStatus { node, status });

@@ -286,3 +286,12 @@ pub fn cell_target(name: &str) -> strata::remote::target::SshTarget {
         identity: None,
     }
 }
+
+/// Database nodes reached over SSH as `oracle`, by `user@host` specs.
+pub fn ssh_nodes(specs: &[&str]) -> Vec<strata::remote::target::NodeTarget> {
+    use strata::remote::target::{NodeTarget, parse_ssh_spec};
+    specs
+        .iter()
+        .map(|s| NodeTarget::Ssh(parse_ssh_spec(s, "oracle").unwrap()))
+        .collect()
+}
