@@ -568,6 +568,55 @@ fn nic(app: &mut App, out: &Printouts, name: &str, listed: bool, figs: &mut Vec<
     }
 }
 
+/// Each cell's disks: a disk's detail (chart titles and "now" box) and
+/// its line in the cell's disks table.
+fn cell_disks(app: &mut App, figs: &mut Vec<Figure>) {
+    for i in 0..app.cells.list.len() {
+        let names: Vec<String> = app
+            .cell_disk_rows(i)
+            .iter()
+            .map(|r| r.name.clone())
+            .collect();
+        let label = app.cells.list[i].target.label.clone();
+        let cell = vec![View::Panel(Panel::Cells), View::Cell(i)];
+        let table = render(app, cell.clone(), 320, 90);
+        for name in names {
+            let mut stack = cell.clone();
+            stack.push(View::CellDisk(i, name.clone()));
+            let detail = render(app, stack, 200, 80);
+            let util = if detail.contains("┌ %util (not meaningful here) ") {
+                "%util (not meaningful here)"
+            } else {
+                "%util"
+            };
+            for (col, title, label_there) in [
+                ("r/s", "IOPS", Some("r/s")),
+                ("w/s", "IOPS", Some("w/s")),
+                ("rkB/s", "Throughput", Some("rkB/s")),
+                ("wkB/s", "Throughput", Some("wkB/s")),
+                ("r_await", "Await ms", Some("r_await")),
+                ("w_await", "Await ms", Some("w_await")),
+                ("aqu-sz", "Queue", Some("aqu-sz")),
+                ("%util", util, None),
+            ] {
+                let mut f = Figure::new(format!("cell {label} disk {name} {col}"), false);
+                f.saw(
+                    "chart title",
+                    &title_figure(&detail, title, label_there),
+                    1.0,
+                );
+                f.saw("now box", &box_figure(&detail, col), 1.0);
+                f.saw(
+                    "cell's disks table",
+                    &table_figure(&table, &["Device", "r/s", "%util"], &name, col),
+                    1.0,
+                );
+                figs.push(f);
+            }
+        }
+    }
+}
+
 /// A group figure: its column, chart title, label there, JSON key,
 /// summary's name, place on the overview's storage line.
 type GroupFig = (
@@ -737,7 +786,10 @@ fn every_output_prints_one_value_per_figure() {
                 nic(app, out, "eth0", true, figs);
                 nic(app, out, "strata-demo0", false, figs);
             }
-            BatchPanel::Cells => cells(app, out, figs),
+            BatchPanel::Cells => {
+                cells(app, out, figs);
+                cell_disks(app, figs);
+            }
             _ => {}
         },
     );
