@@ -382,8 +382,9 @@ fn printouts(path: &Path, t: Target) -> Printouts {
     Printouts { csv, json, summary }
 }
 
-/// A device's iostat figures: detail chart titles, the disks table's row,
-/// the export's rows; its %util in the summary when it is the busiest.
+/// A device's iostat figures: detail chart titles and "now" box, the
+/// disks table's row, the overview's busiest devices, the export's rows;
+/// its %util in the summary when it is the busiest.
 fn disks(app: &mut App, out: &Printouts, busiest: bool, figs: &mut Vec<Figure>) {
     let tick = app.host().disks.tick().unwrap();
     let dev = tick
@@ -418,6 +419,7 @@ fn disks(app: &mut App, out: &Printouts, busiest: bool, figs: &mut Vec<Figure>) 
     for (col, title, label, key) in cols {
         let mut f = Figure::new(format!("disks {dev} {col}"), col.contains("await"));
         f.saw("chart title", &title_figure(&detail, title, label), 1.0);
+        f.saw("now box", &box_figure(&detail, col), 1.0);
         f.saw(
             "disks table",
             &table_figure(&table, &["r/s", "%util"], &dev, col),
