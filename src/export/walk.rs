@@ -209,9 +209,25 @@ impl Walker {
         }
         self.cells_seq = h.seq();
         let at_ms = *h.times(h.seq(), 1).last()?;
-        Some(Step::Cells {
-            at_ms,
-            now_ms: self.now_ms,
+        // As a host layer's short interval: a round that counts a cell's
+        // interval shorter than half the run's (its first, the sampler
+        // aligning on the clock) is left out, said as a note.
+        let (now_ms, itv) = (self.now_ms, self.cells.interval_ms);
+        let short = self.cells.list.iter().find_map(|c| {
+            c.current_groups(now_ms, itv)?;
+            let cs = c.disks.latest.as_ref()?.itv_cs?;
+            (cs < self.short_cs).then(|| {
+                let why = short_interval(cs, self.short_cs);
+                format!("{}: {why}", c.target.label)
+            })
+        });
+        Some(match short {
+            Some(text) => Step::Note {
+                panel: BatchPanel::Cells,
+                at_ms,
+                text,
+            },
+            None => Step::Cells { at_ms, now_ms },
         })
     }
 
