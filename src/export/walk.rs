@@ -111,8 +111,9 @@ pub struct Walker {
     /// in [`crate::app::App`].
     now_ms: i64,
     cells_seq: u64,
-    /// A host layer's interval shorter than this (half the run's, in
-    /// centiseconds) is left out; see [`Host`]'s steps.
+    /// An interval shorter than this (half the run's, in centiseconds) is
+    /// left out: a host layer's (see [`Host`]'s steps), or a cell's in a
+    /// round (see [`Walker::round`]).
     short_cs: u64,
 }
 
