@@ -8,86 +8,15 @@
 
 mod common;
 
+use common::dnfs::{readings, sample};
 use common::redact_times;
 use strata::app::dnfs::{Dnfs, DnfsUi};
-use strata::layers::dnfs::dnfs_sample::{
-    DnfsInstances, DnfsSample, map_instance_rows, map_rows, rows_from_capture,
-};
+use strata::layers::dnfs::dnfs_sample::{DnfsInstances, map_instance_rows};
 use strata::layers::dnfs::source::{DbEvent, DbStatus, connect, parse_db_spec};
 use strata::layers::dnfs::sql_rows::parse_sql_csv;
 use strata::theme::Theme;
 
 const T0: i64 = 1_795_000_000_000;
-
-fn sample(name: &str) -> DnfsSample {
-    let path = format!("{}/tests/fixtures/dnfs/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(path).unwrap();
-    map_rows(&rows_from_capture(0, name, &text).unwrap()).unwrap()
-}
-
-/// Reading `a`, then `b`, then `more` readings that go on as b went on
-/// from a (each process's counts grow by the same step again), as far
-/// apart as a and b on the database clock and 5 s apart on the wall
-/// clock, the last at `T0`.
-fn readings(release: &str, more: usize) -> Vec<DnfsSample> {
-    let a = sample(&format!("gv-dnfs-{release}-a.txt"));
-    let b = sample(&format!("gv-dnfs-{release}-b.txt"));
-    let mut out = vec![a.clone(), b.clone()];
-    let mut cur = b.clone();
-    for k in 0..more {
-        // a swell and ebb, so the chart has a shape; the last interval
-        // is b's step exactly (f = 2), so the figures on screen are the
-        // fixture's hand-worked ones
-        let f = match (more - 1 - k) % 3 {
-            0 => 2,
-            1 => 1,
-            _ => 3,
-        };
-        for s in &mut cur.stats {
-            // b's step again: b less a, from zero for a process new in b
-            let q = b
-                .stats
-                .iter()
-                .find(|q| (q.inst_id, q.pnum) == (s.inst_id, s.pnum))
-                .map_or((0, 0), |q| (q.nfs_read, q.nfs_write));
-            let p = a
-                .stats
-                .iter()
-                .find(|p| (p.inst_id, p.pnum) == (s.inst_id, s.pnum))
-                .map_or((0, 0), |p| (p.nfs_read, p.nfs_write));
-            let step = (q.0 - p.0, q.1 - p.1);
-            s.nfs_read += step.0 * f / 2;
-            s.nfs_write += step.1 * f / 2;
-            s.read_bytes = s.read_bytes.map(|_| s.nfs_read * 8192);
-            s.write_bytes = s.write_bytes.map(|_| s.nfs_write * 8192);
-        }
-        // SENDS/RECVS as the release's fixture counts them: 19c since
-        // the last select (b's counts, swelled), 12.1 as running totals
-        // (b's growth again)
-        for c in &mut cur.channels {
-            let key = |x: &&strata::layers::dnfs::dnfs_sample::ChannelRow| {
-                (x.inst_id, x.pnum, x.ch_id) == (c.inst_id, c.pnum, c.ch_id)
-            };
-            let (Some(ca), Some(cb)) = (a.channels.iter().find(key), b.channels.iter().find(key))
-            else {
-                continue;
-            };
-            if release == "12.1" {
-                c.sends += (cb.sends - ca.sends) * f / 2;
-            } else {
-                c.sends = cb.sends * f / 2;
-            }
-            c.recvs = c.sends;
-        }
-        cur.db_ms += b.db_ms - a.db_ms;
-        out.push(cur.clone());
-    }
-    let n = out.len() as i64;
-    for (i, s) in out.iter_mut().enumerate() {
-        s.wall_ms = T0 - (n - 1 - i as i64) * 5000;
-    }
-    out
-}
 
 /// The real status of a database read without an Oracle client, with the
 /// test's LD_LIBRARY_PATH (cargo's build directories) put as "…".
@@ -150,12 +79,49 @@ fn dnfs() -> Dnfs {
 }
 
 fn render(d: &Dnfs, ui: &DnfsUi, w: u16, h: u16) -> String {
+    render_as(d, ui, w, h, false)
+}
+
+/// The panel as a replay (`recorded`) or a live run draws it.
+fn render_as(d: &Dnfs, ui: &DnfsUi, w: u16, h: u16, recorded: bool) -> String {
     let backend = ratatui::backend::TestBackend::new(w, h);
     let mut term = ratatui::Terminal::new(backend).unwrap();
     let theme = Theme::default();
-    term.draw(|f| strata::ui::dnfs::draw(f, f.area(), &theme, d, ui, T0 + 1000, &[]))
+    let cx = strata::ui::dnfs::Ctx {
+        t: &theme,
+        dnfs: d,
+        ui,
+        now_ms: T0 + 1000,
+        marks: &[],
+        recorded,
+    };
+    term.draw(|f| strata::ui::dnfs::draw(f, f.area(), cx))
         .unwrap();
     redact_times(&term.backend().to_string())
+}
+
+/// A recording without databases says so, and not how to name one live:
+/// --db would not apply to it. The demo recording has none.
+#[test]
+fn a_recording_without_databases_gives_no_live_advice() {
+    let demo = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.strec"));
+    let player = strata::recording::session::Player::open(demo).unwrap();
+    let mut app = common::fidelity::app_of(&player.meta);
+    assert!(app.dnfs.list.is_empty());
+    let i = strata::app::Panel::ALL
+        .iter()
+        .position(|p| *p == strata::app::Panel::Databases)
+        .unwrap();
+    app.update(strata::app::Action::GotoPanel(i));
+    assert!(common::render(&mut app, 120, 20).contains("--db user@"));
+    let _replay = strata::replay::Replayer::new(player, &mut app, demo);
+    let screen = common::render(&mut app, 120, 20);
+    assert!(
+        screen.contains("no databases in this recording") && !screen.contains("--db"),
+        "{screen}"
+    );
+    let panel = render_as(&app.dnfs, &app.ui.dnfs, 80, 6, true);
+    insta::assert_snapshot!("dnfs_replay_no_databases_80x6", panel);
 }
 
 #[test]
@@ -538,13 +504,11 @@ fn rac_app() -> strata::app::App {
     use strata::app::Input;
     use strata::app::input::NodeInput;
     use strata::remote::HostStatus;
-    use strata::remote::target::{NodeTarget, parse_ssh_spec};
     let mut app = common::app_with(2);
-    let targets = ["oracle@db01.example.com", "oracle@10.0.0.12"]
-        .iter()
-        .map(|s| NodeTarget::Ssh(parse_ssh_spec(s, "oracle").unwrap()))
-        .collect();
-    app.set_nodes(targets);
+    app.set_nodes(common::ssh_nodes(&[
+        "oracle@db01.example.com",
+        "oracle@10.0.0.12",
+    ]));
     for node in 0..2usize {
         let status = HostStatus::Live;
         app.apply(Input::NodeStatus { node, status });

@@ -185,24 +185,35 @@ impl CellView {
 pub const DISK_GROUP: &str = "\u{2211}DISK";
 pub const FLASH_GROUP: &str = "\u{2211}FLASH";
 
-/// A group's figures in [`DISK_HISTORY`]'s order; a group has no queue
-/// size (aqu-sz) of its own. Unknown when the group is.
-fn group_values(g: Option<&GroupFigures>) -> [Option<f32>; DISK_HISTORY.len()] {
+/// A group's figure under the disk column that holds it in history, as
+/// the group lines print it (MB/s for throughput); a group has no queue
+/// size (aqu-sz) of its own.
+pub fn group_figure(g: &GroupFigures, c: DiskCol) -> Option<f64> {
     use crate::layers::cells::model::GroupCol as G;
+    g.get(match c {
+        DiskCol::RPerS => G::RPerS,
+        DiskCol::WPerS => G::WPerS,
+        DiskCol::RkBPerS => G::RMbPerS,
+        DiskCol::WkBPerS => G::WMbPerS,
+        DiskCol::RAwait => G::RAwait,
+        DiskCol::WAwait => G::WAwait,
+        DiskCol::Util => G::Util,
+        _ => return None,
+    })
+}
+
+/// A group's figures in [`DISK_HISTORY`]'s order, unknown when the group
+/// is.
+fn group_values(g: Option<&GroupFigures>) -> [Option<f32>; DISK_HISTORY.len()] {
     std::array::from_fn(|i| {
-        let g = g?;
-        let v = match DISK_HISTORY[i] {
-            DiskCol::RPerS => g.get(G::RPerS),
-            DiskCol::WPerS => g.get(G::WPerS),
-            // the history keeps kB/s as the disks' does
-            DiskCol::RkBPerS => g.get(G::RMbPerS).map(|mb| mb * 1024.0),
-            DiskCol::WkBPerS => g.get(G::WMbPerS).map(|mb| mb * 1024.0),
-            DiskCol::RAwait => g.get(G::RAwait),
-            DiskCol::WAwait => g.get(G::WAwait),
-            DiskCol::Util => g.get(G::Util),
-            _ => None,
+        let c = DISK_HISTORY[i];
+        let v = group_figure(g?, c)?;
+        // the history keeps kB/s as the disks' does
+        let v = match c {
+            DiskCol::RkBPerS | DiskCol::WkBPerS => v * 1024.0,
+            _ => v,
         };
-        v.map(|x| x as f32)
+        Some(v as f32)
     })
 }
 

@@ -310,7 +310,8 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
             continue;
         };
         let t = step.at_ms();
-        if matches!(step, Step::Note { .. }) || !window.contains(t) {
+        // A node's note is a note too: no sample.
+        if matches!(step.of_node().1, Step::Note { .. }) || !window.contains(t) {
             continue;
         }
         *samples.entry(step.panel()).or_default() += 1;

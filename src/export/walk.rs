@@ -111,6 +111,10 @@ pub struct Walker {
     /// in [`crate::app::App`].
     now_ms: i64,
     cells_seq: u64,
+    /// An interval shorter than this (half the run's, in centiseconds) is
+    /// left out: a host layer's (see [`Host`]'s steps), or a cell's in a
+    /// round (see [`Walker::round`]).
+    short_cs: u64,
 }
 
 impl Walker {
@@ -125,6 +129,7 @@ impl Walker {
             dnfs: Dnfs::new(meta.dbs.clone(), meta.interval_s, CELL_HISTORY),
             now_ms: 0,
             cells_seq: 0,
+            short_cs: (meta.interval_s * 50.0).round().max(0.0) as u64,
         }
     }
 
@@ -137,19 +142,23 @@ impl Walker {
     pub fn apply(&mut self, at_ms: i64, input: Input) -> Option<Step> {
         let note = |panel, text: String| Some(Step::Note { panel, at_ms, text });
         use BatchPanel as P;
+        let ask = Ask {
+            at_ms,
+            only: self.only,
+            short_cs: self.short_cs,
+        };
         match input {
-            Input::Disks(r) => self.local.disks(r, at_ms, self.only),
-            Input::Nfs(r) => self.local.nfs(r, at_ms, self.only),
-            Input::Cache(r) => self.local.cache(r, at_ms, self.only),
-            Input::Nics(r) => self.local.nics(r, at_ms, self.only),
+            Input::Disks(r) => self.local.disks(r, ask),
+            Input::Nfs(r) => self.local.nfs(r, ask),
+            Input::Cache(r) => self.local.cache(r, ask),
+            Input::Nics(r) => self.local.nics(r, ask),
             Input::Node { node, input } => {
-                let only = self.only;
                 let host = self.nodes.get_mut(node)?;
                 let step = match input {
-                    NodeInput::Disks(r) => host.disks(r, at_ms, only),
-                    NodeInput::Nfs(r) => host.nfs(r, at_ms, only),
-                    NodeInput::Cache(r) => host.cache(r, at_ms, only),
-                    NodeInput::Nics(r) => host.nics(r, at_ms, only),
+                    NodeInput::Disks(r) => host.disks(r, ask),
+                    NodeInput::Nfs(r) => host.nfs(r, ask),
+                    NodeInput::Cache(r) => host.cache(r, ask),
+                    NodeInput::Nics(r) => host.nics(r, ask),
                     NodeInput::Stderr(_) => None,
                 }?;
                 Some(Step::Node {
@@ -201,9 +210,25 @@ impl Walker {
         }
         self.cells_seq = h.seq();
         let at_ms = *h.times(h.seq(), 1).last()?;
-        Some(Step::Cells {
-            at_ms,
-            now_ms: self.now_ms,
+        // As a host layer's short interval: a round that counts a cell's
+        // interval shorter than half the run's (its first, the sampler
+        // aligning on the clock) is left out, said as a note.
+        let (now_ms, itv) = (self.now_ms, self.cells.interval_ms);
+        let short = self.cells.list.iter().find_map(|c| {
+            c.current_groups(now_ms, itv)?;
+            let cs = c.disks.latest.as_ref()?.itv_cs?;
+            (cs < self.short_cs).then(|| {
+                let why = short_interval(cs, self.short_cs);
+                format!("{}: {why}", c.target.label)
+            })
+        });
+        Some(match short {
+            Some(text) => Step::Note {
+                panel: BatchPanel::Cells,
+                at_ms,
+                text,
+            },
+            None => Step::Cells { at_ms, now_ms },
         })
     }
 
@@ -212,32 +237,53 @@ impl Walker {
     }
 }
 
+/// What a host layer's sample is taken with.
+#[derive(Clone, Copy)]
+struct Ask {
+    /// When it was recorded.
+    at_ms: i64,
+    only: Option<BatchPanel>,
+    short_cs: u64,
+}
+
 /// A sample's step: figures when it closes an interval (not the first,
 /// nor one after a reboot), its error as a note; nothing for a panel not
-/// asked for.
+/// asked for. An interval shorter than half the run's (the first after
+/// the recorder started, aligning on the clock) gives a note instead of
+/// figures: a 0.29 s row among 1 s rows would carry the file's highest
+/// %util on a few requests, and iostat users expect rows of the interval.
 macro_rules! host_step {
     ($name:ident, $sample:ty, $panel:ident, $step:ident) => {
-        fn $name(
-            &mut self,
-            r: Result<$sample, String>,
-            at_ms: i64,
-            only: Option<BatchPanel>,
-        ) -> Option<Step> {
-            if only.is_some_and(|o| o != BatchPanel::$panel) {
+        fn $name(&mut self, r: Result<$sample, String>, ask: Ask) -> Option<Step> {
+            if ask.only.is_some_and(|o| o != BatchPanel::$panel) {
                 return None;
             }
+            let note = |text| Step::Note {
+                panel: BatchPanel::$panel,
+                at_ms: ask.at_ms,
+                text,
+            };
             match r {
-                Ok(s) => Some(self.$name.tick(&s))
-                    .filter(|t| t.itv_cs.is_some())
-                    .map(Step::$step),
-                Err(text) => Some(Step::Note {
-                    panel: BatchPanel::$panel,
-                    at_ms,
-                    text,
-                }),
+                Ok(s) => {
+                    let t = self.$name.tick(&s);
+                    match t.itv_cs? {
+                        cs if cs < ask.short_cs => Some(note(short_interval(cs, ask.short_cs))),
+                        _ => Some(Step::$step(t)),
+                    }
+                }
+                Err(text) => Some(note(text)),
             }
         }
     };
+}
+
+/// Why a short interval's figures are left out.
+fn short_interval(cs: u64, short_cs: u64) -> String {
+    format!(
+        "a {:.2} s interval left out (shorter than half the {:.2} s interval)",
+        cs as f64 / 100.0,
+        short_cs as f64 / 50.0
+    )
 }
 
 impl Host {

@@ -108,56 +108,43 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
 
     let n = app.host().cache.history.capacity();
     let x = TimeAxis::of(&app.host().cache, &app.markers);
-    let host = |c: CacheCol| app.host().cache.series(HOST_ENTITY, at(c), n);
-    let mb = |c: CacheCol| host(c).into_iter().map(|v| v / 1024.0).collect();
+    // `scale` divides kB: 1024 for the MiB the first chart counts in.
+    let s = |label, c: CacheCol, scale: f64, style| Series {
+        label,
+        values: app
+            .host()
+            .cache
+            .series(HOST_ENTITY, at(c), n)
+            .into_iter()
+            .map(|v| (f64::from(v) / scale) as f32)
+            .collect(),
+        now: tick.figures.get(c).map(|v| v / scale),
+        style,
+    };
     let refault = tick.refault_counter.unwrap_or("refault");
     let specs: [(&str, &str, Vec<Series>); 3] = [
         (
             "Dirty and writeback MiB",
             "",
             vec![
-                Series {
-                    label: "Dirty",
-                    values: mb(CacheCol::Dirty),
-                    style: t.write,
-                },
-                Series {
-                    label: "Writeback",
-                    values: mb(CacheCol::Writeback),
-                    style: t.accent,
-                },
+                s("Dirty", CacheCol::Dirty, 1024.0, t.write),
+                s("Writeback", CacheCol::Writeback, 1024.0, t.accent),
             ],
         ),
         (
             "Paging kB/s",
             "",
             vec![
-                Series {
-                    label: "pgpgin",
-                    values: host(CacheCol::PgpginKbS),
-                    style: t.read,
-                },
-                Series {
-                    label: "pgpgout",
-                    values: host(CacheCol::PgpgoutKbS),
-                    style: t.write,
-                },
+                s("pgpgin", CacheCol::PgpginKbS, 1.0, t.read),
+                s("pgpgout", CacheCol::PgpgoutKbS, 1.0, t.write),
             ],
         ),
         (
             "Faults /s",
             "",
             vec![
-                Series {
-                    label: "majflt",
-                    values: host(CacheCol::MajfltS),
-                    style: t.read,
-                },
-                Series {
-                    label: refault,
-                    values: host(CacheCol::RefaultS),
-                    style: t.accent,
-                },
+                s("majflt", CacheCol::MajfltS, 1.0, t.read),
+                s(refault, CacheCol::RefaultS, 1.0, t.accent),
             ],
         ),
     ];
@@ -438,34 +425,27 @@ pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
     }
     let n = app.host().cache.history.capacity();
     let x = TimeAxis::of(&app.host().cache, &app.markers);
-    let values = |c: FileCol| {
-        let i = FILE_HISTORY.iter().position(|x| *x == c).unwrap_or(0);
-        app.host().cache.series(path, i, n)
+    let s = |label, c: FileCol, style| Series {
+        label,
+        values: FILE_HISTORY
+            .iter()
+            .position(|x| *x == c)
+            .map_or(Vec::new(), |i| app.host().cache.series(path, i, n)),
+        now: row.figures.as_ref().and_then(|f| f.get(c)),
+        style,
     };
     let specs: [(&str, &str, Vec<Series>); 2] = [
         (
             "Resident %",
             "%",
-            vec![Series {
-                label: "%RES",
-                values: values(FileCol::ResPct),
-                style: t.accent,
-            }],
+            vec![s("%RES", FileCol::ResPct, t.accent)],
         ),
         (
             "Pages",
             "",
             vec![
-                Series {
-                    label: "dirty",
-                    values: values(FileCol::Dirty),
-                    style: t.write,
-                },
-                Series {
-                    label: "writeback",
-                    values: values(FileCol::Writeback),
-                    style: t.read,
-                },
+                s("dirty", FileCol::Dirty, t.write),
+                s("writeback", FileCol::Writeback, t.read),
             ],
         ),
     ];

@@ -5,7 +5,7 @@ use super::panel_block;
 use super::table::{self, Col, TableRow};
 use super::widgets::{Series, TimeAxis, chart};
 use crate::app::App;
-use crate::app::cells::{CELL_TABLE, CellState, CellView, DISK_GROUP, FLASH_GROUP};
+use crate::app::cells::{CELL_TABLE, CellState, CellView, DISK_GROUP, FLASH_GROUP, group_figure};
 use crate::app::layer::Layer;
 use crate::app::list::Drawn;
 use crate::app::state::Marker;
@@ -168,7 +168,13 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     ])
     .areas(inner);
     if charts_h > 0 {
-        group_charts(f, t, charts, &app.cells.history, &app.markers);
+        group_charts(
+            f,
+            t,
+            charts,
+            (&app.cells.history, &all.groups),
+            &app.markers,
+        );
     }
     let mut lines = group_lines(t, &all.groups, "all cells");
     lines.push(Line::from(Span::styled(
@@ -335,7 +341,7 @@ pub fn draw_cell(f: &mut Frame, app: &App, area: Rect, i: usize) -> Drawn {
     ])
     .areas(inner);
     if charts_h > 0 {
-        group_charts(f, t, charts, &c.disks, &app.markers);
+        group_charts(f, t, charts, (&c.disks, groups), &app.markers);
     }
     f.render_widget(Paragraph::new(group_lines(t, groups, "this cell")), top);
     let info_line = shown_line(t, picked, cellcli, c.cellcli_age_s(app.now_ms));
@@ -494,69 +500,63 @@ fn group_charts<T: Clone>(
     f: &mut Frame,
     t: &Theme,
     area: Rect,
-    layer: &Layer<T>,
+    (layer, groups): (&Layer<T>, &CellGroups),
     marks: &[Marker],
 ) {
     let n = layer.history.capacity();
     let x = TimeAxis::of(layer, marks);
-    let values = |entity: &str, c: DiskCol, scale: f32| -> Vec<f32> {
-        history_index(c).map_or(Vec::new(), |i| {
-            layer
-                .series(entity, i, n)
-                .into_iter()
-                .map(|v| v / scale)
-                .collect()
-        })
-    };
     let rows = Layout::vertical([Constraint::Ratio(1, 2); 2]).split(area);
-    for ((entity, name), row) in [(DISK_GROUP, "DISK"), (FLASH_GROUP, "FLASH")]
-        .into_iter()
-        .zip(rows.iter())
+    for ((entity, media, name), row) in [
+        (DISK_GROUP, Media::Disk, "DISK"),
+        (FLASH_GROUP, Media::Flash, "FLASH"),
+    ]
+    .into_iter()
+    .zip(rows.iter())
     {
-        let pair = |a: (&'static str, DiskCol), b: (&'static str, DiskCol), scale: f32| {
-            vec![
-                Series {
-                    label: a.0,
-                    values: values(entity, a.1, scale),
-                    style: t.read,
-                },
-                Series {
-                    label: b.0,
-                    values: values(entity, b.1, scale),
-                    style: t.write,
-                },
-            ]
+        // the history keeps kB/s, as a device's; MB/s as the group lines
+        // print them (and as `group_figure` gives them)
+        let s = |label, c: DiskCol, style| {
+            let scale = if matches!(c, DiskCol::RkBPerS | DiskCol::WkBPerS) {
+                1024.0
+            } else {
+                1.0
+            };
+            Series {
+                label,
+                values: history_index(c).map_or(Vec::new(), |i| {
+                    layer
+                        .series(entity, i, n)
+                        .into_iter()
+                        .map(|v| v / scale)
+                        .collect()
+                }),
+                now: groups.get(media).and_then(|g| group_figure(g, c)),
+                style,
+            }
+        };
+        let pair = |a: (&'static str, DiskCol), b: (&'static str, DiskCol)| {
+            vec![s(a.0, a.1, t.read), s(b.0, b.1, t.write)]
         };
         let specs: [(String, &str, Vec<Series>); 4] = [
             (
                 format!("{name} IOPS"),
                 "",
-                pair(("r/s", DiskCol::RPerS), ("w/s", DiskCol::WPerS), 1.0),
+                pair(("r/s", DiskCol::RPerS), ("w/s", DiskCol::WPerS)),
             ),
             (
                 format!("{name} MB/s"),
                 "",
-                // the history keeps kB/s, as a device's; MB/s as the group
-                // lines print them
-                pair(
-                    ("rMB/s", DiskCol::RkBPerS),
-                    ("wMB/s", DiskCol::WkBPerS),
-                    1024.0,
-                ),
+                pair(("rMB/s", DiskCol::RkBPerS), ("wMB/s", DiskCol::WkBPerS)),
             ),
             (
                 format!("{name} await ms"),
                 "",
-                pair(("r", DiskCol::RAwait), ("w", DiskCol::WAwait), 1.0),
+                pair(("r", DiskCol::RAwait), ("w", DiskCol::WAwait)),
             ),
             (
                 format!("{name} %util"),
                 "%",
-                vec![Series {
-                    label: "%util",
-                    values: values(entity, DiskCol::Util, 1.0),
-                    style: t.accent,
-                }],
+                vec![s("%util", DiskCol::Util, t.accent)],
             ),
         ];
         let cols = Layout::horizontal([Constraint::Ratio(1, 4); 4]).split(*row);

@@ -310,8 +310,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         height: inner.height.saturating_sub(used + 1),
         ..inner
     };
-    let node = busiest.and_then(|i| Some((rows.get(i)?.label.as_str(), i)));
-    draw_charts(f, app, charts, &series, node);
+    let node = busiest.and_then(|i| Some((rows.get(i)?, i)));
+    draw_charts(f, app, charts, (&series, &total), node);
 }
 
 /// The header, the cluster's row and those of `rows` (the nodes from
@@ -405,13 +405,14 @@ fn figure_lines<'a>(
 /// and whether one node carries it: the sum alone hides a skew, a line
 /// per node on a small chart cannot be read, the busiest node's line
 /// under the cluster's shows its share at a glance (and each node's own
-/// trend is its sparkline above).
+/// trend is its sparkline above). The titles say the figures of the
+/// cluster's row and the node's, as the lines above print them.
 fn draw_charts(
     f: &mut Frame,
     app: &App,
     area: Rect,
-    s: &ClusterSeries,
-    node: Option<(&str, usize)>,
+    (s, total): (&ClusterSeries, &ClusterRow),
+    node: Option<(&ClusterRow, usize)>,
 ) {
     use super::widgets::{Series, TimeAxis, chart, chart_title_width};
     use ratatui::layout::{Constraint, Layout};
@@ -419,22 +420,28 @@ fn draw_charts(
     if area.height < CHART_MIN || s.times.is_empty() {
         return;
     }
-    let series = |cluster: &[f32], nodes: &[Vec<f32>], with_node: bool| {
+    let series = |(cluster, nodes, now): Figure, with_node: bool| {
         let mut out = vec![Series {
             label: "cluster",
             values: cluster.to_vec(),
+            now: now(total),
             style: t.key,
         }];
-        if let Some((label, i)) = node.filter(|_| with_node) {
+        if let Some((row, i)) = node.filter(|_| with_node) {
             out.push(Series {
-                label,
+                label: &row.label,
                 values: nodes.get(i).cloned().unwrap_or_default(),
+                now: now(row),
                 style: t.accent,
             });
         }
         out
     };
     let (iops_title, mb_title) = ("IOPS (r/s + w/s)", "MB/s (read + written)");
+    // Each chart's series, and its figure now in a row.
+    type Figure<'a> = (&'a [f32], &'a [Vec<f32>], fn(&ClusterRow) -> Option<f64>);
+    let iops: Figure = (&s.iops, &s.node_iops, |r| Some(r.r_s? + r.w_s?));
+    let mb_s: Figure = (&s.mb_s, &s.node_mb_s, |r| r.mb_s);
     // Side by side when each title fits half the width with the busiest
     // node; else one over the other when the height allows; else side by
     // side with the cluster's series alone if that fits, both charts
@@ -445,8 +452,8 @@ fn draw_charts(
     };
     let half = area.width / 2;
     let both_fit = |with_node: bool| {
-        fits(iops_title, &series(&s.iops, &s.node_iops, with_node), half)
-            && fits(mb_title, &series(&s.mb_s, &s.node_mb_s, with_node), half)
+        fits(iops_title, &series(iops, with_node), half)
+            && fits(mb_title, &series(mb_s, with_node), half)
     };
     let side = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]);
     let areas: Vec<Rect> = if both_fit(true) {
@@ -464,21 +471,10 @@ fn draw_charts(
         times: s.times.clone(),
         marks: &app.markers,
     };
-    let charts = [
-        (iops_title, "/s", &s.iops, &s.node_iops),
-        (mb_title, "MB/s", &s.mb_s, &s.node_mb_s),
-    ];
-    for (a, (title, unit, cluster, nodes)) in areas.iter().zip(charts) {
-        let with_node = fits(title, &series(cluster, nodes, true), a.width);
-        chart(
-            f,
-            *a,
-            title,
-            unit,
-            &series(cluster, nodes, with_node),
-            &x,
-            t,
-        );
+    let charts = [(iops_title, "/s", iops), (mb_title, "MB/s", mb_s)];
+    for (a, (title, unit, fig)) in areas.iter().zip(charts) {
+        let with_node = fits(title, &series(fig, true), a.width);
+        chart(f, *a, title, unit, &series(fig, with_node), &x, t);
     }
 }
 

@@ -71,16 +71,18 @@ fn draw_charts(f: &mut Frame, app: &App, area: Rect, name: &str, dev: &Device, r
     let n = dev.layer.history.capacity();
     let x = TimeAxis::of(dev.layer, &app.markers);
     let mb = app.ui.units == Units::MB;
-    let values = |c: DiskCol| -> Vec<f32> {
-        let Some(i) = history_index(c) else {
-            return Vec::new();
-        };
-        let units = app.ui.units;
-        dev.layer
-            .series(name, i, n)
-            .into_iter()
-            .map(|x| units.scale(c, f64::from(x)) as f32)
-            .collect()
+    let units = app.ui.units;
+    let s = |label, c: DiskCol, style| Series {
+        label,
+        values: history_index(c).map_or(Vec::new(), |i| {
+            dev.layer
+                .series(name, i, n)
+                .into_iter()
+                .map(|x| units.scale(c, f64::from(x)) as f32)
+                .collect()
+        }),
+        now: super::disks::shown_value(row, c, units),
+        style,
     };
     let tput = if mb { "MB/s" } else { "kB/s" };
     let rk = format!("r{tput}");
@@ -95,68 +97,28 @@ fn draw_charts(f: &mut Frame, app: &App, area: Rect, name: &str, dev: &Device, r
             "IOPS",
             "",
             vec![
-                Series {
-                    label: "r/s",
-                    values: values(DiskCol::RPerS),
-                    style: t.read,
-                },
-                Series {
-                    label: "w/s",
-                    values: values(DiskCol::WPerS),
-                    style: t.write,
-                },
+                s("r/s", DiskCol::RPerS, t.read),
+                s("w/s", DiskCol::WPerS, t.write),
             ],
         ),
         (
             "Throughput",
             "",
             vec![
-                Series {
-                    label: &rk,
-                    values: values(DiskCol::RkBPerS),
-                    style: t.read,
-                },
-                Series {
-                    label: &wk,
-                    values: values(DiskCol::WkBPerS),
-                    style: t.write,
-                },
+                s(&rk, DiskCol::RkBPerS, t.read),
+                s(&wk, DiskCol::WkBPerS, t.write),
             ],
         ),
         (
             "Await ms",
             "",
             vec![
-                Series {
-                    label: "r_await",
-                    values: values(DiskCol::RAwait),
-                    style: t.read,
-                },
-                Series {
-                    label: "w_await",
-                    values: values(DiskCol::WAwait),
-                    style: t.write,
-                },
+                s("r_await", DiskCol::RAwait, t.read),
+                s("w_await", DiskCol::WAwait, t.write),
             ],
         ),
-        (
-            "Queue",
-            "",
-            vec![Series {
-                label: "aqu-sz",
-                values: values(DiskCol::AquSz),
-                style: t.accent,
-            }],
-        ),
-        (
-            util_title,
-            "%",
-            vec![Series {
-                label: "%util",
-                values: values(DiskCol::Util),
-                style: t.accent,
-            }],
-        ),
+        ("Queue", "", vec![s("aqu-sz", DiskCol::AquSz, t.accent)]),
+        (util_title, "%", vec![s("%util", DiskCol::Util, t.accent)]),
     ];
     let areas = Layout::vertical(vec![Constraint::Ratio(1, 5); 5]).split(area);
     for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {

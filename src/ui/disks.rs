@@ -242,6 +242,12 @@ pub(crate) fn figure_headers<'a>(cols: &[DiskCol], units: Units) -> Vec<Cell<'a>
 
 /// One figure, coloured by its threshold; %util dimmed where iostat's man
 /// page says it means little.
+/// A device's figure as its table and its charts' titles print it: the
+/// tick's f64 in the units shown.
+pub(crate) fn shown_value(r: &DiskRow, c: DiskCol, units: Units) -> Option<f64> {
+    r.rates.and_then(|x| x.get(c)).map(|x| units.scale(c, x))
+}
+
 pub(crate) fn figure_cell<'a>(
     r: &DiskRow,
     c: DiskCol,
@@ -250,7 +256,7 @@ pub(crate) fn figure_cell<'a>(
     t: &Theme,
 ) -> Cell<'a> {
     let kind = c.def().kind;
-    let v = r.rates.and_then(|x| x.get(c)).map(|x| units.scale(c, x));
+    let v = shown_value(r, c, units);
     let text = format::fit(v, COL_WIDTH as usize, 2);
     let style: Style = match v {
         None => t.muted,

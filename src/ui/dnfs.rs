@@ -88,40 +88,32 @@ fn crumbs(dnfs: &Dnfs, ui: &DnfsUi) -> String {
     s
 }
 
-/// Draws the panel into `area`; `marks` are the run's markers, shown on
-/// its charts.
-pub fn draw(
-    f: &mut Frame,
-    area: Rect,
-    theme: &Theme,
-    dnfs: &Dnfs,
-    ui: &DnfsUi,
-    now_ms: i64,
-    marks: &[Marker],
-) {
-    let now_ms = dnfs.shown_now(now_ms);
-    let block = panel_block(format!(" {} ", crumbs(dnfs, ui)), theme, true);
+/// Draws the panel into `area` as `cx` says (its `now_ms` the screen's
+/// clock, the panel picks the reading shown).
+pub fn draw(f: &mut Frame, area: Rect, cx: Ctx) {
+    let cx = Ctx {
+        now_ms: cx.dnfs.shown_now(cx.now_ms),
+        ..cx
+    };
+    let block = panel_block(format!(" {} ", crumbs(cx.dnfs, cx.ui)), cx.t, true);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    if dnfs.list.is_empty() {
+    if cx.dnfs.list.is_empty() {
         f.render_widget(
             Paragraph::new(Span::styled(
-                "no databases: name one with --db user@//host:port/service (password in STRATA_DB_PASSWORD), --db / or [[db]] in the config",
-                theme.muted,
+                super::none_here(
+                    cx.recorded,
+                    "databases",
+                    "no databases: name one with --db user@//host:port/service (password in STRATA_DB_PASSWORD), --db / or [[db]] in the config",
+                ),
+                cx.t.muted,
             ))
             .wrap(Wrap { trim: true }),
             inner,
         );
         return;
     }
-    let cx = Ctx {
-        t: theme,
-        dnfs,
-        ui,
-        now_ms,
-        marks,
-    };
-    match ui.db(dnfs) {
+    match cx.ui.db(cx.dnfs) {
         None => draw_list(f, inner, &cx),
         Some((db, _)) => draw_db(f, inner, &cx, db),
     }
@@ -129,13 +121,16 @@ pub fn draw(
 
 /// What every level of the panel is drawn from.
 #[derive(Clone, Copy)]
-struct Ctx<'a> {
-    t: &'a Theme,
-    dnfs: &'a Dnfs,
-    ui: &'a DnfsUi,
+pub struct Ctx<'a> {
+    pub t: &'a Theme,
+    pub dnfs: &'a Dnfs,
+    pub ui: &'a DnfsUi,
     /// The time the screen shows (the pause's while paused).
-    now_ms: i64,
-    marks: &'a [Marker],
+    pub now_ms: i64,
+    /// The run's markers, shown on the charts.
+    pub marks: &'a [Marker],
+    /// A recording's screens: no advice that only applies live.
+    pub recorded: bool,
 }
 
 /// Every database: its state and totals; the highlighted one's history
@@ -146,7 +141,7 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
         dnfs,
         ui,
         now_ms,
-        marks,
+        ..
     } = *cx;
     let itv = dnfs.interval_ms;
     let lw = dnfs
@@ -192,20 +187,22 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
         Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(area);
     f.render_widget(Paragraph::new(lines), top);
     if let Some(db) = dnfs.list.get(ui.selected) {
-        history_or_reason(f, rest, t, db, TOTAL, &db.target.label, marks);
+        let now = shown(db, now_ms, itv).and_then(|k| k.total.as_ref());
+        history_or_reason(f, rest, cx, db, (TOTAL, &db.target.label), now);
     }
 }
 
-/// The charts of an entity's IOPS and MB/s, or why there are none.
+/// The charts of an entity's IOPS and MB/s, or why there are none;
+/// `now` is the entity's figures as its line prints them, for the titles.
 fn history_or_reason(
     f: &mut Frame,
     area: Rect,
-    t: &Theme,
+    cx: &Ctx,
     db: &DbView,
-    entity: &str,
-    what: &str,
-    marks: &[Marker],
+    (entity, what): (&str, &str),
+    now: Option<&Figures>,
 ) {
+    let (t, marks) = (cx.t, cx.marks);
     if let Some(reason) = db.reason() {
         let [why, _] = Layout::vertical([Constraint::Length(6), Constraint::Min(0)]).areas(area);
         let lines: Vec<Line> = std::iter::once(Line::from(Span::styled(
@@ -231,7 +228,12 @@ fn history_or_reason(
         times: h.times(seq, n),
         marks,
     };
-    let col = |c: DnfsCol| h.values(entity, c as usize, seq, n);
+    let s = |label, c: DnfsCol, style| Series {
+        label,
+        values: h.values(entity, c as usize, seq, n),
+        now: now.and_then(|f| f.get(c)),
+        style,
+    };
     let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
         .areas(area.intersection(Rect {
             height: area.height.min(12),
@@ -242,11 +244,7 @@ fn history_or_reason(
         a,
         &format!("{what} dNFS IOPS"),
         "/s",
-        &[Series {
-            label: "iops",
-            values: col(DnfsCol::Iops),
-            style: t.accent,
-        }],
+        &[s("iops", DnfsCol::Iops, t.accent)],
         &x,
         t,
     );
@@ -256,16 +254,8 @@ fn history_or_reason(
         &format!("{what} MB/s"),
         "MB/s",
         &[
-            Series {
-                label: "r",
-                values: col(DnfsCol::ReadMbPerS),
-                style: t.read,
-            },
-            Series {
-                label: "w",
-                values: col(DnfsCol::WriteMbPerS),
-                style: t.write,
-            },
+            s("r", DnfsCol::ReadMbPerS, t.read),
+            s("w", DnfsCol::WriteMbPerS, t.write),
         ],
         &x,
         t,
@@ -278,7 +268,7 @@ fn draw_db(f: &mut Frame, area: Rect, cx: &Ctx, db: &DbView) {
         dnfs,
         ui,
         now_ms,
-        marks,
+        ..
     } = *cx;
     let itv = dnfs.interval_ms;
     let tick = db.layer.latest.as_ref();
@@ -333,7 +323,14 @@ fn draw_db(f: &mut Frame, area: Rect, cx: &Ctx, db: &DbView) {
     .areas(area);
     f.render_widget(Paragraph::new(head), head_area);
     if charts_h > 0 {
-        history_or_reason(f, charts, t, db, &entity, &what, marks);
+        let shown = shown(db, now_ms, itv);
+        let now = match ui.inst {
+            Some(i) => shown
+                .and_then(|k| k.instances.iter().find(|x| x.inst_id == i))
+                .and_then(|x| x.figures.as_ref()),
+            None => shown.and_then(|k| k.total.as_ref()),
+        };
+        history_or_reason(f, charts, cx, db, (&entity, &what), now);
     }
     let Some(tk) = tick.filter(|tk| tk.in_use) else {
         return;

@@ -115,11 +115,14 @@ pub fn draw(f: &mut Frame, app: &App) -> Drawn {
             dnfs::draw(
                 f,
                 body,
-                &app.theme,
-                &app.dnfs,
-                &app.ui.dnfs,
-                app.now_ms,
-                &app.markers,
+                dnfs::Ctx {
+                    t: &app.theme,
+                    dnfs: &app.dnfs,
+                    ui: &app.ui.dnfs,
+                    now_ms: app.now_ms,
+                    marks: &app.markers,
+                    recorded: app.replay.is_some(),
+                },
             );
             none
         }

@@ -176,68 +176,33 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
 
 /// A mount's charts, from its history: RPC, operations, throughput and
 /// round trips.
-fn draw_mount_charts(f: &mut Frame, app: &App, area: Rect, key: &str) {
+fn draw_mount_charts(f: &mut Frame, app: &App, area: Rect, key: &str, row: &NfsRow) {
     let t = &app.theme;
     let n = app.host().nfs.history.capacity();
     let x = TimeAxis::of(&app.host().nfs, &app.markers);
-    let values = |i: usize| app.host().nfs.series(key, i, n);
+    // `i` indexes NFS_TABLE, whose order the history keeps.
+    let s = |label, i: usize, style| Series {
+        label,
+        values: app.host().nfs.series(key, i, n),
+        now: NFS_TABLE.get(i).and_then(|(fig, _)| nfs_figure(row, *fig)),
+        style,
+    };
     let specs: [(&str, &str, Vec<Series>); 4] = [
-        (
-            "RPC",
-            "",
-            vec![Series {
-                label: "ops/s",
-                values: values(0),
-                style: t.accent,
-            }],
-        ),
+        ("RPC", "", vec![s("ops/s", 0, t.accent)]),
         (
             "Operations",
             "",
-            vec![
-                Series {
-                    label: "READ/s",
-                    values: values(2),
-                    style: t.read,
-                },
-                Series {
-                    label: "WRITE/s",
-                    values: values(6),
-                    style: t.write,
-                },
-            ],
+            vec![s("READ/s", 2, t.read), s("WRITE/s", 6, t.write)],
         ),
         (
             "Throughput",
             "",
-            vec![
-                Series {
-                    label: "rd kB/s",
-                    values: values(3),
-                    style: t.read,
-                },
-                Series {
-                    label: "wr kB/s",
-                    values: values(7),
-                    style: t.write,
-                },
-            ],
+            vec![s("rd kB/s", 3, t.read), s("wr kB/s", 7, t.write)],
         ),
         (
             "RTT ms",
             "",
-            vec![
-                Series {
-                    label: "READ",
-                    values: values(4),
-                    style: t.read,
-                },
-                Series {
-                    label: "WRITE",
-                    values: values(8),
-                    style: t.write,
-                },
-            ],
+            vec![s("READ", 4, t.read), s("WRITE", 8, t.write)],
         ),
     ];
     let areas = Layout::vertical(vec![Constraint::Ratio(1, 4); 4]).split(area);
@@ -283,7 +248,7 @@ pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
     let ops_height = (ops.len() as u16 + 3).min(inner.height / 2).max(4);
     let [charts, bottom] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(ops_height)]).areas(inner);
-    draw_mount_charts(f, app, charts, key);
+    draw_mount_charts(f, app, charts, key, row);
 
     let ow = table::name_width(ops.iter().map(|o| o.name.as_str()), "Operation");
     let mut cols = vec![Col::text("Operation", ow)];

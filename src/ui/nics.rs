@@ -261,6 +261,7 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
     let s = |label, fig, style| Series {
         label,
         values: values(fig),
+        now: nic_figure(row.rates.as_ref(), fig),
         style,
     };
     let specs: [(&str, &str, Vec<Series>); 4] = [

@@ -70,7 +70,12 @@ pub fn sparkline_to(f: &mut Frame, area: Rect, values: &[f32], max: Option<f32>,
 /// One series of a chart.
 pub struct Series<'a> {
     pub label: &'a str,
+    /// The history, kept as f32: enough to draw, not to print.
     pub values: Vec<f32>,
+    /// The figure now, as the table next to the chart prints it (the
+    /// tick's f64): the title says this, so that title and table agree to
+    /// the last decimal, which the f32 history's last value may not.
+    pub now: Option<f64>,
     pub style: Style,
 }
 
@@ -96,12 +101,6 @@ impl<'a> TimeAxis<'a> {
 fn chart_title(title: &str, series: &[Series], theme: &Theme) -> Vec<Span<'static>> {
     let mut title_spans = vec![Span::styled(format!(" {title} "), theme.title)];
     for s in series {
-        let now = s
-            .values
-            .last()
-            .copied()
-            .filter(|v| v.is_finite())
-            .map(f64::from);
         let stats = window_stats(&s.values);
         // "%util 0.40", not "%util %util 0.40": a lone series the title
         // already names needs no label of its own.
@@ -109,7 +108,7 @@ fn chart_title(title: &str, series: &[Series], theme: &Theme) -> Vec<Span<'stati
             title_spans.push(Span::styled(format!("{} ", s.label), s.style));
         }
         title_spans.push(Span::styled(
-            format!("{} ", format::fit(now, 9, 2)),
+            format!("{} ", format::fit(s.now, 9, 2)),
             theme.base,
         ));
         title_spans.push(Span::styled(
@@ -348,6 +347,7 @@ mod tests {
                 .map(|l| Series {
                     label: l,
                     values: vec![0.4],
+                    now: Some(0.4),
                     style: Style::default(),
                 })
                 .collect();
@@ -361,6 +361,20 @@ mod tests {
             assert_eq!(t.matches("%util").count(), 1, "{t}");
             assert!(t.contains("0.40"), "{t}");
         }
+        // the figure now is the table's f64, not the f32 history's last
+        // value (51826.966 kept as f32 prints 51826.96)
+        let cells = [Series {
+            label: "r/s",
+            values: vec![51826.966],
+            now: Some(51826.966),
+            style: Style::default(),
+        }];
+        let t: String = chart_title("IOPS", &cells, &theme)
+            .iter()
+            .map(|s| s.content.to_string())
+            .collect();
+        assert!(t.contains("r/s 51826.97 "), "{t}");
+        assert_eq!(format!("{:.2}", 51826.966f32), "51826.96");
         // two series keep their labels: which is which
         let t = text("IOPS", &["r/s", "w/s"]);
         assert!(t.contains("r/s ") && t.contains("w/s "), "{t}");

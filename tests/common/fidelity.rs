@@ -30,6 +30,7 @@ pub fn app_of(meta: &Meta) -> App {
     let mut app = App::new(meta.config, Theme::default(), meta.host, meta.interval_s);
     app.set_cells(meta.cells);
     app.set_dbs(meta.dbs);
+    app.set_nodes(meta.nodes);
     app
 }
 

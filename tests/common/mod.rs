@@ -4,6 +4,7 @@
 //! busy system sampled once a second.
 #![allow(dead_code)]
 
+pub mod dnfs;
 pub mod fidelity;
 pub mod layers;
 pub mod live_root;
@@ -284,4 +285,13 @@ pub fn cell_target(name: &str) -> strata::remote::target::SshTarget {
         user: "celladmin".into(),
         identity: None,
     }
+}
+
+/// Database nodes reached over SSH as `oracle`, by `user@host` specs.
+pub fn ssh_nodes(specs: &[&str]) -> Vec<strata::remote::target::NodeTarget> {
+    use strata::remote::target::{NodeTarget, parse_ssh_spec};
+    specs
+        .iter()
+        .map(|s| NodeTarget::Ssh(parse_ssh_spec(s, "oracle").unwrap()))
+        .collect()
 }
