@@ -251,31 +251,32 @@ fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
     }
     use crate::app::nfs::{NfsFig, nfs_figure};
     use crate::layers::nfs::model::{NfsMountCol, NfsOpCol};
-    let fig = |r, f| format::fit(nfs_figure(r, f), 8, 2);
-    let mut lines = vec![Line::from(Span::styled(
-        format!(
-            "{:<16}{:>8} {:>7} {:>7}",
-            "mount", "ops/s", "rd RTT", "wr RTT"
-        ),
-        t.header,
-    ))];
+    // ops/s 8 wide after the mount's space; each RTT a space and 7
+    let fig = |r, f, w| format::fit(nfs_figure(r, f), w, 2);
+    let cols = [
+        ("ops/s", NfsFig::Mount(NfsMountCol::OpsPerS), t.base),
+        ("rd RTT", NfsFig::Op("READ", NfsOpCol::AvgRttMs), t.read),
+        ("wr RTT", NfsFig::Op("WRITE", NfsOpCol::AvgRttMs), t.write),
+    ];
+    // the figure columns that fit whole beside the mount's 16
+    let fit = usize::from(inner.width).saturating_sub(16) / 8;
+    let cols = &cols[..fit.min(cols.len())];
+    let mut head = format!("{:<16}", "mount");
+    for (h, ..) in cols {
+        head.push_str(&format!("{h:>8}"));
+    }
+    let mut lines = vec![Line::from(Span::styled(head, t.header))];
     for r in rows.iter().take(inner.height.saturating_sub(1) as usize) {
         let name: String = mount_label(r).chars().take(15).collect();
-        lines.push(Line::from(vec![
-            Span::styled(format!("{name:<16}"), t.base),
-            Span::styled(
-                format!("{:>8}", fig(r, NfsFig::Mount(NfsMountCol::OpsPerS))),
-                t.base,
-            ),
-            Span::styled(
-                format!(" {:>7}", fig(r, NfsFig::Op("READ", NfsOpCol::AvgRttMs))),
-                t.read,
-            ),
-            Span::styled(
-                format!(" {:>7}", fig(r, NfsFig::Op("WRITE", NfsOpCol::AvgRttMs))),
-                t.write,
-            ),
-        ]));
+        let mut spans = vec![Span::styled(format!("{name:<16}"), t.base)];
+        for (k, (_, f, style)) in cols.iter().enumerate() {
+            let text = match k {
+                0 => format!("{:>8}", fig(r, *f, 8)),
+                _ => format!(" {:>7}", fig(r, *f, 7)),
+            };
+            spans.push(Span::styled(text, *style));
+        }
+        lines.push(Line::from(spans));
     }
     f.render_widget(Paragraph::new(lines), inner);
 }

@@ -158,8 +158,12 @@ fn fitted_titles(
 ) -> (Line<'static>, Line<'static>) {
     let full = chart_title(title, series, theme);
     if Line::from(full.clone()).width() <= room {
-        let bottom = Span::styled(" min/avg/max over the window ", theme.muted);
-        return (Line::from(full), Line::from(bottom));
+        let bottom = [" min/avg/max over the window ", " min/avg/max "]
+            .into_iter()
+            .find(|b| b.chars().count() <= room)
+            .map(|b| Line::from(Span::styled(b, theme.muted)))
+            .unwrap_or_default();
+        return (Line::from(full), bottom);
     }
     let groups = title_groups(title, series, theme);
     let mut top = vec![Span::styled(format!(" {title} "), theme.title)];
@@ -364,7 +368,7 @@ fn whole_words(text: &str, room: usize) -> &str {
         .char_indices()
         .filter(|&(i, c)| c == ' ' && text[..i].chars().count() <= room)
         .map(|(i, _)| i)
-        .last()
+        .next_back()
         .unwrap_or(0);
     text[..end].trim_end_matches([' ', ':', ',', ';'])
 }
