@@ -150,7 +150,11 @@ fn help_overlay_lists_every_key() {
     for (k, _) in strata::app::keymap::KEY_HELP {
         assert!(screen.contains(k), "key {k} not in help");
     }
+    // the moving keys scroll the help (all of it fits here: it stays),
+    // any other key closes it
     keys(&mut app, &[Action::Down]);
+    assert!(render(&mut app, 100, 34).contains(" Keys "));
+    keys(&mut app, &[Action::SortNext]);
     assert!(!render(&mut app, 100, 34).contains(" Keys "));
 }
 

@@ -17,6 +17,7 @@ pub const KEY_HELP: &[(&str, &str)] = &[
         "Enter",
         "drill down: panel → device → its parts; cells → cell → disk",
     ),
+    ("", "databases → database → instance → NFS server → channel"),
     ("Esc  Backspace", "back up one level"),
     ("Tab  Shift-Tab", "next / previous panel"),
     (

@@ -170,6 +170,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             offset: first,
             col_offset: offset,
         }),
+        help_rows: None,
     }
 }
 

@@ -319,6 +319,7 @@ impl<'a> Table<'a> {
                 offset: first,
                 col_offset: offset,
             }),
+            help_rows: None,
         }
     }
 
