@@ -49,8 +49,9 @@ fn overview() {
 fn disks_panel_wide_shows_every_iostat_column() {
     let mut app = app_with(30);
     keys(&mut app, &[Action::GotoPanel(1)]);
-    let screen = render(&mut app, 220, 24);
-    insta::assert_snapshot!("disks_220x24", screen);
+    // 22 figure columns of 9 beside the device's 19 and the class's 6
+    let screen = render(&mut app, 226, 24);
+    insta::assert_snapshot!("disks_226x24", screen);
     for h in [
         "r/s", "rkB/s", "rrqm/s", "%rrqm", "r_await", "rareq-sz", "w/s", "wkB/s", "wrqm/s",
         "%wrqm", "w_await", "wareq-sz", "d/s", "dkB/s", "drqm/s", "%drqm", "d_await", "dareq-sz",
