@@ -340,7 +340,10 @@ fn a_narrow_nics_table_scrolls_sideways_and_never_cuts_a_figure() {
         screen.contains("columns 10–17 of 17 + rKB/s (sort) · h/l scroll"),
         "{screen}"
     );
-    assert!(line_with(&screen, "ens3f0").contains("914062.5"), "{screen}");
+    assert!(
+        line_with(&screen, "ens3f0").contains("914062.5"),
+        "{screen}"
+    );
     assert!(line_with(&screen, "ens3f0").contains("74.88"), "{screen}");
     // and h comes back at once, not after the presses past the end
     keys(&mut app, &[Action::Left]);

@@ -65,6 +65,46 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     draw_storage(f, app, storage);
 }
 
+/// One group's line of the storage box, its last figures left out
+/// whole when the box is narrow.
+fn group_line<'a>(
+    t: &crate::theme::Theme,
+    name: &str,
+    g: Option<&crate::layers::cells::model::GroupFigures>,
+    width: u16,
+) -> Line<'a> {
+    use crate::layers::cells::model::GroupCol;
+    let v = |c: GroupCol| format::fit(g.and_then(|g| g.get(c)), 9, 2);
+    let groups = vec![
+        vec![
+            Span::styled(format!("{name} "), t.base),
+            Span::styled("r/s ", t.muted),
+            Span::styled(v(GroupCol::RPerS), t.read),
+        ],
+        vec![
+            Span::styled("  w/s ", t.muted),
+            Span::styled(v(GroupCol::WPerS), t.write),
+        ],
+        vec![
+            Span::styled("  MB/s r ", t.muted),
+            Span::styled(v(GroupCol::RMbPerS), t.read),
+            Span::styled(" w ", t.muted),
+            Span::styled(v(GroupCol::WMbPerS), t.write),
+        ],
+        vec![
+            Span::styled("  await r ", t.muted),
+            Span::styled(v(GroupCol::RAwait), t.base),
+            Span::styled(" w ", t.muted),
+            Span::styled(v(GroupCol::WAwait), t.base),
+        ],
+        vec![
+            Span::styled("  %util ", t.muted),
+            Span::styled(v(GroupCol::Util), t.base),
+        ],
+    ];
+    super::widgets::whole_groups(groups, width)
+}
+
 /// The cells: DISK and FLASH over all current cells, the flash shares and
 /// which cells are not live.
 fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
@@ -92,29 +132,10 @@ fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
         return;
     }
     use crate::layers::cells::cell_metrics::Media;
-    use crate::layers::cells::model::GroupCol;
     let all = app.cells.all(app.now_ms);
     let mut lines = Vec::new();
     for (media, name) in [(Media::Disk, "DISK "), (Media::Flash, "FLASH")] {
-        let g = all.groups.get(media);
-        let v = |c: GroupCol| format::fit(g.and_then(|g| g.get(c)), 9, 2);
-        lines.push(Line::from(vec![
-            Span::styled(format!("{name} "), t.base),
-            Span::styled("r/s ", t.muted),
-            Span::styled(v(GroupCol::RPerS), t.read),
-            Span::styled("  w/s ", t.muted),
-            Span::styled(v(GroupCol::WPerS), t.write),
-            Span::styled("  MB/s r ", t.muted),
-            Span::styled(v(GroupCol::RMbPerS), t.read),
-            Span::styled(" w ", t.muted),
-            Span::styled(v(GroupCol::WMbPerS), t.write),
-            Span::styled("  await r ", t.muted),
-            Span::styled(v(GroupCol::RAwait), t.base),
-            Span::styled(" w ", t.muted),
-            Span::styled(v(GroupCol::WAwait), t.base),
-            Span::styled("  %util ", t.muted),
-            Span::styled(v(GroupCol::Util), t.base),
-        ]));
+        lines.push(group_line(t, name, all.groups.get(media), inner.width));
     }
     lines.push(super::cells::shares_line(t, &all.groups.shares()));
     let (now, itv) = (app.now_ms, app.cells.interval_ms);
@@ -429,10 +450,12 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     if let Some(line) = lines.get(7) {
         let rejected = app.host().disks.shown_rejected();
         let note = if rejected.is_empty() {
-            Span::styled(
-                "totals: whole disks at the bottom of the stack (no dm/md double count)",
-                t.muted,
-            )
+            let note = ["at the bottom of the stack ", ""]
+                .map(|at| format!("totals: whole disks {at}(no dm/md double count)"))
+                .into_iter()
+                .find(|n| n.chars().count() <= usize::from(line.width))
+                .unwrap_or_default();
+            Span::styled(note, t.muted)
         } else {
             Span::styled(
                 format!(

@@ -166,7 +166,16 @@ fn fitted_titles(
         return (Line::from(full), bottom);
     }
     let groups = title_groups(title, series, theme);
-    let mut top = vec![Span::styled(format!(" {title} "), theme.title)];
+    // a name too long loses its leading words ("dbsnmp@//prod-scan:1521/PROD
+    // dNFS IOPS" → "dNFS IOPS"): what the chart is of, the view says
+    let mut name = title;
+    while name.chars().count() + 2 > room {
+        match name.split_once(' ') {
+            Some((_, rest)) => name = rest,
+            None => break,
+        }
+    }
+    let mut top = vec![Span::styled(format!(" {name} "), theme.title)];
     let mut bottom = vec![Span::raw(" ")];
     let width = |spans: &[Span]| Line::from(spans.to_vec()).width();
     // in the series' order: a later series' figures without an earlier
@@ -287,6 +296,34 @@ pub fn chart(
         let marks = mark_columns(times, x.marks, graph.width);
         draw_marks(f.buffer_mut(), graph, &marks, theme);
     }
+}
+
+/// `groups` of spans (a label and its figure, or a figure) on one line of
+/// `width` columns: the first always, then those that fit whole; a line
+/// of figures too narrow drops its last figures rather than cut one.
+pub fn whole_groups<'a>(groups: Vec<Vec<Span<'a>>>, width: u16) -> Line<'a> {
+    let mut used = 0;
+    let mut out = Vec::new();
+    for (k, g) in groups.into_iter().enumerate() {
+        let w: usize = g.iter().map(Span::width).sum();
+        if k > 0 && used + w > usize::from(width) {
+            break;
+        }
+        used += w;
+        out.extend(g);
+    }
+    Line::from(out)
+}
+
+/// [`whole_groups`] of lines whose spans each stand alone.
+pub fn whole_spans<'a>(lines: Vec<Line<'a>>, width: u16) -> Vec<Line<'a>> {
+    lines
+        .into_iter()
+        .map(|l| {
+            let groups = l.spans.into_iter().map(|s| vec![s]).collect();
+            whole_groups(groups, width)
+        })
+        .collect()
 }
 
 /// Decimals enough that the axis' top says its value: 0.03, not "0.0".
