@@ -66,7 +66,7 @@ pub enum KeyMode {
     Normal,
     /// The filter prompt takes every key.
     Filter,
-    /// The help overlay: any key closes it.
+    /// The help overlay: the moving keys scroll it, any other closes it.
     Help,
     /// The passphrase prompt takes every key; Ctrl-C still quits.
     Passphrase,
