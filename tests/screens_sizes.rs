@@ -113,6 +113,29 @@ fn every_screen_at_every_size_is_whole() {
     assert!(hits.is_empty(), "cut figures:\n{}", hits.join("\n"));
 }
 
+/// The 160 columns: the demo's cells panel while fio runs at
+/// queue depth 32 (tens of thousands of IOPS, the markers close together).
+#[test]
+fn the_cells_panel_at_160_columns_cuts_no_figure() {
+    let player = Player::open(Path::new(DEMO)).unwrap();
+    let labels: Vec<String> = player.markers().iter().map(|(_, l)| l.clone()).collect();
+    let at = player.markers()[2].0 + 10_000 - player.start_ms;
+    let mut app = demo_at(Some(at));
+    goto(&mut app, Panel::Cells);
+    let screen = render(&mut app, 160, 40);
+    insta::assert_snapshot!("cells_markers_replay_160x40", screen);
+    let hits: Vec<String> = cuts(&screen)
+        .into_iter()
+        .chain(cut_marks(&screen, &labels))
+        .collect();
+    assert!(
+        hits.is_empty(),
+        "cut figures:\n{}\n{screen}",
+        hits.join("\n")
+    );
+    assert!(screen.contains("DISK IOPS r/s "), "{screen}");
+}
+
 /// Every stored snapshot of every screen test, this one's included.
 #[test]
 fn no_snapshot_holds_a_cut_figure() {
@@ -286,15 +309,15 @@ fn cuts(screen: &str) -> Vec<String> {
     out
 }
 
-/// Each marker label on `screen` (after a ▼, up to two spaces, a ▼ or a
-/// border) that is not whole words of one of `labels`: "fio: 70/3" of
+/// Each marker label on `screen` (after a ▼, up to two spaces, a ▼, a
+/// border or the plot's braille) that is not whole words of one of `labels`: "fio: 70/3" of
 /// "fio: 70/30 random read/write".
 fn cut_marks(screen: &str, labels: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     for (y, line) in screen.lines().enumerate() {
         for shown in line.split('▼').skip(1) {
             let end = shown
-                .find(|ch: char| border(ch) || ch == '┊')
+                .find(|ch: char| border(ch) || ch == '┊' || ('\u{2800}'..='\u{28ff}').contains(&ch))
                 .unwrap_or(shown.len());
             let shown = shown[..end].split("  ").next().unwrap_or("").trim_end();
             let whole = shown.is_empty()
