@@ -382,6 +382,30 @@ fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
     f.render_widget(Paragraph::new(lines), inner);
 }
 
+/// Under the totals: what they count, or the lines of /proc/diskstats
+/// rejected.
+fn totals_note(app: &App, width: u16) -> Span<'static> {
+    let t = &app.theme;
+    let rejected = app.host().disks.shown_rejected();
+    if rejected.is_empty() {
+        let note = ["at the bottom of the stack ", ""]
+            .map(|at| format!("totals: whole disks {at}(no dm/md double count)"))
+            .into_iter()
+            .find(|n| n.chars().count() <= usize::from(width))
+            .unwrap_or_default();
+        Span::styled(note, t.muted)
+    } else {
+        Span::styled(
+            format!(
+                "{} line(s) of /proc/diskstats rejected: {}",
+                rejected.len(),
+                rejected[0]
+            ),
+            t.warn,
+        )
+    }
+}
+
 fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let tick = app.view_tick();
@@ -439,34 +463,28 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
             t.write,
         ),
     ];
-    let lines = Layout::vertical(vec![Constraint::Length(1); 8]).split(inner);
-    for (i, (label, value, col, style)) in rows.iter().enumerate() {
-        let Some(line) = lines.get(i) else { break };
+    // A line a row, as many as fit, from the top: a layout squeezing eight
+    // into fewer dropped a row from the middle (r_await without w_await).
+    let lines: Vec<Rect> = (0..inner.height.min(8))
+        .map(|i| Rect {
+            y: inner.y + i,
+            height: 1,
+            ..inner
+        })
+        .collect();
+    // r_await goes with w_await or not at all
+    let shown = match lines.len() {
+        5 => 4,
+        n => n.min(rows.len()),
+    };
+    for ((label, value, col, style), line) in rows.iter().zip(&lines).take(shown) {
         draw_total(f, app, *line, label, *value, *col, *style);
     }
     if let Some(line) = lines.get(6) {
         draw_busiest(f, app, *line, tick.busiest.as_ref());
     }
     if let Some(line) = lines.get(7) {
-        let rejected = app.host().disks.shown_rejected();
-        let note = if rejected.is_empty() {
-            let note = ["at the bottom of the stack ", ""]
-                .map(|at| format!("totals: whole disks {at}(no dm/md double count)"))
-                .into_iter()
-                .find(|n| n.chars().count() <= usize::from(line.width))
-                .unwrap_or_default();
-            Span::styled(note, t.muted)
-        } else {
-            Span::styled(
-                format!(
-                    "{} line(s) of /proc/diskstats rejected: {}",
-                    rejected.len(),
-                    rejected[0]
-                ),
-                t.warn,
-            )
-        };
-        f.render_widget(Paragraph::new(note), *line);
+        f.render_widget(Paragraph::new(totals_note(app, line.width)), *line);
     }
     let rest = Rect {
         y: inner.y + 9,
