@@ -49,8 +49,9 @@ fn overview() {
 fn disks_panel_wide_shows_every_iostat_column() {
     let mut app = app_with(30);
     keys(&mut app, &[Action::GotoPanel(1)]);
-    let screen = render(&mut app, 220, 24);
-    insta::assert_snapshot!("disks_220x24", screen);
+    // 22 figure columns of 9 beside the device's 19 and the class's 6
+    let screen = render(&mut app, 226, 24);
+    insta::assert_snapshot!("disks_226x24", screen);
     for h in [
         "r/s", "rkB/s", "rrqm/s", "%rrqm", "r_await", "rareq-sz", "w/s", "wkB/s", "wrqm/s",
         "%wrqm", "w_await", "wareq-sz", "d/s", "dkB/s", "drqm/s", "%drqm", "d_await", "dareq-sz",
@@ -150,7 +151,11 @@ fn help_overlay_lists_every_key() {
     for (k, _) in strata::app::keymap::KEY_HELP {
         assert!(screen.contains(k), "key {k} not in help");
     }
+    // the moving keys scroll the help (all of it fits here: it stays),
+    // any other key closes it
     keys(&mut app, &[Action::Down]);
+    assert!(render(&mut app, 100, 34).contains(" Keys "));
+    keys(&mut app, &[Action::SortNext]);
     assert!(!render(&mut app, 100, 34).contains(" Keys "));
 }
 

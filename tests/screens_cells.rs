@@ -6,7 +6,8 @@
 
 mod common;
 
-use common::{app_with, render, sample};
+use common::cells::{cells_app, wall};
+use common::{render, sample};
 use strata::app::cells::{DISK_GROUP, FLASH_GROUP};
 use strata::app::state::history_index;
 use strata::app::{Action, App, Panel, View};
@@ -14,57 +15,6 @@ use strata::layers::cells::cell_metrics::Media;
 use strata::layers::cells::model::GroupCol;
 use strata::layers::cells::source::CellEvent;
 use strata::layers::disks::model::DiskCol;
-use strata::remote::HostStatus;
-use strata::remote::target::SshTarget;
-
-fn target(name: &str) -> SshTarget {
-    SshTarget {
-        label: name.into(),
-        host: name.into(),
-        port: 22,
-        user: "celladmin".into(),
-        identity: None,
-    }
-}
-
-/// Wall clock of the fixture host's sample `k`.
-fn wall(k: u64) -> i64 {
-    1_795_000_000_000 + k as i64 * 1000
-}
-
-/// Three cells: cel01 and cel02 live for 30 samples, taken as the host's
-/// were (one a second, each cell's sample `k` seen at the host's `k`);
-/// cel03 refused.
-fn cells_app() -> App {
-    let mut app = app_with(30);
-    let now = app.now_ms;
-    app.set_cells(vec![target("cel01"), target("cel02"), target("cel03")]);
-    for cell in 0..2 {
-        app.ingest_cell_event(CellEvent::Status {
-            cell,
-            status: HostStatus::Live,
-        });
-        app.ingest_cell_event(CellEvent::Rtt {
-            cell,
-            rtt: std::time::Duration::from_micros(1500 + cell as u64 * 500),
-        });
-    }
-    for k in 0..30 {
-        app.now_ms = wall(k);
-        for cell in 0..2 {
-            app.ingest_cell_event(CellEvent::Sample {
-                cell,
-                sample: sample(k),
-            });
-        }
-    }
-    app.now_ms = now;
-    app.ingest_cell_event(CellEvent::Status {
-        cell: 2,
-        status: HostStatus::Unreachable("connect to 10.0.0.3:22: connection refused".into()),
-    });
-    app
-}
 
 /// cel01's cellcli listing (the reconstructed X7 cell: CD_00_cel01 on
 /// /dev/sda … FD_00_cel01 on /dev/nvme0n1), arrived `age_s` seconds ago.

@@ -350,8 +350,13 @@ fn a_narrow_nics_table_scrolls_sideways_and_never_cuts_a_figure() {
         screen.contains("%wUtil") && screen.contains("drops/s"),
         "{screen}"
     );
+    // the column the rows are sorted by stays, beside the last ones
     assert!(
-        screen.contains("columns 9–17 of 17 · h/l scroll"),
+        screen.contains("columns 10–17 of 17 + rKB/s (sort) · h/l scroll"),
+        "{screen}"
+    );
+    assert!(
+        line_with(&screen, "ens3f0").contains("914062.5"),
         "{screen}"
     );
     assert!(line_with(&screen, "ens3f0").contains("74.88"), "{screen}");

@@ -17,6 +17,7 @@ pub const KEY_HELP: &[(&str, &str)] = &[
         "Enter",
         "drill down: panel → device → its parts; cells → cell → disk",
     ),
+    ("", "databases → database → instance → NFS server → channel"),
     ("Esc  Backspace", "back up one level"),
     ("Tab  Shift-Tab", "next / previous panel"),
     (
@@ -65,7 +66,7 @@ pub enum KeyMode {
     Normal,
     /// The filter prompt takes every key.
     Filter,
-    /// The help overlay: any key closes it.
+    /// The help overlay: the moving keys scroll it, any other closes it.
     Help,
     /// The passphrase prompt takes every key; Ctrl-C still quits.
     Passphrase,

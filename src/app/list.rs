@@ -118,6 +118,9 @@ pub struct Drawn {
     /// Where the view's scrolled table (the one h/l and the arrows act
     /// on) stands.
     pub scroll: Option<Scroll>,
+    /// The help overlay's lines shown and the first line of its last
+    /// page, when it is open.
+    pub help_rows: Option<(usize, usize)>,
 }
 
 #[cfg(test)]

@@ -247,6 +247,10 @@ pub struct UiState {
     /// The user has paused: every layer shows what it had then.
     pub paused: bool,
     pub help: bool,
+    /// The first line of the help shown, and as the help was last drawn,
+    /// its lines shown and the first line of its last page.
+    pub help_scroll: usize,
+    pub help_rows: (usize, usize),
     /// Rows the last drawn table could show, for page up and down.
     pub page_rows: usize,
     /// A marker's label or a replay time being typed.
@@ -289,6 +293,8 @@ impl App {
             units: config.units,
             paused: false,
             help: false,
+            help_scroll: 0,
+            help_rows: (0, 0),
             page_rows: 10,
             prompt: None,
             marker_list: None,
@@ -601,16 +607,15 @@ impl App {
             return;
         }
         if self.ui.help {
-            // Any key closes the help overlay; quitting still works.
-            match action {
-                Action::Quit => self.quit = true,
-                _ => self.ui.help = false,
-            }
+            self.update_help(&action);
             return;
         }
         match action {
             Action::Quit => self.quit = true,
-            Action::ToggleHelp => self.ui.help = true,
+            Action::ToggleHelp => {
+                self.ui.help = true;
+                self.ui.help_scroll = 0;
+            }
             Action::TogglePause => self.toggle_pause(),
             Action::CycleTheme => self.cycle_theme(),
             // update_session has taken these
@@ -790,7 +795,32 @@ impl App {
     /// Takes back what the last frame learned from layout: the rows a
     /// page moves and where the view's table stands. The view is drawn
     /// from the same state, so its table is the one h/l act on.
+    /// The moving keys scroll the help overlay, any other closes it;
+    /// quitting still works.
+    fn update_help(&mut self, action: &Action) {
+        let page = self.ui.help_rows.0.max(1) as isize;
+        match action {
+            Action::Quit => self.quit = true,
+            Action::Up => self.scroll_help(-1),
+            Action::Down => self.scroll_help(1),
+            Action::PageUp => self.scroll_help(-page),
+            Action::PageDown => self.scroll_help(page),
+            Action::Top => self.scroll_help(isize::MIN / 2),
+            Action::Bottom => self.scroll_help(isize::MAX / 2),
+            _ => self.ui.help = false,
+        }
+    }
+
+    fn scroll_help(&mut self, delta: isize) {
+        let last = self.ui.help_rows.1;
+        self.ui.help_scroll = self.ui.help_scroll.saturating_add_signed(delta).min(last);
+    }
+
     pub fn apply_drawn(&mut self, drawn: super::list::Drawn) {
+        if let Some(rows) = drawn.help_rows {
+            self.ui.help_rows = rows;
+            self.ui.help_scroll = self.ui.help_scroll.min(rows.1);
+        }
         if let Some(rows) = drawn.page_rows {
             self.ui.page_rows = rows;
         }

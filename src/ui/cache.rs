@@ -313,10 +313,8 @@ fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             tick.method.map_or("no method", |m| m.label())
         ),
     };
-    let mut title = format!(
-        " Files · {} of {} · {how} · sort {} {}",
-        rows.len(),
-        tick.files.len(),
+    let sort = format!(
+        "sort {} {}",
         app.ui
             .cache_files
             .sort
@@ -328,6 +326,7 @@ fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             "↑"
         }
     );
+    let mut total_text = String::new();
     if let Some(total) = &tick.total {
         let res = total
             .figures
@@ -337,7 +336,7 @@ fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             .figures
             .get(FileCol::Size)
             .map(|v| format::bytes(v as u64));
-        title.push_str(&format!(
+        total_text = format!(
             " · total {} of {}{}",
             res.unwrap_or_else(|| format::UNKNOWN.into()),
             size.unwrap_or_else(|| format::UNKNOWN.into()),
@@ -346,8 +345,19 @@ fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             } else {
                 String::new()
             }
-        ));
+        );
     }
+    // the total's figures whole or not at all: the method goes first
+    let count = format!(" Files · {} of {}", rows.len(), tick.files.len());
+    let room = usize::from(area.width.saturating_sub(2));
+    let mut title = [
+        format!("{count} · {how} · {sort}{total_text}"),
+        format!("{count} · {sort}{total_text}"),
+        format!("{count} · {how} · {sort}"),
+    ]
+    .into_iter()
+    .find(|title| title.chars().count() < room)
+    .unwrap_or(format!("{count} · {sort}"));
     title.push(' ');
     let block = panel_block(title, t, false);
     let inner = block.inner(area);

@@ -35,10 +35,15 @@ fn state_style(t: &Theme, s: &CellState) -> Style {
 }
 
 /// Lines of DISK and FLASH figures under a header, and the shares: the
-/// all-cell block of the panel and the top of one cell's view.
-fn group_lines<'a>(t: &Theme, groups: &CellGroups, what: &str) -> Vec<Line<'a>> {
+/// all-cell block of the panel and the top of one cell's view. Only the
+/// columns that fit in `width` whole are drawn: a figure is left out,
+/// never cut.
+fn group_lines<'a>(t: &Theme, groups: &CellGroups, what: &str, width: u16) -> Vec<Line<'a>> {
+    // a name of 14, the disks count of 5, each figure a space and 9
+    let fit = usize::from(width).saturating_sub(19) / 10;
+    let cols = &GROUP_COLS[..fit.min(GROUP_COLS.len())];
     let mut head = format!("{what:<14}{:>5}", "disks");
-    for c in &GROUP_COLS {
+    for c in cols {
         head.push_str(&format!(" {:>9}", c.header));
     }
     let mut lines = vec![Line::from(Span::styled(head, t.header))];
@@ -51,7 +56,7 @@ fn group_lines<'a>(t: &Theme, groups: &CellGroups, what: &str) -> Vec<Line<'a>> 
             }),
             t.muted,
         ));
-        for c in &GROUP_COLS {
+        for c in cols {
             let v = g.and_then(|g| g.get(c.col));
             let style = if v.is_some() { t.base } else { t.muted };
             spans.push(Span::styled(format!(" {:>9}", format::fit(v, 9, 2)), style));
@@ -176,7 +181,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             &app.markers,
         );
     }
-    let mut lines = group_lines(t, &all.groups, "all cells");
+    let mut lines = group_lines(t, &all.groups, "all cells", top.width);
     lines.push(Line::from(Span::styled(
         format!(
             "{} · rates added, awaits weighted by requests, %util averaged over the disks",
@@ -343,7 +348,8 @@ pub fn draw_cell(f: &mut Frame, app: &App, area: Rect, i: usize) -> Drawn {
     if charts_h > 0 {
         group_charts(f, t, charts, (&c.disks, groups), &app.markers);
     }
-    f.render_widget(Paragraph::new(group_lines(t, groups, "this cell")), top);
+    let lines = group_lines(t, groups, "this cell", top.width);
+    f.render_widget(Paragraph::new(lines), top);
     let info_line = shown_line(t, picked, cellcli, c.cellcli_age_s(app.now_ms));
     f.render_widget(Paragraph::new(info_line), info);
 

@@ -218,17 +218,16 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str, dev: Device) {
         } else {
             "partitions"
         };
+        // the figure columns that fit whole beside the name and class (a
+        // table squeezed narrower cuts its columns)
+        let name_w = name_width(&parts);
+        let fit = usize::from(bottom.width.saturating_sub(name_w + 9) / 9);
+        let cols = &DISK_HISTORY[..fit.min(DISK_HISTORY.len())];
         let mut header = vec![Cell::from("Device"), Cell::from("Class")];
-        header.extend(figure_headers(&DISK_HISTORY, app.ui.units));
-        let rows: Vec<Row> = parts
-            .iter()
-            .map(|p| device_row(p, &DISK_HISTORY, app))
-            .collect();
-        let mut widths = vec![
-            Constraint::Length(name_width(&parts)),
-            Constraint::Length(5),
-        ];
-        widths.extend(DISK_HISTORY.iter().map(|_| Constraint::Length(8)));
+        header.extend(figure_headers(cols, app.ui.units));
+        let rows: Vec<Row> = parts.iter().map(|p| device_row(p, cols, app)).collect();
+        let mut widths = vec![Constraint::Length(name_w), Constraint::Length(5)];
+        widths.extend(cols.iter().map(|_| Constraint::Length(8)));
         let table = Table::new(rows, widths)
             .header(Row::new(header).style(t.header))
             .row_highlight_style(t.selected)

@@ -3,7 +3,7 @@
 use super::{level_style, panel_block};
 use crate::app::App;
 use crate::app::cluster::Disks;
-use crate::app::list::{Drawn, Scroll};
+use crate::app::list::{Drawn, ListUi, Scroll};
 use crate::app::state::disk_sort_label;
 use crate::config::Thresholds;
 use crate::config::Units;
@@ -81,6 +81,25 @@ fn table_rows(app: &App) -> (Vec<(Option<&str>, &DiskRow)>, usize, usize) {
     (rows, total, selected)
 }
 
+/// The figure columns shown when `fit` of them fit (indices into
+/// DISK_COLS, in their order), from where the user scrolled to but never
+/// past the point where the last column already shows, and the column
+/// the rows are sorted by when that window leaves it out: it is shown
+/// beside the window, so h/l still reach every column.
+fn shown_cols(list: &ListUi, fit: usize) -> (usize, Vec<usize>, Option<usize>) {
+    let n = DISK_COLS.len();
+    let offset = list.col_offset.min(n.saturating_sub(fit));
+    let window = offset..(offset + fit).min(n);
+    let pinned = list.sort.filter(|s| fit < n && !window.contains(s));
+    let window = match pinned {
+        Some(_) => offset..(offset + fit - 1).min(n),
+        None => window,
+    };
+    let mut cols: Vec<usize> = window.chain(pinned).collect();
+    cols.sort_unstable();
+    (offset, cols, pinned)
+}
+
 pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let (rows, total, selected) = table_rows(app);
     let t = &app.theme;
@@ -102,18 +121,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         .map_or(0, |w| w.clamp(4, 24) as u16 + 1);
     let fixed = node_width + name_width + 1 + CLASS_WIDTH + 1;
     let fit = (inner.width.saturating_sub(fixed) / (COL_WIDTH + 1)).max(1) as usize;
-    // never scroll past the point where the last column is already shown
-    let offset = app
-        .ui
-        .disks
-        .col_offset
-        .min(DISK_COLS.len().saturating_sub(fit));
-    let cols: Vec<DiskCol> = DISK_COLS
-        .iter()
-        .skip(offset)
-        .take(fit)
-        .map(|c| c.col)
-        .collect();
+    let (offset, shown_cols, pinned) = shown_cols(&app.ui.disks, fit);
+    let cols: Vec<DiskCol> = shown_cols.iter().map(|&i| DISK_COLS[i].col).collect();
 
     let header = header_cells(app, &cols, node_width > 0);
     let [table_area, legend] =
@@ -139,10 +148,14 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         widths.insert(0, Constraint::Length(node_width - 1));
     }
     widths.extend(cols.iter().map(|_| Constraint::Length(COL_WIDTH)));
+    let window = cols.len() - usize::from(pinned.is_some());
+    let pinned = pinned.map_or(String::new(), |s| {
+        format!(" + {} (sort)", app.ui.units.header(DISK_COLS[s].col))
+    });
     let shown = format!(
-        " columns {}–{} of {}{} ",
+        " columns {}–{} of {}{pinned}{} ",
         offset + 1,
-        offset + cols.len(),
+        offset + window,
         DISK_COLS.len(),
         if cols.len() < DISK_COLS.len() {
             " · h/l scroll"
@@ -170,6 +183,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             offset: first,
             col_offset: offset,
         }),
+        help_rows: None,
     }
 }
 

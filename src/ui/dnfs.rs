@@ -39,13 +39,15 @@ fn status_style(t: &Theme, s: &DbStatus) -> Style {
     }
 }
 
+/// The header over [`figures_spans`], a span a column as they are, so
+/// that a narrow screen drops the same columns of both.
 fn figures_header(t: &Theme, first: &str, lw: usize, extra: &str) -> Line<'static> {
-    let mut h = format!("{first:<lw$}");
+    let mut h = vec![Span::styled(format!("{first:<lw$}"), t.header)];
     for c in &DNFS_COLS {
-        h.push_str(&format!(" {:>W$}", c.header));
+        h.push(Span::styled(format!(" {:>W$}", c.header), t.header));
     }
-    h.push_str(extra);
-    Line::from(Span::styled(h, t.header))
+    h.push(Span::styled(extra.to_string(), t.header));
+    Line::from(h)
 }
 
 fn figures_spans(t: &Theme, f: Option<&Figures>) -> Vec<Span<'static>> {
@@ -185,6 +187,7 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
     let list_h = lines.len() as u16 + 1;
     let [top, rest] =
         Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(area);
+    let lines = super::widgets::whole_spans(lines, top.width);
     f.render_widget(Paragraph::new(lines), top);
     if let Some(db) = dnfs.list.get(ui.selected) {
         let now = shown(db, now_ms, itv).and_then(|k| k.total.as_ref());
@@ -341,6 +344,7 @@ fn draw_db(f: &mut Frame, area: Rect, cx: &Ctx, db: &DbView) {
         (Some(i), Some(s), None) => channel_lines(t, tk, i, s, ui),
         (Some(i), Some(s), Some(ch)) => channel_detail(t, tk, i, s, ch),
     };
+    let lines = super::widgets::whole_spans(lines, body.width);
     f.render_widget(Paragraph::new(lines), body);
 }
 

@@ -7,7 +7,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-pub fn draw(f: &mut Frame, theme: &Theme, area: Rect) {
+/// Draws the help from its line `scroll` on, and says how many lines it
+/// showed and the first line of its last page: a terminal too short for
+/// it all scrolls it rather than losing its end.
+pub fn draw(f: &mut Frame, theme: &Theme, area: Rect, scroll: usize) -> (usize, usize) {
     let mut lines: Vec<Line> = KEY_HELP
         .iter()
         .map(|(k, what)| {
@@ -22,16 +25,28 @@ pub fn draw(f: &mut Frame, theme: &Theme, area: Rect) {
         " Figures are iostat -x's, over the interval of /proc/uptime.",
         " – means unknown: never a guess. Dimmed %util: not meaningful",
         " for NVMe, dm and md devices, which serve requests in parallel.",
-        " Any key closes this help.",
+        " ↑ ↓ PgUp PgDn Home End scroll this help; any other key closes it.",
     ] {
         lines.push(Line::from(Span::styled(note, theme.muted)));
     }
     let w = 78.min(area.width);
     let h = (lines.len() as u16 + 2).min(area.height);
     let rect = super::widgets::centered(area, w, h);
+    let shown = usize::from(h.saturating_sub(2));
+    let last = lines.len().saturating_sub(shown);
+    let first = scroll.min(last);
+    let mut block = super::panel_block(" Keys ", theme, true);
+    if last > 0 {
+        let at = format!(
+            " lines {}–{} of {} · ↑ ↓ PgUp PgDn scroll ",
+            first + 1,
+            first + shown,
+            lines.len()
+        );
+        block = block.title_bottom(Line::from(Span::styled(at, theme.muted)).right_aligned());
+    }
+    let lines: Vec<Line> = lines.into_iter().skip(first).take(shown).collect();
     f.render_widget(Clear, rect);
-    f.render_widget(
-        Paragraph::new(lines).block(super::panel_block(" Keys ", theme, true)),
-        rect,
-    );
+    f.render_widget(Paragraph::new(lines).block(block), rect);
+    (shown, last)
 }

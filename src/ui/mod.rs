@@ -86,7 +86,7 @@ pub fn draw(f: &mut Frame, app: &App) -> Drawn {
     draw_header(f, app, header);
     draw_nav(f, app, nav);
     let none = Drawn::default();
-    let drawn = match app.view() {
+    let mut drawn = match app.view() {
         View::Panel(Panel::Overview) => {
             overview::draw(f, app, body);
             none
@@ -130,7 +130,7 @@ pub fn draw(f: &mut Frame, app: &App) -> Drawn {
     draw_footer(f, app, footer);
     markers::draw(f, app, area);
     if app.ui.help {
-        help::draw(f, &app.theme, area);
+        drawn.help_rows = Some(help::draw(f, &app.theme, area, app.ui.help_scroll));
     }
     passphrase::draw(f, app, area);
     drawn

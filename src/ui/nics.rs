@@ -153,11 +153,18 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     }
     let warnings = bond_warnings(app);
     let iw = table::name_width(rows.iter().map(|r| r.row.row.name.as_str()), "Int");
+    // "unknown", "dormant": a state is read whole, not cut to "unkno"
+    let state_w = rows
+        .iter()
+        .map(|r| r.row.row.link.operstate.label().chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(5, 14) as u16;
     let mut cols = vec![
         Col::text("!", 1),
         Col::text("Int", iw),
         Col::text("Kind", 8),
-        Col::text("State", 5),
+        Col::text("State", state_w),
         Col::text("Mb/s", 6),
         Col::text("Duplex", 7),
         Col::text("MTU", 5),

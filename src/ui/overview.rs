@@ -65,6 +65,46 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     draw_storage(f, app, storage);
 }
 
+/// One group's line of the storage box, its last figures left out
+/// whole when the box is narrow.
+fn group_line<'a>(
+    t: &crate::theme::Theme,
+    name: &str,
+    g: Option<&crate::layers::cells::model::GroupFigures>,
+    width: u16,
+) -> Line<'a> {
+    use crate::layers::cells::model::GroupCol;
+    let v = |c: GroupCol| format::fit(g.and_then(|g| g.get(c)), 9, 2);
+    let groups = vec![
+        vec![
+            Span::styled(format!("{name} "), t.base),
+            Span::styled("r/s ", t.muted),
+            Span::styled(v(GroupCol::RPerS), t.read),
+        ],
+        vec![
+            Span::styled("  w/s ", t.muted),
+            Span::styled(v(GroupCol::WPerS), t.write),
+        ],
+        vec![
+            Span::styled("  MB/s r ", t.muted),
+            Span::styled(v(GroupCol::RMbPerS), t.read),
+            Span::styled(" w ", t.muted),
+            Span::styled(v(GroupCol::WMbPerS), t.write),
+        ],
+        vec![
+            Span::styled("  await r ", t.muted),
+            Span::styled(v(GroupCol::RAwait), t.base),
+            Span::styled(" w ", t.muted),
+            Span::styled(v(GroupCol::WAwait), t.base),
+        ],
+        vec![
+            Span::styled("  %util ", t.muted),
+            Span::styled(v(GroupCol::Util), t.base),
+        ],
+    ];
+    super::widgets::whole_groups(groups, width)
+}
+
 /// The cells: DISK and FLASH over all current cells, the flash shares and
 /// which cells are not live.
 fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
@@ -92,29 +132,10 @@ fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
         return;
     }
     use crate::layers::cells::cell_metrics::Media;
-    use crate::layers::cells::model::GroupCol;
     let all = app.cells.all(app.now_ms);
     let mut lines = Vec::new();
     for (media, name) in [(Media::Disk, "DISK "), (Media::Flash, "FLASH")] {
-        let g = all.groups.get(media);
-        let v = |c: GroupCol| format::fit(g.and_then(|g| g.get(c)), 9, 2);
-        lines.push(Line::from(vec![
-            Span::styled(format!("{name} "), t.base),
-            Span::styled("r/s ", t.muted),
-            Span::styled(v(GroupCol::RPerS), t.read),
-            Span::styled("  w/s ", t.muted),
-            Span::styled(v(GroupCol::WPerS), t.write),
-            Span::styled("  MB/s r ", t.muted),
-            Span::styled(v(GroupCol::RMbPerS), t.read),
-            Span::styled(" w ", t.muted),
-            Span::styled(v(GroupCol::WMbPerS), t.write),
-            Span::styled("  await r ", t.muted),
-            Span::styled(v(GroupCol::RAwait), t.base),
-            Span::styled(" w ", t.muted),
-            Span::styled(v(GroupCol::WAwait), t.base),
-            Span::styled("  %util ", t.muted),
-            Span::styled(v(GroupCol::Util), t.base),
-        ]));
+        lines.push(group_line(t, name, all.groups.get(media), inner.width));
     }
     lines.push(super::cells::shares_line(t, &all.groups.shares()));
     let (now, itv) = (app.now_ms, app.cells.interval_ms);
@@ -251,31 +272,32 @@ fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
     }
     use crate::app::nfs::{NfsFig, nfs_figure};
     use crate::layers::nfs::model::{NfsMountCol, NfsOpCol};
-    let fig = |r, f| format::fit(nfs_figure(r, f), 8, 2);
-    let mut lines = vec![Line::from(Span::styled(
-        format!(
-            "{:<16}{:>8} {:>7} {:>7}",
-            "mount", "ops/s", "rd RTT", "wr RTT"
-        ),
-        t.header,
-    ))];
+    // ops/s 8 wide after the mount's space; each RTT a space and 7
+    let fig = |r, f, w| format::fit(nfs_figure(r, f), w, 2);
+    let cols = [
+        ("ops/s", NfsFig::Mount(NfsMountCol::OpsPerS), t.base),
+        ("rd RTT", NfsFig::Op("READ", NfsOpCol::AvgRttMs), t.read),
+        ("wr RTT", NfsFig::Op("WRITE", NfsOpCol::AvgRttMs), t.write),
+    ];
+    // the figure columns that fit whole beside the mount's 16
+    let fit = usize::from(inner.width).saturating_sub(16) / 8;
+    let cols = &cols[..fit.min(cols.len())];
+    let mut head = format!("{:<16}", "mount");
+    for (h, ..) in cols {
+        head.push_str(&format!("{h:>8}"));
+    }
+    let mut lines = vec![Line::from(Span::styled(head, t.header))];
     for r in rows.iter().take(inner.height.saturating_sub(1) as usize) {
         let name: String = mount_label(r).chars().take(15).collect();
-        lines.push(Line::from(vec![
-            Span::styled(format!("{name:<16}"), t.base),
-            Span::styled(
-                format!("{:>8}", fig(r, NfsFig::Mount(NfsMountCol::OpsPerS))),
-                t.base,
-            ),
-            Span::styled(
-                format!(" {:>7}", fig(r, NfsFig::Op("READ", NfsOpCol::AvgRttMs))),
-                t.read,
-            ),
-            Span::styled(
-                format!(" {:>7}", fig(r, NfsFig::Op("WRITE", NfsOpCol::AvgRttMs))),
-                t.write,
-            ),
-        ]));
+        let mut spans = vec![Span::styled(format!("{name:<16}"), t.base)];
+        for (k, (_, f, style)) in cols.iter().enumerate() {
+            let text = match k {
+                0 => format!("{:>8}", fig(r, *f, 8)),
+                _ => format!(" {:>7}", fig(r, *f, 7)),
+            };
+            spans.push(Span::styled(text, *style));
+        }
+        lines.push(Line::from(spans));
     }
     f.render_widget(Paragraph::new(lines), inner);
 }
@@ -360,6 +382,30 @@ fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
     f.render_widget(Paragraph::new(lines), inner);
 }
 
+/// Under the totals: what they count, or the lines of /proc/diskstats
+/// rejected.
+fn totals_note(app: &App, width: u16) -> Span<'static> {
+    let t = &app.theme;
+    let rejected = app.host().disks.shown_rejected();
+    if rejected.is_empty() {
+        let note = ["at the bottom of the stack ", ""]
+            .map(|at| format!("totals: whole disks {at}(no dm/md double count)"))
+            .into_iter()
+            .find(|n| n.chars().count() <= usize::from(width))
+            .unwrap_or_default();
+        Span::styled(note, t.muted)
+    } else {
+        Span::styled(
+            format!(
+                "{} line(s) of /proc/diskstats rejected: {}",
+                rejected.len(),
+                rejected[0]
+            ),
+            t.warn,
+        )
+    }
+}
+
 fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let tick = app.view_tick();
@@ -417,32 +463,28 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
             t.write,
         ),
     ];
-    let lines = Layout::vertical(vec![Constraint::Length(1); 8]).split(inner);
-    for (i, (label, value, col, style)) in rows.iter().enumerate() {
-        let Some(line) = lines.get(i) else { break };
+    // A line a row, as many as fit, from the top: a layout squeezing eight
+    // into fewer dropped a row from the middle (r_await without w_await).
+    let lines: Vec<Rect> = (0..inner.height.min(8))
+        .map(|i| Rect {
+            y: inner.y + i,
+            height: 1,
+            ..inner
+        })
+        .collect();
+    // r_await goes with w_await or not at all
+    let shown = match lines.len() {
+        5 => 4,
+        n => n.min(rows.len()),
+    };
+    for ((label, value, col, style), line) in rows.iter().zip(&lines).take(shown) {
         draw_total(f, app, *line, label, *value, *col, *style);
     }
     if let Some(line) = lines.get(6) {
         draw_busiest(f, app, *line, tick.busiest.as_ref());
     }
     if let Some(line) = lines.get(7) {
-        let rejected = app.host().disks.shown_rejected();
-        let note = if rejected.is_empty() {
-            Span::styled(
-                "totals: whole disks at the bottom of the stack (no dm/md double count)",
-                t.muted,
-            )
-        } else {
-            Span::styled(
-                format!(
-                    "{} line(s) of /proc/diskstats rejected: {}",
-                    rejected.len(),
-                    rejected[0]
-                ),
-                t.warn,
-            )
-        };
-        f.render_widget(Paragraph::new(note), *line);
+        f.render_widget(Paragraph::new(totals_note(app, line.width)), *line);
     }
     let rest = Rect {
         y: inner.y + 9,

@@ -98,6 +98,27 @@ fn fitting(cols: &[Col], frozen: usize, offset: usize, width: u16) -> usize {
     n.max(1).min(cols.len() - frozen - offset)
 }
 
+/// The scrolled columns shown from `offset` (how many), and the sorted
+/// one (its index among the scrolled) when they leave it out: it is then
+/// shown beside them, in its place, so that a table always shows the
+/// column its rows are sorted by and h/l still reach every column.
+fn window(
+    cols: &[Col],
+    frozen: usize,
+    offset: usize,
+    width: u16,
+    sorted: Option<usize>,
+) -> (usize, Option<usize>) {
+    let shown = fitting(cols, frozen, offset, width);
+    match sorted {
+        Some(s) if !(offset..offset + shown).contains(&s) => {
+            let room = width.saturating_sub(cols[frozen + s].width + 1);
+            (fitting(cols, frozen, offset, room), Some(s))
+        }
+        _ => (shown, None),
+    }
+}
+
 /// One row of a [`Table`]: what its selection follows and its cells.
 pub(crate) trait TableRow {
     /// The name the selection follows from one tick to the next.
@@ -254,22 +275,30 @@ impl<'a> Table<'a> {
             .and_then(|first| list.sort.map(|i| i + first));
         let frozen = self.frozen.min(cols.len().saturating_sub(1));
         let scrolled = cols.len() - frozen;
+        let sorted_rel = sorted.and_then(|s| s.checked_sub(frozen));
+        let window = |o| window(cols, frozen, o, area.width, sorted_rel);
         // never scroll past the point where the last column already shows
         let last_offset = (0..scrolled)
-            .find(|&o| fitting(cols, frozen, o, area.width) == scrolled - o)
+            .find(|&o| o + window(o).0 == scrolled)
             .unwrap_or(0);
         let offset = list.col_offset.min(last_offset);
-        let shown = fitting(cols, frozen, offset, area.width);
-        let keep = |j: usize| j < frozen || (frozen + offset..frozen + offset + shown).contains(&j);
+        let (shown, pinned) = window(offset);
+        let keep = |j: usize| {
+            j < frozen
+                || (frozen + offset..frozen + offset + shown).contains(&j)
+                || pinned.is_some_and(|s| j == frozen + s)
+        };
         let mut area = area;
-        if shown < scrolled && area.height > 2 {
+        if shown + usize::from(pinned.is_some()) < scrolled && area.height > 2 {
             let [table, hint] =
                 Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+            let pinned = pinned.map_or(String::new(), |s| {
+                format!(" + {} (sort)", cols[frozen + s].header)
+            });
             let text = format!(
-                "columns {}–{} of {} · h/l scroll",
+                "columns {}–{} of {scrolled}{pinned} · h/l scroll",
                 offset + 1,
                 offset + shown,
-                scrolled
             );
             f.render_widget(Paragraph::new(Span::styled(text, t.muted)), hint);
             area = table;
@@ -319,6 +348,7 @@ impl<'a> Table<'a> {
                 offset: first,
                 col_offset: offset,
             }),
+            help_rows: None,
         }
     }
 

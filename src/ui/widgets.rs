@@ -99,20 +99,35 @@ impl<'a> TimeAxis<'a> {
 /// A chart's title: its name, then each series' label, current value and
 /// min/avg/max over the window.
 fn chart_title(title: &str, series: &[Series], theme: &Theme) -> Vec<Span<'static>> {
-    let mut title_spans = vec![Span::styled(format!(" {title} "), theme.title)];
-    for s in series {
-        let stats = window_stats(&s.values);
-        // "%util 0.40", not "%util %util 0.40": a lone series the title
-        // already names needs no label of its own.
-        if !(series.len() == 1 && title.contains(s.label)) {
-            title_spans.push(Span::styled(format!("{} ", s.label), s.style));
-        }
-        title_spans.push(Span::styled(
-            format!("{} ", format::fit(s.now, 9, 2)),
-            theme.base,
-        ));
-        title_spans.push(Span::styled(
-            match stats {
+    let mut spans = vec![Span::styled(format!(" {title} "), theme.title)];
+    for (now, stats) in title_groups(title, series, theme) {
+        spans.extend(now);
+        spans.push(stats);
+    }
+    spans
+}
+
+/// Per series, its label and current value, and its min/avg/max over the
+/// window.
+fn title_groups(
+    title: &str,
+    series: &[Series],
+    theme: &Theme,
+) -> Vec<(Vec<Span<'static>>, Span<'static>)> {
+    series
+        .iter()
+        .map(|s| {
+            let mut spans = Vec::new();
+            // "%util 0.40", not "%util %util 0.40": a lone series the
+            // title already names needs no label of its own.
+            if !(series.len() == 1 && title.contains(s.label)) {
+                spans.push(Span::styled(format!("{} ", s.label), s.style));
+            }
+            spans.push(Span::styled(
+                format!("{} ", format::fit(s.now, 9, 2)),
+                theme.base,
+            ));
+            let stats = match window_stats(&s.values) {
                 Some(w) => format!(
                     "[{}/{}/{}] ",
                     format::fit(Some(w.min), 8, 2),
@@ -120,16 +135,72 @@ fn chart_title(title: &str, series: &[Series], theme: &Theme) -> Vec<Span<'stati
                     format::fit(Some(w.max), 8, 2)
                 ),
                 None => format!("[{0}/{0}/{0}] ", format::UNKNOWN),
-            },
-            theme.muted,
-        ));
-    }
-    title_spans
+            };
+            (spans, Span::styled(stats, theme.muted))
+        })
+        .collect()
 }
 
 /// The columns [`chart`]'s title takes, to see whether it fits.
 pub fn chart_title_width(title: &str, series: &[Series], theme: &Theme) -> usize {
     Line::from(chart_title(title, series, theme)).width()
+}
+
+/// A chart's top and bottom titles in `room` columns, no figure cut: the
+/// whole title when it fits; else the current values on top and the
+/// min/avg/max below, each series' figures whole or left out.
+fn fitted_titles(
+    title: &str,
+    series: &[Series],
+    theme: &Theme,
+    room: usize,
+) -> (Line<'static>, Line<'static>) {
+    let full = chart_title(title, series, theme);
+    if Line::from(full.clone()).width() <= room {
+        let bottom = [" min/avg/max over the window ", " min/avg/max "]
+            .into_iter()
+            .find(|b| b.chars().count() <= room)
+            .map(|b| Line::from(Span::styled(b, theme.muted)))
+            .unwrap_or_default();
+        return (Line::from(full), bottom);
+    }
+    let groups = title_groups(title, series, theme);
+    // a name too long loses its leading words ("dbsnmp@//prod-scan:1521/PROD
+    // dNFS IOPS" → "dNFS IOPS"): what the chart is of, the view says
+    let mut name = title;
+    while name.chars().count() + 2 > room {
+        match name.split_once(' ') {
+            Some((_, rest)) => name = rest,
+            None => break,
+        }
+    }
+    let mut top = vec![Span::styled(format!(" {name} "), theme.title)];
+    let mut bottom = vec![Span::raw(" ")];
+    let width = |spans: &[Span]| Line::from(spans.to_vec()).width();
+    // in the series' order: a later series' figures without an earlier
+    // one's would read as the earlier's
+    let (mut top_full, mut bottom_full) = (false, false);
+    for (now, stats) in groups {
+        top_full = top_full || width(&top) + width(&now) > room;
+        if !top_full {
+            top.extend(now.clone());
+        }
+        // below, a series is named when there are two
+        let named = usize::from(series.len() > 1);
+        let mut below: Vec<Span> = now.into_iter().take(named).collect();
+        below.push(stats);
+        bottom_full = bottom_full || width(&bottom) + width(&below) + "min/avg/max ".len() > room;
+        if !bottom_full {
+            bottom.extend(below);
+        }
+    }
+    let bottom = if bottom.len() > 1 {
+        bottom.push(Span::styled("min/avg/max ", theme.muted));
+        Line::from(bottom)
+    } else {
+        Line::default()
+    };
+    (Line::from(top), bottom)
 }
 
 /// A braille line chart of one or two series over the same ticks, titled
@@ -165,7 +236,12 @@ pub fn chart(
     let ymax = points.iter().flatten().map(|p| p.1).fold(0.0, f64::max);
     let ymax = if ymax > 0.0 { ymax * 1.1 } else { 1.0 };
     let xmax = times.len().saturating_sub(1).max(1) as f64;
-    let title_spans = chart_title(title, series, theme);
+    let (top, bottom) = fitted_titles(
+        title,
+        series,
+        theme,
+        usize::from(area.width.saturating_sub(2)),
+    );
     let datasets: Vec<Dataset> = series
         .iter()
         .zip(&points)
@@ -187,10 +263,8 @@ pub fn chart(
         .unwrap_or_default();
     let block = Block::bordered()
         .border_style(theme.border)
-        .title(Line::from(title_spans))
-        .title_bottom(
-            Line::from(Span::styled(" min/avg/max over the window ", theme.muted)).right_aligned(),
-        )
+        .title(top)
+        .title_bottom(bottom.right_aligned())
         .style(theme.base);
     let chart = Chart::new(datasets)
         .block(block)
@@ -221,6 +295,34 @@ pub fn chart(
         let marks = mark_columns(times, x.marks, graph.width);
         draw_marks(f.buffer_mut(), graph, &marks, theme);
     }
+}
+
+/// `groups` of spans (a label and its figure, or a figure) on one line of
+/// `width` columns: the first always, then those that fit whole; a line
+/// of figures too narrow drops its last figures rather than cut one.
+pub fn whole_groups<'a>(groups: Vec<Vec<Span<'a>>>, width: u16) -> Line<'a> {
+    let mut used = 0;
+    let mut out = Vec::new();
+    for (k, g) in groups.into_iter().enumerate() {
+        let w: usize = g.iter().map(Span::width).sum();
+        if k > 0 && used + w > usize::from(width) {
+            break;
+        }
+        used += w;
+        out.extend(g);
+    }
+    Line::from(out)
+}
+
+/// [`whole_groups`] of lines whose spans each stand alone.
+pub fn whole_spans<'a>(lines: Vec<Line<'a>>, width: u16) -> Vec<Line<'a>> {
+    lines
+        .into_iter()
+        .map(|l| {
+            let groups = l.spans.into_iter().map(|s| vec![s]).collect();
+            whole_groups(groups, width)
+        })
+        .collect()
 }
 
 /// Decimals enough that the axis' top says its value: 0.03, not "0.0".
@@ -273,9 +375,10 @@ pub fn mark_columns<'a>(times: &[i64], marks: &'a [Marker], width: u16) -> Vec<(
     out
 }
 
-/// Each marker: a ▼ on the plot's top row with its label after it, cut
-/// where the next marker starts, and a dotted line down its column where
-/// no point of a series is.
+/// Each marker: a ▼ on the plot's top row with as many whole words of its
+/// label as fit before the next marker (a word cut in two could be a
+/// figure: "70/3" of "70/30"), and a dotted line down its column where no
+/// point of a series is.
 fn draw_marks(buf: &mut Buffer, graph: Rect, marks: &[(u16, &str)], theme: &Theme) {
     for (k, (col, label)) in marks.iter().enumerate() {
         let x = graph.x + col;
@@ -286,11 +389,24 @@ fn draw_marks(buf: &mut Buffer, graph: Rect, marks: &[(u16, &str)], theme: &Them
             }
         }
         let room = next.saturating_sub(col + 1) as usize;
-        let text: String = std::iter::once('▼')
-            .chain(label.chars().take(room.saturating_sub(1)))
-            .collect();
+        let text = format!("▼{}", whole_words(label, room.saturating_sub(1)));
         buf.set_stringn(x, graph.y, &text, room.max(1), theme.key);
     }
+}
+
+/// The leading words of `text` that fit in `room` columns, without the
+/// punctuation that ended the last one.
+fn whole_words(text: &str, room: usize) -> &str {
+    if text.chars().count() <= room {
+        return text;
+    }
+    let end = text
+        .char_indices()
+        .filter(|&(i, c)| c == ' ' && text[..i].chars().count() <= room)
+        .map(|(i, _)| i)
+        .next_back()
+        .unwrap_or(0);
+    text[..end].trim_end_matches([' ', ':', ',', ';'])
 }
 
 /// At most two points (the lowest and the highest, in x order) per bucket
@@ -384,6 +500,46 @@ mod tests {
             format::fit(Some(3030.5), 7, axis_decimals(3030.5)),
             "3030.5"
         );
+    }
+
+    #[test]
+    fn a_title_too_wide_moves_its_window_below_and_never_cuts_a_figure() {
+        let theme = Theme::default();
+        let series = [
+            Series {
+                label: "r/s",
+                values: vec![0.0, 10786.1, 51826.96],
+                now: Some(51826.96),
+                style: Style::default(),
+            },
+            Series {
+                label: "w/s",
+                values: vec![1.0, 2.0, 3.0],
+                now: Some(3.0),
+                style: Style::default(),
+            },
+        ];
+        let text = |l: &Line| -> String { l.spans.iter().map(|s| s.content.to_string()).collect() };
+        let (top, bottom) = fitted_titles("DISK IOPS", &series, &theme, 200);
+        assert!(text(&top).contains("[0.00/"), "{}", text(&top));
+        assert!(text(&bottom).contains("over the window"));
+        let (top, bottom) = fitted_titles("DISK IOPS", &series, &theme, 50);
+        assert_eq!(text(&top), " DISK IOPS r/s 51826.96 w/s 3.00 ");
+        assert_eq!(text(&bottom), " r/s [0.00/20871.02/51826.96] min/avg/max ");
+        assert!(top.width() <= 50 && bottom.width() <= 50);
+        // too narrow for w/s: left out, not cut
+        let (top, bottom) = fitted_titles("DISK IOPS", &series, &theme, 26);
+        assert_eq!(text(&top), " DISK IOPS r/s 51826.96 ");
+        assert_eq!(text(&bottom), "");
+    }
+
+    #[test]
+    fn a_marker_label_keeps_whole_words() {
+        let label = "fio: 70/30 random read/write, queue depth 8";
+        assert_eq!(whole_words(label, 100), label);
+        assert_eq!(whole_words(label, 9), "fio");
+        assert_eq!(whole_words(label, 10), "fio: 70/30");
+        assert_eq!(whole_words(label, 3), "");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! busy system sampled once a second.
 #![allow(dead_code)]
 
+pub mod cells;
 pub mod dnfs;
 pub mod fidelity;
 pub mod layers;
