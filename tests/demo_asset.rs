@@ -115,5 +115,8 @@ fn the_demo_recording_opens_with_its_cells_markers_and_load() {
     let cel01 = render(&mut app, 160, 40);
     let vda = cel01.lines().find(|l| l.contains("│vda "));
     assert!(vda.is_some_and(|r| r.contains(" CD_00_cel01 ")), "{cel01}");
-    assert!(cel01.contains("cellcli metriccurrent · 1 cell disk"), "{cel01}");
+    assert!(
+        cel01.contains("cellcli metriccurrent · 1 cell disk"),
+        "{cel01}"
+    );
 }

@@ -198,7 +198,10 @@ fn nic_panel_lists_used_wire_facing_interfaces_with_nicstat_figures() {
     assert!(screen.contains("9 of 9 interfaces"), "{screen}");
     assert!(line_with(&screen, "veth1a2b").contains("veth"), "{screen}");
     // 540,000 B/s over 12 packets/s: 45000 bytes a packet on a 1500 MTU
-    assert!(line_with(&screen, "veth1a2b").contains("45000.0"), "{screen}");
+    assert!(
+        line_with(&screen, "veth1a2b").contains("45000.0"),
+        "{screen}"
+    );
     assert!(
         screen.contains("Avs over the MTU: GSO/TSO/GRO super-packets"),
         "{screen}"
@@ -211,7 +214,10 @@ fn nic_panel_lists_used_wire_facing_interfaces_with_nicstat_figures() {
     let filter: Vec<Action> = "veth".chars().map(Action::FilterChar).collect();
     keys(&mut app, &[Action::StartFilter]);
     keys(&mut app, &filter);
-    keys(&mut app, &[Action::FilterCommit, Action::Top, Action::Enter]);
+    keys(
+        &mut app,
+        &[Action::FilterCommit, Action::Top, Action::Enter],
+    );
     let screen = render(&mut app, 160, 48);
     assert!(screen.contains(" veth1a2b · veth"), "{screen}");
     assert!(screen.contains("TSO or GRO super-packets,"), "{screen}");

@@ -307,6 +307,16 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
         chart(f, *a, title, unit, series, &x, t);
     }
 
+    let lines = now_lines(app, row, &facts);
+    let now_block = panel_block(" now ", t, false);
+    f.render_widget(Paragraph::new(lines).block(now_block), now);
+
+    bond.map_or_else(Drawn::default, |b| draw_bond(f, app, bottom, b))
+}
+
+/// The interface's figures now and its link, beside its charts.
+fn now_lines(app: &App, row: &NicRow, facts: &[(&str, String)]) -> Vec<Line<'static>> {
+    let t = &app.theme;
     let mut lines: Vec<Line> = NIC_COLS
         .iter()
         .map(|c| {
@@ -339,10 +349,7 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
             .map(|l| Line::from(Span::styled(l, t.muted))),
         );
     }
-    let now_block = panel_block(" now ", t, false);
-    f.render_widget(Paragraph::new(lines).block(now_block), now);
-
-    bond.map_or_else(Drawn::default, |b| draw_bond(f, app, bottom, b))
+    lines
 }
 
 /// The figures of a bond's slave table.
