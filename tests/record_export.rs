@@ -555,12 +555,15 @@ fn a_partial_first_interval_is_left_out_and_said() {
     assert_eq!(s.first_ms, Some(T0 + 1290));
 }
 
-/// A cell's first interval is partial too (cel02's is 0.14 s in the demo
-/// recording): the round that counts it is left out of the cells' export
-/// and summary, and said.
+/// A cell's first interval is partial too (cel02's is 0.14 s in the first
+/// demo recording, of 2026-11-22, kept as a fixture): the round that
+/// counts it is left out of the cells' export and summary, and said.
 #[test]
 fn a_round_with_a_cells_partial_interval_is_left_out_and_said() {
-    let demo = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.strec"));
+    let demo = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/recordings/demo-2026-11-22.strec"
+    ));
     let (code, out, err) = export_file(demo, csv_of(BatchPanel::Cells));
     assert_eq!(code, 0, "{err}");
     assert!(
