@@ -190,3 +190,16 @@ pub fn thread_cpu_time() -> Option<libc::timespec> {
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     (rc == 0).then_some(ts)
 }
+
+/// Whether `fd` is a file of procfs (fstatfs(2)): one the kernel makes
+/// afresh at every read from offset 0 and never replaces under its name.
+pub fn on_procfs(fd: BorrowedFd<'_>) -> bool {
+    // SAFETY: `statfs` is plain integers: all zeroes is a valid value of it.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: fstatfs writes one statfs through a valid pointer; a closed
+    // fd is an error (EBADF), not a dereference.
+    let rc = unsafe { libc::fstatfs(fd.as_raw_fd(), &mut st) };
+    #[allow(clippy::unnecessary_cast)] // f_type's width differs by target
+    let magic = st.f_type as i64;
+    rc == 0 && magic == libc::PROC_SUPER_MAGIC as i64
+}
