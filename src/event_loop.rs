@@ -116,6 +116,9 @@ async fn event_loop<F: Feed>(
     watch.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut frames = Frames::new(app);
     let panic_at = test_panic_at();
+    // A recording without a terminal has nothing to watch, and each tick
+    // woke the loop (and polled every branch) four times a second.
+    let watching = !headless || tty.is_some() || panic_at.is_some();
     // Every way out goes past the end of the loop, errors too: the keys'
     // reader must stop before the terminal is given back.
     let mut result = Ok(());
@@ -155,7 +158,7 @@ async fn event_loop<F: Feed>(
             _ = sigint.recv() => app.quit = true,
             _ = sighup.recv() => app.quit = true,
             _ = sigquit.recv() => app.quit = true,
-            _ = watch.tick() => {
+            _ = watch.tick(), if watching => {
                 // crossterm's reader spins on a terminal that is gone and
                 // never says so: without a hangup signal (strata not in the
                 // terminal's session) only the terminal itself tells. A
@@ -356,6 +359,11 @@ impl Tty {
                 fd(std::io::stdout().is_terminal(), libc::STDOUT_FILENO),
             ],
         }
+    }
+
+    /// Whether strata runs on a terminal at all.
+    fn is_some(self) -> bool {
+        self.fds.iter().any(Option::is_some)
     }
 
     /// Whether it has hung up: its pty closed, its session killed.
