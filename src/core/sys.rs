@@ -199,7 +199,8 @@ pub fn on_procfs(fd: BorrowedFd<'_>) -> bool {
     // SAFETY: fstatfs writes one statfs through a valid pointer; a closed
     // fd is an error (EBADF), not a dereference.
     let rc = unsafe { libc::fstatfs(fd.as_raw_fd(), &mut st) };
-    #[allow(clippy::unnecessary_cast)] // f_type's width differs by target
-    let magic = st.f_type as i64;
-    rc == 0 && magic == libc::PROC_SUPER_MAGIC as i64
+    // f_type and the constant differ in type and width between targets.
+    #[allow(clippy::unnecessary_cast)]
+    let (magic, proc) = (st.f_type as i64, libc::PROC_SUPER_MAGIC as i64);
+    rc == 0 && magic == proc
 }
