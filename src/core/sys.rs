@@ -204,3 +204,28 @@ pub fn on_procfs(fd: BorrowedFd<'_>) -> bool {
     let (magic, proc) = (st.f_type as i64, libc::PROC_SUPER_MAGIC as i64);
     rc == 0 && magic == proc
 }
+
+/// stdin, stdout or stderr, as the runtime's epoll watches it.
+pub struct StdioFd(RawFd);
+
+impl AsRawFd for StdioFd {
+    fn as_raw_fd(&self) -> RawFd {
+        self.0
+    }
+}
+
+/// `fd` (0, 1 or 2) registered with the current tokio runtime for
+/// readiness (its epoll also reports a hangup); `None` for another fd or
+/// where it cannot be registered. Must be called within a runtime.
+pub fn register_stdio(fd: RawFd) -> Option<tokio::io::unix::AsyncFd<StdioFd>> {
+    if !(0..=2).contains(&fd) {
+        return None;
+    }
+    // SAFETY: the standard descriptors stay open for the life of the
+    // process (strata never closes them), so the fd outlives the
+    // registration, which only watches it and never reads or closes it.
+    unsafe {
+        tokio::io::unix::AsyncFd::register_with_interest(StdioFd(fd), tokio::io::Interest::READABLE)
+    }
+    .ok()
+}

@@ -129,8 +129,9 @@ fn walk(
 /// to it), pushing its numbers to `values` as [`split`] would: the series
 /// of a number is then the one `last` names, found without building its
 /// name, hashing it, or building a new shape. A recording's samples keep
-/// their shape from one tick to the next, and splitting each afresh was
-/// most of what recording cost. On `false`, `values` holds a part.
+/// their shape from one tick to the next, and splitting each afresh built
+/// all of that for every number of every sample. On `false`, `values`
+/// holds a part.
 pub fn same(tree: &Json, last: &Shape, values: &mut Vec<(u32, Value)>) -> bool {
     match (tree, last) {
         (Json::Null, Shape::Null) => true,
