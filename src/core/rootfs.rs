@@ -13,16 +13,17 @@ use std::sync::{Arc, Mutex, RwLock};
 #[derive(Debug)]
 pub struct RootFs {
     at: At,
-    /// The procfs files [`RootFs::read`] read, kept open with the length
-    /// of their last read: read again by two pread(2) at offset 0, where
-    /// opening afresh took an open, a statx, reads from 32 bytes doubling
-    /// up and a close, the most frequent system calls of a sample.
+    /// The procfs files [`RootFs::read`] read (and the sysfs attributes of
+    /// [`RootFs::kept_attr`]), kept open with the length of their last
+    /// read: read again by two pread(2) at offset 0, where opening afresh
+    /// took an open, a statx, reads from 32 bytes doubling up and a close,
+    /// the most frequent system calls of a sample.
     kept: Mutex<HashMap<PathBuf, (File, usize)>>,
 }
 
 /// At most this many files are kept open by one RootFs: a host layer's
-/// source reads two to four.
-const KEPT_MAX: usize = 16;
+/// source reads two to four, and one attribute per network interface.
+const KEPT_MAX: usize = 32;
 
 /// Each clone keeps its own files: each source has its own clone, and
 /// every source reads /proc/uptime at the same boundary.
@@ -197,7 +198,7 @@ impl RootFs {
             return Ok(text);
         }
         let mut file = File::open(path)?;
-        if !super::sys::on_procfs(std::os::fd::AsFd::as_fd(&file)) {
+        if !super::sys::regenerated(std::os::fd::AsFd::as_fd(&file)) {
             let mut text = String::new();
             file.read_to_string(&mut text)?;
             return Ok(text);
@@ -205,6 +206,26 @@ impl RootFs {
         let text = pread_text(&file, 0)?;
         self.keep(path, file, text.len());
         Ok(text)
+    }
+
+    /// As [`RootFs::attr`], read through a file kept open: for an
+    /// attribute read at every sample. A kept file follows its object, not
+    /// its name: [`RootFs::forget_kept`] when names may have moved.
+    pub fn kept_attr(&self, rel: &str) -> Option<String> {
+        let At::Dir(root) = &self.at else {
+            return self.attr(rel);
+        };
+        let text = self
+            .read_file(&root.join(rel.trim_start_matches('/')))
+            .ok()?;
+        Some(text.lines().next().unwrap_or("").trim().to_string())
+    }
+
+    /// Closes every kept file: the next reads open them afresh.
+    pub fn forget_kept(&self) {
+        if let Ok(mut kept) = self.kept.lock() {
+            kept.clear();
+        }
     }
 
     fn keep(&self, path: &Path, file: File, len: usize) {

@@ -191,9 +191,9 @@ pub fn thread_cpu_time() -> Option<libc::timespec> {
     (rc == 0).then_some(ts)
 }
 
-/// Whether `fd` is a file of procfs (fstatfs(2)): one the kernel makes
-/// afresh at every read from offset 0 and never replaces under its name.
-pub fn on_procfs(fd: BorrowedFd<'_>) -> bool {
+/// Whether `fd` is a file of procfs or sysfs (fstatfs(2)): one the kernel
+/// makes afresh at every read from offset 0.
+pub fn regenerated(fd: BorrowedFd<'_>) -> bool {
     // SAFETY: `statfs` is plain integers: all zeroes is a valid value of it.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
     // SAFETY: fstatfs writes one statfs through a valid pointer; a closed
@@ -201,8 +201,10 @@ pub fn on_procfs(fd: BorrowedFd<'_>) -> bool {
     let rc = unsafe { libc::fstatfs(fd.as_raw_fd(), &mut st) };
     // f_type and the constant differ in type and width between targets.
     #[allow(clippy::unnecessary_cast)]
-    let (magic, proc) = (st.f_type as i64, libc::PROC_SUPER_MAGIC as i64);
-    rc == 0 && magic == proc
+    let magic = st.f_type as i64;
+    #[allow(clippy::unnecessary_cast)]
+    let kinds = [libc::PROC_SUPER_MAGIC as i64, libc::SYSFS_MAGIC as i64];
+    rc == 0 && kinds.contains(&magic)
 }
 
 /// stdin, stdout or stderr, as the runtime's epoll watches it.
