@@ -116,6 +116,13 @@ async fn event_loop<F: Feed>(
     watch.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut frames = Frames::new(app);
     let panic_at = test_panic_at();
+    let mut hangup = Hangup::new(tty);
+    // A terminal registered with the runtime says when it hangs up; else
+    // a tick asks. A recording without a terminal has nothing to watch.
+    // Each tick woke the loop (and polled every branch) four times a second.
+    let watching = |hangup: &Hangup| {
+        (tty.is_some() && !hangup.registered()) || panic_at.is_some() || frames_logged()
+    };
     // Every way out goes past the end of the loop, errors too: the keys'
     // reader must stop before the terminal is given back.
     let mut result = Ok(());
@@ -155,7 +162,12 @@ async fn event_loop<F: Feed>(
             _ = sigint.recv() => app.quit = true,
             _ = sighup.recv() => app.quit = true,
             _ = sigquit.recv() => app.quit = true,
-            _ = watch.tick() => {
+            _ = hangup.changed(), if hangup.registered() => {
+                if tty.gone() {
+                    break;
+                }
+            }
+            _ = watch.tick(), if watching(&hangup) => {
                 // crossterm's reader spins on a terminal that is gone and
                 // never says so: without a hangup signal (strata not in the
                 // terminal's session) only the terminal itself tells. A
@@ -327,6 +339,46 @@ impl Drop for Keys {
     }
 }
 
+/// Whether frames are logged: the log is flushed at each watch tick.
+fn frames_logged() -> bool {
+    std::env::var_os(crate::frame_log::VAR).is_some()
+}
+
+/// The terminal's descriptor registered with the runtime's epoll, which
+/// reports a hangup (POLLHUP) whatever was asked: the loop wakes when the
+/// terminal goes (and at each key, which crossterm reads), not on a clock.
+struct Hangup(Option<tokio::io::unix::AsyncFd<sys::StdioFd>>);
+
+impl Hangup {
+    fn new(tty: Tty) -> Hangup {
+        let fd = tty.fds.into_iter().flatten().next();
+        Hangup(fd.and_then(sys::register_stdio))
+    }
+
+    fn registered(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Until the terminal has something to say: input or a hangup. A
+    /// closed side stays ready, so the watch tick takes over from there.
+    async fn changed(&mut self) {
+        let Some(fd) = &self.0 else {
+            return std::future::pending().await;
+        };
+        let closed = match fd.readable().await {
+            Ok(mut ready) => {
+                let closed = ready.ready().is_read_closed();
+                ready.clear_ready();
+                closed
+            }
+            Err(_) => true,
+        };
+        if closed {
+            self.0 = None;
+        }
+    }
+}
+
 /// Debug builds only: lets the end-to-end test prove that a panic in the
 /// loop still gives the user their terminal back.
 fn test_panic_at() -> Option<Instant> {
@@ -356,6 +408,11 @@ impl Tty {
                 fd(std::io::stdout().is_terminal(), libc::STDOUT_FILENO),
             ],
         }
+    }
+
+    /// Whether strata runs on a terminal at all.
+    fn is_some(self) -> bool {
+        self.fds.iter().any(Option::is_some)
     }
 
     /// Whether it has hung up: its pty closed, its session killed.

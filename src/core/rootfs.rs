@@ -5,13 +5,35 @@
 
 use super::error::SourceError;
 use std::collections::{HashMap, HashSet};
+use std::fs::File;
 use std::io::Read;
-use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct RootFs {
     at: At,
+    /// The procfs files [`RootFs::read`] read (and the sysfs attributes of
+    /// [`RootFs::kept_attr`]), kept open with the length of their last
+    /// read: read again by two pread(2) at offset 0, where opening afresh
+    /// took an open, a statx, reads from 32 bytes doubling up and a close,
+    /// the most frequent system calls of a sample.
+    kept: Mutex<HashMap<PathBuf, (File, usize)>>,
+}
+
+/// At most this many files are kept open by one RootFs: a host layer's
+/// source reads two to four, and one attribute per network interface.
+const KEPT_MAX: usize = 32;
+
+/// Each clone keeps its own files: each source has its own clone, and
+/// every source reads /proc/uptime at the same boundary.
+impl Clone for RootFs {
+    fn clone(&self) -> Self {
+        RootFs {
+            at: self.at.clone(),
+            kept: Mutex::default(),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -78,6 +100,32 @@ impl RemoteFiles {
     }
 }
 
+/// A procfs file from offset 0 to its end, into a buffer a page larger than
+/// its last length `len`: one read and the read that finds the end.
+fn pread_text(file: &File, len: usize) -> std::io::Result<String> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0u8; len + 4096];
+    let mut at = 0;
+    loop {
+        if at == buf.len() {
+            buf.resize(at * 2, 0);
+        }
+        match file.read_at(&mut buf[at..], at as u64) {
+            Ok(0) => break,
+            Ok(n) => at += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(at);
+    String::from_utf8(buf).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
+
 impl Default for RootFs {
     fn default() -> Self {
         RootFs::new("/")
@@ -88,6 +136,7 @@ impl RootFs {
     pub fn new(root: impl Into<PathBuf>) -> Self {
         RootFs {
             at: At::Dir(root.into()),
+            kept: Mutex::default(),
         }
     }
 
@@ -95,6 +144,7 @@ impl RootFs {
     pub fn remote(files: Arc<RemoteFiles>) -> Self {
         RootFs {
             at: At::Frames(files),
+            kept: Mutex::default(),
         }
     }
 
@@ -121,7 +171,8 @@ impl RootFs {
         match &self.at {
             At::Dir(root) => {
                 let path = root.join(rel.trim_start_matches('/'));
-                std::fs::read_to_string(&path).map_err(|err| SourceError::Io { path, err })
+                self.read_file(&path)
+                    .map_err(|err| SourceError::Io { path, err })
             }
             At::Frames(f) => f
                 .find(|s| s.files.get(rel).cloned())
@@ -132,6 +183,56 @@ impl RootFs {
                         "not in the host's last frame from its sampler",
                     ),
                 }),
+        }
+    }
+
+    /// A whole file, through the file kept open when it is on procfs.
+    fn read_file(&self, path: &Path) -> std::io::Result<String> {
+        let kept = self.kept.lock().ok().and_then(|mut k| k.remove(path));
+        // A kept file that fails (a process's file after it ended) is
+        // opened again, which says why it cannot be.
+        if let Some((file, len)) = kept
+            && let Ok(text) = pread_text(&file, len)
+        {
+            self.keep(path, file, text.len());
+            return Ok(text);
+        }
+        let mut file = File::open(path)?;
+        if !super::sys::regenerated(std::os::fd::AsFd::as_fd(&file)) {
+            let mut text = String::new();
+            file.read_to_string(&mut text)?;
+            return Ok(text);
+        }
+        let text = pread_text(&file, 0)?;
+        self.keep(path, file, text.len());
+        Ok(text)
+    }
+
+    /// As [`RootFs::attr`], read through a file kept open: for an
+    /// attribute read at every sample. A kept file follows its object, not
+    /// its name: [`RootFs::forget_kept`] when names may have moved.
+    pub fn kept_attr(&self, rel: &str) -> Option<String> {
+        let At::Dir(root) = &self.at else {
+            return self.attr(rel);
+        };
+        let text = self
+            .read_file(&root.join(rel.trim_start_matches('/')))
+            .ok()?;
+        Some(text.lines().next().unwrap_or("").trim().to_string())
+    }
+
+    /// Closes every kept file: the next reads open them afresh.
+    pub fn forget_kept(&self) {
+        if let Ok(mut kept) = self.kept.lock() {
+            kept.clear();
+        }
+    }
+
+    fn keep(&self, path: &Path, file: File, len: usize) {
+        if let Ok(mut kept) = self.kept.lock()
+            && kept.len() < KEPT_MAX
+        {
+            kept.insert(path.to_path_buf(), (file, len));
         }
     }
 
@@ -207,5 +308,39 @@ impl RootFs {
             .collect();
         names.sort();
         names
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_procfs_file_is_kept_open_and_read_afresh_each_time() {
+        let fs = RootFs::new("/");
+        let first = fs.read("/proc/uptime").unwrap();
+        // /proc/uptime counts hundredths of a second.
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        let second = fs.read("/proc/uptime").unwrap();
+        assert_ne!(first, second, "read afresh");
+        assert_eq!(fs.kept.lock().unwrap().len(), 1, "kept, not reopened");
+        // A clone keeps its own files.
+        assert!(fs.clone().kept.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_file_elsewhere_is_read_afresh_and_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("proc")).unwrap();
+        let path = dir.path().join("proc/uptime");
+        std::fs::write(&path, "1.00 2.00\n").unwrap();
+        let fs = RootFs::new(dir.path());
+        assert_eq!(fs.read("/proc/uptime").unwrap(), "1.00 2.00\n");
+        // Replaced under its name, as a test's synthetic tree does.
+        let new = dir.path().join("proc/uptime.new");
+        std::fs::write(&new, "3.00 4.00\n").unwrap();
+        std::fs::rename(&new, &path).unwrap();
+        assert_eq!(fs.read("/proc/uptime").unwrap(), "3.00 4.00\n");
+        assert!(fs.kept.lock().unwrap().is_empty());
     }
 }

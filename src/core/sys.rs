@@ -190,3 +190,44 @@ pub fn thread_cpu_time() -> Option<libc::timespec> {
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     (rc == 0).then_some(ts)
 }
+
+/// Whether `fd` is a file of procfs or sysfs (fstatfs(2)): one the kernel
+/// makes afresh at every read from offset 0.
+pub fn regenerated(fd: BorrowedFd<'_>) -> bool {
+    // SAFETY: `statfs` is plain integers: all zeroes is a valid value of it.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: fstatfs writes one statfs through a valid pointer; a closed
+    // fd is an error (EBADF), not a dereference.
+    let rc = unsafe { libc::fstatfs(fd.as_raw_fd(), &mut st) };
+    // f_type and the constant differ in type and width between targets.
+    #[allow(clippy::unnecessary_cast)]
+    let magic = st.f_type as i64;
+    #[allow(clippy::unnecessary_cast)]
+    let kinds = [libc::PROC_SUPER_MAGIC as i64, libc::SYSFS_MAGIC as i64];
+    rc == 0 && kinds.contains(&magic)
+}
+
+/// stdin, stdout or stderr, as the runtime's epoll watches it.
+pub struct StdioFd(RawFd);
+
+impl AsRawFd for StdioFd {
+    fn as_raw_fd(&self) -> RawFd {
+        self.0
+    }
+}
+
+/// `fd` (0, 1 or 2) registered with the current tokio runtime for
+/// readiness (its epoll also reports a hangup); `None` for another fd or
+/// where it cannot be registered. Must be called within a runtime.
+pub fn register_stdio(fd: RawFd) -> Option<tokio::io::unix::AsyncFd<StdioFd>> {
+    if !(0..=2).contains(&fd) {
+        return None;
+    }
+    // SAFETY: the standard descriptors stay open for the life of the
+    // process (strata never closes them), so the fd outlives the
+    // registration, which only watches it and never reads or closes it.
+    unsafe {
+        tokio::io::unix::AsyncFd::register_with_interest(StdioFd(fd), tokio::io::Interest::READABLE)
+    }
+    .ok()
+}

@@ -82,13 +82,7 @@ fn walk(
         Json::Bool(b) => Shape::Bool(*b),
         Json::String(s) => Shape::Str(s.clone()),
         Json::Number(n) => {
-            let (kind, value) = if let Some(u) = n.as_u64() {
-                (NumKind::U, Value::Counter(u))
-            } else if let Some(i) = n.as_i64() {
-                (NumKind::I, Value::Counter(i as u64))
-            } else {
-                (NumKind::F, Value::Gauge(n.as_f64().unwrap_or(f64::NAN)))
-            };
+            let (kind, value) = number(n);
             let len = path.len();
             path.push_str(kind.suffix());
             let id = series(path, kind.series_kind());
@@ -128,6 +122,48 @@ fn walk(
                 .collect();
             Shape::Obj(shapes)
         }
+    }
+}
+
+/// Whether `tree` has the shape `last` (what [`split`] would give is equal
+/// to it), pushing its numbers to `values` as [`split`] would: the series
+/// of a number is then the one `last` names, found without building its
+/// name, hashing it, or building a new shape. A recording's samples keep
+/// their shape from one tick to the next, and splitting each afresh built
+/// all of that for every number of every sample. On `false`, `values`
+/// holds a part.
+pub fn same(tree: &Json, last: &Shape, values: &mut Vec<(u32, Value)>) -> bool {
+    match (tree, last) {
+        (Json::Null, Shape::Null) => true,
+        (Json::Bool(b), Shape::Bool(l)) => b == l,
+        (Json::String(s), Shape::Str(l)) => s == l,
+        (Json::Number(n), Shape::Num(id, kind)) => {
+            let (k, value) = number(n);
+            values.push((*id, value));
+            k == *kind
+        }
+        (Json::Array(items), Shape::Arr(shapes)) => {
+            items.len() == shapes.len() && items.iter().zip(shapes).all(|(t, s)| same(t, s, values))
+        }
+        (Json::Object(fields), Shape::Obj(shapes)) => {
+            fields.len() == shapes.len()
+                && fields
+                    .iter()
+                    .zip(shapes)
+                    .all(|((k, t), (l, s))| k == l && same(t, s, values))
+        }
+        _ => false,
+    }
+}
+
+/// How a JSON number is kept: its kind and its value.
+fn number(n: &Number) -> (NumKind, Value) {
+    if let Some(u) = n.as_u64() {
+        (NumKind::U, Value::Counter(u))
+    } else if let Some(i) = n.as_i64() {
+        (NumKind::I, Value::Counter(i as u64))
+    } else {
+        (NumKind::F, Value::Gauge(n.as_f64().unwrap_or(f64::NAN)))
     }
 }
 
@@ -253,6 +289,45 @@ mod tests {
                 "disks.dup[1].v",
             ]
         );
+    }
+
+    #[test]
+    fn same_gives_the_values_split_gives_and_knows_a_changed_shape() {
+        let tree = json!({
+            "n": 1, "neg": -2, "f": 0.5, "s": "x", "b": true, "z": null,
+            "devices": [{"name": "sda", "rd": 3}, {"name": "sdb", "rd": 4}],
+            "list": [5, 6],
+        });
+        let mut series = ids();
+        let mut values = Vec::new();
+        let shape = split(&tree, "t", &mut series, &mut values);
+        let next = json!({
+            "n": 10, "neg": -20, "f": 1.5, "s": "x", "b": true, "z": null,
+            "devices": [{"name": "sda", "rd": 30}, {"name": "sdb", "rd": 40}],
+            "list": [50, 60],
+        });
+        let (mut split_values, mut same_values) = (Vec::new(), Vec::new());
+        assert_eq!(split(&next, "t", &mut series, &mut split_values), shape);
+        assert!(same(&next, &shape, &mut same_values));
+        assert_eq!(same_values, split_values);
+        for changed in [
+            json!({"n": 1, "neg": -2, "f": 0.5, "s": "y", "b": true, "z": null,
+                   "devices": [{"name": "sda", "rd": 3}, {"name": "sdb", "rd": 4}], "list": [5, 6]}),
+            json!({"n": -1, "neg": -2, "f": 0.5, "s": "x", "b": true, "z": null,
+                   "devices": [{"name": "sda", "rd": 3}, {"name": "sdb", "rd": 4}], "list": [5, 6]}),
+            json!({"n": 1, "neg": -2, "f": 0.5, "s": "x", "b": false, "z": null,
+                   "devices": [{"name": "sda", "rd": 3}, {"name": "sdb", "rd": 4}], "list": [5, 6]}),
+            json!({"n": 1, "neg": -2, "f": 0.5, "s": "x", "b": true, "z": 0,
+                   "devices": [{"name": "sda", "rd": 3}, {"name": "sdc", "rd": 4}], "list": [5, 6]}),
+            json!({"n": 1, "neg": -2, "f": 0.5, "s": "x", "b": true, "z": null,
+                   "devices": [{"name": "sda", "rd": 3}], "list": [5, 6]}),
+            json!({"n": 1, "neg": -2, "f": 0.5, "s": "x", "b": true, "z": null,
+                   "devices": [{"name": "sda", "rd": 3}, {"name": "sdb", "rd": 4}], "list": [5, 6, 7]}),
+            json!({"n": 1, "neg": -2, "f": 0.5, "s": "x", "b": true, "z": null, "new": 1,
+                   "devices": [{"name": "sda", "rd": 3}, {"name": "sdb", "rd": 4}], "list": [5, 6]}),
+        ] {
+            assert!(!same(&changed, &shape, &mut Vec::new()), "{changed}");
+        }
     }
 
     #[test]

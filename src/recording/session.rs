@@ -43,7 +43,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::{HostInfo, Input};
 use crate::config::Config;
-use crate::record::format::{self, SeriesDef, Tick};
+use crate::record::format::{self, SeriesDef, Tick, Value};
 use crate::record::shape::{self, Shape};
 use crate::record::{Existing, RecordError, RecordReader, RecordWriter, TickCursor};
 use crate::remote::target::SshTarget;
@@ -149,12 +149,71 @@ impl Recorder {
         let tree = serde_json::to_value(input).map_err(RecordError::encode)?;
         let stream = input.stream();
         let mut values = Vec::new();
+        // None: the stream's last shape, unchanged.
+        let last = self.streams.get(&stream).and_then(|s| s.last.as_ref());
+        let mut shape = match last {
+            Some(last) if shape::same(&tree, last, &mut values) => None,
+            _ => {
+                values.clear();
+                Some(self.split(&tree, &stream, &mut values)?)
+            }
+        };
+        if let Input::Marker { wall_ms, label } = input {
+            self.writer.add_marker(*wall_ms, label)?;
+        }
+        let key = self.writer.opens_key_chunk(wall_ms);
+        // By time, not by chunk index: new series at start-up each commit
+        // a short chunk, which would use up the first chunks in seconds.
+        let early = wall_ms.saturating_sub(self.started_ms) < RESTATE_ALL_MS;
+        let restate = key || (early && self.writer.opens_chunk(wall_ms).is_some());
+        if restate {
+            // It opens the chunk; the input joins it.
+            self.writer.push_with(wall_ms, &[], self.meta.clone())?;
+            for (name, s) in &mut self.streams {
+                let last = s.last.take();
+                if *name == stream && shape.is_none() {
+                    shape = last;
+                }
+            }
+        }
+        let slots = self.streams.len() as u32;
+        let st = self.streams.entry(stream).or_insert(Stream {
+            slot: slots,
+            last: None,
+            crc: 0,
+        });
+        let mut blob = Vec::with_capacity(12);
+        let shape = shape.filter(|s| st.last.as_ref() != Some(s));
+        if let Some(shape) = shape {
+            blob.push(NEW);
+            format::put_uvarint(&mut blob, u64::from(st.slot));
+            let json = serde_json::to_vec(&shape).map_err(RecordError::encode)?;
+            st.crc = crc32fast::hash(&json);
+            blob.extend(json);
+            st.last = Some(shape);
+        } else {
+            blob.push(SAME);
+            format::put_uvarint(&mut blob, u64::from(st.slot));
+            blob.extend_from_slice(&st.crc.to_le_bytes());
+        }
+        self.writer.push_with(wall_ms, &values, blob)?;
+        Ok(key)
+    }
+
+    /// `tree`'s shape and numbers, naming its new series (and stating
+    /// them in the recording).
+    fn split(
+        &mut self,
+        tree: &serde_json::Value,
+        stream: &str,
+        values: &mut Vec<(u32, Value)>,
+    ) -> Result<Shape, RecordError> {
         let mut new = Vec::new();
         let next = self.series.len() as u32;
         let series = &mut self.series;
         let shape = shape::split(
-            &tree,
-            &stream,
+            tree,
+            stream,
             &mut |name, kind| {
                 if let Some(id) = series.get(name) {
                     return *id;
@@ -168,47 +227,12 @@ impl Recorder {
                 });
                 id
             },
-            &mut values,
+            values,
         );
         if !new.is_empty() {
             self.writer.add_all_series(&new)?;
         }
-        if let Input::Marker { wall_ms, label } = input {
-            self.writer.add_marker(*wall_ms, label)?;
-        }
-        let key = self.writer.opens_key_chunk(wall_ms);
-        // By time, not by chunk index: new series at start-up each commit
-        // a short chunk, which would use up the first chunks in seconds.
-        let early = wall_ms.saturating_sub(self.started_ms) < RESTATE_ALL_MS;
-        let restate = key || (early && self.writer.opens_chunk(wall_ms).is_some());
-        if restate {
-            // It opens the chunk; the input joins it.
-            self.writer.push_with(wall_ms, &[], self.meta.clone())?;
-            for s in self.streams.values_mut() {
-                s.last = None;
-            }
-        }
-        let slots = self.streams.len() as u32;
-        let st = self.streams.entry(stream).or_insert(Stream {
-            slot: slots,
-            last: None,
-            crc: 0,
-        });
-        let mut blob = Vec::with_capacity(12);
-        if st.last.as_ref() == Some(&shape) {
-            blob.push(SAME);
-            format::put_uvarint(&mut blob, u64::from(st.slot));
-            blob.extend_from_slice(&st.crc.to_le_bytes());
-        } else {
-            blob.push(NEW);
-            format::put_uvarint(&mut blob, u64::from(st.slot));
-            let json = serde_json::to_vec(&shape).map_err(RecordError::encode)?;
-            st.crc = crc32fast::hash(&json);
-            blob.extend(json);
-            st.last = Some(shape);
-        }
-        self.writer.push_with(wall_ms, &values, blob)?;
-        Ok(key)
+        Ok(shape)
     }
 
     pub fn close(self) -> Result<(), RecordError> {

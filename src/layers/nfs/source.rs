@@ -70,10 +70,16 @@ impl NfsSource {
         // The clock first and the counters straight after, as for disks.
         let uptime_text = self.fs.read("/proc/uptime")?;
         let mountstats_text = self.fs.read(MOUNTSTATS)?;
-        // Only used to tell bind mounts apart; without it the counters do.
-        let mountinfo_text = self.fs.read(MOUNTINFO).ok();
-        let uptime_cs = parse_uptime_cs(&uptime_text, "/proc/uptime")?;
         let parsed = parse_mountstats(&mountstats_text, MOUNTSTATS);
+        // Only used to tell bind mounts apart; without it the counters do.
+        // Without an NFS mount there is nothing to tell apart, and reading
+        // it printed every mount of the namespace at every sample.
+        let mountinfo_text = if parsed.items.is_empty() {
+            None
+        } else {
+            self.fs.read(MOUNTINFO).ok()
+        };
+        let uptime_cs = parse_uptime_cs(&uptime_text, "/proc/uptime")?;
         let mut rejected = parsed.rejected;
         let info = mountinfo_text.map(|t| {
             let p = parse_mountinfo(&t, MOUNTINFO);

@@ -202,6 +202,8 @@ impl NicSource {
             || self.since_read >= REREAD_EVERY
             || facts != self.facts;
         if reread {
+            // A kept carrier_changes follows its interface, not its name.
+            self.fs.forget_kept();
             self.facts = facts;
             self.catalogue = Arc::new(read_catalogue(&self.fs, &names));
             self.known = names;
@@ -272,8 +274,9 @@ fn read_link_state(
     operstate_due: bool,
 ) -> LinkState {
     let base = base(name);
+    // Read at every sample: kept open (the catalogue's reread lets go).
     let carrier_changes = fs
-        .attr(&format!("{base}/carrier_changes"))
+        .kept_attr(&format!("{base}/carrier_changes"))
         .and_then(|s| s.parse().ok());
     let operstate = match prev {
         Some(p)
