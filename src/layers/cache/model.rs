@@ -265,6 +265,30 @@ struct VmCounters {
 
 const REFAULT_NAMES: [&str; 2] = ["workingset_refault_file", "workingset_refault"];
 
+/// The /proc/vmstat counters the figures come from: the source keeps these
+/// and lets the other 170-odd go, which the recorder would encode every
+/// second for nothing.
+pub const VMSTAT_USED: [&str; 5] = [
+    "pgpgin",
+    "pgpgout",
+    "pgmajfault",
+    REFAULT_NAMES[0],
+    REFAULT_NAMES[1],
+];
+
+/// The /proc/meminfo keys the figures come from (see [`VMSTAT_USED`]).
+pub const MEMINFO_USED: [&str; 9] = [
+    "Buffers",
+    "Cached",
+    "Shmem",
+    "Dirty",
+    "Writeback",
+    "Active(file)",
+    "Inactive(file)",
+    "MemAvailable",
+    "MemTotal",
+];
+
 impl VmCounters {
     fn of(vm: &VmStat) -> Self {
         VmCounters {

@@ -17,6 +17,7 @@
 
 use super::fincore::{FincoreStatus, NO_FINCORE, parse_fincore};
 use super::meminfo::{MemInfo, parse_meminfo};
+use super::model::{MEMINFO_USED, VMSTAT_USED};
 use super::residency::{self, Method, Residency};
 use super::vmstat::{VmStat, parse_vmstat};
 use crate::core::rootfs::RootFs;
@@ -191,8 +192,16 @@ impl CacheSource {
         Ok(CacheSample {
             uptime_cs,
             wall_ms,
-            meminfo: MemInfo::from_entries(mem.items),
-            vmstat: VmStat::from_entries(vm.items),
+            meminfo: MemInfo::from_entries(
+                mem.items
+                    .into_iter()
+                    .filter(|e| MEMINFO_USED.contains(&e.key.as_str())),
+            ),
+            vmstat: VmStat::from_entries(
+                vm.items
+                    .into_iter()
+                    .filter(|(k, _)| VMSTAT_USED.contains(&k.as_str())),
+            ),
             rejected,
             method: watched.then_some(self.method),
             files,
@@ -507,8 +516,16 @@ mod tests {
 
     fn proc_tree(root: &Path, uptime: &str) {
         write(root, "proc/uptime", &format!("{uptime} 1.00\n"));
-        write(root, "proc/meminfo", "MemTotal: 100 kB\nCached: 40 kB\n");
-        write(root, "proc/vmstat", "pgpgin 10\npgpgout 20\n");
+        write(
+            root,
+            "proc/meminfo",
+            "MemTotal: 100 kB\nSwapTotal: 8 kB\nCached: 40 kB\n",
+        );
+        write(
+            root,
+            "proc/vmstat",
+            "nr_free_pages 3\npgpgin 10\npgpgout 20\n",
+        );
     }
 
     #[test]
@@ -520,6 +537,10 @@ mod tests {
         assert_eq!((s.uptime_cs, s.wall_ms), (500, 7));
         assert_eq!(s.meminfo.kb("Cached"), Some(40));
         assert_eq!(s.vmstat.get("pgpgout"), Some(20));
+        // what no figure uses is not kept (nor recorded)
+        assert_eq!(s.meminfo.kb("SwapTotal"), None);
+        assert_eq!(s.vmstat.get("nr_free_pages"), None);
+        assert_eq!((s.meminfo.iter().count(), s.vmstat.len()), (2, 2));
         assert!(s.files.is_empty() && s.method.is_none());
     }
 
