@@ -16,6 +16,7 @@ use crate::layers::nfs::tick::{NfsBaseline, NfsTick};
 use crate::layers::nics::tick::{NicBaseline, NicTick};
 use crate::remote::HostStatus;
 use crate::remote::target::NodeTarget;
+use crate::store::Window;
 use std::time::Duration;
 
 /// One host's layers; histories hold `capacity` samples.
@@ -40,15 +41,16 @@ pub struct HostLayers {
 }
 
 impl HostLayers {
-    pub fn new(capacity: usize) -> Self {
+    pub fn new(window: impl Into<Window>) -> Self {
+        let window = window.into();
         HostLayers {
-            disks: Layer::new(capacity, DISK_HISTORY.len()),
+            disks: Layer::new(&window, DISK_HISTORY.len()),
             disk_baseline: Baseline::default(),
-            nfs: Layer::new(capacity, NFS_HISTORY),
+            nfs: Layer::new(&window, NFS_HISTORY),
             nfs_baseline: NfsBaseline::default(),
-            cache: Layer::new(capacity, CACHE_HISTORY),
+            cache: Layer::new(&window, CACHE_HISTORY),
             cache_baseline: CacheBaseline::default(),
-            nics: Layer::new(capacity, NIC_HISTORY),
+            nics: Layer::new(window, NIC_HISTORY),
             nic_baseline: NicBaseline::default(),
             routes: Vec::new(),
         }
@@ -136,7 +138,7 @@ pub struct NodeState {
 }
 
 impl NodeState {
-    pub fn new(target: NodeTarget, capacity: usize) -> Self {
+    pub fn new(target: NodeTarget, capacity: impl Into<Window>) -> Self {
         let status = match target {
             // The local host needs no connection.
             NodeTarget::Local { .. } => HostStatus::Live,
