@@ -25,6 +25,8 @@ pub struct HostLayers {
     /// Block devices; history holds [`DISK_HISTORY`] per device.
     pub disks: Layer<DiskTick>,
     pub(super) disk_baseline: Baseline,
+    /// The rows of the tick before the newest, for the next tick to reuse.
+    spare_rows: Vec<crate::layers::disks::tick::DiskRow>,
     /// Kernel NFS mounts; history holds the NFS table's figures per mount.
     pub nfs: Layer<NfsTick>,
     pub(super) nfs_baseline: NfsBaseline,
@@ -46,6 +48,7 @@ impl HostLayers {
         HostLayers {
             disks: Layer::new(&window, DISK_HISTORY.len()),
             disk_baseline: Baseline::default(),
+            spare_rows: Vec::new(),
             nfs: Layer::new(&window, NFS_HISTORY),
             nfs_baseline: NfsBaseline::default(),
             cache: Layer::new(&window, CACHE_HISTORY),
@@ -60,14 +63,20 @@ impl HostLayers {
     /// since the previous one go to the store, even while paused.
     pub fn ingest_disks(&mut self, sample: impl std::borrow::Borrow<DiskSample>) {
         let sample = sample.borrow();
-        let tick = self.disk_baseline.tick(sample);
+        let rows = std::mem::take(&mut self.spare_rows);
+        let tick = self.disk_baseline.tick_into(sample, rows);
         let rejected = sample.rejected.iter().map(ToString::to_string).collect();
         if tick.itv_cs.is_none() {
             self.disks.ingest(None, rejected);
             return;
         }
         push_disk_history(&mut self.disks, &tick, &[]);
+        let old = self.disks.latest.take();
         self.disks.ingest(Some(tick), rejected);
+        if let Some(old) = old {
+            self.spare_rows = old.rows;
+            self.spare_rows.clear();
+        }
     }
 
     pub fn disks_failed(&mut self, error: String) {

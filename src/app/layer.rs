@@ -121,6 +121,15 @@ impl<T: Clone> Layer<T> {
         }
     }
 
+    /// Whether `entity` is kept without history: the history budget
+    /// refused it its rings, so its charts would be empty, not zero.
+    pub fn refused(&self, entity: &str) -> bool {
+        match &self.frozen {
+            Some(f) if f.history.contains(entity) => false,
+            _ => self.history.refused(entity),
+        }
+    }
+
     /// Wall-clock times of the last `n` ticks on screen.
     pub fn series_times(&self, n: usize) -> Vec<i64> {
         match &self.frozen {

@@ -282,6 +282,11 @@ impl SourceHistory {
         self.entities.get(name).is_some_and(|e| !e.rings.is_empty())
     }
 
+    /// Whether `name` is kept without values: the budget refused its rings.
+    pub fn refused(&self, name: &str) -> bool {
+        self.entities.get(name).is_some_and(|e| e.rings.is_empty())
+    }
+
     /// The budget this history's rings are charged to.
     pub fn budget(&self) -> &Budget {
         &self.budget
@@ -442,6 +447,7 @@ mod tests {
         assert_eq!(budget.reserved(), 32);
         assert!(budget.ran_out());
         assert!(h.has_values("a") && h.has_values("b") && !h.has_values("c"));
+        assert!(h.refused("c") && !h.refused("a") && !h.refused("never seen"));
         assert_eq!(h.values("c", 0, 1, 10), Vec::<f32>::new());
         // "a" gone for a whole window gives its bytes to "c" (at the tick
         // after "a" is dropped)

@@ -65,9 +65,23 @@ fn device_title(name: &str, dev: &Device, row: Option<&DiskRow>) -> String {
     title
 }
 
-/// A device's history charts: IOPS, throughput, await, queue and %util.
+/// A device's history charts: IOPS, throughput, await, queue and %util;
+/// or, for a device the history budget left without history, why there
+/// are none: empty charts would read as a device doing nothing.
 fn draw_charts(f: &mut Frame, app: &App, area: Rect, name: &str, dev: &Device, row: &DiskRow) {
     let t = &app.theme;
+    if dev.layer.refused(name) {
+        let budget = crate::format::bytes(app.history_budget().limit() as u64);
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                format!("no history: the history budget ({budget}) is full; raise history_memory"),
+                t.warn,
+            ))
+            .wrap(ratatui::widgets::Wrap { trim: true }),
+            area,
+        );
+        return;
+    }
     let n = dev.layer.history.capacity();
     let x = TimeAxis::of(dev.layer, &app.markers);
     let mb = app.ui.units == Units::MB;
