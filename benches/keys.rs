@@ -90,47 +90,7 @@ fn main() {
     std::thread::sleep(Duration::from_secs(3));
     let rss = pid.and_then(rss_kib);
 
-    // Each key changes the screen; a pair's second key undoes its first.
-    let mut rows: Vec<(&str, Vec<Option<Duration>>)> = Vec::new();
-    let mut time = |rows: &mut Vec<(&'static str, Vec<Option<Duration>>)>,
-                    keys: &[(&'static str, &'static str)]| {
-        for (name, key) in keys {
-            let took = key_latency(key);
-            match rows.iter_mut().find(|(n, _)| n == name) {
-                Some((_, times)) => times.push(took),
-                None => rows.push((name, vec![took])),
-            }
-        }
-    };
-    for _ in 0..3 {
-        time(
-            &mut rows,
-            &[("2 (disks panel)", "2"), ("1 (overview)", "1")],
-        );
-    }
-    key_latency("2");
-    for _ in 0..3 {
-        time(&mut rows, &[("j (next row)", "j")]);
-    }
-    for _ in 0..3 {
-        time(
-            &mut rows,
-            &[
-                ("/ (filter prompt)", "/"),
-                ("Esc (closes the prompt)", "Escape"),
-            ],
-        );
-    }
-    for _ in 0..3 {
-        time(
-            &mut rows,
-            &[
-                ("Enter (device detail)", "Enter"),
-                ("Esc (back to the table)", "Escape"),
-            ],
-        );
-    }
-    key_latency("Enter");
+    let rows = time_keys();
     let detail = TMUX.screen(SESSION);
     let (given_back, quit) = quit_latency(pid);
 
@@ -166,6 +126,54 @@ fn main() {
     println!("| q (process gone) | {} | | |", ms(quit));
     if let Some(line) = detail.lines().find(|l| l.contains("history")) {
         println!("\nthe device detail says: {}", line.trim());
+    }
+}
+
+type Times = Vec<(&'static str, Vec<Option<Duration>>)>;
+
+/// Each key changes the screen; a pair's second key undoes its first. Ends
+/// on a device's detail.
+fn time_keys() -> Times {
+    let mut rows = Times::new();
+    for _ in 0..3 {
+        time(
+            &mut rows,
+            &[("2 (disks panel)", "2"), ("1 (overview)", "1")],
+        );
+    }
+    key_latency("2");
+    for _ in 0..3 {
+        time(&mut rows, &[("j (next row)", "j")]);
+    }
+    for _ in 0..3 {
+        time(
+            &mut rows,
+            &[
+                ("/ (filter prompt)", "/"),
+                ("Esc (closes the prompt)", "Escape"),
+            ],
+        );
+    }
+    for _ in 0..3 {
+        time(
+            &mut rows,
+            &[
+                ("Enter (device detail)", "Enter"),
+                ("Esc (back to the table)", "Escape"),
+            ],
+        );
+    }
+    key_latency("Enter");
+    rows
+}
+
+fn time(rows: &mut Times, keys: &[(&'static str, &'static str)]) {
+    for (name, key) in keys {
+        let took = key_latency(key);
+        match rows.iter_mut().find(|(n, _)| n == name) {
+            Some((_, times)) => times.push(took),
+            None => rows.push((name, vec![took])),
+        }
     }
 }
 

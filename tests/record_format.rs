@@ -212,7 +212,7 @@ fn pending_ticks_are_bounded_in_values_not_only_in_time() {
             .collect();
         let at = T0 + t * 500;
         let opens = w.opens_chunk(at, values.len()).is_some();
-        assert_eq!(opens, t as usize % per_chunk == 0, "tick {t}");
+        assert_eq!(opens, (t as usize).is_multiple_of(per_chunk), "tick {t}");
         assert_eq!(w.opens_chunk(at, 0).is_some(), t == 0, "tick {t}");
         w.push(at, &values).unwrap();
     }
