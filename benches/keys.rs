@@ -3,6 +3,7 @@
 //! ```text
 //! cargo bench --bench keys                          # 100k devices
 //! STRATA_KEYS_DEVICES=20000 cargo bench --bench keys
+//! STRATA_KEYS_HISTORY_MEMORY=64M cargo bench --bench keys   # another budget
 //! cargo bench --bench keys -- --quick               # 10k devices (CI)
 //! STRATA_BENCH_QUICK=1 cargo bench --bench keys
 //! ```
@@ -14,8 +15,8 @@
 //! change of the pane is the key's doing. The release binary (cargo
 //! builds it for the bench as `CARGO_BIN_EXE_strata`) runs at 1 s with
 //! `--root` on that tree and the default config (an hour of history
-//! within a 1 GiB `history_memory`) in a detached 200×50 tmux session on
-//! a private tmux server.
+//! within a 1 GiB `history_memory`, or STRATA_KEYS_HISTORY_MEMORY's) in a
+//! detached 200×50 tmux session on a private tmux server.
 //!
 //! A key's latency is the time from `tmux send-keys` returning to the
 //! pane's text (with its colours, the clock line left out) differing from
@@ -69,7 +70,11 @@ fn main() {
         started.elapsed().as_secs_f64()
     );
     let config = dir.path().join("config.toml");
-    std::fs::write(&config, "").expect("write the config");
+    let budget = std::env::var("STRATA_KEYS_HISTORY_MEMORY").ok();
+    let text = budget
+        .as_ref()
+        .map_or(String::new(), |b| format!("history_memory = \"{b}\"\n"));
+    std::fs::write(&config, text).expect("write the config");
     let stop = Arc::new(AtomicBool::new(false));
     let writer = {
         let stop = Arc::clone(&stop);
@@ -96,10 +101,14 @@ fn main() {
 
     println!();
     println!(
-        "{devices} devices at 1 s, default config (history 1h, history_memory 1 GiB); \
-         RSS after {} s: {}; tree rewrites late: {late}",
+        "{devices} devices at 1 s, history 1h, history_memory {}; \
+         RSS after {} s: {}; tree rewrites late: {late}; load average {}",
+        budget.as_deref().unwrap_or("1G (the default)"),
         warmup.as_secs(),
-        rss.map_or("–".into(), |k| format!("{:.0} MiB", k as f64 / 1024.0))
+        rss.map_or("–".into(), |k| format!("{:.0} MiB", k as f64 / 1024.0)),
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
     );
     println!();
     println!("| key | median | worst | verdict |\n|---|---:|---:|---|");
