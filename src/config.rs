@@ -782,7 +782,9 @@ fn parse_thresholds(table: &DeTable, problems: &mut Vec<Problem>) -> Thresholds 
 fn parse_history_memory(value: &DeValue) -> Result<u64, String> {
     let what = "a size such as \"512M\" or \"2G\", or bytes";
     let bytes = match value {
-        DeValue::String(text) => crate::cli::parse_size(text).map_err(|_| expected(what, value))?,
+        DeValue::String(text) => {
+            crate::core::size::parse_size(text).map_err(|_| expected(what, value))?
+        }
         DeValue::Integer(i) => integer(i)
             .filter(|b| *b >= 0)
             .map(i64::unsigned_abs)
