@@ -4,6 +4,7 @@
 //! interval = 2          # seconds between samples
 //! theme = "light"       # a built-in, a user theme name or a path
 //! history = "2h30m"     # or whole seconds
+//! history_memory = "1G" # the most bytes all charts' history may take
 //! units = "MB"          # or "kB"
 //! show_partitions = true
 //! show_all_devices = false
@@ -109,6 +110,10 @@ pub struct Config {
     pub theme: Option<String>,
     /// Seconds of history kept for charts.
     pub history_secs: u64,
+    /// The most bytes the history of all charts may reserve together.
+    /// Recordings made before the budget have none.
+    #[serde(default = "default_history_memory")]
+    pub history_memory: u64,
     pub units: Units,
     pub show_partitions: bool,
     /// Also show loop, ram and zram devices.
@@ -152,6 +157,7 @@ impl Default for Config {
             interval: None,
             theme: None,
             history_secs: 3600,
+            history_memory: default_history_memory(),
             units: Units::KB,
             show_partitions: false,
             show_all_devices: false,
@@ -165,6 +171,18 @@ impl Default for Config {
         }
     }
 }
+
+fn default_history_memory() -> u64 {
+    HISTORY_MEMORY_DEFAULT
+}
+
+/// The history budget: a GiB holds a full hour at 1 s of about 9,000
+/// devices (8 figures of 4 bytes per sample).
+pub const HISTORY_MEMORY_DEFAULT: u64 = 1 << 30;
+/// The least budget: an hour at 1 s of a few devices.
+pub const HISTORY_MEMORY_MIN: u64 = 1 << 20;
+/// The most budget: beyond this a typo is likelier than a machine.
+pub const HISTORY_MEMORY_MAX: u64 = 1 << 40;
 
 fn default_fincore_every() -> u64 {
     crate::remote::node::FINCORE_EVERY.as_secs()
@@ -184,6 +202,7 @@ const TOP_KEYS: &[&str] = &[
     "interval",
     "theme",
     "history",
+    "history_memory",
     "units",
     "show_partitions",
     "show_all_devices",
@@ -282,6 +301,9 @@ pub fn parse(text: &str, source_name: &str) -> (Config, Vec<String>) {
                 None => Err(expected("a theme name or path", value)),
             },
             "history" => parse_history_value(value).map(|secs| config.history_secs = secs),
+            "history_memory" => {
+                parse_history_memory(value).map(|bytes| config.history_memory = bytes)
+            }
             "units" => parse_units(value).map(|units| config.units = units),
             "show_partitions" => boolean(value).map(|b| config.show_partitions = b),
             "show_all_devices" => boolean(value).map(|b| config.show_all_devices = b),
@@ -757,6 +779,28 @@ fn parse_thresholds(table: &DeTable, problems: &mut Vec<Problem>) -> Thresholds 
 }
 
 /// `fincore_every`: a duration or whole seconds, from 1 s to an hour.
+fn parse_history_memory(value: &DeValue) -> Result<u64, String> {
+    let what = "a size such as \"512M\" or \"2G\", or bytes";
+    let bytes = match value {
+        DeValue::String(text) => {
+            crate::core::size::parse_size(text).map_err(|_| expected(what, value))?
+        }
+        DeValue::Integer(i) => integer(i)
+            .filter(|b| *b >= 0)
+            .map(i64::unsigned_abs)
+            .ok_or_else(|| expected(what, value))?,
+        _ => return Err(expected(what, value)),
+    };
+    if (HISTORY_MEMORY_MIN..=HISTORY_MEMORY_MAX).contains(&bytes) {
+        Ok(bytes)
+    } else {
+        Err(format!(
+            "must be between 1M and 1024G, found {}",
+            describe(value)
+        ))
+    }
+}
+
 fn parse_fincore_every(value: &DeValue) -> Result<u64, String> {
     let secs = match value {
         DeValue::String(text) => parse_duration(text)?,

@@ -318,6 +318,9 @@ fn live_app(
     app.set_nodes(nodes);
     let (dbs, db_problems) = strata::layers::dnfs::source::db_targets(&cli.dbs, &app.config.dbs);
     app.set_dbs(dbs);
+    if !interactive {
+        app.headless();
+    }
     app.set_passphrase_store(passphrases);
     app.no_color = no_color;
     add_notes(
@@ -404,4 +407,28 @@ fn cell_options(cli: &Cli, interval: f64, interactive: bool) -> SshOptions {
         opts.sampler_tag = tag;
     }
     opts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The recorder's app keeps two ticks per ring whatever `history`
+    /// says; the screen's keeps the whole window; both keep the user's
+    /// config, which the recording carries to its replays.
+    #[test]
+    fn only_the_headless_app_gives_up_its_history() {
+        let root = tempfile::tempdir().unwrap();
+        let cli = Cli::parse_from(["strata", "--root", &root.path().to_string_lossy()]);
+        let config = strata::config::Config {
+            history_secs: 600,
+            ..Default::default()
+        };
+        let (screen, _) = live_app(&cli, config.clone(), Vec::new(), 0.5, true);
+        assert_eq!(screen.history_ticks(), 1200);
+        let (headless, _) = live_app(&cli, config.clone(), Vec::new(), 0.5, false);
+        assert_eq!(headless.history_ticks(), strata::app::HEADLESS_TICKS);
+        assert_eq!(headless.local.disks.history.capacity(), 2);
+        assert_eq!(headless.config, config);
+    }
 }

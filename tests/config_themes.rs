@@ -437,6 +437,7 @@ fn full_config_sets_everything() {
             interval: Some(2.5),
             theme: Some("light".into()),
             history_secs: 9000,
+            history_memory: 512 << 20,
             units: Units::MB,
             show_partitions: true,
             show_all_devices: true,
@@ -662,6 +663,48 @@ fn history_rejects_nonsense_and_keeps_the_default() {
     assert_eq!(config::parse_history("2h30m"), Ok(9000));
     assert!(config::parse_duration("30m2h").is_err());
     assert_eq!(config::parse_duration("5s"), Ok(5));
+}
+
+#[test]
+fn history_memory_takes_sizes_and_bytes() {
+    for (text, bytes) in [
+        ("\"1G\"", 1u64 << 30),
+        ("\"512M\"", 512 << 20),
+        ("\"1024k\"", 1 << 20),
+        ("\"1024G\"", 1 << 40),
+        ("2097152", 2 << 20),
+    ] {
+        let (config, messages) = config::parse(&format!("history_memory = {text}"), "c");
+        assert_eq!((config.history_memory, messages), (bytes, vec![]), "{text}");
+    }
+}
+
+#[test]
+fn history_memory_rejects_nonsense_and_keeps_the_default() {
+    for text in [
+        "\"\"",
+        "\"1T\"",
+        "\"1.5G\"",
+        "\"-1G\"",
+        "\"G\"",
+        "\"1023k\"",
+        "\"1025G\"",
+        "\"99999999999999999999G\"",
+        "1000",
+        "-1",
+        "1.5",
+        "true",
+        "[1]",
+    ] {
+        let (config, messages) = config::parse(&format!("history_memory = {text}"), "c");
+        assert_eq!(config.history_memory, 1 << 30, "{text}");
+        assert_eq!(messages.len(), 1, "{text}");
+        assert!(
+            messages[0].starts_with("c line 1, key history_memory: "),
+            "{}",
+            messages[0]
+        );
+    }
 }
 
 // ---- never panic ----------------------------------------------------------

@@ -100,6 +100,28 @@ fn a_2_gib_file_of_zeroes_is_refused_by_name_in_bounded_memory() {
     assert!(grown < BOUND_KB, "peak resident size grew by {grown} kB");
 }
 
+/// A journal that is no file (here /dev/zero, which reading whole never
+/// ends) is refused with a notice, not read; the recording still opens.
+#[test]
+fn a_journal_that_is_not_a_file_is_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.strec");
+    recording_then_hole(&path);
+    std::fs::remove_file(strata::record::journal_path(&path)).ok();
+    std::os::unix::fs::symlink("/dev/zero", strata::record::journal_path(&path)).unwrap();
+    let before = peak_kb();
+    let r = RecordReader::open(&path).unwrap();
+    assert!(
+        r.notices()
+            .iter()
+            .any(|n| n.reason.contains("journal") && n.reason.contains("not a regular file")),
+        "{:?}",
+        r.notices()
+    );
+    let grown = peak_kb().saturating_sub(before);
+    assert!(grown < BOUND_KB, "peak resident size grew by {grown} kB");
+}
+
 /// The figure for the issue, not a check: `cargo test --test record_big --
 /// --ignored --nocapture` writes a 300 MB recording (one chunk of 600 ticks
 /// of incompressible blobs, framed 300 times) and prints how much the peak

@@ -189,6 +189,43 @@ fn writer_refuses_unknown_series_wrong_kind_and_repeats() {
     ));
 }
 
+/// A host of many devices fills the pending ticks long before a minute:
+/// they are committed as a shorter chunk once they hold
+/// MAX_PENDING_VALUES, so the writer's memory does not grow with the
+/// number of series; a tick without values (a key chunk's restatement)
+/// still opens the chunk of the tick after it.
+#[test]
+fn pending_ticks_are_bounded_in_values_not_only_in_time() {
+    use strata::record::writer::MAX_PENDING_VALUES;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.strata");
+    let n = 100_000u32;
+    let defs: Vec<SeriesDef> = (0..n)
+        .map(|i| def(i, &format!("s{i}"), SeriesKind::Counter))
+        .collect();
+    let mut w = RecordWriter::create(&path, T0, &defs).unwrap();
+    let per_chunk = MAX_PENDING_VALUES / n as usize;
+    let ticks = per_chunk as i64 + 1;
+    for t in 0..ticks {
+        let values: Vec<(u32, Value)> = (0..n)
+            .map(|i| (i, Value::Counter(t as u64 + u64::from(i))))
+            .collect();
+        let at = T0 + t * 500;
+        let opens = w.opens_chunk(at, values.len()).is_some();
+        assert_eq!(opens, (t as usize).is_multiple_of(per_chunk), "tick {t}");
+        assert_eq!(w.opens_chunk(at, 0).is_some(), t == 0, "tick {t}");
+        w.push(at, &values).unwrap();
+    }
+    w.close().unwrap();
+    let r = RecordReader::open(&path).unwrap();
+    assert_eq!(r.chunks().len(), 2);
+    assert_eq!(r.ticks().count(), ticks as usize);
+    assert!(
+        ticks * 500 < format::CHUNK_SPAN_MS,
+        "all in less than a minute"
+    );
+}
+
 #[test]
 fn truncation_at_every_offset_reads_a_prefix_with_a_notice() {
     let dir = tempfile::tempdir().unwrap();

@@ -474,3 +474,52 @@ fn footers_offer_only_what_does_something() {
         assert!(f.contains(k), "{k}: {f}");
     }
 }
+
+/// A budget too small for every device: those past it say why they have
+/// no charts instead of drawing empty ones, those within it draw theirs,
+/// and the footer tells it once.
+#[test]
+fn a_device_past_the_history_budget_says_why_it_has_no_charts() {
+    let host = strata::app::HostInfo {
+        hostname: "db01".into(),
+        kernel: "5.15.0-301.163.5.el8uek.x86_64".into(),
+    };
+    // an hour at 1 s of 8 figures is 115,200 bytes a device: room for two
+    let config = strata::config::Config {
+        history_memory: 240_000,
+        ..Default::default()
+    };
+    let mut app = App::new(config, Theme::default(), host, 1.0);
+    for k in 0..30 {
+        app.apply(strata::app::Input::Disks(Ok(common::sample(k))));
+    }
+    app.now_ms = 1_795_000_030_000;
+    assert!(app.history_budget().reserved() <= 240_000);
+    let notice = app.notice.clone().unwrap_or_default();
+    assert_eq!(notice.matches("history budget").count(), 1, "{notice}");
+    let names: Vec<String> = app.disk_rows().iter().map(|r| r.name.clone()).collect();
+    let refused = names
+        .iter()
+        .find(|n| app.local.disks.refused(n))
+        .expect("one refused");
+    let kept = names.iter().find(|n| app.local.disks.history.has_values(n));
+    keys(&mut app, &[Action::GotoPanel(1)]);
+    select(&mut app, &refused.clone());
+    keys(&mut app, &[Action::Enter]);
+    let screen = render(&mut app, 160, 50);
+    assert!(
+        screen.contains("no history: the history budget (234.4 KiB) is full; raise history_memory"),
+        "{screen}"
+    );
+    assert!(!screen.contains("Throughput"), "{screen}");
+    if let Some(kept) = kept {
+        keys(&mut app, &[Action::Back]);
+        select(&mut app, &kept.clone());
+        keys(&mut app, &[Action::Enter]);
+        let screen = render(&mut app, 160, 50);
+        assert!(
+            screen.contains("Throughput") && !screen.contains("no history"),
+            "{screen}"
+        );
+    }
+}

@@ -15,6 +15,7 @@ use crate::layers::disks::source::DiskSample;
 use crate::layers::disks::tick::{Baseline, DiskTick};
 use crate::remote::HostStatus;
 use crate::remote::target::SshTarget;
+use crate::store::Window;
 use std::time::Duration;
 
 /// One cell.
@@ -83,7 +84,7 @@ impl CellState<'_> {
 }
 
 impl CellView {
-    pub fn new(target: SshTarget, history: usize) -> CellView {
+    pub fn new(target: SshTarget, history: impl Into<Window>) -> CellView {
         CellView {
             target,
             status: HostStatus::Connecting,
@@ -253,11 +254,12 @@ impl Default for Cells {
 }
 
 impl Cells {
-    pub fn new(targets: Vec<SshTarget>, interval_s: f64, history: usize) -> Cells {
+    pub fn new(targets: Vec<SshTarget>, interval_s: f64, history: impl Into<Window>) -> Cells {
+        let history = history.into();
         Cells {
             list: targets
                 .into_iter()
-                .map(|t| CellView::new(t, history))
+                .map(|t| CellView::new(t, &history))
                 .collect(),
             interval_ms: (interval_s * 1000.0).round() as i64,
             history: Layer::new(history, DISK_HISTORY.len()),

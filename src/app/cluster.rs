@@ -235,19 +235,29 @@ impl App {
     /// Index of the selected row among `rows` of a layer's table; the
     /// first when it is gone.
     pub fn selected_in<L: Listed>(&self, rows: &[Placed<L::Row>]) -> usize {
-        let keys: Vec<String> = rows.iter().map(|(i, r)| self.row_key::<L>(*i, r)).collect();
-        L::list(&self.ui).index(keys.iter().map(String::as_str))
+        let Some(selected) = L::list(&self.ui).selected.as_deref() else {
+            return 0;
+        };
+        // A host's own row is keyed by its own name: no key is built for
+        // it (a string per row was 100k of them a key with 100k devices).
+        rows.iter()
+            .position(|(i, r)| match i {
+                None => L::key(r) == selected,
+                Some(n) => self.cluster_key(*n, L::key(r)) == selected,
+            })
+            .unwrap_or(0)
     }
 
     /// Moves the selection of a layer's table.
     pub(super) fn step<L: Listed>(&mut self, delta: isize) {
-        let keys: Vec<String> = self
-            .table_rows::<L>()
-            .iter()
-            .map(|(i, r)| self.row_key::<L>(*i, r))
-            .collect();
-        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-        L::list_mut(&mut self.ui).step(&keys, delta);
+        let rows = self.table_rows::<L>();
+        if rows.is_empty() {
+            return;
+        }
+        let i = self.selected_in::<L>(&rows) as isize;
+        let j = i.saturating_add(delta).clamp(0, rows.len() as isize - 1) as usize;
+        let key = rows.get(j).map(|(n, r)| self.row_key::<L>(*n, r));
+        L::list_mut(&mut self.ui).selected = key;
     }
 
     /// Enter on a layer's table: the selected row's own key, selected, and

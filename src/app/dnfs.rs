@@ -13,6 +13,7 @@ use crate::layers::dnfs::path::{
     DbFigures, HostFigures, NodeNames, PathView, line_up, line_up_instances,
 };
 use crate::layers::dnfs::source::{DbEvent, DbStatus, DbTarget};
+use crate::store::Window;
 
 /// The history entity of a database's total.
 pub const TOTAL: &str = "all";
@@ -42,7 +43,7 @@ fn values(f: Option<&Figures>) -> [Option<f32>; DNFS_COLS.len()] {
 }
 
 impl DbView {
-    pub fn new(target: DbTarget, history: usize) -> DbView {
+    pub fn new(target: DbTarget, history: impl Into<Window>) -> DbView {
         DbView {
             target,
             status: DbStatus::Connecting,
@@ -137,11 +138,12 @@ impl Default for Dnfs {
 }
 
 impl Dnfs {
-    pub fn new(targets: Vec<DbTarget>, interval_s: f64, history: usize) -> Dnfs {
+    pub fn new(targets: Vec<DbTarget>, interval_s: f64, history: impl Into<Window>) -> Dnfs {
+        let history = history.into();
         Dnfs {
             list: targets
                 .into_iter()
-                .map(|t| DbView::new(t, history))
+                .map(|t| DbView::new(t, &history))
                 .collect(),
             interval_ms: (interval_s * 1000.0).round() as i64,
             paused: None,
@@ -335,11 +337,7 @@ impl super::App {
 
     /// The databases to read, from `--db` and `[[db]]`.
     pub fn set_dbs(&mut self, targets: Vec<DbTarget>) {
-        self.dnfs = Dnfs::new(
-            targets,
-            self.interval_s,
-            self.local.disks.history.capacity(),
-        );
+        self.dnfs = Dnfs::new(targets, self.interval_s, &self.window);
     }
 
     /// One event of a database's reader (`layers::dnfs::source::run_db`).

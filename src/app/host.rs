@@ -16,6 +16,7 @@ use crate::layers::nfs::tick::{NfsBaseline, NfsTick};
 use crate::layers::nics::tick::{NicBaseline, NicTick};
 use crate::remote::HostStatus;
 use crate::remote::target::NodeTarget;
+use crate::store::Window;
 use std::time::Duration;
 
 /// One host's layers; histories hold `capacity` samples.
@@ -24,6 +25,8 @@ pub struct HostLayers {
     /// Block devices; history holds [`DISK_HISTORY`] per device.
     pub disks: Layer<DiskTick>,
     pub(super) disk_baseline: Baseline,
+    /// The rows of the tick before the newest, for the next tick to reuse.
+    spare_rows: Vec<crate::layers::disks::tick::DiskRow>,
     /// Kernel NFS mounts; history holds the NFS table's figures per mount.
     pub nfs: Layer<NfsTick>,
     pub(super) nfs_baseline: NfsBaseline,
@@ -40,15 +43,17 @@ pub struct HostLayers {
 }
 
 impl HostLayers {
-    pub fn new(capacity: usize) -> Self {
+    pub fn new(window: impl Into<Window>) -> Self {
+        let window = window.into();
         HostLayers {
-            disks: Layer::new(capacity, DISK_HISTORY.len()),
+            disks: Layer::new(&window, DISK_HISTORY.len()),
             disk_baseline: Baseline::default(),
-            nfs: Layer::new(capacity, NFS_HISTORY),
+            spare_rows: Vec::new(),
+            nfs: Layer::new(&window, NFS_HISTORY),
             nfs_baseline: NfsBaseline::default(),
-            cache: Layer::new(capacity, CACHE_HISTORY),
+            cache: Layer::new(&window, CACHE_HISTORY),
             cache_baseline: CacheBaseline::default(),
-            nics: Layer::new(capacity, NIC_HISTORY),
+            nics: Layer::new(window, NIC_HISTORY),
             nic_baseline: NicBaseline::default(),
             routes: Vec::new(),
         }
@@ -58,14 +63,20 @@ impl HostLayers {
     /// since the previous one go to the store, even while paused.
     pub fn ingest_disks(&mut self, sample: impl std::borrow::Borrow<DiskSample>) {
         let sample = sample.borrow();
-        let tick = self.disk_baseline.tick(sample);
+        let rows = std::mem::take(&mut self.spare_rows);
+        let tick = self.disk_baseline.tick_into(sample, rows);
         let rejected = sample.rejected.iter().map(ToString::to_string).collect();
         if tick.itv_cs.is_none() {
             self.disks.ingest(None, rejected);
             return;
         }
         push_disk_history(&mut self.disks, &tick, &[]);
+        let old = self.disks.latest.take();
         self.disks.ingest(Some(tick), rejected);
+        if let Some(old) = old {
+            self.spare_rows = old.rows;
+            self.spare_rows.clear();
+        }
     }
 
     pub fn disks_failed(&mut self, error: String) {
@@ -136,7 +147,7 @@ pub struct NodeState {
 }
 
 impl NodeState {
-    pub fn new(target: NodeTarget, capacity: usize) -> Self {
+    pub fn new(target: NodeTarget, capacity: impl Into<Window>) -> Self {
         let status = match target {
             // The local host needs no connection.
             NodeTarget::Local { .. } => HostStatus::Live,

@@ -277,6 +277,7 @@ impl App {
                 }
             }
         }
+        self.tell_budget();
     }
 
     /// Applies a sample as [`apply`](Self::apply) does, by reference, and
@@ -297,6 +298,7 @@ impl App {
             Input::Node { node, input } if input.is_sample() => self.ingest_node(*node, input),
             _ => return false,
         }
+        self.tell_budget();
         true
     }
 }

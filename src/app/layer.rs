@@ -2,7 +2,7 @@
 //! keeps it: the newest figures, their history, the source's last error,
 //! and what stays on screen while the user has paused.
 
-use crate::store::SourceHistory;
+use crate::store::{SourceHistory, Window};
 
 /// A layer whose figures arrive as ticks of type `T`.
 #[derive(Debug, Clone)]
@@ -29,10 +29,10 @@ struct Snapshot<T> {
 }
 
 impl<T: Clone> Layer<T> {
-    /// `capacity` ticks of `metrics` values per entity.
-    pub fn new(capacity: usize, metrics: usize) -> Self {
+    /// `window` ticks of `metrics` values per entity.
+    pub fn new(window: impl Into<Window>, metrics: usize) -> Self {
         Layer {
-            history: SourceHistory::new(capacity, metrics),
+            history: SourceHistory::new(window, metrics),
             latest: None,
             error: None,
             rejected: Vec::new(),
@@ -118,6 +118,15 @@ impl<T: Clone> Layer<T> {
                 f.history.values(entity, metric, f.history.seq(), n)
             }
             _ => self.history.values(entity, metric, self.seq(), n),
+        }
+    }
+
+    /// Whether `entity` is kept without history: the history budget
+    /// refused it its rings, so its charts would be empty, not zero.
+    pub fn refused(&self, entity: &str) -> bool {
+        match &self.frozen {
+            Some(f) if f.history.contains(entity) => false,
+            _ => self.history.refused(entity),
         }
     }
 

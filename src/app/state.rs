@@ -17,6 +17,7 @@ use crate::layers::disks::model::{DISK_COLS, DiskCol};
 use crate::layers::disks::tick::{DiskRow, DiskTick};
 use crate::layers::nfs::model::NFS_OP_COLS;
 use crate::remote::target::{NodeTarget, SshTarget};
+use crate::store::{Budget, Window};
 use crate::theme::Theme;
 
 /// The metrics of a device kept in history for charts, in this order.
@@ -200,7 +201,16 @@ pub struct App {
     /// The theme strata started with, kept in the `t` cycle when it is the
     /// user's own.
     start_theme: Theme,
+    /// The history every layer keeps, within the one budget of
+    /// `config.history_memory`.
+    pub(super) window: Window,
+    /// The user was told the history budget ran out.
+    told_budget: bool,
 }
+
+/// Ticks of history a recorder without a screen keeps: the least a
+/// history holds, since nothing draws them.
+pub const HEADLESS_TICKS: usize = 2;
 
 #[derive(Debug)]
 pub struct UiState {
@@ -262,7 +272,12 @@ pub struct UiState {
 impl App {
     pub fn new(config: Config, theme: Theme, host: HostInfo, interval_s: f64) -> App {
         let start_theme = theme.clone();
-        let (capacity, capped) = crate::config::history_ticks(config.history_secs, interval_s);
+        let (ticks, capped) = crate::config::history_ticks(config.history_secs, interval_s);
+        let budget = usize::try_from(config.history_memory).unwrap_or(usize::MAX);
+        let window = Window {
+            ticks,
+            budget: Budget::new(budget),
+        };
         let ui = UiState {
             stack: vec![View::Panel(Panel::Overview)],
             node: None,
@@ -307,7 +322,7 @@ impl App {
             theme,
             now_ms: 0,
             usage: SelfUsage::default(),
-            local: HostLayers::new(capacity),
+            local: HostLayers::new(&window),
             cells: Cells::default(),
             nodes: Vec::new(),
             markers: Vec::new(),
@@ -320,7 +335,57 @@ impl App {
             ui,
             no_color: false,
             start_theme,
+            window,
+            told_budget: false,
         }
+    }
+
+    /// A recorder without a screen: nothing draws its history, so each
+    /// ring keeps the least ([`HEADLESS_TICKS`]) instead of the whole
+    /// `history`. `config` is kept: the recording carries it, and its
+    /// replays chart the user's window. Before the first input.
+    pub fn headless(&mut self) {
+        self.window.ticks = HEADLESS_TICKS;
+        self.fresh_layers();
+    }
+
+    /// Ticks of history each entity keeps.
+    pub fn history_ticks(&self) -> usize {
+        self.window.ticks
+    }
+
+    /// The budget all the app's history rings are charged to.
+    pub fn history_budget(&self) -> &Budget {
+        &self.window.budget
+    }
+
+    /// Every layer anew, without samples, for the same cells, nodes and
+    /// databases.
+    fn fresh_layers(&mut self) {
+        self.local = HostLayers::new(&self.window);
+        let cells = self.cells.list.iter().map(|c| c.target.clone()).collect();
+        self.cells = Cells::new(cells, self.interval_s, &self.window);
+        let dbs = self.dnfs.list.iter().map(|d| d.target.clone()).collect();
+        self.dnfs = super::dnfs::Dnfs::new(dbs, self.interval_s, &self.window);
+        for n in &mut self.nodes {
+            *n = NodeState::new(n.target.clone(), &self.window);
+        }
+    }
+
+    /// Once, when the history budget first refuses an entity its rings.
+    pub(super) fn tell_budget(&mut self) {
+        if self.told_budget || !self.window.budget.ran_out() {
+            return;
+        }
+        self.told_budget = true;
+        let note = format!(
+            "history budget ({}) full: some series have no charts; raise history_memory",
+            crate::format::bytes(self.window.budget.limit() as u64)
+        );
+        self.notice = Some(match self.notice.take() {
+            Some(n) => format!("{n} · {note}"),
+            None => note,
+        });
     }
 
     /// The host whose layers the panels show: the node `n` chose, else
@@ -371,44 +436,25 @@ impl App {
 
     /// The database nodes, in the order their samplers number them.
     pub fn set_nodes(&mut self, targets: Vec<NodeTarget>) {
-        let capacity = self.local.disks.history.capacity();
         self.nodes = targets
             .into_iter()
-            .map(|t| NodeState::new(t, capacity))
+            .map(|t| NodeState::new(t, &self.window))
             .collect();
         self.ui.node = None;
     }
 
     /// The cells to show, in the order their samplers number them.
     pub fn set_cells(&mut self, targets: Vec<SshTarget>) {
-        self.cells = Cells::new(
-            targets,
-            self.interval_s,
-            self.local.disks.history.capacity(),
-        );
+        self.cells = Cells::new(targets, self.interval_s, &self.window);
     }
 
     /// Forgets every sample, keeping how the user has arranged the screen:
     /// replay rebuilds the figures of a new position from its inputs.
     pub fn reset_data(&mut self) {
-        let mut fresh = App::new(
-            self.config.clone(),
-            self.theme.clone(),
-            self.host.clone(),
-            self.interval_s,
-        );
-        fresh.set_cells(self.cells.list.iter().map(|c| c.target.clone()).collect());
-        fresh.set_dbs(self.dnfs.list.iter().map(|d| d.target.clone()).collect());
-        self.now_ms = fresh.now_ms;
-        self.usage = fresh.usage;
-        self.local = fresh.local;
-        let capacity = self.local.disks.history.capacity();
-        for n in &mut self.nodes {
-            *n = NodeState::new(n.target.clone(), capacity);
-        }
-        self.cells = fresh.cells;
-        self.dnfs = fresh.dnfs;
-        self.markers = fresh.markers;
+        self.now_ms = 0;
+        self.usage = SelfUsage::default();
+        self.fresh_layers();
+        self.markers = Vec::new();
     }
 
     pub fn add_marker(&mut self, wall_ms: i64, label: String) {

@@ -1,6 +1,7 @@
 //! What every layer shares and nothing of strata's own sits under: the wall
 //! clock, the host's identity and strata's own cost, reads under the root
-//! directory, the sampling boundaries, the errors of reading, and durations.
+//! directory, the sampling boundaries, the errors of reading, durations and
+//! sizes.
 //! It imports no other module of the crate.
 //!
 //! The name meets the `core` crate only at the crate root, where a bare
@@ -14,6 +15,7 @@ pub mod duration;
 pub mod error;
 pub mod host;
 pub mod rootfs;
+pub mod size;
 // The one module allowed to call into libc and the kernel: Cargo.toml
 // denies unsafe code everywhere else.
 #[allow(unsafe_code)]

@@ -207,11 +207,7 @@ impl RecordReader {
             .metadata()
             .map_err(RecordError::io("stat", path))?
             .len();
-        let jpath = journal_path(path);
-        let journal = match std::fs::read(&jpath) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            other => Some(other),
-        };
+        let journal = read_journal_file(&journal_path(path));
         Self::from_source(path, Bytes::File { file, len }, journal)
     }
 
@@ -751,4 +747,29 @@ impl TickCursor {
         }
         None
     }
+}
+/// The most of a journal that is read: the writer's journal holds one
+/// chunk's pending ticks (a bounded number of values) and no record is
+/// longer than a frame, so a longer one is damage (or not a journal) and
+/// its tail is left unread, as a cut journal's would be.
+pub const MAX_JOURNAL_LEN: u64 = format::MAX_FRAME_LEN as u64;
+
+/// The journal at `jpath`, at most [`MAX_JOURNAL_LEN`] bytes of it; None
+/// when there is none.
+fn read_journal_file(jpath: &Path) -> Option<std::io::Result<Vec<u8>>> {
+    use std::io::Read;
+    let file = match File::open(jpath) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => return Some(Err(e)),
+        Ok(f) => f,
+    };
+    let read = || {
+        if !file.metadata()?.is_file() {
+            return Err(std::io::Error::other("not a regular file"));
+        }
+        let mut buf = Vec::new();
+        (&file).take(MAX_JOURNAL_LEN).read_to_end(&mut buf)?;
+        Ok(buf)
+    };
+    Some(read())
 }

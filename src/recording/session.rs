@@ -161,11 +161,11 @@ impl Recorder {
         if let Input::Marker { wall_ms, label } = input {
             self.writer.add_marker(*wall_ms, label)?;
         }
-        let key = self.writer.opens_key_chunk(wall_ms);
+        let key = self.writer.opens_key_chunk(wall_ms, values.len());
         // By time, not by chunk index: new series at start-up each commit
         // a short chunk, which would use up the first chunks in seconds.
         let early = wall_ms.saturating_sub(self.started_ms) < RESTATE_ALL_MS;
-        let restate = key || (early && self.writer.opens_chunk(wall_ms).is_some());
+        let restate = key || (early && self.writer.opens_chunk(wall_ms, values.len()).is_some());
         if restate {
             // It opens the chunk; the input joins it.
             self.writer.push_with(wall_ms, &[], self.meta.clone())?;

@@ -6,15 +6,119 @@
 //! the end of a ring belongs to the tick `k` places from the end of the
 //! source's times. An entity missing from a tick gets a gap (NaN), and one
 //! missing for a whole window is dropped, so memory is bounded by the
-//! window and never grows with run time.
+//! window and never grows with run time. All the histories of an app
+//! share one [`Budget`] of bytes: an entity gets its rings only while the
+//! budget allows, so memory is bounded by the budget and never grows with
+//! the number of entities either.
 
 pub mod ring;
 
 use ring::Ring;
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// The most bytes the value rings of every history sharing it may reserve
+/// together. Clones share the count.
+#[derive(Debug, Clone)]
+pub struct Budget(Arc<BudgetCount>);
+
+#[derive(Debug)]
+struct BudgetCount {
+    limit: usize,
+    reserved: AtomicUsize,
+    /// Some entity was refused its rings: sticky, so the user is told once.
+    ran_out: AtomicBool,
+}
+
+impl Budget {
+    pub fn new(limit: usize) -> Budget {
+        Budget(Arc::new(BudgetCount {
+            limit,
+            reserved: AtomicUsize::new(0),
+            ran_out: AtomicBool::new(false),
+        }))
+    }
+
+    pub fn unlimited() -> Budget {
+        Budget::new(usize::MAX)
+    }
+
+    pub fn limit(&self) -> usize {
+        self.0.limit
+    }
+
+    /// Bytes reserved now by every history sharing this budget.
+    pub fn reserved(&self) -> usize {
+        self.0.reserved.load(Ordering::Relaxed)
+    }
+
+    /// Whether an entity was ever refused its rings.
+    pub fn ran_out(&self) -> bool {
+        self.0.ran_out.load(Ordering::Relaxed)
+    }
+
+    fn try_reserve(&self, bytes: usize) -> bool {
+        let limit = self.0.limit;
+        let ok = self
+            .0
+            .reserved
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| {
+                r.checked_add(bytes).filter(|n| *n <= limit)
+            })
+            .is_ok();
+        if !ok {
+            self.0.ran_out.store(true, Ordering::Relaxed);
+        }
+        ok
+    }
+
+    /// A copy of rings already held is counted whatever the limit: the
+    /// count must match what its drop gives back.
+    fn force_reserve(&self, bytes: usize) {
+        self.0.reserved.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    fn release(&self, bytes: usize) {
+        let _ = self
+            .0
+            .reserved
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| {
+                Some(r.saturating_sub(bytes))
+            });
+    }
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget::unlimited()
+    }
+}
+
+/// How much history each entity of a source keeps, within which budget.
+#[derive(Debug, Clone, Default)]
+pub struct Window {
+    pub ticks: usize,
+    pub budget: Budget,
+}
+
+impl From<usize> for Window {
+    fn from(ticks: usize) -> Window {
+        Window {
+            ticks,
+            budget: Budget::unlimited(),
+        }
+    }
+}
+
+impl From<&Window> for Window {
+    fn from(w: &Window) -> Window {
+        w.clone()
+    }
+}
 
 /// History of one source (the host's disks, one cell, one database, ...).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct SourceHistory {
     capacity: usize,
     metrics: usize,
@@ -22,24 +126,46 @@ pub struct SourceHistory {
     seq: u64,
     times: Ring<i64>,
     entities: HashMap<String, EntityHistory>,
+    budget: Budget,
 }
 
 #[derive(Debug, Clone)]
 struct EntityHistory {
+    /// Empty while the budget refuses them.
     rings: Vec<Ring<f32>>,
     last_seen: u64,
 }
 
 impl SourceHistory {
-    /// `capacity` ticks of `metrics` values per entity.
-    pub fn new(capacity: usize, metrics: usize) -> Self {
-        let capacity = capacity.max(2);
+    /// `window.ticks` ticks of `metrics` values per entity.
+    pub fn new(window: impl Into<Window>, metrics: usize) -> Self {
+        let window = window.into();
+        let capacity = window.ticks.max(2);
         SourceHistory {
             capacity,
             metrics,
             seq: 0,
             times: Ring::new(capacity),
             entities: HashMap::new(),
+            budget: window.budget,
+        }
+    }
+
+    /// Bytes the rings of one entity reserve.
+    fn entity_bytes(&self) -> usize {
+        self.metrics
+            .saturating_mul(self.capacity)
+            .saturating_mul(std::mem::size_of::<f32>())
+    }
+
+    /// The rings of one new entity, if the budget allows them.
+    fn new_rings(&self) -> Vec<Ring<f32>> {
+        if self.budget.try_reserve(self.entity_bytes()) {
+            (0..self.metrics)
+                .map(|_| Ring::new(self.capacity))
+                .collect()
+        } else {
+            Vec::new()
         }
     }
 
@@ -63,24 +189,35 @@ impl SourceHistory {
         let seq = self.seq;
         self.times.push(wall_ms);
         for (name, vals) in values {
-            let capacity = self.capacity;
-            let metrics = self.metrics;
             // A name is new once; looking it up by &str spares a String per
             // entity and tick (a thousand a second with eight nodes).
             if !self.entities.contains_key(name) {
+                let rings = self.new_rings();
                 self.entities.insert(
                     name.to_string(),
                     EntityHistory {
-                        rings: (0..metrics).map(|_| Ring::new(capacity)).collect(),
+                        rings,
                         last_seen: seq - 1,
                     },
                 );
             }
-            let Some(e) = self.entities.get_mut(name) else {
+            let Some(e) = self.entities.get(name) else {
                 continue;
             };
             if e.last_seen == seq {
                 continue; // the same name twice in one tick: keep the first
+            }
+            // Bytes given back by entities gone since may have made room.
+            let rings = if e.rings.is_empty() && self.budget.reserved() < self.budget.limit() {
+                self.new_rings()
+            } else {
+                Vec::new()
+            };
+            let Some(e) = self.entities.get_mut(name) else {
+                continue;
+            };
+            if !rings.is_empty() {
+                e.rings = rings;
             }
             for (i, ring) in e.rings.iter_mut().enumerate() {
                 ring.push(vals.get(i).copied().flatten().unwrap_or(f32::NAN));
@@ -88,7 +225,14 @@ impl SourceHistory {
             e.last_seen = seq;
         }
         let capacity = self.capacity as u64;
-        self.entities.retain(|_, e| seq - e.last_seen < capacity);
+        let (budget, bytes) = (&self.budget, self.entity_bytes());
+        self.entities.retain(|_, e| {
+            let keep = seq - e.last_seen < capacity;
+            if !keep && !e.rings.is_empty() {
+                budget.release(bytes);
+            }
+            keep
+        });
         for e in self.entities.values_mut() {
             if e.last_seen != seq {
                 for ring in &mut e.rings {
@@ -119,7 +263,8 @@ impl SourceHistory {
 
     /// An empty history that stops at this one's newest tick, with its tick
     /// times: what a paused view reads, filled entity by entity with
-    /// [`SourceHistory::copy_entity`].
+    /// [`SourceHistory::copy_entity`]. The few series on screen it copies
+    /// are not charged to the budget.
     pub fn frozen(&self) -> SourceHistory {
         SourceHistory {
             capacity: self.capacity,
@@ -127,15 +272,33 @@ impl SourceHistory {
             seq: self.seq,
             times: self.times.clone(),
             entities: HashMap::new(),
+            budget: Budget::unlimited(),
         }
+    }
+
+    /// Whether `name` is kept with its values: false for an entity the
+    /// budget has refused its rings (and for one never seen).
+    pub fn has_values(&self, name: &str) -> bool {
+        self.entities.get(name).is_some_and(|e| !e.rings.is_empty())
+    }
+
+    /// Whether `name` is kept without values: the budget refused its rings.
+    pub fn refused(&self, name: &str) -> bool {
+        self.entities.get(name).is_some_and(|e| e.rings.is_empty())
+    }
+
+    /// The budget this history's rings are charged to.
+    pub fn budget(&self) -> &Budget {
+        &self.budget
     }
 
     /// Copies an entity's values up to this history's newest tick out of
     /// `live`, which may have moved on since; a no-op if already here.
     pub fn copy_entity(&mut self, live: &SourceHistory, name: &str) {
-        if self.entities.contains_key(name) || !live.entities.contains_key(name) {
+        if self.entities.contains_key(name) || !live.has_values(name) {
             return;
         }
+        self.budget.force_reserve(self.entity_bytes());
         let rings = (0..self.metrics)
             .map(|m| {
                 let mut ring = Ring::new(self.capacity);
@@ -199,6 +362,30 @@ impl SourceHistory {
     }
 }
 
+impl Clone for SourceHistory {
+    fn clone(&self) -> SourceHistory {
+        let held = self.entities.values().filter(|e| !e.rings.is_empty());
+        self.budget
+            .force_reserve(held.count().saturating_mul(self.entity_bytes()));
+        SourceHistory {
+            capacity: self.capacity,
+            metrics: self.metrics,
+            seq: self.seq,
+            times: self.times.clone(),
+            entities: self.entities.clone(),
+            budget: self.budget.clone(),
+        }
+    }
+}
+
+impl Drop for SourceHistory {
+    fn drop(&mut self) {
+        let held = self.entities.values().filter(|e| !e.rings.is_empty());
+        self.budget
+            .release(held.count().saturating_mul(self.entity_bytes()));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,6 +432,44 @@ mod tests {
         frozen.copy_entity(&live, "b");
         assert!(!frozen.contains("c"));
         assert_eq!(frozen.values("b", 0, frozen.seq(), 10), Vec::<f32>::new());
+    }
+
+    #[test]
+    fn entities_past_the_budget_have_no_values_until_it_has_room() {
+        // 4 ticks of 1 metric: 16 bytes an entity; room for two
+        let budget = Budget::new(40);
+        let window = Window {
+            ticks: 4,
+            budget: budget.clone(),
+        };
+        let mut h = SourceHistory::new(&window, 1);
+        tick(&mut h, 1, &[("a", 1.0), ("b", 2.0), ("c", 3.0)]);
+        assert_eq!(budget.reserved(), 32);
+        assert!(budget.ran_out());
+        assert!(h.has_values("a") && h.has_values("b") && !h.has_values("c"));
+        assert!(h.refused("c") && !h.refused("a") && !h.refused("never seen"));
+        assert_eq!(h.values("c", 0, 1, 10), Vec::<f32>::new());
+        // "a" gone for a whole window gives its bytes to "c" (at the tick
+        // after "a" is dropped)
+        for t in 2..7 {
+            tick(&mut h, t, &[("b", 2.0), ("c", 3.0)]);
+        }
+        assert!(!h.contains("a"));
+        assert!(h.has_values("c"));
+        assert_eq!(h.values("c", 0, h.seq(), 10), vec![3.0]);
+        assert_eq!(budget.reserved(), 32);
+        // a second history shares the budget, and copies are counted
+        let mut other = SourceHistory::new(&window, 1);
+        tick(&mut other, 1, &[("d", 1.0)]);
+        assert!(!other.has_values("d"));
+        let copy = h.clone();
+        assert_eq!(budget.reserved(), 64);
+        drop(copy);
+        drop(h);
+        assert_eq!(budget.reserved(), 0);
+        tick(&mut other, 2, &[("d", 1.0)]);
+        assert!(other.has_values("d"));
+        assert_eq!(budget.limit(), 40);
     }
 
     #[test]

@@ -65,6 +65,21 @@ fn device_title(name: &str, dev: &Device, row: Option<&DiskRow>) -> String {
     title
 }
 
+/// Where the charts of a device the history budget left without history
+/// would be, why there are none: empty charts would read as a device
+/// doing nothing.
+fn draw_no_history(f: &mut Frame, app: &App, area: Rect) {
+    let budget = crate::format::bytes(app.history_budget().limit() as u64);
+    f.render_widget(
+        Paragraph::new(Span::styled(
+            format!("no history: the history budget ({budget}) is full; raise history_memory"),
+            app.theme.warn,
+        ))
+        .wrap(ratatui::widgets::Wrap { trim: true }),
+        area,
+    );
+}
+
 /// A device's history charts: IOPS, throughput, await, queue and %util.
 fn draw_charts(f: &mut Frame, app: &App, area: Rect, name: &str, dev: &Device, row: &DiskRow) {
     let t = &app.theme;
@@ -206,7 +221,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str, dev: Device) {
     let [charts, metrics] =
         Layout::horizontal([Constraint::Min(0), Constraint::Length(metrics_width)]).areas(top);
 
-    draw_charts(f, app, charts, name, &dev, row);
+    if dev.layer.refused(name) {
+        draw_no_history(f, app, charts);
+    } else {
+        draw_charts(f, app, charts, name, &dev, row);
+    }
 
     if metrics_width > 0 {
         draw_now(f, app, metrics, row, dev.cell_disk);
