@@ -1,6 +1,6 @@
 //! Size and seek of recordings, through the real recorder and player.
 //!
-//! cargo bench --bench record                       # the README's figures
+//! cargo bench --bench record                       # docs/performance.md's figures
 //! STRATA_BENCH_QUICK=1 cargo bench --bench record  # smoke run (CI)
 //! STRATA_BENCH_DAY=/tmp/day.strec cargo bench --bench record
 //!                          # keeps the day-long file there and, when it is
