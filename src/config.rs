@@ -778,7 +778,7 @@ fn parse_thresholds(table: &DeTable, problems: &mut Vec<Problem>) -> Thresholds 
     thresholds
 }
 
-/// `fincore_every`: a duration or whole seconds, from 1 s to an hour.
+/// `history_memory`: a size ("512M", "2G") or bytes, from 1 MiB to 1 TiB.
 fn parse_history_memory(value: &DeValue) -> Result<u64, String> {
     let what = "a size such as \"512M\" or \"2G\", or bytes";
     let bytes = match value {
@@ -801,6 +801,7 @@ fn parse_history_memory(value: &DeValue) -> Result<u64, String> {
     }
 }
 
+/// `fincore_every`: a duration or whole seconds, from 1 s to an hour.
 fn parse_fincore_every(value: &DeValue) -> Result<u64, String> {
     let secs = match value {
         DeValue::String(text) => parse_duration(text)?,

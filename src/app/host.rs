@@ -533,6 +533,37 @@ mod tests {
     }
 
     #[test]
+    fn a_budget_that_runs_out_on_the_devices_keeps_the_totals_history() {
+        use crate::layers::disks::tick::{DiskRow, DiskTick};
+        use crate::store::{Budget, Window};
+        // 4 ticks of 8 figures: 128 bytes an entity; room for two
+        let budget = Budget::new(256);
+        let window = Window {
+            ticks: 4,
+            budget: budget.clone(),
+        };
+        let mut layer = crate::app::layer::Layer::new(&window, DISK_HISTORY.len());
+        let row = |name: &str| DiskRow {
+            name: name.into(),
+            never_used: false,
+            info: None,
+            delta: None,
+            rates: None,
+            reset: false,
+        };
+        let tick = DiskTick {
+            wall_ms: BASE,
+            rows: vec![row("sda"), row("sdb"), row("sdc")],
+            ..DiskTick::default()
+        };
+        push_disk_history(&mut layer, &tick, &[("DISK", [Some(1.0); 8])]);
+        let h = &layer.history;
+        assert!(budget.ran_out());
+        assert!(!h.refused(TOTAL_ENTITY) && !h.refused("DISK"));
+        assert!(h.refused("sda") && h.refused("sdc"));
+    }
+
+    #[test]
     fn the_clusters_series_sums_the_nodes_by_boundary_and_leaves_gaps() {
         let mut app = app(3);
         for s in 0..=11i64 {

@@ -121,12 +121,14 @@ pub(crate) fn push_disk_history(
     if let Some(i) = history_index(DiskCol::Util) {
         total[i] = tick.busiest.as_ref().map(|(_, u)| *u as f32);
     }
+    // The total and the groups first: a budget handed out in push order
+    // would otherwise run out on the devices and leave the overview's
+    // totals without history.
     layer.history.push(
         tick.wall_ms,
-        rows.iter()
-            .map(|(n, v)| (*n, &v[..]))
-            .chain(std::iter::once((TOTAL_ENTITY, &total[..])))
-            .chain(extra.iter().map(|(n, v)| (*n, &v[..]))),
+        std::iter::once((TOTAL_ENTITY, &total[..]))
+            .chain(extra.iter().map(|(n, v)| (*n, &v[..])))
+            .chain(rows.iter().map(|(n, v)| (*n, &v[..]))),
     );
 }
 
