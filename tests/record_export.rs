@@ -555,6 +555,40 @@ fn a_partial_first_interval_is_left_out_and_said() {
     assert_eq!(s.first_ms, Some(T0 + 1290));
 }
 
+/// A short interval later in the run is a real one: a sample 0.6 s late
+/// (a read that hung on a busy server) leaves 1.6 s, then 0.4 s, and both
+/// are exported, since that is when the storage is in trouble.
+#[test]
+fn a_short_interval_after_a_late_sample_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("late.strec");
+    let app = common::recorded_app();
+    let mut rec = Recorder::create(&path, &meta_of(&app, T0)).unwrap();
+    // uptime and wall clock: 0, 1, 2.6, 3, 4 s
+    for (k, at) in [0u64, 100, 260, 300, 400].into_iter().enumerate() {
+        let mut s = cache_sample(k as u64);
+        s.uptime_cs = 100_000 + at;
+        s.wall_ms = T0 + at as i64 * 10;
+        rec.record(s.wall_ms + 2, &Input::Cache(Ok(s))).unwrap();
+    }
+    rec.close().unwrap();
+    let json = ExportArgs {
+        format: Some(Format::Json),
+        panel: Some(BatchPanel::Cache),
+        ..ExportArgs::default()
+    };
+    let (code, out, err) = export_file(&path, json);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("left out"), "{err}");
+    let intervals: Vec<String> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["record"] == "memory")
+        .map(|v| v["interval_s"].to_string())
+        .collect();
+    assert_eq!(intervals, ["1.0", "1.6", "0.4", "1.0"], "{out}");
+}
+
 /// A cell's first interval is partial too (cel02's is 0.14 s in the first
 /// demo recording, of 2026-11-22, kept as a fixture): the round that
 /// counts it is left out of the cells' export and summary, and said.

@@ -257,10 +257,13 @@ fn a_full_disk_ends_the_run_with_a_non_zero_status_and_says_what_was_saved() {
     let keep = dir.path().join("keep");
     std::fs::create_dir_all(&small).unwrap();
     std::fs::create_dir_all(&keep).unwrap();
-    // A 256 kB tmpfs in a mount namespace of its own; what strata wrote is
-    // copied out before the namespace (and the tmpfs) goes.
+    // A 256 kB tmpfs in a mount namespace of its own, 208 kB of it taken
+    // (a recording of this host grows about 80 kB in its first minute);
+    // what strata wrote is copied out before the namespace (and the tmpfs)
+    // goes.
     let script = format!(
         "mount -t tmpfs -o size=256k tmpfs {small} || exit 90
+head -c 212992 /dev/zero >{small}/filler || exit 91
 {bin} record --interval 0.2 {small}/full.strec
 rc=$?
 cp {small}/full.strec {small}/full.strec.journal {keep}/ 2>/dev/null
@@ -279,6 +282,7 @@ exit $rc",
     .unwrap();
     println!("exit {code}: {err}");
     assert_ne!(code, 90, "the tmpfs could not be mounted: {err}");
+    assert_ne!(code, 91, "the tmpfs could not be filled: {err}");
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("No space left on device"), "{err}");
     assert!(err.contains("keeps what was recorded up to"), "{err}");

@@ -97,6 +97,8 @@ struct Host {
     nfs: NfsBaseline,
     cache: CacheBaseline,
     nics: NicBaseline,
+    /// The panels that have had their first interval.
+    counted: Vec<BatchPanel>,
 }
 
 /// The state the figures are computed from.
@@ -115,6 +117,8 @@ pub struct Walker {
     /// left out: a host layer's (see [`Host`]'s steps), or a cell's in a
     /// round (see [`Walker::round`]).
     short_cs: u64,
+    /// The cells whose first interval a round has counted.
+    cells_counted: Vec<usize>,
 }
 
 impl Walker {
@@ -130,6 +134,7 @@ impl Walker {
             now_ms: 0,
             cells_seq: 0,
             short_cs: (meta.interval_s * 50.0).round().max(0.0) as u64,
+            cells_counted: Vec::new(),
         }
     }
 
@@ -210,18 +215,27 @@ impl Walker {
         }
         self.cells_seq = h.seq();
         let at_ms = *h.times(h.seq(), 1).last()?;
-        // As a host layer's short interval: a round that counts a cell's
-        // interval shorter than half the run's (its first, the sampler
-        // aligning on the clock) is left out, said as a note.
+        // As a host layer's short first interval: a round that counts a
+        // cell's first interval, shorter than half the run's (the sampler
+        // aligning on the clock), is left out, said as a note.
         let (now_ms, itv) = (self.now_ms, self.cells.interval_ms);
-        let short = self.cells.list.iter().find_map(|c| {
-            c.current_groups(now_ms, itv)?;
-            let cs = c.disks.latest.as_ref()?.itv_cs?;
-            (cs < self.short_cs).then(|| {
+        let mut short = None;
+        for (i, c) in self.cells.list.iter().enumerate() {
+            let Some(cs) = c
+                .current_groups(now_ms, itv)
+                .and_then(|_| c.disks.latest.as_ref()?.itv_cs)
+            else {
+                continue;
+            };
+            if self.cells_counted.contains(&i) {
+                continue;
+            }
+            self.cells_counted.push(i);
+            if cs < self.short_cs && short.is_none() {
                 let why = short_interval(cs, self.short_cs);
-                format!("{}: {why}", c.target.label)
-            })
-        });
+                short = Some(format!("{}: {why}", c.target.label));
+            }
+        }
         Some(match short {
             Some(text) => Step::Note {
                 panel: BatchPanel::Cells,
@@ -248,10 +262,11 @@ struct Ask {
 
 /// A sample's step: figures when it closes an interval (not the first,
 /// nor one after a reboot), its error as a note; nothing for a panel not
-/// asked for. An interval shorter than half the run's (the first after
-/// the recorder started, aligning on the clock) gives a note instead of
-/// figures: a 0.29 s row among 1 s rows would carry the file's highest
-/// %util on a few requests, and iostat users expect rows of the interval.
+/// asked for. A first interval shorter than half the run's (the recorder
+/// started between two boundaries) gives a note instead of figures: a
+/// 0.29 s row among 1 s rows would carry the file's highest %util on a
+/// few requests. A short interval later (after a late sample) is a real
+/// one and stays.
 macro_rules! host_step {
     ($name:ident, $sample:ty, $panel:ident, $step:ident) => {
         fn $name(&mut self, r: Result<$sample, String>, ask: Ask) -> Option<Step> {
@@ -266,10 +281,11 @@ macro_rules! host_step {
             match r {
                 Ok(s) => {
                     let t = self.$name.tick(&s);
-                    match t.itv_cs? {
-                        cs if cs < ask.short_cs => Some(note(short_interval(cs, ask.short_cs))),
-                        _ => Some(Step::$step(t)),
+                    let cs = t.itv_cs?;
+                    if self.first_interval(BatchPanel::$panel) && cs < ask.short_cs {
+                        return Some(note(short_interval(cs, ask.short_cs)));
                     }
+                    Some(Step::$step(t))
                 }
                 Err(text) => Some(note(text)),
             }
@@ -287,6 +303,15 @@ fn short_interval(cs: u64, short_cs: u64) -> String {
 }
 
 impl Host {
+    /// True the first time a panel closes an interval on this host.
+    fn first_interval(&mut self, panel: BatchPanel) -> bool {
+        let first = !self.counted.contains(&panel);
+        if first {
+            self.counted.push(panel);
+        }
+        first
+    }
+
     host_step!(
         disks,
         crate::layers::disks::source::DiskSample,
