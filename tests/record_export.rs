@@ -509,22 +509,15 @@ fn a_damaged_file_exports_up_to_the_damage_and_exits_3() {
     );
 }
 
-/// The recorder's first interval is partial (it aligns its samples on the
-/// clock): that 0.29 s row is left out of an export, said on stderr, and
-/// not counted by the summary, whose window starts a whole interval before
-/// its first full one.
-#[test]
-fn a_partial_first_interval_is_left_out_and_said() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("partial.strec");
+/// A recording of page-cache samples taken at these uptimes (cs after
+/// the first), the wall clock moving with them; its export as JSON.
+fn cache_at(path: &Path, at: &[u64]) -> (i32, String, String) {
     let app = common::recorded_app();
-    let mut rec = Recorder::create(&path, &meta_of(&app, T0)).unwrap();
-    // uptime and wall clock: 0, 0.29 s, then 1 s apart
-    let at = |k: u64| if k == 0 { 0 } else { 29 + (k - 1) * 100 };
-    for k in 0..6u64 {
-        let mut s = cache_sample(k);
-        s.uptime_cs = 100_000 + at(k);
-        s.wall_ms = T0 + at(k) as i64 * 10;
+    let mut rec = Recorder::create(path, &meta_of(&app, T0)).unwrap();
+    for (k, at) in at.iter().enumerate() {
+        let mut s = cache_sample(k as u64);
+        s.uptime_cs = 100_000 + at;
+        s.wall_ms = T0 + *at as i64 * 10;
         rec.record(s.wall_ms + 2, &Input::Cache(Ok(s))).unwrap();
     }
     rec.close().unwrap();
@@ -533,18 +526,34 @@ fn a_partial_first_interval_is_left_out_and_said() {
         panel: Some(BatchPanel::Cache),
         ..ExportArgs::default()
     };
-    let (code, out, err) = export_file(&path, json);
+    export_file(path, json)
+}
+
+/// The intervals of the memory rows of a cache export.
+fn memory_intervals(out: &str) -> Vec<String> {
+    out.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["record"] == "memory")
+        .map(|v| v["interval_s"].to_string())
+        .collect()
+}
+
+/// The recorder's first interval is partial (it aligns its samples on the
+/// clock): that 0.29 s row is left out of an export, said on stderr, and
+/// not counted by the summary, whose window starts a whole interval before
+/// its first full one.
+#[test]
+fn a_partial_first_interval_is_left_out_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("partial.strec");
+    // 0, 0.29 s, then 1 s apart
+    let (code, out, err) = cache_at(&path, &[0, 29, 129, 229, 329, 429]);
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("a 0.29 s interval left out (shorter than half the 1.00 s interval)"),
         "{err}"
     );
-    let intervals: Vec<String> = out
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .filter(|v| v["record"] == "memory")
-        .map(|v| v["interval_s"].to_string())
-        .collect();
+    let intervals = memory_intervals(&out);
     assert_eq!(intervals, ["1.0"; 4], "samples 2 to 5: {out}");
     let mut player = Player::open(&path).unwrap();
     let s = summarize(&mut player, &strata::export::Window::ALL);
@@ -562,30 +571,11 @@ fn a_partial_first_interval_is_left_out_and_said() {
 fn a_short_interval_after_a_late_sample_is_kept() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("late.strec");
-    let app = common::recorded_app();
-    let mut rec = Recorder::create(&path, &meta_of(&app, T0)).unwrap();
-    // uptime and wall clock: 0, 1, 2.6, 3, 4 s
-    for (k, at) in [0u64, 100, 260, 300, 400].into_iter().enumerate() {
-        let mut s = cache_sample(k as u64);
-        s.uptime_cs = 100_000 + at;
-        s.wall_ms = T0 + at as i64 * 10;
-        rec.record(s.wall_ms + 2, &Input::Cache(Ok(s))).unwrap();
-    }
-    rec.close().unwrap();
-    let json = ExportArgs {
-        format: Some(Format::Json),
-        panel: Some(BatchPanel::Cache),
-        ..ExportArgs::default()
-    };
-    let (code, out, err) = export_file(&path, json);
+    // 0, 1, 2.6, 3, 4 s
+    let (code, out, err) = cache_at(&path, &[0, 100, 260, 300, 400]);
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("left out"), "{err}");
-    let intervals: Vec<String> = out
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .filter(|v| v["record"] == "memory")
-        .map(|v| v["interval_s"].to_string())
-        .collect();
+    let intervals = memory_intervals(&out);
     assert_eq!(intervals, ["1.0", "1.6", "0.4", "1.0"], "{out}");
 }
 
