@@ -214,6 +214,12 @@ fn pending_ticks_are_bounded_in_values_not_only_in_time() {
         let opens = w.opens_chunk(at, values.len()).is_some();
         assert_eq!(opens, (t as usize).is_multiple_of(per_chunk), "tick {t}");
         assert_eq!(w.opens_chunk(at, 0).is_some(), t == 0, "tick {t}");
+        // What opens on size is what the recorder restates at most once a minute.
+        assert_eq!(
+            w.opens_on_size(at, values.len()),
+            opens && t > 0,
+            "tick {t}"
+        );
         w.push(at, &values).unwrap();
     }
     w.close().unwrap();
@@ -597,4 +603,40 @@ proptest! {
         }
         prop_assert_eq!(after, ctx);
     }
+}
+
+/// Chunks committed early (here before each new series' catalogue frame,
+/// as on size at many devices) do not bring key chunks, and with them every
+/// stream's shape restated, sooner: one every ten minutes of the recording,
+/// as with whole-minute chunks, and a seek from the end still reads.
+#[test]
+fn key_chunks_come_every_ten_minutes_however_short_the_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.strata");
+    let mut w = RecordWriter::create(&path, T0, &[]).unwrap();
+    for t in 0..660u32 {
+        w.add_series(def(t, &format!("s{t}"), SeriesKind::Gauge))
+            .unwrap();
+        let at = T0 + 1000 * i64::from(t);
+        assert_eq!(w.opens_key_chunk(at, 1), t == 0 || t == 600, "tick {t}");
+        w.push(at, &[(t, Value::Gauge(f64::from(t)))]).unwrap();
+    }
+    w.close().unwrap();
+    let r = RecordReader::open(&path).unwrap();
+    assert_eq!(r.chunks().len(), 660);
+    let keys: Vec<i64> = r
+        .chunks()
+        .iter()
+        .filter(|c| c.key)
+        .map(|c| c.t0 - T0)
+        .collect();
+    assert_eq!(keys, [0, 600_000]);
+    let last: Vec<_> = r.seek(T0 + 659_000).collect();
+    assert_eq!(last.len(), 1);
+    let want = Tick {
+        wall_ms: T0 + 659_000,
+        values: vec![(659, Value::Gauge(659.0))],
+        blob: Vec::new(),
+    };
+    assert!(last[0].as_ref().unwrap().same_bits(&want));
 }

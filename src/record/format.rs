@@ -602,11 +602,17 @@ fn is_integral(v: f64) -> bool {
 /// What a delta chunk's counters carry on from: each counter's last value and last
 /// delta in the previous chunk. Storing a counter's first value absolute in every chunk
 /// cost ~22% of an hour (a 44-bit total per series per minute); a key chunk every
-/// [`KEY_EVERY`] keeps seek to at most that many chunks decoded.
+/// [`KEY_SPAN_MS`] keeps seek to at most ten minutes of chunks decoded.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChunkContext(std::collections::BTreeMap<u32, (u64, i64)>);
 
 pub const KEY_EVERY: usize = 10;
+
+/// How far apart key chunks start: [`KEY_EVERY`] chunks of a whole minute.
+/// By time, not by chunk index: chunks committed early (on size, or before
+/// a catalogue frame) would otherwise bring key chunks, and every stream's
+/// shape restated, every few ticks.
+pub const KEY_SPAN_MS: i64 = KEY_EVERY as i64 * CHUNK_SPAN_MS;
 
 impl ChunkContext {
     /// Derived from a chunk's ticks alone, so writer and reader compute the same one.

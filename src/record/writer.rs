@@ -40,6 +40,8 @@ pub struct RecordWriter {
     /// None until the first chunk: the next chunk is then a key chunk.
     ctx: Option<format::ChunkContext>,
     chunks: usize,
+    /// When the last key chunk started; None before the first chunk.
+    last_key_ms: Option<i64>,
     /// Whether a delta chunk's counters carry on from the chunk before (see
     /// [`set_carry_counters`](Self::set_carry_counters)).
     carry: bool,
@@ -81,6 +83,7 @@ impl RecordWriter {
             closed: false,
             ctx: None,
             chunks: 0,
+            last_key_ms: None,
             carry: true,
         };
         w.append(&format::encode_file_header(start_wall_ms))?;
@@ -157,7 +160,7 @@ impl RecordWriter {
     /// With `false`, a delta chunk states each counter's first value in full
     /// instead of carrying on from the chunk before (its frame kind stays the
     /// delta chunk's, so seeks still start at the key chunks every
-    /// [`format::KEY_EVERY`]). Carrying is smaller (about a fifth of an hour of
+    /// [`format::KEY_SPAN_MS`]). Carrying is smaller (about a fifth of an hour of
     /// counters), but a delta chunk that carries reads only after the chunk
     /// before it: damage to one chunk then also costs the delta chunks up to
     /// the next key chunk. The app's recorder turns carrying off, so a damaged
@@ -181,6 +184,14 @@ impl RecordWriter {
         }
     }
 
+    /// Whether a tick at `wall_ms` of `values` values would open a chunk
+    /// only because the pending ticks hold too many values.
+    pub fn opens_on_size(&self, wall_ms: i64, values: usize) -> bool {
+        self.pending.first().is_some_and(|t| {
+            wall_ms.saturating_sub(t.wall_ms) < format::CHUNK_SPAN_MS && self.too_full_for(values)
+        })
+    }
+
     /// Whether a tick of `values` values would take the pending ones past
     /// [`MAX_PENDING_VALUES`]. Ticks without values (a key chunk's
     /// restatement) always join: they must open the chunk of the tick after.
@@ -192,8 +203,13 @@ impl RecordWriter {
     /// a key chunk, which a reader seeking there decodes with nothing
     /// before it.
     pub fn opens_key_chunk(&self, wall_ms: i64, values: usize) -> bool {
-        self.opens_chunk(wall_ms, values)
-            .is_some_and(|i| i.is_multiple_of(format::KEY_EVERY))
+        self.opens_chunk(wall_ms, values).is_some() && self.key_at(wall_ms)
+    }
+
+    /// Whether a chunk whose first tick is at `t0` is a key chunk.
+    fn key_at(&self, t0: i64) -> bool {
+        self.last_key_ms
+            .is_none_or(|k| t0.saturating_sub(k) >= format::KEY_SPAN_MS)
     }
 
     /// Records one tick; a series absent from `values` is recorded as absent.
@@ -266,7 +282,10 @@ impl RecordWriter {
             return Ok(());
         }
         let t0 = self.pending[0].wall_ms;
-        let key = self.chunks.is_multiple_of(format::KEY_EVERY);
+        let key = self.key_at(t0);
+        if key {
+            self.last_key_ms = Some(t0);
+        }
         let ctx = self.ctx.as_ref().filter(|_| !key && self.carry);
         // The first chunk has no context and is a key chunk anyway.
         let kind = if key || self.ctx.is_none() {

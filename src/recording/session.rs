@@ -22,9 +22,10 @@
 //! - every chunk states its counters' first values (the writer does not carry
 //!   them from the chunk before), so each chunk's values read alone;
 //! - the shapes and the meta tick are stated again at the start of each of the
-//!   chunks that open in the first ten minutes ([`RESTATE_ALL_MS`]) and of
-//!   every key chunk after, so damage at the start of a recording does not
-//!   lose the rest;
+//!   chunks that open in the first ten minutes ([`RESTATE_ALL_MS`]; of those
+//!   committed early because they hold too many values, at most one a minute)
+//!   and of every key chunk after, so damage at the start of a recording does
+//!   not lose the rest;
 //! - a SAME tick is joined only with the shape its CRC names: after damage
 //!   that took a new shape, the slot's older shape is not used for it; its
 //!   ticks are passed over (with a notice) until the shape is stated again.
@@ -70,9 +71,9 @@ const NEW: u8 = 1;
 const META: u8 = 2;
 
 /// See the module's comment: every chunk that opens in the first ten minutes
-/// states everything again, as key chunks (every [`format::KEY_EVERY`]th) do
+/// states everything again, as key chunks (every [`format::KEY_SPAN_MS`]) do
 /// all along.
-pub const RESTATE_ALL_MS: i64 = format::KEY_EVERY as i64 * format::CHUNK_SPAN_MS;
+pub const RESTATE_ALL_MS: i64 = format::KEY_SPAN_MS;
 
 struct Stream {
     slot: u32,
@@ -90,6 +91,8 @@ pub struct Recorder {
     /// The meta tick's blob, stated again (see [`RESTATE_ALL_MS`]).
     meta: Vec<u8>,
     started_ms: i64,
+    /// When everything was last stated again.
+    restated_ms: i64,
 }
 
 impl Recorder {
@@ -119,6 +122,7 @@ impl Recorder {
             streams: HashMap::new(),
             meta: blob,
             started_ms: meta.started_ms,
+            restated_ms: meta.started_ms,
         })
     }
 
@@ -164,11 +168,18 @@ impl Recorder {
         let key = self.writer.opens_key_chunk(wall_ms, values.len());
         // By time, not by chunk index: new series at start-up each commit
         // a short chunk, which would use up the first chunks in seconds.
-        let early = wall_ms.saturating_sub(self.started_ms) < RESTATE_ALL_MS;
+        // Above about 27k devices every tick is a chunk of its own, on size,
+        // and each statement holds every shape: those restate once a minute.
+        let early = wall_ms.saturating_sub(self.started_ms) < RESTATE_ALL_MS
+            && (!self.writer.opens_on_size(wall_ms, values.len())
+                || wall_ms.saturating_sub(self.restated_ms) >= format::CHUNK_SPAN_MS);
         let restate = key || (early && self.writer.opens_chunk(wall_ms, values.len()).is_some());
         if restate {
-            // It opens the chunk; the input joins it.
+            // It opens the chunk (a chunk closing on size would otherwise
+            // take it along); the input joins it.
+            self.writer.flush()?;
             self.writer.push_with(wall_ms, &[], self.meta.clone())?;
+            self.restated_ms = wall_ms;
             for (name, s) in &mut self.streams {
                 let last = s.last.take();
                 if *name == stream && shape.is_none() {
