@@ -168,11 +168,26 @@ impl RootFs {
     }
 
     pub fn read(&self, rel: &str) -> Result<String, SourceError> {
+        self.read_kept(rel, true)
+    }
+
+    /// As [`RootFs::read`], for a file read once (a catalogue's, such as an
+    /// interface's uevent): not kept open, as the kept files are for what
+    /// every sample reads. At 30 interfaces their uevents took every slot.
+    pub fn read_once(&self, rel: &str) -> Result<String, SourceError> {
+        self.read_kept(rel, false)
+    }
+
+    fn read_kept(&self, rel: &str, keep: bool) -> Result<String, SourceError> {
         match &self.at {
             At::Dir(root) => {
                 let path = root.join(rel.trim_start_matches('/'));
-                self.read_file(&path)
-                    .map_err(|err| SourceError::Io { path, err })
+                let text = if keep {
+                    self.read_file(&path)
+                } else {
+                    std::fs::read_to_string(&path)
+                };
+                text.map_err(|err| SourceError::Io { path, err })
             }
             At::Frames(f) => f
                 .find(|s| s.files.get(rel).cloned())
@@ -326,6 +341,18 @@ mod tests {
         assert_eq!(fs.kept.lock().unwrap().len(), 1, "kept, not reopened");
         // A clone keeps its own files.
         assert!(fs.clone().kept.lock().unwrap().is_empty());
+    }
+
+    /// A catalogue's files (an interface's uevent, read at every reread of
+    /// the interfaces) leave the kept slots to what every sample reads.
+    #[test]
+    fn a_file_read_once_is_not_kept() {
+        let fs = RootFs::new("/");
+        let uevent = fs.read_once("/sys/class/net/lo/uevent").unwrap();
+        assert!(uevent.contains("INTERFACE=lo"), "{uevent}");
+        assert!(fs.kept.lock().unwrap().is_empty());
+        fs.read("/proc/uptime").unwrap();
+        assert_eq!(fs.kept.lock().unwrap().len(), 1);
     }
 
     #[test]

@@ -371,7 +371,7 @@ fn kind_from_sys(
 ) -> NicKind {
     let base = base(name);
     let devtype = fs
-        .read(&format!("{base}/uevent"))
+        .read_once(&format!("{base}/uevent"))
         .ok()
         .and_then(|u| uevent_value(&u, "DEVTYPE").map(str::to_string));
     if if_type == Some(TYPE_LOOPBACK) || name == "lo" {
