@@ -734,7 +734,8 @@ pub fn overview_lines(
             super::none_here(
                 recorded,
                 "databases",
-                "no databases · --db user@//host:port/service or [[db]] in the config (password in STRATA_DB_PASSWORD)",
+                // whole in 78 columns; the Databases panel names the password
+                "no databases · --db user@//host:port/service or [[db]] in the config",
             ),
             t.muted,
         ))];

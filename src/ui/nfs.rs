@@ -164,13 +164,13 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let [table_area, legend] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
     let drawn = Table::new(cols, frozen, &app.ui.nfs).draw(f, table_area, t, &rows);
-    f.render_widget(
-        Paragraph::new(Span::styled(
-            "RTT and exe in ms per operation · bklog: nfsiostat's rpc bklog · bind mounts of one export are one row",
-            t.muted,
-        )),
-        legend,
-    );
+    let full = "RTT and exe in ms per operation · bklog: nfsiostat's rpc bklog · bind mounts of one export are one row";
+    let text = if Span::raw(full).width() <= usize::from(legend.width) {
+        full
+    } else {
+        "RTT and exe in ms per operation · bklog: nfsiostat's rpc bklog"
+    };
+    f.render_widget(Paragraph::new(Span::styled(text, t.muted)), legend);
     drawn
 }
 

@@ -123,7 +123,9 @@ fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
                 super::none_here(
                     app.replay.is_some(),
                     "cells",
-                    "no cells · --cell [user@]host[:port], --cell-group FILE or [[cell]] in the config",
+                    // whole in the 78 columns of an 80-column terminal;
+                    // the Cells panel names --cell-group too
+                    "no cells · --cell [user@]host[:port] or [[cell]] in the config",
                 ),
                 t.muted,
             )),
@@ -352,7 +354,16 @@ fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
                 1 => String::new(),
                 n => format!(" (+{})", n - 1),
             };
-            spans.push(Span::styled(format!("  ! {w}{more}"), style));
+            let warning = format!("! {w}{more}");
+            let used: usize = spans.iter().map(Span::width).sum();
+            // A warning cut short says less than none: on a narrow screen
+            // it takes the line below, under the bond's figures.
+            if used + 2 + Span::raw(&warning).width() <= usize::from(inner.width) {
+                spans.push(Span::styled(format!("  {warning}"), style));
+            } else {
+                lines.push(Line::from(spans));
+                spans = vec![Span::styled(format!("{:<10}{warning}", ""), style)];
+            }
         }
         lines.push(Line::from(spans));
     }
