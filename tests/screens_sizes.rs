@@ -68,6 +68,36 @@ fn screens() -> Vec<(&'static str, App)> {
     let mut dbs = rac_app();
     goto(&mut dbs, Panel::Databases);
     let replay = demo_at(Some(60_000));
+    // the drill-downs: one NFS mount, a bond, a watched file, a cell's disk
+    let mut mount = panel(Panel::Nfs);
+    mount.update(Action::Top);
+    mount.update(Action::Enter);
+    let mut bond = app_with(30);
+    bond.ui.stack = vec![View::Panel(Panel::Nics), View::Nic("bond0".into())];
+    let mut file = panel(Panel::Cache);
+    file.update(Action::Top);
+    file.update(Action::Enter);
+    let mut cell_disk = cells_app();
+    goto(&mut cell_disk, Panel::Cells);
+    cell_disk.update(Action::Enter);
+    cell_disk.update(Action::Top);
+    cell_disk.update(Action::Enter);
+    let mut markers = app_with(10);
+    let at = markers.now_ms;
+    markers.add_marker(at - 7_000, "ramp to 64 users".into());
+    markers.add_marker(at - 3_000, "checkpoint".into());
+    markers.update(Action::ListMarkers);
+    // a database's instance, its NFS server and one channel
+    let dnfs_level = |depth: usize| {
+        let mut app = rac_app();
+        goto(&mut app, Panel::Databases);
+        app.update(Action::Top);
+        for _ in 0..depth {
+            app.update(Action::Enter);
+        }
+        assert_eq!(app.ui.dnfs.depth(), depth);
+        app
+    };
     vec![
         ("overview", app_with(30)),
         ("disks_by_util", disks),
@@ -82,6 +112,14 @@ fn screens() -> Vec<(&'static str, App)> {
         ("databases", dbs),
         ("cluster", rac_app()),
         ("replay_overview", replay),
+        ("nfs_mount", mount),
+        ("nic_bond0", bond),
+        ("cache_file", file),
+        ("cell_disk", cell_disk),
+        ("markers_list", markers),
+        ("db_instance", dnfs_level(2)),
+        ("db_server", dnfs_level(3)),
+        ("db_channel", dnfs_level(4)),
     ]
 }
 
@@ -98,8 +136,11 @@ fn every_screen_at_every_size_is_whole() {
         for (w, h) in SIZES {
             let screen = render(&mut app, w, h);
             let id = format!("{name}_{w}x{h}");
+            let hidden = overlay_edge(&screen, "┌ Markers");
             for cut in cuts(&screen).into_iter().chain(cut_marks(&screen, &labels)) {
-                hits.push(format!("{id}: {cut}"));
+                if !hidden(&cut) {
+                    hits.push(format!("{id}: {cut}"));
+                }
             }
             insta::assert_snapshot!(id, screen);
             match name {
@@ -163,8 +204,11 @@ fn no_snapshot_holds_a_cut_figure() {
             .collect::<Vec<_>>()
             .join("\n");
         let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let hidden = overlay_edge(&screen, "┌ Markers");
         for cut in cuts(&screen) {
-            hits.push(format!("{name}: {cut}"));
+            if !hidden(&cut) {
+                hits.push(format!("{name}: {cut}"));
+            }
         }
     }
     assert!(hits.is_empty(), "cut figures:\n{}", hits.join("\n"));
@@ -213,6 +257,32 @@ fn cut_word(w: &str) -> bool {
         && !WHOLE.contains(&w)
         && w.chars().count() >= 2
         && WORDS.iter().any(|u| u.starts_with(w))
+}
+
+/// Whether a cut that [`cuts`] found is a word of the screen under an
+/// overlay whose top border starts with `title`, hidden up to the
+/// overlay's left border: an overlay covers what is under it, it does not
+/// cut it.
+fn overlay_edge(screen: &str, title: &str) -> impl Fn(&str) -> bool {
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let title: Vec<char> = title.chars().collect();
+    let top = lines.iter().enumerate().find_map(|(y, l)| {
+        let x = l.windows(title.len()).position(|w| w == title.as_slice())?;
+        Some((y, x))
+    });
+    let bottom = top.and_then(|(y0, x)| (y0..lines.len()).find(|&y| lines[y].get(x) == Some(&'└')));
+    move |cut: &str| {
+        let (Some((y0, x0)), Some(y1)) = (top, bottom) else {
+            return false;
+        };
+        // "line {y} col {x}: …", x the cut token's last character
+        let mut words = cut.split(' ');
+        let y = words.nth(1).and_then(|w| w.parse::<usize>().ok());
+        let x = words
+            .nth(1)
+            .and_then(|w| w.trim_end_matches(':').parse::<usize>().ok());
+        matches!((y, x), (Some(y), Some(x)) if (y0..=y1).contains(&y) && x + 1 == x0)
+    }
 }
 
 /// Where `screen` shows part of a figure or of its unit, one line each:

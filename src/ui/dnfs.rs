@@ -69,23 +69,36 @@ fn shown(db: &DbView, now_ms: i64, interval_ms: i64) -> Option<&DnfsTick> {
     db.current(now_ms, interval_ms).filter(|t| t.in_use)
 }
 
-/// The breadcrumb of the panel title.
-fn crumbs(dnfs: &Dnfs, ui: &DnfsUi) -> String {
-    let mut s = "Databases · dNFS".to_string();
+/// The breadcrumb of the panel title, in a box `width` wide: where it
+/// does not fit, its first steps give way to "…" (the last step, such as
+/// "channel 20/0", is what the level shows).
+fn crumbs(dnfs: &Dnfs, ui: &DnfsUi, width: u16) -> String {
+    let mut steps = vec!["Databases · dNFS".to_string()];
     if let Some((db, tick)) = ui.db(dnfs) {
-        s.push_str(&format!(" › {}", db.target.label));
+        steps.push(db.target.label.clone());
         if let Some(i) = ui.inst {
-            s.push_str(&format!(" › inst {i}"));
+            steps.push(format!("inst {i}"));
         }
         if let (Some(i), Some(id)) = (ui.inst, ui.server) {
             let name = tick
                 .and_then(|t| t.servers.iter().find(|s| s.inst_id == i && s.id == id))
                 .map_or_else(|| format!("server {id}"), |s| s.name.clone());
-            s.push_str(&format!(" › {name}"));
+            steps.push(name);
         }
         if let Some((p, c)) = ui.channel {
-            s.push_str(&format!(" › channel {p}/{c}"));
+            steps.push(format!("channel {p}/{c}"));
         }
+    }
+    // two corners and a space either side
+    let room = usize::from(width).saturating_sub(4);
+    let mut s = steps.join(" › ");
+    let mut first = 0;
+    while s.chars().count() > room && first + 1 < steps.len() {
+        first += 1;
+        s = std::iter::once("…")
+            .chain(steps[first..].iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" › ");
     }
     s
 }
@@ -97,7 +110,11 @@ pub fn draw(f: &mut Frame, area: Rect, cx: Ctx) {
         now_ms: cx.dnfs.shown_now(cx.now_ms),
         ..cx
     };
-    let block = panel_block(format!(" {} ", crumbs(cx.dnfs, cx.ui)), cx.t, true);
+    let block = panel_block(
+        format!(" {} ", crumbs(cx.dnfs, cx.ui, area.width)),
+        cx.t,
+        true,
+    );
     let inner = block.inner(area);
     f.render_widget(block, area);
     if cx.dnfs.list.is_empty() {
@@ -279,21 +296,20 @@ fn draw_db(f: &mut Frame, area: Rect, cx: &Ctx, db: &DbView) {
     let mut head = vec![Line::from(vec![
         Span::styled(format!("{} ", db.target.label), t.accent),
         Span::styled(db.state_label(now_ms, itv), status_style(t, &db.status)),
-        Span::styled(
-            tick.map_or(String::new(), |tk| {
-                format!(
-                    "  · interval {} s (database clock) · SENDS/RECVS read as {} · {}",
-                    tk.itv_ms.map_or(format::UNKNOWN.to_string(), |ms| format!(
-                        "{:.1}",
-                        ms as f64 / 1000.0
-                    )),
-                    tk.counting.label(),
-                    shape_note(tk)
-                )
-            }),
-            t.muted,
-        ),
     ])];
+    if let Some(tk) = tick {
+        let itv = tk.itv_ms.map_or(format::UNKNOWN.to_string(), |ms| {
+            format!("{:.1}", ms as f64 / 1000.0)
+        });
+        head[0].spans.extend([
+            Span::styled(format!("  · interval {itv} s (database clock)"), t.muted),
+            Span::styled(
+                format!(" · SENDS/RECVS read as {}", tk.counting.label()),
+                t.muted,
+            ),
+            Span::styled(format!(" · {}", shape_note(tk)), t.muted),
+        ]);
+    }
     if let Some(tk) = tick.filter(|tk| !tk.in_use) {
         let _ = tk;
         head.push(Line::from(Span::styled(
@@ -324,6 +340,8 @@ fn draw_db(f: &mut Frame, area: Rect, cx: &Ctx, db: &DbView) {
         Constraint::Min(0),
     ])
     .areas(area);
+    // on a narrow screen the notes after the state drop whole
+    let head = super::widgets::whole_spans(head, head_area.width);
     f.render_widget(Paragraph::new(head), head_area);
     if charts_h > 0 {
         let shown = shown(db, now_ms, itv);
@@ -400,29 +418,42 @@ fn server_lines(t: &Theme, tk: &DnfsTick, inst: u32, ui: &DnfsUi) -> Vec<Line<'s
         .max()
         .unwrap_or(0)
         .max(6);
-    let mut lines = vec![Line::from(Span::styled(
-        format!(
-            "{:<nw$} {:<dw$} {:<8} {:>8} {:>6} {:>W$} {:>W$}",
-            "Server", "Export", "NFS", "channels", "files", "sends/s", "recvs/s"
-        ),
-        t.header,
-    ))];
+    // a span a column: a narrow screen drops the last columns whole
+    let mut lines = vec![Line::from(
+        [
+            format!("{:<nw$}", "Server"),
+            format!(" {:<dw$}", "Export"),
+            format!(" {:<8}", "NFS"),
+            format!(" {:>8}", "channels"),
+            format!(" {:>6}", "files"),
+            format!(" {:>W$}", "sends/s"),
+            format!(" {:>W$}", "recvs/s"),
+        ]
+        .into_iter()
+        .map(|h| Span::styled(h, t.header))
+        .collect::<Vec<_>>(),
+    )];
     for (k, s) in servers.iter().enumerate() {
-        lines.push(Line::from(vec![
-            Span::styled(format!("{:<nw$}", s.name), row_style(t, k == ui.selected)),
-            Span::styled(
+        let mut spans = vec![Span::styled(
+            format!("{:<nw$}", s.name),
+            row_style(t, k == ui.selected),
+        )];
+        spans.extend(
+            [
+                format!(" {:<dw$}", s.dirname),
                 format!(
-                    " {:<dw$} {:<8} {:>8} {:>6}{}{}",
-                    s.dirname,
-                    s.nfs_version.as_deref().unwrap_or(format::UNKNOWN),
-                    s.channels,
-                    s.files,
-                    fig(s.sends_per_s),
-                    fig(s.recvs_per_s)
+                    " {:<8}",
+                    s.nfs_version.as_deref().unwrap_or(format::UNKNOWN)
                 ),
-                t.base,
-            ),
-        ]));
+                format!(" {:>8}", s.channels),
+                format!(" {:>6}", s.files),
+                fig(s.sends_per_s),
+                fig(s.recvs_per_s),
+            ]
+            .into_iter()
+            .map(|x| Span::styled(x, t.base)),
+        );
+        lines.push(Line::from(spans));
     }
     if servers.is_empty() {
         lines.push(Line::from(Span::styled(
@@ -431,7 +462,7 @@ fn server_lines(t: &Theme, tk: &DnfsTick, inst: u32, ui: &DnfsUi) -> Vec<Line<'s
         )));
     }
     lines.push(Line::from(Span::styled(
-        "The views count no bytes per server or channel in any release: MB/s is per instance only.",
+        "no release's views count bytes per server or channel: MB/s is per instance",
         t.muted,
     )));
     lines
@@ -461,33 +492,42 @@ fn channel_lines(t: &Theme, tk: &DnfsTick, inst: u32, svr: u64, ui: &DnfsUi) -> 
             t.accent,
         )));
     }
-    lines.push(Line::from(Span::styled(
-        format!(
-            "{:<12} {:<16} {:<16} {:>W$} {:>W$} {:>10}",
-            "PNUM/CH", "Path", "Local", "sends/s", "recvs/s", "reconnects"
-        ),
-        t.header,
-    )));
+    // a span a column: a narrow screen drops the last columns whole
+    lines.push(Line::from(
+        [
+            format!("{:<9}", "PNUM/CH"),
+            format!(" {:<16}", "Path"),
+            format!(" {:<16}", "Local"),
+            format!(" {:>W$}", "sends/s"),
+            format!(" {:>W$}", "recvs/s"),
+            format!(" {:>10}", "reconnects"),
+        ]
+        .into_iter()
+        .map(|h| Span::styled(h, t.header))
+        .collect::<Vec<_>>(),
+    ));
     for (k, c) in channels_of(tk, inst, svr).iter().enumerate() {
-        lines.push(Line::from(vec![
-            Span::styled(
-                format!("{:<12}", format!("{}/{}", c.row.pnum, c.row.ch_id)),
-                row_style(t, k == ui.selected),
-            ),
-            Span::styled(
+        let mut spans = vec![Span::styled(
+            format!("{:<9}", format!("{}/{}", c.row.pnum, c.row.ch_id)),
+            row_style(t, k == ui.selected),
+        )];
+        spans.extend(
+            [
+                format!(" {:<16}", c.row.path),
+                format!(" {:<16}", c.row.local.as_deref().unwrap_or(format::UNKNOWN)),
+                fig(c.sends_per_s),
+                fig(c.recvs_per_s),
                 format!(
-                    " {:<16} {:<16}{}{} {:>10}",
-                    c.row.path,
-                    c.row.local.as_deref().unwrap_or(format::UNKNOWN),
-                    fig(c.sends_per_s),
-                    fig(c.recvs_per_s),
+                    " {:>10}",
                     c.row
                         .reconnects
                         .map_or(format::UNKNOWN.to_string(), |r| r.to_string())
                 ),
-                t.base,
-            ),
-        ]));
+            ]
+            .into_iter()
+            .map(|x| Span::styled(x, t.base)),
+        );
+        lines.push(Line::from(spans));
     }
     lines
 }

@@ -399,6 +399,26 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     f.render_widget(Paragraph::new(line), area);
 }
 
+/// A box's title: `parts` joined by " · ", as many whole parts as a box
+/// `width` columns wide holds (the first always), so that the border never
+/// cuts one, such as a mount's age, in the middle.
+pub(crate) fn title_of(parts: &[String], width: u16) -> String {
+    // two corners and a space either side
+    let room = usize::from(width).saturating_sub(4);
+    let mut title = String::new();
+    for p in parts {
+        let w = Span::raw(p.as_str()).width();
+        if !title.is_empty() {
+            if Span::raw(title.as_str()).width() + 3 + w > room {
+                break;
+            }
+            title.push_str(" · ");
+        }
+        title.push_str(p);
+    }
+    format!(" {title} ")
+}
+
 /// What a screen says where it has none of `what`: live, how to name
 /// some; in a recording, only that it has none (the advice would not
 /// apply to it).

@@ -226,15 +226,11 @@ pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
         );
         return Drawn::default();
     };
-    let mut title = format!(" {} on {}", row.export, row.mount_points.join(", "));
-    let vers = row.vers.as_ref().map(|v| format!("NFSv{v}"));
-    for x in [vers.as_ref(), row.proto.as_ref()].into_iter().flatten() {
-        title.push_str(&format!(" · {x}"));
-    }
-    title.push_str(&format!(
-        " · mounted {} ",
-        crate::format::duration_s(row.age_s)
-    ));
+    let mut parts = vec![format!("{} on {}", row.export, row.mount_points.join(", "))];
+    parts.extend(row.vers.as_ref().map(|v| format!("NFSv{v}")));
+    parts.extend(row.proto.clone());
+    parts.push(format!("mounted {}", crate::format::duration_s(row.age_s)));
+    let title = super::title_of(&parts, area.width);
     let block = with_source_state(
         panel_block(title, t, true),
         &app.host().nfs,
