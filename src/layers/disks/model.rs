@@ -35,6 +35,7 @@
 //! strata sums in floating point and prints the true share.
 
 use super::diskstats::DiskCounters;
+use crate::layers::col::{ColDef, cols};
 
 /// One column of `iostat -x`, in iostat's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -86,7 +87,7 @@ impl Units {
     pub fn header(self, col: DiskCol) -> &'static str {
         match self {
             Units::KB => col.def().header,
-            Units::MB => col.def().header_mb,
+            Units::MB => col.def().header_mb(),
         }
     }
 }
@@ -110,56 +111,42 @@ pub enum ColKind {
     Util,
 }
 
-pub struct ColDef {
-    pub col: DiskCol,
-    /// Header in kB units, as iostat -x -k prints it; also the JSON key
-    /// (except %util, whose JSON key is "util").
-    pub header: &'static str,
-    /// Header when MB units are chosen (iostat -x -m).
-    pub header_mb: &'static str,
-    pub json_key: &'static str,
-    pub kind: ColKind,
-}
-
-macro_rules! col {
-    ($col:ident, $h:literal, $hmb:literal, $json:literal, $kind:ident) => {
-        ColDef {
-            col: DiskCol::$col,
-            header: $h,
-            header_mb: $hmb,
-            json_key: $json,
-            kind: ColKind::$kind,
-        }
-    };
-}
-
-pub const DISK_COLS: [ColDef; 22] = [
-    col!(RPerS, "r/s", "r/s", "r/s", Ops),
-    col!(RkBPerS, "rkB/s", "rMB/s", "rkB/s", Throughput),
-    col!(RrqmPerS, "rrqm/s", "rrqm/s", "rrqm/s", Ops),
-    col!(RrqmPct, "%rrqm", "%rrqm", "rrqm", MergePct),
-    col!(RAwait, "r_await", "r_await", "r_await", Await),
-    col!(RareqSz, "rareq-sz", "rareq-sz", "rareq-sz", ReqSize),
-    col!(WPerS, "w/s", "w/s", "w/s", Ops),
-    col!(WkBPerS, "wkB/s", "wMB/s", "wkB/s", Throughput),
-    col!(WrqmPerS, "wrqm/s", "wrqm/s", "wrqm/s", Ops),
-    col!(WrqmPct, "%wrqm", "%wrqm", "wrqm", MergePct),
-    col!(WAwait, "w_await", "w_await", "w_await", Await),
-    col!(WareqSz, "wareq-sz", "wareq-sz", "wareq-sz", ReqSize),
-    col!(DPerS, "d/s", "d/s", "d/s", Ops),
-    col!(DkBPerS, "dkB/s", "dMB/s", "dkB/s", Throughput),
-    col!(DrqmPerS, "drqm/s", "drqm/s", "drqm/s", Ops),
-    col!(DrqmPct, "%drqm", "%drqm", "drqm", MergePct),
-    col!(DAwait, "d_await", "d_await", "d_await", Await),
-    col!(DareqSz, "dareq-sz", "dareq-sz", "dareq-sz", ReqSize),
-    col!(FPerS, "f/s", "f/s", "f/s", Ops),
-    col!(FAwait, "f_await", "f_await", "f_await", Await),
-    col!(AquSz, "aqu-sz", "aqu-sz", "aqu-sz", Queue),
-    col!(Util, "%util", "%util", "util", Util),
+/// Headers as iostat -x -k prints them, the JSON keys the same without a
+/// `%`; the last item is the header in MB units (iostat -x -m).
+pub const DISK_COLS: [ColDef<DiskCol, ColKind, &str>; 22] = cols![DiskCol, ColKind;
+    (RPerS, "r/s", "r/s", Ops, "r/s"),
+    (RkBPerS, "rkB/s", "rkB/s", Throughput, "rMB/s"),
+    (RrqmPerS, "rrqm/s", "rrqm/s", Ops, "rrqm/s"),
+    (RrqmPct, "%rrqm", "rrqm", MergePct, "%rrqm"),
+    (RAwait, "r_await", "r_await", Await, "r_await"),
+    (RareqSz, "rareq-sz", "rareq-sz", ReqSize, "rareq-sz"),
+    (WPerS, "w/s", "w/s", Ops, "w/s"),
+    (WkBPerS, "wkB/s", "wkB/s", Throughput, "wMB/s"),
+    (WrqmPerS, "wrqm/s", "wrqm/s", Ops, "wrqm/s"),
+    (WrqmPct, "%wrqm", "wrqm", MergePct, "%wrqm"),
+    (WAwait, "w_await", "w_await", Await, "w_await"),
+    (WareqSz, "wareq-sz", "wareq-sz", ReqSize, "wareq-sz"),
+    (DPerS, "d/s", "d/s", Ops, "d/s"),
+    (DkBPerS, "dkB/s", "dkB/s", Throughput, "dMB/s"),
+    (DrqmPerS, "drqm/s", "drqm/s", Ops, "drqm/s"),
+    (DrqmPct, "%drqm", "drqm", MergePct, "%drqm"),
+    (DAwait, "d_await", "d_await", Await, "d_await"),
+    (DareqSz, "dareq-sz", "dareq-sz", ReqSize, "dareq-sz"),
+    (FPerS, "f/s", "f/s", Ops, "f/s"),
+    (FAwait, "f_await", "f_await", Await, "f_await"),
+    (AquSz, "aqu-sz", "aqu-sz", Queue, "aqu-sz"),
+    (Util, "%util", "util", Util, "%util"),
 ];
 
+impl ColDef<DiskCol, ColKind, &'static str> {
+    /// The header when MB units are chosen (iostat -x -m).
+    pub fn header_mb(&self) -> &'static str {
+        self.extra
+    }
+}
+
 impl DiskCol {
-    pub fn def(self) -> &'static ColDef {
+    pub fn def(self) -> &'static ColDef<DiskCol, ColKind, &'static str> {
         &DISK_COLS[self as usize]
     }
 }

@@ -22,6 +22,7 @@
 //!   files. The views have no bytes per server or channel, in any release.
 
 use super::dnfs_sample::{ChannelRow, DnfsSample, Shape, StatsRow};
+use crate::layers::col::{ColDef, cols};
 use crate::layers::disks::model::ColKind;
 use crate::model::last_seen::LastSeen;
 use serde::{Deserialize, Serialize};
@@ -103,35 +104,17 @@ pub enum DnfsCol {
     AvgIoKb,
 }
 
-pub struct DnfsColDef {
-    pub col: DnfsCol,
-    pub header: &'static str,
-    pub json_key: &'static str,
-    pub kind: ColKind,
-}
-
-macro_rules! col {
-    ($col:ident, $h:literal, $json:literal, $kind:ident) => {
-        DnfsColDef {
-            col: DnfsCol::$col,
-            header: $h,
-            json_key: $json,
-            kind: ColKind::$kind,
-        }
-    };
-}
-
-pub const DNFS_COLS: [DnfsColDef; 6] = [
-    col!(Iops, "iops", "iops", Ops),
-    col!(ReadPerS, "r/s", "r_s", Ops),
-    col!(WritePerS, "w/s", "w_s", Ops),
-    col!(ReadMbPerS, "rMB/s", "rmb_s", Throughput),
-    col!(WriteMbPerS, "wMB/s", "wmb_s", Throughput),
-    col!(AvgIoKb, "avg kB", "avg_io_kb", ReqSize),
+pub const DNFS_COLS: [ColDef<DnfsCol, ColKind>; 6] = cols![DnfsCol, ColKind;
+    (Iops, "iops", "iops", Ops),
+    (ReadPerS, "r/s", "r_s", Ops),
+    (WritePerS, "w/s", "w_s", Ops),
+    (ReadMbPerS, "rMB/s", "rmb_s", Throughput),
+    (WriteMbPerS, "wMB/s", "wmb_s", Throughput),
+    (AvgIoKb, "avg kB", "avg_io_kb", ReqSize),
 ];
 
 impl DnfsCol {
-    pub fn def(self) -> &'static DnfsColDef {
+    pub fn def(self) -> &'static ColDef<DnfsCol, ColKind> {
         &DNFS_COLS[self as usize]
     }
 }
