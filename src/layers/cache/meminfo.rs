@@ -6,7 +6,7 @@
 //! configuration, so every key is kept and looked up by name: a key this
 //! kernel does not print reads as unknown, never as 0.
 
-use crate::parse::{ParseError, Parsed};
+use crate::parse::Parsed;
 use std::collections::BTreeMap;
 
 /// A value as the kernel printed it.
@@ -83,29 +83,14 @@ const EXPECTED: &str = "a line such as \"Dirty:   123 kB\" or \"HugePages_Total:
 /// Parses the whole text of /proc/meminfo. A key seen twice is rejected on
 /// its second line.
 pub fn parse_meminfo(text: &str, source_name: &str) -> Parsed<MemEntry> {
-    let mut out = Parsed {
-        items: Vec::new(),
-        rejected: Vec::new(),
-    };
     let mut seen = std::collections::HashSet::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
+    Parsed::from_lines(text, source_name, |line| {
+        let entry = parse_line(line).ok_or_else(|| EXPECTED.to_string())?;
+        if !seen.insert(entry.key.clone()) {
+            return Err(format!("each key once, but {} came again", entry.key));
         }
-        match parse_line(line) {
-            Some(entry) if seen.insert(entry.key.clone()) => out.items.push(entry),
-            Some(entry) => out.rejected.push(ParseError::new(
-                source_name,
-                i + 1,
-                line,
-                format!("each key once, but {} came again", entry.key),
-            )),
-            None => out
-                .rejected
-                .push(ParseError::new(source_name, i + 1, line, EXPECTED)),
-        }
-    }
-    out
+        Ok(Some(entry))
+    })
 }
 
 fn parse_line(line: &str) -> Option<MemEntry> {
