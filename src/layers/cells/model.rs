@@ -233,16 +233,7 @@ mod tests {
     use std::sync::Arc;
 
     fn info(name: &str, class: DevClass, parent: Option<&str>) -> (String, Arc<DeviceInfo>) {
-        let i = DeviceInfo {
-            name: name.into(),
-            class,
-            parent: parent.map(String::from),
-            mapper_name: None,
-            slaves: Vec::new(),
-            partitions: Vec::new(),
-            size_bytes: None,
-            model: None,
-        };
+        let i = DeviceInfo::plain(name, class, parent, None);
         (name.into(), Arc::new(i))
     }
 

@@ -163,17 +163,10 @@ mod tests {
     use crate::layers::disks::source::Catalogue;
 
     fn info(name: &str, class: DevClass) -> (String, Arc<DeviceInfo>) {
-        let i = DeviceInfo {
-            name: name.into(),
-            class,
-            parent: None,
-            mapper_name: None,
-            slaves: Vec::new(),
-            partitions: Vec::new(),
-            size_bytes: None,
-            model: None,
-        };
-        (name.into(), Arc::new(i))
+        (
+            name.into(),
+            Arc::new(DeviceInfo::plain(name, class, None, None)),
+        )
     }
 
     fn sample(uptime_cs: u64, devs: &[(&str, u64, u32)]) -> DiskSample {
