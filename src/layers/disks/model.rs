@@ -342,27 +342,37 @@ impl DiskDelta {
             None => merges as f64 / (merges as f64 + ios as f64) * 100.0,
         };
         let mut v = [None; 22];
-        let mut set = |c: DiskCol, x: f64| v[c as usize] = Some(x);
-        set(DiskCol::RPerS, per_s(self.rd_ios));
-        set(DiskCol::RkBPerS, per_s(self.rd_sectors) / 2.0);
-        set(DiskCol::RrqmPerS, per_s(self.rd_merges));
-        set(DiskCol::RrqmPct, pct(self.rd_merges, self.rd_ios));
-        set(DiskCol::RAwait, ratio(self.rd_ticks, self.rd_ios));
-        set(DiskCol::RareqSz, ratio(self.rd_sectors, self.rd_ios) / 2.0);
-        set(DiskCol::WPerS, per_s(self.wr_ios));
-        set(DiskCol::WkBPerS, per_s(self.wr_sectors) / 2.0);
-        set(DiskCol::WrqmPerS, per_s(self.wr_merges));
-        set(DiskCol::WrqmPct, pct(self.wr_merges, self.wr_ios));
-        set(DiskCol::WAwait, ratio(self.wr_ticks, self.wr_ios));
-        set(DiskCol::WareqSz, ratio(self.wr_sectors, self.wr_ios) / 2.0);
-        if let Some([ios, merges, sectors, ticks]) = self.discard {
-            set(DiskCol::DPerS, per_s(ios));
-            set(DiskCol::DkBPerS, per_s(sectors) / 2.0);
-            set(DiskCol::DrqmPerS, per_s(merges));
-            set(DiskCol::DrqmPct, pct(merges, ios));
-            set(DiskCol::DAwait, ratio(ticks, ios));
-            set(DiskCol::DareqSz, ratio(sectors, ios) / 2.0);
+        // Reads, writes and discards: the same six columns from their ios,
+        // merges, sectors and ticks.
+        let mut direction = |cols: [DiskCol; 6], [ios, merges, sectors, ticks]: [u64; 4]| {
+            let figures = [
+                per_s(ios),
+                per_s(sectors) / 2.0,
+                per_s(merges),
+                pct(merges, ios),
+                ratio(ticks, ios),
+                ratio(sectors, ios) / 2.0,
+            ];
+            for (c, x) in cols.into_iter().zip(figures) {
+                v[c as usize] = Some(x);
+            }
+        };
+        use DiskCol::*;
+        direction(
+            [RPerS, RkBPerS, RrqmPerS, RrqmPct, RAwait, RareqSz],
+            [self.rd_ios, self.rd_merges, self.rd_sectors, self.rd_ticks],
+        );
+        direction(
+            [WPerS, WkBPerS, WrqmPerS, WrqmPct, WAwait, WareqSz],
+            [self.wr_ios, self.wr_merges, self.wr_sectors, self.wr_ticks],
+        );
+        if let Some(discard) = self.discard {
+            direction(
+                [DPerS, DkBPerS, DrqmPerS, DrqmPct, DAwait, DareqSz],
+                discard,
+            );
         }
+        let mut set = |c: DiskCol, x: f64| v[c as usize] = Some(x);
         if let Some([ios, ticks]) = self.flush {
             set(DiskCol::FPerS, per_s(ios));
             set(DiskCol::FAwait, ratio(ticks, ios));
