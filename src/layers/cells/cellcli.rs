@@ -747,27 +747,24 @@ mod tests {
 
     #[test]
     fn dcli_prefix_and_detail_keys() {
-        assert_eq!(
-            split_dcli("cel01: CD_X a 1", false, true),
-            (Some("cel01"), "CD_X a 1")
-        );
-        assert_eq!(
-            split_dcli("name: CL_TEMP", false, true),
-            (None, "name: CL_TEMP")
-        );
-        assert_eq!(
-            split_dcli("cel01: name: CL_TEMP", false, true),
-            (Some("cel01"), "name: CL_TEMP")
-        );
-        // an attribute strata does not know, inside a block
-        assert_eq!(
-            split_dcli("metricValueMax: 3", true, true),
-            (None, "metricValueMax: 3")
-        );
-        assert_eq!(
-            split_dcli("cel: metricValueMax: 3", true, true),
-            (Some("cel"), "metricValueMax: 3")
-        );
+        for (line, in_block, want) in [
+            ("cel01: CD_X a 1", false, (Some("cel01"), "CD_X a 1")),
+            ("name: CL_TEMP", false, (None, "name: CL_TEMP")),
+            (
+                "cel01: name: CL_TEMP",
+                false,
+                (Some("cel01"), "name: CL_TEMP"),
+            ),
+            // an attribute strata does not know, inside a block
+            ("metricValueMax: 3", true, (None, "metricValueMax: 3")),
+            (
+                "cel: metricValueMax: 3",
+                true,
+                (Some("cel"), "metricValueMax: 3"),
+            ),
+        ] {
+            assert_eq!(split_dcli(line, in_block, true), want, "{line}");
+        }
         assert_eq!(split_dcli("CELL-02559: error", false, true).0, None);
     }
 }

@@ -550,25 +550,24 @@ mod tests {
 
     #[test]
     fn sends_near_the_operations_decide_the_reading() {
+        // one second in which the instance did 1000 ops and its channel's
+        // sends read `before`, then `after`
+        let over_1000_ops = |before, after| {
+            let mut b = DnfsBaseline::default();
+            b.tick(&sample(0, vec![stat(1, 20, 0, 0)], vec![chan(0, before)]));
+            b.tick(&sample(
+                1000,
+                vec![stat(1, 20, 1000, 0)],
+                vec![chan(0, after)],
+            ))
+        };
         // running totals: +1000 sends while the instance did 1000 ops
-        let mut b = DnfsBaseline::default();
-        b.tick(&sample(0, vec![stat(1, 20, 0, 0)], vec![chan(0, 50_000)]));
-        let t = b.tick(&sample(
-            1000,
-            vec![stat(1, 20, 1000, 0)],
-            vec![chan(0, 51_000)],
-        ));
+        let t = over_1000_ops(50_000, 51_000);
         assert_eq!(t.counting, ChannelCounting::Cumulative);
         assert_eq!(t.channels[0].sends_per_s, Some(1000.0));
         // since last select: 1000 sends read while 1000 ops were done, 900
         // read the time before (a difference of 100 is far from 1000)
-        let mut b = DnfsBaseline::default();
-        b.tick(&sample(0, vec![stat(1, 20, 0, 0)], vec![chan(0, 900)]));
-        let t = b.tick(&sample(
-            1000,
-            vec![stat(1, 20, 1000, 0)],
-            vec![chan(0, 1000)],
-        ));
+        let t = over_1000_ops(900, 1000);
         assert_eq!(t.counting, ChannelCounting::SinceLastSelect);
         assert_eq!(t.channels[0].sends_per_s, Some(1000.0));
     }
