@@ -17,6 +17,7 @@ use crate::layers::col::{ColDef, cols};
 use crate::layers::disks::model::{ColKind, DiskCol, DiskDelta};
 use crate::layers::disks::source::DevClass;
 use crate::layers::disks::tick::{DiskRow, DiskTick};
+use crate::model::total::Delta;
 
 /// The group a cell's device counts in: whole physical disks only (no
 /// partition, no dm or md on top), hard disks as DISK, SSD and NVMe as

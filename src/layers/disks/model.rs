@@ -36,6 +36,7 @@
 
 use super::diskstats::DiskCounters;
 use crate::layers::col::{ColDef, cols};
+use crate::model::total::Delta;
 
 /// One column of `iostat -x`, in iostat's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -292,28 +293,6 @@ impl DiskDelta {
         })
     }
 
-    /// Adds another device's differences over the same interval.
-    pub fn accumulate(&mut self, other: &DiskDelta) {
-        self.rd_ios = self.rd_ios.saturating_add(other.rd_ios);
-        self.rd_merges = self.rd_merges.saturating_add(other.rd_merges);
-        self.rd_sectors = self.rd_sectors.saturating_add(other.rd_sectors);
-        self.rd_ticks = self.rd_ticks.saturating_add(other.rd_ticks);
-        self.wr_ios = self.wr_ios.saturating_add(other.wr_ios);
-        self.wr_merges = self.wr_merges.saturating_add(other.wr_merges);
-        self.wr_sectors = self.wr_sectors.saturating_add(other.wr_sectors);
-        self.wr_ticks = self.wr_ticks.saturating_add(other.wr_ticks);
-        self.tot_ticks = self.tot_ticks.saturating_add(other.tot_ticks);
-        self.rq_ticks = self.rq_ticks.saturating_add(other.rq_ticks);
-        self.discard = match (self.discard, other.discard) {
-            (Some(a), Some(b)) => Some(std::array::from_fn(|i| a[i].saturating_add(b[i]))),
-            _ => None,
-        };
-        self.flush = match (self.flush, other.flush) {
-            (Some(a), Some(b)) => Some([a[0].saturating_add(b[0]), a[1].saturating_add(b[1])]),
-            _ => None,
-        };
-    }
-
     /// One device's figures: [`rates`](Self::rates) with %util bounded by
     /// the time that passed (a sum over devices is not).
     pub fn device_rates(&self) -> DiskRates {
@@ -380,6 +359,33 @@ impl DiskDelta {
         set(DiskCol::AquSz, per_s(self.rq_ticks) / 1000.0);
         set(DiskCol::Util, per_s(self.tot_ticks) / 10.0);
         DiskRates(v)
+    }
+}
+
+impl Delta for DiskDelta {
+    fn itv_cs(&self) -> u64 {
+        self.itv_cs
+    }
+
+    fn accumulate(&mut self, other: &DiskDelta) {
+        self.rd_ios = self.rd_ios.saturating_add(other.rd_ios);
+        self.rd_merges = self.rd_merges.saturating_add(other.rd_merges);
+        self.rd_sectors = self.rd_sectors.saturating_add(other.rd_sectors);
+        self.rd_ticks = self.rd_ticks.saturating_add(other.rd_ticks);
+        self.wr_ios = self.wr_ios.saturating_add(other.wr_ios);
+        self.wr_merges = self.wr_merges.saturating_add(other.wr_merges);
+        self.wr_sectors = self.wr_sectors.saturating_add(other.wr_sectors);
+        self.wr_ticks = self.wr_ticks.saturating_add(other.wr_ticks);
+        self.tot_ticks = self.tot_ticks.saturating_add(other.tot_ticks);
+        self.rq_ticks = self.rq_ticks.saturating_add(other.rq_ticks);
+        self.discard = match (self.discard, other.discard) {
+            (Some(a), Some(b)) => Some(std::array::from_fn(|i| a[i].saturating_add(b[i]))),
+            _ => None,
+        };
+        self.flush = match (self.flush, other.flush) {
+            (Some(a), Some(b)) => Some([a[0].saturating_add(b[0]), a[1].saturating_add(b[1])]),
+            _ => None,
+        };
     }
 }
 

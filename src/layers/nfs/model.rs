@@ -42,6 +42,7 @@
 
 use super::mountstats::{NfsCounters, RpcOpCounters};
 use crate::layers::col::{ColDef, cols};
+use crate::model::total::Delta;
 
 /// A per-mount figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -211,16 +212,6 @@ impl NfsMountDelta {
         })
     }
 
-    /// Adds another mount's bytes over the same interval. Sends and backlog
-    /// are not summed: mounts of one server share their transport.
-    pub fn accumulate(&mut self, other: &NfsMountDelta) {
-        self.sends = None;
-        self.bklog_u = None;
-        for (a, b) in self.bytes.iter_mut().zip(other.bytes) {
-            *a = a.zip(b).and_then(|(a, b)| a.checked_add(b));
-        }
-    }
-
     pub fn rates(&self) -> NfsMountRates {
         let itv = seconds(self.itv_cs);
         let mut v = [None; 8];
@@ -239,6 +230,22 @@ impl NfsMountDelta {
             v[NfsMountCol::NormalReadKBs as usize + i] = b.map(|b| (b as f64 / 1024.0) / itv);
         }
         NfsMountRates(v)
+    }
+}
+
+impl Delta for NfsMountDelta {
+    fn itv_cs(&self) -> u64 {
+        self.itv_cs
+    }
+
+    /// Adds another mount's bytes over the same interval. Sends and backlog
+    /// are not summed: mounts of one server share their transport.
+    fn accumulate(&mut self, other: &NfsMountDelta) {
+        self.sends = None;
+        self.bklog_u = None;
+        for (a, b) in self.bytes.iter_mut().zip(other.bytes) {
+            *a = a.zip(b).and_then(|(a, b)| a.checked_add(b));
+        }
     }
 }
 

@@ -29,6 +29,7 @@
 use super::net_sysfs::Duplex;
 use super::netdev::NetDevCounters;
 use crate::layers::col::{ColDef, cols};
+use crate::model::total::Delta;
 
 /// One figure of an interface over an interval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -145,19 +146,6 @@ impl NicDelta {
         })
     }
 
-    /// Adds another interface's differences over the same interval.
-    pub fn accumulate(&mut self, o: &NicDelta) {
-        self.rx_bytes = self.rx_bytes.saturating_add(o.rx_bytes);
-        self.tx_bytes = self.tx_bytes.saturating_add(o.tx_bytes);
-        self.rx_packets = self.rx_packets.saturating_add(o.rx_packets);
-        self.tx_packets = self.tx_packets.saturating_add(o.tx_packets);
-        self.rx_errs = self.rx_errs.saturating_add(o.rx_errs);
-        self.tx_errs = self.tx_errs.saturating_add(o.tx_errs);
-        self.rx_drop = self.rx_drop.saturating_add(o.rx_drop);
-        self.tx_drop = self.tx_drop.saturating_add(o.tx_drop);
-        self.sat = self.sat.saturating_add(o.sat);
-    }
-
     /// Every figure for this interval; the %Util columns only against a
     /// link of known speed.
     pub fn rates(&self, link: Option<LinkSpeed>) -> NicRates {
@@ -194,6 +182,24 @@ impl NicDelta {
             set(NicCol::Util, util);
         }
         NicRates(v)
+    }
+}
+
+impl Delta for NicDelta {
+    fn itv_cs(&self) -> u64 {
+        self.itv_cs
+    }
+
+    fn accumulate(&mut self, o: &NicDelta) {
+        self.rx_bytes = self.rx_bytes.saturating_add(o.rx_bytes);
+        self.tx_bytes = self.tx_bytes.saturating_add(o.tx_bytes);
+        self.rx_packets = self.rx_packets.saturating_add(o.rx_packets);
+        self.tx_packets = self.tx_packets.saturating_add(o.tx_packets);
+        self.rx_errs = self.rx_errs.saturating_add(o.rx_errs);
+        self.tx_errs = self.tx_errs.saturating_add(o.tx_errs);
+        self.rx_drop = self.rx_drop.saturating_add(o.rx_drop);
+        self.tx_drop = self.tx_drop.saturating_add(o.tx_drop);
+        self.sat = self.sat.saturating_add(o.sat);
     }
 }
 
