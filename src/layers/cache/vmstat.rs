@@ -6,42 +6,11 @@
 //! up by name. pgpgin and pgpgout are already in kB: the kernel halves the
 //! sector counts before printing them.
 
+use super::keyed::Keyed;
 use crate::parse::Parsed;
-use std::collections::BTreeMap;
 
 /// Every counter of one reading of /proc/vmstat.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-pub struct VmStat {
-    values: BTreeMap<String, u64>,
-}
-
-impl VmStat {
-    /// The first reading of each name wins; the parser has rejected the
-    /// others.
-    pub fn from_entries(entries: impl IntoIterator<Item = (String, u64)>) -> Self {
-        let mut values = BTreeMap::new();
-        for (k, v) in entries {
-            values.entry(k).or_insert(v);
-        }
-        VmStat { values }
-    }
-
-    pub fn get(&self, name: &str) -> Option<u64> {
-        self.values.get(name).copied()
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> {
-        self.values.iter().map(|(k, v)| (k.as_str(), *v))
-    }
-
-    pub fn len(&self) -> usize {
-        self.values.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
-    }
-}
+pub type VmStat = Keyed<u64>;
 
 /// Parses the whole text of /proc/vmstat into (name, value) pairs. A name
 /// seen twice is rejected on its second line.
