@@ -553,12 +553,18 @@ mod tests {
         assert!(s.rejected.is_empty(), "{:?}", s.rejected);
     }
 
+    /// [`host`], and a source that has read it once.
+    fn sampled_host() -> (tempfile::TempDir, NicSource) {
+        let dir = host();
+        let mut src = NicSource::new(RootFs::new(dir.path()));
+        src.sample(0).expect("sample");
+        (dir, src)
+    }
+
     #[test]
     fn speed_is_read_again_after_a_flap_only() {
-        let dir = host();
+        let (dir, mut src) = sampled_host();
         let r = dir.path();
-        let mut src = NicSource::new(RootFs::new(r));
-        src.sample(0).expect("sample");
         // the speed file changes without a flap: the old speed stands
         iface(r, "eth0", &[("speed", "10000")]);
         let s = src.sample(0).expect("sample");
@@ -602,10 +608,8 @@ mod tests {
 
     #[test]
     fn a_recreated_interface_is_catalogued_again() {
-        let dir = host();
+        let (dir, mut src) = sampled_host();
         let r = dir.path();
-        let mut src = NicSource::new(RootFs::new(r));
-        src.sample(0).expect("sample");
         // veth1a2b deleted and a bridge made under the same name, within
         // one interval: the name set is the same but the counters fell
         std::fs::remove_dir_all(r.join("sys/class/net/veth1a2b")).expect("rm");
