@@ -27,13 +27,24 @@ impl<T> Parsed<T> {
     pub fn from_lines<'a>(
         text: &'a str,
         source_name: &str,
+        parse: impl FnMut(&'a str) -> Result<Option<T>, String>,
+    ) -> Self {
+        let numbered = text.lines().enumerate().map(|(i, line)| (i + 1, line));
+        Self::from_numbered_lines(numbered, source_name, parse)
+    }
+
+    /// As [`from_lines`](Self::from_lines), over a section of a larger
+    /// text whose lines keep their numbers in it.
+    pub fn from_numbered_lines<'a>(
+        lines: impl IntoIterator<Item = (usize, &'a str)>,
+        source_name: &str,
         mut parse: impl FnMut(&'a str) -> Result<Option<T>, String>,
     ) -> Self {
         let mut out = Parsed {
             items: Vec::new(),
             rejected: Vec::new(),
         };
-        for (i, line) in text.lines().enumerate() {
+        for (line_no, line) in lines {
             if line.trim().is_empty() {
                 continue;
             }
@@ -42,7 +53,7 @@ impl<T> Parsed<T> {
                 Ok(None) => {}
                 Err(expected) => {
                     out.rejected
-                        .push(ParseError::new(source_name, i + 1, line, expected))
+                        .push(ParseError::new(source_name, line_no, line, expected))
                 }
             }
         }
