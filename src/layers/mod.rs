@@ -11,6 +11,7 @@
 
 pub mod cache;
 pub mod cells;
+pub mod col;
 pub mod disks;
 pub mod dnfs;
 pub mod nfs;

@@ -2,3 +2,4 @@
 //! source's own clock in, rates out. No IO, no clock.
 
 pub mod last_seen;
+pub mod total;

@@ -18,3 +18,45 @@ pub struct Parsed<T> {
     pub items: Vec<T>,
     pub rejected: Vec<ParseError>,
 }
+
+impl<T> Parsed<T> {
+    /// Reads a text whose lines stand alone, blank lines skipped: `parse`
+    /// gives a line's record, `None` for a line that holds none (a
+    /// header), or what the line should have been, and the line is then
+    /// rejected with its number.
+    pub fn from_lines<'a>(
+        text: &'a str,
+        source_name: &str,
+        parse: impl FnMut(&'a str) -> Result<Option<T>, String>,
+    ) -> Self {
+        let numbered = text.lines().enumerate().map(|(i, line)| (i + 1, line));
+        Self::from_numbered_lines(numbered, source_name, parse)
+    }
+
+    /// As [`from_lines`](Self::from_lines), over a section of a larger
+    /// text whose lines keep their numbers in it.
+    pub fn from_numbered_lines<'a>(
+        lines: impl IntoIterator<Item = (usize, &'a str)>,
+        source_name: &str,
+        mut parse: impl FnMut(&'a str) -> Result<Option<T>, String>,
+    ) -> Self {
+        let mut out = Parsed {
+            items: Vec::new(),
+            rejected: Vec::new(),
+        };
+        for (line_no, line) in lines {
+            if line.trim().is_empty() {
+                continue;
+            }
+            match parse(line) {
+                Ok(Some(item)) => out.items.push(item),
+                Ok(None) => {}
+                Err(expected) => {
+                    out.rejected
+                        .push(ParseError::new(source_name, line_no, line, expected))
+                }
+            }
+        }
+        out
+    }
+}

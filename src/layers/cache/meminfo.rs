@@ -6,8 +6,8 @@
 //! configuration, so every key is kept and looked up by name: a key this
 //! kernel does not print reads as unknown, never as 0.
 
-use crate::parse::{ParseError, Parsed};
-use std::collections::BTreeMap;
+use super::keyed::Keyed;
+use crate::parse::Parsed;
 
 /// A value as the kernel printed it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -25,28 +25,20 @@ pub struct MemEntry {
     pub value: MemValue,
 }
 
-/// Every key of one reading of /proc/meminfo.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-pub struct MemInfo {
-    values: BTreeMap<String, MemValue>,
+impl From<MemEntry> for (String, MemValue) {
+    fn from(e: MemEntry) -> Self {
+        (e.key, e.value)
+    }
 }
 
-impl MemInfo {
-    /// The first reading of each key wins: the kernel prints each once, so
-    /// a second one means two files ran together, and the parser has
-    /// already rejected it.
-    pub fn from_entries(entries: impl IntoIterator<Item = MemEntry>) -> Self {
-        let mut values = BTreeMap::new();
-        for e in entries {
-            values.entry(e.key).or_insert(e.value);
-        }
-        MemInfo { values }
-    }
+/// Every key of one reading of /proc/meminfo.
+pub type MemInfo = Keyed<MemValue>;
 
+impl MemInfo {
     /// A value in kB; `None` when the key is absent or is not in kB.
     pub fn kb(&self, key: &str) -> Option<u64> {
-        match self.values.get(key)? {
-            MemValue::Kb(v) => Some(*v),
+        match self.get(key)? {
+            MemValue::Kb(v) => Some(v),
             MemValue::Count(_) => None,
         }
     }
@@ -54,27 +46,10 @@ impl MemInfo {
     /// A unit-less value such as HugePages_Total; `None` when absent or
     /// in kB.
     pub fn count(&self, key: &str) -> Option<u64> {
-        match self.values.get(key)? {
-            MemValue::Count(v) => Some(*v),
+        match self.get(key)? {
+            MemValue::Count(v) => Some(v),
             MemValue::Kb(_) => None,
         }
-    }
-
-    pub fn get(&self, key: &str) -> Option<MemValue> {
-        self.values.get(key).copied()
-    }
-
-    /// Every key, sorted by name.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, MemValue)> {
-        self.values.iter().map(|(k, v)| (k.as_str(), *v))
-    }
-
-    pub fn len(&self) -> usize {
-        self.values.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
     }
 }
 
@@ -83,29 +58,14 @@ const EXPECTED: &str = "a line such as \"Dirty:   123 kB\" or \"HugePages_Total:
 /// Parses the whole text of /proc/meminfo. A key seen twice is rejected on
 /// its second line.
 pub fn parse_meminfo(text: &str, source_name: &str) -> Parsed<MemEntry> {
-    let mut out = Parsed {
-        items: Vec::new(),
-        rejected: Vec::new(),
-    };
     let mut seen = std::collections::HashSet::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
+    Parsed::from_lines(text, source_name, |line| {
+        let entry = parse_line(line).ok_or_else(|| EXPECTED.to_string())?;
+        if !seen.insert(entry.key.clone()) {
+            return Err(format!("each key once, but {} came again", entry.key));
         }
-        match parse_line(line) {
-            Some(entry) if seen.insert(entry.key.clone()) => out.items.push(entry),
-            Some(entry) => out.rejected.push(ParseError::new(
-                source_name,
-                i + 1,
-                line,
-                format!("each key once, but {} came again", entry.key),
-            )),
-            None => out
-                .rejected
-                .push(ParseError::new(source_name, i + 1, line, EXPECTED)),
-        }
-    }
-    out
+        Ok(Some(entry))
+    })
 }
 
 fn parse_line(line: &str) -> Option<MemEntry> {

@@ -3,6 +3,7 @@
 //! (mincore here, util-linux fincore on a node), and `strata batch cache`.
 
 pub mod fincore;
+pub mod keyed;
 pub mod meminfo;
 pub mod model;
 pub mod report;

@@ -18,6 +18,7 @@ use super::meminfo::MemInfo;
 use super::residency::{Method, Residency};
 use super::source::{CacheSample, FileResidency};
 use super::vmstat::VmStat;
+use crate::layers::col::{ColDef, cols};
 use std::collections::HashMap;
 
 /// One figure of the page-cache line.
@@ -50,66 +51,35 @@ pub enum CacheKind {
     PerS,
 }
 
-pub struct CacheColDef {
-    pub col: CacheCol,
-    /// The name /proc/meminfo or sar -B gives the figure.
-    pub header: &'static str,
-    /// Header of `strata batch cache` text, in cachestat's style: sizes in
-    /// MB as cachestat prints BUFFERS_MB and CACHED_MB.
-    pub text_header: &'static str,
-    pub json_key: &'static str,
-    pub kind: CacheKind,
-}
-
-macro_rules! col {
-    ($col:ident, $h:literal, $t:literal, $json:literal, $kind:ident) => {
-        CacheColDef {
-            col: CacheCol::$col,
-            header: $h,
-            text_header: $t,
-            json_key: $json,
-            kind: CacheKind::$kind,
-        }
-    };
-}
-
-pub const CACHE_COLS: [CacheColDef; 14] = [
-    col!(Buffers, "Buffers", "BUFFERS_MB", "buffers_kb", Kb),
-    col!(Cached, "Cached", "CACHED_MB", "cached_kb", Kb),
-    col!(
-        CachedLessShmem,
-        "Cached-Shmem",
-        "CACHED-SHM_MB",
-        "cached_minus_shmem_kb",
-        Kb
-    ),
-    col!(Shmem, "Shmem", "SHMEM_MB", "shmem_kb", Kb),
-    col!(Dirty, "Dirty", "DIRTY_MB", "dirty_kb", Kb),
-    col!(Writeback, "Writeback", "WB_MB", "writeback_kb", Kb),
-    col!(ActiveFile, "Active(file)", "ACT_F_MB", "active_file_kb", Kb),
-    col!(
-        InactiveFile,
-        "Inactive(file)",
-        "INACT_F_MB",
-        "inactive_file_kb",
-        Kb
-    ),
-    col!(
-        MemAvailable,
-        "MemAvailable",
-        "AVAIL_MB",
-        "mem_available_kb",
-        Kb
-    ),
-    col!(MemTotal, "MemTotal", "TOTAL_MB", "mem_total_kb", Kb),
-    col!(PgpginKbS, "pgpgin/s", "PGPGIN/s", "pgpgin_kb_s", KbPerS),
-    col!(PgpgoutKbS, "pgpgout/s", "PGPGOUT/s", "pgpgout_kb_s", KbPerS),
-    col!(MajfltS, "majflt/s", "MAJFLT/s", "majflt_s", PerS),
-    col!(RefaultS, "refault/s", "REFAULT/s", "refault_file_s", PerS),
+/// Headers as /proc/meminfo or sar -B name the figure; the last item is
+/// the header of `strata batch cache` text, in cachestat's style: sizes
+/// in MB as cachestat prints BUFFERS_MB and CACHED_MB.
+pub const CACHE_COLS: [ColDef<CacheCol, CacheKind, &str>; 14] = cols![CacheCol, CacheKind;
+    (Buffers, "Buffers", "buffers_kb", Kb, "BUFFERS_MB"),
+    (Cached, "Cached", "cached_kb", Kb, "CACHED_MB"),
+    (CachedLessShmem, "Cached-Shmem", "cached_minus_shmem_kb", Kb, "CACHED-SHM_MB"),
+    (Shmem, "Shmem", "shmem_kb", Kb, "SHMEM_MB"),
+    (Dirty, "Dirty", "dirty_kb", Kb, "DIRTY_MB"),
+    (Writeback, "Writeback", "writeback_kb", Kb, "WB_MB"),
+    (ActiveFile, "Active(file)", "active_file_kb", Kb, "ACT_F_MB"),
+    (InactiveFile, "Inactive(file)", "inactive_file_kb", Kb, "INACT_F_MB"),
+    (MemAvailable, "MemAvailable", "mem_available_kb", Kb, "AVAIL_MB"),
+    (MemTotal, "MemTotal", "mem_total_kb", Kb, "TOTAL_MB"),
+    (PgpginKbS, "pgpgin/s", "pgpgin_kb_s", KbPerS, "PGPGIN/s"),
+    (PgpgoutKbS, "pgpgout/s", "pgpgout_kb_s", KbPerS, "PGPGOUT/s"),
+    (MajfltS, "majflt/s", "majflt_s", PerS, "MAJFLT/s"),
+    (RefaultS, "refault/s", "refault_file_s", PerS, "REFAULT/s"),
 ];
 
+impl ColDef<CacheCol, CacheKind, &'static str> {
+    /// The header of `strata batch cache` text.
+    pub fn text_header(&self) -> &'static str {
+        self.extra
+    }
+}
+
 impl CacheCol {
-    pub fn def(self) -> &'static CacheColDef {
+    pub fn def(self) -> &'static ColDef<CacheCol, CacheKind, &'static str> {
         &CACHE_COLS[self as usize]
     }
 }
@@ -155,47 +125,24 @@ pub enum FileKind {
     PagesDelta,
 }
 
-pub struct FileColDef {
-    pub col: FileCol,
-    /// As util-linux fincore heads it (RES, PAGES, SIZE); the cachestat(2)
-    /// counts as fincore 2.40 abbreviates them.
-    pub header: &'static str,
-    pub json_key: &'static str,
-    pub kind: FileKind,
-}
-
-macro_rules! fcol {
-    ($col:ident, $h:literal, $json:literal, $kind:ident) => {
-        FileColDef {
-            col: FileCol::$col,
-            header: $h,
-            json_key: $json,
-            kind: FileKind::$kind,
-        }
-    };
-}
-
-pub const FILE_COLS: [FileColDef; 11] = [
-    fcol!(Res, "RES", "res_bytes", Bytes),
-    fcol!(ResPages, "PAGES", "res_pages", Pages),
-    fcol!(Size, "SIZE", "size_bytes", Bytes),
-    fcol!(ResPct, "%RES", "res_pct", Pct),
-    fcol!(Dirty, "DIRTY", "dirty_pages", Pages),
-    fcol!(Writeback, "WB", "writeback_pages", Pages),
-    fcol!(Evicted, "EVICTED", "evicted_pages", Pages),
-    fcol!(RecentlyEvicted, "RECENT", "recently_evicted_pages", Pages),
-    fcol!(ResDelta, "ΔPAGES", "res_pages_delta", PagesDelta),
-    fcol!(EvictedDelta, "ΔEVICTED", "evicted_pages_delta", PagesDelta),
-    fcol!(
-        RecentDelta,
-        "ΔRECENT",
-        "recently_evicted_pages_delta",
-        PagesDelta
-    ),
+/// Headers as util-linux fincore prints them (RES, PAGES, SIZE); the
+/// cachestat(2) counts as fincore 2.40 abbreviates them.
+pub const FILE_COLS: [ColDef<FileCol, FileKind>; 11] = cols![FileCol, FileKind;
+    (Res, "RES", "res_bytes", Bytes),
+    (ResPages, "PAGES", "res_pages", Pages),
+    (Size, "SIZE", "size_bytes", Bytes),
+    (ResPct, "%RES", "res_pct", Pct),
+    (Dirty, "DIRTY", "dirty_pages", Pages),
+    (Writeback, "WB", "writeback_pages", Pages),
+    (Evicted, "EVICTED", "evicted_pages", Pages),
+    (RecentlyEvicted, "RECENT", "recently_evicted_pages", Pages),
+    (ResDelta, "ΔPAGES", "res_pages_delta", PagesDelta),
+    (EvictedDelta, "ΔEVICTED", "evicted_pages_delta", PagesDelta),
+    (RecentDelta, "ΔRECENT", "recently_evicted_pages_delta", PagesDelta),
 ];
 
 impl FileCol {
-    pub fn def(self) -> &'static FileColDef {
+    pub fn def(self) -> &'static ColDef<FileCol, FileKind> {
         &FILE_COLS[self as usize]
     }
 }

@@ -131,7 +131,7 @@ pub fn report(format: Format, tick: &CacheTick, header_done: &mut bool) -> Strin
 }
 
 fn text_width(c: CacheCol) -> usize {
-    c.def().text_header.len().max(9)
+    c.def().text_header().len().max(9)
 }
 
 /// A page-cache figure as text prints it: sizes in MB without decimals,
@@ -150,7 +150,7 @@ fn text_value(c: CacheCol, v: Option<f64>) -> String {
 pub fn text_header() -> String {
     let mut s = String::from("TIME    ");
     for c in &CACHE_COLS {
-        let _ = write!(s, " {:>w$}", c.text_header, w = text_width(c.col));
+        let _ = write!(s, " {:>w$}", c.text_header(), w = text_width(c.col));
     }
     s
 }

@@ -6,74 +6,30 @@
 //! up by name. pgpgin and pgpgout are already in kB: the kernel halves the
 //! sector counts before printing them.
 
-use crate::parse::{ParseError, Parsed};
-use std::collections::BTreeMap;
+use super::keyed::Keyed;
+use crate::parse::Parsed;
 
 /// Every counter of one reading of /proc/vmstat.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-pub struct VmStat {
-    values: BTreeMap<String, u64>,
-}
-
-impl VmStat {
-    /// The first reading of each name wins; the parser has rejected the
-    /// others.
-    pub fn from_entries(entries: impl IntoIterator<Item = (String, u64)>) -> Self {
-        let mut values = BTreeMap::new();
-        for (k, v) in entries {
-            values.entry(k).or_insert(v);
-        }
-        VmStat { values }
-    }
-
-    pub fn get(&self, name: &str) -> Option<u64> {
-        self.values.get(name).copied()
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> {
-        self.values.iter().map(|(k, v)| (k.as_str(), *v))
-    }
-
-    pub fn len(&self) -> usize {
-        self.values.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
-    }
-}
+pub type VmStat = Keyed<u64>;
 
 /// Parses the whole text of /proc/vmstat into (name, value) pairs. A name
 /// seen twice is rejected on its second line.
 pub fn parse_vmstat(text: &str, source_name: &str) -> Parsed<(String, u64)> {
-    let mut out = Parsed::default();
     let mut seen = std::collections::HashSet::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
+    Parsed::from_lines(text, source_name, |line| {
         let mut words = line.split_whitespace();
         let parsed = match (words.next(), words.next(), words.next()) {
             (Some(name), Some(value), None) => value.parse::<u64>().ok().map(|v| (name, v)),
             _ => None,
         };
-        match parsed {
-            Some((name, v)) if seen.insert(name) => out.items.push((name.to_string(), v)),
-            Some((name, _)) => out.rejected.push(ParseError::new(
-                source_name,
-                i + 1,
-                line,
-                format!("each name once, but {name} came again"),
-            )),
-            None => out.rejected.push(ParseError::new(
-                source_name,
-                i + 1,
-                line,
-                "a name and an unsigned counter, such as \"pgpgin 11069945\"",
-            )),
+        let (name, v) = parsed.ok_or_else(|| {
+            "a name and an unsigned counter, such as \"pgpgin 11069945\"".to_string()
+        })?;
+        if !seen.insert(name) {
+            return Err(format!("each name once, but {name} came again"));
         }
-    }
-    out
+        Ok(Some((name.to_string(), v)))
+    })
 }
 
 #[cfg(test)]

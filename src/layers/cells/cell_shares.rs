@@ -12,6 +12,8 @@
 //! figure comes about: (213 + 6814) / 84 = 83.65, printed as 83, where
 //! counting flash too would give 6089.
 
+use crate::layers::col::{ColDef, cols};
+
 /// One of the three figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ShareCol {
@@ -29,38 +31,15 @@ pub enum ShareColKind {
     OpsPerDisk,
 }
 
-pub struct ShareColDef {
-    pub col: ShareCol,
-    /// As the users' summary script prints it.
-    pub header: &'static str,
-    pub json_key: &'static str,
-    pub kind: ShareColKind,
-}
-
-/// In the order the summary script prints them.
-pub const SHARE_COLS: [ShareColDef; 3] = [
-    ShareColDef {
-        col: ShareCol::WritePctToFlash,
-        header: "WRITE_PCT_to_FLASH",
-        json_key: "write_pct_to_flash",
-        kind: ShareColKind::Pct,
-    },
-    ShareColDef {
-        col: ShareCol::ReadPctFromFlash,
-        header: "READ_PCT_from_FLASH",
-        json_key: "read_pct_from_flash",
-        kind: ShareColKind::Pct,
-    },
-    ShareColDef {
-        col: ShareCol::IopsPerDisk,
-        header: "IOPS_PER_DISK",
-        json_key: "iops_per_disk",
-        kind: ShareColKind::OpsPerDisk,
-    },
+/// As the users' summary script heads them, in the order it prints them.
+pub const SHARE_COLS: [ColDef<ShareCol, ShareColKind>; 3] = cols![ShareCol, ShareColKind;
+    (WritePctToFlash, "WRITE_PCT_to_FLASH", "write_pct_to_flash", Pct),
+    (ReadPctFromFlash, "READ_PCT_from_FLASH", "read_pct_from_flash", Pct),
+    (IopsPerDisk, "IOPS_PER_DISK", "iops_per_disk", OpsPerDisk),
 ];
 
 impl ShareCol {
-    pub fn def(self) -> &'static ShareColDef {
+    pub fn def(self) -> &'static ColDef<ShareCol, ShareColKind> {
         &SHARE_COLS[self as usize]
     }
 }

@@ -614,39 +614,29 @@ fn parse_celldisk_lines<'a>(
     lines: impl Iterator<Item = (usize, &'a str)>,
     source_name: &str,
 ) -> Parsed<CellDisk> {
-    let mut out = Parsed {
-        items: Vec::new(),
-        rejected: Vec::new(),
-    };
-    for (no, raw) in lines {
+    Parsed::from_numbered_lines(lines, source_name, |raw| {
         let (cell, line) = split_dcli(raw.trim(), false, false);
         if line.is_empty() || is_prompt(line) {
-            continue;
+            return Ok(None);
         }
         let words: Vec<&str> = line.split_whitespace().collect();
-        let expected = match words.as_slice() {
-            [w, ..] if is_cellcli_error(w) => {
-                format!("{CELLDISK_EXPECTED}; cellcli printed an error instead")
-            }
-            [name, device, disk_type] => {
-                out.items.push(CellDisk {
-                    cell: cell.map(str::to_string),
-                    name: name.to_string(),
-                    device: device.to_string(),
-                    disk_type: match *disk_type {
-                        "HardDisk" => CellDiskType::HardDisk,
-                        "FlashDisk" => CellDiskType::FlashDisk,
-                        other => CellDiskType::Other(other.to_string()),
-                    },
-                });
-                continue;
-            }
-            _ => format!("{CELLDISK_EXPECTED}, found {} words", words.len()),
-        };
-        out.rejected
-            .push(ParseError::new(source_name, no, raw, expected));
-    }
-    out
+        match words.as_slice() {
+            [w, ..] if is_cellcli_error(w) => Err(format!(
+                "{CELLDISK_EXPECTED}; cellcli printed an error instead"
+            )),
+            [name, device, disk_type] => Ok(Some(CellDisk {
+                cell: cell.map(str::to_string),
+                name: name.to_string(),
+                device: device.to_string(),
+                disk_type: match *disk_type {
+                    "HardDisk" => CellDiskType::HardDisk,
+                    "FlashDisk" => CellDiskType::FlashDisk,
+                    other => CellDiskType::Other(other.to_string()),
+                },
+            })),
+            _ => Err(format!("{CELLDISK_EXPECTED}, found {} words", words.len())),
+        }
+    })
 }
 
 #[cfg(test)]
@@ -747,27 +737,24 @@ mod tests {
 
     #[test]
     fn dcli_prefix_and_detail_keys() {
-        assert_eq!(
-            split_dcli("cel01: CD_X a 1", false, true),
-            (Some("cel01"), "CD_X a 1")
-        );
-        assert_eq!(
-            split_dcli("name: CL_TEMP", false, true),
-            (None, "name: CL_TEMP")
-        );
-        assert_eq!(
-            split_dcli("cel01: name: CL_TEMP", false, true),
-            (Some("cel01"), "name: CL_TEMP")
-        );
-        // an attribute strata does not know, inside a block
-        assert_eq!(
-            split_dcli("metricValueMax: 3", true, true),
-            (None, "metricValueMax: 3")
-        );
-        assert_eq!(
-            split_dcli("cel: metricValueMax: 3", true, true),
-            (Some("cel"), "metricValueMax: 3")
-        );
+        for (line, in_block, want) in [
+            ("cel01: CD_X a 1", false, (Some("cel01"), "CD_X a 1")),
+            ("name: CL_TEMP", false, (None, "name: CL_TEMP")),
+            (
+                "cel01: name: CL_TEMP",
+                false,
+                (Some("cel01"), "name: CL_TEMP"),
+            ),
+            // an attribute strata does not know, inside a block
+            ("metricValueMax: 3", true, (None, "metricValueMax: 3")),
+            (
+                "cel: metricValueMax: 3",
+                true,
+                (Some("cel"), "metricValueMax: 3"),
+            ),
+        ] {
+            assert_eq!(split_dcli(line, in_block, true), want, "{line}");
+        }
         assert_eq!(split_dcli("CELL-02559: error", false, true).0, None);
     }
 }

@@ -13,9 +13,11 @@
 
 use super::cell_metrics::Media;
 use super::cell_shares::Shares;
+use crate::layers::col::{ColDef, cols};
 use crate::layers::disks::model::{ColKind, DiskCol, DiskDelta};
 use crate::layers::disks::source::DevClass;
 use crate::layers::disks::tick::{DiskRow, DiskTick};
+use crate::model::total::Delta;
 
 /// The group a cell's device counts in: whole physical disks only (no
 /// partition, no dm or md on top), hard disks as DISK, SSD and NVMe as
@@ -45,68 +47,20 @@ pub enum GroupCol {
     Util,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct GroupColDef {
-    pub col: GroupCol,
-    /// Throughput is already in MB/s: never scaled by the kB/MB key.
-    pub header: &'static str,
-    pub json_key: &'static str,
-    pub kind: ColKind,
-}
-
-pub const GROUP_COLS: [GroupColDef; 8] = [
-    GroupColDef {
-        col: GroupCol::RPerS,
-        header: "r/s",
-        json_key: "r_s",
-        kind: ColKind::Ops,
-    },
-    GroupColDef {
-        col: GroupCol::WPerS,
-        header: "w/s",
-        json_key: "w_s",
-        kind: ColKind::Ops,
-    },
-    GroupColDef {
-        col: GroupCol::RMbPerS,
-        header: "rMB/s",
-        json_key: "rmb_s",
-        kind: ColKind::Throughput,
-    },
-    GroupColDef {
-        col: GroupCol::WMbPerS,
-        header: "wMB/s",
-        json_key: "wmb_s",
-        kind: ColKind::Throughput,
-    },
-    GroupColDef {
-        col: GroupCol::AvgRqKb,
-        header: "rq-sz kB",
-        json_key: "avg_rq_kb",
-        kind: ColKind::ReqSize,
-    },
-    GroupColDef {
-        col: GroupCol::RAwait,
-        header: "r_await",
-        json_key: "r_await_ms",
-        kind: ColKind::Await,
-    },
-    GroupColDef {
-        col: GroupCol::WAwait,
-        header: "w_await",
-        json_key: "w_await_ms",
-        kind: ColKind::Await,
-    },
-    GroupColDef {
-        col: GroupCol::Util,
-        header: "%util",
-        json_key: "util_pct",
-        kind: ColKind::Util,
-    },
+/// Throughput is already in MB/s: never scaled by the kB/MB key.
+pub const GROUP_COLS: [ColDef<GroupCol, ColKind>; 8] = cols![GroupCol, ColKind;
+    (RPerS, "r/s", "r_s", Ops),
+    (WPerS, "w/s", "w_s", Ops),
+    (RMbPerS, "rMB/s", "rmb_s", Throughput),
+    (WMbPerS, "wMB/s", "wmb_s", Throughput),
+    (AvgRqKb, "rq-sz kB", "avg_rq_kb", ReqSize),
+    (RAwait, "r_await", "r_await_ms", Await),
+    (WAwait, "w_await", "w_await_ms", Await),
+    (Util, "%util", "util_pct", Util),
 ];
 
 impl GroupCol {
-    pub fn def(self) -> &'static GroupColDef {
+    pub fn def(self) -> &'static ColDef<GroupCol, ColKind> {
         &GROUP_COLS[self as usize]
     }
 }
@@ -280,16 +234,7 @@ mod tests {
     use std::sync::Arc;
 
     fn info(name: &str, class: DevClass, parent: Option<&str>) -> (String, Arc<DeviceInfo>) {
-        let i = DeviceInfo {
-            name: name.into(),
-            class,
-            parent: parent.map(String::from),
-            mapper_name: None,
-            slaves: Vec::new(),
-            partitions: Vec::new(),
-            size_bytes: None,
-            model: None,
-        };
+        let i = DeviceInfo::plain(name, class, parent, None);
         (name.into(), Arc::new(i))
     }
 

@@ -62,20 +62,7 @@ const DISKSTATS_EXPECTED: &str =
 
 /// Parses the whole text of `/proc/diskstats`.
 pub fn parse_diskstats(text: &str, source_name: &str) -> Parsed<DiskCounters> {
-    let mut out = Parsed::default();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match parse_diskstats_line(line) {
-            Ok(Some(dev)) => out.items.push(dev),
-            Ok(None) => {}
-            Err(expected) => out
-                .rejected
-                .push(ParseError::new(source_name, i + 1, line, expected)),
-        }
-    }
-    out
+    Parsed::from_lines(text, source_name, parse_diskstats_line)
 }
 
 fn parse_diskstats_line(line: &str) -> Result<Option<DiskCounters>, String> {

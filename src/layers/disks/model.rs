@@ -35,6 +35,8 @@
 //! strata sums in floating point and prints the true share.
 
 use super::diskstats::DiskCounters;
+use crate::layers::col::{ColDef, cols};
+use crate::model::total::Delta;
 
 /// One column of `iostat -x`, in iostat's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -86,7 +88,7 @@ impl Units {
     pub fn header(self, col: DiskCol) -> &'static str {
         match self {
             Units::KB => col.def().header,
-            Units::MB => col.def().header_mb,
+            Units::MB => col.def().header_mb(),
         }
     }
 }
@@ -110,56 +112,42 @@ pub enum ColKind {
     Util,
 }
 
-pub struct ColDef {
-    pub col: DiskCol,
-    /// Header in kB units, as iostat -x -k prints it; also the JSON key
-    /// (except %util, whose JSON key is "util").
-    pub header: &'static str,
-    /// Header when MB units are chosen (iostat -x -m).
-    pub header_mb: &'static str,
-    pub json_key: &'static str,
-    pub kind: ColKind,
-}
-
-macro_rules! col {
-    ($col:ident, $h:literal, $hmb:literal, $json:literal, $kind:ident) => {
-        ColDef {
-            col: DiskCol::$col,
-            header: $h,
-            header_mb: $hmb,
-            json_key: $json,
-            kind: ColKind::$kind,
-        }
-    };
-}
-
-pub const DISK_COLS: [ColDef; 22] = [
-    col!(RPerS, "r/s", "r/s", "r/s", Ops),
-    col!(RkBPerS, "rkB/s", "rMB/s", "rkB/s", Throughput),
-    col!(RrqmPerS, "rrqm/s", "rrqm/s", "rrqm/s", Ops),
-    col!(RrqmPct, "%rrqm", "%rrqm", "rrqm", MergePct),
-    col!(RAwait, "r_await", "r_await", "r_await", Await),
-    col!(RareqSz, "rareq-sz", "rareq-sz", "rareq-sz", ReqSize),
-    col!(WPerS, "w/s", "w/s", "w/s", Ops),
-    col!(WkBPerS, "wkB/s", "wMB/s", "wkB/s", Throughput),
-    col!(WrqmPerS, "wrqm/s", "wrqm/s", "wrqm/s", Ops),
-    col!(WrqmPct, "%wrqm", "%wrqm", "wrqm", MergePct),
-    col!(WAwait, "w_await", "w_await", "w_await", Await),
-    col!(WareqSz, "wareq-sz", "wareq-sz", "wareq-sz", ReqSize),
-    col!(DPerS, "d/s", "d/s", "d/s", Ops),
-    col!(DkBPerS, "dkB/s", "dMB/s", "dkB/s", Throughput),
-    col!(DrqmPerS, "drqm/s", "drqm/s", "drqm/s", Ops),
-    col!(DrqmPct, "%drqm", "%drqm", "drqm", MergePct),
-    col!(DAwait, "d_await", "d_await", "d_await", Await),
-    col!(DareqSz, "dareq-sz", "dareq-sz", "dareq-sz", ReqSize),
-    col!(FPerS, "f/s", "f/s", "f/s", Ops),
-    col!(FAwait, "f_await", "f_await", "f_await", Await),
-    col!(AquSz, "aqu-sz", "aqu-sz", "aqu-sz", Queue),
-    col!(Util, "%util", "%util", "util", Util),
+/// Headers as iostat -x -k prints them, the JSON keys the same without a
+/// `%`; the last item is the header in MB units (iostat -x -m).
+pub const DISK_COLS: [ColDef<DiskCol, ColKind, &str>; 22] = cols![DiskCol, ColKind;
+    (RPerS, "r/s", "r/s", Ops, "r/s"),
+    (RkBPerS, "rkB/s", "rkB/s", Throughput, "rMB/s"),
+    (RrqmPerS, "rrqm/s", "rrqm/s", Ops, "rrqm/s"),
+    (RrqmPct, "%rrqm", "rrqm", MergePct, "%rrqm"),
+    (RAwait, "r_await", "r_await", Await, "r_await"),
+    (RareqSz, "rareq-sz", "rareq-sz", ReqSize, "rareq-sz"),
+    (WPerS, "w/s", "w/s", Ops, "w/s"),
+    (WkBPerS, "wkB/s", "wkB/s", Throughput, "wMB/s"),
+    (WrqmPerS, "wrqm/s", "wrqm/s", Ops, "wrqm/s"),
+    (WrqmPct, "%wrqm", "wrqm", MergePct, "%wrqm"),
+    (WAwait, "w_await", "w_await", Await, "w_await"),
+    (WareqSz, "wareq-sz", "wareq-sz", ReqSize, "wareq-sz"),
+    (DPerS, "d/s", "d/s", Ops, "d/s"),
+    (DkBPerS, "dkB/s", "dkB/s", Throughput, "dMB/s"),
+    (DrqmPerS, "drqm/s", "drqm/s", Ops, "drqm/s"),
+    (DrqmPct, "%drqm", "drqm", MergePct, "%drqm"),
+    (DAwait, "d_await", "d_await", Await, "d_await"),
+    (DareqSz, "dareq-sz", "dareq-sz", ReqSize, "dareq-sz"),
+    (FPerS, "f/s", "f/s", Ops, "f/s"),
+    (FAwait, "f_await", "f_await", Await, "f_await"),
+    (AquSz, "aqu-sz", "aqu-sz", Queue, "aqu-sz"),
+    (Util, "%util", "util", Util, "%util"),
 ];
 
+impl ColDef<DiskCol, ColKind, &'static str> {
+    /// The header when MB units are chosen (iostat -x -m).
+    pub fn header_mb(&self) -> &'static str {
+        self.extra
+    }
+}
+
 impl DiskCol {
-    pub fn def(self) -> &'static ColDef {
+    pub fn def(self) -> &'static ColDef<DiskCol, ColKind, &'static str> {
         &DISK_COLS[self as usize]
     }
 }
@@ -305,28 +293,6 @@ impl DiskDelta {
         })
     }
 
-    /// Adds another device's differences over the same interval.
-    pub fn accumulate(&mut self, other: &DiskDelta) {
-        self.rd_ios = self.rd_ios.saturating_add(other.rd_ios);
-        self.rd_merges = self.rd_merges.saturating_add(other.rd_merges);
-        self.rd_sectors = self.rd_sectors.saturating_add(other.rd_sectors);
-        self.rd_ticks = self.rd_ticks.saturating_add(other.rd_ticks);
-        self.wr_ios = self.wr_ios.saturating_add(other.wr_ios);
-        self.wr_merges = self.wr_merges.saturating_add(other.wr_merges);
-        self.wr_sectors = self.wr_sectors.saturating_add(other.wr_sectors);
-        self.wr_ticks = self.wr_ticks.saturating_add(other.wr_ticks);
-        self.tot_ticks = self.tot_ticks.saturating_add(other.tot_ticks);
-        self.rq_ticks = self.rq_ticks.saturating_add(other.rq_ticks);
-        self.discard = match (self.discard, other.discard) {
-            (Some(a), Some(b)) => Some(std::array::from_fn(|i| a[i].saturating_add(b[i]))),
-            _ => None,
-        };
-        self.flush = match (self.flush, other.flush) {
-            (Some(a), Some(b)) => Some([a[0].saturating_add(b[0]), a[1].saturating_add(b[1])]),
-            _ => None,
-        };
-    }
-
     /// One device's figures: [`rates`](Self::rates) with %util bounded by
     /// the time that passed (a sum over devices is not).
     pub fn device_rates(&self) -> DiskRates {
@@ -355,27 +321,37 @@ impl DiskDelta {
             None => merges as f64 / (merges as f64 + ios as f64) * 100.0,
         };
         let mut v = [None; 22];
-        let mut set = |c: DiskCol, x: f64| v[c as usize] = Some(x);
-        set(DiskCol::RPerS, per_s(self.rd_ios));
-        set(DiskCol::RkBPerS, per_s(self.rd_sectors) / 2.0);
-        set(DiskCol::RrqmPerS, per_s(self.rd_merges));
-        set(DiskCol::RrqmPct, pct(self.rd_merges, self.rd_ios));
-        set(DiskCol::RAwait, ratio(self.rd_ticks, self.rd_ios));
-        set(DiskCol::RareqSz, ratio(self.rd_sectors, self.rd_ios) / 2.0);
-        set(DiskCol::WPerS, per_s(self.wr_ios));
-        set(DiskCol::WkBPerS, per_s(self.wr_sectors) / 2.0);
-        set(DiskCol::WrqmPerS, per_s(self.wr_merges));
-        set(DiskCol::WrqmPct, pct(self.wr_merges, self.wr_ios));
-        set(DiskCol::WAwait, ratio(self.wr_ticks, self.wr_ios));
-        set(DiskCol::WareqSz, ratio(self.wr_sectors, self.wr_ios) / 2.0);
-        if let Some([ios, merges, sectors, ticks]) = self.discard {
-            set(DiskCol::DPerS, per_s(ios));
-            set(DiskCol::DkBPerS, per_s(sectors) / 2.0);
-            set(DiskCol::DrqmPerS, per_s(merges));
-            set(DiskCol::DrqmPct, pct(merges, ios));
-            set(DiskCol::DAwait, ratio(ticks, ios));
-            set(DiskCol::DareqSz, ratio(sectors, ios) / 2.0);
+        // Reads, writes and discards: the same six columns from their ios,
+        // merges, sectors and ticks.
+        let mut direction = |cols: [DiskCol; 6], [ios, merges, sectors, ticks]: [u64; 4]| {
+            let figures = [
+                per_s(ios),
+                per_s(sectors) / 2.0,
+                per_s(merges),
+                pct(merges, ios),
+                ratio(ticks, ios),
+                ratio(sectors, ios) / 2.0,
+            ];
+            for (c, x) in cols.into_iter().zip(figures) {
+                v[c as usize] = Some(x);
+            }
+        };
+        use DiskCol::*;
+        direction(
+            [RPerS, RkBPerS, RrqmPerS, RrqmPct, RAwait, RareqSz],
+            [self.rd_ios, self.rd_merges, self.rd_sectors, self.rd_ticks],
+        );
+        direction(
+            [WPerS, WkBPerS, WrqmPerS, WrqmPct, WAwait, WareqSz],
+            [self.wr_ios, self.wr_merges, self.wr_sectors, self.wr_ticks],
+        );
+        if let Some(discard) = self.discard {
+            direction(
+                [DPerS, DkBPerS, DrqmPerS, DrqmPct, DAwait, DareqSz],
+                discard,
+            );
         }
+        let mut set = |c: DiskCol, x: f64| v[c as usize] = Some(x);
         if let Some([ios, ticks]) = self.flush {
             set(DiskCol::FPerS, per_s(ios));
             set(DiskCol::FAwait, ratio(ticks, ios));
@@ -383,6 +359,33 @@ impl DiskDelta {
         set(DiskCol::AquSz, per_s(self.rq_ticks) / 1000.0);
         set(DiskCol::Util, per_s(self.tot_ticks) / 10.0);
         DiskRates(v)
+    }
+}
+
+impl Delta for DiskDelta {
+    fn itv_cs(&self) -> u64 {
+        self.itv_cs
+    }
+
+    fn accumulate(&mut self, other: &DiskDelta) {
+        self.rd_ios = self.rd_ios.saturating_add(other.rd_ios);
+        self.rd_merges = self.rd_merges.saturating_add(other.rd_merges);
+        self.rd_sectors = self.rd_sectors.saturating_add(other.rd_sectors);
+        self.rd_ticks = self.rd_ticks.saturating_add(other.rd_ticks);
+        self.wr_ios = self.wr_ios.saturating_add(other.wr_ios);
+        self.wr_merges = self.wr_merges.saturating_add(other.wr_merges);
+        self.wr_sectors = self.wr_sectors.saturating_add(other.wr_sectors);
+        self.wr_ticks = self.wr_ticks.saturating_add(other.wr_ticks);
+        self.tot_ticks = self.tot_ticks.saturating_add(other.tot_ticks);
+        self.rq_ticks = self.rq_ticks.saturating_add(other.rq_ticks);
+        self.discard = match (self.discard, other.discard) {
+            (Some(a), Some(b)) => Some(std::array::from_fn(|i| a[i].saturating_add(b[i]))),
+            _ => None,
+        };
+        self.flush = match (self.flush, other.flush) {
+            (Some(a), Some(b)) => Some([a[0].saturating_add(b[0]), a[1].saturating_add(b[1])]),
+            _ => None,
+        };
     }
 }
 

@@ -125,7 +125,9 @@ pub fn json_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
         ];
         for c in order {
             let key = match (units, c.def().kind) {
-                (Units::MB, crate::layers::disks::model::ColKind::Throughput) => c.def().header_mb,
+                (Units::MB, crate::layers::disks::model::ColKind::Throughput) => {
+                    c.def().header_mb()
+                }
                 _ => c.def().json_key,
             };
             let v = value(r, c, units).filter(|v| v.is_finite());

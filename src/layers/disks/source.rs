@@ -77,6 +77,25 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
+    /// A device /sys tells no more about than this.
+    pub fn plain(
+        name: &str,
+        class: DevClass,
+        parent: Option<&str>,
+        size_bytes: Option<u64>,
+    ) -> Self {
+        DeviceInfo {
+            name: name.to_string(),
+            class,
+            parent: parent.map(str::to_string),
+            mapper_name: None,
+            slaves: Vec::new(),
+            partitions: Vec::new(),
+            size_bytes,
+            model: None,
+        }
+    }
+
     pub fn is_partition(&self) -> bool {
         self.parent.is_some()
     }
@@ -212,16 +231,7 @@ pub fn read_catalogue(fs: &RootFs, names: &BTreeSet<String>) -> Catalogue {
             let base = format!("/sys/block/{}/{}", sys_name(parent), sys_name(name));
             cat.insert(
                 name.clone(),
-                DeviceInfo {
-                    name: name.clone(),
-                    class: DevClass::Unknown,
-                    parent: Some(parent.clone()),
-                    mapper_name: None,
-                    slaves: Vec::new(),
-                    partitions: Vec::new(),
-                    size_bytes: size_bytes(fs, &base),
-                    model: None,
-                },
+                DeviceInfo::plain(name, DevClass::Unknown, Some(parent), size_bytes(fs, &base)),
             );
             continue;
         }

@@ -5,6 +5,7 @@ use super::diskstats::DiskCounters;
 use super::model::{DiskCol, DiskDelta, DiskRates, fell};
 use super::source::{DevClass, DeviceInfo, DiskSample};
 use crate::model::last_seen::LastSeen;
+use crate::model::total::complete_sum;
 use std::sync::Arc;
 
 /// One device over one interval.
@@ -128,19 +129,12 @@ impl Baseline {
 
 impl DiskTick {
     fn from_rows(wall_ms: i64, itv_cs: Option<u64>, rows: Vec<DiskRow>) -> DiskTick {
-        // Totals only when every disk that counts has figures over this very
-        // interval: a partial sum would look like a drop in load.
-        let mut sum: Option<DiskDelta> = None;
-        let mut complete = itv_cs.is_some();
-        for r in rows.iter().filter(|r| r.counts_in_totals()) {
-            match r.delta.as_ref().filter(|d| Some(d.itv_cs) == itv_cs) {
-                Some(d) => match &mut sum {
-                    Some(s) => s.accumulate(d),
-                    None => sum = Some(*d),
-                },
-                None => complete = false,
-            }
-        }
+        let sum = complete_sum(
+            itv_cs,
+            rows.iter()
+                .filter(|r| r.counts_in_totals())
+                .map(|r| r.delta.as_ref()),
+        );
         let busiest = rows
             .iter()
             .filter(|r| r.shown(false, false) && r.class().util_meaningful())
@@ -150,7 +144,7 @@ impl DiskTick {
         DiskTick {
             wall_ms,
             itv_cs,
-            total: sum.filter(|_| complete).map(|s| s.rates()),
+            total: sum.map(|s| s.rates()),
             busiest,
             rows,
         }
@@ -163,17 +157,10 @@ mod tests {
     use crate::layers::disks::source::Catalogue;
 
     fn info(name: &str, class: DevClass) -> (String, Arc<DeviceInfo>) {
-        let i = DeviceInfo {
-            name: name.into(),
-            class,
-            parent: None,
-            mapper_name: None,
-            slaves: Vec::new(),
-            partitions: Vec::new(),
-            size_bytes: None,
-            model: None,
-        };
-        (name.into(), Arc::new(i))
+        (
+            name.into(),
+            Arc::new(DeviceInfo::plain(name, class, None, None)),
+        )
     }
 
     fn sample(uptime_cs: u64, devs: &[(&str, u64, u32)]) -> DiskSample {

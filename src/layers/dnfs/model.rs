@@ -22,6 +22,7 @@
 //!   files. The views have no bytes per server or channel, in any release.
 
 use super::dnfs_sample::{ChannelRow, DnfsSample, Shape, StatsRow};
+use crate::layers::col::{ColDef, cols};
 use crate::layers::disks::model::ColKind;
 use crate::model::last_seen::LastSeen;
 use serde::{Deserialize, Serialize};
@@ -103,35 +104,17 @@ pub enum DnfsCol {
     AvgIoKb,
 }
 
-pub struct DnfsColDef {
-    pub col: DnfsCol,
-    pub header: &'static str,
-    pub json_key: &'static str,
-    pub kind: ColKind,
-}
-
-macro_rules! col {
-    ($col:ident, $h:literal, $json:literal, $kind:ident) => {
-        DnfsColDef {
-            col: DnfsCol::$col,
-            header: $h,
-            json_key: $json,
-            kind: ColKind::$kind,
-        }
-    };
-}
-
-pub const DNFS_COLS: [DnfsColDef; 6] = [
-    col!(Iops, "iops", "iops", Ops),
-    col!(ReadPerS, "r/s", "r_s", Ops),
-    col!(WritePerS, "w/s", "w_s", Ops),
-    col!(ReadMbPerS, "rMB/s", "rmb_s", Throughput),
-    col!(WriteMbPerS, "wMB/s", "wmb_s", Throughput),
-    col!(AvgIoKb, "avg kB", "avg_io_kb", ReqSize),
+pub const DNFS_COLS: [ColDef<DnfsCol, ColKind>; 6] = cols![DnfsCol, ColKind;
+    (Iops, "iops", "iops", Ops),
+    (ReadPerS, "r/s", "r_s", Ops),
+    (WritePerS, "w/s", "w_s", Ops),
+    (ReadMbPerS, "rMB/s", "rmb_s", Throughput),
+    (WriteMbPerS, "wMB/s", "wmb_s", Throughput),
+    (AvgIoKb, "avg kB", "avg_io_kb", ReqSize),
 ];
 
 impl DnfsCol {
-    pub fn def(self) -> &'static DnfsColDef {
+    pub fn def(self) -> &'static ColDef<DnfsCol, ColKind> {
         &DNFS_COLS[self as usize]
     }
 }
@@ -567,25 +550,24 @@ mod tests {
 
     #[test]
     fn sends_near_the_operations_decide_the_reading() {
+        // one second in which the instance did 1000 ops and its channel's
+        // sends read `before`, then `after`
+        let over_1000_ops = |before, after| {
+            let mut b = DnfsBaseline::default();
+            b.tick(&sample(0, vec![stat(1, 20, 0, 0)], vec![chan(0, before)]));
+            b.tick(&sample(
+                1000,
+                vec![stat(1, 20, 1000, 0)],
+                vec![chan(0, after)],
+            ))
+        };
         // running totals: +1000 sends while the instance did 1000 ops
-        let mut b = DnfsBaseline::default();
-        b.tick(&sample(0, vec![stat(1, 20, 0, 0)], vec![chan(0, 50_000)]));
-        let t = b.tick(&sample(
-            1000,
-            vec![stat(1, 20, 1000, 0)],
-            vec![chan(0, 51_000)],
-        ));
+        let t = over_1000_ops(50_000, 51_000);
         assert_eq!(t.counting, ChannelCounting::Cumulative);
         assert_eq!(t.channels[0].sends_per_s, Some(1000.0));
         // since last select: 1000 sends read while 1000 ops were done, 900
         // read the time before (a difference of 100 is far from 1000)
-        let mut b = DnfsBaseline::default();
-        b.tick(&sample(0, vec![stat(1, 20, 0, 0)], vec![chan(0, 900)]));
-        let t = b.tick(&sample(
-            1000,
-            vec![stat(1, 20, 1000, 0)],
-            vec![chan(0, 1000)],
-        ));
+        let t = over_1000_ops(900, 1000);
         assert_eq!(t.counting, ChannelCounting::SinceLastSelect);
         assert_eq!(t.channels[0].sends_per_s, Some(1000.0));
     }

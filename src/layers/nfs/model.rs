@@ -41,6 +41,8 @@
 //!   figures on each of them, and so has no sum of them across mounts.
 
 use super::mountstats::{NfsCounters, RpcOpCounters};
+use crate::layers::col::{ColDef, cols};
+use crate::model::total::Delta;
 
 /// A per-mount figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -89,92 +91,40 @@ pub enum NfsColKind {
     Backlog,
 }
 
-pub struct NfsColDef<C> {
-    pub col: C,
-    /// As nfsiostat prints it (strata's own names for the `bytes:` figures).
-    pub header: &'static str,
-    pub json_key: &'static str,
-    pub kind: NfsColKind,
-}
-
-macro_rules! def {
-    ($ty:ident :: $col:ident, $h:literal, $json:literal, $kind:ident) => {
-        NfsColDef {
-            col: $ty::$col,
-            header: $h,
-            json_key: $json,
-            kind: NfsColKind::$kind,
-        }
-    };
-}
-
-pub const NFS_MOUNT_COLS: [NfsColDef<NfsMountCol>; 8] = [
-    def!(NfsMountCol::OpsPerS, "ops/s", "ops/s", Ops),
-    def!(NfsMountCol::RpcBklog, "rpc bklog", "rpc_bklog", Backlog),
-    def!(
-        NfsMountCol::NormalReadKBs,
-        "read kB/s",
-        "read_kB/s",
-        Throughput
-    ),
-    def!(
-        NfsMountCol::NormalWriteKBs,
-        "write kB/s",
-        "write_kB/s",
-        Throughput
-    ),
-    def!(
-        NfsMountCol::DirectReadKBs,
-        "o_direct read kB/s",
-        "direct_read_kB/s",
-        Throughput
-    ),
-    def!(
-        NfsMountCol::DirectWriteKBs,
-        "o_direct write kB/s",
-        "direct_write_kB/s",
-        Throughput
-    ),
-    def!(
-        NfsMountCol::ServerReadKBs,
-        "server read kB/s",
-        "server_read_kB/s",
-        Throughput
-    ),
-    def!(
-        NfsMountCol::ServerWriteKBs,
-        "server write kB/s",
-        "server_write_kB/s",
-        Throughput
-    ),
+/// Headers as nfsiostat prints them (strata's own names for the `bytes:`
+/// figures).
+pub const NFS_MOUNT_COLS: [ColDef<NfsMountCol, NfsColKind>; 8] = cols![NfsMountCol, NfsColKind;
+    (OpsPerS, "ops/s", "ops/s", Ops),
+    (RpcBklog, "rpc bklog", "rpc_bklog", Backlog),
+    (NormalReadKBs, "read kB/s", "read_kB/s", Throughput),
+    (NormalWriteKBs, "write kB/s", "write_kB/s", Throughput),
+    (DirectReadKBs, "o_direct read kB/s", "direct_read_kB/s", Throughput),
+    (DirectWriteKBs, "o_direct write kB/s", "direct_write_kB/s", Throughput),
+    (ServerReadKBs, "server read kB/s", "server_read_kB/s", Throughput),
+    (ServerWriteKBs, "server write kB/s", "server_write_kB/s", Throughput),
 ];
 
-pub const NFS_OP_COLS: [NfsColDef<NfsOpCol>; 10] = [
-    def!(NfsOpCol::OpsPerS, "ops/s", "ops/s", Ops),
-    def!(NfsOpCol::KBPerS, "kB/s", "kB/s", Throughput),
-    def!(NfsOpCol::KBPerOp, "kB/op", "kB/op", PerOp),
-    def!(NfsOpCol::Retrans, "retrans", "retrans", Count),
-    def!(NfsOpCol::RetransPct, "retrans %", "retrans_pct", Percent),
-    def!(NfsOpCol::AvgRttMs, "avg RTT (ms)", "avg_rtt_ms", Latency),
-    def!(NfsOpCol::AvgExeMs, "avg exe (ms)", "avg_exe_ms", Latency),
-    def!(
-        NfsOpCol::AvgQueueMs,
-        "avg queue (ms)",
-        "avg_queue_ms",
-        Latency
-    ),
-    def!(NfsOpCol::Errors, "errors", "errors", Count),
-    def!(NfsOpCol::ErrorsPct, "errors %", "errors_pct", Percent),
+pub const NFS_OP_COLS: [ColDef<NfsOpCol, NfsColKind>; 10] = cols![NfsOpCol, NfsColKind;
+    (OpsPerS, "ops/s", "ops/s", Ops),
+    (KBPerS, "kB/s", "kB/s", Throughput),
+    (KBPerOp, "kB/op", "kB/op", PerOp),
+    (Retrans, "retrans", "retrans", Count),
+    (RetransPct, "retrans %", "retrans_pct", Percent),
+    (AvgRttMs, "avg RTT (ms)", "avg_rtt_ms", Latency),
+    (AvgExeMs, "avg exe (ms)", "avg_exe_ms", Latency),
+    (AvgQueueMs, "avg queue (ms)", "avg_queue_ms", Latency),
+    (Errors, "errors", "errors", Count),
+    (ErrorsPct, "errors %", "errors_pct", Percent),
 ];
 
 impl NfsMountCol {
-    pub fn def(self) -> &'static NfsColDef<NfsMountCol> {
+    pub fn def(self) -> &'static ColDef<NfsMountCol, NfsColKind> {
         &NFS_MOUNT_COLS[self as usize]
     }
 }
 
 impl NfsOpCol {
-    pub fn def(self) -> &'static NfsColDef<NfsOpCol> {
+    pub fn def(self) -> &'static ColDef<NfsOpCol, NfsColKind> {
         &NFS_OP_COLS[self as usize]
     }
 }
@@ -262,16 +212,6 @@ impl NfsMountDelta {
         })
     }
 
-    /// Adds another mount's bytes over the same interval. Sends and backlog
-    /// are not summed: mounts of one server share their transport.
-    pub fn accumulate(&mut self, other: &NfsMountDelta) {
-        self.sends = None;
-        self.bklog_u = None;
-        for (a, b) in self.bytes.iter_mut().zip(other.bytes) {
-            *a = a.zip(b).and_then(|(a, b)| a.checked_add(b));
-        }
-    }
-
     pub fn rates(&self) -> NfsMountRates {
         let itv = seconds(self.itv_cs);
         let mut v = [None; 8];
@@ -290,6 +230,22 @@ impl NfsMountDelta {
             v[NfsMountCol::NormalReadKBs as usize + i] = b.map(|b| (b as f64 / 1024.0) / itv);
         }
         NfsMountRates(v)
+    }
+}
+
+impl Delta for NfsMountDelta {
+    fn itv_cs(&self) -> u64 {
+        self.itv_cs
+    }
+
+    /// Adds another mount's bytes over the same interval. Sends and backlog
+    /// are not summed: mounts of one server share their transport.
+    fn accumulate(&mut self, other: &NfsMountDelta) {
+        self.sends = None;
+        self.bklog_u = None;
+        for (a, b) in self.bytes.iter_mut().zip(other.bytes) {
+            *a = a.zip(b).and_then(|(a, b)| a.checked_add(b));
+        }
     }
 }
 

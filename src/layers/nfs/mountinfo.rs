@@ -9,7 +9,7 @@
 //! export share it. Mount points and sources are escaped as in mountstats
 //! (a space is `\040`), so the two files can be matched word for word.
 
-use crate::parse::{ParseError, Parsed};
+use crate::parse::Parsed;
 
 /// The fields of a mountinfo line that identify a mount.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -28,19 +28,11 @@ const EXPECTED: &str =
 
 /// Parses the whole text of a mountinfo file.
 pub fn parse_mountinfo(text: &str, source_name: &str) -> Parsed<MountInfo> {
-    let mut out = Parsed::default();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match parse_line(line) {
-            Some(m) => out.items.push(m),
-            None => out
-                .rejected
-                .push(ParseError::new(source_name, i + 1, line, EXPECTED)),
-        }
-    }
-    out
+    Parsed::from_lines(text, source_name, |line| {
+        parse_line(line)
+            .map(Some)
+            .ok_or_else(|| EXPECTED.to_string())
+    })
 }
 
 fn parse_line(line: &str) -> Option<MountInfo> {

@@ -108,31 +108,19 @@ pub struct RpcOpCounters {
 impl RpcOpCounters {
     /// An op from the numbers of its line: `None` with fewer than 8.
     pub fn from_fields(name: &str, v: &[u64]) -> Option<Self> {
-        let &[
-            ops,
-            ntrans,
-            timeouts,
-            bytes_sent,
-            bytes_recv,
-            queue_ms,
-            rtt_ms,
-            execute_ms,
-            ..,
-        ] = v
-        else {
-            return None;
-        };
+        // A struct literal's fields are evaluated in the order written.
+        let mut v = v.iter().copied();
         Some(RpcOpCounters {
             name: name.to_string(),
-            ops,
-            ntrans,
-            timeouts,
-            bytes_sent,
-            bytes_recv,
-            queue_ms,
-            rtt_ms,
-            execute_ms,
-            errors: v.get(8).copied(),
+            ops: v.next()?,
+            ntrans: v.next()?,
+            timeouts: v.next()?,
+            bytes_sent: v.next()?,
+            bytes_recv: v.next()?,
+            queue_ms: v.next()?,
+            rtt_ms: v.next()?,
+            execute_ms: v.next()?,
+            errors: v.next(),
         })
     }
 }

@@ -6,6 +6,7 @@ use super::model::{NfsMountDelta, NfsMountRates, NfsOpDelta, NfsOpRates};
 use super::mountstats::NfsCounters;
 use super::source::{NfsMount, NfsSample};
 use crate::model::last_seen::LastSeen;
+use crate::model::total::complete_sum;
 
 /// One RPC op of a mount over one interval.
 #[derive(Debug, Clone)]
@@ -153,21 +154,12 @@ fn row(m: &NfsMount, prev: Option<(&NfsCounters, u64)>) -> NfsRow {
 /// The sum of the mounts' byte figures, only when every mount has them over
 /// this very interval: a partial sum would look like a drop in load.
 fn total(rows: &[NfsRow], itv_cs: Option<u64>) -> Option<NfsMountRates> {
-    let itv = itv_cs?;
-    let mut sum: Option<NfsMountDelta> = None;
-    for r in rows {
-        let d = r.delta.filter(|d| d.itv_cs == itv)?;
-        match &mut sum {
-            Some(s) => s.accumulate(&d),
-            None => {
-                let mut s = d;
-                s.sends = None;
-                s.bklog_u = None;
-                sum = Some(s);
-            }
-        }
-    }
-    sum.map(|s| s.rates())
+    let mut sum = complete_sum(itv_cs, rows.iter().map(|r| r.delta.as_ref()))?;
+    // Sends and backlog are per transport, which mounts of one server
+    // share: a total has none, even over one mount.
+    sum.sends = None;
+    sum.bklog_u = None;
+    Some(sum.rates())
 }
 
 #[cfg(test)]

@@ -28,6 +28,8 @@
 
 use super::net_sysfs::Duplex;
 use super::netdev::NetDevCounters;
+use crate::layers::col::{ColDef, cols};
+use crate::model::total::Delta;
 
 /// One figure of an interface over an interval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -63,46 +65,28 @@ pub enum NicColKind {
     Trouble,
 }
 
-pub struct NicColDef {
-    pub col: NicCol,
-    /// As nicstat heads it (the first 8; `-U` for %rUtil and %wUtil);
-    /// strata's own for the errors and drops.
-    pub header: &'static str,
-    pub json_key: &'static str,
-    pub kind: NicColKind,
-}
-
-macro_rules! col {
-    ($col:ident, $h:literal, $json:literal, $kind:ident) => {
-        NicColDef {
-            col: NicCol::$col,
-            header: $h,
-            json_key: $json,
-            kind: NicColKind::$kind,
-        }
-    };
-}
-
-/// Every figure, nicstat's default columns first, in its order.
-pub const NIC_COLS: [NicColDef; 14] = [
-    col!(RKbPerS, "rKB/s", "rKB/s", Throughput),
-    col!(WKbPerS, "wKB/s", "wKB/s", Throughput),
-    col!(RPkPerS, "rPk/s", "rPk/s", Packets),
-    col!(WPkPerS, "wPk/s", "wPk/s", Packets),
-    col!(RAvs, "rAvs", "rAvs", PacketSize),
-    col!(WAvs, "wAvs", "wAvs", PacketSize),
-    col!(Util, "%Util", "Util", Util),
-    col!(Sat, "Sat", "Sat", Trouble),
-    col!(RUtil, "%rUtil", "rUtil", Util),
-    col!(WUtil, "%wUtil", "wUtil", Util),
-    col!(RErrPerS, "rErr/s", "rErr/s", Trouble),
-    col!(WErrPerS, "wErr/s", "wErr/s", Trouble),
-    col!(RDropPerS, "rDrop/s", "rDrop/s", Trouble),
-    col!(WDropPerS, "wDrop/s", "wDrop/s", Trouble),
+/// Every figure, nicstat's default columns first, in its order. The
+/// headers as nicstat prints them (the first 8; `-U` for %rUtil and
+/// %wUtil), strata's own for the errors and drops.
+pub const NIC_COLS: [ColDef<NicCol, NicColKind>; 14] = cols![NicCol, NicColKind;
+    (RKbPerS, "rKB/s", "rKB/s", Throughput),
+    (WKbPerS, "wKB/s", "wKB/s", Throughput),
+    (RPkPerS, "rPk/s", "rPk/s", Packets),
+    (WPkPerS, "wPk/s", "wPk/s", Packets),
+    (RAvs, "rAvs", "rAvs", PacketSize),
+    (WAvs, "wAvs", "wAvs", PacketSize),
+    (Util, "%Util", "Util", Util),
+    (Sat, "Sat", "Sat", Trouble),
+    (RUtil, "%rUtil", "rUtil", Util),
+    (WUtil, "%wUtil", "wUtil", Util),
+    (RErrPerS, "rErr/s", "rErr/s", Trouble),
+    (WErrPerS, "wErr/s", "wErr/s", Trouble),
+    (RDropPerS, "rDrop/s", "rDrop/s", Trouble),
+    (WDropPerS, "wDrop/s", "wDrop/s", Trouble),
 ];
 
 impl NicCol {
-    pub fn def(self) -> &'static NicColDef {
+    pub fn def(self) -> &'static ColDef<NicCol, NicColKind> {
         &NIC_COLS[self as usize]
     }
 }
@@ -162,19 +146,6 @@ impl NicDelta {
         })
     }
 
-    /// Adds another interface's differences over the same interval.
-    pub fn accumulate(&mut self, o: &NicDelta) {
-        self.rx_bytes = self.rx_bytes.saturating_add(o.rx_bytes);
-        self.tx_bytes = self.tx_bytes.saturating_add(o.tx_bytes);
-        self.rx_packets = self.rx_packets.saturating_add(o.rx_packets);
-        self.tx_packets = self.tx_packets.saturating_add(o.tx_packets);
-        self.rx_errs = self.rx_errs.saturating_add(o.rx_errs);
-        self.tx_errs = self.tx_errs.saturating_add(o.tx_errs);
-        self.rx_drop = self.rx_drop.saturating_add(o.rx_drop);
-        self.tx_drop = self.tx_drop.saturating_add(o.tx_drop);
-        self.sat = self.sat.saturating_add(o.sat);
-    }
-
     /// Every figure for this interval; the %Util columns only against a
     /// link of known speed.
     pub fn rates(&self, link: Option<LinkSpeed>) -> NicRates {
@@ -211,6 +182,24 @@ impl NicDelta {
             set(NicCol::Util, util);
         }
         NicRates(v)
+    }
+}
+
+impl Delta for NicDelta {
+    fn itv_cs(&self) -> u64 {
+        self.itv_cs
+    }
+
+    fn accumulate(&mut self, o: &NicDelta) {
+        self.rx_bytes = self.rx_bytes.saturating_add(o.rx_bytes);
+        self.tx_bytes = self.tx_bytes.saturating_add(o.tx_bytes);
+        self.rx_packets = self.rx_packets.saturating_add(o.rx_packets);
+        self.tx_packets = self.tx_packets.saturating_add(o.tx_packets);
+        self.rx_errs = self.rx_errs.saturating_add(o.rx_errs);
+        self.tx_errs = self.tx_errs.saturating_add(o.tx_errs);
+        self.rx_drop = self.rx_drop.saturating_add(o.rx_drop);
+        self.tx_drop = self.tx_drop.saturating_add(o.tx_drop);
+        self.sat = self.sat.saturating_add(o.sat);
     }
 }
 

@@ -9,7 +9,7 @@
 //! the column widths are relied on; a proposed kernel patch changes both.
 //! Counters past the 16th, should a kernel add some, are ignored.
 
-use crate::parse::{ParseError, Parsed};
+use crate::parse::Parsed;
 use serde::{Deserialize, Serialize};
 
 /// The cumulative counters of one interface, as the kernel prints them
@@ -96,19 +96,12 @@ const EXPECTED: &str = "an interface name, ':' and 16 unsigned counters";
 /// a '|' are the header and are skipped; any other line that is not an
 /// interface with 16 counters is rejected with its number.
 pub fn parse_net_dev(text: &str, source_name: &str) -> Parsed<NetDevCounters> {
-    let mut out = Parsed::default();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() || (!line.contains(':') && line.contains('|')) {
-            continue;
+    Parsed::from_lines(text, source_name, |line| {
+        if !line.contains(':') && line.contains('|') {
+            return Ok(None);
         }
-        match parse_line(line) {
-            Ok(c) => out.items.push(c),
-            Err(expected) => out
-                .rejected
-                .push(ParseError::new(source_name, i + 1, line, expected)),
-        }
-    }
-    out
+        parse_line(line).map(Some)
+    })
 }
 
 fn parse_line(line: &str) -> Result<NetDevCounters, String> {

@@ -441,22 +441,24 @@ mod tests {
         }
     }
 
+    /// The interfaces of [`host`], in /proc/net/dev order.
+    const NAMES: [&str; 8] = [
+        "lo",
+        "eth0",
+        "eth1",
+        "bond0",
+        "bond0.100",
+        "br0",
+        "veth1a2b",
+        "tun0",
+    ];
+
     /// A host with one of each kind, laid out as 6.18 lays /sys out.
     fn host() -> tempfile::TempDir {
         let dir = tempfile::tempdir().expect("tempdir");
         let r = dir.path();
         write(r, "proc/uptime", "100.00 0.00\n");
-        let names = [
-            "lo",
-            "eth0",
-            "eth1",
-            "bond0",
-            "bond0.100",
-            "br0",
-            "veth1a2b",
-            "tun0",
-        ];
-        let text: String = names.iter().map(|n| dev_line(n, 10)).collect();
+        let text: String = NAMES.iter().map(|n| dev_line(n, 10)).collect();
         write(r, "proc/net/dev", &format!("{HEADER}{text}"));
         iface(
             r,
@@ -551,12 +553,18 @@ mod tests {
         assert!(s.rejected.is_empty(), "{:?}", s.rejected);
     }
 
+    /// [`host`], and a source that has read it once.
+    fn sampled_host() -> (tempfile::TempDir, NicSource) {
+        let dir = host();
+        let mut src = NicSource::new(RootFs::new(dir.path()));
+        src.sample(0).expect("sample");
+        (dir, src)
+    }
+
     #[test]
     fn speed_is_read_again_after_a_flap_only() {
-        let dir = host();
+        let (dir, mut src) = sampled_host();
         let r = dir.path();
-        let mut src = NicSource::new(RootFs::new(r));
-        src.sample(0).expect("sample");
         // the speed file changes without a flap: the old speed stands
         iface(r, "eth0", &[("speed", "10000")]);
         let s = src.sample(0).expect("sample");
@@ -600,25 +608,13 @@ mod tests {
 
     #[test]
     fn a_recreated_interface_is_catalogued_again() {
-        let dir = host();
+        let (dir, mut src) = sampled_host();
         let r = dir.path();
-        let mut src = NicSource::new(RootFs::new(r));
-        src.sample(0).expect("sample");
         // veth1a2b deleted and a bridge made under the same name, within
         // one interval: the name set is the same but the counters fell
         std::fs::remove_dir_all(r.join("sys/class/net/veth1a2b")).expect("rm");
         mkdir(r, "sys/class/net/veth1a2b/bridge");
-        let names = [
-            "lo",
-            "eth0",
-            "eth1",
-            "bond0",
-            "bond0.100",
-            "br0",
-            "veth1a2b",
-            "tun0",
-        ];
-        let text: String = names
+        let text: String = NAMES
             .iter()
             .map(|n| dev_line(n, if *n == "veth1a2b" { 0 } else { 10 }))
             .collect();

@@ -6,6 +6,7 @@ use super::model::{LinkSpeed, NicDelta, NicRates};
 use super::netdev::NetDevCounters;
 use super::source::{LinkState, NicInfo, NicKind, NicSample};
 use crate::model::last_seen::LastSeen;
+use crate::model::total::complete_sum;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -129,16 +130,11 @@ impl NicBaseline {
 /// The physical interfaces' sum, only when each has figures over this very
 /// interval: a partial sum would look like a drop in traffic.
 fn total(itv_cs: Option<u64>, rows: &[NicRow]) -> Option<NicRates> {
-    let itv = itv_cs?;
-    let mut sum: Option<NicDelta> = None;
-    for r in rows.iter().filter(|r| r.counts_in_totals()) {
-        let d = r.delta.filter(|d| d.itv_cs == itv)?;
-        match &mut sum {
-            Some(s) => s.accumulate(&d),
-            None => sum = Some(d),
-        }
-    }
-    sum.map(|s| s.rates(None))
+    let deltas = rows
+        .iter()
+        .filter(|r| r.counts_in_totals())
+        .map(|r| r.delta.as_ref());
+    complete_sum(itv_cs, deltas).map(|s| s.rates(None))
 }
 
 #[cfg(test)]

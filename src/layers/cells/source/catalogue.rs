@@ -24,25 +24,6 @@ fn bytes(sectors: Option<u64>) -> Option<u64> {
     sectors?.checked_mul(512)
 }
 
-/// A device /sys tells no more about than this.
-fn plain(
-    name: &str,
-    class: DevClass,
-    parent: Option<&str>,
-    size_bytes: Option<u64>,
-) -> Arc<DeviceInfo> {
-    Arc::new(DeviceInfo {
-        name: name.to_string(),
-        class,
-        parent: parent.map(str::to_string),
-        mapper_name: None,
-        slaves: Vec::new(),
-        partitions: Vec::new(),
-        size_bytes,
-        model: None,
-    })
-}
-
 /// Builds the catalogue of every device and partition in the block.
 pub fn from_sys_block(entries: &[SysBlockEntry]) -> Catalogue {
     let mut cat = Catalogue::new();
@@ -53,7 +34,7 @@ pub fn from_sys_block(entries: &[SysBlockEntry]) -> Catalogue {
         for (part, size) in &e.partitions {
             cat.insert(
                 part.clone(),
-                plain(part, class, Some(&e.name), bytes(*size)),
+                Arc::new(DeviceInfo::plain(part, class, Some(&e.name), bytes(*size))),
             );
         }
         cat.insert(
@@ -84,7 +65,7 @@ pub fn with_unlisted(cat: &Catalogue, devices: &[DiskCounters]) -> Option<Catalo
     for d in devices {
         out.entry(d.name.clone()).or_insert_with(|| {
             let class = class_by_name(&d.name).unwrap_or(DevClass::Unknown);
-            plain(&d.name, class, None, None)
+            Arc::new(DeviceInfo::plain(&d.name, class, None, None))
         });
     }
     Some(out)
