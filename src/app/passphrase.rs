@@ -65,8 +65,8 @@ impl Prompt {
         self.typed.pop();
     }
 
-    /// Overwrites what was typed before forgetting it. Best effort: the
-    /// String handed to the store is not wiped when the store drops it.
+    /// Overwrites what was typed before forgetting it; the store wipes the
+    /// String it is handed when it drops it.
     fn wipe(&mut self) {
         self.typed.fill('\0');
         std::hint::black_box(&mut self.typed);
@@ -74,7 +74,10 @@ impl Prompt {
     }
 
     fn take(&mut self) -> String {
-        let s: String = self.typed.iter().collect();
+        // room for every char at once: a String that grew would leave the
+        // passphrase's beginning in the allocations it outgrew
+        let mut s = String::with_capacity(self.typed.len() * 4);
+        s.extend(self.typed.iter());
         self.wipe();
         s
     }
@@ -126,7 +129,7 @@ impl Passphrases {
         let forgotten: Vec<Secret> = self
             .given
             .iter()
-            .filter(|p| self.store.get((*p).clone()).is_none())
+            .filter(|p| !self.store.has((*p).clone()))
             .cloned()
             .collect();
         for p in forgotten {
@@ -139,7 +142,7 @@ impl Passphrases {
         }
         let next = waiting(cells, dbs)
             .into_iter()
-            .find(|p| self.store.get(p.clone()).is_none() && !self.dismissed.contains(p));
+            .find(|p| !self.store.has(p.clone()) && !self.dismissed.contains(p));
         if let Some(p) = next {
             let wrong = self.wrong.contains(&p);
             self.prompt = Some(Prompt::new(p, wrong));

@@ -44,11 +44,11 @@ enum Loaded {
 
 /// Key files are decoded on a blocking thread: bcrypt-pbkdf of an
 /// encrypted key takes long enough to stall the other hosts' streams.
-async fn load(path: &Path, passphrase: Option<String>) -> Loaded {
+async fn load(path: &Path, passphrase: Option<zeroize::Zeroizing<String>>) -> Loaded {
     let p = path.to_path_buf();
     let had_passphrase = passphrase.is_some();
     let r = tokio::task::spawn_blocking(move || {
-        russh::keys::load_secret_key(&p, passphrase.as_deref())
+        russh::keys::load_secret_key(&p, passphrase.as_ref().map(|s| s.as_str()))
     })
     .await;
     match r {

@@ -40,6 +40,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
+use zeroize::Zeroizing;
 
 /// What a secret typed in the TUI opens.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -80,7 +81,8 @@ impl From<&str> for Secret {
 pub struct PassphraseStore(Arc<PassphraseInner>);
 
 struct PassphraseInner {
-    map: Mutex<HashMap<Secret, String>>,
+    /// Wiped when replaced, forgotten or dropped.
+    map: Mutex<HashMap<Secret, Zeroizing<String>>>,
     /// Bumped on every insert, so hosts waiting for a passphrase wake.
     changed: watch::Sender<u64>,
 }
@@ -109,13 +111,19 @@ impl PassphraseStore {
 
     pub fn insert(&self, key: impl Into<Secret>, secret: impl Into<String>) {
         if let Ok(mut m) = self.0.map.lock() {
-            m.insert(key.into(), secret.into());
+            m.insert(key.into(), Zeroizing::new(secret.into()));
         }
         self.0.changed.send_modify(|n| *n = n.wrapping_add(1));
     }
 
-    pub fn get(&self, key: impl Into<Secret>) -> Option<String> {
+    /// A copy of the secret, wiped when the caller drops it.
+    pub fn get(&self, key: impl Into<Secret>) -> Option<Zeroizing<String>> {
         self.0.map.lock().ok()?.get(&key.into()).cloned()
+    }
+
+    /// Whether the store holds a secret for `key`, without a copy of it.
+    pub fn has(&self, key: impl Into<Secret>) -> bool {
+        self.0.map.lock().is_ok_and(|m| m.contains_key(&key.into()))
     }
 
     /// Drops a secret that did not open what it was for.
@@ -128,7 +136,7 @@ impl PassphraseStore {
     /// Returns once the store holds a passphrase for `identity`.
     async fn wait_for(&self, identity: &Path) {
         let mut rx = self.0.changed.subscribe();
-        while self.get(identity).is_none() {
+        while !self.has(identity) {
             if rx.changed().await.is_err() {
                 return;
             }
@@ -476,7 +484,7 @@ mod tests {
             .await
             .expect("woken")
             .expect("joined");
-        assert_eq!(store.get(&p).as_deref(), Some("secret"));
+        assert_eq!(store.get(&p).as_deref().map(String::as_str), Some("secret"));
         assert!(!format!("{store:?}").contains("secret"));
     }
 }

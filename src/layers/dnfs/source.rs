@@ -265,17 +265,25 @@ impl DbOptions {
 pub fn connect(
     target: &DbTarget,
     call_timeout: Duration,
-    typed: Option<String>,
+    typed: Option<zeroize::Zeroizing<String>>,
 ) -> Result<oracle::Connection, DbStatus> {
     let password = if target.external {
-        String::new()
+        zeroize::Zeroizing::default()
     } else {
-        match std::env::var(&target.password_env).ok().or(typed) {
+        let env = std::env::var(&target.password_env)
+            .ok()
+            .map(zeroize::Zeroizing::new);
+        match env.or(typed) {
             Some(p) => p,
             None => return Err(DbStatus::NoPassword(target.password_env.clone())),
         }
     };
-    let mut c = oracle::Connector::new(target.user.as_str(), password, target.connect.as_str());
+    // (the Connector keeps a copy of its own, out of reach)
+    let mut c = oracle::Connector::new(
+        target.user.as_str(),
+        password.as_str(),
+        target.connect.as_str(),
+    );
     if target.external {
         c.external_auth(true);
     }
@@ -493,7 +501,7 @@ fn password_refused(s: &DbStatus) -> bool {
 
 /// Waits until `store` holds `key`; false when cancelled.
 fn wait_for_password(store: &PassphraseStore, key: &Secret, cancel: &CancellationToken) -> bool {
-    while store.get(key.clone()).is_none() {
+    while !store.has(key.clone()) {
         if !sleep(Duration::from_millis(200), cancel) {
             return false;
         }
