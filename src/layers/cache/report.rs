@@ -19,9 +19,8 @@ use super::residency::Method;
 use super::source::CacheSource;
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
+use crate::layers::report::host_report;
 use crate::layers::report::{Format, csv_field, json_str, printable};
-use crate::layers::report::{Report, Sampled};
-use crate::source::SourceError;
 use std::fmt::Write as _;
 
 /// The file table's text columns, in order; the changes over the interval
@@ -92,29 +91,12 @@ impl CacheReport {
     }
 }
 
-impl Report for CacheReport {
-    fn panel(&self) -> &'static str {
-        LayerId::Cache.name()
-    }
-
-    fn csv_header(&self) -> String {
-        csv_header()
-    }
-
-    fn sample(&mut self, wall_ms: i64) -> Result<Sampled, SourceError> {
-        let cur = self.source.sample(wall_ms)?;
-        let tick = self.baseline.tick(&cur);
-        let report = tick
-            .itv_cs
-            .map(|_| report(self.format, &tick, &mut self.header_done));
-        Ok(Sampled::of(
-            cur.uptime_cs,
-            cur.wall_ms,
-            cur.rejected,
-            report,
-        ))
-    }
-}
+host_report!(
+    CacheReport,
+    LayerId::Cache,
+    csv_header: |_| csv_header(),
+    report: |me, tick| report(me.format, &tick, &mut me.header_done),
+);
 
 /// One interval's report. Text prints its header the first time
 /// (`header_done` then turns true) and again with every table of files.
@@ -386,6 +368,7 @@ pub fn csv_report(tick: &CacheTick) -> String {
 mod tests {
     use super::*;
     use crate::core::rootfs::RootFs;
+    use crate::layers::report::Report;
     use std::path::Path;
 
     fn capture(root: &Path, suffix: &str, uptime: Option<&str>) {
