@@ -123,6 +123,21 @@ pub struct Drawn {
     pub help_rows: Option<(usize, usize)>,
 }
 
+impl Drawn {
+    /// What a scrolled table learned: `visible` rows fit, shown from row
+    /// `first` and from scrolled column `col_offset`.
+    pub fn table(visible: usize, first: usize, col_offset: usize) -> Drawn {
+        Drawn {
+            page_rows: Some(visible),
+            scroll: Some(Scroll {
+                offset: first,
+                col_offset,
+            }),
+            help_rows: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 use super::nfs::with_source_state;
 use super::panel_block;
 use super::table::{self, Col, Item, Table, TableRow};
-use super::widgets::{Series, TimeAxis, chart};
+use super::widgets::{Series, TimeAxis};
 use crate::app::App;
 use crate::app::cache::{CACHE_NODE_TABLE, FILE_HISTORY, FILE_TABLE, HOST_ENTITY, file_figure};
 use crate::app::cluster::CacheNodes;
@@ -16,7 +16,7 @@ use crate::layers::cache::model::{
 };
 use crate::theme::Theme;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph};
@@ -148,10 +148,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             ],
         ),
     ];
-    let areas = Layout::vertical(vec![Constraint::Ratio(1, 3); 3]).split(charts);
-    for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
-        chart(f, *a, title, unit, series, &x, t);
-    }
+    super::widgets::charts(f, charts, Direction::Vertical, &specs, &x, t);
     draw_files(f, app, bottom)
 }
 
@@ -202,13 +199,10 @@ fn draw_nodes(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         list,
         sort,
     );
-    let block = panel_block(title, t, true);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if table::no_figures_yet(app, |h| h.cache.tick().is_some()) {
-        super::waiting(f, t, inner);
+    let block = super::panel_block(title, t, true);
+    let Some(inner) = table::layer_frame(f, area, app, block, |h| h.cache.tick().is_some()) else {
         return Drawn::default();
-    }
+    };
     let mut cols: Vec<Col> = CACHE_NODE_TABLE
         .iter()
         .map(|c| {
@@ -359,9 +353,7 @@ fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     .find(|title| title.chars().count() < room)
     .unwrap_or(format!("{count} · {sort}"));
     title.push(' ');
-    let block = panel_block(title, t, false);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = super::framed(f, area, title, t, false);
     let fw = table::name_width(rows.iter().map(|r| r.path.as_str()), "FILE").max(20);
     let mut cols: Vec<Col> = FILE_COLS[..FILE_TABLE]
         .iter()
@@ -459,10 +451,7 @@ pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
             ],
         ),
     ];
-    let areas = Layout::vertical(vec![Constraint::Ratio(1, 2); 2]).split(charts);
-    for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
-        chart(f, *a, title, unit, series, &x, t);
-    }
+    super::widgets::charts(f, charts, Direction::Vertical, &specs, &x, t);
 }
 
 /// The host's cache figures the overview shows, as text.

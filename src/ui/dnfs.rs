@@ -8,7 +8,6 @@
 //! with where the client was looked for and the fix, or the ORA- error);
 //! one whose views are empty says "dNFS not in use", never zeros.
 
-use super::panel_block;
 use super::widgets::{Series, TimeAxis, chart};
 use crate::app::dnfs::{DbView, Dnfs, DnfsUi, TOTAL, inst_entity};
 use crate::app::state::Marker;
@@ -97,9 +96,7 @@ pub fn draw(f: &mut Frame, area: Rect, cx: Ctx) {
         now_ms: cx.dnfs.shown_now(cx.now_ms),
         ..cx
     };
-    let block = panel_block(format!(" {} ", crumbs(cx.dnfs, cx.ui)), cx.t, true);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = super::framed(f, area, format!(" {} ", crumbs(cx.dnfs, cx.ui)), cx.t, true);
     if cx.dnfs.list.is_empty() {
         f.render_widget(
             Paragraph::new(Span::styled(
@@ -135,17 +132,26 @@ pub struct Ctx<'a> {
     pub recorded: bool,
 }
 
+// a database's state and figures are read at the screen's time against
+// the databases' interval, in every level alike
+impl Ctx<'_> {
+    fn current<'d>(&self, db: &'d DbView) -> Option<&'d DnfsTick> {
+        db.current(self.now_ms, self.dnfs.interval_ms)
+    }
+
+    fn shown<'d>(&self, db: &'d DbView) -> Option<&'d DnfsTick> {
+        shown(db, self.now_ms, self.dnfs.interval_ms)
+    }
+
+    fn state_label(&self, db: &DbView) -> String {
+        db.state_label(self.now_ms, self.dnfs.interval_ms)
+    }
+}
+
 /// Every database: its state and totals; the highlighted one's history
 /// and, when it cannot be read, why.
 fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
-    let Ctx {
-        t,
-        dnfs,
-        ui,
-        now_ms,
-        ..
-    } = *cx;
-    let itv = dnfs.interval_ms;
+    let Ctx { t, dnfs, ui, .. } = *cx;
     let lw = dnfs
         .list
         .iter()
@@ -155,8 +161,8 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
         .max(8);
     let mut lines = vec![figures_header(t, "Database", lw + 18, "  inst  channels")];
     for (i, db) in dnfs.list.iter().enumerate() {
-        let state = db.state_label(now_ms, itv);
-        let tick = db.current(now_ms, itv);
+        let state = cx.state_label(db);
+        let tick = cx.current(db);
         let mut spans = vec![
             Span::styled(
                 format!("{:<lw$} ", db.target.label),
@@ -172,7 +178,7 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
             _ => {
                 spans.extend(figures_spans(
                     t,
-                    shown(db, now_ms, itv).and_then(|k| k.total.as_ref()),
+                    cx.shown(db).and_then(|k| k.total.as_ref()),
                 ));
                 if let Some(tk) = tick {
                     spans.push(Span::styled(
@@ -190,7 +196,7 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
     let lines = super::widgets::whole_spans(lines, top.width);
     f.render_widget(Paragraph::new(lines), top);
     if let Some(db) = dnfs.list.get(ui.selected) {
-        let now = shown(db, now_ms, itv).and_then(|k| k.total.as_ref());
+        let now = cx.shown(db).and_then(|k| k.total.as_ref());
         history_or_reason(f, rest, cx, db, (TOTAL, &db.target.label), now);
     }
 }
@@ -266,19 +272,12 @@ fn history_or_reason(
 }
 
 fn draw_db(f: &mut Frame, area: Rect, cx: &Ctx, db: &DbView) {
-    let Ctx {
-        t,
-        dnfs,
-        ui,
-        now_ms,
-        ..
-    } = *cx;
-    let itv = dnfs.interval_ms;
+    let Ctx { t, ui, .. } = *cx;
     let tick = db.layer.latest.as_ref();
-    let current = db.current(now_ms, itv).is_some();
+    let current = cx.current(db).is_some();
     let mut head = vec![Line::from(vec![
         Span::styled(format!("{} ", db.target.label), t.accent),
-        Span::styled(db.state_label(now_ms, itv), status_style(t, &db.status)),
+        Span::styled(cx.state_label(db), status_style(t, &db.status)),
         Span::styled(
             tick.map_or(String::new(), |tk| {
                 format!(
@@ -326,7 +325,7 @@ fn draw_db(f: &mut Frame, area: Rect, cx: &Ctx, db: &DbView) {
     .areas(area);
     f.render_widget(Paragraph::new(head), head_area);
     if charts_h > 0 {
-        let shown = shown(db, now_ms, itv);
+        let shown = cx.shown(db);
         let now = match ui.inst {
             Some(i) => shown
                 .and_then(|k| k.instances.iter().find(|x| x.inst_id == i))
@@ -547,9 +546,13 @@ fn channel_detail(
 /// dNFS channels → block devices, in MB/s, and each mismatch flagged; per
 /// instance against its own node when there are nodes.
 pub fn draw_path(f: &mut Frame, area: Rect, t: &Theme, p: &PathView) {
-    let block = panel_block("Path · DB → host → wire → storage (MB/s)", t, false);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = super::framed(
+        f,
+        area,
+        "Path · DB → host → wire → storage (MB/s)",
+        t,
+        false,
+    );
     f.render_widget(
         Paragraph::new(path_lines(t, p)).wrap(Wrap { trim: false }),
         inner,

@@ -473,6 +473,21 @@ pub(crate) fn panel_block<'a>(
         .style(theme.base)
 }
 
+/// Draws a panel's frame ([`panel_block`]) over `area` and gives the room
+/// inside it.
+pub(crate) fn framed<'a>(
+    f: &mut Frame,
+    area: Rect,
+    title: impl Into<Line<'a>>,
+    theme: &crate::theme::Theme,
+    focus: bool,
+) -> Rect {
+    let block = panel_block(title, theme, focus);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    inner
+}
+
 /// Style of a figure by its threshold level.
 pub(crate) fn level_style(theme: &crate::theme::Theme, level: crate::config::Level) -> Style {
     match level {

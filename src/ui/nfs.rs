@@ -3,7 +3,7 @@
 
 use super::panel_block;
 use super::table::{self, Col, Item, Table, TableRow};
-use super::widgets::{Series, TimeAxis, chart};
+use super::widgets::{Series, TimeAxis};
 use crate::app::App;
 use crate::app::cluster::Nfs;
 use crate::app::list::Drawn;
@@ -13,7 +13,7 @@ use crate::layers::nfs::model::{NFS_OP_COLS, NfsColKind, NfsOpCol};
 use crate::layers::nfs::tick::{NfsOpRow, NfsRow, mount_label};
 use crate::theme::Theme;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Paragraph};
@@ -129,12 +129,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         sort,
     );
     let block = table::layer_block(app, title, |h| &h.nfs, "mountstats");
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if table::no_figures_yet(app, |h| h.nfs.tick().is_some()) {
-        super::waiting(f, &app.theme, inner);
+    let Some(inner) = table::layer_frame(f, area, app, block, |h| h.nfs.tick().is_some()) else {
         return Drawn::default();
-    }
+    };
     if total == 0 {
         f.render_widget(
             Paragraph::new(Span::styled(
@@ -205,18 +202,13 @@ fn draw_mount_charts(f: &mut Frame, app: &App, area: Rect, key: &str, row: &NfsR
             vec![s("READ", 4, t.read), s("WRITE", 8, t.write)],
         ),
     ];
-    let areas = Layout::vertical(vec![Constraint::Ratio(1, 4); 4]).split(area);
-    for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
-        chart(f, *a, title, unit, series, &x, t);
-    }
+    super::widgets::charts(f, area, Direction::Vertical, &specs, &x, t);
 }
 
 pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
     let t = &app.theme;
     let Some(row) = app.nfs_row(key) else {
-        let block = panel_block(format!(" {key} "), t, true);
-        let inner = block.inner(area);
-        f.render_widget(block, area);
+        let inner = super::framed(f, area, format!(" {key} "), t, true);
         f.render_widget(
             Paragraph::new(Span::styled(
                 "this mount is gone from /proc/self/mountstats",
@@ -254,12 +246,12 @@ pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
     let mut cols = vec![Col::text("Operation", ow)];
     cols.extend(NFS_OP_COLS.iter().map(|c| Col::figure(c.header)));
     let items = table::items(&ops, app);
-    let block = panel_block(
+    let table_area = super::framed(
+        f,
+        bottom,
         " operations · READ and WRITE always, others when active ",
         t,
         false,
     );
-    let table_area = block.inner(bottom);
-    f.render_widget(block, bottom);
     Table::new(cols, 1, &app.ui.nfs_ops).draw(f, table_area, t, &items)
 }

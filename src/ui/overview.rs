@@ -114,23 +114,10 @@ fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
         0 => " Storage · cells ".to_string(),
         _ => format!(" Storage · {} ", format::count(n, "cell", "cells")),
     };
-    let block = panel_block(title, t, false);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if n == 0 {
-        f.render_widget(
-            Paragraph::new(Span::styled(
-                super::none_here(
-                    app.replay.is_some(),
-                    "cells",
-                    "no cells · --cell [user@]host[:port], --cell-group FILE or [[cell]] in the config",
-                ),
-                t.muted,
-            )),
-            inner,
-        );
+    let brief = super::cells::NO_CELLS_BRIEF;
+    let Some(inner) = super::cells::cells_frame(f, app, area, title, false, brief) else {
         return;
-    }
+    };
     use crate::layers::cells::cell_metrics::Media;
     let all = app.cells.all(app.now_ms);
     let mut lines = Vec::new();
@@ -192,38 +179,45 @@ fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
     }
 }
 
-/// The layer's error, or its waiting state, in `inner`; true when drawn.
-fn unavailable<T: Clone>(
+/// A layer's box: its frame, and the room inside when the layer has
+/// figures; else its error, or its waiting state, in that room.
+fn layer_panel<T: Clone>(
     f: &mut Frame,
     app: &App,
-    inner: Rect,
+    area: Rect,
+    title: &str,
     layer: &crate::app::layer::Layer<T>,
     what: &str,
-) -> bool {
+) -> Option<Rect> {
     let t = &app.theme;
+    let inner = super::framed(f, area, title, t, false);
     if let Some(err) = layer.shown_error() {
         f.render_widget(
             Paragraph::new(Span::styled(format!("{what}: {err}"), t.crit))
                 .wrap(Wrap { trim: true }),
             inner,
         );
-        return true;
+        return None;
     }
     if layer.tick().is_none() {
-        super::waiting(f, &app.theme, inner);
-        return true;
+        super::waiting(f, t, inner);
+        return None;
     }
-    false
+    Some(inner)
 }
 
 fn draw_cache(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
-    let block = panel_block(" Page cache ", t, false);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if unavailable(f, app, inner, &app.host().cache, "page cache") {
+    let Some(inner) = layer_panel(
+        f,
+        app,
+        area,
+        " Page cache ",
+        &app.host().cache,
+        "page cache",
+    ) else {
         return;
-    }
+    };
     let Some(figs) = super::cache::summary(app) else {
         return;
     };
@@ -256,12 +250,16 @@ fn draw_cache(f: &mut Frame, app: &App, area: Rect) {
 
 fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
-    let block = panel_block(" Kernel NFS client ", t, false);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if unavailable(f, app, inner, &app.host().nfs, "mountstats") {
+    let Some(inner) = layer_panel(
+        f,
+        app,
+        area,
+        " Kernel NFS client ",
+        &app.host().nfs,
+        "mountstats",
+    ) else {
         return;
-    }
+    };
     let rows = app.nfs_rows();
     if rows.is_empty() {
         f.render_widget(
@@ -307,12 +305,16 @@ fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
 fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
     use crate::layers::nics::model::NicCol;
     let t = &app.theme;
-    let block = panel_block(" Wire · NICs and bonds ", t, false);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if unavailable(f, app, inner, &app.host().nics, "net") {
+    let Some(inner) = layer_panel(
+        f,
+        app,
+        area,
+        " Wire · NICs and bonds ",
+        &app.host().nics,
+        "net",
+    ) else {
         return;
-    }
+    };
     let Some(tick) = app.host().nics.tick() else {
         return;
     };
@@ -416,9 +418,7 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
         " Host · block devices ({}) ",
         format::count(counted, "disk", "disks")
     );
-    let block = panel_block(title, t, true);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = super::framed(f, area, title, t, true);
     if let Some(err) = app.host().disks.shown_error() {
         f.render_widget(
             Paragraph::new(Span::styled(format!("disk source: {err}"), t.crit)),

@@ -4,7 +4,7 @@ use crate::app::App;
 use crate::app::cluster::Listed;
 use crate::app::host::HostLayers;
 use crate::app::layer::Layer;
-use crate::app::list::{Drawn, ListUi, Scroll};
+use crate::app::list::{Drawn, ListUi};
 use crate::format;
 use crate::theme::Theme;
 use ratatui::Frame;
@@ -232,14 +232,47 @@ pub(crate) fn layer_block<'a, T: Clone>(
     }
 }
 
-/// The layer has no figures yet on any host its table draws from (a
-/// stale node's old figures count: its table is empty, not waiting).
-pub(crate) fn no_figures_yet(app: &App, has: impl Fn(&HostLayers) -> bool) -> bool {
-    if app.shows_cluster() {
+/// Draws a layer table's frame and gives the room inside it; none, with
+/// the waiting line there, while the layer has no figures yet on any host
+/// the table draws from (a stale node's old figures count: its table is
+/// empty, not waiting).
+pub(crate) fn layer_frame(
+    f: &mut Frame,
+    area: Rect,
+    app: &App,
+    block: Block,
+    has: impl Fn(&HostLayers) -> bool,
+) -> Option<Rect> {
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let waiting = if app.shows_cluster() {
         !app.nodes.iter().any(|n| has(&n.layers))
     } else {
         !has(app.host())
+    };
+    if waiting {
+        super::waiting(f, &app.theme, inner);
+        return None;
     }
+    Some(inner)
+}
+
+/// A table's header, its rows on screen (the one at `selected` among
+/// them highlighted) and its column widths, as every table of the screen
+/// looks.
+pub(crate) fn render(
+    f: &mut Frame,
+    area: Rect,
+    t: &Theme,
+    (header, body, widths): (Vec<Cell>, Vec<Row>, Vec<Constraint>),
+    selected: Option<usize>,
+) {
+    let table = Widget::new(body, widths)
+        .header(Row::new(header).style(t.header))
+        .row_highlight_style(t.selected)
+        .column_spacing(1);
+    let mut state = TableState::default().with_selected(selected);
+    f.render_stateful_widget(table, area, &mut state);
 }
 
 /// A scrolled, sortable table: its columns, how many of them always
@@ -336,20 +369,9 @@ impl<'a> Table<'a> {
             .filter(|(j, _)| keep(*j))
             .map(|(_, c)| Constraint::Length(c.width))
             .collect();
-        let table = Widget::new(body, widths)
-            .header(Row::new(header).style(t.header))
-            .row_highlight_style(t.selected)
-            .column_spacing(1);
-        let mut state = TableState::default().with_selected((n > 0).then(|| selected - first));
-        f.render_stateful_widget(table, area, &mut state);
-        Drawn {
-            page_rows: Some(visible),
-            scroll: Some(Scroll {
-                offset: first,
-                col_offset: offset,
-            }),
-            help_rows: None,
-        }
+        let shown = (n > 0).then(|| selected - first);
+        render(f, area, t, (header, body, widths), shown);
+        Drawn::table(visible, first, offset)
     }
 
     /// A row's cells in column order: its texts where the text columns

@@ -6,7 +6,7 @@ use crate::format;
 use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::symbols;
 use ratatui::text::{Line, Span};
@@ -212,6 +212,23 @@ fn fitted_titles(
         Line::default()
     };
     (Line::from(top), bottom)
+}
+
+/// Charts in equal shares of `area`, one under the other or side by side
+/// (`direction`), each its title, unit and series over the same axis.
+pub fn charts<S: AsRef<str>>(
+    f: &mut Frame,
+    area: Rect,
+    direction: Direction,
+    specs: &[(S, &str, Vec<Series>)],
+    x: &TimeAxis,
+    theme: &Theme,
+) {
+    let share = Constraint::Ratio(1, specs.len() as u32);
+    let areas = Layout::new(direction, vec![share; specs.len()]).split(area);
+    for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
+        chart(f, *a, title.as_ref(), unit, series, x, theme);
+    }
 }
 
 /// A braille line chart of one or two series over the same ticks, titled
