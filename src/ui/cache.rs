@@ -188,10 +188,7 @@ fn draw_nodes(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let t = &app.theme;
     let rows = table::layer_items::<CacheNodes>(app);
     let list = &app.ui.cache_nodes;
-    let sort = list
-        .sort
-        .and_then(|i| CACHE_NODE_TABLE.get(i))
-        .map_or("Node", |c| c.def().header);
+    let sort = list.sort_name(&CACHE_NODE_TABLE, |c| c.def().header, "Node");
     let title = table::panel_title(
         app,
         "Page cache",
@@ -217,12 +214,11 @@ fn draw_nodes(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let [table_area, legend] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
     let drawn = Table::new(cols, frozen, list).draw(f, table_area, t, &rows);
-    f.render_widget(
-        Paragraph::new(Span::styled(
-            "/proc/meminfo, /proc/vmstat of each live node · Cached includes Shmem",
-            t.muted,
-        )),
+    super::say(
+        f,
         legend,
+        "/proc/meminfo, /proc/vmstat of each live node · Cached includes Shmem",
+        t.muted,
     );
     drawn
 }
@@ -311,9 +307,7 @@ fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         "sort {} {}",
         app.ui
             .cache_files
-            .sort
-            .and_then(|i| FILE_COLS.get(i))
-            .map_or("FILE", |c| c.header),
+            .sort_name(&FILE_COLS, |c| c.header, "FILE"),
         if app.ui.cache_files.desc {
             "↓"
         } else {
@@ -395,16 +389,13 @@ pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
     let inner = block.inner(area);
     f.render_widget(block, area);
     let Some(row) = row else {
-        f.render_widget(
-            Paragraph::new(Span::styled("this file is no longer watched", t.warn)),
-            inner,
-        );
+        super::say(f, inner, "this file is no longer watched", t.warn);
         return;
     };
     let [charts, figs] =
         Layout::horizontal([Constraint::Min(0), Constraint::Length(28)]).areas(inner);
     if let Some(e) = &row.error {
-        f.render_widget(Paragraph::new(Span::styled(e.clone(), t.warn)), figs);
+        super::say(f, figs, e.clone(), t.warn);
     } else {
         let lines: Vec<Line> = FILE_COLS
             .iter()

@@ -152,7 +152,7 @@ pub(super) fn cells_frame(
         return Some(inner);
     }
     let say = super::none_here(app.replay.is_some(), "cells", advice);
-    f.render_widget(Paragraph::new(Span::styled(say, t.muted)), inner);
+    super::say(f, inner, say, t.muted);
     None
 }
 
@@ -160,12 +160,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let t = &app.theme;
     let n = app.cells.list.len();
     let rows = app.cell_rows();
-    let sort = app
-        .ui
-        .cells
-        .sort
-        .and_then(|i| CELL_TABLE.get(i))
-        .map_or("Cell", |c| c.1);
+    let sort = app.ui.cells.sort_name(&CELL_TABLE, |c| c.1, "Cell");
     let title = table::panel_title(app, "Cells", (rows.len(), n, "cells"), &app.ui.cells, sort);
     let Some(inner) = cells_frame(f, app, area, title, true, NO_CELLS) else {
         return Drawn::default();
@@ -235,7 +230,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         "D = DISK (hard disks), F = FLASH (not rotational) · rates over each cell's own clock"
             .to_string()
     });
-    f.render_widget(Paragraph::new(Span::styled(legend, t.muted)), bottom);
+    super::say(f, bottom, legend, t.muted);
     drawn
 }
 

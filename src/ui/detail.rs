@@ -196,13 +196,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str, dev: Device) {
     let inner = block.inner(area);
     f.render_widget(block, area);
     let Some(row) = row else {
-        f.render_widget(
-            Paragraph::new(Span::styled(
-                "this device is gone from /proc/diskstats",
-                t.warn,
-            )),
-            inner,
-        );
+        super::say(f, inner, "this device is gone from /proc/diskstats", t.warn);
         return;
     };
 

@@ -387,18 +387,11 @@ fn instance_lines(t: &Theme, tk: &DnfsTick, ui: &DnfsUi, current: bool) -> Vec<L
 
 fn server_lines(t: &Theme, tk: &DnfsTick, inst: u32, ui: &DnfsUi) -> Vec<Line<'static>> {
     let servers: Vec<&ServerFigures> = tk.servers.iter().filter(|s| s.inst_id == inst).collect();
-    let nw = servers
-        .iter()
-        .map(|s| s.name.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(6);
-    let dw = servers
-        .iter()
-        .map(|s| s.dirname.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(6);
+    let width = |of: fn(&ServerFigures) -> &str| {
+        let widest = servers.iter().map(|s| of(s).chars().count()).max();
+        widest.unwrap_or(0).max(6)
+    };
+    let (nw, dw) = (width(|s| &s.name), width(|s| &s.dirname));
     let mut lines = vec![Line::from(Span::styled(
         format!(
             "{:<nw$} {:<dw$} {:<8} {:>8} {:>6} {:>W$} {:>W$}",

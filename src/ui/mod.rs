@@ -35,6 +35,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::{Frame, Terminal};
+use std::borrow::Cow;
 
 /// The smallest screen the layout works on.
 pub const MIN_WIDTH: u16 = 60;
@@ -500,8 +501,10 @@ pub(crate) fn level_style(theme: &crate::theme::Theme, level: crate::config::Lev
 /// What a layer's area says before its second sample: no figure yet, and
 /// never a zero that would look like an idle system.
 pub(crate) fn waiting(f: &mut Frame, theme: &crate::theme::Theme, area: Rect) {
-    f.render_widget(
-        Paragraph::new(Span::styled("waiting for the second sample…", theme.muted)),
-        area,
-    );
+    say(f, area, "waiting for the second sample…", theme.muted);
+}
+
+/// `text` in `style` at the top of `area`, cut where it ends.
+pub(crate) fn say<'a>(f: &mut Frame, area: Rect, text: impl Into<Cow<'a, str>>, style: Style) {
+    f.render_widget(Paragraph::new(Span::styled(text, style)), area);
 }

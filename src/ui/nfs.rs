@@ -16,7 +16,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Paragraph};
+use ratatui::widgets::{Block, Cell};
 
 /// Latency figures are coloured by the await thresholds, as disks' are.
 fn style_of(app: &App, kind: NfsColKind, v: Option<f64>) -> Style {
@@ -115,12 +115,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let rows = table::layer_items::<Nfs>(app);
     let t = &app.theme;
     let total = table::total(app, |h| h.nfs.tick().map_or(0, |k| k.rows.len()));
-    let sort = app
-        .ui
-        .nfs
-        .sort
-        .and_then(|i| NFS_TABLE.get(i))
-        .map_or("Mount", |c| c.1);
+    let sort = app.ui.nfs.sort_name(&NFS_TABLE, |c| c.1, "Mount");
     let title = table::panel_title(
         app,
         "Kernel NFS client",
@@ -133,12 +128,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         return Drawn::default();
     };
     if total == 0 {
-        f.render_widget(
-            Paragraph::new(Span::styled(
-                "no NFS mounts in /proc/self/mountstats (Oracle dNFS does its own I/O and never shows here)",
-                t.muted,
-            )),
+        super::say(
+            f,
             inner,
+            "no NFS mounts in /proc/self/mountstats (Oracle dNFS does its own I/O and never shows here)",
+            t.muted,
         );
         return Drawn::default();
     }
@@ -161,12 +155,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let [table_area, legend] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
     let drawn = Table::new(cols, frozen, &app.ui.nfs).draw(f, table_area, t, &rows);
-    f.render_widget(
-        Paragraph::new(Span::styled(
-            "RTT and exe in ms per operation · bklog: nfsiostat's rpc bklog · bind mounts of one export are one row",
-            t.muted,
-        )),
+    super::say(
+        f,
         legend,
+        "RTT and exe in ms per operation · bklog: nfsiostat's rpc bklog · bind mounts of one export are one row",
+        t.muted,
     );
     drawn
 }
@@ -209,12 +202,11 @@ pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
     let t = &app.theme;
     let Some(row) = app.nfs_row(key) else {
         let inner = super::framed(f, area, format!(" {key} "), t, true);
-        f.render_widget(
-            Paragraph::new(Span::styled(
-                "this mount is gone from /proc/self/mountstats",
-                t.warn,
-            )),
+        super::say(
+            f,
             inner,
+            "this mount is gone from /proc/self/mountstats",
+            t.warn,
         );
         return Drawn::default();
     };

@@ -131,12 +131,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let rows = table::layer_items::<Nics>(app);
     let t = &app.theme;
     let total = table::total(app, |h| h.nics.tick().map_or(0, |k| k.rows.len()));
-    let sort = app
-        .ui
-        .nics
-        .sort
-        .and_then(|i| NIC_TABLE.get(i))
-        .map_or("Int", |c| c.1);
+    let sort = app.ui.nics.sort_name(&NIC_TABLE, |c| c.1, "Int");
     let title = table::panel_title(
         app,
         "NICs",
@@ -232,12 +227,11 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
     let t = &app.theme;
     let Some(row) = app.nic_row(name) else {
         let inner = super::framed(f, area, format!(" {name} "), t, true);
-        f.render_widget(
-            Paragraph::new(Span::styled(
-                "this interface is gone from /proc/net/dev",
-                t.warn,
-            )),
+        super::say(
+            f,
             inner,
+            "this interface is gone from /proc/net/dev",
+            t.warn,
         );
         return Drawn::default();
     };

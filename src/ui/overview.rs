@@ -262,10 +262,7 @@ fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
     };
     let rows = app.nfs_rows();
     if rows.is_empty() {
-        f.render_widget(
-            Paragraph::new(Span::styled("no NFS mounts", t.muted)),
-            inner,
-        );
+        super::say(f, inner, "no NFS mounts", t.muted);
         return;
     }
     use crate::app::nfs::{NfsFig, nfs_figure};
@@ -420,10 +417,7 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     );
     let inner = super::framed(f, area, title, t, true);
     if let Some(err) = app.host().disks.shown_error() {
-        f.render_widget(
-            Paragraph::new(Span::styled(format!("disk source: {err}"), t.crit)),
-            inner,
-        );
+        super::say(f, inner, format!("disk source: {err}"), t.crit);
         return;
     }
     let Some(tick) = tick else {
@@ -520,14 +514,8 @@ fn draw_total(
             .thresholds
             .level(col.def().kind, value.unwrap_or(0.0)),
     );
-    f.render_widget(Paragraph::new(Span::styled(label.to_string(), t.muted)), l);
-    f.render_widget(
-        Paragraph::new(Span::styled(
-            format!("{:>9}", format::fit(value, 9, 2)),
-            vstyle,
-        )),
-        v,
-    );
+    super::say(f, l, label.to_string(), t.muted);
+    super::say(f, v, format!("{:>9}", format::fit(value, 9, 2)), vstyle);
     if let Some(h) = history_index(col) {
         let vals: Vec<f32> = app
             .host()
@@ -558,16 +546,15 @@ fn draw_busiest(f: &mut Frame, app: &App, line: Rect, busiest: Option<&(String, 
         Constraint::Min(0),
     ])
     .areas(line);
-    f.render_widget(Paragraph::new(Span::styled("busiest", t.muted)), l);
+    super::say(f, l, "busiest", t.muted);
     match busiest {
         Some((name, util)) => {
             let style = level_style(t, app.config.thresholds.level(ColKind::Util, *util));
-            f.render_widget(
-                Paragraph::new(Span::styled(
-                    format!("{:>9}", format::fit(Some(*util), 8, 1) + "%"),
-                    style,
-                )),
+            super::say(
+                f,
                 v,
+                format!("{:>9}", format::fit(Some(*util), 8, 1) + "%"),
+                style,
             );
             let util = history_index(DiskCol::Util).unwrap_or(0);
             let vals =
@@ -575,10 +562,7 @@ fn draw_busiest(f: &mut Frame, app: &App, line: Rect, busiest: Option<&(String, 
                     .disks
                     .series(TOTAL_ENTITY, util, s.width.saturating_sub(1) as usize);
             let [n, sp] = Layout::horizontal([Constraint::Length(14), Constraint::Min(0)]).areas(s);
-            f.render_widget(
-                Paragraph::new(Span::styled(format!(" {name}"), t.accent)),
-                n,
-            );
+            super::say(f, n, format!(" {name}"), t.accent);
             sparkline(f, sp, &vals, t.accent);
         }
         None => f.render_widget(

@@ -11,7 +11,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Paragraph, Row, Table as Widget, TableState};
+use ratatui::widgets::{Block, Cell, Row, Table as Widget, TableState};
 
 /// Width of a figure column: the widest figures fit in 8.
 pub(crate) const FIG_WIDTH: u16 = 8;
@@ -333,7 +333,7 @@ impl<'a> Table<'a> {
                 offset + 1,
                 offset + shown,
             );
-            f.render_widget(Paragraph::new(Span::styled(text, t.muted)), hint);
+            super::say(f, hint, text, t.muted);
             area = table;
         }
 
