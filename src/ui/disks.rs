@@ -104,8 +104,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let (rows, total, selected) = table_rows(app);
     let t = &app.theme;
     let block = disks_block(app, rows.len(), total);
-    let Some(inner) = super::table::layer_frame(f, area, app, block, |h| h.disks.tick().is_some())
-    else {
+    let Some(inner) = super::table::layer_frame(f, area, app, block, |h| &h.disks) else {
         return Drawn::default();
     };
 

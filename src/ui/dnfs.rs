@@ -68,6 +68,11 @@ fn shown(db: &DbView, now_ms: i64, interval_ms: i64) -> Option<&DnfsTick> {
     db.current(now_ms, interval_ms).filter(|t| t.in_use)
 }
 
+/// Columns of the widest of `names`, and no fewer than `min`.
+fn widest<'a>(names: impl Iterator<Item = &'a str>, min: usize) -> usize {
+    names.map(|n| n.chars().count()).max().unwrap_or(0).max(min)
+}
+
 /// The breadcrumb of the panel title.
 fn crumbs(dnfs: &Dnfs, ui: &DnfsUi) -> String {
     let mut s = "Databases · dNFS".to_string();
@@ -152,13 +157,7 @@ impl Ctx<'_> {
 /// and, when it cannot be read, why.
 fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
     let Ctx { t, dnfs, ui, .. } = *cx;
-    let lw = dnfs
-        .list
-        .iter()
-        .map(|d| d.target.label.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(8);
+    let lw = widest(dnfs.list.iter().map(|d| d.target.label.as_str()), 8);
     let mut lines = vec![figures_header(t, "Database", lw + 18, "  inst  channels")];
     for (i, db) in dnfs.list.iter().enumerate() {
         let state = cx.state_label(db);
@@ -387,11 +386,8 @@ fn instance_lines(t: &Theme, tk: &DnfsTick, ui: &DnfsUi, current: bool) -> Vec<L
 
 fn server_lines(t: &Theme, tk: &DnfsTick, inst: u32, ui: &DnfsUi) -> Vec<Line<'static>> {
     let servers: Vec<&ServerFigures> = tk.servers.iter().filter(|s| s.inst_id == inst).collect();
-    let width = |of: fn(&ServerFigures) -> &str| {
-        let widest = servers.iter().map(|s| of(s).chars().count()).max();
-        widest.unwrap_or(0).max(6)
-    };
-    let (nw, dw) = (width(|s| &s.name), width(|s| &s.dirname));
+    let nw = widest(servers.iter().map(|s| s.name.as_str()), 6);
+    let dw = widest(servers.iter().map(|s| s.dirname.as_str()), 6);
     let mut lines = vec![Line::from(Span::styled(
         format!(
             "{:<nw$} {:<dw$} {:<8} {:>8} {:>6} {:>W$} {:>W$}",
@@ -646,18 +642,8 @@ fn instance_path_lines(t: &Theme, insts: &[InstanceLine]) -> Vec<Line<'static>> 
             _ => format::UNKNOWN,
         })
         .collect();
-    let wn = names
-        .iter()
-        .map(|n| n.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(8);
-    let wd = nodes
-        .iter()
-        .map(|n| n.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(4);
+    let wn = widest(names.iter().map(String::as_str), 8);
+    let wd = widest(nodes.iter().copied(), 4);
     let mb = |v: Option<f64>| format::fit(v, 9, 1);
     let mut lines = vec![Line::from(Span::styled(
         format!(

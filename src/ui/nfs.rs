@@ -123,8 +123,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         &app.ui.nfs,
         sort,
     );
-    let block = table::layer_block(app, title, |h| &h.nfs, "mountstats");
-    let Some(inner) = table::layer_frame(f, area, app, block, |h| h.nfs.tick().is_some()) else {
+    let Some(inner) = table::layer_panel(f, area, app, title, |h| &h.nfs, "mountstats") else {
         return Drawn::default();
     };
     if total == 0 {

@@ -139,8 +139,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         &app.ui.nics,
         sort,
     );
-    let block = table::layer_block(app, title, |h| &h.nics, "net");
-    let Some(inner) = table::layer_frame(f, area, app, block, |h| h.nics.tick().is_some()) else {
+    let Some(inner) = table::layer_panel(f, area, app, title, |h| &h.nics, "net") else {
         return Drawn::default();
     };
     let warnings = bond_warnings(app);

@@ -216,35 +216,40 @@ pub(crate) fn total(app: &App, count: impl Fn(&HostLayers) -> usize) -> usize {
     app.shown_hosts().iter().map(|(_, h)| count(h)).sum()
 }
 
-/// A layer panel's frame: one host's source error or rejected line at its
-/// bottom; the cluster's table leaves each node's to its own panel.
-pub(crate) fn layer_block<'a, T: Clone>(
-    app: &'a App,
+/// A layer panel's frame and the room inside it, as [`layer_frame`]:
+/// one host's source error or rejected line at its bottom; the cluster's
+/// table leaves each node's to its own panel.
+pub(crate) fn layer_panel<T: Clone>(
+    f: &mut Frame,
+    area: Rect,
+    app: &App,
     title: String,
     layer: impl Fn(&HostLayers) -> &Layer<T>,
     what: &str,
-) -> Block<'a> {
+) -> Option<Rect> {
     let block = super::panel_block(title, &app.theme, true);
-    if app.shows_cluster() {
+    let block = if app.shows_cluster() {
         block
     } else {
         super::nfs::with_source_state(block, layer(app.host()), what, &app.theme)
-    }
+    };
+    layer_frame(f, area, app, block, layer)
 }
 
 /// Draws a layer table's frame and gives the room inside it; none, with
 /// the waiting line there, while the layer has no figures yet on any host
 /// the table draws from (a stale node's old figures count: its table is
 /// empty, not waiting).
-pub(crate) fn layer_frame(
+pub(crate) fn layer_frame<T: Clone>(
     f: &mut Frame,
     area: Rect,
     app: &App,
     block: Block,
-    has: impl Fn(&HostLayers) -> bool,
+    layer: impl Fn(&HostLayers) -> &Layer<T>,
 ) -> Option<Rect> {
     let inner = block.inner(area);
     f.render_widget(block, area);
+    let has = |h| layer(h).tick().is_some();
     let waiting = if app.shows_cluster() {
         !app.nodes.iter().any(|n| has(&n.layers))
     } else {
