@@ -47,6 +47,13 @@ pub(crate) fn csv_field(s: &str) -> String {
     }
 }
 
+/// A figure for JSON and CSV with `decimals` after the point; `None` for
+/// an unknown one (or one that is not finite).
+pub(crate) fn to_fixed(v: Option<f64>, decimals: usize) -> Option<String> {
+    let v = v.filter(|v| v.is_finite())?;
+    Some(format!("{v:.decimals$}"))
+}
+
 /// One reading of a panel's source, with the report it makes over the
 /// interval since the previous reading.
 #[derive(Debug, Default)]

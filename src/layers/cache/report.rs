@@ -20,7 +20,7 @@ use super::source::CacheSource;
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
 use crate::layers::report::host_report;
-use crate::layers::report::{Format, csv_field, json_str, printable};
+use crate::layers::report::{Format, csv_field, json_str, printable, to_fixed};
 use std::fmt::Write as _;
 
 /// The file table's text columns, in order; the changes over the interval
@@ -231,21 +231,13 @@ pub fn text_report(tick: &CacheTick, header: bool) -> String {
     s
 }
 
-fn number(v: Option<f64>, integral: bool) -> Option<String> {
-    let v = v.filter(|v| v.is_finite())?;
-    Some(if integral {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.2}")
-    })
-}
-
+/// kB as integers, the rest with two decimals.
 fn cache_number(c: CacheCol, v: Option<f64>) -> Option<String> {
-    number(v, c.def().kind == CacheKind::Kb)
+    to_fixed(v, if c.def().kind == CacheKind::Kb { 0 } else { 2 })
 }
 
 fn file_number(c: FileCol, v: Option<f64>) -> Option<String> {
-    number(v, c.def().kind != FileKind::Pct)
+    to_fixed(v, if c.def().kind == FileKind::Pct { 2 } else { 0 })
 }
 
 fn method_key(m: Option<Method>) -> Option<&'static str> {

@@ -16,7 +16,7 @@ use super::tick::{NfsBaseline, NfsOpRow, NfsTick};
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
 use crate::layers::report::host_report;
-use crate::layers::report::{Format, csv_field, json_str, printable};
+use crate::layers::report::{Format, csv_field, json_str, printable, to_fixed};
 use std::fmt::Write as _;
 
 /// One text report: the time, then each mount as nfsiostat prints it, and
@@ -109,12 +109,7 @@ fn op_lines(s: &mut String, op: &NfsOpRow) {
 /// A figure for JSON and CSV: counts as integers, the rest with
 /// nfsiostat's three decimals; `None` for unknown.
 fn number(v: Option<f64>, count: bool) -> Option<String> {
-    let v = v.filter(|v| v.is_finite())?;
-    Some(if count {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.3}")
-    })
+    to_fixed(v, if count { 0 } else { 3 })
 }
 
 fn is_count(c: NfsOpCol) -> bool {
