@@ -260,7 +260,7 @@ fn replay(
     app.set_dbs(meta.dbs);
     app.set_nodes(meta.nodes);
     app.no_color = no_color;
-    add_notes(&mut app, messages.into_iter().chain(theme_err));
+    app.add_notes(messages.into_iter().chain(theme_err), None);
     if let Err(e) = strata::replay::run(app, player, file) {
         eprintln!("strata: {e}");
         std::process::exit(1);
@@ -286,14 +286,6 @@ fn screen_theme(
     let (theme, err) =
         strata::theme::resolve(cli.theme.as_deref(), config.theme.as_deref(), no_color);
     (theme, err, no_color)
-}
-
-/// Puts `notes` in the footer, before what the app already has to say.
-fn add_notes(app: &mut App, notes: impl IntoIterator<Item = String>) {
-    let notes: Vec<String> = notes.into_iter().chain(app.notice.take()).collect();
-    if !notes.is_empty() {
-        app.notice = Some(notes.join(" · "));
-    }
 }
 
 /// The app and its sources for a live run, with or without a screen.
@@ -323,14 +315,14 @@ fn live_app(
     }
     app.set_passphrase_store(passphrases);
     app.no_color = no_color;
-    add_notes(
-        &mut app,
+    app.add_notes(
         messages
             .into_iter()
             .chain(cell_problems)
             .chain(node_problems)
             .chain(db_problems)
             .chain(theme_err),
+        None,
     );
     let sources = strata::live::Sources {
         disks: DiskSource::new(fs.clone()),

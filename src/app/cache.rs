@@ -80,30 +80,28 @@ impl HostLayers {
     pub fn ingest_cache(&mut self, sample: impl std::borrow::Borrow<CacheSample>) {
         let sample = sample.borrow();
         let tick = self.cache_baseline.tick(sample);
-        let rejected = sample.rejected.iter().map(ToString::to_string).collect();
-        if tick.itv_cs.is_none() {
-            self.cache.ingest(None, rejected);
-            return;
-        }
-        let host: [Option<f32>; CACHE_HISTORY] =
-            std::array::from_fn(|i| tick.figures.get(CACHE_COLS[i].col).map(|v| v as f32));
-        let files: Vec<(&str, [Option<f32>; CACHE_HISTORY])> = tick
-            .files
-            .iter()
-            .map(|r| {
-                let v = std::array::from_fn(|i| {
-                    let c = FILE_HISTORY.get(i)?;
-                    r.figures.as_ref()?.get(*c).map(|v| v as f32)
-                });
-                (r.path.as_str(), v)
-            })
-            .collect();
-        self.cache.history.push(
-            tick.wall_ms,
-            std::iter::once((HOST_ENTITY, &host[..]))
-                .chain(files.iter().map(|(n, v)| (*n, &v[..]))),
-        );
-        self.cache.ingest(Some(tick), rejected);
+        let spans = tick.itv_cs.is_some();
+        self.cache
+            .take(spans, tick, &sample.rejected, |layer, tick| {
+                let host: [Option<f32>; CACHE_HISTORY] =
+                    std::array::from_fn(|i| tick.figures.get(CACHE_COLS[i].col).map(|v| v as f32));
+                let files: Vec<(&str, [Option<f32>; CACHE_HISTORY])> = tick
+                    .files
+                    .iter()
+                    .map(|r| {
+                        let v = std::array::from_fn(|i| {
+                            let c = FILE_HISTORY.get(i)?;
+                            r.figures.as_ref()?.get(*c).map(|v| v as f32)
+                        });
+                        (r.path.as_str(), v)
+                    })
+                    .collect();
+                layer.history.push(
+                    tick.wall_ms,
+                    std::iter::once((HOST_ENTITY, &host[..]))
+                        .chain(files.iter().map(|(n, v)| (*n, &v[..]))),
+                );
+            });
     }
     pub fn cache_failed(&mut self, error: String) {
         self.cache.failed(error);

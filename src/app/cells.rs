@@ -165,18 +165,17 @@ impl CellView {
     pub fn ingest(&mut self, sample: impl std::borrow::Borrow<DiskSample>) {
         let sample = sample.borrow();
         let tick = self.baseline.tick(sample);
-        let rejected = sample.rejected.iter().map(ToString::to_string).collect();
         self.last_sample_ms = Some(sample.wall_ms);
-        if tick.itv_cs.is_none() {
-            // the first sample, or the cell rebooted: a new baseline
-            self.groups = None;
-            self.disks.ingest(None, rejected);
-            return;
-        }
-        let groups = CellGroups::of(&tick);
-        self.groups = Some(groups);
-        super::state::push_disk_history(&mut self.disks, &tick, &group_history(Some(&groups)));
-        self.disks.ingest(Some(tick), rejected);
+        // none after the first sample, or a reboot: a new baseline
+        self.groups = None;
+        let shown_groups = &mut self.groups;
+        let spans = tick.itv_cs.is_some();
+        self.disks
+            .take(spans, tick, &sample.rejected, |layer, tick| {
+                let groups = CellGroups::of(tick);
+                *shown_groups = Some(groups);
+                super::state::push_disk_history(layer, tick, &group_history(Some(&groups)));
+            });
     }
 }
 

@@ -57,24 +57,22 @@ impl DbView {
     pub fn ingest(&mut self, sample: &crate::layers::dnfs::dnfs_sample::DnfsSample) {
         let tick = self.baseline.tick(sample);
         self.last_sample_ms = Some(sample.wall_ms);
-        if tick.itv_ms.is_none() {
-            // the first reading, or the database clock went back
-            self.layer.ingest(None, tick.rejected.clone());
-            return;
-        }
-        let total = values(tick.total.as_ref());
-        let insts: Vec<(String, [Option<f32>; DNFS_COLS.len()])> = tick
-            .instances
-            .iter()
-            .map(|i| (inst_entity(i.inst_id), values(i.figures.as_ref())))
-            .collect();
-        self.layer.history.push(
-            tick.wall_ms,
-            std::iter::once((TOTAL, &total[..]))
-                .chain(insts.iter().map(|(n, v)| (n.as_str(), &v[..]))),
-        );
-        let rejected = tick.rejected.clone();
-        self.layer.ingest(Some(tick), rejected);
+        // no figures from the first reading, or when the database clock
+        // went back
+        let (spans, rejected) = (tick.itv_ms.is_some(), tick.rejected.clone());
+        self.layer.take(spans, tick, rejected, |layer, tick| {
+            let total = values(tick.total.as_ref());
+            let insts: Vec<(String, [Option<f32>; DNFS_COLS.len()])> = tick
+                .instances
+                .iter()
+                .map(|i| (inst_entity(i.inst_id), values(i.figures.as_ref())))
+                .collect();
+            layer.history.push(
+                tick.wall_ms,
+                std::iter::once((TOTAL, &total[..]))
+                    .chain(insts.iter().map(|(n, v)| (n.as_str(), &v[..]))),
+            );
+        });
     }
 
     /// The latest figures when they are current: the database is live and

@@ -65,14 +65,16 @@ impl HostLayers {
         let sample = sample.borrow();
         let rows = std::mem::take(&mut self.spare_rows);
         let tick = self.disk_baseline.tick_into(sample, rows);
-        let rejected = sample.rejected.iter().map(ToString::to_string).collect();
-        if tick.itv_cs.is_none() {
-            self.disks.ingest(None, rejected);
-            return;
-        }
-        push_disk_history(&mut self.disks, &tick, &[]);
-        let old = self.disks.latest.take();
-        self.disks.ingest(Some(tick), rejected);
+        let mut old = None;
+        self.disks.take(
+            tick.itv_cs.is_some(),
+            tick,
+            &sample.rejected,
+            |layer, tick| {
+                push_disk_history(layer, tick, &[]);
+                old = layer.latest.take();
+            },
+        );
         if let Some(old) = old {
             self.spare_rows = old.rows;
             self.spare_rows.clear();

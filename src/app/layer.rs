@@ -54,6 +54,27 @@ impl<T: Clone> Layer<T> {
         self.error = Some(error);
     }
 
+    /// A good reading's tick and rejected lines. A tick that `spans` an
+    /// interval goes through `chart` (its figures into the history, even
+    /// while paused) and becomes the newest; one that does not (the first
+    /// reading, or a clock gone back) has no figures and brings only the
+    /// lines.
+    pub fn take(
+        &mut self,
+        spans: bool,
+        tick: T,
+        rejected: impl IntoIterator<Item = impl ToString>,
+        chart: impl FnOnce(&mut Self, &T),
+    ) {
+        let rejected = rejected.into_iter().map(|r| r.to_string()).collect();
+        if !spans {
+            self.ingest(None, rejected);
+            return;
+        }
+        chart(self, &tick);
+        self.ingest(Some(tick), rejected);
+    }
+
     pub fn freeze(&mut self) {
         self.frozen = Some(Snapshot {
             tick: self.latest.clone(),

@@ -34,6 +34,17 @@ impl ListUi {
             .unwrap_or(0)
     }
 
+    /// What the rows are sorted by: the `header` of the column of `cols`
+    /// the list sorts on, or `name` when it sorts by name.
+    pub fn sort_name<'a, C>(
+        &self,
+        cols: &'a [C],
+        header: impl Fn(&'a C) -> &'a str,
+        name: &'a str,
+    ) -> &'a str {
+        self.sort.and_then(|i| cols.get(i)).map_or(name, header)
+    }
+
     /// Moves the selection by `delta` rows, clamped to the table.
     pub fn step(&mut self, names: &[&str], delta: isize) {
         if names.is_empty() {
@@ -121,6 +132,21 @@ pub struct Drawn {
     /// The help overlay's lines shown and the first line of its last
     /// page, when it is open.
     pub help_rows: Option<(usize, usize)>,
+}
+
+impl Drawn {
+    /// What a scrolled table learned: `visible` rows fit, shown from row
+    /// `first` and from scrolled column `col_offset`.
+    pub fn table(visible: usize, first: usize, col_offset: usize) -> Drawn {
+        Drawn {
+            page_rows: Some(visible),
+            scroll: Some(Scroll {
+                offset: first,
+                col_offset,
+            }),
+            help_rows: None,
+        }
+    }
 }
 
 #[cfg(test)]

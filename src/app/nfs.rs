@@ -76,23 +76,21 @@ impl HostLayers {
     pub fn ingest_nfs(&mut self, sample: impl std::borrow::Borrow<NfsSample>) {
         let sample = sample.borrow();
         let tick = self.nfs_baseline.tick(sample);
-        let rejected = sample.rejected.iter().map(ToString::to_string).collect();
-        if tick.itv_cs.is_none() {
-            self.nfs.ingest(None, rejected);
-            return;
-        }
-        let rows: Vec<(&str, [Option<f32>; NFS_HISTORY])> = tick
-            .rows
-            .iter()
-            .map(|r| {
-                let v = std::array::from_fn(|i| nfs_figure(r, NFS_TABLE[i].0).map(|x| x as f32));
-                (r.key.as_str(), v)
-            })
-            .collect();
-        self.nfs
-            .history
-            .push(tick.wall_ms, rows.iter().map(|(n, v)| (*n, &v[..])));
-        self.nfs.ingest(Some(tick), rejected);
+        let spans = tick.itv_cs.is_some();
+        self.nfs.take(spans, tick, &sample.rejected, |layer, tick| {
+            let rows: Vec<(&str, [Option<f32>; NFS_HISTORY])> = tick
+                .rows
+                .iter()
+                .map(|r| {
+                    let v =
+                        std::array::from_fn(|i| nfs_figure(r, NFS_TABLE[i].0).map(|x| x as f32));
+                    (r.key.as_str(), v)
+                })
+                .collect();
+            layer
+                .history
+                .push(tick.wall_ms, rows.iter().map(|(n, v)| (*n, &v[..])));
+        });
     }
     pub fn nfs_failed(&mut self, error: String) {
         self.nfs.failed(error);

@@ -105,27 +105,25 @@ impl HostLayers {
         if self.routes != sample.routes {
             self.routes.clone_from(&sample.routes);
         }
-        let rejected = sample.rejected.iter().map(ToString::to_string).collect();
-        if tick.itv_cs.is_none() {
-            self.nics.ingest(None, rejected);
-            return;
-        }
-        let hist = |r: Option<&NicRates>| -> [Option<f32>; NIC_HISTORY] {
-            std::array::from_fn(|i| nic_figure(r, NIC_TABLE[i].0).map(|v| v as f32))
-        };
-        let rows: Vec<(&str, [Option<f32>; NIC_HISTORY])> = tick
-            .rows
-            .iter()
-            .map(|r| (r.name.as_str(), hist(r.rates.as_ref())))
-            .collect();
-        let total = hist(tick.total.as_ref());
-        self.nics.history.push(
-            tick.wall_ms,
-            rows.iter()
-                .map(|(n, v)| (*n, &v[..]))
-                .chain(std::iter::once((WIRE_ENTITY, &total[..]))),
-        );
-        self.nics.ingest(Some(tick), rejected);
+        let spans = tick.itv_cs.is_some();
+        self.nics
+            .take(spans, tick, &sample.rejected, |layer, tick| {
+                let hist = |r: Option<&NicRates>| -> [Option<f32>; NIC_HISTORY] {
+                    std::array::from_fn(|i| nic_figure(r, NIC_TABLE[i].0).map(|v| v as f32))
+                };
+                let rows: Vec<(&str, [Option<f32>; NIC_HISTORY])> = tick
+                    .rows
+                    .iter()
+                    .map(|r| (r.name.as_str(), hist(r.rates.as_ref())))
+                    .collect();
+                let total = hist(tick.total.as_ref());
+                layer.history.push(
+                    tick.wall_ms,
+                    rows.iter()
+                        .map(|(n, v)| (*n, &v[..]))
+                        .chain(std::iter::once((WIRE_ENTITY, &total[..]))),
+                );
+            });
     }
     pub fn nics_failed(&mut self, error: String) {
         self.nics.failed(error);

@@ -384,10 +384,24 @@ impl App {
             "history budget ({}) full: some series have no charts; raise history_memory",
             crate::format::bytes(self.window.budget.limit() as u64)
         );
-        self.notice = Some(match self.notice.take() {
-            Some(n) => format!("{n} · {note}"),
-            None => note,
-        });
+        self.add_notes(None, Some(note));
+    }
+
+    /// Puts `before` in the footer ahead of what it already says and
+    /// `after` behind it, all on one line.
+    pub fn add_notes(
+        &mut self,
+        before: impl IntoIterator<Item = String>,
+        after: impl IntoIterator<Item = String>,
+    ) {
+        let notes: Vec<String> = before
+            .into_iter()
+            .chain(self.notice.take())
+            .chain(after)
+            .collect();
+        if !notes.is_empty() {
+            self.notice = Some(notes.join(" · "));
+        }
     }
 
     /// The host whose layers the panels show: the node `n` chose, else

@@ -359,13 +359,9 @@ async fn run(
     out: &mut impl Write,
     err: &mut impl Write,
 ) -> i32 {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (mut sigint, mut sigterm) = match (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) {
-        (Ok(i), Ok(t)) => (i, t),
-        (Err(e), _) | (_, Err(e)) => {
+    let mut stop = match super::Stop::listen() {
+        Ok(stop) => stop,
+        Err(e) => {
             let _ = writeln!(err, "strata: {e}");
             return 1;
         }
@@ -418,8 +414,7 @@ async fn run(
                 open = write!(out, "{text}").and_then(|_| out.flush()).is_ok();
                 reports += 1;
             }
-            _ = sigint.recv() => break,
-            _ = sigterm.recv() => break,
+            _ = stop.recv() => break,
         }
     }
     // Closing the connections ends each cell's sampler on its next write;

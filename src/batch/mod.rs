@@ -29,3 +29,28 @@ pub(crate) fn block_on(run: impl std::future::Future<Output = i32>) -> i32 {
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
     code
 }
+
+/// SIGINT and SIGTERM: either ends a batch run between reports.
+pub(crate) struct Stop {
+    int: tokio::signal::unix::Signal,
+    term: tokio::signal::unix::Signal,
+}
+
+impl Stop {
+    /// Listens for both (on the runtime of this thread).
+    pub(crate) fn listen() -> std::io::Result<Stop> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Stop {
+            int: signal(SignalKind::interrupt())?,
+            term: signal(SignalKind::terminate())?,
+        })
+    }
+
+    /// Resolves when either comes; cancel-safe, as the two it waits on.
+    pub(crate) async fn recv(&mut self) {
+        tokio::select! {
+            _ = self.int.recv() => {}
+            _ = self.term.recv() => {}
+        }
+    }
+}

@@ -137,13 +137,9 @@ impl<O: Write, E: Write> Run<O, E> {
         proto: NodeProtocol,
         count: Option<u64>,
     ) -> i32 {
-        use tokio::signal::unix::{SignalKind, signal};
-        let (mut sigint, mut sigterm) = match (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-        ) {
-            (Ok(i), Ok(t)) => (i, t),
-            (Err(e), _) | (_, Err(e)) => {
+        let mut stop = match super::Stop::listen() {
+            Ok(stop) => stop,
+            Err(e) => {
                 let _ = writeln!(self.err, "strata: {e}");
                 return 1;
             }
@@ -185,8 +181,7 @@ impl<O: Write, E: Write> Run<O, E> {
                 break;
             }
             tokio::select! {
-                _ = sigint.recv() => break,
-                _ = sigterm.recv() => break,
+                _ = stop.recv() => break,
                 _ = tokio::time::sleep_until(deadline.unwrap_or(local_at)), if deadline.is_some() => {
                     self.short_of(count.unwrap_or(0));
                     break;

@@ -41,6 +41,15 @@ pub fn panel_name(p: BatchPanel) -> &'static str {
     p.name()
 }
 
+/// `items` joined with `sep` as a message lists them: "none" for none.
+pub(super) fn listed<S: AsRef<str>>(items: &[S], sep: &str) -> String {
+    if items.is_empty() {
+        return "none".to_string();
+    }
+    let items: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
+    items.join(sep)
+}
+
 #[derive(Debug, Clone)]
 pub struct ExportOptions {
     pub format: Format,
@@ -69,11 +78,7 @@ pub fn export(
             let _ = writeln!(
                 err,
                 "strata: export --format csv needs --panel: each panel has its own columns; panels with figures in this window: {}",
-                if names.is_empty() {
-                    "none".to_string()
-                } else {
-                    names.join(", ")
-                }
+                listed(&names, ", ")
             );
             say_notices(player, err);
             return EXIT_USAGE;

@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::rows::{PANELS, panel_name};
+use super::rows::{PANELS, listed, panel_name};
 use super::walk::{Step, Walker};
 use super::window::Window;
 use crate::app::nics::{NicFig, nic_figure, nic_listed};
@@ -412,15 +412,7 @@ fn text(s: &Summary, file: &str, host: &str) -> String {
         .iter()
         .map(|(p, n)| format!("{} {n}", panel_name(*p)))
         .collect();
-    let _ = writeln!(
-        out,
-        "samples  {}",
-        if samples.is_empty() {
-            "none".to_string()
-        } else {
-            samples.join(" · ")
-        }
-    );
+    let _ = writeln!(out, "samples  {}", listed(&samples, " · "));
     out.push_str(
         "n: samples where the figure was known · p95: nearest rank, the ⌈0.95·n⌉-th smallest\n\n",
     );

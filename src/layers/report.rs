@@ -47,6 +47,13 @@ pub(crate) fn csv_field(s: &str) -> String {
     }
 }
 
+/// A figure for JSON and CSV with `decimals` after the point; `None` for
+/// an unknown one (or one that is not finite).
+pub(crate) fn to_fixed(v: Option<f64>, decimals: usize) -> Option<String> {
+    let v = v.filter(|v| v.is_finite())?;
+    Some(format!("{v:.decimals$}"))
+}
+
 /// One reading of a panel's source, with the report it makes over the
 /// interval since the previous reading.
 #[derive(Debug, Default)]
@@ -62,24 +69,6 @@ pub struct Sampled {
     pub report: Option<String>,
 }
 
-impl Sampled {
-    /// A host layer's reading (its clock, when, what was skipped) with the
-    /// report its tick made.
-    pub fn of(
-        uptime_cs: u64,
-        wall_ms: i64,
-        rejected: Vec<ParseError>,
-        report: Option<String>,
-    ) -> Self {
-        Sampled {
-            uptime_cs,
-            wall_ms,
-            rejected,
-            report,
-        }
-    }
-}
-
 /// A panel's batch printer: it owns its source, its baseline, the format
 /// and the selection, and turns each reading into a report.
 pub trait Report {
@@ -91,3 +80,44 @@ pub trait Report {
     /// since the previous reading.
     fn sample(&mut self, wall_ms: i64) -> Result<Sampled, SourceError>;
 }
+
+/// The [`Report`] of a host layer's printer, a struct with a `source`, a
+/// `baseline` and a `format`: it reads the source once, ticks the reading
+/// against the baseline and reports the tick when the tick spans an
+/// interval. The layers differ only in the panel, the CSV header and the
+/// call that writes a report, which see the printer as `$me`.
+macro_rules! host_report {
+    (
+        $printer:ty,
+        $layer:expr,
+        csv_header: |$hme:pat_param| $header:expr,
+        report: |$me:ident, $tick:ident| $report:expr $(,)?
+    ) => {
+        impl $crate::layers::report::Report for $printer {
+            fn panel(&self) -> &'static str {
+                $layer.name()
+            }
+
+            fn csv_header(&self) -> String {
+                let $hme: &Self = self;
+                $header
+            }
+
+            fn sample(
+                &mut self,
+                wall_ms: i64,
+            ) -> Result<$crate::layers::report::Sampled, $crate::source::SourceError> {
+                let cur = self.source.sample(wall_ms)?;
+                let $tick = self.baseline.tick(&cur);
+                let $me = &mut *self;
+                Ok($crate::layers::report::Sampled {
+                    uptime_cs: cur.uptime_cs,
+                    wall_ms: cur.wall_ms,
+                    rejected: cur.rejected,
+                    report: $tick.itv_cs.map(|_| $report),
+                })
+            }
+        }
+    };
+}
+pub(crate) use host_report;

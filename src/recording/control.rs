@@ -118,29 +118,35 @@ pub fn default_file(ms: i64) -> PathBuf {
 pub fn restated(app: &App) -> Vec<Input> {
     use crate::layers::dnfs::source::DbEvent;
     let cells = app.cells.restates().into_iter().map(Input::CellRestate);
-    let dbs = app.dnfs.live().iter().enumerate().flat_map(|(db, d)| {
-        let status = DbEvent::Status {
-            db,
-            status: d.status.clone(),
-        };
-        let instances = d
-            .instances
-            .clone()
-            .map(|instances| DbEvent::Instances { db, instances });
-        std::iter::once(status).chain(instances).map(Input::Db)
+    let dbs = stated(app.dnfs.live(), |db, d| {
+        let status = d.status.clone();
+        let instances = d.instances.clone();
+        (
+            Input::Db(DbEvent::Status { db, status }),
+            instances.map(|instances| Input::Db(DbEvent::Instances { db, instances })),
+        )
     });
-    let nodes = app.nodes.iter().enumerate().flat_map(|(node, n)| {
-        let status = Input::NodeStatus {
-            node,
-            status: n.status.clone(),
-        };
-        let hostname = n
-            .hostname
-            .clone()
-            .map(|hostname| Input::NodeHostname { node, hostname });
-        std::iter::once(status).chain(hostname)
+    let nodes = stated(&app.nodes, |node, n| {
+        let status = n.status.clone();
+        let hostname = n.hostname.clone();
+        (
+            Input::NodeStatus { node, status },
+            hostname.map(|hostname| Input::NodeHostname { node, hostname }),
+        )
     });
     cells.chain(dbs).chain(nodes).collect()
+}
+
+/// Per connection of `list` (its index and itself), its state and then
+/// what it last said of itself, when it has.
+fn stated<'a, T: 'a>(
+    list: impl IntoIterator<Item = &'a T>,
+    inputs: impl Fn(usize, &T) -> (Input, Option<Input>),
+) -> impl Iterator<Item = Input> {
+    list.into_iter().enumerate().flat_map(move |(i, x)| {
+        let (state, said) = inputs(i, x);
+        std::iter::once(state).chain(said)
+    })
 }
 
 /// Records `input` at `at` and applies it (even when recording fails).

@@ -166,47 +166,54 @@ pub(super) async fn run<P: Protocol>(
     proto: &P,
     rep: &mut Reporter<P::Event>,
 ) -> End {
-    let cancel = rep.ev.cancel.clone();
+    match log_in(target, opts, &rep.ev).await {
+        Ok(handle) => stream(Arc::new(handle), target, opts, proto, rep).await,
+        Err(end) => end,
+    }
+}
+
+/// Connects and logs in; how the connection ended when it got no further.
+async fn log_in<E: HostEvent>(
+    target: &SshTarget,
+    opts: &SshOptions,
+    ev: &Events<E>,
+) -> Result<Handle<HostHandler>, End> {
+    let cancel = &ev.cancel;
     let connected = tokio::select! {
-        _ = cancel.cancelled() => return End::Quit,
+        _ = cancel.cancelled() => return Err(End::Quit),
         c = connect(target, opts) => c,
     };
-    let mut handle = match connected {
-        Ok(h) => h,
-        Err(status) => return lost(status),
-    };
+    let mut handle = connected.map_err(lost)?;
     // Several round trips, and an agent may be slow to sign.
     let auth_time = opts.connect_timeout.saturating_mul(3);
     let authed = tokio::select! {
-        _ = cancel.cancelled() => return End::Quit,
+        _ = cancel.cancelled() => return Err(End::Quit),
         a = timeout(auth_time, auth::authenticate(&mut handle, target, opts)) => a,
     };
     match authed {
-        Ok(Ok(())) => {}
-        Err(_) => {
-            return lost(HostStatus::Unreachable(format!(
-                "{}: no answer to authentication within {}",
-                target.label,
-                secs(auth_time)
-            )));
-        }
-        Ok(Err(AuthEnd::Failed(why))) => return lost(HostStatus::AuthFailed(why)),
-        Ok(Err(AuthEnd::Lost(why))) => {
-            return lost(HostStatus::Unreachable(format!("{}: {why}", target.label)));
-        }
-        Ok(Err(AuthEnd::NeedsPassphrase(path))) => return End::NeedsPassphrase(path),
+        Ok(Ok(())) => Ok(handle),
+        Err(_) => Err(lost(HostStatus::Unreachable(format!(
+            "{}: no answer to authentication within {}",
+            target.label,
+            secs(auth_time)
+        )))),
+        Ok(Err(AuthEnd::Failed(why))) => Err(lost(HostStatus::AuthFailed(why))),
+        Ok(Err(AuthEnd::Lost(why))) => Err(lost(HostStatus::Unreachable(format!(
+            "{}: {why}",
+            target.label
+        )))),
+        Ok(Err(AuthEnd::NeedsPassphrase(path))) => Err(End::NeedsPassphrase(path)),
         Ok(Err(AuthEnd::WrongPassphrase(path))) => {
             let msg = format!("wrong passphrase for identity file {}", path.display());
             if !opts.interactive {
-                return lost(HostStatus::AuthFailed(msg));
+                return Err(lost(HostStatus::AuthFailed(msg)));
             }
-            if !rep.ev.stderr(msg).await {
-                return End::Quit;
+            if !ev.stderr(msg).await {
+                return Err(End::Quit);
             }
-            return End::NeedsPassphrase(path);
+            Err(End::NeedsPassphrase(path))
         }
     }
-    stream(Arc::new(handle), target, opts, proto, rep).await
 }
 
 /// stderr text is cut to this before it becomes an event.

@@ -143,35 +143,57 @@ pub struct Given<'a, T = SshTarget> {
     pub identity: Option<&'a Path>,
 }
 
+/// Targets read, and why each one that cannot be used is left out.
+type Read<T> = (Vec<T>, Vec<String>);
+
+impl<T> Given<'_, T> {
+    /// The targets of the command line, in order (the arguments, then the
+    /// group files'), each with the identity given for them, and why each
+    /// that cannot be used is left out; the flags are `--{what}` and
+    /// `--{what}-group`.
+    fn command_line(
+        &self,
+        what: &str,
+        spec: fn(&str, &str) -> Result<T, String>,
+        group: fn(&str, &str) -> Read<T>,
+        with_identity: impl Fn(T) -> T,
+    ) -> Read<T> {
+        let mut from_args = Vec::new();
+        let mut problems = Vec::new();
+        for s in self.specs {
+            match spec(s, self.default_user) {
+                Ok(t) => from_args.push(with_identity(t)),
+                Err(e) => problems.push(format!("--{what} {e}")),
+            }
+        }
+        for (name, text) in self.groups {
+            match text {
+                Ok(text) => {
+                    let (ts, errs) = group(text, self.default_user);
+                    from_args.extend(ts.into_iter().map(&with_identity));
+                    problems.extend(errs.into_iter().map(|e| format!("{name} {e}")));
+                }
+                Err(e) => problems.push(format!("--{what}-group {name}: {e}")),
+            }
+        }
+        (from_args, problems)
+    }
+}
+
 /// Every cell once, in the order given (command line, group files, config),
 /// and a message for each one that cannot be used; a cell listed twice is
 /// reached once.
 pub fn assemble(given: Given) -> (Vec<SshTarget>, Vec<String>) {
-    let mut cells: Vec<SshTarget> = Vec::new();
-    let mut problems = Vec::new();
+    let identity = given.identity;
     let with_identity = |mut t: SshTarget| {
-        if let Some(i) = given.identity {
+        if let Some(i) = identity {
             t.identity = Some(i.to_path_buf());
         }
         t
     };
-    let mut from_args = Vec::new();
-    for spec in given.specs {
-        match parse_ssh_spec(spec, given.default_user) {
-            Ok(t) => from_args.push(with_identity(t)),
-            Err(e) => problems.push(format!("--cell {e}")),
-        }
-    }
-    for (name, text) in given.groups {
-        match text {
-            Ok(text) => {
-                let (ts, errs) = parse_host_group(text, given.default_user);
-                from_args.extend(ts.into_iter().map(with_identity));
-                problems.extend(errs.into_iter().map(|e| format!("{name} {e}")));
-            }
-            Err(e) => problems.push(format!("--cell-group {name}: {e}")),
-        }
-    }
+    let (from_args, problems) =
+        given.command_line("cell", parse_ssh_spec, parse_host_group, with_identity);
+    let mut cells: Vec<SshTarget> = Vec::new();
     for t in from_args.into_iter().chain(given.config) {
         let same = |c: &SshTarget| (&c.user, &c.host, c.port) == (&t.user, &t.host, t.port);
         if !cells.iter().any(same) {
@@ -263,31 +285,16 @@ pub fn parse_node_group(text: &str, default_user: &str) -> (Vec<NodeTarget>, Vec
 /// a different node with a label already taken is left out with a message
 /// naming both; and a message for each spec or line that cannot be used.
 pub fn assemble_nodes(given: Given<'_, NodeTarget>) -> (Vec<NodeTarget>, Vec<String>) {
-    let mut problems = Vec::new();
-    let with_identity = |t: NodeTarget| match (t, given.identity) {
+    let identity = given.identity;
+    let with_identity = |t: NodeTarget| match (t, identity) {
         (NodeTarget::Ssh(mut c), Some(i)) => {
             c.identity = Some(i.to_path_buf());
             NodeTarget::Ssh(c)
         }
         (t, _) => t,
     };
-    let mut from_args = Vec::new();
-    for spec in given.specs {
-        match parse_node_spec(spec, given.default_user) {
-            Ok(t) => from_args.push(with_identity(t)),
-            Err(e) => problems.push(format!("--node {e}")),
-        }
-    }
-    for (name, text) in given.groups {
-        match text {
-            Ok(text) => {
-                let (ts, errs) = parse_node_group(text, given.default_user);
-                from_args.extend(ts.into_iter().map(with_identity));
-                problems.extend(errs.into_iter().map(|e| format!("{name} {e}")));
-            }
-            Err(e) => problems.push(format!("--node-group {name}: {e}")),
-        }
-    }
+    let (from_args, mut problems) =
+        given.command_line("node", parse_node_spec, parse_node_group, with_identity);
     let mut nodes: Vec<NodeTarget> = Vec::new();
     for t in from_args.into_iter().chain(given.config) {
         if nodes.iter().any(|n| n.same_node(&t)) {

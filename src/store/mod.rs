@@ -335,11 +335,7 @@ impl SourceHistory {
 
     /// Bytes held by the value rings (4 per value slot).
     pub fn values_heap_bytes(&self) -> usize {
-        self.entities
-            .values()
-            .flat_map(|e| &e.rings)
-            .map(Ring::heap_bytes)
-            .sum()
+        self.over_rings(Ring::heap_bytes)
     }
 
     /// Bytes held by the tick times, one per tick whatever the entity count.
@@ -354,10 +350,15 @@ impl SourceHistory {
 
     /// Number of values stored.
     pub fn stored_values(&self) -> usize {
+        self.over_rings(Ring::len)
+    }
+
+    /// `measure` summed over every entity's value rings.
+    fn over_rings(&self, measure: impl Fn(&Ring<f32>) -> usize) -> usize {
         self.entities
             .values()
             .flat_map(|e| &e.rings)
-            .map(Ring::len)
+            .map(measure)
             .sum()
     }
 }

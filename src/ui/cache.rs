@@ -4,7 +4,7 @@
 use super::nfs::with_source_state;
 use super::panel_block;
 use super::table::{self, Col, Item, Table, TableRow};
-use super::widgets::{Series, TimeAxis, chart};
+use super::widgets::{Series, TimeAxis};
 use crate::app::App;
 use crate::app::cache::{CACHE_NODE_TABLE, FILE_HISTORY, FILE_TABLE, HOST_ENTITY, file_figure};
 use crate::app::cluster::CacheNodes;
@@ -16,7 +16,7 @@ use crate::layers::cache::model::{
 };
 use crate::theme::Theme;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph};
@@ -148,10 +148,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             ],
         ),
     ];
-    let areas = Layout::vertical(vec![Constraint::Ratio(1, 3); 3]).split(charts);
-    for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
-        chart(f, *a, title, unit, series, &x, t);
-    }
+    super::widgets::charts(f, charts, Direction::Vertical, &specs, &x, t);
     draw_files(f, app, bottom)
 }
 
@@ -191,10 +188,7 @@ fn draw_nodes(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let t = &app.theme;
     let rows = table::layer_items::<CacheNodes>(app);
     let list = &app.ui.cache_nodes;
-    let sort = list
-        .sort
-        .and_then(|i| CACHE_NODE_TABLE.get(i))
-        .map_or("Node", |c| c.def().header);
+    let sort = list.sort_name(&CACHE_NODE_TABLE, |c| c.def().header, "Node");
     let title = table::panel_title(
         app,
         "Page cache",
@@ -202,13 +196,10 @@ fn draw_nodes(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         list,
         sort,
     );
-    let block = panel_block(title, t, true);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if table::no_figures_yet(app, |h| h.cache.tick().is_some()) {
-        super::waiting(f, t, inner);
+    let block = super::panel_block(title, t, true);
+    let Some(inner) = table::layer_frame(f, area, app, block, |h| &h.cache) else {
         return Drawn::default();
-    }
+    };
     let mut cols: Vec<Col> = CACHE_NODE_TABLE
         .iter()
         .map(|c| {
@@ -223,12 +214,11 @@ fn draw_nodes(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let [table_area, legend] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
     let drawn = Table::new(cols, frozen, list).draw(f, table_area, t, &rows);
-    f.render_widget(
-        Paragraph::new(Span::styled(
-            "/proc/meminfo, /proc/vmstat of each live node · Cached includes Shmem",
-            t.muted,
-        )),
+    super::say(
+        f,
         legend,
+        "/proc/meminfo, /proc/vmstat of each live node · Cached includes Shmem",
+        t.muted,
     );
     drawn
 }
@@ -317,9 +307,7 @@ fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         "sort {} {}",
         app.ui
             .cache_files
-            .sort
-            .and_then(|i| FILE_COLS.get(i))
-            .map_or("FILE", |c| c.header),
+            .sort_name(&FILE_COLS, |c| c.header, "FILE"),
         if app.ui.cache_files.desc {
             "↓"
         } else {
@@ -359,9 +347,7 @@ fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     .find(|title| title.chars().count() < room)
     .unwrap_or(format!("{count} · {sort}"));
     title.push(' ');
-    let block = panel_block(title, t, false);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = super::framed(f, area, title, t, false);
     let fw = table::name_width(rows.iter().map(|r| r.path.as_str()), "FILE").max(20);
     let mut cols: Vec<Col> = FILE_COLS[..FILE_TABLE]
         .iter()
@@ -403,16 +389,13 @@ pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
     let inner = block.inner(area);
     f.render_widget(block, area);
     let Some(row) = row else {
-        f.render_widget(
-            Paragraph::new(Span::styled("this file is no longer watched", t.warn)),
-            inner,
-        );
+        super::say(f, inner, "this file is no longer watched", t.warn);
         return;
     };
     let [charts, figs] =
         Layout::horizontal([Constraint::Min(0), Constraint::Length(28)]).areas(inner);
     if let Some(e) = &row.error {
-        f.render_widget(Paragraph::new(Span::styled(e.clone(), t.warn)), figs);
+        super::say(f, figs, e.clone(), t.warn);
     } else {
         let lines: Vec<Line> = FILE_COLS
             .iter()
@@ -459,10 +442,7 @@ pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
             ],
         ),
     ];
-    let areas = Layout::vertical(vec![Constraint::Ratio(1, 2); 2]).split(charts);
-    for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
-        chart(f, *a, title, unit, series, &x, t);
-    }
+    super::widgets::charts(f, charts, Direction::Vertical, &specs, &x, t);
 }
 
 /// The host's cache figures the overview shows, as text.

@@ -3,7 +3,7 @@
 
 use super::panel_block;
 use super::table::{self, Col, TableRow};
-use super::widgets::{Series, TimeAxis, chart};
+use super::widgets::{Series, TimeAxis};
 use crate::app::App;
 use crate::app::cells::{CELL_TABLE, CellState, CellView, DISK_GROUP, FLASH_GROUP, group_figure};
 use crate::app::layer::Layer;
@@ -20,7 +20,7 @@ use crate::layers::disks::model::DiskCol;
 use crate::layers::disks::tick::DiskRow;
 use crate::theme::Theme;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
@@ -129,34 +129,43 @@ impl TableRow for CellItem<'_> {
     }
 }
 
+/// How to name cells, where the cells panel has none.
+const NO_CELLS: &str = "no cells: name them with --cell [user@]host[:port], --cell-group FILE or [[cell]] in the config";
+
+/// The overview's box of the cells says it shorter: whole in the 78
+/// columns of an 80-column terminal (the Cells panel names --cell-group).
+pub(super) const NO_CELLS_BRIEF: &str =
+    "no cells · --cell [user@]host[:port] or [[cell]] in the config";
+
+/// A panel of the cells: its frame, and the room inside when there are
+/// cells; else `advice` there (in a recording, that it has none).
+pub(super) fn cells_frame(
+    f: &mut Frame,
+    app: &App,
+    area: Rect,
+    title: String,
+    focus: bool,
+    advice: &'static str,
+) -> Option<Rect> {
+    let t = &app.theme;
+    let inner = super::framed(f, area, title, t, focus);
+    if !app.cells.list.is_empty() {
+        return Some(inner);
+    }
+    let say = super::none_here(app.replay.is_some(), "cells", advice);
+    super::say(f, inner, say, t.muted);
+    None
+}
+
 pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let t = &app.theme;
     let n = app.cells.list.len();
     let rows = app.cell_rows();
-    let sort = app
-        .ui
-        .cells
-        .sort
-        .and_then(|i| CELL_TABLE.get(i))
-        .map_or("Cell", |c| c.1);
+    let sort = app.ui.cells.sort_name(&CELL_TABLE, |c| c.1, "Cell");
     let title = table::panel_title(app, "Cells", (rows.len(), n, "cells"), &app.ui.cells, sort);
-    let block = panel_block(title, t, true);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if n == 0 {
-        f.render_widget(
-            Paragraph::new(Span::styled(
-                super::none_here(
-                    app.replay.is_some(),
-                    "cells",
-                    "no cells: name them with --cell [user@]host[:port], --cell-group FILE or [[cell]] in the config",
-                ),
-                t.muted,
-            )),
-            inner,
-        );
+    let Some(inner) = cells_frame(f, app, area, title, true, NO_CELLS) else {
         return Drawn::default();
-    }
+    };
     let all = app.cells.all(app.now_ms);
     let top_h = 5u16.min(inner.height / 2);
     // the charts take what the table leaves, when that is enough for them
@@ -222,7 +231,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         "D = DISK (hard disks), F = FLASH (not rotational) · rates over each cell's own clock"
             .to_string()
     });
-    f.render_widget(Paragraph::new(Span::styled(legend, t.muted)), bottom);
+    super::say(f, bottom, legend, t.muted);
     drawn
 }
 
@@ -428,9 +437,7 @@ fn draw_cellcli(f: &mut Frame, t: &Theme, area: Rect, disks: &[&CellDiskRow], ag
         format::count(disks.len(), "cell disk", "cell disks"),
         age.map_or(format::UNKNOWN.to_string(), |a| format!("{a} s ago")),
     );
-    let block = panel_block(title, t, false);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = super::framed(f, area, title, t, false);
     let name_w = table::name_width(disks.iter().map(|d| d.name.as_str()), "Cell disk");
     let devs: Vec<&str> = disks
         .iter()
@@ -565,9 +572,6 @@ fn group_charts<T: Clone>(
                 vec![s("%util", DiskCol::Util, t.accent)],
             ),
         ];
-        let cols = Layout::horizontal([Constraint::Ratio(1, 4); 4]).split(*row);
-        for ((title, unit, series), a) in specs.iter().zip(cols.iter()) {
-            chart(f, *a, title, unit, series, &x, t);
-        }
+        super::widgets::charts(f, *row, Direction::Horizontal, &specs, &x, t);
     }
 }

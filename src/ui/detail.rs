@@ -5,7 +5,7 @@
 
 use super::disks::{device_row, figure_cell, figure_headers, name_width};
 use super::panel_block;
-use super::widgets::{Series, TimeAxis, chart};
+use super::widgets::{Series, TimeAxis};
 use crate::app::App;
 use crate::app::layer::Layer;
 use crate::app::state::{DISK_HISTORY, history_index, parts_in};
@@ -15,7 +15,7 @@ use crate::layers::cells::cell_metrics::{CELL_DISK_COLS, CellDiskRow};
 use crate::layers::disks::model::{DISK_COLS, DiskCol};
 use crate::layers::disks::tick::{DiskRow, DiskTick};
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
 
@@ -135,10 +135,7 @@ fn draw_charts(f: &mut Frame, app: &App, area: Rect, name: &str, dev: &Device, r
         ("Queue", "", vec![s("aqu-sz", DiskCol::AquSz, t.accent)]),
         (util_title, "%", vec![s("%util", DiskCol::Util, t.accent)]),
     ];
-    let areas = Layout::vertical(vec![Constraint::Ratio(1, 5); 5]).split(area);
-    for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
-        chart(f, *a, title, unit, series, &x, t);
-    }
+    super::widgets::charts(f, area, Direction::Vertical, &specs, &x, t);
 }
 
 /// Every iostat -x figure of the device now and, for a cell's device, its
@@ -199,13 +196,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str, dev: Device) {
     let inner = block.inner(area);
     f.render_widget(block, area);
     let Some(row) = row else {
-        f.render_widget(
-            Paragraph::new(Span::styled(
-                "this device is gone from /proc/diskstats",
-                t.warn,
-            )),
-            inner,
-        );
+        super::say(f, inner, "this device is gone from /proc/diskstats", t.warn);
         return;
     };
 

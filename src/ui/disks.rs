@@ -3,7 +3,7 @@
 use super::{level_style, panel_block};
 use crate::app::App;
 use crate::app::cluster::Disks;
-use crate::app::list::{Drawn, ListUi, Scroll};
+use crate::app::list::{Drawn, ListUi};
 use crate::app::state::disk_sort_label;
 use crate::config::Thresholds;
 use crate::config::Units;
@@ -15,7 +15,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState};
+use ratatui::widgets::{Block, Cell, Paragraph, Row};
 
 /// Width of a figure column: iostat's widest figures fit in 8.
 const COL_WIDTH: u16 = 8;
@@ -104,12 +104,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let (rows, total, selected) = table_rows(app);
     let t = &app.theme;
     let block = disks_block(app, rows.len(), total);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if super::table::no_figures_yet(app, |h| h.disks.tick().is_some()) {
-        super::waiting(f, &app.theme, inner);
+    let Some(inner) = super::table::layer_frame(f, area, app, block, |h| &h.disks) else {
         return Drawn::default();
-    }
+    };
 
     let devices: Vec<&DiskRow> = rows.iter().map(|(_, r)| *r).collect();
     let name_width = name_width(&devices);
@@ -163,12 +160,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             ""
         }
     );
-    let table = Table::new(body, widths)
-        .header(Row::new(header).style(t.header))
-        .row_highlight_style(t.selected)
-        .column_spacing(1);
-    let mut state = TableState::default().with_selected(Some(selected - first));
-    f.render_stateful_widget(table, table_area, &mut state);
+    let shown_row = Some(selected - first);
+    super::table::render(f, table_area, t, (header, body, widths), shown_row);
     let legend_line = Line::from(vec![
         Span::styled(shown, t.muted),
         Span::styled(
@@ -177,14 +170,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         ),
     ]);
     f.render_widget(Paragraph::new(legend_line), legend);
-    Drawn {
-        page_rows: Some(visible),
-        scroll: Some(Scroll {
-            offset: first,
-            col_offset: offset,
-        }),
-        help_rows: None,
-    }
+    Drawn::table(visible, first, offset)
 }
 
 /// The header: the node's column when there is one, the device's, its

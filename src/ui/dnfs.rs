@@ -8,7 +8,6 @@
 //! with where the client was looked for and the fix, or the ORA- error);
 //! one whose views are empty says "dNFS not in use", never zeros.
 
-use super::panel_block;
 use super::widgets::{Series, TimeAxis, chart};
 use crate::app::dnfs::{DbView, Dnfs, DnfsUi, TOTAL, inst_entity};
 use crate::app::state::Marker;
@@ -69,6 +68,11 @@ fn shown(db: &DbView, now_ms: i64, interval_ms: i64) -> Option<&DnfsTick> {
     db.current(now_ms, interval_ms).filter(|t| t.in_use)
 }
 
+/// Columns of the widest of `names`, and no fewer than `min`.
+fn widest<'a>(names: impl Iterator<Item = &'a str>, min: usize) -> usize {
+    names.map(|n| n.chars().count()).max().unwrap_or(0).max(min)
+}
+
 /// The breadcrumb of the panel title, in a box `width` wide: where it
 /// does not fit, its first steps give way to "…" (the last step, such as
 /// "channel 20/0", is what the level shows).
@@ -110,13 +114,8 @@ pub fn draw(f: &mut Frame, area: Rect, cx: Ctx) {
         now_ms: cx.dnfs.shown_now(cx.now_ms),
         ..cx
     };
-    let block = panel_block(
-        format!(" {} ", crumbs(cx.dnfs, cx.ui, area.width)),
-        cx.t,
-        true,
-    );
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let title = format!(" {} ", crumbs(cx.dnfs, cx.ui, area.width));
+    let inner = super::framed(f, area, title, cx.t, true);
     if cx.dnfs.list.is_empty() {
         f.render_widget(
             Paragraph::new(Span::styled(
@@ -152,28 +151,31 @@ pub struct Ctx<'a> {
     pub recorded: bool,
 }
 
+// a database's state and figures are read at the screen's time against
+// the databases' interval, in every level alike
+impl Ctx<'_> {
+    fn current<'d>(&self, db: &'d DbView) -> Option<&'d DnfsTick> {
+        db.current(self.now_ms, self.dnfs.interval_ms)
+    }
+
+    fn shown<'d>(&self, db: &'d DbView) -> Option<&'d DnfsTick> {
+        shown(db, self.now_ms, self.dnfs.interval_ms)
+    }
+
+    fn state_label(&self, db: &DbView) -> String {
+        db.state_label(self.now_ms, self.dnfs.interval_ms)
+    }
+}
+
 /// Every database: its state and totals; the highlighted one's history
 /// and, when it cannot be read, why.
 fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
-    let Ctx {
-        t,
-        dnfs,
-        ui,
-        now_ms,
-        ..
-    } = *cx;
-    let itv = dnfs.interval_ms;
-    let lw = dnfs
-        .list
-        .iter()
-        .map(|d| d.target.label.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(8);
+    let Ctx { t, dnfs, ui, .. } = *cx;
+    let lw = widest(dnfs.list.iter().map(|d| d.target.label.as_str()), 8);
     let mut lines = vec![figures_header(t, "Database", lw + 18, "  inst  channels")];
     for (i, db) in dnfs.list.iter().enumerate() {
-        let state = db.state_label(now_ms, itv);
-        let tick = db.current(now_ms, itv);
+        let state = cx.state_label(db);
+        let tick = cx.current(db);
         let mut spans = vec![
             Span::styled(
                 format!("{:<lw$} ", db.target.label),
@@ -189,7 +191,7 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
             _ => {
                 spans.extend(figures_spans(
                     t,
-                    shown(db, now_ms, itv).and_then(|k| k.total.as_ref()),
+                    cx.shown(db).and_then(|k| k.total.as_ref()),
                 ));
                 if let Some(tk) = tick {
                     spans.push(Span::styled(
@@ -207,7 +209,7 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
     let lines = super::widgets::whole_spans(lines, top.width);
     f.render_widget(Paragraph::new(lines), top);
     if let Some(db) = dnfs.list.get(ui.selected) {
-        let now = shown(db, now_ms, itv).and_then(|k| k.total.as_ref());
+        let now = cx.shown(db).and_then(|k| k.total.as_ref());
         history_or_reason(f, rest, cx, db, (TOTAL, &db.target.label), now);
     }
 }
@@ -283,19 +285,12 @@ fn history_or_reason(
 }
 
 fn draw_db(f: &mut Frame, area: Rect, cx: &Ctx, db: &DbView) {
-    let Ctx {
-        t,
-        dnfs,
-        ui,
-        now_ms,
-        ..
-    } = *cx;
-    let itv = dnfs.interval_ms;
+    let Ctx { t, ui, .. } = *cx;
     let tick = db.layer.latest.as_ref();
-    let current = db.current(now_ms, itv).is_some();
+    let current = cx.current(db).is_some();
     let mut head = vec![Line::from(vec![
         Span::styled(format!("{} ", db.target.label), t.accent),
-        Span::styled(db.state_label(now_ms, itv), status_style(t, &db.status)),
+        Span::styled(cx.state_label(db), status_style(t, &db.status)),
     ])];
     if let Some(tk) = tick {
         let itv = tk.itv_ms.map_or(format::UNKNOWN.to_string(), |ms| {
@@ -344,7 +339,7 @@ fn draw_db(f: &mut Frame, area: Rect, cx: &Ctx, db: &DbView) {
     let head = super::widgets::whole_spans(head, head_area.width);
     f.render_widget(Paragraph::new(head), head_area);
     if charts_h > 0 {
-        let shown = shown(db, now_ms, itv);
+        let shown = cx.shown(db);
         let now = match ui.inst {
             Some(i) => shown
                 .and_then(|k| k.instances.iter().find(|x| x.inst_id == i))
@@ -406,18 +401,8 @@ fn instance_lines(t: &Theme, tk: &DnfsTick, ui: &DnfsUi, current: bool) -> Vec<L
 
 fn server_lines(t: &Theme, tk: &DnfsTick, inst: u32, ui: &DnfsUi) -> Vec<Line<'static>> {
     let servers: Vec<&ServerFigures> = tk.servers.iter().filter(|s| s.inst_id == inst).collect();
-    let nw = servers
-        .iter()
-        .map(|s| s.name.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(6);
-    let dw = servers
-        .iter()
-        .map(|s| s.dirname.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(6);
+    let nw = widest(servers.iter().map(|s| s.name.as_str()), 6);
+    let dw = widest(servers.iter().map(|s| s.dirname.as_str()), 6);
     // a span a column: a narrow screen drops the last columns whole
     let mut lines = vec![Line::from(
         [
@@ -587,9 +572,13 @@ fn channel_detail(
 /// dNFS channels → block devices, in MB/s, and each mismatch flagged; per
 /// instance against its own node when there are nodes.
 pub fn draw_path(f: &mut Frame, area: Rect, t: &Theme, p: &PathView) {
-    let block = panel_block("Path · DB → host → wire → storage (MB/s)", t, false);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = super::framed(
+        f,
+        area,
+        "Path · DB → host → wire → storage (MB/s)",
+        t,
+        false,
+    );
     f.render_widget(
         Paragraph::new(path_lines(t, p)).wrap(Wrap { trim: false }),
         inner,
@@ -690,18 +679,8 @@ fn instance_path_lines(t: &Theme, insts: &[InstanceLine]) -> Vec<Line<'static>> 
             _ => format::UNKNOWN,
         })
         .collect();
-    let wn = names
-        .iter()
-        .map(|n| n.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(8);
-    let wd = nodes
-        .iter()
-        .map(|n| n.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(4);
+    let wn = widest(names.iter().map(String::as_str), 8);
+    let wd = widest(nodes.iter().copied(), 4);
     let mb = |v: Option<f64>| format::fit(v, 9, 1);
     let mut lines = vec![Line::from(Span::styled(
         format!(

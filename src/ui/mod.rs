@@ -35,6 +35,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::{Frame, Terminal};
+use std::borrow::Cow;
 
 /// The smallest screen the layout works on.
 pub const MIN_WIDTH: u16 = 60;
@@ -493,6 +494,21 @@ pub(crate) fn panel_block<'a>(
         .style(theme.base)
 }
 
+/// Draws a panel's frame ([`panel_block`]) over `area` and gives the room
+/// inside it.
+pub(crate) fn framed<'a>(
+    f: &mut Frame,
+    area: Rect,
+    title: impl Into<Line<'a>>,
+    theme: &crate::theme::Theme,
+    focus: bool,
+) -> Rect {
+    let block = panel_block(title, theme, focus);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    inner
+}
+
 /// Style of a figure by its threshold level.
 pub(crate) fn level_style(theme: &crate::theme::Theme, level: crate::config::Level) -> Style {
     match level {
@@ -505,8 +521,10 @@ pub(crate) fn level_style(theme: &crate::theme::Theme, level: crate::config::Lev
 /// What a layer's area says before its second sample: no figure yet, and
 /// never a zero that would look like an idle system.
 pub(crate) fn waiting(f: &mut Frame, theme: &crate::theme::Theme, area: Rect) {
-    f.render_widget(
-        Paragraph::new(Span::styled("waiting for the second sample…", theme.muted)),
-        area,
-    );
+    say(f, area, "waiting for the second sample…", theme.muted);
+}
+
+/// `text` in `style` at the top of `area`, cut where it ends.
+pub(crate) fn say<'a>(f: &mut Frame, area: Rect, text: impl Into<Cow<'a, str>>, style: Style) {
+    f.render_widget(Paragraph::new(Span::styled(text, style)), area);
 }

@@ -3,7 +3,7 @@
 
 use super::panel_block;
 use super::table::{self, Col, Item, Table, TableRow};
-use super::widgets::{Series, TimeAxis, chart};
+use super::widgets::{Series, TimeAxis};
 use crate::app::App;
 use crate::app::cluster::Nfs;
 use crate::app::list::Drawn;
@@ -13,10 +13,10 @@ use crate::layers::nfs::model::{NFS_OP_COLS, NfsColKind, NfsOpCol};
 use crate::layers::nfs::tick::{NfsOpRow, NfsRow, mount_label};
 use crate::theme::Theme;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Paragraph};
+use ratatui::widgets::{Block, Cell};
 
 /// Latency figures are coloured by the await thresholds, as disks' are.
 fn style_of(app: &App, kind: NfsColKind, v: Option<f64>) -> Style {
@@ -115,12 +115,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let rows = table::layer_items::<Nfs>(app);
     let t = &app.theme;
     let total = table::total(app, |h| h.nfs.tick().map_or(0, |k| k.rows.len()));
-    let sort = app
-        .ui
-        .nfs
-        .sort
-        .and_then(|i| NFS_TABLE.get(i))
-        .map_or("Mount", |c| c.1);
+    let sort = app.ui.nfs.sort_name(&NFS_TABLE, |c| c.1, "Mount");
     let title = table::panel_title(
         app,
         "Kernel NFS client",
@@ -128,20 +123,15 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         &app.ui.nfs,
         sort,
     );
-    let block = table::layer_block(app, title, |h| &h.nfs, "mountstats");
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if table::no_figures_yet(app, |h| h.nfs.tick().is_some()) {
-        super::waiting(f, &app.theme, inner);
+    let Some(inner) = table::layer_panel(f, area, app, title, |h| &h.nfs, "mountstats") else {
         return Drawn::default();
-    }
+    };
     if total == 0 {
-        f.render_widget(
-            Paragraph::new(Span::styled(
-                "no NFS mounts in /proc/self/mountstats (Oracle dNFS does its own I/O and never shows here)",
-                t.muted,
-            )),
+        super::say(
+            f,
             inner,
+            "no NFS mounts in /proc/self/mountstats (Oracle dNFS does its own I/O and never shows here)",
+            t.muted,
         );
         return Drawn::default();
     }
@@ -170,7 +160,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     } else {
         "RTT and exe in ms per operation · bklog: nfsiostat's rpc bklog"
     };
-    f.render_widget(Paragraph::new(Span::styled(text, t.muted)), legend);
+    super::say(f, legend, text, t.muted);
     drawn
 }
 
@@ -205,24 +195,18 @@ fn draw_mount_charts(f: &mut Frame, app: &App, area: Rect, key: &str, row: &NfsR
             vec![s("READ", 4, t.read), s("WRITE", 8, t.write)],
         ),
     ];
-    let areas = Layout::vertical(vec![Constraint::Ratio(1, 4); 4]).split(area);
-    for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
-        chart(f, *a, title, unit, series, &x, t);
-    }
+    super::widgets::charts(f, area, Direction::Vertical, &specs, &x, t);
 }
 
 pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
     let t = &app.theme;
     let Some(row) = app.nfs_row(key) else {
-        let block = panel_block(format!(" {key} "), t, true);
-        let inner = block.inner(area);
-        f.render_widget(block, area);
-        f.render_widget(
-            Paragraph::new(Span::styled(
-                "this mount is gone from /proc/self/mountstats",
-                t.warn,
-            )),
+        let inner = super::framed(f, area, format!(" {key} "), t, true);
+        super::say(
+            f,
             inner,
+            "this mount is gone from /proc/self/mountstats",
+            t.warn,
         );
         return Drawn::default();
     };
@@ -250,12 +234,12 @@ pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
     let mut cols = vec![Col::text("Operation", ow)];
     cols.extend(NFS_OP_COLS.iter().map(|c| Col::figure(c.header)));
     let items = table::items(&ops, app);
-    let block = panel_block(
+    let table_area = super::framed(
+        f,
+        bottom,
         " operations · READ and WRITE always, others when active ",
         t,
         false,
     );
-    let table_area = block.inner(bottom);
-    f.render_widget(block, bottom);
     Table::new(cols, 1, &app.ui.nfs_ops).draw(f, table_area, t, &items)
 }

@@ -4,7 +4,7 @@
 
 use super::nfs::with_source_state;
 use super::table::{self, Col, Item, Table, TableRow};
-use super::widgets::{Series, TimeAxis, chart};
+use super::widgets::{Series, TimeAxis};
 use super::{level_style, panel_block};
 use crate::app::App;
 use crate::app::cluster::Nics;
@@ -19,7 +19,7 @@ use crate::layers::nics::net_sysfs::OperState;
 use crate::layers::nics::tick::NicRow;
 use crate::theme::Theme;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph};
@@ -131,12 +131,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let rows = table::layer_items::<Nics>(app);
     let t = &app.theme;
     let total = table::total(app, |h| h.nics.tick().map_or(0, |k| k.rows.len()));
-    let sort = app
-        .ui
-        .nics
-        .sort
-        .and_then(|i| NIC_TABLE.get(i))
-        .map_or("Int", |c| c.1);
+    let sort = app.ui.nics.sort_name(&NIC_TABLE, |c| c.1, "Int");
     let title = table::panel_title(
         app,
         "NICs",
@@ -144,13 +139,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         &app.ui.nics,
         sort,
     );
-    let block = table::layer_block(app, title, |h| &h.nics, "net");
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if table::no_figures_yet(app, |h| h.nics.tick().is_some()) {
-        super::waiting(f, &app.theme, inner);
+    let Some(inner) = table::layer_panel(f, area, app, title, |h| &h.nics, "net") else {
         return Drawn::default();
-    }
+    };
     let warnings = bond_warnings(app);
     let iw = table::name_width(rows.iter().map(|r| r.row.row.name.as_str()), "Int");
     // "unknown", "dormant": a state is read whole, not cut to "unkno"
@@ -234,15 +225,12 @@ fn link_facts(r: &NicRow) -> Vec<(&'static str, String)> {
 pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
     let t = &app.theme;
     let Some(row) = app.nic_row(name) else {
-        let block = panel_block(format!(" {name} "), t, true);
-        let inner = block.inner(area);
-        f.render_widget(block, area);
-        f.render_widget(
-            Paragraph::new(Span::styled(
-                "this interface is gone from /proc/net/dev",
-                t.warn,
-            )),
+        let inner = super::framed(f, area, format!(" {name} "), t, true);
+        super::say(
+            f,
             inner,
+            "this interface is gone from /proc/net/dev",
+            t.warn,
         );
         return Drawn::default();
     };
@@ -302,10 +290,7 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
             ],
         ),
     ];
-    let areas = Layout::vertical(vec![Constraint::Ratio(1, 4); 4]).split(charts);
-    for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
-        chart(f, *a, title, unit, series, &x, t);
-    }
+    super::widgets::charts(f, charts, Direction::Vertical, &specs, &x, t);
 
     let lines = now_lines(app, row, &facts);
     let now_block = panel_block(" now ", t, false);
@@ -423,9 +408,7 @@ fn draw_bond(f: &mut Frame, app: &App, area: Rect, b: &BondRow) -> Drawn {
         i.active_slave.clone().unwrap_or_else(none),
         i.mii_status.map_or(format::UNKNOWN, |m| m.label()),
     );
-    let block = panel_block(title, t, false);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = super::framed(f, area, title, t, false);
     let [warn_area, table_area] = Layout::vertical([
         Constraint::Length(b.warnings.len() as u16),
         Constraint::Min(0),

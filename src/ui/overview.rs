@@ -114,25 +114,10 @@ fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
         0 => " Storage · cells ".to_string(),
         _ => format!(" Storage · {} ", format::count(n, "cell", "cells")),
     };
-    let block = panel_block(title, t, false);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if n == 0 {
-        f.render_widget(
-            Paragraph::new(Span::styled(
-                super::none_here(
-                    app.replay.is_some(),
-                    "cells",
-                    // whole in the 78 columns of an 80-column terminal;
-                    // the Cells panel names --cell-group too
-                    "no cells · --cell [user@]host[:port] or [[cell]] in the config",
-                ),
-                t.muted,
-            )),
-            inner,
-        );
+    let brief = super::cells::NO_CELLS_BRIEF;
+    let Some(inner) = super::cells::cells_frame(f, app, area, title, false, brief) else {
         return;
-    }
+    };
     use crate::layers::cells::cell_metrics::Media;
     let all = app.cells.all(app.now_ms);
     let mut lines = Vec::new();
@@ -194,38 +179,45 @@ fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
     }
 }
 
-/// The layer's error, or its waiting state, in `inner`; true when drawn.
-fn unavailable<T: Clone>(
+/// A layer's box: its frame, and the room inside when the layer has
+/// figures; else its error, or its waiting state, in that room.
+fn layer_panel<T: Clone>(
     f: &mut Frame,
     app: &App,
-    inner: Rect,
+    area: Rect,
+    title: &str,
     layer: &crate::app::layer::Layer<T>,
     what: &str,
-) -> bool {
+) -> Option<Rect> {
     let t = &app.theme;
+    let inner = super::framed(f, area, title, t, false);
     if let Some(err) = layer.shown_error() {
         f.render_widget(
             Paragraph::new(Span::styled(format!("{what}: {err}"), t.crit))
                 .wrap(Wrap { trim: true }),
             inner,
         );
-        return true;
+        return None;
     }
     if layer.tick().is_none() {
-        super::waiting(f, &app.theme, inner);
-        return true;
+        super::waiting(f, t, inner);
+        return None;
     }
-    false
+    Some(inner)
 }
 
 fn draw_cache(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
-    let block = panel_block(" Page cache ", t, false);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if unavailable(f, app, inner, &app.host().cache, "page cache") {
+    let Some(inner) = layer_panel(
+        f,
+        app,
+        area,
+        " Page cache ",
+        &app.host().cache,
+        "page cache",
+    ) else {
         return;
-    }
+    };
     let Some(figs) = super::cache::summary(app) else {
         return;
     };
@@ -258,18 +250,19 @@ fn draw_cache(f: &mut Frame, app: &App, area: Rect) {
 
 fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
-    let block = panel_block(" Kernel NFS client ", t, false);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if unavailable(f, app, inner, &app.host().nfs, "mountstats") {
+    let Some(inner) = layer_panel(
+        f,
+        app,
+        area,
+        " Kernel NFS client ",
+        &app.host().nfs,
+        "mountstats",
+    ) else {
         return;
-    }
+    };
     let rows = app.nfs_rows();
     if rows.is_empty() {
-        f.render_widget(
-            Paragraph::new(Span::styled("no NFS mounts", t.muted)),
-            inner,
-        );
+        super::say(f, inner, "no NFS mounts", t.muted);
         return;
     }
     use crate::app::nfs::{NfsFig, nfs_figure};
@@ -309,12 +302,16 @@ fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
 fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
     use crate::layers::nics::model::NicCol;
     let t = &app.theme;
-    let block = panel_block(" Wire · NICs and bonds ", t, false);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if unavailable(f, app, inner, &app.host().nics, "net") {
+    let Some(inner) = layer_panel(
+        f,
+        app,
+        area,
+        " Wire · NICs and bonds ",
+        &app.host().nics,
+        "net",
+    ) else {
         return;
-    }
+    };
     let Some(tick) = app.host().nics.tick() else {
         return;
     };
@@ -427,14 +424,9 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
         " Host · block devices ({}) ",
         format::count(counted, "disk", "disks")
     );
-    let block = panel_block(title, t, true);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = super::framed(f, area, title, t, true);
     if let Some(err) = app.host().disks.shown_error() {
-        f.render_widget(
-            Paragraph::new(Span::styled(format!("disk source: {err}"), t.crit)),
-            inner,
-        );
+        super::say(f, inner, format!("disk source: {err}"), t.crit);
         return;
     }
     let Some(tick) = tick else {
@@ -531,14 +523,8 @@ fn draw_total(
             .thresholds
             .level(col.def().kind, value.unwrap_or(0.0)),
     );
-    f.render_widget(Paragraph::new(Span::styled(label.to_string(), t.muted)), l);
-    f.render_widget(
-        Paragraph::new(Span::styled(
-            format!("{:>9}", format::fit(value, 9, 2)),
-            vstyle,
-        )),
-        v,
-    );
+    super::say(f, l, label.to_string(), t.muted);
+    super::say(f, v, format!("{:>9}", format::fit(value, 9, 2)), vstyle);
     if let Some(h) = history_index(col) {
         let vals: Vec<f32> = app
             .host()
@@ -569,16 +555,15 @@ fn draw_busiest(f: &mut Frame, app: &App, line: Rect, busiest: Option<&(String, 
         Constraint::Min(0),
     ])
     .areas(line);
-    f.render_widget(Paragraph::new(Span::styled("busiest", t.muted)), l);
+    super::say(f, l, "busiest", t.muted);
     match busiest {
         Some((name, util)) => {
             let style = level_style(t, app.config.thresholds.level(ColKind::Util, *util));
-            f.render_widget(
-                Paragraph::new(Span::styled(
-                    format!("{:>9}", format::fit(Some(*util), 8, 1) + "%"),
-                    style,
-                )),
+            super::say(
+                f,
                 v,
+                format!("{:>9}", format::fit(Some(*util), 8, 1) + "%"),
+                style,
             );
             let util = history_index(DiskCol::Util).unwrap_or(0);
             let vals =
@@ -586,10 +571,7 @@ fn draw_busiest(f: &mut Frame, app: &App, line: Rect, busiest: Option<&(String, 
                     .disks
                     .series(TOTAL_ENTITY, util, s.width.saturating_sub(1) as usize);
             let [n, sp] = Layout::horizontal([Constraint::Length(14), Constraint::Min(0)]).areas(s);
-            f.render_widget(
-                Paragraph::new(Span::styled(format!(" {name}"), t.accent)),
-                n,
-            );
+            super::say(f, n, format!(" {name}"), t.accent);
             sparkline(f, sp, &vals, t.accent);
         }
         None => f.render_widget(

@@ -4,14 +4,14 @@ use crate::app::App;
 use crate::app::cluster::Listed;
 use crate::app::host::HostLayers;
 use crate::app::layer::Layer;
-use crate::app::list::{Drawn, ListUi, Scroll};
+use crate::app::list::{Drawn, ListUi};
 use crate::format;
 use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Paragraph, Row, Table as Widget, TableState};
+use ratatui::widgets::{Block, Cell, Row, Table as Widget, TableState};
 
 /// Width of a figure column: the widest figures fit in 8.
 pub(crate) const FIG_WIDTH: u16 = 8;
@@ -216,30 +216,68 @@ pub(crate) fn total(app: &App, count: impl Fn(&HostLayers) -> usize) -> usize {
     app.shown_hosts().iter().map(|(_, h)| count(h)).sum()
 }
 
-/// A layer panel's frame: one host's source error or rejected line at its
-/// bottom; the cluster's table leaves each node's to its own panel.
-pub(crate) fn layer_block<'a, T: Clone>(
-    app: &'a App,
+/// A layer panel's frame and the room inside it, as [`layer_frame`]:
+/// one host's source error or rejected line at its bottom; the cluster's
+/// table leaves each node's to its own panel.
+pub(crate) fn layer_panel<T: Clone>(
+    f: &mut Frame,
+    area: Rect,
+    app: &App,
     title: String,
     layer: impl Fn(&HostLayers) -> &Layer<T>,
     what: &str,
-) -> Block<'a> {
+) -> Option<Rect> {
     let block = super::panel_block(title, &app.theme, true);
-    if app.shows_cluster() {
+    let block = if app.shows_cluster() {
         block
     } else {
         super::nfs::with_source_state(block, layer(app.host()), what, &app.theme)
-    }
+    };
+    layer_frame(f, area, app, block, layer)
 }
 
-/// The layer has no figures yet on any host its table draws from (a
-/// stale node's old figures count: its table is empty, not waiting).
-pub(crate) fn no_figures_yet(app: &App, has: impl Fn(&HostLayers) -> bool) -> bool {
-    if app.shows_cluster() {
+/// Draws a layer table's frame and gives the room inside it; none, with
+/// the waiting line there, while the layer has no figures yet on any host
+/// the table draws from (a stale node's old figures count: its table is
+/// empty, not waiting).
+pub(crate) fn layer_frame<T: Clone>(
+    f: &mut Frame,
+    area: Rect,
+    app: &App,
+    block: Block,
+    layer: impl Fn(&HostLayers) -> &Layer<T>,
+) -> Option<Rect> {
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let has = |h| layer(h).tick().is_some();
+    let waiting = if app.shows_cluster() {
         !app.nodes.iter().any(|n| has(&n.layers))
     } else {
         !has(app.host())
+    };
+    if waiting {
+        super::waiting(f, &app.theme, inner);
+        return None;
     }
+    Some(inner)
+}
+
+/// A table's header, its rows on screen (the one at `selected` among
+/// them highlighted) and its column widths, as every table of the screen
+/// looks.
+pub(crate) fn render(
+    f: &mut Frame,
+    area: Rect,
+    t: &Theme,
+    (header, body, widths): (Vec<Cell>, Vec<Row>, Vec<Constraint>),
+    selected: Option<usize>,
+) {
+    let table = Widget::new(body, widths)
+        .header(Row::new(header).style(t.header))
+        .row_highlight_style(t.selected)
+        .column_spacing(1);
+    let mut state = TableState::default().with_selected(selected);
+    f.render_stateful_widget(table, area, &mut state);
 }
 
 /// A scrolled, sortable table: its columns, how many of them always
@@ -300,7 +338,7 @@ impl<'a> Table<'a> {
                 offset + 1,
                 offset + shown,
             );
-            f.render_widget(Paragraph::new(Span::styled(text, t.muted)), hint);
+            super::say(f, hint, text, t.muted);
             area = table;
         }
 
@@ -336,20 +374,9 @@ impl<'a> Table<'a> {
             .filter(|(j, _)| keep(*j))
             .map(|(_, c)| Constraint::Length(c.width))
             .collect();
-        let table = Widget::new(body, widths)
-            .header(Row::new(header).style(t.header))
-            .row_highlight_style(t.selected)
-            .column_spacing(1);
-        let mut state = TableState::default().with_selected((n > 0).then(|| selected - first));
-        f.render_stateful_widget(table, area, &mut state);
-        Drawn {
-            page_rows: Some(visible),
-            scroll: Some(Scroll {
-                offset: first,
-                col_offset: offset,
-            }),
-            help_rows: None,
-        }
+        let shown = (n > 0).then(|| selected - first);
+        render(f, area, t, (header, body, widths), shown);
+        Drawn::table(visible, first, offset)
     }
 
     /// A row's cells in column order: its texts where the text columns

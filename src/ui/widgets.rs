@@ -6,7 +6,7 @@ use crate::format;
 use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::symbols;
 use ratatui::text::{Line, Span};
@@ -99,10 +99,19 @@ impl<'a> TimeAxis<'a> {
 /// A chart's title: its name, then each series' label, current value and
 /// min/avg/max over the window.
 fn chart_title(title: &str, series: &[Series], theme: &Theme) -> Vec<Span<'static>> {
+    whole_title(title, &title_groups(title, series, theme), theme)
+}
+
+/// [`chart_title`] from the groups [`title_groups`] made.
+fn whole_title(
+    title: &str,
+    groups: &[(Vec<Span<'static>>, Span<'static>)],
+    theme: &Theme,
+) -> Vec<Span<'static>> {
     let mut spans = vec![Span::styled(format!(" {title} "), theme.title)];
-    for (now, stats) in title_groups(title, series, theme) {
-        spans.extend(now);
-        spans.push(stats);
+    for (now, stats) in groups {
+        spans.extend(now.iter().cloned());
+        spans.push(stats.clone());
     }
     spans
 }
@@ -155,7 +164,10 @@ fn fitted_titles(
     theme: &Theme,
     room: usize,
 ) -> (Line<'static>, Line<'static>) {
-    let full = chart_title(title, series, theme);
+    // each group's min/avg/max reads the series' whole window: once for
+    // the whole title and its fitted parts alike
+    let groups = title_groups(title, series, theme);
+    let full = whole_title(title, &groups, theme);
     if Line::from(full.clone()).width() <= room {
         let bottom = [" min/avg/max over the window ", " min/avg/max "]
             .into_iter()
@@ -164,7 +176,6 @@ fn fitted_titles(
             .unwrap_or_default();
         return (Line::from(full), bottom);
     }
-    let groups = title_groups(title, series, theme);
     // a name too long loses its leading words ("dbsnmp@//prod-scan:1521/PROD
     // dNFS IOPS" → "dNFS IOPS"): what the chart is of, the view says
     let mut name = title;
@@ -201,6 +212,23 @@ fn fitted_titles(
         Line::default()
     };
     (Line::from(top), bottom)
+}
+
+/// Charts in equal shares of `area`, one under the other or side by side
+/// (`direction`), each its title, unit and series over the same axis.
+pub fn charts<S: AsRef<str>>(
+    f: &mut Frame,
+    area: Rect,
+    direction: Direction,
+    specs: &[(S, &str, Vec<Series>)],
+    x: &TimeAxis,
+    theme: &Theme,
+) {
+    let share = Constraint::Ratio(1, specs.len() as u32);
+    let areas = Layout::new(direction, vec![share; specs.len()]).split(area);
+    for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
+        chart(f, *a, title.as_ref(), unit, series, x, theme);
+    }
 }
 
 /// A braille line chart of one or two series over the same ticks, titled

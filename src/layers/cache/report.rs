@@ -19,9 +19,8 @@ use super::residency::Method;
 use super::source::CacheSource;
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
-use crate::layers::report::{Format, csv_field, json_str, printable};
-use crate::layers::report::{Report, Sampled};
-use crate::source::SourceError;
+use crate::layers::report::host_report;
+use crate::layers::report::{Format, csv_field, json_str, printable, to_fixed};
 use std::fmt::Write as _;
 
 /// The file table's text columns, in order; the changes over the interval
@@ -92,29 +91,12 @@ impl CacheReport {
     }
 }
 
-impl Report for CacheReport {
-    fn panel(&self) -> &'static str {
-        LayerId::Cache.name()
-    }
-
-    fn csv_header(&self) -> String {
-        csv_header()
-    }
-
-    fn sample(&mut self, wall_ms: i64) -> Result<Sampled, SourceError> {
-        let cur = self.source.sample(wall_ms)?;
-        let tick = self.baseline.tick(&cur);
-        let report = tick
-            .itv_cs
-            .map(|_| report(self.format, &tick, &mut self.header_done));
-        Ok(Sampled::of(
-            cur.uptime_cs,
-            cur.wall_ms,
-            cur.rejected,
-            report,
-        ))
-    }
-}
+host_report!(
+    CacheReport,
+    LayerId::Cache,
+    csv_header: |_| csv_header(),
+    report: |me, tick| report(me.format, &tick, &mut me.header_done),
+);
 
 /// One interval's report. Text prints its header the first time
 /// (`header_done` then turns true) and again with every table of files.
@@ -249,21 +231,13 @@ pub fn text_report(tick: &CacheTick, header: bool) -> String {
     s
 }
 
-fn number(v: Option<f64>, integral: bool) -> Option<String> {
-    let v = v.filter(|v| v.is_finite())?;
-    Some(if integral {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.2}")
-    })
-}
-
+/// kB as integers, the rest with two decimals.
 fn cache_number(c: CacheCol, v: Option<f64>) -> Option<String> {
-    number(v, c.def().kind == CacheKind::Kb)
+    to_fixed(v, if c.def().kind == CacheKind::Kb { 0 } else { 2 })
 }
 
 fn file_number(c: FileCol, v: Option<f64>) -> Option<String> {
-    number(v, c.def().kind != FileKind::Pct)
+    to_fixed(v, if c.def().kind == FileKind::Pct { 2 } else { 0 })
 }
 
 fn method_key(m: Option<Method>) -> Option<&'static str> {
@@ -386,6 +360,7 @@ pub fn csv_report(tick: &CacheTick) -> String {
 mod tests {
     use super::*;
     use crate::core::rootfs::RootFs;
+    use crate::layers::report::Report;
     use std::path::Path;
 
     fn capture(root: &Path, suffix: &str, uptime: Option<&str>) {

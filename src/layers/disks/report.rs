@@ -13,8 +13,7 @@ use super::tick::Baseline;
 use super::tick::{DiskRow, DiskTick};
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
-use crate::layers::report::{Format, Report, Sampled, csv_field, json_str, printable};
-use crate::source::SourceError;
+use crate::layers::report::{Format, csv_field, host_report, json_str, printable};
 use std::fmt::Write as _;
 
 /// Which devices a report lists, and by which names.
@@ -205,29 +204,12 @@ impl DiskReport {
     }
 }
 
-impl Report for DiskReport {
-    fn panel(&self) -> &'static str {
-        LayerId::Disks.name()
-    }
-
-    fn csv_header(&self) -> String {
-        csv_header(self.units)
-    }
-
-    fn sample(&mut self, wall_ms: i64) -> Result<Sampled, SourceError> {
-        let cur = self.source.sample(wall_ms)?;
-        let tick = self.baseline.tick(&cur);
-        let report = tick
-            .itv_cs
-            .map(|_| report(self.format, &tick, self.sel, self.units));
-        Ok(Sampled::of(
-            cur.uptime_cs,
-            cur.wall_ms,
-            cur.rejected,
-            report,
-        ))
-    }
-}
+host_report!(
+    DiskReport,
+    LayerId::Disks,
+    csv_header: |me| csv_header(me.units),
+    report: |me, tick| report(me.format, &tick, me.sel, me.units),
+);
 
 #[cfg(test)]
 mod tests {

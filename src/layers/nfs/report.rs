@@ -15,9 +15,8 @@ use super::source::NfsSource;
 use super::tick::{NfsBaseline, NfsOpRow, NfsTick};
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
-use crate::layers::report::{Format, csv_field, json_str, printable};
-use crate::layers::report::{Report, Sampled};
-use crate::source::SourceError;
+use crate::layers::report::host_report;
+use crate::layers::report::{Format, csv_field, json_str, printable, to_fixed};
 use std::fmt::Write as _;
 
 /// One text report: the time, then each mount as nfsiostat prints it, and
@@ -110,12 +109,7 @@ fn op_lines(s: &mut String, op: &NfsOpRow) {
 /// A figure for JSON and CSV: counts as integers, the rest with
 /// nfsiostat's three decimals; `None` for unknown.
 fn number(v: Option<f64>, count: bool) -> Option<String> {
-    let v = v.filter(|v| v.is_finite())?;
-    Some(if count {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.3}")
-    })
+    to_fixed(v, if count { 0 } else { 3 })
 }
 
 fn is_count(c: NfsOpCol) -> bool {
@@ -243,27 +237,12 @@ impl NfsReport {
     }
 }
 
-impl Report for NfsReport {
-    fn panel(&self) -> &'static str {
-        LayerId::Nfs.name()
-    }
-
-    fn csv_header(&self) -> String {
-        csv_header()
-    }
-
-    fn sample(&mut self, wall_ms: i64) -> Result<Sampled, SourceError> {
-        let cur = self.source.sample(wall_ms)?;
-        let tick = self.baseline.tick(&cur);
-        let report = tick.itv_cs.map(|_| report(self.format, &tick));
-        Ok(Sampled::of(
-            cur.uptime_cs,
-            cur.wall_ms,
-            cur.rejected,
-            report,
-        ))
-    }
-}
+host_report!(
+    NfsReport,
+    LayerId::Nfs,
+    csv_header: |_| csv_header(),
+    report: |me, tick| report(me.format, &tick),
+);
 
 #[cfg(test)]
 mod tests {

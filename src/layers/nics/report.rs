@@ -18,9 +18,8 @@ use super::source::NicSource;
 use super::tick::{NicBaseline, NicRow, NicTick};
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
+use crate::layers::report::host_report;
 use crate::layers::report::{Format, json_str, printable};
-use crate::layers::report::{Report, Sampled};
-use crate::source::SourceError;
 use std::fmt::Write as _;
 
 /// nicstat's `precision()`: decimals by magnitude.
@@ -282,29 +281,12 @@ impl NicReport {
     }
 }
 
-impl Report for NicReport {
-    fn panel(&self) -> &'static str {
-        LayerId::Nics.name()
-    }
-
-    fn csv_header(&self) -> String {
-        csv_header()
-    }
-
-    fn sample(&mut self, wall_ms: i64) -> Result<Sampled, SourceError> {
-        let cur = self.source.sample(wall_ms)?;
-        let tick = self.baseline.tick(&cur);
-        let report = tick
-            .itv_cs
-            .map(|_| report(self.format, &tick, self.all_devices));
-        Ok(Sampled::of(
-            cur.uptime_cs,
-            cur.wall_ms,
-            cur.rejected,
-            report,
-        ))
-    }
-}
+host_report!(
+    NicReport,
+    LayerId::Nics,
+    csv_header: |_| csv_header(),
+    report: |me, tick| report(me.format, &tick, me.all_devices),
+);
 
 #[cfg(test)]
 mod tests {
@@ -312,6 +294,7 @@ mod tests {
     use crate::core::rootfs::RootFs;
     use crate::layers::nics::model::NicRates;
     use crate::layers::nics::source::LinkState;
+    use crate::layers::report::Report;
 
     fn row(name: &str, rates: Option<NicRates>) -> NicRow {
         NicRow {
