@@ -7,7 +7,7 @@ mod common;
 
 use common::{app_with, render};
 use ratatui::style::Color;
-use strata::app::{Action, App};
+use strata::app::{Action, App, Panel, View};
 use strata::theme::Theme;
 
 /// Moves the disks panel's selection to the device `name`.
@@ -522,4 +522,52 @@ fn a_device_past_the_history_budget_says_why_it_has_no_charts() {
             "{screen}"
         );
     }
+}
+
+/// One budget serves every layer: when the disks took it all, a NIC, an
+/// NFS mount and a watched file that came after say where their charts
+/// would be why they have none, as a device does, rather than draw empty
+/// charts that read as an idle interface.
+#[test]
+fn every_layers_detail_says_why_the_budget_left_it_no_charts() {
+    let host = strata::app::HostInfo {
+        hostname: "db01".into(),
+        kernel: "5.15.0-301.163.5.el8uek.x86_64".into(),
+    };
+    // the disks' total and devices take it all before the other layers
+    let config = strata::config::Config {
+        history_memory: 240_000,
+        ..Default::default()
+    };
+    let mut app = App::new(config, Theme::default(), host, 1.0);
+    for k in 0..30 {
+        app.local.ingest_disks(common::sample(k));
+        app.local.ingest_nfs(common::nfs_sample(k));
+        app.local.ingest_cache(common::cache_sample(k));
+        app.local.ingest_nics(common::nic_sample(k));
+    }
+    app.now_ms = 1_795_000_030_000;
+    let why = "no history: the history budget (234.4 KiB) is full; raise history_memory";
+    let at = |p: Panel| Panel::ALL.iter().position(|x| *x == p).unwrap();
+    for (panel, enter, what) in [
+        (Panel::Nfs, true, "an NFS mount"),
+        (Panel::Cache, true, "a watched file"),
+        (Panel::Cache, false, "the page cache"),
+    ] {
+        keys(&mut app, &[Action::GotoPanel(at(panel)), Action::Top]);
+        if enter {
+            keys(&mut app, &[Action::Enter]);
+        }
+        let screen = render(&mut app, 160, 50);
+        assert!(screen.contains(why), "{what}:\n{screen}");
+        if enter {
+            keys(&mut app, &[Action::Back]);
+        }
+    }
+    app.ui.stack = vec![View::Panel(Panel::Nics), View::Nic("bond0".into())];
+    let screen = render(&mut app, 160, 50);
+    assert!(
+        screen.contains(why) && !screen.contains("Throughput"),
+        "{screen}"
+    );
 }

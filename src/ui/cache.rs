@@ -148,7 +148,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             ],
         ),
     ];
-    super::widgets::charts(f, charts, Direction::Vertical, &specs, &x, t);
+    let entity = (&app.host().cache, HOST_ENTITY);
+    super::history_charts(f, app, charts, entity, (Direction::Vertical, &specs), &x);
     draw_files(f, app, bottom)
 }
 
@@ -442,7 +443,8 @@ pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
             ],
         ),
     ];
-    super::widgets::charts(f, charts, Direction::Vertical, &specs, &x, t);
+    let entity = (&app.host().cache, path);
+    super::history_charts(f, app, charts, entity, (Direction::Vertical, &specs), &x);
 }
 
 /// The host's cache figures the overview shows, as text.

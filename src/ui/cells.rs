@@ -8,7 +8,6 @@ use crate::app::App;
 use crate::app::cells::{CELL_TABLE, CellState, CellView, DISK_GROUP, FLASH_GROUP, group_figure};
 use crate::app::layer::Layer;
 use crate::app::list::Drawn;
-use crate::app::state::Marker;
 use crate::app::state::{DISK_HISTORY, history_index};
 use crate::format;
 use crate::layers::cells::cell_metrics::{
@@ -182,13 +181,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     ])
     .areas(inner);
     if charts_h > 0 {
-        group_charts(
-            f,
-            t,
-            charts,
-            (&app.cells.history, &all.groups),
-            &app.markers,
-        );
+        group_charts(f, app, charts, (&app.cells.history, &all.groups));
     }
     let mut lines = group_lines(t, &all.groups, "all cells", top.width);
     lines.push(Line::from(Span::styled(
@@ -355,7 +348,7 @@ pub fn draw_cell(f: &mut Frame, app: &App, area: Rect, i: usize) -> Drawn {
     ])
     .areas(inner);
     if charts_h > 0 {
-        group_charts(f, t, charts, (&c.disks, groups), &app.markers);
+        group_charts(f, app, charts, (&c.disks, groups));
     }
     let lines = group_lines(t, groups, "this cell", top.width);
     f.render_widget(Paragraph::new(lines), top);
@@ -511,13 +504,13 @@ const CHARTS_HEIGHT: u16 = 12;
 /// IOPS, MB/s and awaits (reads against writes) and %util.
 fn group_charts<T: Clone>(
     f: &mut Frame,
-    t: &Theme,
+    app: &App,
     area: Rect,
     (layer, groups): (&Layer<T>, &CellGroups),
-    marks: &[Marker],
 ) {
+    let t = &app.theme;
     let n = layer.history.capacity();
-    let x = TimeAxis::of(layer, marks);
+    let x = TimeAxis::of(layer, &app.markers);
     let rows = Layout::vertical([Constraint::Ratio(1, 2); 2]).split(area);
     for ((entity, media, name), row) in [
         (DISK_GROUP, Media::Disk, "DISK"),
@@ -572,6 +565,7 @@ fn group_charts<T: Clone>(
                 vec![s("%util", DiskCol::Util, t.accent)],
             ),
         ];
-        super::widgets::charts(f, *row, Direction::Horizontal, &specs, &x, t);
+        let specs = (Direction::Horizontal, &specs[..]);
+        super::history_charts(f, app, *row, (layer, entity), specs, &x);
     }
 }

@@ -17,7 +17,7 @@ use crate::layers::disks::tick::{DiskRow, DiskTick};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
+use ratatui::widgets::{Cell, Row, Table, TableState};
 
 /// Where a device's figures come from.
 pub struct Device<'a> {
@@ -63,21 +63,6 @@ fn device_title(name: &str, dev: &Device, row: Option<&DiskRow>) -> String {
     }
     title.push(' ');
     title
-}
-
-/// Where the charts of a device the history budget left without history
-/// would be, why there are none: empty charts would read as a device
-/// doing nothing.
-fn draw_no_history(f: &mut Frame, app: &App, area: Rect) {
-    let budget = crate::format::bytes(app.history_budget().limit() as u64);
-    f.render_widget(
-        Paragraph::new(Span::styled(
-            format!("no history: the history budget ({budget}) is full; raise history_memory"),
-            app.theme.warn,
-        ))
-        .wrap(ratatui::widgets::Wrap { trim: true }),
-        area,
-    );
 }
 
 /// A device's history charts: IOPS, throughput, await, queue and %util.
@@ -135,7 +120,8 @@ fn draw_charts(f: &mut Frame, app: &App, area: Rect, name: &str, dev: &Device, r
         ("Queue", "", vec![s("aqu-sz", DiskCol::AquSz, t.accent)]),
         (util_title, "%", vec![s("%util", DiskCol::Util, t.accent)]),
     ];
-    super::widgets::charts(f, area, Direction::Vertical, &specs, &x, t);
+    let entity = (dev.layer, name);
+    super::history_charts(f, app, area, entity, (Direction::Vertical, &specs), &x);
 }
 
 /// Every iostat -x figure of the device now and, for a cell's device, its
@@ -212,11 +198,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str, dev: Device) {
     let [charts, metrics] =
         Layout::horizontal([Constraint::Min(0), Constraint::Length(metrics_width)]).areas(top);
 
-    if dev.layer.refused(name) {
-        draw_no_history(f, app, charts);
-    } else {
-        draw_charts(f, app, charts, name, &dev, row);
-    }
+    draw_charts(f, app, charts, name, &dev, row);
 
     if metrics_width > 0 {
         draw_now(f, app, metrics, row, dev.cell_disk);

@@ -400,6 +400,32 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     f.render_widget(Paragraph::new(line), area);
 }
 
+/// [`widgets::charts`] of one entity's history; where the history budget
+/// refused the entity its rings, why there are none instead: empty charts
+/// would read as an entity doing nothing.
+pub(crate) fn history_charts<T: Clone, S: AsRef<str>>(
+    f: &mut Frame,
+    app: &App,
+    area: Rect,
+    (layer, entity): (&crate::app::layer::Layer<T>, &str),
+    (direction, specs): (ratatui::layout::Direction, &[widgets::ChartSpec<'_, '_, S>]),
+    x: &widgets::TimeAxis,
+) {
+    if layer.refused(entity) {
+        let budget = crate::format::bytes(app.history_budget().limit() as u64);
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                format!("no history: the history budget ({budget}) is full; raise history_memory"),
+                app.theme.warn,
+            ))
+            .wrap(Wrap { trim: true }),
+            area,
+        );
+    } else {
+        widgets::charts(f, area, direction, specs, x, &app.theme);
+    }
+}
+
 /// A box's title: `parts` joined by " · ", as many whole parts as a box
 /// `width` columns wide holds (the first always), so that the border never
 /// cuts one, such as a mount's age, in the middle.

@@ -195,7 +195,8 @@ fn draw_mount_charts(f: &mut Frame, app: &App, area: Rect, key: &str, row: &NfsR
             vec![s("READ", 4, t.read), s("WRITE", 8, t.write)],
         ),
     ];
-    super::widgets::charts(f, area, Direction::Vertical, &specs, &x, t);
+    let entity = (&app.host().nfs, key);
+    super::history_charts(f, app, area, entity, (Direction::Vertical, &specs), &x);
 }
 
 pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {

@@ -290,7 +290,8 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
             ],
         ),
     ];
-    super::widgets::charts(f, charts, Direction::Vertical, &specs, &x, t);
+    let entity = (&app.host().nics, name);
+    super::history_charts(f, app, charts, entity, (Direction::Vertical, &specs), &x);
 
     let lines = now_lines(app, row, &facts);
     let now_block = panel_block(" now ", t, false);

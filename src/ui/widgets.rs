@@ -214,13 +214,16 @@ fn fitted_titles(
     (Line::from(top), bottom)
 }
 
+/// One chart of [`charts`]: its title, unit and series.
+pub type ChartSpec<'u, 's, S> = (S, &'u str, Vec<Series<'s>>);
+
 /// Charts in equal shares of `area`, one under the other or side by side
 /// (`direction`), each its title, unit and series over the same axis.
 pub fn charts<S: AsRef<str>>(
     f: &mut Frame,
     area: Rect,
     direction: Direction,
-    specs: &[(S, &str, Vec<Series>)],
+    specs: &[ChartSpec<'_, '_, S>],
     x: &TimeAxis,
     theme: &Theme,
 ) {
