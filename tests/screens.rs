@@ -310,15 +310,11 @@ fn the_selection_stays_on_screen_when_scrolling() {
 
 #[test]
 fn pause_keeps_the_charts_as_they_were() {
-    let host = strata::app::HostInfo {
-        hostname: "db01".into(),
-        kernel: "k".into(),
-    };
     let config = strata::config::Config {
         history_secs: 12,
         ..Default::default()
     };
-    let mut app = App::new(config, Theme::default(), host, 1.0);
+    let mut app = common::app_of_config(config);
     for k in 0..14 {
         app.local.ingest_disks(common::sample(k));
     }
@@ -480,16 +476,12 @@ fn footers_offer_only_what_does_something() {
 /// and the footer tells it once.
 #[test]
 fn a_device_past_the_history_budget_says_why_it_has_no_charts() {
-    let host = strata::app::HostInfo {
-        hostname: "db01".into(),
-        kernel: "5.15.0-301.163.5.el8uek.x86_64".into(),
-    };
     // an hour at 1 s of 8 figures is 115,200 bytes a device: room for two
     let config = strata::config::Config {
         history_memory: 240_000,
         ..Default::default()
     };
-    let mut app = App::new(config, Theme::default(), host, 1.0);
+    let mut app = common::app_of_config(config);
     for k in 0..30 {
         app.apply(strata::app::Input::Disks(Ok(common::sample(k))));
     }
@@ -530,16 +522,12 @@ fn a_device_past_the_history_budget_says_why_it_has_no_charts() {
 /// charts that read as an idle interface.
 #[test]
 fn every_layers_detail_says_why_the_budget_left_it_no_charts() {
-    let host = strata::app::HostInfo {
-        hostname: "db01".into(),
-        kernel: "5.15.0-301.163.5.el8uek.x86_64".into(),
-    };
     // the disks' total and devices take it all before the other layers
     let config = strata::config::Config {
         history_memory: 240_000,
         ..Default::default()
     };
-    let mut app = App::new(config, Theme::default(), host, 1.0);
+    let mut app = common::app_of_config(config);
     for k in 0..30 {
         app.local.ingest_disks(common::sample(k));
         app.local.ingest_nfs(common::nfs_sample(k));

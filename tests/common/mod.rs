@@ -205,13 +205,18 @@ pub fn cache_sample(k: u64) -> CacheSample {
     }
 }
 
-/// An app that has taken `n` samples of the fixture host.
-pub fn app_with(n: u64) -> App {
+/// The fixture host db01's app, at 1 s, with `config`, before any sample.
+pub fn app_of_config(config: Config) -> App {
     let host = HostInfo {
         hostname: "db01".into(),
         kernel: "5.15.0-301.163.5.el8uek.x86_64".into(),
     };
-    let mut app = App::new(Config::default(), Theme::default(), host, 1.0);
+    App::new(config, Theme::default(), host, 1.0)
+}
+
+/// An app that has taken `n` samples of the fixture host.
+pub fn app_with(n: u64) -> App {
+    let mut app = app_of_config(Config::default());
     for k in 0..n {
         app.local.ingest_disks(sample(k));
         app.local.ingest_nfs(nfs_sample(k));
