@@ -24,7 +24,10 @@ impl<T: Copy> Ring<T> {
             if self.buf.capacity() == 0 {
                 // All at once: growing by doubling copied every ring of a
                 // source in the same tick (a 36 ms stall at 1000 devices).
-                // Pages not yet written cost no resident memory.
+                // Pages not yet written cost no resident memory, but a
+                // ring's first page is touched at once (malloc's header and
+                // the first value): about a third of an hour's f32 ring at
+                // 1 s (14 kB), as measured at 1000 devices.
                 self.buf.reserve_exact(self.capacity);
             }
             self.buf.push(v);
