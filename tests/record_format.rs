@@ -211,9 +211,9 @@ fn pending_ticks_are_bounded_in_values_not_only_in_time() {
             .map(|i| (i, Value::Counter(t as u64 + u64::from(i))))
             .collect();
         let at = T0 + t * 500;
-        let opens = w.opens_chunk(at, values.len()).is_some();
+        let opens = w.opens_chunk(at, values.len());
         assert_eq!(opens, (t as usize).is_multiple_of(per_chunk), "tick {t}");
-        assert_eq!(w.opens_chunk(at, 0).is_some(), t == 0, "tick {t}");
+        assert_eq!(w.opens_chunk(at, 0), t == 0, "tick {t}");
         // What opens on size is what the recorder restates at most once a minute.
         assert_eq!(
             w.opens_on_size(at, values.len()),
@@ -639,4 +639,34 @@ fn key_chunks_come_every_ten_minutes_however_short_the_chunks() {
         blob: Vec::new(),
     };
     assert!(last[0].as_ref().unwrap().same_bits(&want));
+}
+
+/// The same with whole-minute chunks and no new series: what
+/// `opens_key_chunk` tells a tick is what its chunk's frame says (it once
+/// told the chunk after each key chunk it was one too, and the recorder
+/// restated everything for it); and a wall clock stepped back an hour
+/// brings a key chunk with the next chunk, not an hour and ten minutes on.
+#[test]
+fn a_chunk_is_key_when_its_first_tick_was_told_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.strata");
+    let mut w = RecordWriter::create(&path, T0, &[def(0, "g", SeriesKind::Gauge)]).unwrap();
+    let mut told = Vec::new();
+    let step_back = 3_600_000;
+    for t in 0..1500i64 {
+        // after 900 s, the clock is set back an hour
+        let at = T0 + 1000 * t - if t >= 900 { step_back } else { 0 };
+        if w.opens_key_chunk(at, 1) {
+            told.push(at);
+        }
+        w.push(at, &[(0, Value::Gauge(t as f64))]).unwrap();
+    }
+    w.close().unwrap();
+    let r = RecordReader::open(&path).unwrap();
+    let keys: Vec<i64> = r.chunks().iter().filter(|c| c.key).map(|c| c.t0).collect();
+    assert_eq!(keys, told);
+    let secs: Vec<i64> = keys.iter().map(|k| (k - T0) / 1000).collect();
+    // 0, 600, then the first chunk to open after the step: the chunk of
+    // 840 s takes the stepped-back ticks up to its 600 ticks (1439 s)
+    assert_eq!(secs, [0, 600, 1440 - 3600]);
 }

@@ -39,9 +39,13 @@ pub struct RecordWriter {
     closed: bool,
     /// None until the first chunk: the next chunk is then a key chunk.
     ctx: Option<format::ChunkContext>,
-    chunks: usize,
-    /// When the last key chunk started; None before the first chunk.
+    /// When the last key chunk started, the pending one included; None
+    /// before the first chunk.
     last_key_ms: Option<i64>,
+    /// Whether the pending ticks are a key chunk: decided by the first of
+    /// them, so that what [`opens_key_chunk`](Self::opens_key_chunk) told
+    /// the tick that opened it is what the frame says.
+    pending_key: bool,
     /// Whether a delta chunk's counters carry on from the chunk before (see
     /// [`set_carry_counters`](Self::set_carry_counters)).
     carry: bool,
@@ -82,8 +86,8 @@ impl RecordWriter {
             last_sync: Instant::now(),
             closed: false,
             ctx: None,
-            chunks: 0,
             last_key_ms: None,
+            pending_key: false,
             carry: true,
         };
         w.append(&format::encode_file_header(start_wall_ms))?;
@@ -169,19 +173,15 @@ impl RecordWriter {
         self.carry = carry;
     }
 
-    /// The index of the chunk a tick at `wall_ms` of `values` values would
-    /// open, or None when it would join the chunk being filled.
-    pub fn opens_chunk(&self, wall_ms: i64, values: usize) -> Option<usize> {
-        match self.pending.first() {
-            None => Some(self.chunks),
-            Some(t)
-                if wall_ms.saturating_sub(t.wall_ms) >= format::CHUNK_SPAN_MS
-                    || self.too_full_for(values) =>
-            {
-                Some(self.chunks + 1)
-            }
-            Some(_) => None,
-        }
+    /// Whether a tick at `wall_ms` of `values` values would open a chunk
+    /// rather than join the one being filled: a minute after the chunk's
+    /// first (60 ticks of each source at 1 s), or when the pending ticks
+    /// hold too many values. A tick stamped before the chunk's first joins
+    /// it: inputs of different sources arrive a little out of order.
+    pub fn opens_chunk(&self, wall_ms: i64, values: usize) -> bool {
+        self.pending.first().is_none_or(|t| {
+            wall_ms.saturating_sub(t.wall_ms) >= format::CHUNK_SPAN_MS || self.too_full_for(values)
+        })
     }
 
     /// Whether a tick at `wall_ms` of `values` values would open a chunk
@@ -193,8 +193,8 @@ impl RecordWriter {
     }
 
     /// Whether a tick of `values` values would take the pending ones past
-    /// [`MAX_PENDING_VALUES`]. Ticks without values (a key chunk's
-    /// restatement) always join: they must open the chunk of the tick after.
+    /// [`MAX_PENDING_VALUES`]. A tick without values (a restatement, which
+    /// the recorder pushes after a flush) never closes a chunk on size.
     fn too_full_for(&self, values: usize) -> bool {
         self.pending_values > 0 && self.pending_values.saturating_add(values) > MAX_PENDING_VALUES
     }
@@ -203,13 +203,18 @@ impl RecordWriter {
     /// a key chunk, which a reader seeking there decodes with nothing
     /// before it.
     pub fn opens_key_chunk(&self, wall_ms: i64, values: usize) -> bool {
-        self.opens_chunk(wall_ms, values).is_some() && self.key_at(wall_ms)
+        self.opens_chunk(wall_ms, values) && self.key_at(wall_ms)
     }
 
-    /// Whether a chunk whose first tick is at `t0` is a key chunk.
+    /// Whether a chunk whose first tick is at `t0` is a key chunk: ten
+    /// minutes after the last one began, or at once when the wall clock
+    /// stepped back more than a chunk's minute before it (else the next
+    /// would wait for the clock to come back).
     fn key_at(&self, t0: i64) -> bool {
-        self.last_key_ms
-            .is_none_or(|k| t0.saturating_sub(k) >= format::KEY_SPAN_MS)
+        self.last_key_ms.is_none_or(|k| {
+            t0.saturating_add(format::CHUNK_SPAN_MS) < k
+                || t0.saturating_sub(k) >= format::KEY_SPAN_MS
+        })
     }
 
     /// Records one tick; a series absent from `values` is recorded as absent.
@@ -241,13 +246,7 @@ impl RecordWriter {
                 return Err(RecordError::RepeatedInTick(*id));
             }
         }
-        // A tick a minute after the chunk's first starts the next chunk: at 1 s that
-        // is 60 ticks of each source.
-        let span = self
-            .pending
-            .first()
-            .map_or(0, |t| wall_ms.saturating_sub(t.wall_ms));
-        if span >= format::CHUNK_SPAN_MS || self.too_full_for(sorted.len()) {
+        if self.opens_chunk(wall_ms, sorted.len()) {
             self.flush()?;
         }
         let tick = Tick {
@@ -255,6 +254,12 @@ impl RecordWriter {
             values: sorted,
             blob,
         };
+        if self.pending.is_empty() {
+            self.pending_key = self.key_at(wall_ms);
+            if self.pending_key {
+                self.last_key_ms = Some(wall_ms);
+            }
+        }
         // One write per tick: the whole record reaches the kernel or none of it
         // matters (a torn record fails its CRC and is the one tick lost).
         let rec = format::encode_record(&format::encode_tick(&tick));
@@ -282,10 +287,7 @@ impl RecordWriter {
             return Ok(());
         }
         let t0 = self.pending[0].wall_ms;
-        let key = self.key_at(t0);
-        if key {
-            self.last_key_ms = Some(t0);
-        }
+        let key = self.pending_key;
         let ctx = self.ctx.as_ref().filter(|_| !key && self.carry);
         // The first chunk has no context and is a key chunk anyway.
         let kind = if key || self.ctx.is_none() {
@@ -296,7 +298,6 @@ impl RecordWriter {
         let payload = format::compress(&format::encode_chunk(&self.pending, ctx));
         self.append(&format::encode_frame(kind, t0, &payload))?;
         self.ctx = Some(format::ChunkContext::after(&self.pending));
-        self.chunks += 1;
         self.pending.clear();
         self.pending_values = 0;
         self.reset_journal()

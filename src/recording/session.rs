@@ -173,7 +173,7 @@ impl Recorder {
         let early = wall_ms.saturating_sub(self.started_ms) < RESTATE_ALL_MS
             && (!self.writer.opens_on_size(wall_ms, values.len())
                 || wall_ms.saturating_sub(self.restated_ms) >= format::CHUNK_SPAN_MS);
-        let restate = key || (early && self.writer.opens_chunk(wall_ms, values.len()).is_some());
+        let restate = key || (early && self.writer.opens_chunk(wall_ms, values.len()));
         if restate {
             // It opens the chunk (a chunk closing on size would otherwise
             // take it along); the input joins it.
