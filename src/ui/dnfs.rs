@@ -97,7 +97,7 @@ fn crumbs(dnfs: &Dnfs, ui: &DnfsUi, width: u16) -> String {
     let room = usize::from(width).saturating_sub(4);
     let mut s = steps.join(" › ");
     let mut first = 0;
-    while s.chars().count() > room && first + 1 < steps.len() {
+    while Span::raw(s.as_str()).width() > room && first + 1 < steps.len() {
         first += 1;
         s = std::iter::once("…")
             .chain(steps[first..].iter().map(String::as_str))

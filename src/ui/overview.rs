@@ -181,7 +181,7 @@ fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
 
 /// A layer's box: its frame, and the room inside when the layer has
 /// figures; else its error, or its waiting state, in that room.
-fn layer_panel<T: Clone>(
+fn host_box<T: Clone>(
     f: &mut Frame,
     app: &App,
     area: Rect,
@@ -208,7 +208,7 @@ fn layer_panel<T: Clone>(
 
 fn draw_cache(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
-    let Some(inner) = layer_panel(
+    let Some(inner) = host_box(
         f,
         app,
         area,
@@ -250,7 +250,7 @@ fn draw_cache(f: &mut Frame, app: &App, area: Rect) {
 
 fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
-    let Some(inner) = layer_panel(
+    let Some(inner) = host_box(
         f,
         app,
         area,
@@ -302,7 +302,7 @@ fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
 fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
     use crate::layers::nics::model::NicCol;
     let t = &app.theme;
-    let Some(inner) = layer_panel(
+    let Some(inner) = host_box(
         f,
         app,
         area,

@@ -153,6 +153,8 @@ impl CellGroups {
         let Some(itv) = tick.itv_cs else {
             return CellGroups::default();
         };
+        // Not model::total::complete_sum: a cell without flash has a FLASH
+        // group of 0 devices, whose figures are zeros, not unknown.
         let group = |media: Media| -> Option<GroupFigures> {
             let mut sum = DiskDelta {
                 itv_cs: itv,
