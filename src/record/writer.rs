@@ -34,8 +34,13 @@ pub struct RecordWriter {
     /// Values in `pending`, against [`MAX_PENDING_VALUES`].
     pending_values: usize,
     seg_len: u64,
+    /// Bytes in the journal: its header and the ticks since.
+    journal_len: u64,
     last_wall_ms: i64,
     last_sync: Instant,
+    /// `seg_len` at the last sync: a segment that has not grown since (it
+    /// grows a chunk a minute) is not synced again every few seconds.
+    synced_len: Option<u64>,
     closed: bool,
     /// None until the first chunk: the next chunk is then a key chunk.
     ctx: Option<format::ChunkContext>,
@@ -76,8 +81,10 @@ impl RecordWriter {
             pending: Vec::new(),
             pending_values: 0,
             seg_len: 0,
+            journal_len: 0,
             last_wall_ms: start_wall_ms,
             last_sync: Instant::now(),
+            synced_len: None,
             closed: false,
             ctx: None,
             chunks: 0,
@@ -105,6 +112,12 @@ impl RecordWriter {
     /// Bytes committed to the segment (journal excluded): what a REC indicator shows.
     pub fn segment_len(&self) -> u64 {
         self.seg_len
+    }
+
+    /// Bytes in the journal, as written: what `stat` of it would say,
+    /// without a system call a second.
+    pub fn journal_len(&self) -> u64 {
+        self.journal_len
     }
 
     fn check_new(&self, s: &SeriesDef) -> Result<(), RecordError> {
@@ -245,6 +258,7 @@ impl RecordWriter {
         self.journal
             .write_all(&rec)
             .map_err(RecordError::io("write", &self.journal_path))?;
+        self.journal_len += rec.len() as u64;
         self.pending_values += tick.values.len();
         self.pending.push(tick);
         self.last_wall_ms = wall_ms;
@@ -324,15 +338,21 @@ impl RecordWriter {
         self.journal
             .seek(SeekFrom::Start(0))
             .map_err(RecordError::io("seek", p))?;
+        let header = format::encode_journal_header(self.seg_len);
         self.journal
-            .write_all(&format::encode_journal_header(self.seg_len))
-            .map_err(RecordError::io("write", p))
+            .write_all(&header)
+            .map_err(RecordError::io("write", p))?;
+        self.journal_len = header.len() as u64;
+        Ok(())
     }
 
     fn sync(&mut self) -> Result<(), RecordError> {
-        self.file
-            .sync_data()
-            .map_err(RecordError::io("sync", &self.path))?;
+        if self.synced_len != Some(self.seg_len) {
+            self.file
+                .sync_data()
+                .map_err(RecordError::io("sync", &self.path))?;
+            self.synced_len = Some(self.seg_len);
+        }
         self.journal
             .sync_data()
             .map_err(RecordError::io("sync", &self.journal_path))?;
@@ -348,5 +368,36 @@ impl Drop for RecordWriter {
         if !self.closed {
             let _ = self.flush();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::SeriesKind;
+
+    /// The journal's length as the writer counts it is the file's, through
+    /// ticks, a chunk's commit (which restarts the journal) and more ticks.
+    #[test]
+    fn the_journal_length_counted_is_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.strata");
+        let def = SeriesDef {
+            id: 0,
+            name: "n".into(),
+            kind: SeriesKind::Counter,
+        };
+        let mut w = RecordWriter::create(&path, 0, &[def]).unwrap();
+        let on_disk = || std::fs::metadata(journal_path(&path)).unwrap().len();
+        assert_eq!(w.journal_len(), on_disk());
+        for t in 0..3 {
+            w.push_with(t * 1000, &[(0, Value::Counter(t as u64))], vec![1, 2])
+                .unwrap();
+            assert_eq!(w.journal_len(), on_disk());
+        }
+        w.flush().unwrap();
+        assert_eq!(w.journal_len(), on_disk());
+        w.push(4000, &[(0, Value::Counter(9))]).unwrap();
+        assert_eq!(w.journal_len(), on_disk());
     }
 }
