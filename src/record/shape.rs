@@ -170,12 +170,48 @@ pub fn same_value<T: Serialize + ?Sized>(
     last: &Shape,
     values: &mut Vec<(u32, Value)>,
 ) -> bool {
-    value
+    same_value_along(value, last, &mut Trail::default(), values)
+}
+
+/// As [`same_value`], with the trail of the stream's last comparison: the
+/// fields of an object shape are in the order of their names, a struct
+/// serializes its own in the order of its declaration, and finding each
+/// by its name (a binary search) was most of the comparison. The trail
+/// holds where each came the last time, which is checked first.
+pub fn same_value_along<T: Serialize + ?Sized>(
+    value: &T,
+    last: &Shape,
+    trail: &mut Trail,
+    values: &mut Vec<(u32, Value)>,
+) -> bool {
+    let mut out = Out {
+        values: std::mem::take(values),
+        trail: std::mem::take(&mut trail.0),
+        at: 0,
+    };
+    let shape = last;
+    let same = value
         .serialize(Along {
-            shape: last,
-            values,
+            shape,
+            out: &mut out,
         })
-        .is_ok()
+        .is_ok();
+    *values = out.values;
+    trail.0 = out.trail;
+    same
+}
+
+/// Where each field of a stream's samples was found in its shape, in the
+/// order they were serialized (see [`same_value_along`]).
+#[derive(Debug, Default, Clone)]
+pub struct Trail(Vec<u32>);
+
+/// What a comparison gives: the numbers, and the trail it follows and
+/// writes (`at` is where it is in it).
+struct Out {
+    values: Vec<(u32, Value)>,
+    trail: Vec<u32>,
+    at: usize,
 }
 
 /// The serialization left `last`'s shape (or did what `same_value` leaves
@@ -201,14 +237,14 @@ impl serde::ser::Error for Differs {
 /// would make, rule by rule (serde_json 1.0's value serializer).
 struct Along<'s, 'v> {
     shape: &'s Shape,
-    values: &'v mut Vec<(u32, Value)>,
+    out: &'v mut Out,
 }
 
 impl<'s, 'v> Along<'s, 'v> {
     fn num(self, kind: NumKind, value: Value) -> Result<(), Differs> {
         match self.shape {
             Shape::Num(id, k) if *k == kind => {
-                self.values.push((*id, value));
+                self.out.values.push((*id, value));
                 Ok(())
             }
             _ => Err(Differs),
@@ -225,7 +261,7 @@ impl<'s, 'v> Along<'s, 'v> {
         match self.shape {
             Shape::Obj(fields) if fields.len() == 1 && fields[0].0 == variant => Ok(Along {
                 shape: &fields[0].1,
-                values: self.values,
+                out: self.out,
             }),
             _ => Err(Differs),
         }
@@ -236,7 +272,7 @@ impl<'s, 'v> Along<'s, 'v> {
             Shape::Arr(items) => Ok(Items {
                 items,
                 at: 0,
-                values: self.values,
+                out: self.out,
             }),
             _ => Err(Differs),
         }
@@ -250,7 +286,7 @@ impl<'s, 'v> Along<'s, 'v> {
                 few: 0,
                 many: Vec::new(),
                 key: None,
-                values: self.values,
+                out: self.out,
             }),
             _ => Err(Differs),
         }
@@ -416,7 +452,7 @@ impl<'s, 'v> serde::Serializer for Along<'s, 'v> {
 struct Items<'s, 'v> {
     items: &'s [Shape],
     at: usize,
-    values: &'v mut Vec<(u32, Value)>,
+    out: &'v mut Out,
 }
 
 impl Items<'_, '_> {
@@ -425,7 +461,7 @@ impl Items<'_, '_> {
         self.at += 1;
         value.serialize(Along {
             shape,
-            values: self.values,
+            out: self.out,
         })
     }
 
@@ -490,7 +526,7 @@ struct Fields<'s, 'v> {
     many: Vec<u64>,
     /// The field of the key a map gave, for its value.
     key: Option<usize>,
-    values: &'v mut Vec<(u32, Value)>,
+    out: &'v mut Out,
 }
 
 impl Fields<'_, '_> {
@@ -500,10 +536,24 @@ impl Fields<'_, '_> {
     }
 
     fn find(&mut self, name: &str) -> Result<usize, Differs> {
-        let at = self
-            .fields
-            .binary_search_by(|(k, _)| k.as_str().cmp(name))
-            .map_err(|_| Differs)?;
+        let out = &mut *self.out;
+        let guess = out.trail.get(out.at).map(|&i| i as usize);
+        let at = match guess {
+            Some(i) if self.fields.get(i).is_some_and(|(k, _)| k == name) => i,
+            _ => {
+                let i = self
+                    .fields
+                    .binary_search_by(|(k, _)| k.as_str().cmp(name))
+                    .map_err(|_| Differs)?;
+                // at <= len: each find writes at `at` or just after it.
+                match out.trail.get_mut(out.at) {
+                    Some(t) => *t = i as u32,
+                    None => out.trail.push(i as u32),
+                }
+                i
+            }
+        };
+        out.at += 1;
         let (word, bit) = if at < 64 {
             (&mut self.few, at)
         } else {
@@ -524,7 +574,7 @@ impl Fields<'_, '_> {
     fn value<T: Serialize + ?Sized>(&mut self, at: usize, value: &T) -> Result<(), Differs> {
         value.serialize(Along {
             shape: &self.fields[at].1,
-            values: self.values,
+            out: self.out,
         })
     }
 
@@ -942,6 +992,8 @@ mod tests {
         let tree = serde_json::to_value(&base).unwrap();
         let mut series = ids();
         let shape = split(&tree, "t", &mut series, &mut Vec::new());
+        // One trail throughout, as a stream keeps it, through differences.
+        let mut trail = Trail::default();
         for other in [
             t(1, 2.5, rec(Some(4)), 2, Some(1)),
             t(100, 7.25, rec(Some(9)), 2, Some(-1)),
@@ -956,7 +1008,8 @@ mod tests {
             let tree = serde_json::to_value(&other).unwrap();
             let (mut by_tree, mut along) = (Vec::new(), Vec::new());
             let alike = same(&tree, &shape, &mut by_tree);
-            assert_eq!(same_value(&other, &shape, &mut along), alike, "{tree}");
+            let found = same_value_along(&other, &shape, &mut trail, &mut along);
+            assert_eq!(found, alike, "{tree}");
             if alike {
                 by_tree.sort_by_key(|(id, _)| *id);
                 along.sort_by_key(|(id, _)| *id);

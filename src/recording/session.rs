@@ -79,6 +79,8 @@ struct Stream {
     last: Option<Shape>,
     /// CRC32 of `last`'s JSON, which a SAME blob carries.
     crc: u32,
+    /// Where the last sample's fields were found in `last`.
+    trail: shape::Trail,
 }
 
 /// Writes inputs to a recording.
@@ -150,14 +152,20 @@ impl Recorder {
         let mut values = Vec::new();
         // None: the stream's last shape, unchanged. Compared along the
         // serialization: the JSON tree is built only for a new shape.
-        let last = self.streams.get(&stream).and_then(|s| s.last.as_ref());
-        let mut shape = match last {
-            Some(last) if shape::same_value(input, last, &mut values) => None,
-            _ => {
-                values.clear();
-                let tree = serde_json::to_value(input).map_err(RecordError::encode)?;
-                Some(self.split(&tree, &stream, &mut values)?)
-            }
+        let same = match self.streams.get_mut(&stream) {
+            Some(Stream {
+                last: Some(last),
+                trail,
+                ..
+            }) => shape::same_value_along(input, last, trail, &mut values),
+            _ => false,
+        };
+        let mut shape = if same {
+            None
+        } else {
+            values.clear();
+            let tree = serde_json::to_value(input).map_err(RecordError::encode)?;
+            Some(self.split(&tree, &stream, &mut values)?)
         };
         if let Input::Marker { wall_ms, label } = input {
             self.writer.add_marker(*wall_ms, label)?;
@@ -182,6 +190,7 @@ impl Recorder {
             slot: slots,
             last: None,
             crc: 0,
+            trail: shape::Trail::default(),
         });
         let mut blob = Vec::with_capacity(12);
         let shape = shape.filter(|s| st.last.as_ref() != Some(s));
@@ -777,6 +786,8 @@ mod tests {
         let mut player = Player::open(&demo).unwrap();
         let mut last: HashMap<String, Shape> = HashMap::new();
         let mut names: HashMap<String, u32> = HashMap::new();
+        // One trail a stream, across shapes, as the recorder keeps it.
+        let mut trails: HashMap<String, shape::Trail> = HashMap::new();
         let (mut inputs, mut changed) = (0, 0);
         while let Some((_, input)) = player.next_input() {
             let tree = serde_json::to_value(&input).unwrap();
@@ -789,8 +800,9 @@ mod tests {
             for shape in [Some(&own), last.get(&stream)].into_iter().flatten() {
                 let (mut by_tree, mut along) = (Vec::new(), Vec::new());
                 let same = shape::same(&tree, shape, &mut by_tree);
+                let trail = trails.entry(stream.clone()).or_default();
                 assert_eq!(
-                    shape::same_value(&input, shape, &mut along),
+                    shape::same_value_along(&input, shape, trail, &mut along),
                     same,
                     "{input:?}"
                 );

@@ -83,22 +83,39 @@ const EXPECTED: &str = "a line such as \"Dirty:   123 kB\" or \"HugePages_Total:
 /// Parses the whole text of /proc/meminfo. A key seen twice is rejected on
 /// its second line.
 pub fn parse_meminfo(text: &str, source_name: &str) -> Parsed<MemEntry> {
+    parse_meminfo_keeping(text, source_name, |_| true)
+}
+
+/// As [`parse_meminfo`], keeping the entries of the keys `keep` wants:
+/// every line is read and checked as before, and the rest are not copied.
+pub fn parse_meminfo_keeping(
+    text: &str,
+    source_name: &str,
+    keep: impl Fn(&str) -> bool,
+) -> Parsed<MemEntry> {
     let mut out = Parsed {
         items: Vec::new(),
         rejected: Vec::new(),
     };
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = crate::parse::NameSet::default();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         match parse_line(line) {
-            Some(entry) if seen.insert(entry.key.clone()) => out.items.push(entry),
-            Some(entry) => out.rejected.push(ParseError::new(
+            Some((key, value)) if seen.insert(key) => {
+                if keep(key) {
+                    out.items.push(MemEntry {
+                        key: key.to_string(),
+                        value,
+                    });
+                }
+            }
+            Some((key, _)) => out.rejected.push(ParseError::new(
                 source_name,
                 i + 1,
                 line,
-                format!("each key once, but {} came again", entry.key),
+                format!("each key once, but {key} came again"),
             )),
             None => out
                 .rejected
@@ -108,7 +125,7 @@ pub fn parse_meminfo(text: &str, source_name: &str) -> Parsed<MemEntry> {
     out
 }
 
-fn parse_line(line: &str) -> Option<MemEntry> {
+fn parse_line(line: &str) -> Option<(&str, MemValue)> {
     let (key, rest) = line.split_once(':')?;
     let key = key.trim();
     // Keys are words such as "Active(file)" or "HugePages_Total": no
@@ -123,10 +140,7 @@ fn parse_line(line: &str) -> Option<MemEntry> {
         (Some("kB"), None) => MemValue::Kb(number),
         _ => return None,
     };
-    Some(MemEntry {
-        key: key.to_string(),
-        value,
-    })
+    Some((key, value))
 }
 
 #[cfg(test)]
@@ -159,5 +173,22 @@ mod tests {
         let m = MemInfo::from_entries(p.items);
         assert_eq!(m.kb("MemTotal"), Some(10));
         assert_eq!(m.kb("Buffers"), Some(7));
+    }
+
+    /// Keeping some keys rejects the very lines the whole parse rejects
+    /// and keeps the rest of what it kept.
+    #[test]
+    fn keeping_some_keys_rejects_the_same_lines() {
+        let text = "MemTotal: 100 kB\nCached: 5 kB\nbad line\nCached: 6 kB\nHugePages_Total: 0\nDirty: x kB\n";
+        let all = parse_meminfo(text, "/proc/meminfo");
+        let some = parse_meminfo_keeping(text, "/proc/meminfo", |k| k != "MemTotal");
+        assert_eq!(some.rejected, all.rejected);
+        let kept: Vec<_> = all
+            .items
+            .into_iter()
+            .filter(|e| e.key != "MemTotal")
+            .collect();
+        assert_eq!(some.items, kept);
+        assert_eq!(kept.len(), 2);
     }
 }

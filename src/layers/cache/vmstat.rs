@@ -46,8 +46,18 @@ impl VmStat {
 /// Parses the whole text of /proc/vmstat into (name, value) pairs. A name
 /// seen twice is rejected on its second line.
 pub fn parse_vmstat(text: &str, source_name: &str) -> Parsed<(String, u64)> {
+    parse_vmstat_keeping(text, source_name, |_| true)
+}
+
+/// As [`parse_vmstat`], keeping the pairs of the names `keep` wants: every
+/// line is read and checked as before, and the rest are not copied.
+pub fn parse_vmstat_keeping(
+    text: &str,
+    source_name: &str,
+    keep: impl Fn(&str) -> bool,
+) -> Parsed<(String, u64)> {
     let mut out = Parsed::default();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = crate::parse::NameSet::default();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -58,7 +68,11 @@ pub fn parse_vmstat(text: &str, source_name: &str) -> Parsed<(String, u64)> {
             _ => None,
         };
         match parsed {
-            Some((name, v)) if seen.insert(name) => out.items.push((name.to_string(), v)),
+            Some((name, v)) if seen.insert(name) => {
+                if keep(name) {
+                    out.items.push((name.to_string(), v));
+                }
+            }
             Some((name, _)) => out.rejected.push(ParseError::new(
                 source_name,
                 i + 1,
@@ -103,5 +117,22 @@ mod tests {
         assert_eq!(v.get("pgpgin"), Some(1));
         assert_eq!(v.get("nr_writeback"), Some(4));
         assert_eq!(v.len(), 2);
+    }
+
+    /// Keeping some names rejects the very lines the whole parse rejects
+    /// (a kept name's second line too) and keeps the rest of what it kept.
+    #[test]
+    fn keeping_some_names_rejects_the_same_lines() {
+        let text = "pgpgin 1\npgpgout -3\npgmajfault\nnr_dirty 1 2\npgpgin 2\nnr_free 9\n\nnr_free 8\nnr_writeback 4\n";
+        let all = parse_vmstat(text, "/proc/vmstat");
+        let some = parse_vmstat_keeping(text, "/proc/vmstat", |n| n != "nr_writeback");
+        assert_eq!(some.rejected, all.rejected);
+        let kept: Vec<_> = all
+            .items
+            .into_iter()
+            .filter(|(n, _)| n != "nr_writeback")
+            .collect();
+        assert_eq!(some.items, kept);
+        assert_eq!(kept.len(), 2);
     }
 }
