@@ -27,6 +27,8 @@ pub const MAX_PENDING_VALUES: usize = 1 << 19;
 pub struct RecordWriter {
     path: PathBuf,
     file: File,
+    /// The segment's (device, inode), for [`check_in_place`](Self::check_in_place).
+    ident: Option<(u64, u64)>,
     journal_path: PathBuf,
     journal: File,
     catalogue: BTreeMap<u32, SeriesDef>,
@@ -70,11 +72,16 @@ impl RecordWriter {
         existing: Existing,
     ) -> Result<Self, RecordError> {
         let file = lock::open_segment(path, existing)?;
+        let ident = {
+            use std::os::unix::fs::MetadataExt;
+            file.metadata().ok().map(|m| (m.dev(), m.ino()))
+        };
         let jpath = journal_path(path);
         let journal = lock::open_private(&jpath)?;
         let mut w = RecordWriter {
             path: path.to_path_buf(),
             file,
+            ident,
             journal_path: jpath,
             journal,
             catalogue: BTreeMap::new(),
@@ -314,7 +321,10 @@ impl RecordWriter {
     /// Whether the segment is still where it was created: a file deleted or
     /// replaced under strata takes every later tick with it.
     pub fn check_in_place(&self) -> Result<(), RecordError> {
-        lock::still_at(&self.file, &self.path)
+        match self.ident {
+            Some(ident) => lock::still_is(ident, &self.path),
+            None => lock::still_at(&self.file, &self.path),
+        }
     }
 
     /// Time of the newest tick taken.

@@ -97,7 +97,8 @@ pub fn parse_meminfo_keeping(
         items: Vec::new(),
         rejected: Vec::new(),
     };
-    let mut seen = crate::parse::NameSet::default();
+    // About 55 keys on 6.x kernels: room for them at once.
+    let mut seen = crate::parse::NameSet::with_capacity_and_hasher(64, Default::default());
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
