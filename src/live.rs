@@ -193,30 +193,70 @@ fn spawn_nodes(
     rx
 }
 
-/// Samples a source every `every`, for as long as the app listens. Reading
-/// runs on a blocking thread: a slow /sys or a hung `--root` (on NFS, say)
-/// must not stall keys and drawing, nor the other sources.
-async fn sample_loop(read: Read, every: Duration, tx: mpsc::Sender<Input>) {
+/// Samples a group of sources every `every`, for as long as the app
+/// listens, one after the other on one blocking thread: a slow /sys or a
+/// hung `--root` (on NFS, say) must not stall keys and drawing, nor the
+/// sources of the other groups. One hand-off to a blocking thread and
+/// back per boundary for the group: each cost its context switches, and
+/// four a second (a task per source) were a tenth of a recorder's CPU.
+async fn sample_loop(
+    reads: Vec<(LayerId, Read)>,
+    every: Duration,
+    tx: mpsc::Sender<Input>,
+    node: Option<usize>,
+) {
     // A baseline at once, then the shared boundaries (a read that takes
     // longer than an interval skips to the next one).
     let mut tick = Instant::now();
-    let mut read = Some(read);
-    while let Some(mut r) = read.take() {
+    let mut reads = Some(reads);
+    while let Some(rs) = reads.take() {
         sleep_until(tick).await;
-        let Ok((r, input)) = tokio::task::spawn_blocking(move || {
-            let input = r(now_ms());
-            (r, input)
-        })
-        .await
-        else {
-            return; // the reader panicked; the loop sees the task end
+        let Ok((rs, inputs)) = tokio::task::spawn_blocking(move || read_all(rs, node)).await else {
+            return; // the loop sees the task end
         };
-        if tx.send(input).await.is_err() {
-            return;
+        for input in inputs {
+            if tx.send(input).await.is_err() {
+                return;
+            }
+        }
+        if rs.is_empty() {
+            // Every reader panicked, and said so: ending now would say
+            // it again (the task is aborted with the others at the end).
+            std::future::pending::<()>().await;
         }
         tick = crate::core::boundary::next(every);
-        read = Some(r);
+        reads = Some(rs);
     }
+}
+
+/// Each source of a group read in turn, each at its own time. A reader
+/// that panics takes only its layer down, which turns stale with the
+/// reason; the group's other sources go on.
+fn read_all(
+    reads: Vec<(LayerId, Read)>,
+    node: Option<usize>,
+) -> (Vec<(LayerId, Read)>, Vec<Input>) {
+    let mut kept = Vec::with_capacity(reads.len());
+    let mut inputs = Vec::with_capacity(reads.len());
+    for (layer, mut read) in reads {
+        let input = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(now_ms())));
+        match input {
+            Ok(input) => {
+                inputs.push(input);
+                kept.push((layer, read));
+            }
+            Err(_) => inputs.extend(Input::failed(layer, sampler_ended(layer, "panicked"), node)),
+        }
+    }
+    (kept, inputs)
+}
+
+/// What a layer whose sampler ended says.
+fn sampler_ended(layer: LayerId, how: &str) -> String {
+    format!(
+        "the {} sampler {how}; restart strata to sample it again",
+        layer.def().noun
+    )
 }
 
 /// Runs the screen until the user quits. The terminal is restored on every
@@ -300,22 +340,23 @@ struct Live {
 /// A sampler's task and the layer it samples.
 type Layer = (tokio::task::Id, LayerId);
 
-/// Each host layer's sampler on its own task, all sending to one channel.
+/// Each group of host layers' samplers on its own task, all sending to one
+/// channel.
 fn spawn_samplers(
-    sources: Vec<(LayerId, Read)>,
+    groups: Vec<Vec<(LayerId, Read)>>,
     every: Duration,
+    node: Option<usize>,
 ) -> (mpsc::Receiver<Input>, JoinSet<()>, Vec<Layer>) {
     let (tx, samples) = mpsc::channel(16);
     let mut samplers = JoinSet::new();
-    let layers = sources
-        .into_iter()
-        .map(|(layer, read)| {
-            (
-                samplers.spawn(sample_loop(read, every, tx.clone())).id(),
-                layer,
-            )
-        })
-        .collect();
+    let mut layers = Vec::new();
+    for group in groups {
+        let of_group: Vec<LayerId> = group.iter().map(|(layer, _)| *layer).collect();
+        let id = samplers
+            .spawn(sample_loop(group, every, tx.clone(), node))
+            .id();
+        layers.extend(of_group.into_iter().map(|layer| (id, layer)));
+    }
     (samples, samplers, layers)
 }
 
@@ -351,30 +392,35 @@ impl Live {
         // the node `--node local` names. A jump host is not the database,
         // and sampling it beside eight nodes was a tenth of strata's CPU.
         let local_node = local_node(app);
-        let own: Vec<(LayerId, Read)> = if app.nodes.is_empty() || local_node.is_some() {
+        // Two groups: the /proc and /sys files, read in a fraction of a
+        // millisecond, and the page cache on its own, whose residency scan
+        // may hang on a dead NFS server's files.
+        let own: Vec<Vec<(LayerId, Read)>> = if app.nodes.is_empty() || local_node.is_some() {
             let n = local_node;
             vec![
-                (
-                    LayerId::Disks,
-                    reader(disks, on_host(n, Input::Disks, NodeInput::Disks)),
-                ),
-                (
-                    LayerId::Nfs,
-                    reader(nfs, on_host(n, Input::Nfs, NodeInput::Nfs)),
-                ),
-                (
+                vec![
+                    (
+                        LayerId::Disks,
+                        reader(disks, on_host(n, Input::Disks, NodeInput::Disks)),
+                    ),
+                    (
+                        LayerId::Nfs,
+                        reader(nfs, on_host(n, Input::Nfs, NodeInput::Nfs)),
+                    ),
+                    (
+                        LayerId::Nics,
+                        reader(nics, on_host(n, Input::Nics, NodeInput::Nics)),
+                    ),
+                ],
+                vec![(
                     LayerId::Cache,
                     reader(cache, on_host(n, Input::Cache, NodeInput::Cache)),
-                ),
-                (
-                    LayerId::Nics,
-                    reader(nics, on_host(n, Input::Nics, NodeInput::Nics)),
-                ),
+                )],
             ]
         } else {
             Vec::new()
         };
-        let (samples, samplers, layers) = spawn_samplers(own, every);
+        let (samples, samplers, layers) = spawn_samplers(own, every, local_node);
         // Each cell on its own task: a cell that hangs or drops never holds
         // up the others or the screen.
         let (cell_tx, cells) = mpsc::channel::<CellEvent>(64);
@@ -536,11 +582,14 @@ impl Feed for Live {
             LiveEvent::Input(input) => self.rec.feed(app, input),
             LiveEvent::Clock => self.tick(app),
             LiveEvent::SamplerEnded(id, how) => {
-                if let Some(&(_, layer)) = self.layers.iter().find(|(i, _)| *i == id) {
-                    let why = format!(
-                        "the {} sampler {how}; restart strata to sample it again",
-                        layer.def().noun
-                    );
+                let ended: Vec<LayerId> = self
+                    .layers
+                    .iter()
+                    .filter(|(i, _)| *i == id)
+                    .map(|(_, layer)| *layer)
+                    .collect();
+                for layer in ended {
+                    let why = sampler_ended(layer, how);
                     if let Some(input) = Input::failed(layer, why, local_node(app)) {
                         self.rec.feed(app, input);
                     }

@@ -137,8 +137,14 @@ pub fn flock_holder(locks: &str, dev: u64, ino: u64) -> Option<u32> {
 /// deleted or replaced under strata goes on into a file nobody can open.
 pub fn still_at(f: &File, path: &Path) -> Result<(), RecordError> {
     let open = f.metadata().map_err(RecordError::io("stat", path))?;
+    still_is((open.dev(), open.ino()), path)
+}
+
+/// As [`still_at`], for the file whose (device, inode) `open` is: an
+/// open file keeps both, so they are read once, not at every check.
+pub fn still_is(open: (u64, u64), path: &Path) -> Result<(), RecordError> {
     match std::fs::symlink_metadata(path) {
-        Ok(m) if m.dev() == open.dev() && m.ino() == open.ino() => Ok(()),
+        Ok(m) if (m.dev(), m.ino()) == open => Ok(()),
         Ok(_) => Err(RecordError::Gone {
             path: path.to_path_buf(),
             how: "replaced by another file",

@@ -156,6 +156,626 @@ pub fn same(tree: &Json, last: &Shape, values: &mut Vec<(u32, Value)>) -> bool {
     }
 }
 
+/// Whether `value` serializes to a tree of the shape `last`, as
+/// `same(&serde_json::to_value(value)?, last, values)` would say, pushing
+/// its numbers to `values` (in the order it serializes them, not the
+/// tree's). It walks `last` along the serialization and builds no tree:
+/// a recorder's samples keep their shape, and building each sample's JSON
+/// tree only to compare it was most of what recording one cost. Whatever
+/// it does not know to match as serde_json would (a float map key, a
+/// number out of range, an error of the value's own) is a difference, so
+/// the caller's slower way decides. On `false`, `values` holds a part.
+pub fn same_value<T: Serialize + ?Sized>(
+    value: &T,
+    last: &Shape,
+    values: &mut Vec<(u32, Value)>,
+) -> bool {
+    same_value_along(value, last, &mut Trail::default(), values)
+}
+
+/// As [`same_value`], with the trail of the stream's last comparison: the
+/// fields of an object shape are in the order of their names, a struct
+/// serializes its own in the order of its declaration, and finding each
+/// by its name (a binary search) was most of the comparison. The trail
+/// holds where each came the last time, which is checked first.
+pub fn same_value_along<T: Serialize + ?Sized>(
+    value: &T,
+    last: &Shape,
+    trail: &mut Trail,
+    values: &mut Vec<(u32, Value)>,
+) -> bool {
+    let mut out = Out {
+        values: std::mem::take(values),
+        trail: std::mem::take(&mut trail.0),
+        at: 0,
+    };
+    let shape = last;
+    let same = value
+        .serialize(Along {
+            shape,
+            out: &mut out,
+        })
+        .is_ok();
+    *values = out.values;
+    trail.0 = out.trail;
+    same
+}
+
+/// Where each field of a stream's samples was found in its shape, in the
+/// order they were serialized (see [`same_value_along`]).
+#[derive(Debug, Default, Clone)]
+pub struct Trail(Vec<u32>);
+
+/// What a comparison gives: the numbers, and the trail it follows and
+/// writes (`at` is where it is in it).
+struct Out {
+    values: Vec<(u32, Value)>,
+    trail: Vec<u32>,
+    at: usize,
+}
+
+/// The serialization left `last`'s shape (or did what `same_value` leaves
+/// to the slower way).
+#[derive(Debug)]
+struct Differs;
+
+impl std::fmt::Display for Differs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the value is not of the last shape")
+    }
+}
+
+impl std::error::Error for Differs {}
+
+impl serde::ser::Error for Differs {
+    fn custom<T: std::fmt::Display>(_msg: T) -> Self {
+        Differs
+    }
+}
+
+/// A serializer that compares with `shape` what serde_json's `to_value`
+/// would make, rule by rule (serde_json 1.0's value serializer).
+struct Along<'s, 'v> {
+    shape: &'s Shape,
+    out: &'v mut Out,
+}
+
+impl<'s, 'v> Along<'s, 'v> {
+    fn num(self, kind: NumKind, value: Value) -> Result<(), Differs> {
+        match self.shape {
+            Shape::Num(id, k) if *k == kind => {
+                self.out.values.push((*id, value));
+                Ok(())
+            }
+            _ => Err(Differs),
+        }
+    }
+
+    fn is(ok: bool) -> Result<(), Differs> {
+        if ok { Ok(()) } else { Err(Differs) }
+    }
+
+    /// The one field's shape of `{variant: ...}`, as serde_json writes an
+    /// enum's variant that holds something.
+    fn variant(self, variant: &str) -> Result<Along<'s, 'v>, Differs> {
+        match self.shape {
+            Shape::Obj(fields) if fields.len() == 1 && fields[0].0 == variant => Ok(Along {
+                shape: &fields[0].1,
+                out: self.out,
+            }),
+            _ => Err(Differs),
+        }
+    }
+
+    fn items(self) -> Result<Items<'s, 'v>, Differs> {
+        match self.shape {
+            Shape::Arr(items) => Ok(Items {
+                items,
+                at: 0,
+                out: self.out,
+            }),
+            _ => Err(Differs),
+        }
+    }
+
+    fn fields(self) -> Result<Fields<'s, 'v>, Differs> {
+        match self.shape {
+            Shape::Obj(fields) => Ok(Fields {
+                fields,
+                seen: 0,
+                few: 0,
+                many: Vec::new(),
+                key: None,
+                out: self.out,
+            }),
+            _ => Err(Differs),
+        }
+    }
+}
+
+impl<'s, 'v> serde::Serializer for Along<'s, 'v> {
+    type Ok = ();
+    type Error = Differs;
+    type SerializeSeq = Items<'s, 'v>;
+    type SerializeTuple = Items<'s, 'v>;
+    type SerializeTupleStruct = Items<'s, 'v>;
+    type SerializeTupleVariant = Items<'s, 'v>;
+    type SerializeMap = Fields<'s, 'v>;
+    type SerializeStruct = Fields<'s, 'v>;
+    type SerializeStructVariant = Fields<'s, 'v>;
+
+    fn serialize_bool(self, v: bool) -> Result<(), Differs> {
+        Self::is(matches!(self.shape, Shape::Bool(b) if *b == v))
+    }
+    fn serialize_i8(self, v: i8) -> Result<(), Differs> {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_i16(self, v: i16) -> Result<(), Differs> {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_i32(self, v: i32) -> Result<(), Differs> {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_i64(self, v: i64) -> Result<(), Differs> {
+        // A JSON number from a non-negative i64 reads as a u64.
+        if v >= 0 {
+            self.num(NumKind::U, Value::Counter(v as u64))
+        } else {
+            self.num(NumKind::I, Value::Counter(v as u64))
+        }
+    }
+    fn serialize_i128(self, v: i128) -> Result<(), Differs> {
+        if let Ok(u) = u64::try_from(v) {
+            self.serialize_u64(u)
+        } else if let Ok(i) = i64::try_from(v) {
+            self.serialize_i64(i)
+        } else {
+            Err(Differs)
+        }
+    }
+    fn serialize_u8(self, v: u8) -> Result<(), Differs> {
+        self.serialize_u64(u64::from(v))
+    }
+    fn serialize_u16(self, v: u16) -> Result<(), Differs> {
+        self.serialize_u64(u64::from(v))
+    }
+    fn serialize_u32(self, v: u32) -> Result<(), Differs> {
+        self.serialize_u64(u64::from(v))
+    }
+    fn serialize_u64(self, v: u64) -> Result<(), Differs> {
+        self.num(NumKind::U, Value::Counter(v))
+    }
+    fn serialize_u128(self, v: u128) -> Result<(), Differs> {
+        u64::try_from(v).map_or(Err(Differs), |u| self.serialize_u64(u))
+    }
+    fn serialize_f32(self, v: f32) -> Result<(), Differs> {
+        self.serialize_f64(f64::from(v))
+    }
+    fn serialize_f64(self, v: f64) -> Result<(), Differs> {
+        // A float JSON cannot hold (NaN, inf) is null in the tree.
+        if v.is_finite() {
+            self.num(NumKind::F, Value::Gauge(v))
+        } else {
+            self.serialize_unit()
+        }
+    }
+    fn serialize_char(self, v: char) -> Result<(), Differs> {
+        self.serialize_str(v.encode_utf8(&mut [0; 4]))
+    }
+    fn serialize_str(self, v: &str) -> Result<(), Differs> {
+        Self::is(matches!(self.shape, Shape::Str(s) if s == v))
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), Differs> {
+        use serde::ser::SerializeSeq;
+        let mut items = self.items()?;
+        for b in v {
+            items.serialize_element(b)?;
+        }
+        items.end()
+    }
+    fn serialize_none(self) -> Result<(), Differs> {
+        self.serialize_unit()
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Differs> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), Differs> {
+        Self::is(matches!(self.shape, Shape::Null))
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Differs> {
+        self.serialize_unit()
+    }
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<(), Differs> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<(), Differs> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), Differs> {
+        value.serialize(self.variant(variant)?)
+    }
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Items<'s, 'v>, Differs> {
+        self.items()
+    }
+    fn serialize_tuple(self, _len: usize) -> Result<Items<'s, 'v>, Differs> {
+        self.items()
+    }
+    fn serialize_tuple_struct(
+        self,
+        _name: &'static str,
+        _len: usize,
+    ) -> Result<Items<'s, 'v>, Differs> {
+        self.items()
+    }
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Items<'s, 'v>, Differs> {
+        self.variant(variant)?.items()
+    }
+    fn serialize_map(self, _len: Option<usize>) -> Result<Fields<'s, 'v>, Differs> {
+        self.fields()
+    }
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Fields<'s, 'v>, Differs> {
+        self.fields()
+    }
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Fields<'s, 'v>, Differs> {
+        self.variant(variant)?.fields()
+    }
+}
+
+/// A sequence's elements against an array shape's, one by one.
+struct Items<'s, 'v> {
+    items: &'s [Shape],
+    at: usize,
+    out: &'v mut Out,
+}
+
+impl Items<'_, '_> {
+    fn next<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Differs> {
+        let shape = self.items.get(self.at).ok_or(Differs)?;
+        self.at += 1;
+        value.serialize(Along {
+            shape,
+            out: self.out,
+        })
+    }
+
+    fn done(&self) -> Result<(), Differs> {
+        Along::is(self.at == self.items.len())
+    }
+}
+
+impl serde::ser::SerializeSeq for Items<'_, '_> {
+    type Ok = ();
+    type Error = Differs;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Differs> {
+        self.next(value)
+    }
+    fn end(self) -> Result<(), Differs> {
+        self.done()
+    }
+}
+
+impl serde::ser::SerializeTuple for Items<'_, '_> {
+    type Ok = ();
+    type Error = Differs;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Differs> {
+        self.next(value)
+    }
+    fn end(self) -> Result<(), Differs> {
+        self.done()
+    }
+}
+
+impl serde::ser::SerializeTupleStruct for Items<'_, '_> {
+    type Ok = ();
+    type Error = Differs;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Differs> {
+        self.next(value)
+    }
+    fn end(self) -> Result<(), Differs> {
+        self.done()
+    }
+}
+
+impl serde::ser::SerializeTupleVariant for Items<'_, '_> {
+    type Ok = ();
+    type Error = Differs;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Differs> {
+        self.next(value)
+    }
+    fn end(self) -> Result<(), Differs> {
+        self.done()
+    }
+}
+
+/// A map's or a struct's entries against an object shape's fields, which
+/// are in the order of serde_json's map (by name), not the serialization's:
+/// each is found by its name, and each may come once (serde_json would
+/// keep the last of two; the slower way then decides).
+struct Fields<'s, 'v> {
+    fields: &'s [(String, Shape)],
+    /// How many fields came, and which: the first 64 in `few`.
+    seen: usize,
+    few: u64,
+    many: Vec<u64>,
+    /// The field of the key a map gave, for its value.
+    key: Option<usize>,
+    out: &'v mut Out,
+}
+
+impl Fields<'_, '_> {
+    fn field<T: Serialize + ?Sized>(&mut self, name: &str, value: &T) -> Result<(), Differs> {
+        let at = self.find(name)?;
+        self.value(at, value)
+    }
+
+    fn find(&mut self, name: &str) -> Result<usize, Differs> {
+        let out = &mut *self.out;
+        let guess = out.trail.get(out.at).map(|&i| i as usize);
+        let at = match guess {
+            Some(i) if self.fields.get(i).is_some_and(|(k, _)| k == name) => i,
+            _ => {
+                let i = self
+                    .fields
+                    .binary_search_by(|(k, _)| k.as_str().cmp(name))
+                    .map_err(|_| Differs)?;
+                // at <= len: each find writes at `at` or just after it.
+                match out.trail.get_mut(out.at) {
+                    Some(t) => *t = i as u32,
+                    None => out.trail.push(i as u32),
+                }
+                i
+            }
+        };
+        out.at += 1;
+        let (word, bit) = if at < 64 {
+            (&mut self.few, at)
+        } else {
+            let w = (at - 64) / 64;
+            if self.many.len() <= w {
+                self.many.resize(w + 1, 0);
+            }
+            (&mut self.many[w], (at - 64) % 64)
+        };
+        if *word & (1 << bit) != 0 {
+            return Err(Differs);
+        }
+        *word |= 1 << bit;
+        self.seen += 1;
+        Ok(at)
+    }
+
+    fn value<T: Serialize + ?Sized>(&mut self, at: usize, value: &T) -> Result<(), Differs> {
+        value.serialize(Along {
+            shape: &self.fields[at].1,
+            out: self.out,
+        })
+    }
+
+    fn done(&self) -> Result<(), Differs> {
+        Along::is(self.seen == self.fields.len() && self.key.is_none())
+    }
+}
+
+impl serde::ser::SerializeMap for Fields<'_, '_> {
+    type Ok = ();
+    type Error = Differs;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Differs> {
+        if self.key.is_some() {
+            return Err(Differs);
+        }
+        let name = key.serialize(KeyName)?;
+        self.key = Some(self.find(&name)?);
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Differs> {
+        let at = self.key.take().ok_or(Differs)?;
+        self.value(at, value)
+    }
+    fn end(self) -> Result<(), Differs> {
+        self.done()
+    }
+}
+
+impl serde::ser::SerializeStruct for Fields<'_, '_> {
+    type Ok = ();
+    type Error = Differs;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Differs> {
+        self.field(key, value)
+    }
+    fn end(self) -> Result<(), Differs> {
+        self.done()
+    }
+}
+
+impl serde::ser::SerializeStructVariant for Fields<'_, '_> {
+    type Ok = ();
+    type Error = Differs;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Differs> {
+        self.field(key, value)
+    }
+    fn end(self) -> Result<(), Differs> {
+        self.done()
+    }
+}
+
+/// A map key as serde_json names it: a string, a char, an integer in
+/// decimal, a bool, a unit variant's name. A float key (which serde_json
+/// writes with its own formatter) and the rest are left to the slower way.
+struct KeyName;
+
+impl serde::Serializer for KeyName {
+    type Ok = String;
+    type Error = Differs;
+    type SerializeSeq = serde::ser::Impossible<String, Differs>;
+    type SerializeTuple = serde::ser::Impossible<String, Differs>;
+    type SerializeTupleStruct = serde::ser::Impossible<String, Differs>;
+    type SerializeTupleVariant = serde::ser::Impossible<String, Differs>;
+    type SerializeMap = serde::ser::Impossible<String, Differs>;
+    type SerializeStruct = serde::ser::Impossible<String, Differs>;
+    type SerializeStructVariant = serde::ser::Impossible<String, Differs>;
+
+    fn serialize_bool(self, v: bool) -> Result<String, Differs> {
+        Ok(if v { "true" } else { "false" }.to_owned())
+    }
+    fn serialize_i8(self, v: i8) -> Result<String, Differs> {
+        Ok(v.to_string())
+    }
+    fn serialize_i16(self, v: i16) -> Result<String, Differs> {
+        Ok(v.to_string())
+    }
+    fn serialize_i32(self, v: i32) -> Result<String, Differs> {
+        Ok(v.to_string())
+    }
+    fn serialize_i64(self, v: i64) -> Result<String, Differs> {
+        Ok(v.to_string())
+    }
+    fn serialize_i128(self, v: i128) -> Result<String, Differs> {
+        Ok(v.to_string())
+    }
+    fn serialize_u8(self, v: u8) -> Result<String, Differs> {
+        Ok(v.to_string())
+    }
+    fn serialize_u16(self, v: u16) -> Result<String, Differs> {
+        Ok(v.to_string())
+    }
+    fn serialize_u32(self, v: u32) -> Result<String, Differs> {
+        Ok(v.to_string())
+    }
+    fn serialize_u64(self, v: u64) -> Result<String, Differs> {
+        Ok(v.to_string())
+    }
+    fn serialize_u128(self, v: u128) -> Result<String, Differs> {
+        Ok(v.to_string())
+    }
+    fn serialize_f32(self, _v: f32) -> Result<String, Differs> {
+        Err(Differs)
+    }
+    fn serialize_f64(self, _v: f64) -> Result<String, Differs> {
+        Err(Differs)
+    }
+    fn serialize_char(self, v: char) -> Result<String, Differs> {
+        Ok(v.to_string())
+    }
+    fn serialize_str(self, v: &str) -> Result<String, Differs> {
+        Ok(v.to_owned())
+    }
+    fn serialize_bytes(self, _v: &[u8]) -> Result<String, Differs> {
+        Err(Differs)
+    }
+    fn serialize_none(self) -> Result<String, Differs> {
+        Err(Differs)
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _value: &T) -> Result<String, Differs> {
+        Err(Differs)
+    }
+    fn serialize_unit(self) -> Result<String, Differs> {
+        Err(Differs)
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<String, Differs> {
+        Err(Differs)
+    }
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<String, Differs> {
+        Ok(variant.to_owned())
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<String, Differs> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _value: &T,
+    ) -> Result<String, Differs> {
+        Err(Differs)
+    }
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Self::SerializeSeq, Differs> {
+        Err(Differs)
+    }
+    fn serialize_tuple(self, _len: usize) -> Result<Self::SerializeTuple, Differs> {
+        Err(Differs)
+    }
+    fn serialize_tuple_struct(
+        self,
+        _name: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeTupleStruct, Differs> {
+        Err(Differs)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeTupleVariant, Differs> {
+        Err(Differs)
+    }
+    fn serialize_map(self, _len: Option<usize>) -> Result<Self::SerializeMap, Differs> {
+        Err(Differs)
+    }
+    fn serialize_struct(
+        self,
+        _name: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeStruct, Differs> {
+        Err(Differs)
+    }
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeStructVariant, Differs> {
+        Err(Differs)
+    }
+}
+
 /// How a JSON number is kept: its kind and its value.
 fn number(n: &Number) -> (NumKind, Value) {
     if let Some(u) = n.as_u64() {
@@ -328,6 +948,77 @@ mod tests {
         ] {
             assert!(!same(&changed, &shape, &mut Vec::new()), "{changed}");
         }
+    }
+
+    /// Every way serde writes a value, compared along the serialization
+    /// as serde_json's tree is compared: unit, newtype, tuple and struct
+    /// variants, options, maps keyed by numbers, floats JSON cannot hold.
+    #[test]
+    fn same_value_agrees_with_the_tree_on_every_serde_form() {
+        use std::collections::{BTreeMap, HashMap};
+        #[derive(Serialize)]
+        enum E {
+            Unit,
+            New(i32),
+            Tup(u8, f32),
+            Rec { a: Option<u64>, b: char },
+        }
+        #[derive(Serialize)]
+        struct Wrap(u16);
+        #[derive(Serialize)]
+        struct T {
+            z: i64,
+            a: f64,
+            e: Vec<E>,
+            by_id: BTreeMap<u32, Wrap>,
+            by_name: HashMap<String, (bool, ())>,
+            r: Result<String, String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            maybe: Option<i8>,
+            i: i128,
+        }
+        let t = |z: i64, a: f64, e2: E, key: u32, maybe: Option<i8>| T {
+            z,
+            a,
+            e: vec![E::Unit, E::New(-3), E::Tup(7, 0.5), e2],
+            by_id: BTreeMap::from([(key, Wrap(5)), (10, Wrap(6))]),
+            by_name: HashMap::from([("x".into(), (true, ())), ("y".into(), (false, ()))]),
+            r: Ok("fine".into()),
+            maybe,
+            i: -9,
+        };
+        let rec = |a| E::Rec { a, b: 'q' };
+        let base = t(1, 2.5, rec(Some(4)), 2, Some(1));
+        let tree = serde_json::to_value(&base).unwrap();
+        let mut series = ids();
+        let shape = split(&tree, "t", &mut series, &mut Vec::new());
+        // One trail throughout, as a stream keeps it, through differences.
+        let mut trail = Trail::default();
+        for other in [
+            t(1, 2.5, rec(Some(4)), 2, Some(1)),
+            t(100, 7.25, rec(Some(9)), 2, Some(-1)),
+            t(-1, 2.5, rec(Some(4)), 2, Some(1)),
+            t(1, f64::NAN, rec(Some(4)), 2, Some(1)),
+            t(1, 2.5, rec(None), 2, Some(1)),
+            t(1, 2.5, rec(Some(4)), 3, Some(1)),
+            t(1, 2.5, rec(Some(4)), 2, None),
+            t(1, 2.5, E::Unit, 2, Some(1)),
+            t(1, 2.5, E::New(4), 2, Some(1)),
+        ] {
+            let tree = serde_json::to_value(&other).unwrap();
+            let (mut by_tree, mut along) = (Vec::new(), Vec::new());
+            let alike = same(&tree, &shape, &mut by_tree);
+            let found = same_value_along(&other, &shape, &mut trail, &mut along);
+            assert_eq!(found, alike, "{tree}");
+            if alike {
+                by_tree.sort_by_key(|(id, _)| *id);
+                along.sort_by_key(|(id, _)| *id);
+                assert_eq!(along, by_tree, "{tree}");
+            }
+        }
+        let mut values = Vec::new();
+        assert!(same_value(&base, &shape, &mut values));
+        assert_eq!(values.len(), 10, "{values:?}");
     }
 
     #[test]

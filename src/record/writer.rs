@@ -27,6 +27,8 @@ pub const MAX_PENDING_VALUES: usize = 1 << 19;
 pub struct RecordWriter {
     path: PathBuf,
     file: File,
+    /// The segment's (device, inode), for [`check_in_place`](Self::check_in_place).
+    ident: Option<(u64, u64)>,
     journal_path: PathBuf,
     journal: File,
     catalogue: BTreeMap<u32, SeriesDef>,
@@ -34,8 +36,13 @@ pub struct RecordWriter {
     /// Values in `pending`, against [`MAX_PENDING_VALUES`].
     pending_values: usize,
     seg_len: u64,
+    /// Bytes in the journal: its header and the ticks since.
+    journal_len: u64,
     last_wall_ms: i64,
     last_sync: Instant,
+    /// `seg_len` at the last sync: a segment that has not grown since (it
+    /// grows a chunk a minute) is not synced again every few seconds.
+    synced_len: Option<u64>,
     closed: bool,
     /// None until the first chunk: the next chunk is then a key chunk.
     ctx: Option<format::ChunkContext>,
@@ -71,19 +78,26 @@ impl RecordWriter {
         existing: Existing,
     ) -> Result<Self, RecordError> {
         let file = lock::open_segment(path, existing)?;
+        let ident = {
+            use std::os::unix::fs::MetadataExt;
+            file.metadata().ok().map(|m| (m.dev(), m.ino()))
+        };
         let jpath = journal_path(path);
         let journal = lock::open_private(&jpath)?;
         let mut w = RecordWriter {
             path: path.to_path_buf(),
             file,
+            ident,
             journal_path: jpath,
             journal,
             catalogue: BTreeMap::new(),
             pending: Vec::new(),
             pending_values: 0,
             seg_len: 0,
+            journal_len: 0,
             last_wall_ms: start_wall_ms,
             last_sync: Instant::now(),
+            synced_len: None,
             closed: false,
             ctx: None,
             last_key_ms: None,
@@ -112,6 +126,12 @@ impl RecordWriter {
     /// Bytes committed to the segment (journal excluded): what a REC indicator shows.
     pub fn segment_len(&self) -> u64 {
         self.seg_len
+    }
+
+    /// Bytes in the journal, as written: what `stat` of it would say,
+    /// without a system call a second.
+    pub fn journal_len(&self) -> u64 {
+        self.journal_len
     }
 
     fn check_new(&self, s: &SeriesDef) -> Result<(), RecordError> {
@@ -266,6 +286,7 @@ impl RecordWriter {
         self.journal
             .write_all(&rec)
             .map_err(RecordError::io("write", &self.journal_path))?;
+        self.journal_len += rec.len() as u64;
         self.pending_values += tick.values.len();
         self.pending.push(tick);
         self.last_wall_ms = wall_ms;
@@ -320,7 +341,10 @@ impl RecordWriter {
     /// Whether the segment is still where it was created: a file deleted or
     /// replaced under strata takes every later tick with it.
     pub fn check_in_place(&self) -> Result<(), RecordError> {
-        lock::still_at(&self.file, &self.path)
+        match self.ident {
+            Some(ident) => lock::still_is(ident, &self.path),
+            None => lock::still_at(&self.file, &self.path),
+        }
     }
 
     /// Time of the newest tick taken.
@@ -344,15 +368,21 @@ impl RecordWriter {
         self.journal
             .seek(SeekFrom::Start(0))
             .map_err(RecordError::io("seek", p))?;
+        let header = format::encode_journal_header(self.seg_len);
         self.journal
-            .write_all(&format::encode_journal_header(self.seg_len))
-            .map_err(RecordError::io("write", p))
+            .write_all(&header)
+            .map_err(RecordError::io("write", p))?;
+        self.journal_len = header.len() as u64;
+        Ok(())
     }
 
     fn sync(&mut self) -> Result<(), RecordError> {
-        self.file
-            .sync_data()
-            .map_err(RecordError::io("sync", &self.path))?;
+        if self.synced_len != Some(self.seg_len) {
+            self.file
+                .sync_data()
+                .map_err(RecordError::io("sync", &self.path))?;
+            self.synced_len = Some(self.seg_len);
+        }
         self.journal
             .sync_data()
             .map_err(RecordError::io("sync", &self.journal_path))?;
@@ -368,5 +398,36 @@ impl Drop for RecordWriter {
         if !self.closed {
             let _ = self.flush();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::SeriesKind;
+
+    /// The journal's length as the writer counts it is the file's, through
+    /// ticks, a chunk's commit (which restarts the journal) and more ticks.
+    #[test]
+    fn the_journal_length_counted_is_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.strata");
+        let def = SeriesDef {
+            id: 0,
+            name: "n".into(),
+            kind: SeriesKind::Counter,
+        };
+        let mut w = RecordWriter::create(&path, 0, &[def]).unwrap();
+        let on_disk = || std::fs::metadata(journal_path(&path)).unwrap().len();
+        assert_eq!(w.journal_len(), on_disk());
+        for t in 0..3 {
+            w.push_with(t * 1000, &[(0, Value::Counter(t as u64))], vec![1, 2])
+                .unwrap();
+            assert_eq!(w.journal_len(), on_disk());
+        }
+        w.flush().unwrap();
+        assert_eq!(w.journal_len(), on_disk());
+        w.push(4000, &[(0, Value::Counter(9))]).unwrap();
+        assert_eq!(w.journal_len(), on_disk());
     }
 }

@@ -58,17 +58,31 @@ const EXPECTED: &str = "a line such as \"Dirty:   123 kB\" or \"HugePages_Total:
 /// Parses the whole text of /proc/meminfo. A key seen twice is rejected on
 /// its second line.
 pub fn parse_meminfo(text: &str, source_name: &str) -> Parsed<MemEntry> {
-    let mut seen = std::collections::HashSet::new();
+    parse_meminfo_keeping(text, source_name, |_| true)
+}
+
+/// As [`parse_meminfo`], keeping the entries of the keys `keep` wants:
+/// every line is read and checked as before, and the rest are not copied.
+pub fn parse_meminfo_keeping(
+    text: &str,
+    source_name: &str,
+    keep: impl Fn(&str) -> bool,
+) -> Parsed<MemEntry> {
+    // About 55 keys on 6.x kernels: room for them at once.
+    let mut seen = crate::parse::NameSet::with_capacity_and_hasher(64, Default::default());
     Parsed::from_lines(text, source_name, |line| {
-        let entry = parse_line(line).ok_or_else(|| EXPECTED.to_string())?;
-        if !seen.insert(entry.key.clone()) {
-            return Err(format!("each key once, but {} came again", entry.key));
+        let (key, value) = parse_line(line).ok_or_else(|| EXPECTED.to_string())?;
+        if !seen.insert(key) {
+            return Err(format!("each key once, but {key} came again"));
         }
-        Ok(Some(entry))
+        Ok(keep(key).then(|| MemEntry {
+            key: key.to_string(),
+            value,
+        }))
     })
 }
 
-fn parse_line(line: &str) -> Option<MemEntry> {
+fn parse_line(line: &str) -> Option<(&str, MemValue)> {
     let (key, rest) = line.split_once(':')?;
     let key = key.trim();
     // Keys are words such as "Active(file)" or "HugePages_Total": no
@@ -83,10 +97,7 @@ fn parse_line(line: &str) -> Option<MemEntry> {
         (Some("kB"), None) => MemValue::Kb(number),
         _ => return None,
     };
-    Some(MemEntry {
-        key: key.to_string(),
-        value,
-    })
+    Some((key, value))
 }
 
 #[cfg(test)]
@@ -119,5 +130,22 @@ mod tests {
         let m = MemInfo::from_entries(p.items);
         assert_eq!(m.kb("MemTotal"), Some(10));
         assert_eq!(m.kb("Buffers"), Some(7));
+    }
+
+    /// Keeping some keys rejects the very lines the whole parse rejects
+    /// and keeps the rest of what it kept.
+    #[test]
+    fn keeping_some_keys_rejects_the_same_lines() {
+        let text = "MemTotal: 100 kB\nCached: 5 kB\nbad line\nCached: 6 kB\nHugePages_Total: 0\nDirty: x kB\n";
+        let all = parse_meminfo(text, "/proc/meminfo");
+        let some = parse_meminfo_keeping(text, "/proc/meminfo", |k| k != "MemTotal");
+        assert_eq!(some.rejected, all.rejected);
+        let kept: Vec<_> = all
+            .items
+            .into_iter()
+            .filter(|e| e.key != "MemTotal")
+            .collect();
+        assert_eq!(some.items, kept);
+        assert_eq!(kept.len(), 2);
     }
 }

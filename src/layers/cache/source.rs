@@ -16,10 +16,10 @@
 //! the source keeps the last run's rows until the next one comes.
 
 use super::fincore::{FincoreStatus, NO_FINCORE, parse_fincore};
-use super::meminfo::{MemInfo, parse_meminfo};
+use super::meminfo::{MemInfo, parse_meminfo_keeping};
 use super::model::{MEMINFO_USED, VMSTAT_USED};
 use super::residency::{self, Method, Residency};
-use super::vmstat::{VmStat, parse_vmstat};
+use super::vmstat::{VmStat, parse_vmstat_keeping};
 use crate::core::rootfs::RootFs;
 use crate::parse::ParseError;
 use crate::parse::uptime::parse_uptime_cs;
@@ -174,8 +174,11 @@ impl CacheSource {
         let meminfo_text = self.fs.read("/proc/meminfo")?;
         let vmstat_text = self.fs.read("/proc/vmstat")?;
         let uptime_cs = parse_uptime_cs(&uptime_text, "/proc/uptime")?;
-        let mem = parse_meminfo(&meminfo_text, "/proc/meminfo");
-        let vm = parse_vmstat(&vmstat_text, "/proc/vmstat");
+        // Only the values the figures use are kept (and recorded).
+        let mem = parse_meminfo_keeping(&meminfo_text, "/proc/meminfo", |k| {
+            MEMINFO_USED.contains(&k)
+        });
+        let vm = parse_vmstat_keeping(&vmstat_text, "/proc/vmstat", |k| VMSTAT_USED.contains(&k));
         let mut rejected = mem.rejected;
         rejected.extend(vm.rejected);
         let watched = !self.patterns.is_empty();
@@ -192,16 +195,8 @@ impl CacheSource {
         Ok(CacheSample {
             uptime_cs,
             wall_ms,
-            meminfo: MemInfo::from_entries(
-                mem.items
-                    .into_iter()
-                    .filter(|e| MEMINFO_USED.contains(&e.key.as_str())),
-            ),
-            vmstat: VmStat::from_entries(
-                vm.items
-                    .into_iter()
-                    .filter(|(k, _)| VMSTAT_USED.contains(&k.as_str())),
-            ),
+            meminfo: MemInfo::from_entries(mem.items),
+            vmstat: VmStat::from_entries(vm.items),
             rejected,
             method: watched.then_some(self.method),
             files,

@@ -15,21 +15,49 @@ pub type VmStat = Keyed<u64>;
 /// Parses the whole text of /proc/vmstat into (name, value) pairs. A name
 /// seen twice is rejected on its second line.
 pub fn parse_vmstat(text: &str, source_name: &str) -> Parsed<(String, u64)> {
-    let mut seen = std::collections::HashSet::new();
+    parse_vmstat_keeping(text, source_name, |_| true)
+}
+
+/// As [`parse_vmstat`], keeping the pairs of the names `keep` wants: every
+/// line is read and checked as before, and the rest are not copied.
+pub fn parse_vmstat_keeping(
+    text: &str,
+    source_name: &str,
+    keep: impl Fn(&str) -> bool,
+) -> Parsed<(String, u64)> {
+    // About 180 names on 6.x kernels: room for them at once.
+    let mut seen = crate::parse::NameSet::with_capacity_and_hasher(256, Default::default());
     Parsed::from_lines(text, source_name, |line| {
-        let mut words = line.split_whitespace();
-        let parsed = match (words.next(), words.next(), words.next()) {
-            (Some(name), Some(value), None) => value.parse::<u64>().ok().map(|v| (name, v)),
-            _ => None,
-        };
+        let parsed = kernel_line(line).or_else(|| {
+            let mut words = line.split_whitespace();
+            match (words.next(), words.next(), words.next()) {
+                (Some(name), Some(value), None) => value.parse::<u64>().ok().map(|v| (name, v)),
+                _ => None,
+            }
+        });
         let (name, v) = parsed.ok_or_else(|| {
             "a name and an unsigned counter, such as \"pgpgin 11069945\"".to_string()
         })?;
         if !seen.insert(name) {
             return Err(format!("each name once, but {name} came again"));
         }
-        Ok(Some((name.to_string(), v)))
+        Ok(keep(name).then(|| (name.to_string(), v)))
     })
+}
+
+/// A line as the kernel prints it, `name value` with one space, read
+/// without splitting it on Unicode whitespace; anything else (None) is
+/// read the general way, which takes every line this takes, the same.
+fn kernel_line(line: &str) -> Option<(&str, u64)> {
+    let (name, value) = line.split_once(' ')?;
+    let plain = !name.is_empty()
+        && name.bytes().all(|b| b.is_ascii_graphic())
+        && !value.is_empty()
+        && value.bytes().all(|b| b.is_ascii_digit());
+    if !plain {
+        return None;
+    }
+    Some((name, value.parse().ok()?))
 }
 
 #[cfg(test)]
@@ -59,5 +87,28 @@ mod tests {
         assert_eq!(v.get("pgpgin"), Some(1));
         assert_eq!(v.get("nr_writeback"), Some(4));
         assert_eq!(v.len(), 2);
+    }
+
+    /// Keeping some names rejects the very lines the whole parse rejects
+    /// (a kept name's second line too) and keeps the rest of what it kept.
+    #[test]
+    fn keeping_some_names_rejects_the_same_lines() {
+        let text = "pgpgin 1\npgpgout -3\npgmajfault\nnr_dirty 1 2\npgpgin 2\nnr_free 9\n\nnr_free 8\nnr_writeback 4\nnr_a  5\nnr_b\t6\nnr_c 7 \nnr_d +8\nnr_e 99999999999999999999\n\u{a0}nr_f 1\n";
+        let all = parse_vmstat(text, "/proc/vmstat");
+        let some = parse_vmstat_keeping(text, "/proc/vmstat", |n| n != "nr_writeback");
+        assert_eq!(some.rejected, all.rejected);
+        let kept: Vec<_> = all
+            .items
+            .into_iter()
+            .filter(|(n, _)| n != "nr_writeback")
+            .collect();
+        assert_eq!(some.items, kept);
+        assert_eq!(kept.len(), 7);
+        // the general way's reading of the lines the kernel does not write
+        let v = VmStat::from_entries(some.items);
+        let got: Vec<_> = ["nr_a", "nr_b", "nr_c", "nr_d", "nr_e"]
+            .map(|n| v.get(n))
+            .into();
+        assert_eq!(got, [Some(5), Some(6), Some(7), Some(8), None]);
     }
 }

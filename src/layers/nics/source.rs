@@ -5,7 +5,10 @@
 //! What is read when:
 //! - every sample: /proc/uptime, /proc/net/dev, every /proc/net/bonding
 //!   file (failure counts and the active slave change at any time), and
-//!   per interface `carrier_changes`;
+//!   per interface `carrier_changes`. A host without bonds (mostly without
+//!   the directory: the bonding driver makes it) lists it again only with
+//!   the catalogue: a new bond is a new interface, which reads the
+//!   catalogue at once;
 //! - `operstate` when carrier_changes moved or is missing, and every
 //!   [`OPERSTATE_EVERY`] samples (a link that goes down or up moves the
 //!   carrier; an administrative down need not). One read less per
@@ -167,6 +170,9 @@ pub struct NicSource {
     facts: u64,
     /// Each interface's last link state and its rx+tx packets.
     last: HashMap<String, (LinkState, u64)>,
+    /// Whether /proc/net/bonding listed a bond the last time it was
+    /// listed: without one it is listed only with the catalogue.
+    bonding: bool,
 }
 
 impl NicSource {
@@ -178,6 +184,7 @@ impl NicSource {
             since_read: 0,
             facts: 0,
             last: HashMap::new(),
+            bonding: true,
         }
     }
 
@@ -223,7 +230,13 @@ impl NicSource {
         self.last = last;
 
         let mut bonds = Vec::new();
-        for name in self.fs.list("/proc/net/bonding") {
+        let listed = if reread || self.bonding {
+            self.fs.list("/proc/net/bonding")
+        } else {
+            Vec::new()
+        };
+        self.bonding = !listed.is_empty();
+        for name in listed {
             let path = format!("/proc/net/bonding/{name}");
             // a bond deleted between the listing and the read is gone, not an error
             let Ok(text) = self.fs.read(&path) else {
@@ -604,6 +617,39 @@ mod tests {
         // and not read on every sample in between
         iface(r, "eth0", &[("operstate", "dormant")]);
         assert_eq!(state(&mut src), OperState::Up, "read every sample");
+    }
+
+    /// Without bonds /proc/net/bonding is listed only with the catalogue
+    /// (its absence was a failed open every second); a new bond is a new
+    /// interface, whose catalogue finds it at once.
+    #[test]
+    fn bonds_are_looked_for_with_the_catalogue_when_there_were_none() {
+        let dir = host();
+        let r = dir.path();
+        std::fs::remove_dir_all(r.join("proc/net/bonding")).expect("rm");
+        let mut src = NicSource::new(RootFs::new(r));
+        assert!(src.sample(0).expect("sample").bonds.is_empty());
+        // bond0's file back without a new interface: not looked for yet
+        write(
+            r,
+            "proc/net/bonding/bond0",
+            "Bonding Mode: fault-tolerance (active-backup)\nMII Status: up\n",
+        );
+        assert!(src.sample(0).expect("sample").bonds.is_empty());
+        // a new bond: its interface reads the catalogue, and the bonds
+        let names = ["lo", "eth0", "eth1", "bond0", "bond1"];
+        let text: String = names.iter().map(|n| dev_line(n, 10)).collect();
+        write(r, "proc/net/dev", &format!("{HEADER}{text}"));
+        write(
+            r,
+            "proc/net/bonding/bond1",
+            "Bonding Mode: fault-tolerance (active-backup)\nMII Status: up\n",
+        );
+        let bonds = |src: &mut NicSource| src.sample(0).expect("sample").bonds.len();
+        assert_eq!(bonds(&mut src), 2);
+        // and from then on every sample
+        std::fs::remove_file(r.join("proc/net/bonding/bond1")).expect("rm");
+        assert_eq!(bonds(&mut src), 1);
     }
 
     #[test]
