@@ -158,6 +158,15 @@ impl RootFs {
         }
     }
 
+    /// `rel` opened to be watched, not read, when it is a procfs file of
+    /// this machine (such as the mount table, which poll(2) reports
+    /// changes of); `None` for a captured tree or a remote host's files.
+    pub fn open_procfs(&self, rel: &str) -> Option<File> {
+        let path = self.local_path(rel)?;
+        let file = File::open(path).ok()?;
+        super::sys::regenerated(std::os::fd::AsFd::as_fd(&file)).then_some(file)
+    }
+
     /// Where `rel` (an absolute system path such as `/proc/diskstats`) is
     /// on this machine; `None` for a remote host's files.
     pub fn local_path(&self, rel: &str) -> Option<PathBuf> {

@@ -179,6 +179,23 @@ pub fn poll_now(fd: RawFd) -> Option<libc::c_short> {
     (n > 0).then_some(pfd.revents)
 }
 
+/// Whether the mount table behind `fd` (an open /proc/self/mountinfo,
+/// mounts or mountstats) changed since the file was opened or this was last
+/// asked: the kernel reports POLLPRI and POLLERR once per change. True when
+/// poll fails, so that the caller reads the table rather than miss a mount.
+pub fn mounts_changed(fd: BorrowedFd<'_>) -> bool {
+    let mut pfd = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLPRI,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd and a zero timeout: poll only reads the
+    // descriptor's state and writes `revents`. A closed or bogus fd is
+    // reported (POLLNVAL), not dereferenced.
+    let n = unsafe { libc::poll(&mut pfd, 1, 0) };
+    n < 0 || pfd.revents & (libc::POLLPRI | libc::POLLERR | libc::POLLNVAL) != 0
+}
+
 /// CPU time of the calling thread so far (CLOCK_THREAD_CPUTIME_ID), or
 /// `None` where the clock is missing.
 pub fn thread_cpu_time() -> Option<libc::timespec> {
@@ -230,4 +247,50 @@ pub fn register_stdio(fd: RawFd) -> Option<tokio::io::unix::AsyncFd<StdioFd>> {
         tokio::io::unix::AsyncFd::register_with_interest(StdioFd(fd), tokio::io::Interest::READABLE)
     }
     .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader};
+    use std::os::fd::AsFd;
+
+    /// A mount in a namespace is reported once to a watcher of that
+    /// namespace's table, and nothing before it. The namespace is a child's
+    /// of its own (unshare --mount, as root), so the test mounts nothing
+    /// anyone else sees.
+    #[test]
+    fn a_mount_is_reported_once() {
+        if euid() != 0 || !Path::new("/usr/bin/unshare").exists() {
+            eprintln!("SKIPPED a_mount_is_reported_once: needs root and unshare");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let script = format!(
+            "mount --make-rprivate / && echo ready && read go && mount -t tmpfs none {} && echo mounted && read end",
+            dir.path().display()
+        );
+        let mut child = std::process::Command::new("unshare")
+            .args(["--mount", "sh", "-c", &script])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut stdin = child.stdin.take().unwrap();
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        assert_eq!(line, "ready\n");
+        let table = std::fs::File::open(format!("/proc/{}/mountinfo", child.id())).unwrap();
+        assert!(!mounts_changed(table.as_fd()), "no mount yet");
+        std::io::Write::write_all(&mut stdin, b"go\n").unwrap();
+        line.clear();
+        out.read_line(&mut line).unwrap();
+        assert_eq!(line, "mounted\n");
+        assert!(mounts_changed(table.as_fd()), "the tmpfs");
+        assert!(!mounts_changed(table.as_fd()), "reported once");
+        // end of input ends the child's shell, and its namespace
+        drop(stdin);
+        child.wait().unwrap();
+    }
 }

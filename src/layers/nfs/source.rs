@@ -56,6 +56,15 @@ pub struct NfsSample {
 /// Reads the NFS client's counters under a root directory.
 pub struct NfsSource {
     fs: RootFs,
+    /// The namespace's mount table, watched (this machine's only): while
+    /// the last read of mountstats held no NFS mount and no mount came or
+    /// went since, it is not read again. It prints a line for every mount
+    /// of the namespace, made afresh at each read: 5 % of a recorder's CPU
+    /// on a host without NFS.
+    mounts: Option<std::fs::File>,
+    /// Whether the last read of mountstats held an NFS mount; None before
+    /// the first.
+    had_nfs: Option<bool>,
 }
 
 const MOUNTSTATS: &str = "/proc/self/mountstats";
@@ -63,14 +72,33 @@ const MOUNTINFO: &str = "/proc/self/mountinfo";
 
 impl NfsSource {
     pub fn new(fs: RootFs) -> Self {
-        NfsSource { fs }
+        let mounts = fs.open_procfs(MOUNTINFO);
+        NfsSource {
+            fs,
+            mounts,
+            had_nfs: None,
+        }
+    }
+
+    /// Whether mountstats would say what it said last time: no NFS mount,
+    /// and no mount since.
+    fn still_without_nfs(&self) -> bool {
+        self.had_nfs == Some(false)
+            && self
+                .mounts
+                .as_ref()
+                .is_some_and(|m| !crate::core::sys::mounts_changed(std::os::fd::AsFd::as_fd(m)))
     }
 
     pub fn sample(&mut self, wall_ms: i64) -> Result<NfsSample, SourceError> {
         // The clock first and the counters straight after, as for disks.
         let uptime_text = self.fs.read("/proc/uptime")?;
-        let mountstats_text = self.fs.read(MOUNTSTATS)?;
-        let parsed = parse_mountstats(&mountstats_text, MOUNTSTATS);
+        let parsed = if self.still_without_nfs() {
+            crate::parse::Parsed::default()
+        } else {
+            parse_mountstats(&self.fs.read(MOUNTSTATS)?, MOUNTSTATS)
+        };
+        self.had_nfs = Some(!parsed.items.is_empty());
         // Only used to tell bind mounts apart; without it the counters do.
         // Without an NFS mount there is nothing to tell apart, and reading
         // it printed every mount of the namespace at every sample.
