@@ -10,6 +10,7 @@ use crate::app::{App, keymap};
 use crate::core::sys;
 use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures::StreamExt;
+use ratatui::layout::{Position, Rect};
 use std::future::Future;
 use std::time::Duration;
 use tokio::time::{Instant, MissedTickBehavior, interval, sleep_until};
@@ -71,11 +72,7 @@ pub fn run<F: Feed>(
         .enable_all()
         .build()?;
     let tty = Tty::now();
-    let mut terminal = if screen {
-        Some(ratatui::try_init()?)
-    } else {
-        None
-    };
+    let mut terminal = if screen { Some(init_terminal()?) } else { None };
     let result = rt.block_on(async {
         let mut feed = start(app)?;
         let result = event_loop(terminal.as_mut(), tty, app, &mut feed).await;
@@ -94,6 +91,23 @@ pub fn run<F: Feed>(
     // strata from quitting: blocking reads are abandoned, not awaited.
     rt.shutdown_timeout(Duration::from_millis(200));
     result
+}
+
+/// The screen, as ratatui's init makes it (raw mode, the alternate screen,
+/// the panic hook), with a viewport of the terminal's size that Resize
+/// events move: a full-screen viewport asks the size before every frame,
+/// which crossterm answers by opening /dev/tty, an ioctl and a close (3.5 %
+/// of the TUI's CPU at 1 s).
+fn init_terminal() -> std::io::Result<ratatui::DefaultTerminal> {
+    let full = ratatui::try_init()?;
+    let area = Rect::from((Position::ORIGIN, full.size()?));
+    let options = ratatui::TerminalOptions {
+        viewport: ratatui::Viewport::Fixed(area),
+    };
+    ratatui::Terminal::with_options(
+        ratatui::backend::CrosstermBackend::new(std::io::stdout()),
+        options,
+    )
 }
 
 async fn event_loop<F: Feed>(
@@ -141,7 +155,15 @@ async fn event_loop<F: Feed>(
                         frames.changed();
                     }
                 }
-                Some(Ok(Event::Resize(..))) => frames.changed(),
+                Some(Ok(Event::Resize(w, h))) => {
+                    if let Some(t) = terminal.as_deref_mut()
+                        && let Err(e) = t.resize(Rect::new(0, 0, w, h))
+                    {
+                        result = Err(e.into());
+                        break;
+                    }
+                    frames.changed();
+                }
                 Some(Ok(_)) => {}
                 Some(Err(_)) if tty.gone() => break,
                 Some(Err(e)) => {

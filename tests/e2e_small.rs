@@ -136,3 +136,35 @@ fn a_replay_at_80x24_shows_its_keys_and_its_time() {
     t.keys(&["q"]);
     t.assert_shell_usable();
 }
+
+/// A terminal resized under strata: its screen follows, down to 80×24
+/// whole (the viewport moves with the Resize events; strata does not ask
+/// the size before every frame) and back up to use the room.
+#[test]
+fn a_resized_terminal_is_drawn_at_its_new_size() {
+    if !have_tmux() {
+        return skip("tmux is not installed");
+    }
+    let root = LiveRoot::start();
+    let t = Tmux::start("resized", 120, 40);
+    t.type_line(&format!(
+        "{} --root {} --interval 0.5",
+        strata(),
+        root.path().display()
+    ));
+    let wide = |s: &str, w: usize| s.lines().any(|l| l.trim_end().chars().count() > w);
+    t.wait_for("the overview at 120 columns", |s| {
+        s.contains("r/s ") && s.contains("q quit") && wide(s, 100)
+    });
+    t.resize(80, 24);
+    let s = t.wait_for("the overview at 80×24", |s| {
+        s.contains("r/s ") && s.lines().count() <= 24 && !wide(s, W) && s.contains("q quit")
+    });
+    check_frame("resized to 80×24", &s);
+    t.resize(160, 48);
+    t.wait_for("the overview at 160 columns", |s| {
+        s.contains("r/s ") && s.contains("q quit") && wide(s, 140)
+    });
+    t.keys(&["q"]);
+    t.assert_shell_usable();
+}

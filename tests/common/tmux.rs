@@ -52,6 +52,16 @@ impl Tmux {
         Tmux { session }
     }
 
+    /// The window resized, as a user drags a terminal's corner.
+    pub fn resize(&self, width: u16, height: u16) {
+        let ok = Command::new("tmux")
+            .args(["resize-window", "-t", &self.session])
+            .args(["-x", &width.to_string(), "-y", &height.to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "tmux resize-window failed");
+    }
+
     pub fn keys(&self, keys: &[&str]) {
         for k in keys {
             let ok = Command::new("tmux")
