@@ -340,6 +340,50 @@ struct Live {
 /// A sampler's task and the layer it samples.
 type Layer = (tokio::task::Id, LayerId);
 
+/// This machine's four host layers' sources, to be read in groups.
+struct HostReaders {
+    disks: DiskSource,
+    nfs: NfsSource,
+    cache: CacheSource,
+    nics: NicSource,
+}
+
+impl HostReaders {
+    /// Two groups: the /proc and /sys files, read in a fraction of a
+    /// millisecond, and the page cache on its own when it watches files,
+    /// whose residency scan may hang on a dead NFS server's. Without files
+    /// (`no_files`) it is two /proc files too, and shares the hand-off
+    /// (each cost a recorder about a tenth of its CPU in context switches).
+    /// `node`: the database node this machine is, if any.
+    fn groups(self, node: Option<usize>, no_files: bool) -> Vec<Vec<(LayerId, Read)>> {
+        let n = node;
+        let mut files = vec![
+            (
+                LayerId::Disks,
+                reader(self.disks, on_host(n, Input::Disks, NodeInput::Disks)),
+            ),
+            (
+                LayerId::Nfs,
+                reader(self.nfs, on_host(n, Input::Nfs, NodeInput::Nfs)),
+            ),
+            (
+                LayerId::Nics,
+                reader(self.nics, on_host(n, Input::Nics, NodeInput::Nics)),
+            ),
+        ];
+        let cache = (
+            LayerId::Cache,
+            reader(self.cache, on_host(n, Input::Cache, NodeInput::Cache)),
+        );
+        if no_files {
+            files.push(cache);
+            vec![files]
+        } else {
+            vec![files, vec![cache]]
+        }
+    }
+}
+
 /// Each group of host layers' samplers on its own task, all sending to one
 /// channel.
 fn spawn_samplers(
@@ -392,31 +436,14 @@ impl Live {
         // the node `--node local` names. A jump host is not the database,
         // and sampling it beside eight nodes was a tenth of strata's CPU.
         let local_node = local_node(app);
-        // Two groups: the /proc and /sys files, read in a fraction of a
-        // millisecond, and the page cache on its own, whose residency scan
-        // may hang on a dead NFS server's files.
-        let own: Vec<Vec<(LayerId, Read)>> = if app.nodes.is_empty() || local_node.is_some() {
-            let n = local_node;
-            vec![
-                vec![
-                    (
-                        LayerId::Disks,
-                        reader(disks, on_host(n, Input::Disks, NodeInput::Disks)),
-                    ),
-                    (
-                        LayerId::Nfs,
-                        reader(nfs, on_host(n, Input::Nfs, NodeInput::Nfs)),
-                    ),
-                    (
-                        LayerId::Nics,
-                        reader(nics, on_host(n, Input::Nics, NodeInput::Nics)),
-                    ),
-                ],
-                vec![(
-                    LayerId::Cache,
-                    reader(cache, on_host(n, Input::Cache, NodeInput::Cache)),
-                )],
-            ]
+        let own = if app.nodes.is_empty() || local_node.is_some() {
+            let readers = HostReaders {
+                disks,
+                nfs,
+                cache,
+                nics,
+            };
+            readers.groups(local_node, app.config.cache_files.is_empty())
         } else {
             Vec::new()
         };
