@@ -470,49 +470,29 @@ impl Items<'_, '_> {
     }
 }
 
-impl serde::ser::SerializeSeq for Items<'_, '_> {
-    type Ok = ();
-    type Error = Differs;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Differs> {
-        self.next(value)
-    }
-    fn end(self) -> Result<(), Differs> {
-        self.done()
-    }
+/// serde's four sequence traits differ only in their names: each element
+/// is the next item of the shape's list.
+macro_rules! items_as {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl serde::ser::$trait for Items<'_, '_> {
+            type Ok = ();
+            type Error = Differs;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Differs> {
+                self.next(value)
+            }
+            fn end(self) -> Result<(), Differs> {
+                self.done()
+            }
+        }
+    )*};
 }
 
-impl serde::ser::SerializeTuple for Items<'_, '_> {
-    type Ok = ();
-    type Error = Differs;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Differs> {
-        self.next(value)
-    }
-    fn end(self) -> Result<(), Differs> {
-        self.done()
-    }
-}
-
-impl serde::ser::SerializeTupleStruct for Items<'_, '_> {
-    type Ok = ();
-    type Error = Differs;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Differs> {
-        self.next(value)
-    }
-    fn end(self) -> Result<(), Differs> {
-        self.done()
-    }
-}
-
-impl serde::ser::SerializeTupleVariant for Items<'_, '_> {
-    type Ok = ();
-    type Error = Differs;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Differs> {
-        self.next(value)
-    }
-    fn end(self) -> Result<(), Differs> {
-        self.done()
-    }
-}
+items_as!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 /// A map's or a struct's entries against an object shape's fields, which
 /// are in the order of serde_json's map (by name), not the serialization's:
