@@ -16,6 +16,19 @@ fn strata() -> &'static str {
     env!("CARGO_BIN_EXE_strata")
 }
 
+/// strata live at 0.5 s on the fixture host, in a tmux window of
+/// `width`×`height`; the root lives as long as the run.
+fn live(name: &str, width: u16, height: u16) -> (LiveRoot, Tmux) {
+    let root = LiveRoot::start();
+    let t = Tmux::start(name, width, height);
+    t.type_line(&format!(
+        "{} --root {} --interval 0.5",
+        strata(),
+        root.path().display()
+    ));
+    (root, t)
+}
+
 /// The footer (the screen's last line) keeps help and quit, and no line
 /// is wider than the terminal.
 fn check_frame(what: &str, s: &str) {
@@ -36,13 +49,7 @@ fn every_panel_and_help_at_80x24() {
     if !have_tmux() {
         return skip("tmux is not installed");
     }
-    let root = LiveRoot::start();
-    let t = Tmux::start("small", 80, 24);
-    t.type_line(&format!(
-        "{} --root {} --interval 0.5",
-        strata(),
-        root.path().display()
-    ));
+    let (_root, t) = live("small", 80, 24);
     let s = t.wait_for("the overview with figures", |s| {
         // at 80×24 the bond's warning takes the line of the busiest NIC
         s.contains("LIVE") && s.contains("r/s ") && s.contains("bond0") && s.contains("q quit")
@@ -145,13 +152,7 @@ fn a_resized_terminal_is_drawn_at_its_new_size() {
     if !have_tmux() {
         return skip("tmux is not installed");
     }
-    let root = LiveRoot::start();
-    let t = Tmux::start("resized", 120, 40);
-    t.type_line(&format!(
-        "{} --root {} --interval 0.5",
-        strata(),
-        root.path().display()
-    ));
+    let (_root, t) = live("resized", 120, 40);
     let wide = |s: &str, w: usize| s.lines().any(|l| l.trim_end().chars().count() > w);
     t.wait_for("the overview at 120 columns", |s| {
         s.contains("r/s ") && s.contains("q quit") && wide(s, 100)
