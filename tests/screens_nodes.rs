@@ -293,7 +293,7 @@ fn the_clusters_disks_in_one_table_busiest_first_and_enter_opens_the_nodes_disk(
     insta::assert_snapshot!("cluster_disks_by_util_160x24", screen);
     assert!(screen.contains("sort %util ↓"), "{screen}");
     let header = line_with(&screen, "Device");
-    assert!(header.contains("│Node Device"), "{header}");
+    assert!(header.contains("│Node   Device"), "{header}");
     // sorted by %util over both live nodes: the first row's is the highest
     let rows = app.table_rows::<strata::app::cluster::Disks>();
     let util = |r: &strata::layers::disks::tick::DiskRow| {

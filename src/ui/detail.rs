@@ -3,11 +3,13 @@
 //! dm/md device) to drill into. A cell's device also shows what its cell
 //! disk's cellcli listing says.
 
-use super::disks::{device_row, figure_cell, figure_headers, name_width};
+use super::disks::{DeviceItem, device_cols, figure_cell};
 use super::panel_block;
+use super::table;
 use super::widgets::{Series, TimeAxis};
 use crate::app::App;
 use crate::app::layer::Layer;
+use crate::app::list::ListUi;
 use crate::app::state::{DISK_HISTORY, history_index, parts_in};
 use crate::config::Units;
 use crate::format;
@@ -17,7 +19,7 @@ use crate::layers::disks::tick::{DiskRow, DiskTick};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Row, Table, TableState};
+use ratatui::widgets::{Cell, Row, Table};
 
 /// Where a device's figures come from.
 pub struct Device<'a> {
@@ -140,7 +142,7 @@ fn draw_now(
             let label = app.ui.units.header(c.col);
             Row::new(vec![
                 Cell::from(Span::styled(label, t.muted)),
-                figure_cell(row, c.col, app.ui.units, &app.config.thresholds, t),
+                figure_cell(row, c.col, app),
             ])
         })
         .collect();
@@ -212,23 +214,27 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str, dev: Device) {
         };
         // the figure columns that fit whole beside the name and class (a
         // table squeezed narrower cuts its columns)
-        let name_w = name_width(&parts);
+        let name_w = table::name_width(parts.iter().map(|p| p.display_name()), "Device");
         let fit = usize::from(bottom.width.saturating_sub(name_w + 9) / 9);
-        let cols = &DISK_HISTORY[..fit.min(DISK_HISTORY.len())];
-        let mut header = vec![Cell::from("Device"), Cell::from("Class")];
-        header.extend(figure_headers(cols, app.ui.units));
-        let rows: Vec<Row> = parts.iter().map(|p| device_row(p, cols, app)).collect();
-        let mut widths = vec![Constraint::Length(name_w), Constraint::Length(5)];
-        widths.extend(cols.iter().map(|_| Constraint::Length(8)));
-        let table = Table::new(rows, widths)
-            .header(Row::new(header).style(t.header))
-            .row_highlight_style(t.selected)
-            .block(panel_block(
-                Line::from(format!(" {kind} · Enter to open ")),
-                t,
-                false,
-            ));
-        let mut state = TableState::default().with_selected(Some(app.part_index(&parts)));
-        f.render_stateful_widget(table, bottom, &mut state);
+        let figs = &DISK_HISTORY[..fit.min(DISK_HISTORY.len())];
+        let cols = device_cols(app, &parts, figs);
+        let items: Vec<DeviceItem> = parts
+            .iter()
+            .map(|&row| DeviceItem {
+                row,
+                cols: figs,
+                app,
+            })
+            .collect();
+        // the partitions neither sort nor scroll: only their selection
+        // is the user's
+        let list = ListUi {
+            selected: app.ui.part_selected.clone(),
+            ..ListUi::default()
+        };
+        let inner = super::framed(f, bottom, format!(" {kind} · Enter to open "), t, false);
+        // nothing to keep: the rows start from the top each frame, as a
+        // bond's slaves do, and the selection is kept visible
+        let _ = table::Table::new(cols, 2, &list).draw(f, inner, t, &items);
     }
 }

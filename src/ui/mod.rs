@@ -432,18 +432,25 @@ pub(crate) fn history_charts<T: Clone, S: AsRef<str>>(
 pub(crate) fn title_of(parts: &[String], width: u16) -> String {
     // two corners and a space either side
     let room = usize::from(width).saturating_sub(4);
-    let mut title = String::new();
+    format!(" {} ", whole_parts(parts, room))
+}
+
+/// `parts` joined by " · ", as many whole ones as `room` columns hold
+/// (the first always): a legend or title drops its last clauses rather
+/// than cut one.
+pub(crate) fn whole_parts<S: AsRef<str>>(parts: &[S], room: usize) -> String {
+    let mut text = String::new();
     for p in parts {
-        let w = Span::raw(p.as_str()).width();
-        if !title.is_empty() {
-            if Span::raw(title.as_str()).width() + 3 + w > room {
+        let p = p.as_ref();
+        if !text.is_empty() {
+            if Span::raw(text.as_str()).width() + 3 + Span::raw(p).width() > room {
                 break;
             }
-            title.push_str(" · ");
+            text.push_str(" · ");
         }
-        title.push_str(p);
+        text.push_str(p);
     }
-    format!(" {title} ")
+    text
 }
 
 /// What a screen says where it has none of `what`: live, how to name

@@ -154,12 +154,14 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let [table_area, legend] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
     let drawn = Table::new(cols, frozen, &app.ui.nfs).draw(f, table_area, t, &rows);
-    let full = "RTT and exe in ms per operation · bklog: nfsiostat's rpc bklog · bind mounts of one export are one row";
-    let text = if Span::raw(full).width() <= usize::from(legend.width) {
-        full
-    } else {
-        "RTT and exe in ms per operation · bklog: nfsiostat's rpc bklog"
-    };
+    let text = super::whole_parts(
+        &[
+            "RTT and exe in ms per operation",
+            "bklog: nfsiostat's rpc bklog",
+            "bind mounts of one export are one row",
+        ],
+        usize::from(legend.width),
+    );
     super::say(f, legend, text, t.muted);
     drawn
 }

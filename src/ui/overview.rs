@@ -1,7 +1,7 @@
 //! Every layer's totals on one screen, in the order an I/O travels:
 //! database → host → wire → storage.
 
-use super::disks::{device_row, figure_headers};
+use super::disks::{DeviceItem, device_row, figure_headers};
 use super::widgets::sparkline;
 use super::{level_style, panel_block};
 use crate::app::App;
@@ -609,11 +609,16 @@ fn top_devices(f: &mut Frame, app: &App, area: Rect) {
     ];
     let mut header = vec![Cell::from("busiest devices"), Cell::from("Class")];
     header.extend(figure_headers(&cols, app.ui.units));
-    let body: Vec<Row> = rows
+    let items: Vec<DeviceItem> = rows
         .iter()
         .take(area.height.saturating_sub(1) as usize)
-        .map(|r| device_row(r, &cols, app))
+        .map(|&row| DeviceItem {
+            row,
+            cols: &cols,
+            app,
+        })
         .collect();
+    let body: Vec<Row> = items.iter().map(device_row).collect();
     let mut widths = vec![Constraint::Min(12), Constraint::Length(5)];
     widths.extend(cols.iter().map(|_| Constraint::Length(8)));
     let table = Table::new(body, widths).header(Row::new(header).style(t.header));

@@ -287,11 +287,23 @@ pub(crate) struct Table<'a> {
     cols: Vec<Col>,
     frozen: usize,
     list: &'a ListUi,
+    legend: &'a [&'a str],
 }
 
 impl<'a> Table<'a> {
     pub fn new(cols: Vec<Col>, frozen: usize, list: &'a ListUi) -> Self {
-        Table { cols, frozen, list }
+        Table {
+            cols,
+            frozen,
+            list,
+            legend: &[],
+        }
+    }
+
+    /// Clauses that explain the figures, on the table's bottom line after
+    /// which columns are shown, as many whole ones as fit.
+    pub fn legend(self, legend: &'a [&'a str]) -> Self {
+        Table { legend, ..self }
     }
 
     /// Draws `rows`, building cells only for the rows on screen, keeps
@@ -327,18 +339,26 @@ impl<'a> Table<'a> {
                 || pinned.is_some_and(|s| j == frozen + s)
         };
         let mut area = area;
-        if shown + usize::from(pinned.is_some()) < scrolled && area.height > 2 {
-            let [table, hint] =
-                Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+        let hint = (shown + usize::from(pinned.is_some()) < scrolled).then(|| {
             let pinned = pinned.map_or(String::new(), |s| {
                 format!(" + {} (sort)", cols[frozen + s].header)
             });
-            let text = format!(
+            format!(
                 "columns {}–{} of {scrolled}{pinned} · h/l scroll",
                 offset + 1,
                 offset + shown,
-            );
-            super::say(f, hint, text, t.muted);
+            )
+        });
+        let parts: Vec<&str> = hint
+            .iter()
+            .map(String::as_str)
+            .chain(self.legend.iter().copied())
+            .collect();
+        if !parts.is_empty() && area.height > 2 {
+            let [table, bottom] =
+                Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+            let text = super::whole_parts(&parts, usize::from(bottom.width));
+            super::say(f, bottom, text, t.muted);
             area = table;
         }
 
