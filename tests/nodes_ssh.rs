@@ -270,12 +270,26 @@ struct Advancer {
 
 impl Advancer {
     fn start(trees: Vec<PathBuf>) -> Advancer {
+        Advancer::stepping(trees, 90, || wait_wall(0.55))
+    }
+
+    /// A new state every 0.1 s, for a test that needs only the uptime to
+    /// advance between two frames, however late a loaded machine makes
+    /// one of them (at x.55 s, a frame read more than 0.55 s late reads
+    /// the same state as the next). Bounded: 900 states.
+    fn often(trees: Vec<PathBuf>) -> Advancer {
+        Advancer::stepping(trees, 900, || {
+            std::thread::sleep(Duration::from_millis(100));
+        })
+    }
+
+    fn stepping(trees: Vec<PathBuf>, most: u64, wait: fn()) -> Advancer {
         let stop = Arc::new(AtomicBool::new(false));
         let s = Arc::clone(&stop);
         let handle = std::thread::spawn(move || {
             let mut k = 0;
-            while k < 90 && !s.load(Ordering::Relaxed) {
-                wait_wall(0.55);
+            while k < most && !s.load(Ordering::Relaxed) {
+                wait();
                 k += 1;
                 for t in &trees {
                     write_state(t, k);
@@ -1093,13 +1107,13 @@ fn a_nodes_watched_files_come_from_fincore_run_on_the_node() {
     let node = Sshd::start(&keys, "127.0.0.75", &force_command(&keys, "fin", t.path()));
     let kh = known_hosts(&keys, &[&node]);
     let tag = nonce("nodes");
-    let mut adv = Advancer::start(vec![t.path().to_path_buf()]);
+    let mut adv = Advancer::often(vec![t.path().to_path_buf()]);
     let args = [
         "cache",
         "--interval",
         "1",
         "--count",
-        "2",
+        "4",
         "--format",
         "json",
         "--cache-files",
@@ -1107,20 +1121,53 @@ fn a_nodes_watched_files_come_from_fincore_run_on_the_node() {
         "--cache-files",
         "/u02/*.arc",
     ];
-    // The baseline before the tree's change at x.55 s (late_baselines).
-    wait_wall(0.10);
     let mut run = Run::new(strata(&keys, &kh, &[&node], &tag, &args));
     let (status, _) = run.finish(Duration::from_secs(30));
     adv.stop();
-    assert!(status.success(), "{status}\n{}", run.text(true));
+    // The tree's clock steps every 0.1 s: a frame that a loaded machine
+    // delays lands close enough to the next one to read the same state,
+    // and strata rightly reports no interval for it (and exits 1). That
+    // is the fixture's clock, not the node's: nothing else may fail.
+    let complaints: Vec<&str> = run
+        .lines
+        .iter()
+        .filter(|l| l.err && !l.text.contains("uptime did not advance"))
+        .map(|l| l.text.as_str())
+        .collect();
+    let late = run.text(true).contains("uptime did not advance");
+    assert!(
+        status.success() || (status.code() == Some(1) && late && complaints.is_empty()),
+        "{status}\n{}",
+        run.text(true)
+    );
     assert_no_sampler_left(&tag, "a --count run");
-    let files: Vec<Value> = run
+    // An interval's file records, each closed by its total record.
+    let mut intervals: Vec<Vec<Value>> = vec![Vec::new()];
+    for v in run
         .stdout()
         .iter()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|v| v["record"] == "file")
+    {
+        if v["record"] == "file" {
+            intervals.last_mut().unwrap().push(v);
+        } else if v["record"] == "total" {
+            intervals.push(Vec::new());
+        }
+    }
+    intervals.pop();
+    assert!(intervals.len() >= 2, "{}", run.text(true));
+    // The node's first fincore run can end after strata's first interval
+    // on a loaded machine; such an interval says so, pattern by pattern.
+    let not_yet = |i: &Vec<Value>| {
+        i.iter()
+            .all(|f| f["error"] == "no fincore run from the node yet")
+    };
+    let files: Vec<Value> = intervals
+        .into_iter()
+        .skip_while(not_yet)
+        .flatten()
         .collect();
-    assert_eq!(files.len(), 2 * 3, "{}", run.text(true));
+    assert!(files.len() >= 2 * 3, "{}", run.text(true));
     let out = Command::new("fincore")
         .args(["--raw", "--bytes", "--noheadings", "--output", "PAGES,SIZE"])
         .arg(u01.join("redo 01.log"))
