@@ -22,7 +22,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table};
+use ratatui::widgets::{Cell, Paragraph};
 
 fn state_style(t: &Theme, s: &CellState) -> Style {
     match s {
@@ -447,38 +447,39 @@ fn draw_cellcli(f: &mut Frame, t: &Theme, area: Rect, disks: &[&CellDiskRow], ag
         Col::text("Group", 5),
     ];
     cols.extend(CELLCLI_TABLE.iter().map(|c| Col::figure(c.def().header)));
-    let mut header: Vec<Cell> = Vec::new();
-    for c in &cols {
-        let line = Line::from(c.header.clone());
-        header.push(Cell::from(if c.figure {
-            line.right_aligned()
-        } else {
-            line
-        }));
-    }
-    let body: Vec<Row> = disks
+    let rows: Vec<CellcliItem> = disks
         .iter()
-        .zip(&devs)
-        .map(|(d, dev)| {
-            let mut cells = vec![
-                Cell::from(Span::styled(d.name.clone(), t.accent)),
-                Cell::from(dev.to_string()),
-                Cell::from(Span::styled(group_name(d.media), t.muted)),
-            ];
-            cells.extend(
-                CELLCLI_TABLE
-                    .iter()
-                    .enumerate()
-                    .map(|(j, c)| table::figure(d.figures.get(*c), cols[j + 3].width, t, t.base)),
-            );
-            Row::new(cells)
-        })
+        .zip(devs)
+        .map(|(&disk, device)| CellcliItem { disk, device, t })
         .collect();
-    let widths: Vec<Constraint> = cols.iter().map(|c| Constraint::Length(c.width)).collect();
-    let table = Table::new(body, widths)
-        .header(Row::new(header).style(t.header))
-        .column_spacing(1);
-    f.render_widget(table, inner);
+    table::plain(f, inner, t, &cols, &rows);
+}
+
+/// A cell disk as cellcli's metriccurrent gives it: its name, its host
+/// device and group, and cellcli's figures.
+struct CellcliItem<'a> {
+    disk: &'a CellDiskRow,
+    device: &'a str,
+    t: &'a Theme,
+}
+
+impl TableRow for CellcliItem<'_> {
+    fn key(&self) -> &str {
+        &self.disk.name
+    }
+
+    fn texts(&self) -> Vec<Cell<'_>> {
+        let (d, t) = (self.disk, self.t);
+        vec![
+            Cell::from(Span::styled(d.name.clone(), t.accent)),
+            Cell::from(self.device.to_string()),
+            Cell::from(Span::styled(group_name(d.media), t.muted)),
+        ]
+    }
+
+    fn figure(&self, j: usize) -> (Option<f64>, Style) {
+        (self.disk.figures.get(CELLCLI_TABLE[j]), self.t.base)
+    }
 }
 
 /// One disk of cell `i`: the host device's detail view over the cell's

@@ -32,6 +32,17 @@ impl Col {
         }
     }
 
+    /// The column's header in `style`, right-aligned over figures.
+    fn header_cell<'a>(&self, style: Style) -> Cell<'a> {
+        let line = Line::from(self.header.clone());
+        let line = if self.figure {
+            line.right_aligned()
+        } else {
+            line
+        };
+        Cell::from(line).style(style)
+    }
+
     pub fn figure(header: impl Into<String>) -> Col {
         let header = header.into();
         let width = (header.chars().count() as u16).max(FIG_WIDTH);
@@ -367,14 +378,11 @@ impl<'a> Table<'a> {
             .enumerate()
             .filter(|(j, _)| keep(*j))
             .map(|(i, c)| {
-                let style = if sorted == Some(i) {
+                c.header_cell(if sorted == Some(i) {
                     t.accent
                 } else {
                     t.header
-                };
-                let line = Line::from(c.header.clone());
-                let line = if c.figure { line.right_aligned() } else { line };
-                Cell::from(line).style(style)
+                })
             })
             .collect();
         let visible = area.height.saturating_sub(1).max(1) as usize;
@@ -384,7 +392,7 @@ impl<'a> Table<'a> {
             .skip(first)
             .take(visible)
             .map(|r| {
-                let cells = self.cells(r, t).into_iter().enumerate();
+                let cells = cells(cols, r, t).into_iter().enumerate();
                 Row::new(cells.filter(|(j, _)| keep(*j)).map(|(_, c)| c))
             })
             .collect();
@@ -398,22 +406,35 @@ impl<'a> Table<'a> {
         render(f, area, t, (header, body, widths), shown);
         Drawn::table(visible, first, offset)
     }
+}
 
-    /// A row's cells in column order: its texts where the text columns
-    /// are, its figures fitted to the figure columns.
-    fn cells<'r, R: TableRow>(&self, row: &'r R, t: &Theme) -> Vec<Cell<'r>> {
-        let mut texts = row.texts().into_iter();
-        let mut j = 0;
-        self.cols
-            .iter()
-            .map(|c| {
-                if c.figure {
-                    j += 1;
-                    row.figure_cell(j - 1, c.width, t)
-                } else {
-                    texts.next().unwrap_or_default()
-                }
-            })
-            .collect()
-    }
+/// A row's cells in column order: its texts where the text columns are,
+/// its figures fitted to the figure columns.
+fn cells<'r, R: TableRow>(cols: &[Col], row: &'r R, t: &Theme) -> Vec<Cell<'r>> {
+    let mut texts = row.texts().into_iter();
+    let mut j = 0;
+    cols.iter()
+        .map(|c| {
+            if c.figure {
+                j += 1;
+                row.figure_cell(j - 1, c.width, t)
+            } else {
+                texts.next().unwrap_or_default()
+            }
+        })
+        .collect()
+}
+
+/// A table that neither sorts, scrolls nor selects (a listing beside a
+/// panel's own table): its header and as many rows as fit.
+pub(crate) fn plain<R: TableRow>(f: &mut Frame, area: Rect, t: &Theme, cols: &[Col], rows: &[R]) {
+    let header = cols.iter().map(|c| c.header_cell(t.header)).collect();
+    let visible = area.height.saturating_sub(1) as usize;
+    let body = rows
+        .iter()
+        .take(visible)
+        .map(|r| Row::new(cells(cols, r, t)))
+        .collect();
+    let widths = cols.iter().map(|c| Constraint::Length(c.width)).collect();
+    render(f, area, t, (header, body, widths), None);
 }
