@@ -21,7 +21,34 @@ pub struct ColDef<C, K, X = ()> {
 /// A layer's column table, in the order of the variants of `$col`:
 /// `cols![Col, Kind; (Variant, header, json_key, KindVariant), ...]`, each
 /// row with a fifth item where the table's [`ColDef`] has an `X`.
+///
+/// As an item, `cols! { pub const TABLE: [Col, Kind] = [rows]; }` (with
+/// `[Col, Kind, X]` where the rows have a fifth item) declares the table
+/// and `Col::def`, which every layer needs to find a column's row.
 macro_rules! cols {
+    (@extra) => {
+        ()
+    };
+    (@extra $x:expr) => {
+        $x
+    };
+    (@one $row:tt) => {
+        ()
+    };
+    ($(#[$doc:meta])* $vis:vis const $name:ident: [$col:ident, $kind:ident $(, $x:ty)?] = [$($row:tt),* $(,)?];) => {
+        $(#[$doc])*
+        $vis const $name: [
+            $crate::layers::col::ColDef<$col, $kind $(, $x)?>;
+            <[()]>::len(&[$($crate::layers::col::cols!(@one $row)),*])
+        ] = $crate::layers::col::cols![$col, $kind; $($row),*];
+
+        impl $col {
+            /// The column's row of its table.
+            pub fn def(self) -> &'static $crate::layers::col::ColDef<$col, $kind $(, $x)?> {
+                &$name[self as usize]
+            }
+        }
+    };
     ($col:ident, $kind:ident; $(($c:ident, $h:expr, $j:expr, $k:ident $(, $x:expr)?)),* $(,)?) => {
         [$($crate::layers::col::ColDef {
             col: $col::$c,
@@ -30,12 +57,6 @@ macro_rules! cols {
             kind: $kind::$k,
             extra: $crate::layers::col::cols!(@extra $($x)?),
         }),*]
-    };
-    (@extra) => {
-        ()
-    };
-    (@extra $x:expr) => {
-        $x
     };
 }
 
@@ -64,5 +85,16 @@ mod tests {
         assert_eq!((PLAIN[0].header, PLAIN[0].json_key), ("a/s", "a_s"));
         const WITH: [ColDef<Col, Kind, &str>; 1] = cols![Col, Kind; (A, "a", "a", Ops, "more")];
         assert_eq!(WITH[0].extra, "more");
+    }
+
+    cols! {
+        const TABLE: [Col, Kind, &'static str] = [(A, "a/s", "a_s", Ops, "x"), (B, "b/s", "b_s", Ops, "y")];
+    }
+
+    #[test]
+    fn the_item_form_sizes_the_table_and_finds_a_columns_row() {
+        assert_eq!(TABLE.len(), 2);
+        assert_eq!(Col::B.def().extra, "y");
+        assert_eq!(Col::A.def().json_key, "a_s");
     }
 }

@@ -51,36 +51,32 @@ pub enum CacheKind {
     PerS,
 }
 
-/// Headers as /proc/meminfo or sar -B name the figure; the last item is
-/// the header of `strata batch cache` text, in cachestat's style: sizes
-/// in MB as cachestat prints BUFFERS_MB and CACHED_MB.
-pub const CACHE_COLS: [ColDef<CacheCol, CacheKind, &str>; 14] = cols![CacheCol, CacheKind;
-    (Buffers, "Buffers", "buffers_kb", Kb, "BUFFERS_MB"),
-    (Cached, "Cached", "cached_kb", Kb, "CACHED_MB"),
-    (CachedLessShmem, "Cached-Shmem", "cached_minus_shmem_kb", Kb, "CACHED-SHM_MB"),
-    (Shmem, "Shmem", "shmem_kb", Kb, "SHMEM_MB"),
-    (Dirty, "Dirty", "dirty_kb", Kb, "DIRTY_MB"),
-    (Writeback, "Writeback", "writeback_kb", Kb, "WB_MB"),
-    (ActiveFile, "Active(file)", "active_file_kb", Kb, "ACT_F_MB"),
-    (InactiveFile, "Inactive(file)", "inactive_file_kb", Kb, "INACT_F_MB"),
-    (MemAvailable, "MemAvailable", "mem_available_kb", Kb, "AVAIL_MB"),
-    (MemTotal, "MemTotal", "mem_total_kb", Kb, "TOTAL_MB"),
-    (PgpginKbS, "pgpgin/s", "pgpgin_kb_s", KbPerS, "PGPGIN/s"),
-    (PgpgoutKbS, "pgpgout/s", "pgpgout_kb_s", KbPerS, "PGPGOUT/s"),
-    (MajfltS, "majflt/s", "majflt_s", PerS, "MAJFLT/s"),
-    (RefaultS, "refault/s", "refault_file_s", PerS, "REFAULT/s"),
-];
+cols! {
+    /// Headers as /proc/meminfo or sar -B name the figure; the last item is
+    /// the header of `strata batch cache` text, in cachestat's style: sizes
+    /// in MB as cachestat prints BUFFERS_MB and CACHED_MB.
+    pub const CACHE_COLS: [CacheCol, CacheKind, &'static str] = [
+        (Buffers, "Buffers", "buffers_kb", Kb, "BUFFERS_MB"),
+        (Cached, "Cached", "cached_kb", Kb, "CACHED_MB"),
+        (CachedLessShmem, "Cached-Shmem", "cached_minus_shmem_kb", Kb, "CACHED-SHM_MB"),
+        (Shmem, "Shmem", "shmem_kb", Kb, "SHMEM_MB"),
+        (Dirty, "Dirty", "dirty_kb", Kb, "DIRTY_MB"),
+        (Writeback, "Writeback", "writeback_kb", Kb, "WB_MB"),
+        (ActiveFile, "Active(file)", "active_file_kb", Kb, "ACT_F_MB"),
+        (InactiveFile, "Inactive(file)", "inactive_file_kb", Kb, "INACT_F_MB"),
+        (MemAvailable, "MemAvailable", "mem_available_kb", Kb, "AVAIL_MB"),
+        (MemTotal, "MemTotal", "mem_total_kb", Kb, "TOTAL_MB"),
+        (PgpginKbS, "pgpgin/s", "pgpgin_kb_s", KbPerS, "PGPGIN/s"),
+        (PgpgoutKbS, "pgpgout/s", "pgpgout_kb_s", KbPerS, "PGPGOUT/s"),
+        (MajfltS, "majflt/s", "majflt_s", PerS, "MAJFLT/s"),
+        (RefaultS, "refault/s", "refault_file_s", PerS, "REFAULT/s"),
+    ];
+}
 
 impl ColDef<CacheCol, CacheKind, &'static str> {
     /// The header of `strata batch cache` text.
     pub fn text_header(&self) -> &'static str {
         self.extra
-    }
-}
-
-impl CacheCol {
-    pub fn def(self) -> &'static ColDef<CacheCol, CacheKind, &'static str> {
-        &CACHE_COLS[self as usize]
     }
 }
 
@@ -125,26 +121,22 @@ pub enum FileKind {
     PagesDelta,
 }
 
-/// Headers as util-linux fincore prints them (RES, PAGES, SIZE); the
-/// cachestat(2) counts as fincore 2.40 abbreviates them.
-pub const FILE_COLS: [ColDef<FileCol, FileKind>; 11] = cols![FileCol, FileKind;
-    (Res, "RES", "res_bytes", Bytes),
-    (ResPages, "PAGES", "res_pages", Pages),
-    (Size, "SIZE", "size_bytes", Bytes),
-    (ResPct, "%RES", "res_pct", Pct),
-    (Dirty, "DIRTY", "dirty_pages", Pages),
-    (Writeback, "WB", "writeback_pages", Pages),
-    (Evicted, "EVICTED", "evicted_pages", Pages),
-    (RecentlyEvicted, "RECENT", "recently_evicted_pages", Pages),
-    (ResDelta, "ΔPAGES", "res_pages_delta", PagesDelta),
-    (EvictedDelta, "ΔEVICTED", "evicted_pages_delta", PagesDelta),
-    (RecentDelta, "ΔRECENT", "recently_evicted_pages_delta", PagesDelta),
-];
-
-impl FileCol {
-    pub fn def(self) -> &'static ColDef<FileCol, FileKind> {
-        &FILE_COLS[self as usize]
-    }
+cols! {
+    /// Headers as util-linux fincore prints them (RES, PAGES, SIZE); the
+    /// cachestat(2) counts as fincore 2.40 abbreviates them.
+    pub const FILE_COLS: [FileCol, FileKind] = [
+        (Res, "RES", "res_bytes", Bytes),
+        (ResPages, "PAGES", "res_pages", Pages),
+        (Size, "SIZE", "size_bytes", Bytes),
+        (ResPct, "%RES", "res_pct", Pct),
+        (Dirty, "DIRTY", "dirty_pages", Pages),
+        (Writeback, "WB", "writeback_pages", Pages),
+        (Evicted, "EVICTED", "evicted_pages", Pages),
+        (RecentlyEvicted, "RECENT", "recently_evicted_pages", Pages),
+        (ResDelta, "ΔPAGES", "res_pages_delta", PagesDelta),
+        (EvictedDelta, "ΔEVICTED", "evicted_pages_delta", PagesDelta),
+        (RecentDelta, "ΔRECENT", "recently_evicted_pages_delta", PagesDelta),
+    ];
 }
 
 /// A watched file's figures; `None` is what the method cannot tell

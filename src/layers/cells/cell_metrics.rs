@@ -32,7 +32,7 @@ use super::cell_shares::Shares;
 use super::cellcli::{
     BlockSize, CellDisk, CellDiskType, CellcliReport, Direction, Metric, MetricPrefix, Quantity,
 };
-use crate::layers::col::{ColDef, cols};
+use crate::layers::col::cols;
 
 /// One figure of a cell disk, or of a group of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -70,35 +70,29 @@ pub enum CellColKind {
     Pct,
 }
 
-/// A cell figure's column, with the CellCLI metrics the figure comes from.
-pub type CellColDef<C> = ColDef<C, CellColKind, &'static str>;
-
-/// The headers are also the JSON keys.
-pub const CELL_DISK_COLS: [CellColDef<CellDiskCol>; 18] = cols![CellDiskCol, CellColKind;
-    (RPerS, "r/s", "r/s", Ops, "CD_IO_RQ_R_SM_SEC + CD_IO_RQ_R_LG_SEC"),
-    (WPerS, "w/s", "w/s", Ops, "CD_IO_RQ_W_SM_SEC + CD_IO_RQ_W_LG_SEC"),
-    (RMbPerS, "rMB/s", "rMB/s", MbPerS, "CD_IO_BY_R_SM_SEC + CD_IO_BY_R_LG_SEC"),
-    (WMbPerS, "wMB/s", "wMB/s", MbPerS, "CD_IO_BY_W_SM_SEC + CD_IO_BY_W_LG_SEC"),
-    (RAwait, "r_await", "r_await", Await, "CD_IO_TM_R_SM_RQ, CD_IO_TM_R_LG_RQ"),
-    (WAwait, "w_await", "w_await", Await, "CD_IO_TM_W_SM_RQ, CD_IO_TM_W_LG_RQ"),
-    (RSmPerS, "rSM/s", "rSM/s", Ops, "CD_IO_RQ_R_SM_SEC"),
-    (RLgPerS, "rLG/s", "rLG/s", Ops, "CD_IO_RQ_R_LG_SEC"),
-    (WSmPerS, "wSM/s", "wSM/s", Ops, "CD_IO_RQ_W_SM_SEC"),
-    (WLgPerS, "wLG/s", "wLG/s", Ops, "CD_IO_RQ_W_LG_SEC"),
-    (RSmMbPerS, "rSM_MB/s", "rSM_MB/s", MbPerS, "CD_IO_BY_R_SM_SEC"),
-    (RLgMbPerS, "rLG_MB/s", "rLG_MB/s", MbPerS, "CD_IO_BY_R_LG_SEC"),
-    (WSmMbPerS, "wSM_MB/s", "wSM_MB/s", MbPerS, "CD_IO_BY_W_SM_SEC"),
-    (WLgMbPerS, "wLG_MB/s", "wLG_MB/s", MbPerS, "CD_IO_BY_W_LG_SEC"),
-    (RSmAwait, "rSM_await", "rSM_await", Await, "CD_IO_TM_R_SM_RQ"),
-    (RLgAwait, "rLG_await", "rLG_await", Await, "CD_IO_TM_R_LG_RQ"),
-    (WSmAwait, "wSM_await", "wSM_await", Await, "CD_IO_TM_W_SM_RQ"),
-    (WLgAwait, "wLG_await", "wLG_await", Await, "CD_IO_TM_W_LG_RQ"),
-];
-
-impl CellDiskCol {
-    pub fn def(self) -> &'static CellColDef<CellDiskCol> {
-        &CELL_DISK_COLS[self as usize]
-    }
+cols! {
+    /// The headers are also the JSON keys; the last item names the CellCLI
+    /// metrics the figure comes from.
+    pub const CELL_DISK_COLS: [CellDiskCol, CellColKind, &'static str] = [
+        (RPerS, "r/s", "r/s", Ops, "CD_IO_RQ_R_SM_SEC + CD_IO_RQ_R_LG_SEC"),
+        (WPerS, "w/s", "w/s", Ops, "CD_IO_RQ_W_SM_SEC + CD_IO_RQ_W_LG_SEC"),
+        (RMbPerS, "rMB/s", "rMB/s", MbPerS, "CD_IO_BY_R_SM_SEC + CD_IO_BY_R_LG_SEC"),
+        (WMbPerS, "wMB/s", "wMB/s", MbPerS, "CD_IO_BY_W_SM_SEC + CD_IO_BY_W_LG_SEC"),
+        (RAwait, "r_await", "r_await", Await, "CD_IO_TM_R_SM_RQ, CD_IO_TM_R_LG_RQ"),
+        (WAwait, "w_await", "w_await", Await, "CD_IO_TM_W_SM_RQ, CD_IO_TM_W_LG_RQ"),
+        (RSmPerS, "rSM/s", "rSM/s", Ops, "CD_IO_RQ_R_SM_SEC"),
+        (RLgPerS, "rLG/s", "rLG/s", Ops, "CD_IO_RQ_R_LG_SEC"),
+        (WSmPerS, "wSM/s", "wSM/s", Ops, "CD_IO_RQ_W_SM_SEC"),
+        (WLgPerS, "wLG/s", "wLG/s", Ops, "CD_IO_RQ_W_LG_SEC"),
+        (RSmMbPerS, "rSM_MB/s", "rSM_MB/s", MbPerS, "CD_IO_BY_R_SM_SEC"),
+        (RLgMbPerS, "rLG_MB/s", "rLG_MB/s", MbPerS, "CD_IO_BY_R_LG_SEC"),
+        (WSmMbPerS, "wSM_MB/s", "wSM_MB/s", MbPerS, "CD_IO_BY_W_SM_SEC"),
+        (WLgMbPerS, "wLG_MB/s", "wLG_MB/s", MbPerS, "CD_IO_BY_W_LG_SEC"),
+        (RSmAwait, "rSM_await", "rSM_await", Await, "CD_IO_TM_R_SM_RQ"),
+        (RLgAwait, "rLG_await", "rLG_await", Await, "CD_IO_TM_R_LG_RQ"),
+        (WSmAwait, "wSM_await", "wSM_await", Await, "CD_IO_TM_W_SM_RQ"),
+        (WLgAwait, "wLG_await", "wLG_await", Await, "CD_IO_TM_W_LG_RQ"),
+    ];
 }
 
 /// The figures of one cell disk or a group; `None` is unknown ("–").
@@ -123,20 +117,17 @@ pub enum FlashCacheCol {
     WMbPerS,
 }
 
-pub const FLASH_CACHE_COLS: [CellColDef<FlashCacheCol>; 7] = cols![FlashCacheCol, CellColKind;
-    (HitPct, "%fc_hit", "fc_hit", Pct, "FC_IO_RQ_R_SEC / (FC_IO_RQ_R_SEC + FC_IO_RQ_R_MISS_SEC)"),
-    (RPerS, "fc_r/s", "fc_r/s", Ops, "FC_IO_RQ_R_SEC"),
-    (RMissPerS, "fc_rmiss/s", "fc_rmiss/s", Ops, "FC_IO_RQ_R_MISS_SEC"),
-    (RSkipPerS, "fc_rskip/s", "fc_rskip/s", Ops, "FC_IO_RQ_R_SKIP_SEC"),
-    (WPerS, "fc_w/s", "fc_w/s", Ops, "FC_IO_RQ_W_SEC"),
-    (RMbPerS, "fc_rMB/s", "fc_rMB/s", MbPerS, "FC_IO_BY_R_SEC"),
-    (WMbPerS, "fc_wMB/s", "fc_wMB/s", MbPerS, "FC_IO_BY_W_SEC"),
-];
-
-impl FlashCacheCol {
-    pub fn def(self) -> &'static CellColDef<FlashCacheCol> {
-        &FLASH_CACHE_COLS[self as usize]
-    }
+cols! {
+    /// The last item is the CellCLI metrics each figure comes from.
+    pub const FLASH_CACHE_COLS: [FlashCacheCol, CellColKind, &'static str] = [
+        (HitPct, "%fc_hit", "fc_hit", Pct, "FC_IO_RQ_R_SEC / (FC_IO_RQ_R_SEC + FC_IO_RQ_R_MISS_SEC)"),
+        (RPerS, "fc_r/s", "fc_r/s", Ops, "FC_IO_RQ_R_SEC"),
+        (RMissPerS, "fc_rmiss/s", "fc_rmiss/s", Ops, "FC_IO_RQ_R_MISS_SEC"),
+        (RSkipPerS, "fc_rskip/s", "fc_rskip/s", Ops, "FC_IO_RQ_R_SKIP_SEC"),
+        (WPerS, "fc_w/s", "fc_w/s", Ops, "FC_IO_RQ_W_SEC"),
+        (RMbPerS, "fc_rMB/s", "fc_rMB/s", MbPerS, "FC_IO_BY_R_SEC"),
+        (WMbPerS, "fc_wMB/s", "fc_wMB/s", MbPerS, "FC_IO_BY_W_SEC"),
+    ];
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

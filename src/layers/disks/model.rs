@@ -112,43 +112,39 @@ pub enum ColKind {
     Util,
 }
 
-/// Headers as iostat -x -k prints them, the JSON keys the same without a
-/// `%`; the last item is the header in MB units (iostat -x -m).
-pub const DISK_COLS: [ColDef<DiskCol, ColKind, &str>; 22] = cols![DiskCol, ColKind;
-    (RPerS, "r/s", "r/s", Ops, "r/s"),
-    (RkBPerS, "rkB/s", "rkB/s", Throughput, "rMB/s"),
-    (RrqmPerS, "rrqm/s", "rrqm/s", Ops, "rrqm/s"),
-    (RrqmPct, "%rrqm", "rrqm", MergePct, "%rrqm"),
-    (RAwait, "r_await", "r_await", Await, "r_await"),
-    (RareqSz, "rareq-sz", "rareq-sz", ReqSize, "rareq-sz"),
-    (WPerS, "w/s", "w/s", Ops, "w/s"),
-    (WkBPerS, "wkB/s", "wkB/s", Throughput, "wMB/s"),
-    (WrqmPerS, "wrqm/s", "wrqm/s", Ops, "wrqm/s"),
-    (WrqmPct, "%wrqm", "wrqm", MergePct, "%wrqm"),
-    (WAwait, "w_await", "w_await", Await, "w_await"),
-    (WareqSz, "wareq-sz", "wareq-sz", ReqSize, "wareq-sz"),
-    (DPerS, "d/s", "d/s", Ops, "d/s"),
-    (DkBPerS, "dkB/s", "dkB/s", Throughput, "dMB/s"),
-    (DrqmPerS, "drqm/s", "drqm/s", Ops, "drqm/s"),
-    (DrqmPct, "%drqm", "drqm", MergePct, "%drqm"),
-    (DAwait, "d_await", "d_await", Await, "d_await"),
-    (DareqSz, "dareq-sz", "dareq-sz", ReqSize, "dareq-sz"),
-    (FPerS, "f/s", "f/s", Ops, "f/s"),
-    (FAwait, "f_await", "f_await", Await, "f_await"),
-    (AquSz, "aqu-sz", "aqu-sz", Queue, "aqu-sz"),
-    (Util, "%util", "util", Util, "%util"),
-];
+cols! {
+    /// Headers as iostat -x -k prints them, the JSON keys the same without a
+    /// `%`; the last item is the header in MB units (iostat -x -m).
+    pub const DISK_COLS: [DiskCol, ColKind, &'static str] = [
+        (RPerS, "r/s", "r/s", Ops, "r/s"),
+        (RkBPerS, "rkB/s", "rkB/s", Throughput, "rMB/s"),
+        (RrqmPerS, "rrqm/s", "rrqm/s", Ops, "rrqm/s"),
+        (RrqmPct, "%rrqm", "rrqm", MergePct, "%rrqm"),
+        (RAwait, "r_await", "r_await", Await, "r_await"),
+        (RareqSz, "rareq-sz", "rareq-sz", ReqSize, "rareq-sz"),
+        (WPerS, "w/s", "w/s", Ops, "w/s"),
+        (WkBPerS, "wkB/s", "wkB/s", Throughput, "wMB/s"),
+        (WrqmPerS, "wrqm/s", "wrqm/s", Ops, "wrqm/s"),
+        (WrqmPct, "%wrqm", "wrqm", MergePct, "%wrqm"),
+        (WAwait, "w_await", "w_await", Await, "w_await"),
+        (WareqSz, "wareq-sz", "wareq-sz", ReqSize, "wareq-sz"),
+        (DPerS, "d/s", "d/s", Ops, "d/s"),
+        (DkBPerS, "dkB/s", "dkB/s", Throughput, "dMB/s"),
+        (DrqmPerS, "drqm/s", "drqm/s", Ops, "drqm/s"),
+        (DrqmPct, "%drqm", "drqm", MergePct, "%drqm"),
+        (DAwait, "d_await", "d_await", Await, "d_await"),
+        (DareqSz, "dareq-sz", "dareq-sz", ReqSize, "dareq-sz"),
+        (FPerS, "f/s", "f/s", Ops, "f/s"),
+        (FAwait, "f_await", "f_await", Await, "f_await"),
+        (AquSz, "aqu-sz", "aqu-sz", Queue, "aqu-sz"),
+        (Util, "%util", "util", Util, "%util"),
+    ];
+}
 
 impl ColDef<DiskCol, ColKind, &'static str> {
     /// The header when MB units are chosen (iostat -x -m).
     pub fn header_mb(&self) -> &'static str {
         self.extra
-    }
-}
-
-impl DiskCol {
-    pub fn def(self) -> &'static ColDef<DiskCol, ColKind, &'static str> {
-        &DISK_COLS[self as usize]
     }
 }
 

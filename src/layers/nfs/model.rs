@@ -41,7 +41,7 @@
 //!   figures on each of them, and so has no sum of them across mounts.
 
 use super::mountstats::{NfsCounters, RpcOpCounters};
-use crate::layers::col::{ColDef, cols};
+use crate::layers::col::cols;
 use crate::model::total::Delta;
 
 /// A per-mount figure.
@@ -91,42 +91,34 @@ pub enum NfsColKind {
     Backlog,
 }
 
-/// Headers as nfsiostat prints them (strata's own names for the `bytes:`
-/// figures).
-pub const NFS_MOUNT_COLS: [ColDef<NfsMountCol, NfsColKind>; 8] = cols![NfsMountCol, NfsColKind;
-    (OpsPerS, "ops/s", "ops/s", Ops),
-    (RpcBklog, "rpc bklog", "rpc_bklog", Backlog),
-    (NormalReadKBs, "read kB/s", "read_kB/s", Throughput),
-    (NormalWriteKBs, "write kB/s", "write_kB/s", Throughput),
-    (DirectReadKBs, "o_direct read kB/s", "direct_read_kB/s", Throughput),
-    (DirectWriteKBs, "o_direct write kB/s", "direct_write_kB/s", Throughput),
-    (ServerReadKBs, "server read kB/s", "server_read_kB/s", Throughput),
-    (ServerWriteKBs, "server write kB/s", "server_write_kB/s", Throughput),
-];
-
-pub const NFS_OP_COLS: [ColDef<NfsOpCol, NfsColKind>; 10] = cols![NfsOpCol, NfsColKind;
-    (OpsPerS, "ops/s", "ops/s", Ops),
-    (KBPerS, "kB/s", "kB/s", Throughput),
-    (KBPerOp, "kB/op", "kB/op", PerOp),
-    (Retrans, "retrans", "retrans", Count),
-    (RetransPct, "retrans %", "retrans_pct", Percent),
-    (AvgRttMs, "avg RTT (ms)", "avg_rtt_ms", Latency),
-    (AvgExeMs, "avg exe (ms)", "avg_exe_ms", Latency),
-    (AvgQueueMs, "avg queue (ms)", "avg_queue_ms", Latency),
-    (Errors, "errors", "errors", Count),
-    (ErrorsPct, "errors %", "errors_pct", Percent),
-];
-
-impl NfsMountCol {
-    pub fn def(self) -> &'static ColDef<NfsMountCol, NfsColKind> {
-        &NFS_MOUNT_COLS[self as usize]
-    }
+cols! {
+    /// Headers as nfsiostat prints them (strata's own names for the `bytes:`
+    /// figures).
+    pub const NFS_MOUNT_COLS: [NfsMountCol, NfsColKind] = [
+        (OpsPerS, "ops/s", "ops/s", Ops),
+        (RpcBklog, "rpc bklog", "rpc_bklog", Backlog),
+        (NormalReadKBs, "read kB/s", "read_kB/s", Throughput),
+        (NormalWriteKBs, "write kB/s", "write_kB/s", Throughput),
+        (DirectReadKBs, "o_direct read kB/s", "direct_read_kB/s", Throughput),
+        (DirectWriteKBs, "o_direct write kB/s", "direct_write_kB/s", Throughput),
+        (ServerReadKBs, "server read kB/s", "server_read_kB/s", Throughput),
+        (ServerWriteKBs, "server write kB/s", "server_write_kB/s", Throughput),
+    ];
 }
 
-impl NfsOpCol {
-    pub fn def(self) -> &'static ColDef<NfsOpCol, NfsColKind> {
-        &NFS_OP_COLS[self as usize]
-    }
+cols! {
+    pub const NFS_OP_COLS: [NfsOpCol, NfsColKind] = [
+        (OpsPerS, "ops/s", "ops/s", Ops),
+        (KBPerS, "kB/s", "kB/s", Throughput),
+        (KBPerOp, "kB/op", "kB/op", PerOp),
+        (Retrans, "retrans", "retrans", Count),
+        (RetransPct, "retrans %", "retrans_pct", Percent),
+        (AvgRttMs, "avg RTT (ms)", "avg_rtt_ms", Latency),
+        (AvgExeMs, "avg exe (ms)", "avg_exe_ms", Latency),
+        (AvgQueueMs, "avg queue (ms)", "avg_queue_ms", Latency),
+        (Errors, "errors", "errors", Count),
+        (ErrorsPct, "errors %", "errors_pct", Percent),
+    ];
 }
 
 /// The per-mount figures of one interval; `None` is a figure the counters

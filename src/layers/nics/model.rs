@@ -28,7 +28,7 @@
 
 use super::net_sysfs::Duplex;
 use super::netdev::NetDevCounters;
-use crate::layers::col::{ColDef, cols};
+use crate::layers::col::cols;
 use crate::model::total::Delta;
 
 /// One figure of an interface over an interval.
@@ -65,30 +65,26 @@ pub enum NicColKind {
     Trouble,
 }
 
-/// Every figure, nicstat's default columns first, in its order. The
-/// headers as nicstat prints them (the first 8; `-U` for %rUtil and
-/// %wUtil), strata's own for the errors and drops.
-pub const NIC_COLS: [ColDef<NicCol, NicColKind>; 14] = cols![NicCol, NicColKind;
-    (RKbPerS, "rKB/s", "rKB/s", Throughput),
-    (WKbPerS, "wKB/s", "wKB/s", Throughput),
-    (RPkPerS, "rPk/s", "rPk/s", Packets),
-    (WPkPerS, "wPk/s", "wPk/s", Packets),
-    (RAvs, "rAvs", "rAvs", PacketSize),
-    (WAvs, "wAvs", "wAvs", PacketSize),
-    (Util, "%Util", "Util", Util),
-    (Sat, "Sat", "Sat", Trouble),
-    (RUtil, "%rUtil", "rUtil", Util),
-    (WUtil, "%wUtil", "wUtil", Util),
-    (RErrPerS, "rErr/s", "rErr/s", Trouble),
-    (WErrPerS, "wErr/s", "wErr/s", Trouble),
-    (RDropPerS, "rDrop/s", "rDrop/s", Trouble),
-    (WDropPerS, "wDrop/s", "wDrop/s", Trouble),
-];
-
-impl NicCol {
-    pub fn def(self) -> &'static ColDef<NicCol, NicColKind> {
-        &NIC_COLS[self as usize]
-    }
+cols! {
+    /// Every figure, nicstat's default columns first, in its order. The
+    /// headers as nicstat prints them (the first 8; `-U` for %rUtil and
+    /// %wUtil), strata's own for the errors and drops.
+    pub const NIC_COLS: [NicCol, NicColKind] = [
+        (RKbPerS, "rKB/s", "rKB/s", Throughput),
+        (WKbPerS, "wKB/s", "wKB/s", Throughput),
+        (RPkPerS, "rPk/s", "rPk/s", Packets),
+        (WPkPerS, "wPk/s", "wPk/s", Packets),
+        (RAvs, "rAvs", "rAvs", PacketSize),
+        (WAvs, "wAvs", "wAvs", PacketSize),
+        (Util, "%Util", "Util", Util),
+        (Sat, "Sat", "Sat", Trouble),
+        (RUtil, "%rUtil", "rUtil", Util),
+        (WUtil, "%wUtil", "wUtil", Util),
+        (RErrPerS, "rErr/s", "rErr/s", Trouble),
+        (WErrPerS, "wErr/s", "wErr/s", Trouble),
+        (RDropPerS, "rDrop/s", "rDrop/s", Trouble),
+        (WDropPerS, "wDrop/s", "wDrop/s", Trouble),
+    ];
 }
 
 /// Counter differences over one interval. Sums of these over interfaces
