@@ -18,7 +18,7 @@ use super::meminfo::MemInfo;
 use super::residency::{Method, Residency};
 use super::source::{CacheSample, FileResidency};
 use super::vmstat::VmStat;
-use crate::layers::col::{ColDef, cols};
+use crate::layers::col::{ColDef, Figures, cols};
 use std::collections::HashMap;
 
 /// One figure of the page-cache line.
@@ -81,14 +81,7 @@ impl ColDef<CacheCol, CacheKind, &'static str> {
 }
 
 /// The page-cache line of one interval; `None` is unknown.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct CacheFigures(pub [Option<f64>; 14]);
-
-impl CacheFigures {
-    pub fn get(&self, c: CacheCol) -> Option<f64> {
-        self.0[c as usize]
-    }
-}
+pub type CacheFigures = Figures<CacheCol, 14>;
 
 /// One figure of a watched file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -141,14 +134,7 @@ cols! {
 
 /// A watched file's figures; `None` is what the method cannot tell
 /// (mincore knows no dirty pages) or what has no previous reading.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct FileFigures(pub [Option<f64>; 11]);
-
-impl FileFigures {
-    pub fn get(&self, c: FileCol) -> Option<f64> {
-        self.0[c as usize]
-    }
-}
+pub type FileFigures = Figures<FileCol, 11>;
 
 /// One watched file over one interval.
 #[derive(Debug, Clone, PartialEq)]
@@ -312,7 +298,7 @@ fn file_figures(cur: &FileResidency, prev: Option<&FileResidency>, page_size: u6
             diff(q.recently_evicted, p.recently_evicted),
         );
     }
-    FileFigures(v)
+    FileFigures::new(v)
 }
 
 /// Sums the measured files' figures; a column unknown for any one of them
@@ -342,7 +328,7 @@ fn total(rows: &[FileRow], page_size: u64) -> Option<FileTotal> {
     Some(FileTotal {
         files: measured.len(),
         errors: rows.len() - measured.len(),
-        figures: FileFigures(v),
+        figures: FileFigures::new(v),
     })
 }
 
@@ -408,7 +394,7 @@ impl CacheBaseline {
         CacheTick {
             wall_ms: cur.wall_ms,
             itv_cs,
-            figures: CacheFigures(v),
+            figures: CacheFigures::new(v),
             refault_counter: now.refault.map(|(n, _)| n),
             files,
             total,

@@ -32,7 +32,7 @@ use super::cell_shares::Shares;
 use super::cellcli::{
     BlockSize, CellDisk, CellDiskType, CellcliReport, Direction, Metric, MetricPrefix, Quantity,
 };
-use crate::layers::col::cols;
+use crate::layers::col::{Figures, cols};
 
 /// One figure of a cell disk, or of a group of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -96,14 +96,7 @@ cols! {
 }
 
 /// The figures of one cell disk or a group; `None` is unknown ("–").
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct CellDiskFigures(pub [Option<f64>; 18]);
-
-impl CellDiskFigures {
-    pub fn get(&self, c: CellDiskCol) -> Option<f64> {
-        self.0[c as usize]
-    }
-}
+pub type CellDiskFigures = Figures<CellDiskCol, 18>;
 
 /// The flash cache's figures of a cell, or of all cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -130,14 +123,7 @@ cols! {
     ];
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct FlashCacheFigures(pub [Option<f64>; 7]);
-
-impl FlashCacheFigures {
-    pub fn get(&self, c: FlashCacheCol) -> Option<f64> {
-        self.0[c as usize]
-    }
-}
+pub type FlashCacheFigures = Figures<FlashCacheCol, 7>;
 
 /// Which total a cell disk counts in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -263,7 +249,7 @@ impl DiskAcc {
             set(m, mb[i]);
             set(a, lat[i].value());
         }
-        CellDiskFigures(v)
+        CellDiskFigures::new(v)
     }
 
     fn read_iops(&self) -> Option<f64> {
@@ -370,7 +356,7 @@ impl FlashCacheAcc {
             (Some(h), Some(m)) if h + m > 0.0 => finite(h / (h + m) * 100.0),
             _ => None,
         };
-        FlashCacheFigures([hit_pct, hit, miss, skip, w, rmb, wmb])
+        FlashCacheFigures::new([hit_pct, hit, miss, skip, w, rmb, wmb])
     }
 }
 

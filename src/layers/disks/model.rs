@@ -35,7 +35,7 @@
 //! strata sums in floating point and prints the true share.
 
 use super::diskstats::DiskCounters;
-use crate::layers::col::{ColDef, cols};
+use crate::layers::col::{ColDef, Figures, cols};
 use crate::model::total::Delta;
 
 /// One column of `iostat -x`, in iostat's order.
@@ -354,7 +354,7 @@ impl DiskDelta {
         }
         set(DiskCol::AquSz, per_s(self.rq_ticks) / 1000.0);
         set(DiskCol::Util, per_s(self.tot_ticks) / 10.0);
-        DiskRates(v)
+        DiskRates::new(v)
     }
 }
 
@@ -388,14 +388,7 @@ impl Delta for DiskDelta {
 /// The iostat -x figures of one device over one interval, in kB units.
 /// `None` is a figure the kernel does not provide (discard before 4.18,
 /// flush before 5.5).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct DiskRates(pub [Option<f64>; 22]);
-
-impl DiskRates {
-    pub fn get(&self, c: DiskCol) -> Option<f64> {
-        self.0[c as usize]
-    }
-}
+pub type DiskRates = Figures<DiskCol, 22>;
 
 #[cfg(test)]
 mod tests {

@@ -41,7 +41,7 @@
 //!   figures on each of them, and so has no sum of them across mounts.
 
 use super::mountstats::{NfsCounters, RpcOpCounters};
-use crate::layers::col::cols;
+use crate::layers::col::{Figures, cols};
 use crate::model::total::Delta;
 
 /// A per-mount figure.
@@ -123,25 +123,11 @@ cols! {
 
 /// The per-mount figures of one interval; `None` is a figure the counters
 /// cannot give (a counter went back, a transport strata cannot read).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct NfsMountRates(pub [Option<f64>; 8]);
-
-impl NfsMountRates {
-    pub fn get(&self, c: NfsMountCol) -> Option<f64> {
-        self.0[c as usize]
-    }
-}
+pub type NfsMountRates = Figures<NfsMountCol, 8>;
 
 /// The figures of one RPC op over one interval. Errors are `None` on
 /// kernels that do not count them (RPC iostats before 1.1).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct NfsOpRates(pub [Option<f64>; 10]);
-
-impl NfsOpRates {
-    pub fn get(&self, c: NfsOpCol) -> Option<f64> {
-        self.0[c as usize]
-    }
-}
+pub type NfsOpRates = Figures<NfsOpCol, 10>;
 
 /// Interval in seconds, as nfsiostat's `sample_time`.
 fn seconds(itv_cs: u64) -> f64 {
@@ -221,7 +207,7 @@ impl NfsMountDelta {
         for (i, b) in self.bytes.iter().enumerate() {
             v[NfsMountCol::NormalReadKBs as usize + i] = b.map(|b| (b as f64 / 1024.0) / itv);
         }
-        NfsMountRates(v)
+        NfsMountRates::new(v)
     }
 }
 
@@ -310,6 +296,6 @@ impl NfsOpDelta {
         set(NfsOpCol::AvgQueueMs, Some(per_op(self.queue_ms as f64)));
         set(NfsOpCol::Errors, errors);
         set(NfsOpCol::ErrorsPct, errors.map(pct));
-        NfsOpRates(v)
+        NfsOpRates::new(v)
     }
 }

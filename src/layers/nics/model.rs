@@ -28,7 +28,7 @@
 
 use super::net_sysfs::Duplex;
 use super::netdev::NetDevCounters;
-use crate::layers::col::cols;
+use crate::layers::col::{Figures, cols};
 use crate::model::total::Delta;
 
 /// One figure of an interface over an interval.
@@ -177,7 +177,7 @@ impl NicDelta {
             set(NicCol::WUtil, wutil);
             set(NicCol::Util, util);
         }
-        NicRates(v)
+        NicRates::new(v)
     }
 }
 
@@ -200,14 +200,7 @@ impl Delta for NicDelta {
 }
 
 /// The figures of one interface over one interval; `None` is unknown.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct NicRates(pub [Option<f64>; 14]);
-
-impl NicRates {
-    pub fn get(&self, c: NicCol) -> Option<f64> {
-        self.0[c as usize]
-    }
-}
+pub type NicRates = Figures<NicCol, 14>;
 
 #[cfg(test)]
 mod tests {

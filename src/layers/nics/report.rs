@@ -334,7 +334,10 @@ mod tests {
             v[c as usize] = Some(x);
         }
         let tick = NicTick {
-            rows: vec![row("nxge1", Some(NicRates(v))), row("e\u{1b}[2J", None)],
+            rows: vec![
+                row("nxge1", Some(NicRates::new(v))),
+                row("e\u{1b}[2J", None),
+            ],
             ..Default::default()
         };
         let text = text_report(&tick, false);
