@@ -408,16 +408,16 @@ impl CacheBaseline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layers::cache::meminfo::parse_meminfo;
+    use crate::layers::cache::meminfo::MEMINFO;
     use crate::layers::cache::source::CacheFile;
-    use crate::layers::cache::vmstat::parse_vmstat;
+    use crate::layers::cache::vmstat::VMSTAT;
 
     fn sample(uptime_cs: u64, meminfo: &str, vmstat: &str, files: Vec<CacheFile>) -> CacheSample {
         CacheSample {
             uptime_cs,
             wall_ms: 0,
-            meminfo: MemInfo::from_entries(parse_meminfo(meminfo, "m").items),
-            vmstat: VmStat::from_entries(parse_vmstat(vmstat, "v").items),
+            meminfo: MemInfo::from_entries(MEMINFO.parse(meminfo, "m").items),
+            vmstat: VmStat::from_entries(VMSTAT.parse(vmstat, "v").items),
             rejected: Vec::new(),
             files,
             method: Some(Method::Cachestat),
