@@ -41,6 +41,10 @@ impl<C: Column, const N: usize> Figures<C, N> {
     pub fn get(&self, c: C) -> Option<f64> {
         self.0[c.index()]
     }
+
+    pub fn set(&mut self, c: C, v: Option<f64>) {
+        self.0[c.index()] = v;
+    }
 }
 
 /// All unknown (derive would ask `C: Default` and arrays of any length).

@@ -230,14 +230,13 @@ impl DiskAcc {
     fn figures(&self) -> CellDiskFigures {
         let (rq, mb, lat) = (&self.rq, &self.mb, &self.lat);
         use CellDiskCol as C;
-        let mut v = [None; 18];
-        let mut set = |c: C, x: Option<f64>| v[c as usize] = x;
-        set(C::RPerS, add(rq[0], rq[1]));
-        set(C::WPerS, add(rq[2], rq[3]));
-        set(C::RMbPerS, add(mb[0], mb[1]));
-        set(C::WMbPerS, add(mb[2], mb[3]));
-        set(C::RAwait, lat[0].merge(lat[1]).value());
-        set(C::WAwait, lat[2].merge(lat[3]).value());
+        let mut v = CellDiskFigures::default();
+        v.set(C::RPerS, add(rq[0], rq[1]));
+        v.set(C::WPerS, add(rq[2], rq[3]));
+        v.set(C::RMbPerS, add(mb[0], mb[1]));
+        v.set(C::WMbPerS, add(mb[2], mb[3]));
+        v.set(C::RAwait, lat[0].merge(lat[1]).value());
+        v.set(C::WAwait, lat[2].merge(lat[3]).value());
         let per_slot = [
             (C::RSmPerS, C::RSmMbPerS, C::RSmAwait),
             (C::RLgPerS, C::RLgMbPerS, C::RLgAwait),
@@ -245,11 +244,11 @@ impl DiskAcc {
             (C::WLgPerS, C::WLgMbPerS, C::WLgAwait),
         ];
         for (i, (r, m, a)) in per_slot.into_iter().enumerate() {
-            set(r, rq[i]);
-            set(m, mb[i]);
-            set(a, lat[i].value());
+            v.set(r, rq[i]);
+            v.set(m, mb[i]);
+            v.set(a, lat[i].value());
         }
-        CellDiskFigures::new(v)
+        v
     }
 
     fn read_iops(&self) -> Option<f64> {

@@ -293,8 +293,9 @@ impl DiskDelta {
     /// the time that passed (a sum over devices is not).
     pub fn device_rates(&self) -> DiskRates {
         let mut rates = self.rates();
-        rates.0[DiskCol::Util as usize] = busy_ms(self.tot_ticks, self.itv_cs)
+        let util = busy_ms(self.tot_ticks, self.itv_cs)
             .map(|busy| busy as f64 / self.itv_cs as f64 * 100.0 / 10.0);
+        rates.set(DiskCol::Util, util);
         rates
     }
 
@@ -316,7 +317,7 @@ impl DiskDelta {
             Some(sum) => ratio(merges, sum) * 100.0,
             None => merges as f64 / (merges as f64 + ios as f64) * 100.0,
         };
-        let mut v = [None; 22];
+        let mut v = DiskRates::default();
         // Reads, writes and discards: the same six columns from their ios,
         // merges, sectors and ticks.
         let mut direction = |cols: [DiskCol; 6], [ios, merges, sectors, ticks]: [u64; 4]| {
@@ -329,7 +330,7 @@ impl DiskDelta {
                 ratio(sectors, ios) / 2.0,
             ];
             for (c, x) in cols.into_iter().zip(figures) {
-                v[c as usize] = Some(x);
+                v.set(c, Some(x));
             }
         };
         use DiskCol::*;
@@ -347,14 +348,14 @@ impl DiskDelta {
                 discard,
             );
         }
-        let mut set = |c: DiskCol, x: f64| v[c as usize] = Some(x);
+        let mut set = |c: DiskCol, x: f64| v.set(c, Some(x));
         if let Some([ios, ticks]) = self.flush {
             set(DiskCol::FPerS, per_s(ios));
             set(DiskCol::FAwait, ratio(ticks, ios));
         }
         set(DiskCol::AquSz, per_s(self.rq_ticks) / 1000.0);
         set(DiskCol::Util, per_s(self.tot_ticks) / 10.0);
-        DiskRates::new(v)
+        v
     }
 }
 

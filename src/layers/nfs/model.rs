@@ -192,22 +192,23 @@ impl NfsMountDelta {
 
     pub fn rates(&self) -> NfsMountRates {
         let itv = seconds(self.itv_cs);
-        let mut v = [None; 8];
+        let mut v = NfsMountRates::default();
         if let Some(sends) = self.sends {
             let sends = sends as f64;
-            v[NfsMountCol::OpsPerS as usize] = Some(sends / itv);
-            v[NfsMountCol::RpcBklog as usize] = self.bklog_u.map(|b| {
+            v.set(NfsMountCol::OpsPerS, Some(sends / itv));
+            let bklog = self.bklog_u.map(|b| {
                 if sends != 0.0 {
                     (b as f64 / sends) / itv
                 } else {
                     0.0
                 }
             });
+            v.set(NfsMountCol::RpcBklog, bklog);
         }
         for (i, b) in self.bytes.iter().enumerate() {
-            v[NfsMountCol::NormalReadKBs as usize + i] = b.map(|b| (b as f64 / 1024.0) / itv);
+            v.0[NfsMountCol::NormalReadKBs as usize + i] = b.map(|b| (b as f64 / 1024.0) / itv);
         }
-        NfsMountRates::new(v)
+        v
     }
 }
 
@@ -284,18 +285,17 @@ impl NfsOpDelta {
         };
         let retrans = self.retrans.map(|r| r as f64);
         let errors = self.errors.map(|e| e as f64);
-        let mut v = [None; 10];
-        let mut set = |c: NfsOpCol, x: Option<f64>| v[c as usize] = x;
-        set(NfsOpCol::OpsPerS, Some(ops / itv));
-        set(NfsOpCol::KBPerS, Some(kilobytes / itv));
-        set(NfsOpCol::KBPerOp, Some(per_op(kilobytes)));
-        set(NfsOpCol::Retrans, retrans);
-        set(NfsOpCol::RetransPct, retrans.map(pct));
-        set(NfsOpCol::AvgRttMs, Some(per_op(self.rtt_ms as f64)));
-        set(NfsOpCol::AvgExeMs, Some(per_op(self.execute_ms as f64)));
-        set(NfsOpCol::AvgQueueMs, Some(per_op(self.queue_ms as f64)));
-        set(NfsOpCol::Errors, errors);
-        set(NfsOpCol::ErrorsPct, errors.map(pct));
-        NfsOpRates::new(v)
+        let mut v = NfsOpRates::default();
+        v.set(NfsOpCol::OpsPerS, Some(ops / itv));
+        v.set(NfsOpCol::KBPerS, Some(kilobytes / itv));
+        v.set(NfsOpCol::KBPerOp, Some(per_op(kilobytes)));
+        v.set(NfsOpCol::Retrans, retrans);
+        v.set(NfsOpCol::RetransPct, retrans.map(pct));
+        v.set(NfsOpCol::AvgRttMs, Some(per_op(self.rtt_ms as f64)));
+        v.set(NfsOpCol::AvgExeMs, Some(per_op(self.execute_ms as f64)));
+        v.set(NfsOpCol::AvgQueueMs, Some(per_op(self.queue_ms as f64)));
+        v.set(NfsOpCol::Errors, errors);
+        v.set(NfsOpCol::ErrorsPct, errors.map(pct));
+        v
     }
 }

@@ -150,8 +150,8 @@ impl NicDelta {
         let (rbps, wbps) = (per_s(self.rx_bytes), per_s(self.tx_bytes));
         let (rpps, wpps) = (per_s(self.rx_packets), per_s(self.tx_packets));
         let avs = |bps: f64, pps: f64| if pps > 0.0 { bps / pps } else { 0.0 };
-        let mut v = [None; 14];
-        let mut set = |c: NicCol, x: f64| v[c as usize] = Some(x);
+        let mut v = NicRates::default();
+        let mut set = |c: NicCol, x: f64| v.set(c, Some(x));
         set(NicCol::RKbPerS, rbps / 1024.0);
         set(NicCol::WKbPerS, wbps / 1024.0);
         set(NicCol::RPkPerS, rpps);
@@ -177,7 +177,7 @@ impl NicDelta {
             set(NicCol::WUtil, wutil);
             set(NicCol::Util, util);
         }
-        NicRates::new(v)
+        v
     }
 }
 
