@@ -81,7 +81,7 @@ impl ColDef<CacheCol, CacheKind, &'static str> {
 }
 
 /// The page-cache line of one interval; `None` is unknown.
-pub type CacheFigures = Figures<CacheCol, 14>;
+pub type CacheFigures = Figures<CacheCol, { CACHE_COLS.len() }>;
 
 /// One figure of a watched file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -134,7 +134,7 @@ cols! {
 
 /// A watched file's figures; `None` is what the method cannot tell
 /// (mincore knows no dirty pages) or what has no previous reading.
-pub type FileFigures = Figures<FileCol, 11>;
+pub type FileFigures = Figures<FileCol, { FILE_COLS.len() }>;
 
 /// One watched file over one interval.
 #[derive(Debug, Clone, PartialEq)]

@@ -96,7 +96,7 @@ cols! {
 }
 
 /// The figures of one cell disk or a group; `None` is unknown ("–").
-pub type CellDiskFigures = Figures<CellDiskCol, 18>;
+pub type CellDiskFigures = Figures<CellDiskCol, { CELL_DISK_COLS.len() }>;
 
 /// The flash cache's figures of a cell, or of all cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -123,7 +123,7 @@ cols! {
     ];
 }
 
-pub type FlashCacheFigures = Figures<FlashCacheCol, 7>;
+pub type FlashCacheFigures = Figures<FlashCacheCol, { FLASH_CACHE_COLS.len() }>;
 
 /// Which total a cell disk counts in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -389,7 +389,7 @@ impl Delta for DiskDelta {
 /// The iostat -x figures of one device over one interval, in kB units.
 /// `None` is a figure the kernel does not provide (discard before 4.18,
 /// flush before 5.5).
-pub type DiskRates = Figures<DiskCol, 22>;
+pub type DiskRates = Figures<DiskCol, { DISK_COLS.len() }>;
 
 #[cfg(test)]
 mod tests {

@@ -123,11 +123,11 @@ cols! {
 
 /// The per-mount figures of one interval; `None` is a figure the counters
 /// cannot give (a counter went back, a transport strata cannot read).
-pub type NfsMountRates = Figures<NfsMountCol, 8>;
+pub type NfsMountRates = Figures<NfsMountCol, { NFS_MOUNT_COLS.len() }>;
 
 /// The figures of one RPC op over one interval. Errors are `None` on
 /// kernels that do not count them (RPC iostats before 1.1).
-pub type NfsOpRates = Figures<NfsOpCol, 10>;
+pub type NfsOpRates = Figures<NfsOpCol, { NFS_OP_COLS.len() }>;
 
 /// Interval in seconds, as nfsiostat's `sample_time`.
 fn seconds(itv_cs: u64) -> f64 {

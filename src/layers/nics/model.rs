@@ -200,7 +200,7 @@ impl Delta for NicDelta {
 }
 
 /// The figures of one interface over one interval; `None` is unknown.
-pub type NicRates = Figures<NicCol, 14>;
+pub type NicRates = Figures<NicCol, { NIC_COLS.len() }>;
 
 #[cfg(test)]
 mod tests {
