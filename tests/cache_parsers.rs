@@ -9,11 +9,11 @@
 use proptest::prelude::*;
 use std::path::Path;
 use strata::core::rootfs::RootFs;
-use strata::layers::cache::meminfo::{MemInfo, MemValue, parse_meminfo};
+use strata::layers::cache::meminfo::{MEMINFO, MemInfo, MemValue};
 use strata::layers::cache::model::{CACHE_COLS, CacheBaseline, CacheCol, FILE_COLS, FileKind};
 use strata::layers::cache::residency::{Method, Residency};
 use strata::layers::cache::source::{CacheFile, CacheSample, CacheSource, FileResidency};
-use strata::layers::cache::vmstat::{VmStat, parse_vmstat};
+use strata::layers::cache::vmstat::{VMSTAT, VmStat};
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/cache/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -21,13 +21,13 @@ fn fixture(name: &str) -> String {
 }
 
 fn meminfo(name: &str) -> MemInfo {
-    let p = parse_meminfo(&fixture(name), "/proc/meminfo");
+    let p = MEMINFO.parse(&fixture(name), "/proc/meminfo");
     assert!(p.rejected.is_empty(), "{name}: {:?}", p.rejected);
     MemInfo::from_entries(p.items)
 }
 
 fn vmstat(name: &str) -> VmStat {
-    let p = parse_vmstat(&fixture(name), "/proc/vmstat");
+    let p = VMSTAT.parse(&fixture(name), "/proc/vmstat");
     assert!(p.rejected.is_empty(), "{name}: {:?}", p.rejected);
     VmStat::from_entries(p.items)
 }
@@ -150,8 +150,8 @@ fn kb_line(key: &str, v: u64) -> String {
 proptest! {
     #[test]
     fn parsers_never_panic(text in "\\PC{0,400}") {
-        let _ = parse_meminfo(&text, "/proc/meminfo");
-        let _ = parse_vmstat(&text, "/proc/vmstat");
+        let _ = MEMINFO.parse(&text, "/proc/meminfo");
+        let _ = VMSTAT.parse(&text, "/proc/vmstat");
     }
 
     #[test]
@@ -162,23 +162,23 @@ proptest! {
         unit in prop_oneof![Just(""), Just(" kB"), Just(" MB"), Just(" kB x")],
     ) {
         let line = format!("{key}{sep}{num}{unit}");
-        let m = parse_meminfo(&line, "m");
+        let m = MEMINFO.parse(&line, "m");
         prop_assert!(m.items.len() + m.rejected.len() <= 1);
-        let v = parse_vmstat(&line, "v");
+        let v = VMSTAT.parse(&line, "v");
         prop_assert!(v.items.len() + v.rejected.len() <= 1);
     }
 
     #[test]
     fn what_the_kernel_prints_reads_back(values in prop::collection::btree_map("[A-Z][a-z]{0,8}(\\([a-z]{4}\\))?", any::<u64>(), 0..40)) {
         let text: String = values.iter().map(|(k, v)| kb_line(k, *v)).collect();
-        let p = parse_meminfo(&text, "m");
+        let p = MEMINFO.parse(&text, "m");
         prop_assert!(p.rejected.is_empty());
         let m = MemInfo::from_entries(p.items);
         for (k, v) in &values {
             prop_assert_eq!(m.kb(k), Some(*v));
         }
         let text: String = values.iter().map(|(k, v)| format!("{k} {v}\n")).collect();
-        let v = VmStat::from_entries(parse_vmstat(&text, "v").items);
+        let v = VmStat::from_entries(VMSTAT.parse(&text, "v").items);
         for (k, x) in &values {
             prop_assert_eq!(v.get(k), Some(*x));
         }
@@ -218,8 +218,8 @@ proptest! {
         let sample = |uptime_cs, c, fs: &[(u64, [u64; 5], bool)]| CacheSample {
             uptime_cs,
             wall_ms: 0,
-            meminfo: MemInfo::from_entries(parse_meminfo(&meminfo, "m").items),
-            vmstat: VmStat::from_entries(parse_vmstat(&vm(c), "v").items),
+            meminfo: MemInfo::from_entries(MEMINFO.parse(&meminfo, "m").items),
+            vmstat: VmStat::from_entries(VMSTAT.parse(&vm(c), "v").items),
             rejected: Vec::new(),
             files: file_rows(fs),
             method: Some(Method::Cachestat),

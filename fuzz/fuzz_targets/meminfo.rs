@@ -5,5 +5,5 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let _ = strata::layers::cache::meminfo::parse_meminfo(&text, "fuzz");
+    let _ = strata::layers::cache::meminfo::MEMINFO.parse(&text, "fuzz");
 });

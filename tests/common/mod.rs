@@ -18,10 +18,10 @@ use std::sync::Arc;
 use strata::app::{App, HostInfo};
 use strata::config::Config;
 use strata::core::rootfs::RootFs;
-use strata::layers::cache::meminfo::{MemInfo, parse_meminfo};
+use strata::layers::cache::meminfo::{MEMINFO, MemInfo};
 use strata::layers::cache::residency::{Method, Residency};
 use strata::layers::cache::source::{CacheFile, CacheSample, FileResidency};
-use strata::layers::cache::vmstat::{VmStat, parse_vmstat};
+use strata::layers::cache::vmstat::{VMSTAT, VmStat};
 use strata::layers::disks::diskstats::parse_diskstats;
 use strata::layers::disks::source::{DiskSample, read_catalogue};
 use strata::layers::nfs::mountstats::parse_mountstats;
@@ -189,8 +189,8 @@ fn watched_files(k: u64) -> Vec<CacheFile> {
 
 /// The fixture host's page cache `k` seconds after boot plus 1000 s.
 pub fn cache_sample(k: u64) -> CacheSample {
-    let mem = parse_meminfo(&layers::meminfo_text(k), "/proc/meminfo");
-    let vm = parse_vmstat(&layers::vmstat_text(k), "/proc/vmstat");
+    let mem = MEMINFO.parse(&layers::meminfo_text(k), "/proc/meminfo");
+    let vm = VMSTAT.parse(&layers::vmstat_text(k), "/proc/vmstat");
     assert!(mem.rejected.is_empty() && vm.rejected.is_empty());
     CacheSample {
         uptime_cs: 100_000 + k * 100,

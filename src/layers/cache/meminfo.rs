@@ -6,8 +6,7 @@
 //! configuration, so every key is kept and looked up by name: a key this
 //! kernel does not print reads as unknown, never as 0.
 
-use super::keyed::Keyed;
-use crate::parse::Parsed;
+use super::keyed::{Keyed, KeyedFile};
 
 /// A value as the kernel printed it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -16,19 +15,6 @@ pub enum MemValue {
     Kb(u64),
     /// A bare number (HugePages_Total and the other huge page counts).
     Count(u64),
-}
-
-/// One line of /proc/meminfo.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MemEntry {
-    pub key: String,
-    pub value: MemValue,
-}
-
-impl From<MemEntry> for (String, MemValue) {
-    fn from(e: MemEntry) -> Self {
-        (e.key, e.value)
-    }
 }
 
 /// Every key of one reading of /proc/meminfo.
@@ -55,32 +41,12 @@ impl MemInfo {
 
 const EXPECTED: &str = "a line such as \"Dirty:   123 kB\" or \"HugePages_Total:   0\"";
 
-/// Parses the whole text of /proc/meminfo. A key seen twice is rejected on
-/// its second line.
-pub fn parse_meminfo(text: &str, source_name: &str) -> Parsed<MemEntry> {
-    parse_meminfo_keeping(text, source_name, |_| true)
-}
-
-/// As [`parse_meminfo`], keeping the entries of the keys `keep` wants:
-/// every line is read and checked as before, and the rest are not copied.
-pub fn parse_meminfo_keeping(
-    text: &str,
-    source_name: &str,
-    keep: impl Fn(&str) -> bool,
-) -> Parsed<MemEntry> {
-    // About 55 keys on 6.x kernels: room for them at once.
-    let mut seen = crate::parse::NameSet::with_capacity_and_hasher(64, Default::default());
-    Parsed::from_lines(text, source_name, |line| {
-        let (key, value) = parse_line(line).ok_or_else(|| EXPECTED.to_string())?;
-        if !seen.insert(key) {
-            return Err(format!("each key once, but {key} came again"));
-        }
-        Ok(keep(key).then(|| MemEntry {
-            key: key.to_string(),
-            value,
-        }))
-    })
-}
+/// /proc/meminfo: about 55 keys on 6.x kernels.
+pub const MEMINFO: KeyedFile<MemValue> = KeyedFile {
+    names: "key",
+    room: 64,
+    line: |line| parse_line(line).ok_or_else(|| EXPECTED.to_string()),
+};
 
 fn parse_line(line: &str) -> Option<(&str, MemValue)> {
     let (key, rest) = line.split_once(':')?;
@@ -107,7 +73,7 @@ mod tests {
     #[test]
     fn reads_kb_and_bare_counts_by_name() {
         let text = "MemTotal:       24683656 kB\nActive(file):    2025608 kB\nHugePages_Total:       0\nHugepagesize:       2048 kB\n";
-        let p = parse_meminfo(text, "/proc/meminfo");
+        let p = MEMINFO.parse(text, "/proc/meminfo");
         assert!(p.rejected.is_empty(), "{:?}", p.rejected);
         let m = MemInfo::from_entries(p.items);
         assert_eq!(m.kb("MemTotal"), Some(24_683_656));
@@ -123,29 +89,12 @@ mod tests {
     #[test]
     fn bad_lines_are_named_and_the_rest_kept() {
         let text = "MemTotal: 10 kB\nCached: x kB\nDirty: 5 MB\nno colon 5\nMemTotal: 11 kB\nBuffers: 7 kB\n: 3 kB\nA B: 1 kB\n";
-        let p = parse_meminfo(text, "/proc/meminfo");
+        let p = MEMINFO.parse(text, "/proc/meminfo");
         let lines: Vec<usize> = p.rejected.iter().map(|r| r.line_no).collect();
         assert_eq!(lines, [2, 3, 4, 5, 7, 8]);
         assert!(p.rejected[3].expected.contains("MemTotal came again"));
         let m = MemInfo::from_entries(p.items);
         assert_eq!(m.kb("MemTotal"), Some(10));
         assert_eq!(m.kb("Buffers"), Some(7));
-    }
-
-    /// Keeping some keys rejects the very lines the whole parse rejects
-    /// and keeps the rest of what it kept.
-    #[test]
-    fn keeping_some_keys_rejects_the_same_lines() {
-        let text = "MemTotal: 100 kB\nCached: 5 kB\nbad line\nCached: 6 kB\nHugePages_Total: 0\nDirty: x kB\n";
-        let all = parse_meminfo(text, "/proc/meminfo");
-        let some = parse_meminfo_keeping(text, "/proc/meminfo", |k| k != "MemTotal");
-        assert_eq!(some.rejected, all.rejected);
-        let kept: Vec<_> = all
-            .items
-            .into_iter()
-            .filter(|e| e.key != "MemTotal")
-            .collect();
-        assert_eq!(some.items, kept);
-        assert_eq!(kept.len(), 2);
     }
 }

@@ -18,7 +18,7 @@ use super::meminfo::MemInfo;
 use super::residency::{Method, Residency};
 use super::source::{CacheSample, FileResidency};
 use super::vmstat::VmStat;
-use crate::layers::col::{ColDef, cols};
+use crate::layers::col::{ColDef, Figures, cols};
 use std::collections::HashMap;
 
 /// One figure of the page-cache line.
@@ -51,25 +51,27 @@ pub enum CacheKind {
     PerS,
 }
 
-/// Headers as /proc/meminfo or sar -B name the figure; the last item is
-/// the header of `strata batch cache` text, in cachestat's style: sizes
-/// in MB as cachestat prints BUFFERS_MB and CACHED_MB.
-pub const CACHE_COLS: [ColDef<CacheCol, CacheKind, &str>; 14] = cols![CacheCol, CacheKind;
-    (Buffers, "Buffers", "buffers_kb", Kb, "BUFFERS_MB"),
-    (Cached, "Cached", "cached_kb", Kb, "CACHED_MB"),
-    (CachedLessShmem, "Cached-Shmem", "cached_minus_shmem_kb", Kb, "CACHED-SHM_MB"),
-    (Shmem, "Shmem", "shmem_kb", Kb, "SHMEM_MB"),
-    (Dirty, "Dirty", "dirty_kb", Kb, "DIRTY_MB"),
-    (Writeback, "Writeback", "writeback_kb", Kb, "WB_MB"),
-    (ActiveFile, "Active(file)", "active_file_kb", Kb, "ACT_F_MB"),
-    (InactiveFile, "Inactive(file)", "inactive_file_kb", Kb, "INACT_F_MB"),
-    (MemAvailable, "MemAvailable", "mem_available_kb", Kb, "AVAIL_MB"),
-    (MemTotal, "MemTotal", "mem_total_kb", Kb, "TOTAL_MB"),
-    (PgpginKbS, "pgpgin/s", "pgpgin_kb_s", KbPerS, "PGPGIN/s"),
-    (PgpgoutKbS, "pgpgout/s", "pgpgout_kb_s", KbPerS, "PGPGOUT/s"),
-    (MajfltS, "majflt/s", "majflt_s", PerS, "MAJFLT/s"),
-    (RefaultS, "refault/s", "refault_file_s", PerS, "REFAULT/s"),
-];
+cols! {
+    /// Headers as /proc/meminfo or sar -B name the figure; the last item is
+    /// the header of `strata batch cache` text, in cachestat's style: sizes
+    /// in MB as cachestat prints BUFFERS_MB and CACHED_MB.
+    pub const CACHE_COLS: [CacheCol, CacheKind, &'static str] = [
+        (Buffers, "Buffers", "buffers_kb", Kb, "BUFFERS_MB"),
+        (Cached, "Cached", "cached_kb", Kb, "CACHED_MB"),
+        (CachedLessShmem, "Cached-Shmem", "cached_minus_shmem_kb", Kb, "CACHED-SHM_MB"),
+        (Shmem, "Shmem", "shmem_kb", Kb, "SHMEM_MB"),
+        (Dirty, "Dirty", "dirty_kb", Kb, "DIRTY_MB"),
+        (Writeback, "Writeback", "writeback_kb", Kb, "WB_MB"),
+        (ActiveFile, "Active(file)", "active_file_kb", Kb, "ACT_F_MB"),
+        (InactiveFile, "Inactive(file)", "inactive_file_kb", Kb, "INACT_F_MB"),
+        (MemAvailable, "MemAvailable", "mem_available_kb", Kb, "AVAIL_MB"),
+        (MemTotal, "MemTotal", "mem_total_kb", Kb, "TOTAL_MB"),
+        (PgpginKbS, "pgpgin/s", "pgpgin_kb_s", KbPerS, "PGPGIN/s"),
+        (PgpgoutKbS, "pgpgout/s", "pgpgout_kb_s", KbPerS, "PGPGOUT/s"),
+        (MajfltS, "majflt/s", "majflt_s", PerS, "MAJFLT/s"),
+        (RefaultS, "refault/s", "refault_file_s", PerS, "REFAULT/s"),
+    ];
+}
 
 impl ColDef<CacheCol, CacheKind, &'static str> {
     /// The header of `strata batch cache` text.
@@ -78,21 +80,8 @@ impl ColDef<CacheCol, CacheKind, &'static str> {
     }
 }
 
-impl CacheCol {
-    pub fn def(self) -> &'static ColDef<CacheCol, CacheKind, &'static str> {
-        &CACHE_COLS[self as usize]
-    }
-}
-
 /// The page-cache line of one interval; `None` is unknown.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct CacheFigures(pub [Option<f64>; 14]);
-
-impl CacheFigures {
-    pub fn get(&self, c: CacheCol) -> Option<f64> {
-        self.0[c as usize]
-    }
-}
+pub type CacheFigures = Figures<CacheCol, { CACHE_COLS.len() }>;
 
 /// One figure of a watched file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -125,38 +114,27 @@ pub enum FileKind {
     PagesDelta,
 }
 
-/// Headers as util-linux fincore prints them (RES, PAGES, SIZE); the
-/// cachestat(2) counts as fincore 2.40 abbreviates them.
-pub const FILE_COLS: [ColDef<FileCol, FileKind>; 11] = cols![FileCol, FileKind;
-    (Res, "RES", "res_bytes", Bytes),
-    (ResPages, "PAGES", "res_pages", Pages),
-    (Size, "SIZE", "size_bytes", Bytes),
-    (ResPct, "%RES", "res_pct", Pct),
-    (Dirty, "DIRTY", "dirty_pages", Pages),
-    (Writeback, "WB", "writeback_pages", Pages),
-    (Evicted, "EVICTED", "evicted_pages", Pages),
-    (RecentlyEvicted, "RECENT", "recently_evicted_pages", Pages),
-    (ResDelta, "ΔPAGES", "res_pages_delta", PagesDelta),
-    (EvictedDelta, "ΔEVICTED", "evicted_pages_delta", PagesDelta),
-    (RecentDelta, "ΔRECENT", "recently_evicted_pages_delta", PagesDelta),
-];
-
-impl FileCol {
-    pub fn def(self) -> &'static ColDef<FileCol, FileKind> {
-        &FILE_COLS[self as usize]
-    }
+cols! {
+    /// Headers as util-linux fincore prints them (RES, PAGES, SIZE); the
+    /// cachestat(2) counts as fincore 2.40 abbreviates them.
+    pub const FILE_COLS: [FileCol, FileKind] = [
+        (Res, "RES", "res_bytes", Bytes),
+        (ResPages, "PAGES", "res_pages", Pages),
+        (Size, "SIZE", "size_bytes", Bytes),
+        (ResPct, "%RES", "res_pct", Pct),
+        (Dirty, "DIRTY", "dirty_pages", Pages),
+        (Writeback, "WB", "writeback_pages", Pages),
+        (Evicted, "EVICTED", "evicted_pages", Pages),
+        (RecentlyEvicted, "RECENT", "recently_evicted_pages", Pages),
+        (ResDelta, "ΔPAGES", "res_pages_delta", PagesDelta),
+        (EvictedDelta, "ΔEVICTED", "evicted_pages_delta", PagesDelta),
+        (RecentDelta, "ΔRECENT", "recently_evicted_pages_delta", PagesDelta),
+    ];
 }
 
 /// A watched file's figures; `None` is what the method cannot tell
 /// (mincore knows no dirty pages) or what has no previous reading.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct FileFigures(pub [Option<f64>; 11]);
-
-impl FileFigures {
-    pub fn get(&self, c: FileCol) -> Option<f64> {
-        self.0[c as usize]
-    }
-}
+pub type FileFigures = Figures<FileCol, { FILE_COLS.len() }>;
 
 /// One watched file over one interval.
 #[derive(Debug, Clone, PartialEq)]
@@ -265,25 +243,28 @@ fn per_s(prev: Option<u64>, cur: Option<u64>, itv_cs: u64) -> Option<f64> {
 }
 
 /// The meminfo figures, in kB.
-fn meminfo_figures(m: &MemInfo, out: &mut [Option<f64>; 14]) {
+fn meminfo_figures(m: &MemInfo, out: &mut CacheFigures) {
     let kb = |k: &str| m.kb(k).map(|v| v as f64);
-    out[CacheCol::Buffers as usize] = kb("Buffers");
-    out[CacheCol::Cached as usize] = kb("Cached");
+    out.set(CacheCol::Buffers, kb("Buffers"));
+    out.set(CacheCol::Cached, kb("Cached"));
     // Shmem above Cached (shmem pages in the swap cache are counted in one
     // and taken out of the other) leaves the file cache unknown, not
     // negative.
-    out[CacheCol::CachedLessShmem as usize] = m
+    let cached_less_shmem = m
         .kb("Cached")
         .zip(m.kb("Shmem"))
-        .and_then(|(c, s)| c.checked_sub(s))
-        .map(|v| v as f64);
-    out[CacheCol::Shmem as usize] = kb("Shmem");
-    out[CacheCol::Dirty as usize] = kb("Dirty");
-    out[CacheCol::Writeback as usize] = kb("Writeback");
-    out[CacheCol::ActiveFile as usize] = kb("Active(file)");
-    out[CacheCol::InactiveFile as usize] = kb("Inactive(file)");
-    out[CacheCol::MemAvailable as usize] = kb("MemAvailable");
-    out[CacheCol::MemTotal as usize] = kb("MemTotal");
+        .and_then(|(c, s)| c.checked_sub(s));
+    out.set(
+        CacheCol::CachedLessShmem,
+        cached_less_shmem.map(|v| v as f64),
+    );
+    out.set(CacheCol::Shmem, kb("Shmem"));
+    out.set(CacheCol::Dirty, kb("Dirty"));
+    out.set(CacheCol::Writeback, kb("Writeback"));
+    out.set(CacheCol::ActiveFile, kb("Active(file)"));
+    out.set(CacheCol::InactiveFile, kb("Inactive(file)"));
+    out.set(CacheCol::MemAvailable, kb("MemAvailable"));
+    out.set(CacheCol::MemTotal, kb("MemTotal"));
 }
 
 fn diff(prev: Option<u64>, cur: Option<u64>) -> Option<f64> {
@@ -294,33 +275,32 @@ fn diff(prev: Option<u64>, cur: Option<u64>) -> Option<f64> {
 /// A file's figures; `prev` is its previous reading when it is the same
 /// file (device and inode) and the interval is known.
 fn file_figures(cur: &FileResidency, prev: Option<&FileResidency>, page_size: u64) -> FileFigures {
-    let mut v = [None; 11];
+    let mut f = FileFigures::default();
     let p = &cur.pages;
     let bytes = |pages: u64| pages.saturating_mul(page_size) as f64;
     let size_pages = cur.size_bytes.div_ceil(page_size.max(1));
-    let mut set = |c: FileCol, x: Option<f64>| v[c as usize] = x;
-    set(FileCol::Res, Some(bytes(p.cached)));
-    set(FileCol::ResPages, Some(p.cached as f64));
-    set(FileCol::Size, Some(cur.size_bytes as f64));
-    set(
+    f.set(FileCol::Res, Some(bytes(p.cached)));
+    f.set(FileCol::ResPages, Some(p.cached as f64));
+    f.set(FileCol::Size, Some(cur.size_bytes as f64));
+    f.set(
         FileCol::ResPct,
         (size_pages > 0).then(|| p.cached as f64 / size_pages as f64 * 100.0),
     );
     let n = |x: Option<u64>| x.map(|x| x as f64);
-    set(FileCol::Dirty, n(p.dirty));
-    set(FileCol::Writeback, n(p.writeback));
-    set(FileCol::Evicted, n(p.evicted));
-    set(FileCol::RecentlyEvicted, n(p.recently_evicted));
+    f.set(FileCol::Dirty, n(p.dirty));
+    f.set(FileCol::Writeback, n(p.writeback));
+    f.set(FileCol::Evicted, n(p.evicted));
+    f.set(FileCol::RecentlyEvicted, n(p.recently_evicted));
     if let Some(prev) = prev.filter(|q| (q.dev, q.ino) == (cur.dev, cur.ino)) {
         let q: &Residency = &prev.pages;
-        set(FileCol::ResDelta, diff(Some(q.cached), Some(p.cached)));
-        set(FileCol::EvictedDelta, diff(q.evicted, p.evicted));
-        set(
+        f.set(FileCol::ResDelta, diff(Some(q.cached), Some(p.cached)));
+        f.set(FileCol::EvictedDelta, diff(q.evicted, p.evicted));
+        f.set(
             FileCol::RecentDelta,
             diff(q.recently_evicted, p.recently_evicted),
         );
     }
-    FileFigures(v)
+    f
 }
 
 /// Sums the measured files' figures; a column unknown for any one of them
@@ -330,12 +310,12 @@ fn total(rows: &[FileRow], page_size: u64) -> Option<FileTotal> {
     if measured.is_empty() {
         return None;
     }
-    let mut v = [None; 11];
+    let mut v = FileFigures::default();
     for def in &FILE_COLS {
         if def.col == FileCol::ResPct {
             continue;
         }
-        v[def.col as usize] = measured.iter().map(|f| f.get(def.col)).sum::<Option<f64>>();
+        v.set(def.col, measured.iter().map(|f| f.get(def.col)).sum());
     }
     let size_pages: Option<f64> = measured
         .iter()
@@ -344,13 +324,15 @@ fn total(rows: &[FileRow], page_size: u64) -> Option<FileTotal> {
                 .map(|b| (b as u64).div_ceil(page_size.max(1)) as f64)
         })
         .sum();
-    v[FileCol::ResPct as usize] = v[FileCol::ResPages as usize]
+    let res_pct = v
+        .get(FileCol::ResPages)
         .zip(size_pages)
         .and_then(|(res, size)| (size > 0.0).then(|| res / size * 100.0));
+    v.set(FileCol::ResPct, res_pct);
     Some(FileTotal {
         files: measured.len(),
         errors: rows.len() - measured.len(),
-        figures: FileFigures(v),
+        figures: v,
     })
 }
 
@@ -369,17 +351,21 @@ impl CacheBaseline {
             }
             _ => None,
         };
-        let mut v = [None; 14];
+        let mut v = CacheFigures::default();
         meminfo_figures(&cur.meminfo, &mut v);
         let now = VmCounters::of(&cur.vmstat);
         if let (Some(itv), Some(prev)) = (itv_cs, self.vm) {
-            v[CacheCol::PgpginKbS as usize] = per_s(prev.pgpgin, now.pgpgin, itv);
-            v[CacheCol::PgpgoutKbS as usize] = per_s(prev.pgpgout, now.pgpgout, itv);
-            v[CacheCol::MajfltS as usize] = per_s(prev.pgmajfault, now.pgmajfault, itv);
-            v[CacheCol::RefaultS as usize] = match (prev.refault, now.refault) {
+            v.set(CacheCol::PgpginKbS, per_s(prev.pgpgin, now.pgpgin, itv));
+            v.set(CacheCol::PgpgoutKbS, per_s(prev.pgpgout, now.pgpgout, itv));
+            v.set(
+                CacheCol::MajfltS,
+                per_s(prev.pgmajfault, now.pgmajfault, itv),
+            );
+            let refault = match (prev.refault, now.refault) {
                 (Some((pn, pv)), Some((cn, cv))) if pn == cn => per_s(Some(pv), Some(cv), itv),
                 _ => None,
             };
+            v.set(CacheCol::RefaultS, refault);
         }
         let mut files = Vec::with_capacity(cur.files.len());
         let mut seen = HashMap::with_capacity(cur.files.len());
@@ -416,7 +402,7 @@ impl CacheBaseline {
         CacheTick {
             wall_ms: cur.wall_ms,
             itv_cs,
-            figures: CacheFigures(v),
+            figures: v,
             refault_counter: now.refault.map(|(n, _)| n),
             files,
             total,
@@ -430,16 +416,16 @@ impl CacheBaseline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layers::cache::meminfo::parse_meminfo;
+    use crate::layers::cache::meminfo::MEMINFO;
     use crate::layers::cache::source::CacheFile;
-    use crate::layers::cache::vmstat::parse_vmstat;
+    use crate::layers::cache::vmstat::VMSTAT;
 
     fn sample(uptime_cs: u64, meminfo: &str, vmstat: &str, files: Vec<CacheFile>) -> CacheSample {
         CacheSample {
             uptime_cs,
             wall_ms: 0,
-            meminfo: MemInfo::from_entries(parse_meminfo(meminfo, "m").items),
-            vmstat: VmStat::from_entries(parse_vmstat(vmstat, "v").items),
+            meminfo: MemInfo::from_entries(MEMINFO.parse(meminfo, "m").items),
+            vmstat: VmStat::from_entries(VMSTAT.parse(vmstat, "v").items),
             rejected: Vec::new(),
             files,
             method: Some(Method::Cachestat),

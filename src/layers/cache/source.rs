@@ -16,10 +16,10 @@
 //! the source keeps the last run's rows until the next one comes.
 
 use super::fincore::{FincoreStatus, NO_FINCORE, parse_fincore};
-use super::meminfo::{MemInfo, parse_meminfo_keeping};
+use super::meminfo::{MEMINFO, MemInfo};
 use super::model::{MEMINFO_USED, VMSTAT_USED};
 use super::residency::{self, Method, Residency};
-use super::vmstat::{VmStat, parse_vmstat_keeping};
+use super::vmstat::{VMSTAT, VmStat};
 use crate::core::rootfs::RootFs;
 use crate::parse::ParseError;
 use crate::parse::uptime::parse_uptime_cs;
@@ -175,10 +175,10 @@ impl CacheSource {
         let vmstat_text = self.fs.read("/proc/vmstat")?;
         let uptime_cs = parse_uptime_cs(&uptime_text, "/proc/uptime")?;
         // Only the values the figures use are kept (and recorded).
-        let mem = parse_meminfo_keeping(&meminfo_text, "/proc/meminfo", |k| {
+        let mem = MEMINFO.parse_keeping(&meminfo_text, "/proc/meminfo", |k| {
             MEMINFO_USED.contains(&k)
         });
-        let vm = parse_vmstat_keeping(&vmstat_text, "/proc/vmstat", |k| VMSTAT_USED.contains(&k));
+        let vm = VMSTAT.parse_keeping(&vmstat_text, "/proc/vmstat", |k| VMSTAT_USED.contains(&k));
         let mut rejected = mem.rejected;
         rejected.extend(vm.rejected);
         let watched = !self.patterns.is_empty();

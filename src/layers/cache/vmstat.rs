@@ -6,43 +6,31 @@
 //! up by name. pgpgin and pgpgout are already in kB: the kernel halves the
 //! sector counts before printing them.
 
-use super::keyed::Keyed;
-use crate::parse::Parsed;
+use super::keyed::{Keyed, KeyedFile};
 
 /// Every counter of one reading of /proc/vmstat.
 pub type VmStat = Keyed<u64>;
 
-/// Parses the whole text of /proc/vmstat into (name, value) pairs. A name
-/// seen twice is rejected on its second line.
-pub fn parse_vmstat(text: &str, source_name: &str) -> Parsed<(String, u64)> {
-    parse_vmstat_keeping(text, source_name, |_| true)
-}
+/// /proc/vmstat: about 180 names on 6.x kernels.
+pub const VMSTAT: KeyedFile<u64> = KeyedFile {
+    names: "name",
+    room: 256,
+    line: |line| {
+        kernel_line(line)
+            .or_else(|| general_line(line))
+            .ok_or_else(|| {
+                "a name and an unsigned counter, such as \"pgpgin 11069945\"".to_string()
+            })
+    },
+};
 
-/// As [`parse_vmstat`], keeping the pairs of the names `keep` wants: every
-/// line is read and checked as before, and the rest are not copied.
-pub fn parse_vmstat_keeping(
-    text: &str,
-    source_name: &str,
-    keep: impl Fn(&str) -> bool,
-) -> Parsed<(String, u64)> {
-    // About 180 names on 6.x kernels: room for them at once.
-    let mut seen = crate::parse::NameSet::with_capacity_and_hasher(256, Default::default());
-    Parsed::from_lines(text, source_name, |line| {
-        let parsed = kernel_line(line).or_else(|| {
-            let mut words = line.split_whitespace();
-            match (words.next(), words.next(), words.next()) {
-                (Some(name), Some(value), None) => value.parse::<u64>().ok().map(|v| (name, v)),
-                _ => None,
-            }
-        });
-        let (name, v) = parsed.ok_or_else(|| {
-            "a name and an unsigned counter, such as \"pgpgin 11069945\"".to_string()
-        })?;
-        if !seen.insert(name) {
-            return Err(format!("each name once, but {name} came again"));
-        }
-        Ok(keep(name).then(|| (name.to_string(), v)))
-    })
+/// Any line of a name and a counter, words split on Unicode whitespace.
+fn general_line(line: &str) -> Option<(&str, u64)> {
+    let mut words = line.split_whitespace();
+    match (words.next(), words.next(), words.next()) {
+        (Some(name), Some(value), None) => value.parse::<u64>().ok().map(|v| (name, v)),
+        _ => None,
+    }
 }
 
 /// A line as the kernel prints it, `name value` with one space, read
@@ -66,7 +54,7 @@ mod tests {
 
     #[test]
     fn reads_names_and_values() {
-        let p = parse_vmstat(
+        let p = VMSTAT.parse(
             "pgpgin 11069945\npgpgout 25229672\nworkingset_refault_file 2260268\n",
             "/proc/vmstat",
         );
@@ -80,7 +68,7 @@ mod tests {
     #[test]
     fn bad_lines_are_named_and_the_rest_kept() {
         let text = "pgpgin 1\npgpgout -3\npgmajfault\nnr_dirty 1 2\npgpgin 2\n\nnr_writeback 4\n";
-        let p = parse_vmstat(text, "/proc/vmstat");
+        let p = VMSTAT.parse(text, "/proc/vmstat");
         let lines: Vec<usize> = p.rejected.iter().map(|r| r.line_no).collect();
         assert_eq!(lines, [2, 3, 4, 5]);
         let v = VmStat::from_entries(p.items);
@@ -94,8 +82,8 @@ mod tests {
     #[test]
     fn keeping_some_names_rejects_the_same_lines() {
         let text = "pgpgin 1\npgpgout -3\npgmajfault\nnr_dirty 1 2\npgpgin 2\nnr_free 9\n\nnr_free 8\nnr_writeback 4\nnr_a  5\nnr_b\t6\nnr_c 7 \nnr_d +8\nnr_e 99999999999999999999\n\u{a0}nr_f 1\n";
-        let all = parse_vmstat(text, "/proc/vmstat");
-        let some = parse_vmstat_keeping(text, "/proc/vmstat", |n| n != "nr_writeback");
+        let all = VMSTAT.parse(text, "/proc/vmstat");
+        let some = VMSTAT.parse_keeping(text, "/proc/vmstat", |n| n != "nr_writeback");
         assert_eq!(some.rejected, all.rejected);
         let kept: Vec<_> = all
             .items

@@ -32,7 +32,7 @@ use super::cell_shares::Shares;
 use super::cellcli::{
     BlockSize, CellDisk, CellDiskType, CellcliReport, Direction, Metric, MetricPrefix, Quantity,
 };
-use crate::layers::col::{ColDef, cols};
+use crate::layers::col::{Figures, cols};
 
 /// One figure of a cell disk, or of a group of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -70,46 +70,33 @@ pub enum CellColKind {
     Pct,
 }
 
-/// A cell figure's column, with the CellCLI metrics the figure comes from.
-pub type CellColDef<C> = ColDef<C, CellColKind, &'static str>;
-
-/// The headers are also the JSON keys.
-pub const CELL_DISK_COLS: [CellColDef<CellDiskCol>; 18] = cols![CellDiskCol, CellColKind;
-    (RPerS, "r/s", "r/s", Ops, "CD_IO_RQ_R_SM_SEC + CD_IO_RQ_R_LG_SEC"),
-    (WPerS, "w/s", "w/s", Ops, "CD_IO_RQ_W_SM_SEC + CD_IO_RQ_W_LG_SEC"),
-    (RMbPerS, "rMB/s", "rMB/s", MbPerS, "CD_IO_BY_R_SM_SEC + CD_IO_BY_R_LG_SEC"),
-    (WMbPerS, "wMB/s", "wMB/s", MbPerS, "CD_IO_BY_W_SM_SEC + CD_IO_BY_W_LG_SEC"),
-    (RAwait, "r_await", "r_await", Await, "CD_IO_TM_R_SM_RQ, CD_IO_TM_R_LG_RQ"),
-    (WAwait, "w_await", "w_await", Await, "CD_IO_TM_W_SM_RQ, CD_IO_TM_W_LG_RQ"),
-    (RSmPerS, "rSM/s", "rSM/s", Ops, "CD_IO_RQ_R_SM_SEC"),
-    (RLgPerS, "rLG/s", "rLG/s", Ops, "CD_IO_RQ_R_LG_SEC"),
-    (WSmPerS, "wSM/s", "wSM/s", Ops, "CD_IO_RQ_W_SM_SEC"),
-    (WLgPerS, "wLG/s", "wLG/s", Ops, "CD_IO_RQ_W_LG_SEC"),
-    (RSmMbPerS, "rSM_MB/s", "rSM_MB/s", MbPerS, "CD_IO_BY_R_SM_SEC"),
-    (RLgMbPerS, "rLG_MB/s", "rLG_MB/s", MbPerS, "CD_IO_BY_R_LG_SEC"),
-    (WSmMbPerS, "wSM_MB/s", "wSM_MB/s", MbPerS, "CD_IO_BY_W_SM_SEC"),
-    (WLgMbPerS, "wLG_MB/s", "wLG_MB/s", MbPerS, "CD_IO_BY_W_LG_SEC"),
-    (RSmAwait, "rSM_await", "rSM_await", Await, "CD_IO_TM_R_SM_RQ"),
-    (RLgAwait, "rLG_await", "rLG_await", Await, "CD_IO_TM_R_LG_RQ"),
-    (WSmAwait, "wSM_await", "wSM_await", Await, "CD_IO_TM_W_SM_RQ"),
-    (WLgAwait, "wLG_await", "wLG_await", Await, "CD_IO_TM_W_LG_RQ"),
-];
-
-impl CellDiskCol {
-    pub fn def(self) -> &'static CellColDef<CellDiskCol> {
-        &CELL_DISK_COLS[self as usize]
-    }
+cols! {
+    /// The headers are also the JSON keys; the last item names the CellCLI
+    /// metrics the figure comes from.
+    pub const CELL_DISK_COLS: [CellDiskCol, CellColKind, &'static str] = [
+        (RPerS, "r/s", "r/s", Ops, "CD_IO_RQ_R_SM_SEC + CD_IO_RQ_R_LG_SEC"),
+        (WPerS, "w/s", "w/s", Ops, "CD_IO_RQ_W_SM_SEC + CD_IO_RQ_W_LG_SEC"),
+        (RMbPerS, "rMB/s", "rMB/s", MbPerS, "CD_IO_BY_R_SM_SEC + CD_IO_BY_R_LG_SEC"),
+        (WMbPerS, "wMB/s", "wMB/s", MbPerS, "CD_IO_BY_W_SM_SEC + CD_IO_BY_W_LG_SEC"),
+        (RAwait, "r_await", "r_await", Await, "CD_IO_TM_R_SM_RQ, CD_IO_TM_R_LG_RQ"),
+        (WAwait, "w_await", "w_await", Await, "CD_IO_TM_W_SM_RQ, CD_IO_TM_W_LG_RQ"),
+        (RSmPerS, "rSM/s", "rSM/s", Ops, "CD_IO_RQ_R_SM_SEC"),
+        (RLgPerS, "rLG/s", "rLG/s", Ops, "CD_IO_RQ_R_LG_SEC"),
+        (WSmPerS, "wSM/s", "wSM/s", Ops, "CD_IO_RQ_W_SM_SEC"),
+        (WLgPerS, "wLG/s", "wLG/s", Ops, "CD_IO_RQ_W_LG_SEC"),
+        (RSmMbPerS, "rSM_MB/s", "rSM_MB/s", MbPerS, "CD_IO_BY_R_SM_SEC"),
+        (RLgMbPerS, "rLG_MB/s", "rLG_MB/s", MbPerS, "CD_IO_BY_R_LG_SEC"),
+        (WSmMbPerS, "wSM_MB/s", "wSM_MB/s", MbPerS, "CD_IO_BY_W_SM_SEC"),
+        (WLgMbPerS, "wLG_MB/s", "wLG_MB/s", MbPerS, "CD_IO_BY_W_LG_SEC"),
+        (RSmAwait, "rSM_await", "rSM_await", Await, "CD_IO_TM_R_SM_RQ"),
+        (RLgAwait, "rLG_await", "rLG_await", Await, "CD_IO_TM_R_LG_RQ"),
+        (WSmAwait, "wSM_await", "wSM_await", Await, "CD_IO_TM_W_SM_RQ"),
+        (WLgAwait, "wLG_await", "wLG_await", Await, "CD_IO_TM_W_LG_RQ"),
+    ];
 }
 
 /// The figures of one cell disk or a group; `None` is unknown ("–").
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct CellDiskFigures(pub [Option<f64>; 18]);
-
-impl CellDiskFigures {
-    pub fn get(&self, c: CellDiskCol) -> Option<f64> {
-        self.0[c as usize]
-    }
-}
+pub type CellDiskFigures = Figures<CellDiskCol, { CELL_DISK_COLS.len() }>;
 
 /// The flash cache's figures of a cell, or of all cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -123,30 +110,20 @@ pub enum FlashCacheCol {
     WMbPerS,
 }
 
-pub const FLASH_CACHE_COLS: [CellColDef<FlashCacheCol>; 7] = cols![FlashCacheCol, CellColKind;
-    (HitPct, "%fc_hit", "fc_hit", Pct, "FC_IO_RQ_R_SEC / (FC_IO_RQ_R_SEC + FC_IO_RQ_R_MISS_SEC)"),
-    (RPerS, "fc_r/s", "fc_r/s", Ops, "FC_IO_RQ_R_SEC"),
-    (RMissPerS, "fc_rmiss/s", "fc_rmiss/s", Ops, "FC_IO_RQ_R_MISS_SEC"),
-    (RSkipPerS, "fc_rskip/s", "fc_rskip/s", Ops, "FC_IO_RQ_R_SKIP_SEC"),
-    (WPerS, "fc_w/s", "fc_w/s", Ops, "FC_IO_RQ_W_SEC"),
-    (RMbPerS, "fc_rMB/s", "fc_rMB/s", MbPerS, "FC_IO_BY_R_SEC"),
-    (WMbPerS, "fc_wMB/s", "fc_wMB/s", MbPerS, "FC_IO_BY_W_SEC"),
-];
-
-impl FlashCacheCol {
-    pub fn def(self) -> &'static CellColDef<FlashCacheCol> {
-        &FLASH_CACHE_COLS[self as usize]
-    }
+cols! {
+    /// The last item is the CellCLI metrics each figure comes from.
+    pub const FLASH_CACHE_COLS: [FlashCacheCol, CellColKind, &'static str] = [
+        (HitPct, "%fc_hit", "fc_hit", Pct, "FC_IO_RQ_R_SEC / (FC_IO_RQ_R_SEC + FC_IO_RQ_R_MISS_SEC)"),
+        (RPerS, "fc_r/s", "fc_r/s", Ops, "FC_IO_RQ_R_SEC"),
+        (RMissPerS, "fc_rmiss/s", "fc_rmiss/s", Ops, "FC_IO_RQ_R_MISS_SEC"),
+        (RSkipPerS, "fc_rskip/s", "fc_rskip/s", Ops, "FC_IO_RQ_R_SKIP_SEC"),
+        (WPerS, "fc_w/s", "fc_w/s", Ops, "FC_IO_RQ_W_SEC"),
+        (RMbPerS, "fc_rMB/s", "fc_rMB/s", MbPerS, "FC_IO_BY_R_SEC"),
+        (WMbPerS, "fc_wMB/s", "fc_wMB/s", MbPerS, "FC_IO_BY_W_SEC"),
+    ];
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct FlashCacheFigures(pub [Option<f64>; 7]);
-
-impl FlashCacheFigures {
-    pub fn get(&self, c: FlashCacheCol) -> Option<f64> {
-        self.0[c as usize]
-    }
-}
+pub type FlashCacheFigures = Figures<FlashCacheCol, { FLASH_CACHE_COLS.len() }>;
 
 /// Which total a cell disk counts in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -253,14 +230,13 @@ impl DiskAcc {
     fn figures(&self) -> CellDiskFigures {
         let (rq, mb, lat) = (&self.rq, &self.mb, &self.lat);
         use CellDiskCol as C;
-        let mut v = [None; 18];
-        let mut set = |c: C, x: Option<f64>| v[c as usize] = x;
-        set(C::RPerS, add(rq[0], rq[1]));
-        set(C::WPerS, add(rq[2], rq[3]));
-        set(C::RMbPerS, add(mb[0], mb[1]));
-        set(C::WMbPerS, add(mb[2], mb[3]));
-        set(C::RAwait, lat[0].merge(lat[1]).value());
-        set(C::WAwait, lat[2].merge(lat[3]).value());
+        let mut v = CellDiskFigures::default();
+        v.set(C::RPerS, add(rq[0], rq[1]));
+        v.set(C::WPerS, add(rq[2], rq[3]));
+        v.set(C::RMbPerS, add(mb[0], mb[1]));
+        v.set(C::WMbPerS, add(mb[2], mb[3]));
+        v.set(C::RAwait, lat[0].merge(lat[1]).value());
+        v.set(C::WAwait, lat[2].merge(lat[3]).value());
         let per_slot = [
             (C::RSmPerS, C::RSmMbPerS, C::RSmAwait),
             (C::RLgPerS, C::RLgMbPerS, C::RLgAwait),
@@ -268,11 +244,11 @@ impl DiskAcc {
             (C::WLgPerS, C::WLgMbPerS, C::WLgAwait),
         ];
         for (i, (r, m, a)) in per_slot.into_iter().enumerate() {
-            set(r, rq[i]);
-            set(m, mb[i]);
-            set(a, lat[i].value());
+            v.set(r, rq[i]);
+            v.set(m, mb[i]);
+            v.set(a, lat[i].value());
         }
-        CellDiskFigures(v)
+        v
     }
 
     fn read_iops(&self) -> Option<f64> {
@@ -379,7 +355,7 @@ impl FlashCacheAcc {
             (Some(h), Some(m)) if h + m > 0.0 => finite(h / (h + m) * 100.0),
             _ => None,
         };
-        FlashCacheFigures([hit_pct, hit, miss, skip, w, rmb, wmb])
+        FlashCacheFigures::new([hit_pct, hit, miss, skip, w, rmb, wmb])
     }
 }
 

@@ -12,7 +12,7 @@
 //! figure comes about: (213 + 6814) / 84 = 83.65, printed as 83, where
 //! counting flash too would give 6089.
 
-use crate::layers::col::{ColDef, cols};
+use crate::layers::col::cols;
 
 /// One of the three figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -31,17 +31,13 @@ pub enum ShareColKind {
     OpsPerDisk,
 }
 
-/// As the users' summary script heads them, in the order it prints them.
-pub const SHARE_COLS: [ColDef<ShareCol, ShareColKind>; 3] = cols![ShareCol, ShareColKind;
-    (WritePctToFlash, "WRITE_PCT_to_FLASH", "write_pct_to_flash", Pct),
-    (ReadPctFromFlash, "READ_PCT_from_FLASH", "read_pct_from_flash", Pct),
-    (IopsPerDisk, "IOPS_PER_DISK", "iops_per_disk", OpsPerDisk),
-];
-
-impl ShareCol {
-    pub fn def(self) -> &'static ColDef<ShareCol, ShareColKind> {
-        &SHARE_COLS[self as usize]
-    }
+cols! {
+    /// As the users' summary script heads them, in the order it prints them.
+    pub const SHARE_COLS: [ShareCol, ShareColKind] = [
+        (WritePctToFlash, "WRITE_PCT_to_FLASH", "write_pct_to_flash", Pct),
+        (ReadPctFromFlash, "READ_PCT_from_FLASH", "read_pct_from_flash", Pct),
+        (IopsPerDisk, "IOPS_PER_DISK", "iops_per_disk", OpsPerDisk),
+    ];
 }
 
 /// `None` is unknown, shown as "–": no I/O that way, no hard disk, or an

@@ -13,7 +13,7 @@
 
 use super::cell_metrics::Media;
 use super::cell_shares::Shares;
-use crate::layers::col::{ColDef, cols};
+use crate::layers::col::cols;
 use crate::layers::disks::model::{ColKind, DiskCol, DiskDelta};
 use crate::layers::disks::source::DevClass;
 use crate::layers::disks::tick::{DiskRow, DiskTick};
@@ -47,22 +47,18 @@ pub enum GroupCol {
     Util,
 }
 
-/// Throughput is already in MB/s: never scaled by the kB/MB key.
-pub const GROUP_COLS: [ColDef<GroupCol, ColKind>; 8] = cols![GroupCol, ColKind;
-    (RPerS, "r/s", "r_s", Ops),
-    (WPerS, "w/s", "w_s", Ops),
-    (RMbPerS, "rMB/s", "rmb_s", Throughput),
-    (WMbPerS, "wMB/s", "wmb_s", Throughput),
-    (AvgRqKb, "rq-sz kB", "avg_rq_kb", ReqSize),
-    (RAwait, "r_await", "r_await_ms", Await),
-    (WAwait, "w_await", "w_await_ms", Await),
-    (Util, "%util", "util_pct", Util),
-];
-
-impl GroupCol {
-    pub fn def(self) -> &'static ColDef<GroupCol, ColKind> {
-        &GROUP_COLS[self as usize]
-    }
+cols! {
+    /// Throughput is already in MB/s: never scaled by the kB/MB key.
+    pub const GROUP_COLS: [GroupCol, ColKind] = [
+        (RPerS, "r/s", "r_s", Ops),
+        (WPerS, "w/s", "w_s", Ops),
+        (RMbPerS, "rMB/s", "rmb_s", Throughput),
+        (WMbPerS, "wMB/s", "wmb_s", Throughput),
+        (AvgRqKb, "rq-sz kB", "avg_rq_kb", ReqSize),
+        (RAwait, "r_await", "r_await_ms", Await),
+        (WAwait, "w_await", "w_await_ms", Await),
+        (Util, "%util", "util_pct", Util),
+    ];
 }
 
 /// The figures of a group of disks over one interval (one cell), or the

@@ -35,7 +35,7 @@
 //! strata sums in floating point and prints the true share.
 
 use super::diskstats::DiskCounters;
-use crate::layers::col::{ColDef, cols};
+use crate::layers::col::{ColDef, Figures, cols};
 use crate::model::total::Delta;
 
 /// One column of `iostat -x`, in iostat's order.
@@ -112,43 +112,39 @@ pub enum ColKind {
     Util,
 }
 
-/// Headers as iostat -x -k prints them, the JSON keys the same without a
-/// `%`; the last item is the header in MB units (iostat -x -m).
-pub const DISK_COLS: [ColDef<DiskCol, ColKind, &str>; 22] = cols![DiskCol, ColKind;
-    (RPerS, "r/s", "r/s", Ops, "r/s"),
-    (RkBPerS, "rkB/s", "rkB/s", Throughput, "rMB/s"),
-    (RrqmPerS, "rrqm/s", "rrqm/s", Ops, "rrqm/s"),
-    (RrqmPct, "%rrqm", "rrqm", MergePct, "%rrqm"),
-    (RAwait, "r_await", "r_await", Await, "r_await"),
-    (RareqSz, "rareq-sz", "rareq-sz", ReqSize, "rareq-sz"),
-    (WPerS, "w/s", "w/s", Ops, "w/s"),
-    (WkBPerS, "wkB/s", "wkB/s", Throughput, "wMB/s"),
-    (WrqmPerS, "wrqm/s", "wrqm/s", Ops, "wrqm/s"),
-    (WrqmPct, "%wrqm", "wrqm", MergePct, "%wrqm"),
-    (WAwait, "w_await", "w_await", Await, "w_await"),
-    (WareqSz, "wareq-sz", "wareq-sz", ReqSize, "wareq-sz"),
-    (DPerS, "d/s", "d/s", Ops, "d/s"),
-    (DkBPerS, "dkB/s", "dkB/s", Throughput, "dMB/s"),
-    (DrqmPerS, "drqm/s", "drqm/s", Ops, "drqm/s"),
-    (DrqmPct, "%drqm", "drqm", MergePct, "%drqm"),
-    (DAwait, "d_await", "d_await", Await, "d_await"),
-    (DareqSz, "dareq-sz", "dareq-sz", ReqSize, "dareq-sz"),
-    (FPerS, "f/s", "f/s", Ops, "f/s"),
-    (FAwait, "f_await", "f_await", Await, "f_await"),
-    (AquSz, "aqu-sz", "aqu-sz", Queue, "aqu-sz"),
-    (Util, "%util", "util", Util, "%util"),
-];
+cols! {
+    /// Headers as iostat -x -k prints them, the JSON keys the same without a
+    /// `%`; the last item is the header in MB units (iostat -x -m).
+    pub const DISK_COLS: [DiskCol, ColKind, &'static str] = [
+        (RPerS, "r/s", "r/s", Ops, "r/s"),
+        (RkBPerS, "rkB/s", "rkB/s", Throughput, "rMB/s"),
+        (RrqmPerS, "rrqm/s", "rrqm/s", Ops, "rrqm/s"),
+        (RrqmPct, "%rrqm", "rrqm", MergePct, "%rrqm"),
+        (RAwait, "r_await", "r_await", Await, "r_await"),
+        (RareqSz, "rareq-sz", "rareq-sz", ReqSize, "rareq-sz"),
+        (WPerS, "w/s", "w/s", Ops, "w/s"),
+        (WkBPerS, "wkB/s", "wkB/s", Throughput, "wMB/s"),
+        (WrqmPerS, "wrqm/s", "wrqm/s", Ops, "wrqm/s"),
+        (WrqmPct, "%wrqm", "wrqm", MergePct, "%wrqm"),
+        (WAwait, "w_await", "w_await", Await, "w_await"),
+        (WareqSz, "wareq-sz", "wareq-sz", ReqSize, "wareq-sz"),
+        (DPerS, "d/s", "d/s", Ops, "d/s"),
+        (DkBPerS, "dkB/s", "dkB/s", Throughput, "dMB/s"),
+        (DrqmPerS, "drqm/s", "drqm/s", Ops, "drqm/s"),
+        (DrqmPct, "%drqm", "drqm", MergePct, "%drqm"),
+        (DAwait, "d_await", "d_await", Await, "d_await"),
+        (DareqSz, "dareq-sz", "dareq-sz", ReqSize, "dareq-sz"),
+        (FPerS, "f/s", "f/s", Ops, "f/s"),
+        (FAwait, "f_await", "f_await", Await, "f_await"),
+        (AquSz, "aqu-sz", "aqu-sz", Queue, "aqu-sz"),
+        (Util, "%util", "util", Util, "%util"),
+    ];
+}
 
 impl ColDef<DiskCol, ColKind, &'static str> {
     /// The header when MB units are chosen (iostat -x -m).
     pub fn header_mb(&self) -> &'static str {
         self.extra
-    }
-}
-
-impl DiskCol {
-    pub fn def(self) -> &'static ColDef<DiskCol, ColKind, &'static str> {
-        &DISK_COLS[self as usize]
     }
 }
 
@@ -297,8 +293,9 @@ impl DiskDelta {
     /// the time that passed (a sum over devices is not).
     pub fn device_rates(&self) -> DiskRates {
         let mut rates = self.rates();
-        rates.0[DiskCol::Util as usize] = busy_ms(self.tot_ticks, self.itv_cs)
+        let util = busy_ms(self.tot_ticks, self.itv_cs)
             .map(|busy| busy as f64 / self.itv_cs as f64 * 100.0 / 10.0);
+        rates.set(DiskCol::Util, util);
         rates
     }
 
@@ -320,7 +317,7 @@ impl DiskDelta {
             Some(sum) => ratio(merges, sum) * 100.0,
             None => merges as f64 / (merges as f64 + ios as f64) * 100.0,
         };
-        let mut v = [None; 22];
+        let mut v = DiskRates::default();
         // Reads, writes and discards: the same six columns from their ios,
         // merges, sectors and ticks.
         let mut direction = |cols: [DiskCol; 6], [ios, merges, sectors, ticks]: [u64; 4]| {
@@ -333,7 +330,7 @@ impl DiskDelta {
                 ratio(sectors, ios) / 2.0,
             ];
             for (c, x) in cols.into_iter().zip(figures) {
-                v[c as usize] = Some(x);
+                v.set(c, Some(x));
             }
         };
         use DiskCol::*;
@@ -351,14 +348,14 @@ impl DiskDelta {
                 discard,
             );
         }
-        let mut set = |c: DiskCol, x: f64| v[c as usize] = Some(x);
+        let mut set = |c: DiskCol, x: f64| v.set(c, Some(x));
         if let Some([ios, ticks]) = self.flush {
             set(DiskCol::FPerS, per_s(ios));
             set(DiskCol::FAwait, ratio(ticks, ios));
         }
         set(DiskCol::AquSz, per_s(self.rq_ticks) / 1000.0);
         set(DiskCol::Util, per_s(self.tot_ticks) / 10.0);
-        DiskRates(v)
+        v
     }
 }
 
@@ -392,14 +389,7 @@ impl Delta for DiskDelta {
 /// The iostat -x figures of one device over one interval, in kB units.
 /// `None` is a figure the kernel does not provide (discard before 4.18,
 /// flush before 5.5).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct DiskRates(pub [Option<f64>; 22]);
-
-impl DiskRates {
-    pub fn get(&self, c: DiskCol) -> Option<f64> {
-        self.0[c as usize]
-    }
-}
+pub type DiskRates = Figures<DiskCol, { DISK_COLS.len() }>;
 
 #[cfg(test)]
 mod tests {

@@ -22,7 +22,7 @@
 //!   files. The views have no bytes per server or channel, in any release.
 
 use super::dnfs_sample::{ChannelRow, DnfsSample, Shape, StatsRow};
-use crate::layers::col::{ColDef, cols};
+use crate::layers::col::cols;
 use crate::layers::disks::model::ColKind;
 use crate::model::last_seen::LastSeen;
 use serde::{Deserialize, Serialize};
@@ -104,19 +104,15 @@ pub enum DnfsCol {
     AvgIoKb,
 }
 
-pub const DNFS_COLS: [ColDef<DnfsCol, ColKind>; 6] = cols![DnfsCol, ColKind;
-    (Iops, "iops", "iops", Ops),
-    (ReadPerS, "r/s", "r_s", Ops),
-    (WritePerS, "w/s", "w_s", Ops),
-    (ReadMbPerS, "rMB/s", "rmb_s", Throughput),
-    (WriteMbPerS, "wMB/s", "wmb_s", Throughput),
-    (AvgIoKb, "avg kB", "avg_io_kb", ReqSize),
-];
-
-impl DnfsCol {
-    pub fn def(self) -> &'static ColDef<DnfsCol, ColKind> {
-        &DNFS_COLS[self as usize]
-    }
+cols! {
+    pub const DNFS_COLS: [DnfsCol, ColKind] = [
+        (Iops, "iops", "iops", Ops),
+        (ReadPerS, "r/s", "r_s", Ops),
+        (WritePerS, "w/s", "w_s", Ops),
+        (ReadMbPerS, "rMB/s", "rmb_s", Throughput),
+        (WriteMbPerS, "wMB/s", "wmb_s", Throughput),
+        (AvgIoKb, "avg kB", "avg_io_kb", ReqSize),
+    ];
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

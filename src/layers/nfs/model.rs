@@ -41,7 +41,7 @@
 //!   figures on each of them, and so has no sum of them across mounts.
 
 use super::mountstats::{NfsCounters, RpcOpCounters};
-use crate::layers::col::{ColDef, cols};
+use crate::layers::col::{Figures, cols};
 use crate::model::total::Delta;
 
 /// A per-mount figure.
@@ -91,65 +91,43 @@ pub enum NfsColKind {
     Backlog,
 }
 
-/// Headers as nfsiostat prints them (strata's own names for the `bytes:`
-/// figures).
-pub const NFS_MOUNT_COLS: [ColDef<NfsMountCol, NfsColKind>; 8] = cols![NfsMountCol, NfsColKind;
-    (OpsPerS, "ops/s", "ops/s", Ops),
-    (RpcBklog, "rpc bklog", "rpc_bklog", Backlog),
-    (NormalReadKBs, "read kB/s", "read_kB/s", Throughput),
-    (NormalWriteKBs, "write kB/s", "write_kB/s", Throughput),
-    (DirectReadKBs, "o_direct read kB/s", "direct_read_kB/s", Throughput),
-    (DirectWriteKBs, "o_direct write kB/s", "direct_write_kB/s", Throughput),
-    (ServerReadKBs, "server read kB/s", "server_read_kB/s", Throughput),
-    (ServerWriteKBs, "server write kB/s", "server_write_kB/s", Throughput),
-];
-
-pub const NFS_OP_COLS: [ColDef<NfsOpCol, NfsColKind>; 10] = cols![NfsOpCol, NfsColKind;
-    (OpsPerS, "ops/s", "ops/s", Ops),
-    (KBPerS, "kB/s", "kB/s", Throughput),
-    (KBPerOp, "kB/op", "kB/op", PerOp),
-    (Retrans, "retrans", "retrans", Count),
-    (RetransPct, "retrans %", "retrans_pct", Percent),
-    (AvgRttMs, "avg RTT (ms)", "avg_rtt_ms", Latency),
-    (AvgExeMs, "avg exe (ms)", "avg_exe_ms", Latency),
-    (AvgQueueMs, "avg queue (ms)", "avg_queue_ms", Latency),
-    (Errors, "errors", "errors", Count),
-    (ErrorsPct, "errors %", "errors_pct", Percent),
-];
-
-impl NfsMountCol {
-    pub fn def(self) -> &'static ColDef<NfsMountCol, NfsColKind> {
-        &NFS_MOUNT_COLS[self as usize]
-    }
+cols! {
+    /// Headers as nfsiostat prints them (strata's own names for the `bytes:`
+    /// figures).
+    pub const NFS_MOUNT_COLS: [NfsMountCol, NfsColKind] = [
+        (OpsPerS, "ops/s", "ops/s", Ops),
+        (RpcBklog, "rpc bklog", "rpc_bklog", Backlog),
+        (NormalReadKBs, "read kB/s", "read_kB/s", Throughput),
+        (NormalWriteKBs, "write kB/s", "write_kB/s", Throughput),
+        (DirectReadKBs, "o_direct read kB/s", "direct_read_kB/s", Throughput),
+        (DirectWriteKBs, "o_direct write kB/s", "direct_write_kB/s", Throughput),
+        (ServerReadKBs, "server read kB/s", "server_read_kB/s", Throughput),
+        (ServerWriteKBs, "server write kB/s", "server_write_kB/s", Throughput),
+    ];
 }
 
-impl NfsOpCol {
-    pub fn def(self) -> &'static ColDef<NfsOpCol, NfsColKind> {
-        &NFS_OP_COLS[self as usize]
-    }
+cols! {
+    pub const NFS_OP_COLS: [NfsOpCol, NfsColKind] = [
+        (OpsPerS, "ops/s", "ops/s", Ops),
+        (KBPerS, "kB/s", "kB/s", Throughput),
+        (KBPerOp, "kB/op", "kB/op", PerOp),
+        (Retrans, "retrans", "retrans", Count),
+        (RetransPct, "retrans %", "retrans_pct", Percent),
+        (AvgRttMs, "avg RTT (ms)", "avg_rtt_ms", Latency),
+        (AvgExeMs, "avg exe (ms)", "avg_exe_ms", Latency),
+        (AvgQueueMs, "avg queue (ms)", "avg_queue_ms", Latency),
+        (Errors, "errors", "errors", Count),
+        (ErrorsPct, "errors %", "errors_pct", Percent),
+    ];
 }
 
 /// The per-mount figures of one interval; `None` is a figure the counters
 /// cannot give (a counter went back, a transport strata cannot read).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct NfsMountRates(pub [Option<f64>; 8]);
-
-impl NfsMountRates {
-    pub fn get(&self, c: NfsMountCol) -> Option<f64> {
-        self.0[c as usize]
-    }
-}
+pub type NfsMountRates = Figures<NfsMountCol, { NFS_MOUNT_COLS.len() }>;
 
 /// The figures of one RPC op over one interval. Errors are `None` on
 /// kernels that do not count them (RPC iostats before 1.1).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct NfsOpRates(pub [Option<f64>; 10]);
-
-impl NfsOpRates {
-    pub fn get(&self, c: NfsOpCol) -> Option<f64> {
-        self.0[c as usize]
-    }
-}
+pub type NfsOpRates = Figures<NfsOpCol, { NFS_OP_COLS.len() }>;
 
 /// Interval in seconds, as nfsiostat's `sample_time`.
 fn seconds(itv_cs: u64) -> f64 {
@@ -214,22 +192,23 @@ impl NfsMountDelta {
 
     pub fn rates(&self) -> NfsMountRates {
         let itv = seconds(self.itv_cs);
-        let mut v = [None; 8];
+        let mut v = NfsMountRates::default();
         if let Some(sends) = self.sends {
             let sends = sends as f64;
-            v[NfsMountCol::OpsPerS as usize] = Some(sends / itv);
-            v[NfsMountCol::RpcBklog as usize] = self.bklog_u.map(|b| {
+            v.set(NfsMountCol::OpsPerS, Some(sends / itv));
+            let bklog = self.bklog_u.map(|b| {
                 if sends != 0.0 {
                     (b as f64 / sends) / itv
                 } else {
                     0.0
                 }
             });
+            v.set(NfsMountCol::RpcBklog, bklog);
         }
         for (i, b) in self.bytes.iter().enumerate() {
-            v[NfsMountCol::NormalReadKBs as usize + i] = b.map(|b| (b as f64 / 1024.0) / itv);
+            v.0[NfsMountCol::NormalReadKBs as usize + i] = b.map(|b| (b as f64 / 1024.0) / itv);
         }
-        NfsMountRates(v)
+        v
     }
 }
 
@@ -306,18 +285,17 @@ impl NfsOpDelta {
         };
         let retrans = self.retrans.map(|r| r as f64);
         let errors = self.errors.map(|e| e as f64);
-        let mut v = [None; 10];
-        let mut set = |c: NfsOpCol, x: Option<f64>| v[c as usize] = x;
-        set(NfsOpCol::OpsPerS, Some(ops / itv));
-        set(NfsOpCol::KBPerS, Some(kilobytes / itv));
-        set(NfsOpCol::KBPerOp, Some(per_op(kilobytes)));
-        set(NfsOpCol::Retrans, retrans);
-        set(NfsOpCol::RetransPct, retrans.map(pct));
-        set(NfsOpCol::AvgRttMs, Some(per_op(self.rtt_ms as f64)));
-        set(NfsOpCol::AvgExeMs, Some(per_op(self.execute_ms as f64)));
-        set(NfsOpCol::AvgQueueMs, Some(per_op(self.queue_ms as f64)));
-        set(NfsOpCol::Errors, errors);
-        set(NfsOpCol::ErrorsPct, errors.map(pct));
-        NfsOpRates(v)
+        let mut v = NfsOpRates::default();
+        v.set(NfsOpCol::OpsPerS, Some(ops / itv));
+        v.set(NfsOpCol::KBPerS, Some(kilobytes / itv));
+        v.set(NfsOpCol::KBPerOp, Some(per_op(kilobytes)));
+        v.set(NfsOpCol::Retrans, retrans);
+        v.set(NfsOpCol::RetransPct, retrans.map(pct));
+        v.set(NfsOpCol::AvgRttMs, Some(per_op(self.rtt_ms as f64)));
+        v.set(NfsOpCol::AvgExeMs, Some(per_op(self.execute_ms as f64)));
+        v.set(NfsOpCol::AvgQueueMs, Some(per_op(self.queue_ms as f64)));
+        v.set(NfsOpCol::Errors, errors);
+        v.set(NfsOpCol::ErrorsPct, errors.map(pct));
+        v
     }
 }

@@ -260,7 +260,7 @@ mod tests {
             proto: None,
             age_s: 7,
             delta: None,
-            rates: Some(NfsMountRates([
+            rates: Some(NfsMountRates::new([
                 Some(10.0),
                 Some(0.001),
                 None,
@@ -279,7 +279,7 @@ mod tests {
             name: name.into(),
             has_errors: errors,
             delta: None,
-            rates: rates.map(NfsOpRates),
+            rates: rates.map(NfsOpRates::new),
         }
     }
 

@@ -28,7 +28,7 @@
 
 use super::net_sysfs::Duplex;
 use super::netdev::NetDevCounters;
-use crate::layers::col::{ColDef, cols};
+use crate::layers::col::{Figures, cols};
 use crate::model::total::Delta;
 
 /// One figure of an interface over an interval.
@@ -65,30 +65,26 @@ pub enum NicColKind {
     Trouble,
 }
 
-/// Every figure, nicstat's default columns first, in its order. The
-/// headers as nicstat prints them (the first 8; `-U` for %rUtil and
-/// %wUtil), strata's own for the errors and drops.
-pub const NIC_COLS: [ColDef<NicCol, NicColKind>; 14] = cols![NicCol, NicColKind;
-    (RKbPerS, "rKB/s", "rKB/s", Throughput),
-    (WKbPerS, "wKB/s", "wKB/s", Throughput),
-    (RPkPerS, "rPk/s", "rPk/s", Packets),
-    (WPkPerS, "wPk/s", "wPk/s", Packets),
-    (RAvs, "rAvs", "rAvs", PacketSize),
-    (WAvs, "wAvs", "wAvs", PacketSize),
-    (Util, "%Util", "Util", Util),
-    (Sat, "Sat", "Sat", Trouble),
-    (RUtil, "%rUtil", "rUtil", Util),
-    (WUtil, "%wUtil", "wUtil", Util),
-    (RErrPerS, "rErr/s", "rErr/s", Trouble),
-    (WErrPerS, "wErr/s", "wErr/s", Trouble),
-    (RDropPerS, "rDrop/s", "rDrop/s", Trouble),
-    (WDropPerS, "wDrop/s", "wDrop/s", Trouble),
-];
-
-impl NicCol {
-    pub fn def(self) -> &'static ColDef<NicCol, NicColKind> {
-        &NIC_COLS[self as usize]
-    }
+cols! {
+    /// Every figure, nicstat's default columns first, in its order. The
+    /// headers as nicstat prints them (the first 8; `-U` for %rUtil and
+    /// %wUtil), strata's own for the errors and drops.
+    pub const NIC_COLS: [NicCol, NicColKind] = [
+        (RKbPerS, "rKB/s", "rKB/s", Throughput),
+        (WKbPerS, "wKB/s", "wKB/s", Throughput),
+        (RPkPerS, "rPk/s", "rPk/s", Packets),
+        (WPkPerS, "wPk/s", "wPk/s", Packets),
+        (RAvs, "rAvs", "rAvs", PacketSize),
+        (WAvs, "wAvs", "wAvs", PacketSize),
+        (Util, "%Util", "Util", Util),
+        (Sat, "Sat", "Sat", Trouble),
+        (RUtil, "%rUtil", "rUtil", Util),
+        (WUtil, "%wUtil", "wUtil", Util),
+        (RErrPerS, "rErr/s", "rErr/s", Trouble),
+        (WErrPerS, "wErr/s", "wErr/s", Trouble),
+        (RDropPerS, "rDrop/s", "rDrop/s", Trouble),
+        (WDropPerS, "wDrop/s", "wDrop/s", Trouble),
+    ];
 }
 
 /// Counter differences over one interval. Sums of these over interfaces
@@ -154,8 +150,8 @@ impl NicDelta {
         let (rbps, wbps) = (per_s(self.rx_bytes), per_s(self.tx_bytes));
         let (rpps, wpps) = (per_s(self.rx_packets), per_s(self.tx_packets));
         let avs = |bps: f64, pps: f64| if pps > 0.0 { bps / pps } else { 0.0 };
-        let mut v = [None; 14];
-        let mut set = |c: NicCol, x: f64| v[c as usize] = Some(x);
+        let mut v = NicRates::default();
+        let mut set = |c: NicCol, x: f64| v.set(c, Some(x));
         set(NicCol::RKbPerS, rbps / 1024.0);
         set(NicCol::WKbPerS, wbps / 1024.0);
         set(NicCol::RPkPerS, rpps);
@@ -181,7 +177,7 @@ impl NicDelta {
             set(NicCol::WUtil, wutil);
             set(NicCol::Util, util);
         }
-        NicRates(v)
+        v
     }
 }
 
@@ -204,14 +200,7 @@ impl Delta for NicDelta {
 }
 
 /// The figures of one interface over one interval; `None` is unknown.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct NicRates(pub [Option<f64>; 14]);
-
-impl NicRates {
-    pub fn get(&self, c: NicCol) -> Option<f64> {
-        self.0[c as usize]
-    }
-}
+pub type NicRates = Figures<NicCol, { NIC_COLS.len() }>;
 
 #[cfg(test)]
 mod tests {

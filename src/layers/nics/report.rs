@@ -320,7 +320,7 @@ mod tests {
     fn decimals_follow_the_magnitude_as_in_nicstat() {
         // the Solaris capture of the shared fixtures:
         // "15:32:11    nxge1  392926 13382.1 95214.4 95161.8  4225.8   144.0  33.3   0.00"
-        let mut v = [None; 14];
+        let mut v = NicRates::default();
         for (c, x) in [
             (NicCol::RKbPerS, 392926.0),
             (NicCol::WKbPerS, 13382.1),
@@ -331,10 +331,10 @@ mod tests {
             (NicCol::Util, 33.3),
             (NicCol::Sat, 0.0),
         ] {
-            v[c as usize] = Some(x);
+            v.set(c, Some(x));
         }
         let tick = NicTick {
-            rows: vec![row("nxge1", Some(NicRates(v))), row("e\u{1b}[2J", None)],
+            rows: vec![row("nxge1", Some(v)), row("e\u{1b}[2J", None)],
             ..Default::default()
         };
         let text = text_report(&tick, false);
