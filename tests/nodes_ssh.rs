@@ -226,6 +226,17 @@ fn samplers_gone(tag: &str, bound: Duration) -> Result<Duration, Vec<u32>> {
     }
 }
 
+/// How long until `n` samplers of the run tagged `tag` run (at most
+/// `bound`; it goes on either way, and the comparison then says why).
+fn samplers_up(tag: &str, n: usize, bound: Duration) -> Duration {
+    let pattern = format!("strata-sampler-{tag}");
+    let t = Instant::now();
+    while pgrep(&pattern).len() < n && t.elapsed() < bound {
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    t.elapsed()
+}
+
 fn assert_no_sampler_left(tag: &str, after: &str) -> Duration {
     match samplers_gone(tag, Duration::from_secs(2)) {
         Ok(d) => d,
@@ -265,6 +276,8 @@ fn wait_wall(frac: f64) {
 /// x.10 s the --root run reads at. Bounded: 90 states.
 struct Advancer {
     stop: Arc<AtomicBool>,
+    /// While set, the trees stay in their state.
+    hold: Arc<AtomicBool>,
     handle: Option<std::thread::JoinHandle<u64>>,
 }
 
@@ -285,11 +298,19 @@ impl Advancer {
 
     fn stepping(trees: Vec<PathBuf>, most: u64, wait: fn()) -> Advancer {
         let stop = Arc::new(AtomicBool::new(false));
-        let s = Arc::clone(&stop);
+        let hold = Arc::new(AtomicBool::new(false));
+        let (s, h) = (Arc::clone(&stop), Arc::clone(&hold));
         let handle = std::thread::spawn(move || {
             let mut k = 0;
-            while k < most && !s.load(Ordering::Relaxed) {
+            // held periods count too: at most three times `most` periods
+            for _ in 0..3 * most {
+                if k == most || s.load(Ordering::Relaxed) {
+                    break;
+                }
                 wait();
+                if h.load(Ordering::Relaxed) {
+                    continue;
+                }
                 k += 1;
                 for t in &trees {
                     write_state(t, k);
@@ -299,8 +320,14 @@ impl Advancer {
         });
         Advancer {
             stop,
+            hold,
             handle: Some(handle),
         }
+    }
+
+    /// Keeps the trees in their state (`true`) or lets them move again.
+    fn hold(&self, hold: bool) {
+        self.hold.store(hold, Ordering::Relaxed);
     }
 
     fn stop(&mut self) -> u64 {
@@ -421,25 +448,30 @@ fn json_and_helpers_cut_fields_on_the_text() {
 /// from the start (x.10 s) to the tree's change (x.55 s), both samples see
 /// the same state and the node rightly has no interval to report (the
 /// exit code is then 1). A fixture tree's uptime moves once a second; a
-/// real one moves every centisecond, so this needs the fixture.
+/// real one moves every centisecond, so this needs the fixture. The trees
+/// held until the nodes' samplers run make the --root run (`labels`
+/// empty) say it as well.
 fn late_baselines(run: &Run, labels: &[String]) -> usize {
     let mut late = 0;
     for (i, l) in run.lines.iter().enumerate() {
         if !l.err {
             continue;
         }
+        let own = l.text == "strata: uptime did not advance: no interval to report";
         let who = labels.iter().find(|n| {
             l.text == format!("strata: node {n}: uptime did not advance: no interval to report")
         });
-        let Some(who) = who else {
-            panic!("stderr: {}\n{}", l.text, run.text(true));
+        let prefix = match who {
+            Some(who) => format!("{{\"node\": \"{who}\", "),
+            // the --root run's lines have no node
+            None if own && labels.is_empty() => "{".to_string(),
+            None => panic!("stderr: {}\n{}", l.text, run.text(true)),
         };
-        let prefix = format!("{{\"node\": \"{who}\", ");
         assert!(
             !run.lines[..i]
                 .iter()
                 .any(|p| !p.err && p.text.starts_with(&prefix)),
-            "{who}: no interval after its first report\n{}",
+            "{prefix}: no interval after its first report\n{}",
             run.text(true)
         );
         late += 1;
@@ -488,6 +520,11 @@ fn each_node_reports_byte_for_byte_what_root_reads_of_its_tree() {
         };
         let tag = nonce("nodes");
         let args = [name, "--interval", "1", "--count", "5", "--format", format];
+        // Both runs take their baselines from one state: the trees hold it
+        // until both nodes' samplers run (a login can take more than a
+        // second on a loaded machine, and a bond's failures since strata
+        // started count from the baseline).
+        adv.hold(true);
         wait_wall(0.10);
         let mut by_node = Run::new(strata(&keys, &kh, &refs, &tag, &args));
         let mut by_root = Run::new(strata(
@@ -497,6 +534,10 @@ fn each_node_reports_byte_for_byte_what_root_reads_of_its_tree() {
             &tag,
             &[&args[..], &["--root", &root1]].concat(),
         ));
+        let up = samplers_up(&tag, nodes.len(), Duration::from_secs(10));
+        // the sampler's first frame is read as it starts
+        std::thread::sleep(Duration::from_millis(500));
+        adv.hold(false);
         let (s_node, _) = by_node.finish(Duration::from_secs(30));
         let (s_root, _) = by_root.finish(Duration::from_secs(30));
         let gone = assert_no_sampler_left(&tag, "a --count run");
@@ -506,14 +547,15 @@ fn each_node_reports_byte_for_byte_what_root_reads_of_its_tree() {
             "{panel} nodes: {s_node}\n{}",
             by_node.text(true)
         );
+        let root_late = late_baselines(&by_root, &[]);
         assert!(
-            s_root.success(),
+            s_root.success() || (s_root.code() == Some(1) && root_late > 0),
             "{panel} root: {s_root}\n{}",
             by_root.text(true)
         );
         let counts = common_intervals(panel, format == "json", &by_node, &by_root, &labels);
         summary.push(format!(
-            "{panel}: intervals in common per node {counts:?}, late baselines {late}, samplers gone after {gone:?}"
+            "{panel}: intervals in common per node {counts:?}, late baselines {late} and {root_late} (--root), samplers up after {up:?}, gone after {gone:?}"
         ));
     }
     let states = adv.stop();
