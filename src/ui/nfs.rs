@@ -65,6 +65,21 @@ pub(crate) fn with_source_state<'a, T: Clone>(
     }
 }
 
+/// A frame of the focused panel or detail, [`with_source_state`] at its
+/// bottom; the room inside it.
+pub(crate) fn source_framed<'a, T: Clone>(
+    f: &mut Frame,
+    area: Rect,
+    title: impl Into<Line<'a>>,
+    (layer, what): (&crate::app::layer::Layer<T>, &str),
+    t: &Theme,
+) -> Rect {
+    let block = with_source_state(panel_block(title, t, true), layer, what, t);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    inner
+}
+
 /// A mount: its export, where it is mounted and nfsiostat's figures.
 impl TableRow for Item<'_, NfsRow> {
     fn key(&self) -> &str {
@@ -202,12 +217,12 @@ fn draw_mount_charts(f: &mut Frame, app: &App, area: Rect, key: &str, row: &NfsR
 pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
     let t = &app.theme;
     let Some(row) = app.nfs_row(key) else {
-        let inner = super::framed(f, area, format!(" {key} "), t, true);
-        super::say(
+        super::gone(
             f,
-            inner,
+            area,
+            key,
             "this mount is gone from /proc/self/mountstats",
-            t.warn,
+            t,
         );
         return Drawn::default();
     };
@@ -216,14 +231,7 @@ pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
     parts.extend(row.proto.clone());
     parts.push(format!("mounted {}", crate::format::duration_s(row.age_s)));
     let title = super::title_of(&parts, area.width);
-    let block = with_source_state(
-        panel_block(title, t, true),
-        &app.host().nfs,
-        "mountstats",
-        t,
-    );
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = source_framed(f, area, title, (&app.host().nfs, "mountstats"), t);
 
     let ops = app.nfs_ops(key);
     let ops_height = (ops.len() as u16 + 3).min(inner.height / 2).max(4);

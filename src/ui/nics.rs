@@ -2,7 +2,7 @@
 //! and one interface's detail: its charts, its figures now, its link and,
 //! for a bond, its slaves.
 
-use super::nfs::with_source_state;
+use super::nfs::source_framed;
 use super::table::{self, Col, Item, Table, TableRow};
 use super::widgets::{Series, TimeAxis};
 use super::{level_style, panel_block};
@@ -225,12 +225,12 @@ fn link_facts(r: &NicRow) -> Vec<(&'static str, String)> {
 pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
     let t = &app.theme;
     let Some(row) = app.nic_row(name) else {
-        let inner = super::framed(f, area, format!(" {name} "), t, true);
-        super::say(
+        super::gone(
             f,
-            inner,
+            area,
+            name,
             "this interface is gone from /proc/net/dev",
-            t.warn,
+            t,
         );
         return Drawn::default();
     };
@@ -239,9 +239,7 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
         " {name} · {} · {} {} · {} ",
         facts[0].1, facts[2].1, facts[3].1, facts[1].1
     );
-    let block = with_source_state(panel_block(title, t, true), &app.host().nics, "net", t);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = source_framed(f, area, title, (&app.host().nics, "net"), t);
     let bond = app.bond(name);
     let bond_h = bond.map_or(0, |b| {
         (b.slaves.len() + b.warnings.len() + 4).min(inner.height as usize / 2) as u16
