@@ -8,7 +8,7 @@ use crate::app::App;
 use crate::app::cluster::Nfs;
 use crate::app::list::Drawn;
 use crate::app::nfs::{NFS_TABLE, NfsFig, nfs_figure};
-use crate::config::Level;
+use crate::layers::disks::model::ColKind;
 use crate::layers::nfs::model::{NFS_OP_COLS, NfsColKind, NfsOpCol};
 use crate::layers::nfs::tick::{NfsOpRow, NfsRow, mount_label};
 use crate::theme::Theme;
@@ -23,17 +23,7 @@ fn style_of(app: &App, kind: NfsColKind, v: Option<f64>) -> Style {
     let t = &app.theme;
     match (kind, v) {
         (NfsColKind::Latency, Some(x)) => {
-            let th = &app.config.thresholds;
-            super::level_style(
-                t,
-                if x >= th.await_crit_ms {
-                    Level::Crit
-                } else if x >= th.await_warn_ms {
-                    Level::Warn
-                } else {
-                    Level::Normal
-                },
-            )
+            super::level_style(t, app.config.thresholds.level(ColKind::Await, x))
         }
         _ => t.base,
     }

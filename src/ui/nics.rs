@@ -11,8 +11,8 @@ use crate::app::cluster::Nics;
 use crate::app::host::HostLayers;
 use crate::app::list::{Drawn, ListUi};
 use crate::app::nics::{NIC_TABLE, NicFig, nic_figure, nic_index};
-use crate::config::Level;
 use crate::format;
+use crate::layers::disks::model::ColKind;
 use crate::layers::nics::bond::{BondRow, SlaveRow};
 use crate::layers::nics::model::{NIC_COLS, NicCol, NicColKind};
 use crate::layers::nics::net_sysfs::OperState;
@@ -32,18 +32,10 @@ fn speed(mbps: Option<u32>) -> String {
 /// %Util coloured by the disks' %util thresholds, trouble when non-zero.
 fn style_of(app: &App, kind: NicColKind, v: Option<f64>) -> Style {
     let t = &app.theme;
-    let th = &app.config.thresholds;
     match (kind, v) {
-        (NicColKind::Util, Some(x)) => level_style(
-            t,
-            if x >= th.util_crit {
-                Level::Crit
-            } else if x >= th.util_warn {
-                Level::Warn
-            } else {
-                Level::Normal
-            },
-        ),
+        (NicColKind::Util, Some(x)) => {
+            level_style(t, app.config.thresholds.level(ColKind::Util, x))
+        }
         (NicColKind::Trouble, Some(x)) if x > 0.0 => t.warn,
         _ => t.base,
     }
