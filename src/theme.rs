@@ -30,35 +30,64 @@ use crate::config::{
     Problem, config_dir, describe, expected, integer, is_path_spec, line_of, parse_document,
 };
 
-/// Styles by what they mean, never by where they are drawn.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Theme {
-    pub name: String,
+/// The theme's roles, each named once: the struct's fields, the names a
+/// theme file sets ([`ROLE_NAMES`]), [`Theme::roles`] and the lookup of a
+/// role by its name all come from the one list.
+macro_rules! roles {
+    ($($(#[$doc:meta])* $role:ident,)*) => {
+        /// Styles by what they mean, never by where they are drawn.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct Theme {
+            pub name: String,
+            $($(#[$doc])* pub $role: Style,)*
+        }
+
+        /// The roles a theme file may set, as its `[styles]` keys.
+        pub const ROLE_NAMES: [&str; ROLES] = [$(stringify!($role)),*];
+        const ROLES: usize = [$(stringify!($role)),*].len();
+
+        impl Theme {
+            /// Every role with its style, in [`ROLE_NAMES`] order.
+            pub fn roles(&self) -> [(&'static str, Style); ROLES] {
+                [$((stringify!($role), self.$role)),*]
+            }
+
+            fn role_mut(&mut self, role: &str) -> Option<&mut Style> {
+                Some(match role {
+                    $(stringify!($role) => &mut self.$role,)*
+                    _ => return None,
+                })
+            }
+        }
+    };
+}
+
+roles! {
     /// Plain text on the screen's background.
-    pub base: Style,
+    base,
     /// Secondary text: units, hints, unknown figures.
-    pub muted: Style,
-    pub border: Style,
+    muted,
+    border,
     /// The border of the focused panel.
-    pub border_focus: Style,
-    pub title: Style,
+    border_focus,
+    title,
     /// Table headers.
-    pub header: Style,
+    header,
     /// The selected row.
-    pub selected: Style,
-    pub ok: Style,
-    pub warn: Style,
-    pub crit: Style,
-    pub accent: Style,
+    selected,
+    ok,
+    warn,
+    crit,
+    accent,
     /// Read-side series in charts and sparklines.
-    pub read: Style,
+    read,
     /// Write-side series.
-    pub write: Style,
-    pub live: Style,
-    pub paused: Style,
-    pub breadcrumb: Style,
+    write,
+    live,
+    paused,
+    breadcrumb,
     /// Keys in the help overlay and the footer.
-    pub key: Style,
+    key,
 }
 
 impl Default for Theme {
@@ -268,74 +297,7 @@ impl Theme {
             .and_then(|name| Theme::builtin(name))
             .unwrap_or_default()
     }
-
-    /// Every role with its style, in [`ROLE_NAMES`] order.
-    pub fn roles(&self) -> [(&'static str, Style); 17] {
-        [
-            ("base", self.base),
-            ("muted", self.muted),
-            ("border", self.border),
-            ("border_focus", self.border_focus),
-            ("title", self.title),
-            ("header", self.header),
-            ("selected", self.selected),
-            ("ok", self.ok),
-            ("warn", self.warn),
-            ("crit", self.crit),
-            ("accent", self.accent),
-            ("read", self.read),
-            ("write", self.write),
-            ("live", self.live),
-            ("paused", self.paused),
-            ("breadcrumb", self.breadcrumb),
-            ("key", self.key),
-        ]
-    }
-
-    fn role_mut(&mut self, role: &str) -> Option<&mut Style> {
-        Some(match role {
-            "base" => &mut self.base,
-            "muted" => &mut self.muted,
-            "border" => &mut self.border,
-            "border_focus" => &mut self.border_focus,
-            "title" => &mut self.title,
-            "header" => &mut self.header,
-            "selected" => &mut self.selected,
-            "ok" => &mut self.ok,
-            "warn" => &mut self.warn,
-            "crit" => &mut self.crit,
-            "accent" => &mut self.accent,
-            "read" => &mut self.read,
-            "write" => &mut self.write,
-            "live" => &mut self.live,
-            "paused" => &mut self.paused,
-            "breadcrumb" => &mut self.breadcrumb,
-            "key" => &mut self.key,
-            _ => return None,
-        })
-    }
 }
-
-/// The roles a theme file may set, as its `[styles]` keys.
-pub const ROLE_NAMES: [&str; 17] = [
-    "base",
-    "muted",
-    "border",
-    "border_focus",
-    "title",
-    "header",
-    "selected",
-    "ok",
-    "warn",
-    "crit",
-    "accent",
-    "read",
-    "write",
-    "live",
-    "paused",
-    "breadcrumb",
-    "key",
-];
 
 const STYLE_KEYS: &str = "fg, bg, bold, dim, italic, underlined, reversed";
 

@@ -42,14 +42,22 @@ pub struct Nfs;
 /// The cluster's page cache table: a row per node, its host figures.
 pub struct CacheNodes;
 
+/// The list of the UI a table keeps its selection and sort in, named once
+/// for reading and for writing.
+macro_rules! kept_in {
+    ($list:ident) => {
+        fn list(ui: &UiState) -> &ListUi {
+            &ui.$list
+        }
+        fn list_mut(ui: &mut UiState) -> &mut ListUi {
+            &mut ui.$list
+        }
+    };
+}
+
 impl Listed for Disks {
     type Row = DiskRow;
-    fn list(ui: &UiState) -> &ListUi {
-        &ui.disks
-    }
-    fn list_mut(ui: &mut UiState) -> &mut ListUi {
-        &mut ui.disks
-    }
+    kept_in!(disks);
     fn rows<'a>(app: &App, host: &'a HostLayers) -> Vec<&'a DiskRow> {
         let Some(tick) = host.disks.tick() else {
             return Vec::new();
@@ -73,12 +81,7 @@ impl Listed for Disks {
 
 impl Listed for Nics {
     type Row = NicRow;
-    fn list(ui: &UiState) -> &ListUi {
-        &ui.nics
-    }
-    fn list_mut(ui: &mut UiState) -> &mut ListUi {
-        &mut ui.nics
-    }
+    kept_in!(nics);
     fn rows<'a>(app: &App, host: &'a HostLayers) -> Vec<&'a NicRow> {
         let Some(tick) = host.nics.tick() else {
             return Vec::new();
@@ -102,12 +105,7 @@ impl Listed for Nics {
 
 impl Listed for Nfs {
     type Row = NfsRow;
-    fn list(ui: &UiState) -> &ListUi {
-        &ui.nfs
-    }
-    fn list_mut(ui: &mut UiState) -> &mut ListUi {
-        &mut ui.nfs
-    }
+    kept_in!(nfs);
     fn rows<'a>(_: &App, host: &'a HostLayers) -> Vec<&'a NfsRow> {
         host.nfs
             .tick()
@@ -134,12 +132,7 @@ impl Listed for Nfs {
 /// and its node is what it is selected by.
 impl Listed for CacheNodes {
     type Row = CacheTick;
-    fn list(ui: &UiState) -> &ListUi {
-        &ui.cache_nodes
-    }
-    fn list_mut(ui: &mut UiState) -> &mut ListUi {
-        &mut ui.cache_nodes
-    }
+    kept_in!(cache_nodes);
     fn rows<'a>(_: &App, host: &'a HostLayers) -> Vec<&'a CacheTick> {
         host.cache.tick().into_iter().collect()
     }

@@ -583,40 +583,42 @@ impl serde::ser::SerializeMap for Fields<'_, '_> {
     }
 }
 
-impl serde::ser::SerializeStruct for Fields<'_, '_> {
-    type Ok = ();
-    type Error = Differs;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Differs> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<(), Differs> {
-        self.done()
-    }
+/// A struct's fields and a struct variant's are the same trait but for its
+/// name: each field is found by its name in the object shape.
+macro_rules! fields_as {
+    ($($trait:ident),*) => {$(
+        impl serde::ser::$trait for Fields<'_, '_> {
+            type Ok = ();
+            type Error = Differs;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), Differs> {
+                self.field(key, value)
+            }
+            fn end(self) -> Result<(), Differs> {
+                self.done()
+            }
+        }
+    )*};
 }
 
-impl serde::ser::SerializeStructVariant for Fields<'_, '_> {
-    type Ok = ();
-    type Error = Differs;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Differs> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<(), Differs> {
-        self.done()
-    }
-}
+fields_as!(SerializeStruct, SerializeStructVariant);
 
 /// A map key as serde_json names it: a string, a char, an integer in
 /// decimal, a bool, a unit variant's name. A float key (which serde_json
 /// writes with its own formatter) and the rest are left to the slower way.
 struct KeyName;
+
+/// serde_json writes an integer key in decimal, whatever its width.
+macro_rules! decimal {
+    ($($method:ident: $t:ty),*) => {$(
+        fn $method(self, v: $t) -> Result<String, Differs> {
+            Ok(v.to_string())
+        }
+    )*};
+}
 
 impl serde::Serializer for KeyName {
     type Ok = String;
@@ -632,36 +634,18 @@ impl serde::Serializer for KeyName {
     fn serialize_bool(self, v: bool) -> Result<String, Differs> {
         Ok(if v { "true" } else { "false" }.to_owned())
     }
-    fn serialize_i8(self, v: i8) -> Result<String, Differs> {
-        Ok(v.to_string())
-    }
-    fn serialize_i16(self, v: i16) -> Result<String, Differs> {
-        Ok(v.to_string())
-    }
-    fn serialize_i32(self, v: i32) -> Result<String, Differs> {
-        Ok(v.to_string())
-    }
-    fn serialize_i64(self, v: i64) -> Result<String, Differs> {
-        Ok(v.to_string())
-    }
-    fn serialize_i128(self, v: i128) -> Result<String, Differs> {
-        Ok(v.to_string())
-    }
-    fn serialize_u8(self, v: u8) -> Result<String, Differs> {
-        Ok(v.to_string())
-    }
-    fn serialize_u16(self, v: u16) -> Result<String, Differs> {
-        Ok(v.to_string())
-    }
-    fn serialize_u32(self, v: u32) -> Result<String, Differs> {
-        Ok(v.to_string())
-    }
-    fn serialize_u64(self, v: u64) -> Result<String, Differs> {
-        Ok(v.to_string())
-    }
-    fn serialize_u128(self, v: u128) -> Result<String, Differs> {
-        Ok(v.to_string())
-    }
+    decimal!(
+        serialize_i8: i8,
+        serialize_i16: i16,
+        serialize_i32: i32,
+        serialize_i64: i64,
+        serialize_i128: i128,
+        serialize_u8: u8,
+        serialize_u16: u16,
+        serialize_u32: u32,
+        serialize_u64: u64,
+        serialize_u128: u128
+    );
     fn serialize_f32(self, _v: f32) -> Result<String, Differs> {
         Err(Differs)
     }

@@ -1,7 +1,7 @@
 //! The page cache panel: the host's cache figures with history, and the
 //! residency of the watched files as fincore shows it; one file's detail.
 
-use super::nfs::with_source_state;
+use super::nfs::source_framed;
 use super::panel_block;
 use super::table::{self, Col, Item, Table, TableRow};
 use super::widgets::{Series, TimeAxis};
@@ -81,14 +81,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         return draw_nodes(f, app, area);
     }
     let t = &app.theme;
-    let block = with_source_state(
-        panel_block(" Page cache · /proc/meminfo, /proc/vmstat ", t, true),
-        &app.host().cache,
-        "page cache",
-        t,
-    );
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let title = " Page cache · /proc/meminfo, /proc/vmstat ";
+    let inner = source_framed(f, area, title, (&app.host().cache, "page cache"), t);
     let Some(tick) = app.host().cache.tick() else {
         super::waiting(f, &app.theme, inner);
         return Drawn::default();
@@ -381,14 +375,7 @@ pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
         title.push_str(&format!(" · {}", m.label()));
     }
     title.push(' ');
-    let block = with_source_state(
-        panel_block(title, t, true),
-        &app.host().cache,
-        "page cache",
-        t,
-    );
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = source_framed(f, area, title, (&app.host().cache, "page cache"), t);
     let Some(row) = row else {
         super::say(f, inner, "this file is no longer watched", t.warn);
         return;

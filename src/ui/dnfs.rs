@@ -399,12 +399,17 @@ fn instance_lines(t: &Theme, tk: &DnfsTick, ui: &DnfsUi, current: bool) -> Vec<L
     lines
 }
 
+/// A span a column, each in `style`: a narrow screen drops the last
+/// columns whole.
+fn columns<const N: usize>(texts: [String; N], style: Style) -> Vec<Span<'static>> {
+    texts.into_iter().map(|x| Span::styled(x, style)).collect()
+}
+
 fn server_lines(t: &Theme, tk: &DnfsTick, inst: u32, ui: &DnfsUi) -> Vec<Line<'static>> {
     let servers: Vec<&ServerFigures> = tk.servers.iter().filter(|s| s.inst_id == inst).collect();
     let nw = widest(servers.iter().map(|s| s.name.as_str()), 6);
     let dw = widest(servers.iter().map(|s| s.dirname.as_str()), 6);
-    // a span a column: a narrow screen drops the last columns whole
-    let mut lines = vec![Line::from(
+    let mut lines = vec![Line::from(columns(
         [
             format!("{:<nw$}", "Server"),
             format!(" {:<dw$}", "Export"),
@@ -413,17 +418,15 @@ fn server_lines(t: &Theme, tk: &DnfsTick, inst: u32, ui: &DnfsUi) -> Vec<Line<'s
             format!(" {:>6}", "files"),
             format!(" {:>W$}", "sends/s"),
             format!(" {:>W$}", "recvs/s"),
-        ]
-        .into_iter()
-        .map(|h| Span::styled(h, t.header))
-        .collect::<Vec<_>>(),
-    )];
+        ],
+        t.header,
+    ))];
     for (k, s) in servers.iter().enumerate() {
         let mut spans = vec![Span::styled(
             format!("{:<nw$}", s.name),
             row_style(t, k == ui.selected),
         )];
-        spans.extend(
+        spans.extend(columns(
             [
                 format!(" {:<dw$}", s.dirname),
                 format!(
@@ -434,10 +437,9 @@ fn server_lines(t: &Theme, tk: &DnfsTick, inst: u32, ui: &DnfsUi) -> Vec<Line<'s
                 format!(" {:>6}", s.files),
                 fig(s.sends_per_s),
                 fig(s.recvs_per_s),
-            ]
-            .into_iter()
-            .map(|x| Span::styled(x, t.base)),
-        );
+            ],
+            t.base,
+        ));
         lines.push(Line::from(spans));
     }
     if servers.is_empty() {
@@ -477,8 +479,7 @@ fn channel_lines(t: &Theme, tk: &DnfsTick, inst: u32, svr: u64, ui: &DnfsUi) -> 
             t.accent,
         )));
     }
-    // a span a column: a narrow screen drops the last columns whole
-    lines.push(Line::from(
+    lines.push(Line::from(columns(
         [
             format!("{:<9}", "PNUM/CH"),
             format!(" {:<16}", "Path"),
@@ -486,17 +487,15 @@ fn channel_lines(t: &Theme, tk: &DnfsTick, inst: u32, svr: u64, ui: &DnfsUi) -> 
             format!(" {:>W$}", "sends/s"),
             format!(" {:>W$}", "recvs/s"),
             format!(" {:>10}", "reconnects"),
-        ]
-        .into_iter()
-        .map(|h| Span::styled(h, t.header))
-        .collect::<Vec<_>>(),
-    ));
+        ],
+        t.header,
+    )));
     for (k, c) in channels_of(tk, inst, svr).iter().enumerate() {
         let mut spans = vec![Span::styled(
             format!("{:<9}", format!("{}/{}", c.row.pnum, c.row.ch_id)),
             row_style(t, k == ui.selected),
         )];
-        spans.extend(
+        spans.extend(columns(
             [
                 format!(" {:<16}", c.row.path),
                 format!(" {:<16}", c.row.local.as_deref().unwrap_or(format::UNKNOWN)),
@@ -508,10 +507,9 @@ fn channel_lines(t: &Theme, tk: &DnfsTick, inst: u32, svr: u64, ui: &DnfsUi) -> 
                         .reconnects
                         .map_or(format::UNKNOWN.to_string(), |r| r.to_string())
                 ),
-            ]
-            .into_iter()
-            .map(|x| Span::styled(x, t.base)),
-        );
+            ],
+            t.base,
+        ));
         lines.push(Line::from(spans));
     }
     lines

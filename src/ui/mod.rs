@@ -557,6 +557,13 @@ pub(crate) fn waiting(f: &mut Frame, theme: &crate::theme::Theme, area: Rect) {
     say(f, area, "waiting for the second sample…", theme.muted);
 }
 
+/// A detail opened on `name` whose row its source no longer has: its
+/// frame, and `why` it shows nothing.
+pub(crate) fn gone(f: &mut Frame, area: Rect, name: &str, why: &str, t: &crate::theme::Theme) {
+    let inner = framed(f, area, format!(" {name} "), t, true);
+    say(f, inner, why, t.warn);
+}
+
 /// `text` in `style` at the top of `area`, cut where it ends.
 pub(crate) fn say<'a>(f: &mut Frame, area: Rect, text: impl Into<Cow<'a, str>>, style: Style) {
     f.render_widget(Paragraph::new(Span::styled(text, style)), area);

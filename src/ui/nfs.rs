@@ -8,7 +8,7 @@ use crate::app::App;
 use crate::app::cluster::Nfs;
 use crate::app::list::Drawn;
 use crate::app::nfs::{NFS_TABLE, NfsFig, nfs_figure};
-use crate::config::Level;
+use crate::layers::disks::model::ColKind;
 use crate::layers::nfs::model::{NFS_OP_COLS, NfsColKind, NfsOpCol};
 use crate::layers::nfs::tick::{NfsOpRow, NfsRow, mount_label};
 use crate::theme::Theme;
@@ -23,17 +23,7 @@ fn style_of(app: &App, kind: NfsColKind, v: Option<f64>) -> Style {
     let t = &app.theme;
     match (kind, v) {
         (NfsColKind::Latency, Some(x)) => {
-            let th = &app.config.thresholds;
-            super::level_style(
-                t,
-                if x >= th.await_crit_ms {
-                    Level::Crit
-                } else if x >= th.await_warn_ms {
-                    Level::Warn
-                } else {
-                    Level::Normal
-                },
-            )
+            super::level_style(t, app.config.thresholds.level(ColKind::Await, x))
         }
         _ => t.base,
     }
@@ -63,6 +53,21 @@ pub(crate) fn with_source_state<'a, T: Clone>(
     } else {
         block
     }
+}
+
+/// A frame of the focused panel or detail, [`with_source_state`] at its
+/// bottom; the room inside it.
+pub(crate) fn source_framed<'a, T: Clone>(
+    f: &mut Frame,
+    area: Rect,
+    title: impl Into<Line<'a>>,
+    (layer, what): (&crate::app::layer::Layer<T>, &str),
+    t: &Theme,
+) -> Rect {
+    let block = with_source_state(panel_block(title, t, true), layer, what, t);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    inner
 }
 
 /// A mount: its export, where it is mounted and nfsiostat's figures.
@@ -204,12 +209,12 @@ fn draw_mount_charts(f: &mut Frame, app: &App, area: Rect, key: &str, row: &NfsR
 pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
     let t = &app.theme;
     let Some(row) = app.nfs_row(key) else {
-        let inner = super::framed(f, area, format!(" {key} "), t, true);
-        super::say(
+        super::gone(
             f,
-            inner,
+            area,
+            key,
             "this mount is gone from /proc/self/mountstats",
-            t.warn,
+            t,
         );
         return Drawn::default();
     };
@@ -218,14 +223,7 @@ pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
     parts.extend(row.proto.clone());
     parts.push(format!("mounted {}", crate::format::duration_s(row.age_s)));
     let title = super::title_of(&parts, area.width);
-    let block = with_source_state(
-        panel_block(title, t, true),
-        &app.host().nfs,
-        "mountstats",
-        t,
-    );
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = source_framed(f, area, title, (&app.host().nfs, "mountstats"), t);
 
     let ops = app.nfs_ops(key);
     let ops_height = (ops.len() as u16 + 3).min(inner.height / 2).max(4);

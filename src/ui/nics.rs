@@ -2,7 +2,7 @@
 //! and one interface's detail: its charts, its figures now, its link and,
 //! for a bond, its slaves.
 
-use super::nfs::with_source_state;
+use super::nfs::source_framed;
 use super::table::{self, Col, Item, Table, TableRow};
 use super::widgets::{Series, TimeAxis};
 use super::{level_style, panel_block};
@@ -11,8 +11,8 @@ use crate::app::cluster::Nics;
 use crate::app::host::HostLayers;
 use crate::app::list::{Drawn, ListUi};
 use crate::app::nics::{NIC_TABLE, NicFig, nic_figure, nic_index};
-use crate::config::Level;
 use crate::format;
+use crate::layers::disks::model::ColKind;
 use crate::layers::nics::bond::{BondRow, SlaveRow};
 use crate::layers::nics::model::{NIC_COLS, NicCol, NicColKind};
 use crate::layers::nics::net_sysfs::OperState;
@@ -32,18 +32,10 @@ fn speed(mbps: Option<u32>) -> String {
 /// %Util coloured by the disks' %util thresholds, trouble when non-zero.
 fn style_of(app: &App, kind: NicColKind, v: Option<f64>) -> Style {
     let t = &app.theme;
-    let th = &app.config.thresholds;
     match (kind, v) {
-        (NicColKind::Util, Some(x)) => level_style(
-            t,
-            if x >= th.util_crit {
-                Level::Crit
-            } else if x >= th.util_warn {
-                Level::Warn
-            } else {
-                Level::Normal
-            },
-        ),
+        (NicColKind::Util, Some(x)) => {
+            level_style(t, app.config.thresholds.level(ColKind::Util, x))
+        }
         (NicColKind::Trouble, Some(x)) if x > 0.0 => t.warn,
         _ => t.base,
     }
@@ -225,12 +217,12 @@ fn link_facts(r: &NicRow) -> Vec<(&'static str, String)> {
 pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
     let t = &app.theme;
     let Some(row) = app.nic_row(name) else {
-        let inner = super::framed(f, area, format!(" {name} "), t, true);
-        super::say(
+        super::gone(
             f,
-            inner,
+            area,
+            name,
             "this interface is gone from /proc/net/dev",
-            t.warn,
+            t,
         );
         return Drawn::default();
     };
@@ -239,9 +231,7 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
         " {name} · {} · {} {} · {} ",
         facts[0].1, facts[2].1, facts[3].1, facts[1].1
     );
-    let block = with_source_state(panel_block(title, t, true), &app.host().nics, "net", t);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = source_framed(f, area, title, (&app.host().nics, "net"), t);
     let bond = app.bond(name);
     let bond_h = bond.map_or(0, |b| {
         (b.slaves.len() + b.warnings.len() + 4).min(inner.height as usize / 2) as u16

@@ -8,9 +8,11 @@ use crate::app::App;
 use crate::app::state::{TOTAL_ENTITY, history_index};
 use crate::config::Units;
 use crate::format;
+use crate::layers::cache::model::CacheTick;
 use crate::layers::disks::model::{ColKind, DiskCol};
 use crate::layers::disks::tick::DiskRow;
 use crate::layers::nfs::tick::mount_label;
+use crate::layers::nics::tick::NicTick;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -59,9 +61,15 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     draw_disks(f, app, disks);
     let [cache, nfs] =
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(side);
-    draw_cache(f, app, cache);
-    draw_nfs(f, app, nfs);
-    draw_wire(f, app, wire);
+    let h = app.host();
+    let title = (" Page cache ", "page cache");
+    host_box(f, app, cache, title, &h.cache, |k, _| cache_lines(app, k));
+    let title = (" Kernel NFS client ", "mountstats");
+    host_box(f, app, nfs, title, &h.nfs, |_, inner| nfs_lines(app, inner));
+    let title = (" Wire · NICs and bonds ", "net");
+    host_box(f, app, wire, title, &h.nics, |k, inner| {
+        wire_lines(app, k, inner)
+    });
     draw_storage(f, app, storage);
 }
 
@@ -179,16 +187,17 @@ fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
     }
 }
 
-/// A layer's box: its frame, and the room inside when the layer has
-/// figures; else its error, or its waiting state, in that room.
-fn host_box<T: Clone>(
+/// A layer's box: its frame and, when the layer has figures, the lines
+/// `body` makes of its newest tick for the room inside; else its error,
+/// or its waiting state, in that room.
+fn host_box<'a, T: Clone>(
     f: &mut Frame,
     app: &App,
     area: Rect,
-    title: &str,
+    (title, what): (&str, &str),
     layer: &crate::app::layer::Layer<T>,
-    what: &str,
-) -> Option<Rect> {
+    body: impl FnOnce(&T, Rect) -> Vec<Line<'a>>,
+) {
     let t = &app.theme;
     let inner = super::framed(f, area, title, t, false);
     if let Some(err) = layer.shown_error() {
@@ -197,29 +206,18 @@ fn host_box<T: Clone>(
                 .wrap(Wrap { trim: true }),
             inner,
         );
-        return None;
+        return;
     }
-    if layer.tick().is_none() {
-        super::waiting(f, t, inner);
-        return None;
+    match layer.tick() {
+        Some(tick) => f.render_widget(Paragraph::new(body(tick, inner)), inner),
+        None => super::waiting(f, t, inner),
     }
-    Some(inner)
 }
 
-fn draw_cache(f: &mut Frame, app: &App, area: Rect) {
+fn cache_lines<'a>(app: &App, tick: &CacheTick) -> Vec<Line<'a>> {
     let t = &app.theme;
-    let Some(inner) = host_box(
-        f,
-        app,
-        area,
-        " Page cache ",
-        &app.host().cache,
-        "page cache",
-    ) else {
-        return;
-    };
     let Some(figs) = super::cache::summary(app) else {
-        return;
+        return Vec::new();
     };
     let mut lines: Vec<Line> = figs
         .iter()
@@ -230,7 +228,7 @@ fn draw_cache(f: &mut Frame, app: &App, area: Rect) {
             ])
         })
         .collect();
-    if let Some(tick) = app.host().cache.tick().filter(|k| !k.files.is_empty()) {
+    if !tick.files.is_empty() {
         let res = tick
             .total
             .as_ref()
@@ -245,25 +243,14 @@ fn draw_cache(f: &mut Frame, app: &App, area: Rect) {
             ),
         ]));
     }
-    f.render_widget(Paragraph::new(lines), inner);
+    lines
 }
 
-fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
+fn nfs_lines<'a>(app: &App, inner: Rect) -> Vec<Line<'a>> {
     let t = &app.theme;
-    let Some(inner) = host_box(
-        f,
-        app,
-        area,
-        " Kernel NFS client ",
-        &app.host().nfs,
-        "mountstats",
-    ) else {
-        return;
-    };
     let rows = app.nfs_rows();
     if rows.is_empty() {
-        super::say(f, inner, "no NFS mounts", t.muted);
-        return;
+        return vec![Line::from(Span::styled("no NFS mounts", t.muted))];
     }
     use crate::app::nfs::{NfsFig, nfs_figure};
     use crate::layers::nfs::model::{NfsMountCol, NfsOpCol};
@@ -294,27 +281,14 @@ fn draw_nfs(f: &mut Frame, app: &App, area: Rect) {
         }
         lines.push(Line::from(spans));
     }
-    f.render_widget(Paragraph::new(lines), inner);
+    lines
 }
 
 /// The wire: what the physical interfaces carry, then each bond (its
 /// warnings first) and the busiest interfaces.
-fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
+fn wire_lines<'a>(app: &App, tick: &NicTick, inner: Rect) -> Vec<Line<'a>> {
     use crate::layers::nics::model::NicCol;
     let t = &app.theme;
-    let Some(inner) = host_box(
-        f,
-        app,
-        area,
-        " Wire · NICs and bonds ",
-        &app.host().nics,
-        "net",
-    ) else {
-        return;
-    };
-    let Some(tick) = app.host().nics.tick() else {
-        return;
-    };
     let get = |r: Option<&crate::layers::nics::model::NicRates>, c| r.and_then(|r| r.get(c));
     let mb = |v: Option<f64>| format::fit(v.map(|x| x / 1024.0), 8, 1);
     let pk = |v: Option<f64>| format::fit(v, 8, 0);
@@ -387,7 +361,7 @@ fn draw_wire(f: &mut Frame, app: &App, area: Rect) {
             Span::styled(format::fit(get(rates, NicCol::Util), 6, 1), t.base),
         ]));
     }
-    f.render_widget(Paragraph::new(lines), inner);
+    lines
 }
 
 /// Under the totals: what they count, or the lines of /proc/diskstats
@@ -499,6 +473,17 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     }
 }
 
+/// A line of the host's totals: its label, its value, and its history in
+/// the rest, in the same columns on every line.
+fn total_parts(line: Rect) -> [Rect; 3] {
+    Layout::horizontal([
+        Constraint::Length(11),
+        Constraint::Length(10),
+        Constraint::Min(0),
+    ])
+    .areas(line)
+}
+
 /// One figure of the host's totals: its label, its value coloured by its
 /// threshold, and its history.
 fn draw_total(
@@ -511,12 +496,7 @@ fn draw_total(
     style: Style,
 ) {
     let t = &app.theme;
-    let [l, v, s] = Layout::horizontal([
-        Constraint::Length(11),
-        Constraint::Length(10),
-        Constraint::Min(0),
-    ])
-    .areas(line);
+    let [l, v, s] = total_parts(line);
     let vstyle = level_style(
         t,
         app.config
@@ -549,12 +529,7 @@ fn draw_total(
 /// The busiest device: its %util, its name, and the busiest %util's history.
 fn draw_busiest(f: &mut Frame, app: &App, line: Rect, busiest: Option<&(String, f64)>) {
     let t = &app.theme;
-    let [l, v, s] = Layout::horizontal([
-        Constraint::Length(11),
-        Constraint::Length(10),
-        Constraint::Min(0),
-    ])
-    .areas(line);
+    let [l, v, s] = total_parts(line);
     super::say(f, l, "busiest", t.muted);
     match busiest {
         Some((name, util)) => {
