@@ -7,6 +7,7 @@ use crate::app::input::{NodeInput, on_host};
 use crate::app::session::Request;
 use crate::app::{App, Input};
 use crate::core::clock::now_ms;
+use crate::core::error::SampleError;
 use crate::core::rootfs::{RemoteFiles, RootFs};
 use crate::event_loop::{self, Feed};
 use crate::layers::cache::source::CacheSource;
@@ -48,9 +49,9 @@ type Read = Box<dyn FnMut(i64) -> Input + Send>;
 
 fn reader<S: Sampler>(
     mut source: S,
-    wrap: impl Fn(Result<S::Sample, String>) -> Input + Send + 'static,
+    wrap: impl Fn(Result<S::Sample, SampleError>) -> Input + Send + 'static,
 ) -> Read {
-    Box::new(move |wall_ms| wrap(source.sample(wall_ms).map_err(|e| e.to_string())))
+    Box::new(move |wall_ms| wrap(source.sample(wall_ms).map_err(SampleError::from)))
 }
 
 /// A database node's four host layers, read by the same sources as this
@@ -81,7 +82,7 @@ impl NodeSources {
     /// The four layers' samples of one frame, at its time of receipt.
     fn read(&mut self, frame: NodeFrame) -> [NodeInput; 4] {
         let (rejected, wall_ms) = frame.put(&self.files);
-        let err = |e: crate::core::error::SourceError| e.to_string();
+        let err = SampleError::from;
         let mut disks = self.disks.sample(wall_ms).map_err(err);
         // The frame's own unreadable lines show with the disks'.
         if let Ok(d) = disks.as_mut() {
@@ -252,11 +253,11 @@ fn read_all(
 }
 
 /// What a layer whose sampler ended says.
-fn sampler_ended(layer: LayerId, how: &str) -> String {
-    format!(
-        "the {} sampler {how}; restart strata to sample it again",
-        layer.def().noun
-    )
+fn sampler_ended(layer: LayerId, how: &str) -> SampleError {
+    SampleError::Ended {
+        sampler: layer.def().noun.to_string(),
+        how: how.to_string(),
+    }
 }
 
 /// Runs the screen until the user quits. The terminal is restored on every
@@ -668,6 +669,74 @@ mod tests {
             rejected: Vec::new(),
             wall_ms,
         })
+    }
+
+    /// A node's layer whose file its frame lacks fails with the read's
+    /// kind and text kept, as this machine's would: typed up to the app.
+    #[test]
+    fn a_nodes_layer_fails_with_the_typed_read_error() {
+        let mut sources = NodeSources::new(Vec::new());
+        let [disks, nfs, cache, nics] = sources.read(*frame("10.00 1.00", 1_000));
+        assert!(matches!(cache, NodeInput::Cache(Ok(_))), "{cache:?}");
+        let missing = |path: &str| SampleError::Io {
+            path: path.into(),
+            kind: "NotFound".into(),
+            message: "not in the host's last frame from its sampler".into(),
+        };
+        for (input, path) in [
+            (disks, "/proc/diskstats"),
+            (nfs, "/proc/self/mountstats"),
+            (nics, "/proc/net/dev"),
+        ] {
+            let (NodeInput::Disks(Err(e)) | NodeInput::Nfs(Err(e)) | NodeInput::Nics(Err(e))) =
+                input
+            else {
+                panic!("{path}: {input:?}");
+            };
+            assert_eq!(e, missing(path));
+            assert_eq!(e.io_kind(), Some(std::io::ErrorKind::NotFound));
+            assert_eq!(
+                e.to_string(),
+                format!("cannot read {path}: not in the host's last frame from its sampler")
+            );
+        }
+    }
+
+    /// A reader that panics turns its layer stale with why, typed, in the
+    /// words the screen showed before errors were typed; on the node this
+    /// machine is (`--node local`), as that node's input.
+    #[test]
+    fn a_panicking_reader_says_its_sampler_ended() {
+        let ended = SampleError::Ended {
+            sampler: "disk".into(),
+            how: "panicked".into(),
+        };
+        assert_eq!(
+            ended.to_string(),
+            "the disk sampler panicked; restart strata to sample it again"
+        );
+        let boom: Read = Box::new(|_| panic!("a reader's bug"));
+        let (kept, inputs) = read_all(vec![(LayerId::Disks, boom)], None);
+        assert!(kept.is_empty());
+        let [Input::Disks(Err(e))] = &inputs[..] else {
+            panic!("{inputs:?}");
+        };
+        assert_eq!(*e, ended);
+        let boom: Read = Box::new(|_| panic!("a reader's bug"));
+        let (_, inputs) = read_all(vec![(LayerId::Nics, boom)], Some(2));
+        let [
+            Input::Node {
+                node: 2,
+                input: NodeInput::Nics(Err(e)),
+            },
+        ] = &inputs[..]
+        else {
+            panic!("{inputs:?}");
+        };
+        assert_eq!(
+            e.to_string(),
+            "the NIC sampler panicked; restart strata to sample it again"
+        );
     }
 
     #[tokio::test]

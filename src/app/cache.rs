@@ -3,6 +3,7 @@
 
 use super::host::HostLayers;
 use super::state::App;
+use crate::core::error::SampleError;
 use crate::layers::cache::model::{CACHE_COLS, CacheCol, FILE_COLS, FileCol, FileRow};
 use crate::layers::cache::source::CacheSample;
 
@@ -103,7 +104,7 @@ impl HostLayers {
                 );
             });
     }
-    pub fn cache_failed(&mut self, error: String) {
+    pub fn cache_failed(&mut self, error: SampleError) {
         self.cache.failed(error);
     }
 }

@@ -9,6 +9,7 @@ use super::layer::Layer;
 use super::nfs::NFS_HISTORY;
 use super::nics::NIC_HISTORY;
 use super::state::{App, DISK_HISTORY, push_disk_history};
+use crate::core::error::SampleError;
 use crate::layers::cache::model::{CacheBaseline, CacheTick};
 use crate::layers::disks::source::DiskSample;
 use crate::layers::disks::tick::{Baseline, DiskTick};
@@ -81,7 +82,7 @@ impl HostLayers {
         }
     }
 
-    pub fn disks_failed(&mut self, error: String) {
+    pub fn disks_failed(&mut self, error: SampleError) {
         self.disks.failed(error);
     }
 

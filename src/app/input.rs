@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::cells::CellRestate;
 use super::state::App;
+use crate::core::error::SampleError;
 use crate::core::host::SelfUsage;
 use crate::layers::LayerId;
 use crate::layers::cache::source::CacheSample;
@@ -20,11 +21,13 @@ use crate::remote::HostStatus;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Input {
-    /// A layer's sample, or why there is none (the error as the user reads it).
-    Disks(Result<DiskSample, String>),
-    Nfs(Result<NfsSample, String>),
-    Cache(Result<CacheSample, String>),
-    Nics(Result<NicSample, String>),
+    /// A layer's sample, or why there is none (the screen shows the
+    /// error's Display; a recording made before errors were typed holds
+    /// its text, read as [`SampleError::Text`]).
+    Disks(Result<DiskSample, SampleError>),
+    Nfs(Result<NfsSample, SampleError>),
+    Cache(Result<CacheSample, SampleError>),
+    Nics(Result<NicSample, SampleError>),
     Cell(CellEvent),
     /// A database's connection state or its gv$dnfs_* reading.
     Db(DbEvent),
@@ -70,10 +73,10 @@ pub enum Input {
 /// their own, which a seek keeps).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum NodeInput {
-    Disks(Result<DiskSample, String>),
-    Nfs(Result<NfsSample, String>),
-    Cache(Result<CacheSample, String>),
-    Nics(Result<NicSample, String>),
+    Disks(Result<DiskSample, SampleError>),
+    Nfs(Result<NfsSample, SampleError>),
+    Cache(Result<CacheSample, SampleError>),
+    Nics(Result<NicSample, SampleError>),
     Stderr(String),
 }
 
@@ -209,7 +212,7 @@ impl Input {
     /// failures are events of their own (a cell's, a database's).
     /// `node` is the node this machine is (`--node local`) when there are
     /// nodes: its layers are that node's, not `App.local`'s.
-    pub fn failed(layer: LayerId, why: String, node: Option<usize>) -> Option<Input> {
+    pub fn failed(layer: LayerId, why: SampleError, node: Option<usize>) -> Option<Input> {
         Some(match layer {
             LayerId::Disks => on_host(node, Input::Disks, NodeInput::Disks)(Err(why)),
             LayerId::Nfs => on_host(node, Input::Nfs, NodeInput::Nfs)(Err(why)),

@@ -2,6 +2,7 @@
 //! keeps it: the newest figures, their history, the source's last error,
 //! and what stays on screen while the user has paused.
 
+use crate::core::error::SampleError;
 use crate::store::{SourceHistory, Window};
 
 /// A layer whose figures arrive as ticks of type `T`.
@@ -11,7 +12,7 @@ pub struct Layer<T> {
     /// The newest figures.
     pub latest: Option<T>,
     /// The source's last error, cleared by its next good sample.
-    pub error: Option<String>,
+    pub error: Option<SampleError>,
     /// Lines the newest sample skipped, as the user should see them.
     pub rejected: Vec<String>,
     frozen: Option<Snapshot<T>>,
@@ -24,7 +25,7 @@ struct Snapshot<T> {
     /// Copies of the series on screen, cut at the pause: the live history
     /// goes on evicting its oldest values, these do not.
     history: SourceHistory,
-    error: Option<String>,
+    error: Option<SampleError>,
     rejected: Vec<String>,
 }
 
@@ -50,7 +51,7 @@ impl<T: Clone> Layer<T> {
         }
     }
 
-    pub fn failed(&mut self, error: String) {
+    pub fn failed(&mut self, error: SampleError) {
         self.error = Some(error);
     }
 
@@ -110,11 +111,11 @@ impl<T: Clone> Layer<T> {
         }
     }
 
-    /// The source's error as the screen shows it.
-    pub fn shown_error(&self) -> Option<&str> {
+    /// The source's error on screen (which shows its Display).
+    pub fn shown_error(&self) -> Option<&SampleError> {
         match &self.frozen {
-            Some(f) => f.error.as_deref(),
-            None => self.error.as_deref(),
+            Some(f) => f.error.as_ref(),
+            None => self.error.as_ref(),
         }
     }
 
@@ -188,6 +189,6 @@ mod tests {
         l.thaw();
         assert_eq!(l.tick(), Some(&9));
         assert_eq!(l.series("a", 0, 10), vec![6.0, 7.0, 8.0, 9.0]);
-        assert_eq!(l.shown_error(), Some("gone"));
+        assert_eq!(l.shown_error(), Some(&SampleError::from("gone")));
     }
 }

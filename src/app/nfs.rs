@@ -2,6 +2,7 @@
 
 use super::host::HostLayers;
 use super::state::App;
+use crate::core::error::SampleError;
 use crate::layers::nfs::model::{NFS_OP_COLS, NfsMountCol, NfsOpCol};
 use crate::layers::nfs::source::NfsSample;
 use crate::layers::nfs::tick::{NfsOpRow, NfsRow};
@@ -92,7 +93,7 @@ impl HostLayers {
                 .push(tick.wall_ms, rows.iter().map(|(n, v)| (*n, &v[..])));
         });
     }
-    pub fn nfs_failed(&mut self, error: String) {
+    pub fn nfs_failed(&mut self, error: SampleError) {
         self.nfs.failed(error);
     }
 }

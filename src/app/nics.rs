@@ -3,6 +3,7 @@
 
 use super::host::HostLayers;
 use super::state::App;
+use crate::core::error::SampleError;
 use crate::layers::nics::bond::BondRow;
 use crate::layers::nics::model::{NicCol, NicRates};
 use crate::layers::nics::source::{NicKind, NicSample};
@@ -125,7 +126,7 @@ impl HostLayers {
                 );
             });
     }
-    pub fn nics_failed(&mut self, error: String) {
+    pub fn nics_failed(&mut self, error: SampleError) {
         self.nics.failed(error);
     }
 }

@@ -10,6 +10,7 @@ use crate::app::cells::Cells;
 use crate::app::dnfs::Dnfs;
 use crate::app::input::NodeInput;
 use crate::cli::BatchPanel;
+use crate::core::error::SampleError;
 use crate::layers::cache::model::{CacheBaseline, CacheTick};
 use crate::layers::disks::tick::{Baseline, DiskTick};
 use crate::layers::dnfs::source::{DbEvent, DbStatus};
@@ -269,7 +270,7 @@ struct Ask {
 /// one and stays.
 macro_rules! host_step {
     ($name:ident, $sample:ty, $panel:ident, $step:ident) => {
-        fn $name(&mut self, r: Result<$sample, String>, ask: Ask) -> Option<Step> {
+        fn $name(&mut self, r: Result<$sample, SampleError>, ask: Ask) -> Option<Step> {
             if ask.only.is_some_and(|o| o != BatchPanel::$panel) {
                 return None;
             }
@@ -287,7 +288,7 @@ macro_rules! host_step {
                     }
                     Some(Step::$step(t))
                 }
-                Err(text) => Some(note(text)),
+                Err(e) => Some(note(e.to_string())),
             }
         }
     };
