@@ -15,6 +15,7 @@ use crate::layers::disks::model::DISK_COLS;
 use crate::layers::disks::tick::DiskRow;
 use crate::layers::nfs::tick::NfsRow;
 use crate::layers::nics::tick::NicRow;
+use std::borrow::Cow;
 
 /// What a layer's table lists of a host and how it sorts and selects.
 pub trait Listed {
@@ -212,10 +213,12 @@ impl App {
 
     /// What a row is selected by: its own key, and in the cluster's table
     /// its node's label before it.
-    pub fn row_key<L: Listed>(&self, node: Option<usize>, row: &L::Row) -> String {
+    pub fn row_key<'r, L: Listed>(&self, node: Option<usize>, row: &'r L::Row) -> Cow<'r, str> {
+        // a host's own row is keyed by its own name, borrowed: a string
+        // per row and frame was 100k of them with 100k devices
         node.map_or_else(
-            || L::key(row).to_string(),
-            |i| self.cluster_key(i, L::key(row)),
+            || Cow::Borrowed(L::key(row)),
+            |i| Cow::Owned(self.cluster_key(i, L::key(row))),
         )
     }
 
@@ -249,7 +252,9 @@ impl App {
         }
         let i = self.selected_in::<L>(&rows) as isize;
         let j = i.saturating_add(delta).clamp(0, rows.len() as isize - 1) as usize;
-        let key = rows.get(j).map(|(n, r)| self.row_key::<L>(*n, r));
+        let key = rows
+            .get(j)
+            .map(|(n, r)| self.row_key::<L>(*n, r).into_owned());
         L::list_mut(&mut self.ui).selected = key;
     }
 

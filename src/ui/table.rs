@@ -12,6 +12,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Row, Table as Widget, TableState};
+use std::borrow::Cow;
 
 /// Width of a figure column: the widest figures fit in 8.
 pub(crate) const FIG_WIDTH: u16 = 8;
@@ -21,6 +22,8 @@ pub(crate) struct Col {
     pub header: String,
     pub width: u16,
     pub figure: bool,
+    /// Takes the room the other columns leave, `width` at least.
+    pub fill: bool,
 }
 
 impl Col {
@@ -29,6 +32,24 @@ impl Col {
             header: header.into(),
             width,
             figure: false,
+            fill: false,
+        }
+    }
+
+    /// A text column that takes the room the others leave: a name that
+    /// pushes the figures to the right edge of a box.
+    pub fn filling(header: impl Into<String>, width: u16) -> Col {
+        Col {
+            fill: true,
+            ..Col::text(header, width)
+        }
+    }
+
+    fn constraint(&self) -> Constraint {
+        if self.fill {
+            Constraint::Min(self.width)
+        } else {
+            Constraint::Length(self.width)
         }
     }
 
@@ -50,6 +71,7 @@ impl Col {
             header,
             width,
             figure: true,
+            fill: false,
         }
     }
 }
@@ -163,7 +185,7 @@ pub(crate) fn items<'a, R>(rows: &[&'a R], app: &'a App) -> Vec<Item<'a, R>> {
 /// led by its node's label and selected by node and key.
 pub(crate) struct OnNode<'a, R> {
     pub node: Option<&'a str>,
-    pub key: String,
+    pub key: Cow<'a, str>,
     pub row: R,
 }
 
@@ -322,9 +344,9 @@ impl<'a> Table<'a> {
     /// of the sort column (the list sorts on its figure columns). The
     /// first `frozen` columns always show; when the others do not all
     /// fit, they scroll sideways from the list's `col_offset` (h/l) and
-    /// the bottom line says which of them are shown (counted as the
-    /// disks table counts its figures), so a column is never squeezed
-    /// and a figure never cut.
+    /// the bottom line says which of them are shown (counted among the
+    /// scrolled columns), before the legend's clauses that fit, so a
+    /// column is never squeezed and a figure never cut.
     pub fn draw<R: TableRow>(&self, f: &mut Frame, area: Rect, t: &Theme, rows: &[R]) -> Drawn {
         let cols = &self.cols;
         let list = self.list;
@@ -400,7 +422,7 @@ impl<'a> Table<'a> {
             .iter()
             .enumerate()
             .filter(|(j, _)| keep(*j))
-            .map(|(_, c)| Constraint::Length(c.width))
+            .map(|(_, c)| c.constraint())
             .collect();
         let shown = (n > 0).then(|| selected - first);
         render(f, area, t, (header, body, widths), shown);
@@ -435,6 +457,6 @@ pub(crate) fn plain<R: TableRow>(f: &mut Frame, area: Rect, t: &Theme, cols: &[C
         .take(visible)
         .map(|r| Row::new(cells(cols, r, t)))
         .collect();
-    let widths = cols.iter().map(|c| Constraint::Length(c.width)).collect();
+    let widths = cols.iter().map(Col::constraint).collect();
     render(f, area, t, (header, body, widths), None);
 }
