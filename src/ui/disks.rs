@@ -13,10 +13,8 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Row};
+use ratatui::widgets::{Block, Cell};
 
-/// Width of a figure column: iostat's widest figures fit in 8.
-const COL_WIDTH: u16 = 8;
 const CLASS_WIDTH: u16 = 5;
 
 /// The disks panel's frame: what is shown and how it is sorted and
@@ -126,21 +124,6 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         .draw(f, inner, &app.theme, &rows)
 }
 
-/// A device's row in a table that neither scrolls nor selects (the
-/// overview's busiest devices).
-pub(crate) fn device_row<'a>(item: &'a DeviceItem) -> Row<'a> {
-    let t = &item.app.theme;
-    let figures = (0..item.cols.len()).map(|j| item.figure_cell(j, COL_WIDTH, t));
-    Row::new(item.texts().into_iter().chain(figures))
-}
-
-/// Header cells of figure columns, right-aligned over their figures.
-pub(crate) fn figure_headers<'a>(cols: &[DiskCol], units: Units) -> Vec<Cell<'a>> {
-    cols.iter()
-        .map(|c| Cell::from(Line::from(units.header(*c)).right_aligned()))
-        .collect()
-}
-
 /// A device's figure as its table and its charts' titles print it: the
 /// tick's f64 in the units shown.
 pub(crate) fn shown_value(r: &DiskRow, c: DiskCol, units: Units) -> Option<f64> {
@@ -151,7 +134,7 @@ pub(crate) fn shown_value(r: &DiskRow, c: DiskCol, units: Units) -> Option<f64> 
 /// shows it.
 pub(crate) fn figure_cell<'a>(r: &DiskRow, c: DiskCol, app: &App) -> Cell<'a> {
     let v = shown_value(r, c, app.ui.units);
-    table::figure(v, COL_WIDTH, &app.theme, figure_style(r, c, v, app))
+    table::figure(v, table::FIG_WIDTH, &app.theme, figure_style(r, c, v, app))
 }
 
 /// A figure's colour: its threshold's; %util dimmed where iostat's man

@@ -1,7 +1,8 @@
 //! Every layer's totals on one screen, in the order an I/O travels:
 //! database → host → wire → storage.
 
-use super::disks::{DeviceItem, device_row, figure_headers};
+use super::disks::DeviceItem;
+use super::table::Col;
 use super::widgets::sparkline;
 use super::{level_style, panel_block};
 use crate::app::App;
@@ -17,7 +18,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let path = app.path_view();
@@ -558,7 +559,6 @@ fn draw_busiest(f: &mut Frame, app: &App, line: Rect, busiest: Option<&(String, 
 
 /// The busiest devices by %util, so the overview answers "which one?".
 fn top_devices(f: &mut Frame, app: &App, area: Rect) {
-    let t = &app.theme;
     let mut rows: Vec<&DiskRow> = app
         .view_tick()
         .map(|k| {
@@ -582,20 +582,15 @@ fn top_devices(f: &mut Frame, app: &App, area: Rect) {
         DiskCol::WAwait,
         DiskCol::Util,
     ];
-    let mut header = vec![Cell::from("busiest devices"), Cell::from("Class")];
-    header.extend(figure_headers(&cols, app.ui.units));
+    let mut table_cols = vec![Col::filling("busiest devices", 12), Col::text("Class", 5)];
+    table_cols.extend(cols.iter().map(|c| Col::figure(app.ui.units.header(*c))));
     let items: Vec<DeviceItem> = rows
         .iter()
-        .take(area.height.saturating_sub(1) as usize)
         .map(|&row| DeviceItem {
             row,
             cols: &cols,
             app,
         })
         .collect();
-    let body: Vec<Row> = items.iter().map(device_row).collect();
-    let mut widths = vec![Constraint::Min(12), Constraint::Length(5)];
-    widths.extend(cols.iter().map(|_| Constraint::Length(8)));
-    let table = Table::new(body, widths).header(Row::new(header).style(t.header));
-    f.render_widget(table, area);
+    super::table::plain(f, area, &app.theme, &table_cols, &items);
 }
