@@ -212,8 +212,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str, dev: Device) {
         } else {
             "partitions"
         };
-        // the figure columns that fit whole beside the name and class (a
-        // table squeezed narrower cuts its columns)
+        // only the figure columns that fit whole beside the name and class:
+        // this table does not scroll sideways (h/l move the charts), so
+        // it must not leave some out and say "h/l scroll" as a list does
         let name_w = table::name_width(parts.iter().map(|p| p.display_name()), "Device");
         let fit = usize::from(bottom.width.saturating_sub(name_w + 9) / 9);
         let figs = &DISK_HISTORY[..fit.min(DISK_HISTORY.len())];
