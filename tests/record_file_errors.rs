@@ -17,6 +17,16 @@
 //! binary's `strata export --panel cache` printed (`TZ=UTC LC_ALL=C`) as
 //! text (`.export.txt`) and JSON (`.export.json`) on stdout, and on
 //! stderr (`.notes.txt`, the same for both).
+//!
+//! `files-nodes-old-2026-11-26.strec` was recorded by the same binary at
+//! 0.5 s for 4 s from two nodes, two sshds on 127.0.0.1 logging root in
+//! to this VM, with `--cache-files` '/tmp/fe-node/u01/*.log' (which
+//! matched redo01.log), '/tmp/fe-node/u02/*.arc' and /tmp/fe-node/u02/x.dbf
+//! (neither there). Each sshd's ForceCommand set PATH: on :40211 to a
+//! directory whose `fincore` slept 1.5 s before running util-linux's, so
+//! that the first samples came before the first run; on :40212 to one
+//! without fincore. Its `strata export --panel cache` as text and JSON are
+//! beside it; it printed nothing on stderr.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -26,6 +36,7 @@ use common::fidelity::app_of;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use strata::app::input::NodeInput;
 use strata::app::{App, Input, Panel, View};
 use strata::layers::cache::error::FileError;
 use strata::layers::cache::residency::Method;
@@ -36,9 +47,13 @@ use strata::recording::session::{Player, Recorder};
 const T0: i64 = 1_795_000_000_000;
 
 fn fixture(ext: &str) -> PathBuf {
+    recording("files-old-2026-11-26", ext)
+}
+
+fn recording(name: &str, ext: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/recordings")
-        .join(format!("files-old-2026-11-26.{ext}"))
+        .join(format!("{name}.{ext}"))
 }
 
 /// The watched files' errors of a cache input: (path, error).
@@ -153,6 +168,95 @@ fn an_export_of_the_old_recording_prints_what_its_own_binary_printed() {
         let (out, err) = export(&fixture("strec"), format);
         assert_eq!(out, want, "{format}");
         assert_eq!(err, notes, "{format}");
+    }
+}
+
+/// What the binary of ed645b2 said of each node's patterns, in its words.
+const NODES_OLD_SAID: [(usize, &str, &str); 7] = [
+    (
+        0,
+        "/tmp/fe-node/u01/*.log",
+        "no fincore run from the node yet",
+    ),
+    (
+        0,
+        "/tmp/fe-node/u02/*.arc",
+        "no fincore run from the node yet",
+    ),
+    (
+        0,
+        "/tmp/fe-node/u02/x.dbf",
+        "no fincore run from the node yet",
+    ),
+    (0, "/tmp/fe-node/u02/*.arc", "no file matches"),
+    (0, "/tmp/fe-node/u02/x.dbf", "no regular file by this name"),
+    (
+        1,
+        "/tmp/fe-node/u01/*.log",
+        "no fincore run from the node yet",
+    ),
+    (1, "/tmp/fe-node/u01/*.log", NO_FINCORE),
+];
+
+const NO_FINCORE: &str = "fincore is not on the node's PATH: util-linux 2.30 or later has it (util-linux-extra on Debian 12)";
+
+/// A node's errors of before, from its fincore runs, read as their text,
+/// show on the node's panel, and export to the byte as they did.
+#[test]
+fn a_recording_of_nodes_made_before_file_errors_were_typed_says_the_same() {
+    let file = recording("files-nodes-old-2026-11-26", "strec");
+    let mut player = Player::open(&file).unwrap();
+    assert!(player.notices.is_empty(), "{:?}", player.notices);
+    let mut app = app_of(&player.meta);
+    let mut said = BTreeSet::new();
+    while let Some((_, input)) = player.next_input() {
+        if let Input::Node {
+            node,
+            input: NodeInput::Cache(Ok(s)),
+        } = &input
+        {
+            for f in &s.files {
+                let Err(e) = &f.result else { continue };
+                let FileError::Text(text) = e else {
+                    panic!("{}: {e:?}", f.path);
+                };
+                said.insert((*node, f.path.clone(), text.clone()));
+            }
+        }
+        app.apply(input);
+    }
+    let mut want: BTreeSet<_> = NODES_OLD_SAID
+        .iter()
+        .map(|(n, p, t)| (*n, p.to_string(), t.to_string()))
+        .collect();
+    for p in ["/tmp/fe-node/u02/*.arc", "/tmp/fe-node/u02/x.dbf"] {
+        want.insert((1, p.into(), NO_FINCORE.into()));
+        want.insert((1, p.into(), "no fincore run from the node yet".into()));
+    }
+    assert_eq!(said, want);
+    // Each node's panel as the last run left it.
+    for (node, rows) in [
+        (
+            0,
+            vec![
+                ("/tmp/fe-node/u02/*.arc", "no file matches"),
+                ("/tmp/fe-node/u02/x.dbf", "no regular file by this name"),
+            ],
+        ),
+        (1, vec![("/tmp/fe-node/u02/x.dbf", NO_FINCORE)]),
+    ] {
+        app.ui.node = Some(node);
+        let panel = screen(&mut app, View::Panel(Panel::Cache));
+        for (path, text) in rows {
+            let row = format!("{path}  {text}");
+            assert!(panel.contains(&row), "{row}\n{panel}");
+        }
+    }
+    for (format, ext) in [("text", "export.txt"), ("json", "export.json")] {
+        let want = std::fs::read_to_string(recording("files-nodes-old-2026-11-26", ext)).unwrap();
+        let (out, err) = export(&file, format);
+        assert_eq!(out, want, "{format}");
+        assert_eq!(err, "", "{format}");
     }
 }
 
