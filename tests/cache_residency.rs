@@ -25,6 +25,7 @@ use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use strata::core::rootfs::RootFs;
+use strata::layers::cache::error::FileError;
 use strata::layers::cache::residency::{Method, page_size};
 use strata::layers::cache::source::{CacheSource, FileResidency};
 
@@ -521,6 +522,10 @@ fn a_file_kept_open_between_scans_is_let_go_when_replaced_or_deleted() {
 
     // Deleted: an error row, and no descriptor keeps its space allocated.
     std::fs::remove_file(&path).unwrap();
-    assert_eq!(first(&mut src).unwrap_err(), "no such file");
+    let e = first(&mut src).unwrap_err();
+    assert_eq!(
+        (e.to_string(), e),
+        ("no such file".into(), FileError::NoSuchFile)
+    );
     assert!(!held("users01.dbf"), "{:?}", open_fd_targets());
 }

@@ -343,7 +343,7 @@ fn fincore_runs_on_the_node_give_the_rows_fincore_gives_until_the_next_run() {
     let mut rows = direct.files.clone();
     rows.push(strata::layers::cache::source::CacheFile {
         path: "/u02/*.arc".into(),
-        result: Err("no file matches".into()),
+        result: Err(strata::layers::cache::error::FileError::NoMatch),
     });
     assert_eq!(s.files, rows, "{body}");
     assert_eq!(
@@ -407,8 +407,7 @@ fn without_fincore_on_the_node_its_run_says_so() {
     assert!(s.fincore.unwrap().missing);
     assert_eq!(s.files.len(), 1);
     assert_eq!(s.files[0].path, "/u01/*.log");
-    assert_eq!(
-        s.files[0].result,
-        Err(strata::layers::cache::fincore::NO_FINCORE.to_string())
-    );
+    let e = s.files[0].result.as_ref().map(|_| ()).unwrap_err();
+    assert_eq!(*e, strata::layers::cache::error::FileError::NoFincore);
+    assert_eq!(e.to_string(), strata::layers::cache::fincore::NO_FINCORE);
 }

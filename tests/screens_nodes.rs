@@ -564,7 +564,7 @@ fn a_nodes_files_say_fincore_on_the_node_its_cadence_and_age_or_why_not() {
             c.files = if missing {
                 vec![strata::layers::cache::source::CacheFile {
                     path: "/u01/*.log".into(),
-                    result: Err(strata::layers::cache::fincore::NO_FINCORE.into()),
+                    result: Err(strata::layers::cache::error::FileError::NoFincore),
                 }]
             } else {
                 run.files.clone()

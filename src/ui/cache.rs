@@ -383,7 +383,7 @@ pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
     let [charts, figs] =
         Layout::horizontal([Constraint::Min(0), Constraint::Length(28)]).areas(inner);
     if let Some(e) = &row.error {
-        super::say(f, figs, e.clone(), t.warn);
+        super::say(f, figs, e.to_string(), t.warn);
     } else {
         let lines: Vec<Line> = FILE_COLS
             .iter()

@@ -28,6 +28,7 @@
 //! What fincore writes on stderr becomes the node's message
 //! ("fincore: ..."), shown on its panel.
 
+use super::error::FileError;
 use super::residency::Residency;
 use super::source::{CacheFile, FileResidency};
 use crate::parse::ParseError;
@@ -208,14 +209,14 @@ pub fn parse_fincore(body: &str, patterns: &[String], source: &str) -> FincoreRu
     }
     run.files.extend(left_out);
     run.files.extend(unmatched.into_iter().map(|p| {
-        let reason = if p.contains(['*', '?', '[']) {
-            "no file matches"
+        let error = if p.contains(['*', '?', '[']) {
+            FileError::NoMatch
         } else {
-            "no regular file by this name"
+            FileError::NoRegularFile
         };
         CacheFile {
             path: p,
-            result: Err(reason.to_string()),
+            result: Err(error),
         }
     }));
     run
@@ -225,10 +226,7 @@ pub fn parse_fincore(body: &str, patterns: &[String], source: &str) -> FincoreRu
 fn not_measured(pattern: &str, n: u64) -> CacheFile {
     CacheFile {
         path: pattern.to_string(),
-        result: Err(format!(
-            "{}: not readable, or neither owned nor writable by the login, for whom mincore(2) calls every page cached",
-            crate::format::count(n as usize, "file not measured", "files not measured")
-        )),
+        result: Err(FileError::NotMeasured { files: n }),
     }
 }
 
@@ -299,15 +297,13 @@ mod tests {
         assert_eq!(run.files.len(), 3, "a file listed twice is one row");
         assert_eq!(ok(&run.files[0]), (1, 100));
         assert_eq!(run.files[1].path, "/u01/*.log");
-        assert!(
-            run.files[1]
-                .result
-                .as_ref()
-                .is_err_and(|e| e.starts_with("2 files not measured: "))
+        assert_eq!(
+            run.files[1].result,
+            Err(FileError::NotMeasured { files: 2 })
         );
         assert_eq!(
             (run.files[2].path.as_str(), run.files[2].result.clone()),
-            ("/u02/x.dbf", Err("no regular file by this name".into()))
+            ("/u02/x.dbf", Err(FileError::NoRegularFile))
         );
     }
 

@@ -2,6 +2,7 @@
 //! writeback and reclaim figures, the residency of the watched files
 //! (mincore here, util-linux fincore on a node), and `strata batch cache`.
 
+pub mod error;
 pub mod fincore;
 pub mod keyed;
 pub mod meminfo;

@@ -13,6 +13,7 @@
 //! their change over an interval is signed (pages come in and go out) and
 //! is only given for the same file (device and inode) seen twice.
 
+use super::error::FileError;
 use super::fincore::FincoreStatus;
 use super::meminfo::MemInfo;
 use super::residency::{Method, Residency};
@@ -143,7 +144,7 @@ pub struct FileRow {
     pub path: String,
     /// `None` when the file could not be measured; then `error` says why.
     pub figures: Option<FileFigures>,
-    pub error: Option<String>,
+    pub error: Option<FileError>,
 }
 
 /// The sum over the files that could be measured.
@@ -558,7 +559,7 @@ mod tests {
                 file("/b", 3, 4097, 2, 0),
                 CacheFile {
                     path: "/c".into(),
-                    result: Err("permission denied".into()),
+                    result: Err(FileError::PermissionDenied),
                 },
             ],
         ));
@@ -566,7 +567,7 @@ mod tests {
         assert_eq!(a.get(FileCol::ResDelta), Some(-3.0));
         assert_eq!(a.get(FileCol::EvictedDelta), Some(3.0));
         assert_eq!(t.files[1].figures.unwrap().get(FileCol::ResDelta), None);
-        assert_eq!(t.files[2].error.as_deref(), Some("permission denied"));
+        assert_eq!(t.files[2].error, Some(FileError::PermissionDenied));
         let tot = t.total.unwrap();
         assert_eq!((tot.files, tot.errors), (2, 1));
         assert_eq!(tot.figures.get(FileCol::ResDelta), None, "/b has none");

@@ -285,7 +285,7 @@ pub fn json_report(tick: &CacheTick) -> String {
             s,
             ", \"file\": {}, \"error\": {}, \"method\": {method}",
             json_str(&r.path),
-            json_opt(r.error.as_deref().map(json_str))
+            json_opt(r.error.as_ref().map(|e| json_str(&e.to_string())))
         );
         json_file_fields(&mut s, r.figures.as_ref());
         s.push_str("}\n");
@@ -345,7 +345,12 @@ pub fn csv_report(tick: &CacheTick) -> String {
             s,
             "{ts},{interval},file,{},{},{method}{empty_cache}",
             csv_field(&r.path),
-            csv_field(r.error.as_deref().unwrap_or(""))
+            csv_field(
+                &r.error
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
+            )
         );
         file_fields(&mut s, r.figures.as_ref());
     }

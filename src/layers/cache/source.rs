@@ -15,7 +15,8 @@
 //! patterns on a channel of its own every few samples (see `fincore.rs`):
 //! the source keeps the last run's rows until the next one comes.
 
-use super::fincore::{FincoreStatus, NO_FINCORE, parse_fincore};
+use super::error::FileError;
+use super::fincore::{FincoreStatus, parse_fincore};
 use super::meminfo::{MEMINFO, MemInfo};
 use super::model::{MEMINFO_USED, VMSTAT_USED};
 use super::residency::{self, Method, Residency};
@@ -47,7 +48,7 @@ pub struct CacheFile {
     /// The path as the user knows it (without `--root`), or the pattern
     /// when it matched nothing.
     pub path: String,
-    pub result: Result<FileResidency, String>,
+    pub result: Result<FileResidency, FileError>,
 }
 
 /// One reading of the page cache and of the watched files.
@@ -84,7 +85,7 @@ pub const EXPAND_EVERY_CS: u64 = 1000;
 #[derive(Debug, Clone)]
 enum Watched {
     File { shown: String, real: PathBuf },
-    Problem { pattern: String, reason: String },
+    Problem { pattern: String, error: FileError },
 }
 
 /// Reads the page cache under a root directory.
@@ -231,15 +232,15 @@ impl CacheSource {
         // Without a run, or without fincore, each pattern says why: the
         // same rows in every report and on the screen.
         let why = if node.status.at_ms.is_none() {
-            "no fincore run from the node yet"
+            FileError::NoRunYet
         } else if node.status.missing {
-            NO_FINCORE
+            FileError::NoFincore
         } else {
             return (node.files.clone(), Some(node.status.clone()));
         };
         let rows = self.patterns.iter().map(|p| CacheFile {
             path: p.clone(),
-            result: Err(why.to_string()),
+            result: Err(why.clone()),
         });
         (rows.collect(), Some(node.status.clone()))
     }
@@ -271,16 +272,19 @@ impl CacheSource {
         let mut out = Vec::with_capacity(watched.len());
         for w in &watched {
             out.push(match w {
-                Watched::Problem { pattern, reason } => CacheFile {
+                Watched::Problem { pattern, error } => CacheFile {
                     path: pattern.clone(),
-                    result: Err(reason.clone()),
+                    result: Err(error.clone()),
                 },
                 Watched::File { shown, real } => {
-                    let result = self.measure(real).map_err(|e| {
-                        if e.kind() == io::ErrorKind::NotFound {
-                            self.expand_soon = true;
+                    let result = self.measure(real).map_err(|e| match e {
+                        Failed::NotRegular => FileError::NotRegular,
+                        Failed::Io(e) => {
+                            if e.kind() == io::ErrorKind::NotFound {
+                                self.expand_soon = true;
+                            }
+                            FileError::of_io(&e, self.method)
                         }
-                        describe(&e, self.method)
                     });
                     CacheFile {
                         path: shown.clone(),
@@ -293,7 +297,7 @@ impl CacheSource {
         out
     }
 
-    fn measure(&mut self, real: &Path) -> io::Result<FileResidency> {
+    fn measure(&mut self, real: &Path) -> Result<FileResidency, Failed> {
         // Out of the map until it is measured: a file gone or replaced is
         // closed here, so strata never holds a deleted file's space.
         let kept = self.open.remove(real);
@@ -301,7 +305,7 @@ impl CacheSource {
         // a device can rewind a tape.
         let meta = std::fs::metadata(real)?;
         if !meta.is_file() {
-            return Err(not_regular());
+            return Err(Failed::NotRegular);
         }
         // A file replaced since the last scan is opened afresh.
         let file = match kept {
@@ -315,7 +319,7 @@ impl CacheSource {
                     .open(real)?;
                 let opened = file.metadata()?;
                 if !opened.is_file() {
-                    return Err(not_regular());
+                    return Err(Failed::NotRegular);
                 }
                 OpenFile {
                     file,
@@ -373,23 +377,18 @@ impl CacheSource {
     }
 }
 
-fn not_regular() -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidInput, "not a regular file")
+/// Why a watched file could not be measured, before it is said by the
+/// method it was measured by.
+enum Failed {
+    /// A stat, open or residency call failed.
+    Io(io::Error),
+    /// A FIFO, a directory or a device: never opened.
+    NotRegular,
 }
 
-/// An error as a panel shows it.
-fn describe(e: &io::Error, method: Method) -> String {
-    match e.raw_os_error() {
-        // open(2) says EACCES to a reader without read permission; the
-        // residency calls say EPERM to a reader who is not the owner.
-        Some(libc::EPERM) => format!(
-            "{}: the kernel tells residency only to the file's owner, a writer or root",
-            method.label()
-        ),
-        Some(libc::EACCES) => "permission denied".to_string(),
-        Some(libc::ENOENT) => "no such file".to_string(),
-        Some(libc::EOPNOTSUPP) => format!("{}: not supported on this file system", method.label()),
-        _ => e.to_string(),
+impl From<io::Error> for Failed {
+    fn from(e: io::Error) -> Self {
+        Failed::Io(e)
     }
 }
 
@@ -401,7 +400,7 @@ pub fn check_pattern(pattern: &str) -> Result<String, String> {
     }
     glob::Pattern::new(pattern)
         .map(|_| pattern.to_string())
-        .map_err(|e| format!("bad pattern: {e}"))
+        .map_err(|e| FileError::from(e).to_string())
 }
 
 fn has_glob_meta(p: &str) -> bool {
@@ -431,11 +430,12 @@ fn expand(fs: &RootFs, patterns: &[String]) -> Vec<Watched> {
             }
             continue;
         }
-        // Checked alone so that an error's position is in the user's text.
-        if let Err(reason) = check_pattern(pattern) {
+        // Checked alone so that an error's position is in the user's text
+        // (not blank: it holds a glob character).
+        if let Err(e) = glob::Pattern::new(pattern) {
             out.push(Watched::Problem {
                 pattern: pattern.clone(),
-                reason,
+                error: e.into(),
             });
             continue;
         }
@@ -451,7 +451,7 @@ fn expand(fs: &RootFs, patterns: &[String]) -> Vec<Watched> {
             Err(e) => {
                 out.push(Watched::Problem {
                     pattern: pattern.clone(),
-                    reason: format!("bad pattern: {e}"),
+                    error: e.into(),
                 });
                 continue;
             }
@@ -475,14 +475,18 @@ fn expand(fs: &RootFs, patterns: &[String]) -> Vec<Watched> {
                 }
                 Err(e) => out.push(Watched::Problem {
                     pattern: pattern.clone(),
-                    reason: format!("cannot read {}: {}", shown_path(&root, e.path()), e.error()),
+                    error: FileError::Unreadable {
+                        path: shown_path(&root, e.path()),
+                        kind: format!("{:?}", e.error().kind()),
+                        message: e.error().to_string(),
+                    },
                 }),
             }
         }
         if !matched {
             out.push(Watched::Problem {
                 pattern: pattern.clone(),
-                reason: "no file matches".to_string(),
+                error: FileError::NoMatch,
             });
         }
     }
@@ -557,33 +561,43 @@ mod tests {
         ];
         let mut src = CacheSource::new(RootFs::new(&root), patterns);
         let s = src.sample(0).unwrap();
-        let rows: Vec<(&str, Result<u64, &str>)> = s
+        let rows: Vec<(&str, Result<u64, FileError>)> = s
             .files
             .iter()
-            .map(|f| {
-                (
-                    f.path.as_str(),
-                    f.result
-                        .as_ref()
-                        .map(|r| r.size_bytes)
-                        .map_err(|e| e.as_str()),
-                )
-            })
+            .map(|f| (f.path.as_str(), f.result.clone().map(|r| r.size_bytes)))
             .collect();
+        let bad = "Pattern syntax error near position 5: invalid range pattern";
         assert_eq!(
             rows,
             [
                 ("/u01/redo/redo01.log", Ok(1)),
                 ("/u01/redo/redo02.log", Ok(2)),
-                ("/u01/arch/*.arc", Err("no file matches")),
-                ("/u01/missing.dbf", Err("no such file")),
+                ("/u01/arch/*.arc", Err(FileError::NoMatch)),
+                ("/u01/missing.dbf", Err(FileError::NoSuchFile)),
                 (
                     "/u01/[",
-                    Err("bad pattern: Pattern syntax error near position 5: invalid range pattern")
+                    Err(FileError::BadPattern {
+                        message: bad.into()
+                    })
                 ),
             ]
         );
+        // in the words a row said when it was a string
+        let said: Vec<String> = rows[2..]
+            .iter()
+            .filter_map(|(_, r)| r.as_ref().err().map(ToString::to_string))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "no file matches",
+                "no such file",
+                &format!("bad pattern: {bad}")
+            ]
+        );
         assert!(s.method.is_some());
+        // The command line rejects the pattern in the same words.
+        assert_eq!(check_pattern("/u01/["), Err(format!("bad pattern: {bad}")));
     }
 
     #[test]
@@ -626,12 +640,9 @@ mod tests {
         let mut src = CacheSource::new(RootFs::new(root), vec!["/fifo".into(), "/dir".into()]);
         let s = src.sample(0).unwrap();
         for f in &s.files {
-            assert_eq!(
-                f.result,
-                Err("not a regular file".to_string()),
-                "{}",
-                f.path
-            );
+            assert_eq!(f.result, Err(FileError::NotRegular), "{}", f.path);
+            let e = f.result.as_ref().map(|_| ()).unwrap_err();
+            assert_eq!(e.to_string(), "not a regular file");
         }
     }
 }
