@@ -1,6 +1,6 @@
 //! The disks panel: a row per device with every `iostat -x` column.
 
-use super::table::{self, Col, OnNode, Table, TableRow};
+use super::table::{self, Col, Table, TableRow};
 use super::{level_style, panel_block};
 use crate::app::App;
 use crate::app::cluster::Disks;
@@ -99,18 +99,11 @@ pub(crate) fn device_cols(app: &App, rows: &[&DiskRow], cols: &[DiskCol]) -> Vec
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let all: Vec<DiskCol> = DISK_COLS.iter().map(|c| c.col).collect();
-    let rows: Vec<OnNode<DeviceItem>> = table::layer_items::<Disks>(app)
-        .into_iter()
-        .map(|r| OnNode {
-            node: r.node,
-            key: r.key,
-            row: DeviceItem {
-                row: r.row.row,
-                cols: &all,
-                app,
-            },
-        })
-        .collect();
+    let rows = table::layer_rows::<Disks, _>(app, |row, _| DeviceItem {
+        row,
+        cols: &all,
+        app,
+    });
     let total = table::total(app, |h| h.disks.tick().map_or(0, |t| t.rows.len()));
     let block = disks_block(app, rows.len(), total);
     let Some(inner) = table::layer_frame(f, area, app, block, |h| &h.disks) else {
