@@ -270,28 +270,18 @@ fn a_typed_error_goes_through_a_recording_unchanged() {
 fn a_live_recording_keeps_the_kind_of_a_failed_read() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
-    for d in ["proc/net", "proc/self", "proc/sys/kernel", "proc/diskstats"] {
-        std::fs::create_dir_all(root.join(d)).unwrap();
-    }
-    for (f, text) in [
-        ("proc/uptime", "1000.00 0.00\n".to_string()),
-        ("proc/net/dev", common::layers::netdev_text(0)),
-        ("proc/meminfo", common::layers::meminfo_text(0)),
-        ("proc/vmstat", common::layers::vmstat_text(0)),
-        ("proc/sys/kernel/hostname", "db01\n".to_string()),
-    ] {
-        std::fs::write(root.join(f), text).unwrap();
-    }
-    let file = dir.path().join("live.strec");
-    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .arg("--root")
-        .arg(&root)
-        .args(["--interval", "0.5", "record", "--duration", "2s"])
-        .arg(&file)
-        .env("STRATA_MARK_DIR", dir.path().join("marks"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
+    common::write_tree(
+        &root,
+        &["proc/net", "proc/self", "proc/sys/kernel", "proc/diskstats"],
+        &[
+            ("proc/uptime", "1000.00 0.00\n".to_string()),
+            ("proc/net/dev", common::layers::netdev_text(0)),
+            ("proc/meminfo", common::layers::meminfo_text(0)),
+            ("proc/vmstat", common::layers::vmstat_text(0)),
+            ("proc/sys/kernel/hostname", "db01\n".to_string()),
+        ],
+    );
+    let file = common::record_root(dir.path(), &root, &[]);
     let mut player = Player::open(&file).unwrap();
     let mut seen = Vec::new();
     let mut good = BTreeSet::new();

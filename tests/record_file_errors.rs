@@ -361,36 +361,28 @@ fn a_typed_file_error_goes_through_a_recording_unchanged() {
 fn a_live_recording_keeps_the_kind_of_a_watched_files_error() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
-    for d in ["proc/net", "proc/sys/kernel", "u01/dir", "u01/redo"] {
-        std::fs::create_dir_all(root.join(d)).unwrap();
-    }
-    for (f, text) in [
-        ("proc/uptime", "1000.00 0.00\n".to_string()),
-        ("proc/meminfo", common::layers::meminfo_text(0)),
-        ("proc/vmstat", common::layers::vmstat_text(0)),
-        ("proc/sys/kernel/hostname", "db01\n".to_string()),
-        ("u01/redo/redo01.log", "redo\n".to_string()),
-    ] {
-        std::fs::write(root.join(f), text).unwrap();
-    }
+    common::write_tree(
+        &root,
+        &["proc/net", "proc/sys/kernel", "u01/dir", "u01/redo"],
+        &[
+            ("proc/uptime", "1000.00 0.00\n".to_string()),
+            ("proc/meminfo", common::layers::meminfo_text(0)),
+            ("proc/vmstat", common::layers::vmstat_text(0)),
+            ("proc/sys/kernel/hostname", "db01\n".to_string()),
+            ("u01/redo/redo01.log", "redo\n".to_string()),
+        ],
+    );
     std::os::unix::fs::symlink("loop2", root.join("u01/loop1")).unwrap();
     std::os::unix::fs::symlink("loop1", root.join("u01/loop2")).unwrap();
-    let file = dir.path().join("live.strec");
-    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .arg("--root")
-        .arg(&root)
-        .args(["--interval", "0.5"])
-        .args(["--cache-files", "/u01/redo/*.log"])
-        .args(["--cache-files", "/u01/arch/*.arc"])
-        .args(["--cache-files", "/u01/missing.dbf"])
-        .args(["--cache-files", "/u01/dir"])
-        .args(["--cache-files", "/u01/loop1"])
-        .args(["record", "--duration", "2s"])
-        .arg(&file)
-        .env("STRATA_MARK_DIR", dir.path().join("marks"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
+    let patterns = [
+        "/u01/redo/*.log",
+        "/u01/arch/*.arc",
+        "/u01/missing.dbf",
+        "/u01/dir",
+        "/u01/loop1",
+    ];
+    let args: Vec<&str> = patterns.iter().flat_map(|p| ["--cache-files", p]).collect();
+    let file = common::record_root(dir.path(), &root, &args);
     let mut player = Player::open(&file).unwrap();
     let mut seen = BTreeSet::new();
     let mut measured = 0;

@@ -301,3 +301,33 @@ pub fn ssh_nodes(specs: &[&str]) -> Vec<strata::remote::target::NodeTarget> {
         .map(|s| NodeTarget::Ssh(parse_ssh_spec(s, "oracle").unwrap()))
         .collect()
 }
+
+/// A tree under `root` of `dirs` and `files` (path, text): the /proc a
+/// test's `strata --root` reads.
+pub fn write_tree(root: &std::path::Path, dirs: &[&str], files: &[(&str, String)]) {
+    for d in dirs {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    for (f, text) in files {
+        std::fs::write(root.join(f), text).unwrap();
+    }
+}
+
+/// `strata --root ROOT --interval 0.5 ARGS record --duration 2s` into
+/// `dir`/live.strec, its marks' socket in `dir`; the recording, once the
+/// run succeeded.
+pub fn record_root(dir: &std::path::Path, root: &std::path::Path, args: &[&str]) -> PathBuf {
+    let file = dir.join("live.strec");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .arg("--root")
+        .arg(root)
+        .args(["--interval", "0.5"])
+        .args(args)
+        .args(["record", "--duration", "2s"])
+        .arg(&file)
+        .env("STRATA_MARK_DIR", dir.join("marks"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    file
+}
