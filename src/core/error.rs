@@ -125,9 +125,16 @@ impl SampleError {
         let SampleError::Io { kind, .. } = self else {
             return None;
         };
-        let known = IO_KINDS.into_iter().find(|k| format!("{k:?}") == *kind);
+        let known = IO_KINDS.into_iter().find(|k| kind_name(*k) == *kind);
         Some(known.unwrap_or(std::io::ErrorKind::Other))
     }
+}
+
+/// The name an error of a read keeps its `io::ErrorKind` under, here and
+/// in a watched file's error: the variant's name, which does not change
+/// between Rust releases as the kind's text may.
+pub fn kind_name(kind: std::io::ErrorKind) -> String {
+    format!("{kind:?}")
 }
 
 impl From<SourceError> for SampleError {
@@ -135,7 +142,7 @@ impl From<SourceError> for SampleError {
         match e {
             SourceError::Io { path, err } => SampleError::Io {
                 path: path.display().to_string(),
-                kind: format!("{:?}", err.kind()),
+                kind: kind_name(err.kind()),
                 message: err.to_string(),
             },
             SourceError::Parse(p) => SampleError::Parse(p),

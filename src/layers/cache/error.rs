@@ -11,6 +11,7 @@
 
 use super::fincore::NO_FINCORE;
 use super::residency::Method;
+use crate::core::error::kind_name;
 use std::fmt;
 use std::io;
 
@@ -107,7 +108,7 @@ impl FileError {
             Some(libc::ENOENT) => FileError::NoSuchFile,
             Some(libc::EOPNOTSUPP) => FileError::NotSupported { method },
             _ => FileError::Io {
-                kind: format!("{:?}", e.kind()),
+                kind: kind_name(e.kind()),
                 message: e.to_string(),
             },
         }

@@ -477,7 +477,7 @@ fn expand(fs: &RootFs, patterns: &[String]) -> Vec<Watched> {
                     pattern: pattern.clone(),
                     error: FileError::Unreadable {
                         path: shown_path(&root, e.path()),
-                        kind: format!("{:?}", e.error().kind()),
+                        kind: crate::core::error::kind_name(e.error().kind()),
                         message: e.error().to_string(),
                     },
                 }),
