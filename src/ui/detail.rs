@@ -218,7 +218,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, name: &str, dev: Device) {
         let name_w = table::name_width(parts.iter().map(|p| p.display_name()), "Device");
         let fit = usize::from(bottom.width.saturating_sub(name_w + 9) / 9);
         let figs = &DISK_HISTORY[..fit.min(DISK_HISTORY.len())];
-        let cols = device_cols(app, &parts, figs);
+        let cols = device_cols(app, parts.iter().map(|p| p.display_name()), figs);
         let items: Vec<DeviceItem> = parts
             .iter()
             .map(|&row| DeviceItem {

@@ -87,8 +87,11 @@ impl TableRow for DeviceItem<'_> {
 
 /// The device and class columns, then a figure column for each of
 /// `cols`, headed in the units shown.
-pub(crate) fn device_cols(app: &App, rows: &[&DiskRow], cols: &[DiskCol]) -> Vec<Col> {
-    let names = rows.iter().map(|r| r.display_name());
+pub(crate) fn device_cols<'a>(
+    app: &App,
+    names: impl IntoIterator<Item = &'a str>,
+    cols: &[DiskCol],
+) -> Vec<Col> {
     let mut all = vec![
         Col::text("Device", table::name_width(names, "Device")),
         Col::text("Class", CLASS_WIDTH),
@@ -109,8 +112,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let Some(inner) = table::layer_frame(f, area, app, block, |h| &h.disks) else {
         return Drawn::default();
     };
-    let devices: Vec<&DiskRow> = rows.iter().map(|r| r.row.row).collect();
-    let mut cols = device_cols(app, &devices, &all);
+    let names = rows.iter().map(|r| r.row.row.display_name());
+    let mut cols = device_cols(app, names, &all);
     let frozen = table::with_node_col(app, &mut cols, 2, &rows);
     Table::new(cols, frozen, &app.ui.disks)
         .legend(&["– unknown", "dimmed %util: not meaningful for NVMe/dm/md"])
