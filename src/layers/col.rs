@@ -79,6 +79,20 @@ macro_rules! cols {
             <[()]>::len(&[$($crate::layers::col::cols!(@one $row)),*])
         ] = $crate::layers::col::cols![$col, $kind; $($row),*];
 
+        // `def` and `Figures` find a column's row by its place: a row out
+        // of the enum's order would give another column's header and
+        // figure, so it does not compile.
+        const _: () = {
+            let mut i = 0;
+            while i < $name.len() {
+                assert!(
+                    $name[i].col as usize == i,
+                    "a cols! table lists its columns in their enum's order"
+                );
+                i += 1;
+            }
+        };
+
         impl $crate::layers::col::Column for $col {
             fn index(self) -> usize {
                 self as usize
