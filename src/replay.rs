@@ -40,7 +40,7 @@ pub struct Replayer {
 impl Replayer {
     /// The app a recording's meta describes, at the recording's start.
     pub fn new(player: Player, app: &mut App, file: &Path) -> Replayer {
-        let interval_ms = ((player.meta.interval_s * 1000.0).round() as i64).max(1);
+        let interval_ms = crate::core::duration::interval_ms(player.meta.interval_s);
         // Stretches lost to damage show as gaps too (a damaged chunk of a
         // minute would not by its chunk times alone).
         let mut gaps = gaps(&player.chunk_times(), interval_ms);

@@ -260,7 +260,7 @@ impl Cells {
                 .into_iter()
                 .map(|t| CellView::new(t, &history))
                 .collect(),
-            interval_ms: (interval_s * 1000.0).round() as i64,
+            interval_ms: crate::core::duration::interval_ms(interval_s),
             history: Layer::new(history, DISK_HISTORY.len()),
             last_point_ms: None,
         }

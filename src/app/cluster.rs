@@ -159,7 +159,7 @@ impl App {
     /// The nodes whose figures are current: the cluster's tables list
     /// theirs, not a stale or a down node's.
     pub fn live_nodes(&self) -> impl Iterator<Item = (usize, &NodeState)> {
-        let interval_ms = (self.interval_s * 1000.0) as i64;
+        let interval_ms = crate::core::duration::interval_ms(self.interval_s);
         self.nodes
             .iter()
             .enumerate()

@@ -143,7 +143,7 @@ impl Dnfs {
                 .into_iter()
                 .map(|t| DbView::new(t, &history))
                 .collect(),
-            interval_ms: (interval_s * 1000.0).round() as i64,
+            interval_ms: crate::core::duration::interval_ms(interval_s),
             paused: None,
         }
     }
@@ -321,7 +321,7 @@ impl super::App {
                 })
             })
             .collect();
-        let interval_ms = (self.interval_s * 1000.0) as i64;
+        let interval_ms = crate::core::duration::interval_ms(self.interval_s);
         let nodes: Vec<(NodeNames, HostFigures)> = self
             .nodes
             .iter()

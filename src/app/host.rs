@@ -368,7 +368,7 @@ impl App {
     /// The cluster overview's rows, a node each in the order given, and
     /// the cluster's.
     pub fn cluster_rows(&self) -> (Vec<ClusterRow>, ClusterRow) {
-        let interval_ms = (self.interval_s * 1000.0) as i64;
+        let interval_ms = crate::core::duration::interval_ms(self.interval_s);
         let rows: Vec<ClusterRow> = self
             .nodes
             .iter()
@@ -445,7 +445,7 @@ impl App {
     /// current node has sampled: a node's frame may come a moment after
     /// another's, and a sum made before it came would dip for nothing.
     pub fn cluster_series(&self) -> ClusterSeries {
-        let iv = ((self.interval_s * 1000.0) as i64).max(1);
+        let iv = crate::core::duration::interval_ms(self.interval_s);
         let at = |t: i64| crate::core::boundary::nearest(t, iv);
         let cap = self.local.disks.history.capacity();
         let times: Vec<Vec<i64>> = self

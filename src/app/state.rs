@@ -816,7 +816,7 @@ impl App {
 
     /// The node shown has stopped sending: its panels hold old figures.
     pub fn shown_node_stale(&self) -> bool {
-        let interval_ms = (self.interval_s * 1000.0) as i64;
+        let interval_ms = crate::core::duration::interval_ms(self.interval_s);
         self.ui
             .node
             .and_then(|i| self.nodes.get(i))

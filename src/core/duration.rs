@@ -55,6 +55,15 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
     Ok(total)
 }
 
+/// An interval of `secs` in whole milliseconds, at least 1: the one
+/// rule by which staleness edges, boundaries and gaps turn the
+/// configured interval into ms. Rounded, since truncating would turn
+/// 1.001 s (1000.9999999999999 ms as f64) into 1000 ms in some places
+/// and 1001 ms in others.
+pub fn interval_ms(secs: f64) -> i64 {
+    ((secs * 1000.0).round() as i64).max(1)
+}
+
 /// A sampling interval in seconds, as `--interval` and the config's
 /// `interval` take it.
 pub fn parse_interval(s: &str) -> Result<f64, String> {
@@ -65,4 +74,22 @@ pub fn parse_interval(s: &str) -> Result<f64, String> {
         return Err(format!("{v} s is outside 0.1 to 3600 s"));
     }
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interval_ms_is_the_nearest_whole_ms_for_every_interval_the_cli_takes() {
+        // 1.001 * 1000.0 is 1000.9999999999999 in f64: truncation lost a ms.
+        assert_eq!(interval_ms(1.001), 1001);
+        assert_eq!(interval_ms(2.002), 2002);
+        assert_eq!(interval_ms(0.1), 100);
+        assert_eq!(interval_ms(3600.0), 3_600_000);
+        for ms in 100..=20_000_i64 {
+            let secs = parse_interval(&format!("{}", ms as f64 / 1000.0)).unwrap();
+            assert_eq!(interval_ms(secs), ms, "{secs} s");
+        }
+    }
 }

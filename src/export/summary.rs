@@ -345,7 +345,7 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
         window: window.clone(),
         first_ms,
         last_ms,
-        interval_ms: (meta.interval_s * 1000.0).round() as i64,
+        interval_ms: crate::core::duration::interval_ms(meta.interval_s),
         samples: PANELS
             .into_iter()
             .filter_map(|p| Some((p, *samples.get(&p)?)))
