@@ -4,7 +4,9 @@
 //! of the fixture host advanced by a test thread (tests/common/live_root.rs).
 //! The run goes as a user's would: the cluster overview, down into one
 //! node, its disks, one disk and its partition, back up, `n` through the
-//! nodes, quit; no sampler is left on any node.
+//! nodes, quit; no sampler is left on any node. A second run logs in to
+//! two nodes with an encrypted key: the prompt asks for it once, naming
+//! both nodes, and both go live.
 //!
 //! Needs tmux and sshd: without them the test prints SKIPPED, unless
 //! STRATA_REQUIRE_E2E=1 or STRATA_REQUIRE_SSHD=1 (scripts/test sets both
@@ -18,7 +20,7 @@ mod sshd;
 
 use common::live_root::LiveRoot;
 use common::tmux::{Tmux, have_tmux, skip};
-use sshd::{Keys, Sshd, available, known_hosts, nonce, pgrep};
+use sshd::{Keys, PASSPHRASE, Sshd, available, known_hosts, nonce, pgrep};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -130,4 +132,76 @@ fn cluster_node_disks_device_partition_and_back() {
     }
     assert!(pgrep(&marker).is_empty(), "a sampler outlived strata");
     assert!(pgrep(&watchdog).is_empty(), "a watchdog outlived strata");
+}
+
+#[test]
+fn nodes_on_an_encrypted_key_are_asked_for_it_once_and_go_live() {
+    let test = "nodes_on_an_encrypted_key_are_asked_for_it_once_and_go_live";
+    if !have_tmux() {
+        return skip("tmux is not installed");
+    }
+    if !available(test) {
+        return;
+    }
+    let root = LiveRoot::start();
+    let keys = Keys::new();
+    let wrapper = force_command(&keys, &root.path());
+    let extra = format!("ForceCommand {}", wrapper.display());
+    let nodes: Vec<Sshd> = ["127.0.0.64", "127.0.0.65"]
+        .iter()
+        .map(|ip| Sshd::start(&keys, ip, &extra))
+        .collect();
+    let kh = known_hosts(&keys, &nodes.iter().collect::<Vec<_>>());
+    let tag = nonce("e2enodekey");
+    let marker = format!("{SAMPLER_MARKER}-{tag}");
+    let labels: Vec<String> = nodes
+        .iter()
+        .map(|n| format!("{}:{}", n.ip, n.port))
+        .collect();
+    let specs: Vec<String> = labels
+        .iter()
+        .map(|l| format!("--node {}@{l}", keys.user))
+        .collect();
+    let cmd = format!(
+        "env -u SSH_AUTH_SOCK HOME={home} STRATA_TEST_SAMPLER_TAG={tag} {bin} \
+         --interval 1 --known-hosts {kh} --node-identity {id} {specs}",
+        home = keys.dir.path().display(),
+        bin = env!("CARGO_BIN_EXE_strata"),
+        kh = kh.display(),
+        id = keys.encrypted_key.display(),
+        specs = specs.join(" "),
+    );
+    let t = Tmux::start("nodekey", 120, 40);
+    t.type_line(&cmd);
+    let started = Instant::now();
+    // one prompt for the file, naming both nodes (it wraps at 120 columns;
+    // the second node's status may come a moment after the first's)
+    let s = t.wait_for("the prompt naming both nodes", |s| {
+        s.contains(&format!("Passphrase for {}", keys.encrypted_key.display()))
+            && s.contains(&format!("(nodes: {},", labels[0]))
+            && s.contains(&format!("{}):", labels[1]))
+    });
+    println!("prompt after {:?}:\n{s}", started.elapsed());
+    assert!(s.contains("needs passphrase"), "{s}");
+    assert!(pgrep(&marker).is_empty(), "a sampler before the key opened");
+    t.type_text(PASSPHRASE);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("both nodes live with figures", |s| {
+        s.contains("Cluster · 2 nodes · 2 live")
+            && s.lines()
+                .find(|l| l.starts_with("│ cluster ") || l.starts_with("│!cluster "))
+                .is_some_and(|l| !l.contains('–'))
+    });
+    println!("live after {:?}:\n{s}", started.elapsed());
+    assert!(!s.contains("Passphrase for"), "{s}");
+    assert!(!s.contains(PASSPHRASE), "the passphrase on screen:\n{s}");
+    assert_eq!(pgrep(&marker).len(), 2, "one sampler per node");
+
+    t.keys(&["q"]);
+    t.assert_shell_usable();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !pgrep(&marker).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(pgrep(&marker).is_empty(), "a sampler outlived strata");
 }

@@ -144,7 +144,49 @@ fn i_with_no_cell_waiting_says_so() {
     key(&mut app, KeyCode::Char('i'));
     assert!(app.passphrase_prompt().is_none());
     let s = render(&mut app, 100, 24);
-    assert!(s.contains("no cell waits for a passphrase"), "{s}");
+    assert!(s.contains("no cell or node waits for a passphrase"), "{s}");
+}
+
+/// A node's task waits on the same store as the cells': before, the prompt
+/// looked at the cells only, so a node whose key was encrypted said
+/// "needs passphrase" for ever and `i` said nobody waited.
+#[test]
+fn a_node_waiting_on_a_key_is_asked_for_it_once_with_the_cells_on_that_key() {
+    use strata::app::Input;
+    let mut app = app_with(3);
+    app.set_cells(vec![target("cel01")]);
+    app.set_nodes(common::ssh_nodes(&["db01", "db02"]));
+    let store = PassphraseStore::new();
+    app.set_passphrase_store(store.clone());
+    let node_status = |app: &mut App, node: usize, status: HostStatus| {
+        app.apply(Input::NodeStatus { node, status });
+    };
+    node_status(&mut app, 0, HostStatus::Live);
+    assert!(app.passphrase_prompt().is_none());
+    node_status(&mut app, 1, needs(OTHER));
+    assert_eq!(app.key_mode(), KeyMode::Passphrase);
+    let s = render(&mut app, 100, 24);
+    assert!(
+        s.contains("Passphrase for /home/oracle/.ssh/id_spare (nodes: db02):"),
+        "{s}"
+    );
+    // put off, then the cell waits on the same file: i asks once for both
+    key(&mut app, KeyCode::Esc);
+    status(&mut app, 0, needs(OTHER));
+    assert!(app.passphrase_prompt().is_none());
+    key(&mut app, KeyCode::Char('i'));
+    let s = render(&mut app, 100, 24);
+    assert!(
+        s.contains("Passphrase for /home/oracle/.ssh/id_spare (cells: cel01; nodes: db02):"),
+        "{s}"
+    );
+    typed(&mut app, "node-key");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        store.get(Path::new(OTHER)).as_deref().map(String::as_str),
+        Some("node-key")
+    );
+    assert!(app.passphrase_prompt().is_none());
 }
 
 #[test]

@@ -268,6 +268,7 @@ impl App {
                 if let Some(n) = self.nodes.get_mut(node) {
                     n.status = status;
                 }
+                self.review_passphrases();
             }
             Input::NodeRtt { node, rtt } => {
                 if let Some(n) = self.nodes.get_mut(node) {

@@ -54,7 +54,7 @@ pub const KEY_HELP: &[(&str, &str)] = &[
     ),
     (
         "i",
-        "type the passphrase of a cell's identity file (after Esc)",
+        "type a passphrase or database password put off with Esc",
     ),
     ("?", "this help"),
     ("q  Ctrl-C", "quit"),

@@ -1,13 +1,15 @@
 //! The secret prompt: an encrypted identity file is asked for once,
-//! whatever the number of cells that use it, a database's password once
-//! per database, and what is typed goes to the [`PassphraseStore`] the
-//! cells' tasks and the databases' readers wait on. The app never keeps the
+//! whatever the number of cells and nodes that use it, a database's
+//! password once per database, and what is typed goes to the
+//! [`PassphraseStore`] the cells' and nodes' tasks and the databases'
+//! readers wait on. The app never keeps the
 //! passphrase after Enter and never shows or logs it; the view only learns
 //! whether something was typed.
 
 use super::action::Action;
 use super::cells::Cells;
 use super::dnfs::Dnfs;
+use super::host::NodeState;
 use super::state::App;
 use crate::layers::dnfs::source::DbStatus;
 use crate::remote::{HostStatus, PassphraseStore, Secret};
@@ -101,7 +103,7 @@ impl fmt::Debug for Prompt {
 /// Which identity files have been asked for, answered or put off.
 #[derive(Debug, Default)]
 pub struct Passphrases {
-    /// Shared with the cells' tasks (`SshOptions::passphrases`).
+    /// Shared with the cells' and nodes' tasks (`SshOptions::passphrases`).
     pub store: PassphraseStore,
     pub prompt: Option<Prompt>,
     /// Put off with Esc: not asked again until the user asks (or a
@@ -122,10 +124,10 @@ impl Passphrases {
         }
     }
 
-    /// Opens the prompt for the first file a cell waits on, unless one is
-    /// open, it has been put off, or the store already holds its
-    /// passphrase (the cells are trying it).
-    fn review(&mut self, cells: &Cells, dbs: &Dnfs) {
+    /// Opens the prompt for the first file a cell or node waits on,
+    /// unless one is open, it has been put off, or the store already holds
+    /// its passphrase (the hosts are trying it).
+    fn review(&mut self, cells: &Cells, nodes: &[NodeState], dbs: &Dnfs) {
         let forgotten: Vec<Secret> = self
             .given
             .iter()
@@ -140,7 +142,7 @@ impl Passphrases {
         if self.prompt.is_some() {
             return;
         }
-        let next = waiting(cells, dbs)
+        let next = waiting(cells, nodes, dbs)
             .into_iter()
             .find(|p| !self.store.has(p.clone()) && !self.dismissed.contains(p));
         if let Some(p) = next {
@@ -171,12 +173,14 @@ impl Passphrases {
     }
 }
 
-/// What the cells and databases wait on, each once: the cells' identity
-/// files in the cells' order, then the databases' passwords.
-fn waiting(cells: &Cells, dbs: &Dnfs) -> Vec<Secret> {
+/// What the cells, nodes and databases wait on, each once: the identity
+/// files in the cells' then the nodes' order, then the databases'
+/// passwords.
+fn waiting(cells: &Cells, nodes: &[NodeState], dbs: &Dnfs) -> Vec<Secret> {
     let mut keys: Vec<Secret> = Vec::new();
-    for c in &cells.list {
-        if let HostStatus::NeedsPassphrase(p) = &c.status {
+    let statuses = cells.list.iter().map(|c| &c.status);
+    for status in statuses.chain(nodes.iter().map(|n| &n.status)) {
+        if let HostStatus::NeedsPassphrase(p) = status {
             let key = Secret::Identity(p.clone());
             if !keys.contains(&key) {
                 keys.push(key);
@@ -192,7 +196,7 @@ fn waiting(cells: &Cells, dbs: &Dnfs) -> Vec<Secret> {
 }
 
 impl App {
-    /// Gives the app the store the cells' tasks wait on.
+    /// Gives the app the store the cells' and nodes' tasks wait on.
     pub fn set_passphrase_store(&mut self, store: PassphraseStore) {
         self.passphrases = Passphrases::new(store);
     }
@@ -202,26 +206,29 @@ impl App {
         self.passphrases.prompt.as_ref()
     }
 
-    /// Labels of the cells waiting on `identity`'s passphrase.
-    pub fn cells_waiting_on(&self, identity: &Path) -> Vec<&str> {
-        self.cells
-            .list
-            .iter()
-            .filter(|c| matches!(&c.status, HostStatus::NeedsPassphrase(p) if p == identity))
-            .map(|c| c.target.label.as_str())
-            .collect()
+    /// Labels of the cells, then of the nodes, waiting on `identity`'s
+    /// passphrase.
+    pub fn hosts_waiting_on(&self, identity: &Path) -> (Vec<&str>, Vec<&str>) {
+        let waits = |s: &HostStatus| matches!(s, HostStatus::NeedsPassphrase(p) if p == identity);
+        let cells = self.cells.list.iter().filter(|c| waits(&c.status));
+        let nodes = self.nodes.iter().filter(|n| waits(&n.status));
+        (
+            cells.map(|c| c.target.label.as_str()).collect(),
+            nodes.map(|n| n.target.label()).collect(),
+        )
     }
 
-    /// Opens the prompt when a cell waits on a passphrase or a database on
-    /// a password nobody was asked for yet; run after every cell and
-    /// database event. A replay only shows that they waited: nothing reads
+    /// Opens the prompt when a cell or node waits on a passphrase or a
+    /// database on a password nobody was asked for yet; run after every
+    /// cell, node status and database event. A replay only shows that they waited: nothing reads
     /// what would be typed.
     pub(super) fn review_passphrases(&mut self) {
         if self.replay.is_some() {
             return;
         }
         let was_open = self.passphrases.prompt.is_some();
-        self.passphrases.review(&self.cells, &self.dnfs);
+        self.passphrases
+            .review(&self.cells, &self.nodes, &self.dnfs);
         if !was_open && self.passphrases.prompt.is_some() {
             // the prompt takes the keys: the help overlay would hide it
             self.ui.help = false;
@@ -259,8 +266,9 @@ impl App {
                 self.passphrases.dismissed.clear();
                 self.review_passphrases();
                 if self.passphrases.prompt.is_none() {
-                    self.notice =
-                        Some("no cell waits for a passphrase, no database for a password".into());
+                    self.notice = Some(
+                        "no cell or node waits for a passphrase, no database for a password".into(),
+                    );
                 }
             }
             _ => return false,

@@ -19,14 +19,19 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let (title, question, wrong) = match &prompt.key {
         Secret::Identity(identity) => {
-            let cells = app.cells_waiting_on(identity);
-            let question = if cells.is_empty() {
+            let (cells, nodes) = app.hosts_waiting_on(identity);
+            let who: Vec<String> = [("cells", cells), ("nodes", nodes)]
+                .into_iter()
+                .filter(|(_, hosts)| !hosts.is_empty())
+                .map(|(kind, hosts)| format!("{kind}: {}", hosts.join(", ")))
+                .collect();
+            let question = if who.is_empty() {
                 format!("Passphrase for {}:", identity.display())
             } else {
                 format!(
-                    "Passphrase for {} (cells: {}):",
+                    "Passphrase for {} ({}):",
                     identity.display(),
-                    cells.join(", ")
+                    who.join("; ")
                 )
             };
             (
