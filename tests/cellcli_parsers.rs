@@ -145,7 +145,7 @@ fn seven_cells_through_dcli_give_the_summary_files_figures() {
         assert_eq!((c.totals.hard_disks, c.totals.flash_disks), (12, 16));
         assert!(c.disks.iter().all(|d| d.device.is_none()), "no @@celldisk");
     }
-    // exa1cel01 alone, summed with awk over the file (README):
+    // exa1cel01 alone, summed with awk over the file (fixtures/cellcli/README.md):
     // DISK r 31.8 w 984, FLASH r 917.5 w 66803
     let one = &cells[0].totals;
     assert_close(one.group(Media::Disk).get(CellDiskCol::RPerS), 31.8);

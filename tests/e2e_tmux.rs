@@ -182,7 +182,7 @@ fn too_small_terminal_says_so() {
     t.assert_shell_usable();
 }
 
-/// The README's screens of the fixture host, as a user sees them: run with
+/// The fixture host's screens in docs/screens.md, as a user sees them: run with
 /// `cargo test --test e2e_tmux readme_screens -- --ignored --nocapture`
 /// and paste what it prints.
 #[test]

@@ -375,7 +375,7 @@ fn a_jump_far_into_a_long_session_keeps_what_outlasts_the_window() {
     let targets = [1540u64, 990, 1400, 700, 1250];
     // A chart spans the history the config keeps (an hour by default), a
     // jump rebuilds REBUILD_SAMPLES intervals (300): its charts are the
-    // live ones when the history fits in them (the README says so).
+    // live ones when the history fits in them (docs/recording.md says so).
     let mut live = live_app_keeping(240);
     let mut rec = Recorder::create(&path, &meta_of(&live, T0)).unwrap();
     let mut want = std::collections::HashMap::new();
@@ -422,7 +422,7 @@ fn a_jump_far_into_a_long_session_keeps_what_outlasts_the_window() {
             assert_same(&want[&k], &got, &format!("jump to {k}"));
             continue;
         }
-        // What a jump does not bring back (the README says so): the
+        // What a jump does not bring back (docs/recording.md says so): the
         // all-cell chart's rounds. A round closes when every live cell has
         // sampled since the last one, so which samples it pairs depends on
         // the history: live, since cel02 came back at 400 a round closes
