@@ -116,7 +116,7 @@ impl Default for Theme {
 }
 
 impl Theme {
-    /// Names of the themes shipped in `themes/`, in the order `t` cycles them.
+    /// Names of the themes shipped in `themes/`, in the order `c` cycles them.
     pub fn builtin_names() -> &'static [&'static str] {
         &["dark", "light", "high-contrast", "mono"]
     }

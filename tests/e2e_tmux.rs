@@ -186,7 +186,7 @@ fn too_small_terminal_says_so() {
 /// `cargo test --test e2e_tmux readme_screens -- --ignored --nocapture`
 /// and paste what it prints.
 #[test]
-#[ignore = "prints the README's screens; not a check"]
+#[ignore = "prints docs/screens.md's screens; not a check"]
 fn readme_screens() {
     if !have_tmux() {
         return skip("tmux is not installed");

@@ -1855,14 +1855,12 @@ fn names_with_a_slash_sort_like_iostat() {
     assert_eq!(names(&st), names(&io), "row order: strata vs iostat");
 }
 
-/// Fixed divergence (batch text): on a host with LVM or multipath,
-/// `strata batch disks` prints a dm device by its /dev/mapper name
-/// (/sys/block/dm-0/dm/name, here vg0-root), where `iostat -x -d -y`
-/// prints dm-0 (only `iostat -N` prints mapper names). docs/screens.md
+/// Batch text names a dm device as `iostat -x -d -y` does: dm-0, not its
+/// /dev/mapper name (/sys/block/dm-0/dm/name, here vg0-root; only
+/// `iostat -N` prints those), in the kernel names' order. docs/screens.md
 /// promises mapper names for the screen's Disks panel and docs/options.md
-/// "iostat -x -d -y layout" for batch text. The rows also stay in the
-/// order of the kernel names, so the printed names are out of order
-/// (vg0-root before dm-1). The figures themselves agree.
+/// "iostat -x -d -y layout" for batch text. Strata once printed vg0-root
+/// here, out of order before dm-1.
 #[test]
 fn dm_devices_are_named_as_iostat_x_names_them() {
     let Some(env) = env_or_skip("dm names", true) else {

@@ -435,7 +435,7 @@ fn a_jump_far_into_a_long_session_keeps_what_outlasts_the_window() {
         assert_same(&w[10..], &g[10..], "jump to 700");
         assert_ne!(
             w[9], g[9],
-            "the rounds are paired as live: update the README"
+            "the rounds are paired as live: update docs/recording.md"
         );
     }
 }

@@ -854,9 +854,6 @@ impl App {
         }
     }
 
-    /// Takes back what the last frame learned from layout: the rows a
-    /// page moves and where the view's table stands. The view is drawn
-    /// from the same state, so its table is the one h/l act on.
     /// The moving keys scroll the help overlay, any other closes it;
     /// quitting still works.
     fn update_help(&mut self, action: &Action) {
@@ -878,6 +875,9 @@ impl App {
         self.ui.help_scroll = self.ui.help_scroll.saturating_add_signed(delta).min(last);
     }
 
+    /// Takes back what the last frame learned from layout: the rows a
+    /// page moves and where the view's table stands. The view is drawn
+    /// from the same state, so its table is the one h/l act on.
     pub fn apply_drawn(&mut self, drawn: super::list::Drawn) {
         if let Some(rows) = drawn.help_rows {
             self.ui.help_rows = rows;
