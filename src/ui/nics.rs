@@ -107,7 +107,7 @@ fn bond_warnings(app: &App) -> Vec<String> {
         .into_iter()
         .flat_map(|(i, h)| {
             let label = i.and_then(|i| app.nodes.get(i)).map(|n| n.target.label());
-            let bonds = h.nics.tick().map_or(&[][..], |k| &k.bonds[..]);
+            let bonds = h.nics.tick().map_or(&[][..], |k| k.bonds());
             bonds
                 .iter()
                 .flat_map(BondRow::messages)

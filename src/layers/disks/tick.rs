@@ -4,6 +4,7 @@
 use super::diskstats::DiskCounters;
 use super::model::{DiskCol, DiskDelta, DiskRates, fell};
 use super::source::{DevClass, DeviceInfo, DiskSample};
+use crate::layers::tick::Tick;
 use crate::model::last_seen::LastSeen;
 use crate::model::total::complete_sum;
 use std::sync::Arc;
@@ -58,22 +59,13 @@ impl DiskRow {
     }
 }
 
-/// The figures of one interval of the disk source.
-#[derive(Debug, Clone, Default)]
-pub struct DiskTick {
-    /// Wall clock of the later sample, ms since the Unix epoch.
-    pub wall_ms: i64,
-    /// The interval of the source's clock; `None` when uptime went back
-    /// (the host rebooted) and every figure is unknown.
-    pub itv_cs: Option<u64>,
-    pub rows: Vec<DiskRow>,
-    /// The sum over the disks that count in totals; `None` unless every one
-    /// of them has figures over this interval.
-    pub total: Option<DiskRates>,
-    /// The device with the highest %util among the whole devices where %util
-    /// means something (not NVMe, dm or md); ties go to the first name.
-    pub busiest: Option<(String, f64)>,
-}
+/// The figures of one interval of the disk source; the total is over the
+/// disks that count in totals, and the extra is the busiest device.
+pub type DiskTick = Tick<DiskRow, DiskRates, Busiest>;
+
+/// The device with the highest %util among the whole devices where %util
+/// means something (not NVMe, dm or md); ties go to the first name.
+pub type Busiest = Option<(String, f64)>;
 
 /// The last counters seen of every device, with the source clock they were
 /// read at. A device that misses a sample (a rejected line, a path that
@@ -141,13 +133,18 @@ impl DiskTick {
             .filter_map(|r| Some((r, r.rates?.get(DiskCol::Util)?)))
             .min_by(|(a, ua), (b, ub)| ub.total_cmp(ua).then_with(|| a.name.cmp(&b.name)))
             .map(|(r, u)| (r.display_name().to_string(), u));
-        DiskTick {
+        Tick {
             wall_ms,
             itv_cs,
             total: sum.map(|s| s.rates()),
-            busiest,
+            extra: busiest,
             rows,
         }
+    }
+
+    /// The device with the highest %util, and that %util.
+    pub fn busiest(&self) -> Option<&(String, f64)> {
+        self.extra.as_ref()
     }
 }
 
@@ -265,8 +262,8 @@ mod tests {
             &[("sda", 2, 300), ("sdb", 2, 300), ("nvme0n1", 2, 1000)],
         ));
         assert_eq!(
-            t.busiest,
-            Some(("sda".to_string(), 30.0)),
+            t.busiest(),
+            Some(&("sda".to_string(), 30.0)),
             "NVMe is skipped, ties go to the first name"
         );
     }

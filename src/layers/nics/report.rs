@@ -100,7 +100,7 @@ pub fn text_report(tick: &NicTick, all_devices: bool) -> String {
         }
         s.push('\n');
     }
-    for b in &tick.bonds {
+    for b in tick.bonds() {
         for w in &b.warnings {
             let _ = writeln!(
                 s,
@@ -192,7 +192,7 @@ pub fn json_report(tick: &NicTick, all_devices: bool) -> String {
                 num(value(r, c.col)).unwrap_or_else(|| "null".into())
             );
         }
-        if let Some(b) = tick.bonds.iter().find(|b| b.name() == r.name) {
+        if let Some(b) = tick.bonds().iter().find(|b| b.name() == r.name) {
             let _ = write!(s, ", \"bond\": {}", json_bond(b));
         }
         s.push_str("}\n");
@@ -244,7 +244,7 @@ pub fn csv_report(tick: &NicTick, all_devices: bool) -> String {
             let _ = write!(s, ",{}", opt(num(value(r, c.col))));
         }
         let warnings = tick
-            .bonds
+            .bonds()
             .iter()
             .find(|b| b.name() == r.name)
             .map(|b| b.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>());

@@ -5,6 +5,7 @@ use super::bond::{BondBaseline, BondRow};
 use super::model::{LinkSpeed, NicDelta, NicRates};
 use super::netdev::NetDevCounters;
 use super::source::{LinkState, NicInfo, NicKind, NicSample};
+use crate::layers::tick::Tick;
 use crate::model::last_seen::LastSeen;
 use crate::model::total::complete_sum;
 use std::collections::HashMap;
@@ -57,20 +58,16 @@ impl NicRow {
     }
 }
 
-/// The figures of one interval of the NIC source.
-#[derive(Debug, Clone, Default)]
-pub struct NicTick {
-    /// Wall clock of the later sample, ms since the Unix epoch.
-    pub wall_ms: i64,
-    /// The interval of the source's clock; `None` on the first sample and
-    /// when uptime did not advance or went back (a reboot).
-    pub itv_cs: Option<u64>,
-    /// In /proc/net/dev order.
-    pub rows: Vec<NicRow>,
-    /// The sum over physical interfaces; `None` unless every one of them
-    /// has figures over this interval. No %Util: links differ.
-    pub total: Option<NicRates>,
-    pub bonds: Vec<BondRow>,
+/// The figures of one interval of the NIC source: rows in /proc/net/dev
+/// order, the total over physical interfaces (no %Util: links differ), and
+/// the bonds.
+pub type NicTick = Tick<NicRow, NicRates, Vec<BondRow>>;
+
+impl NicTick {
+    /// In /proc/net/bonding's order.
+    pub fn bonds(&self) -> &[BondRow] {
+        &self.extra
+    }
 }
 
 /// The last counters of every interface, and the first sight of every
@@ -117,12 +114,12 @@ impl NicBaseline {
             Some(r) => (r.rates, Some(r.link)),
             None => (None, None),
         });
-        NicTick {
+        Tick {
             wall_ms: cur.wall_ms,
             itv_cs,
             total: total(itv_cs, &rows),
             rows,
-            bonds,
+            extra: bonds,
         }
     }
 }
@@ -301,7 +298,7 @@ mod tests {
         );
         s.bonds = vec![bond.clone()];
         let t = b.tick(&s);
-        assert_eq!(t.bonds.len(), 1, "bonds show from the first sample");
+        assert_eq!(t.bonds().len(), 1, "bonds show from the first sample");
         let mut s = sample(
             200,
             &[
@@ -312,7 +309,7 @@ mod tests {
         );
         s.bonds = vec![bond];
         let t = b.tick(&s);
-        let row = &t.bonds[0];
+        let row = &t.bonds()[0];
         assert_eq!(row.rates.and_then(|r| r.get(NicCol::RKbPerS)), Some(2.0));
         let eth1 = &row.slaves[1];
         assert!(eth1.active);

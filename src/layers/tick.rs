@@ -1,0 +1,37 @@
+//! What one interval of a host layer's source gives, the same for the
+//! layers whose figures are per entity (disks, NICs, NFS mounts): when it
+//! ends, how long it is, one row per entity and their total, and what only
+//! that layer has.
+
+/// The figures of one interval of a layer's source: a row `R` per entity,
+/// their total `T`, and `X`, what only that layer has (the disks' busiest
+/// device, the NICs' bonds).
+#[derive(Debug, Clone)]
+pub struct Tick<R, T, X = ()> {
+    /// Wall clock of the later sample, ms since the Unix epoch.
+    pub wall_ms: i64,
+    /// The interval of the source's clock; `None` on the first sample and
+    /// when uptime did not advance or went back (the host rebooted): then
+    /// every figure is unknown.
+    pub itv_cs: Option<u64>,
+    /// In the source's order.
+    pub rows: Vec<R>,
+    /// The sum over the rows that count in the host's total; `None` unless
+    /// every one of them has figures over this very interval (see
+    /// `model::total`).
+    pub total: Option<T>,
+    pub extra: X,
+}
+
+// Not derived: that would ask for rows and totals that have a default.
+impl<R, T, X: Default> Default for Tick<R, T, X> {
+    fn default() -> Self {
+        Tick {
+            wall_ms: 0,
+            itv_cs: None,
+            rows: Vec::new(),
+            total: None,
+            extra: X::default(),
+        }
+    }
+}
