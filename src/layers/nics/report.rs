@@ -19,7 +19,7 @@ use super::tick::{NicBaseline, NicRow, NicTick};
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
 use crate::layers::report::host_report;
-use crate::layers::report::{Format, json_str, printable};
+use crate::layers::report::{Format, csv_stamp, json_opt, json_stamp, json_str, printable};
 use std::fmt::Write as _;
 
 /// nicstat's `precision()`: decimals by magnitude.
@@ -118,10 +118,6 @@ fn num(v: Option<f64>) -> Option<String> {
     v.filter(|v| v.is_finite()).map(|v| format!("{v}"))
 }
 
-fn json_opt<T: std::fmt::Display>(v: Option<T>) -> String {
-    v.map_or("null".to_string(), |v| v.to_string())
-}
-
 fn json_bond(b: &BondRow) -> String {
     let i = &b.info;
     let opt_str = |v: &Option<String>| v.as_deref().map_or("null".into(), json_str);
@@ -168,13 +164,12 @@ fn json_bond(b: &BondRow) -> String {
 /// One JSON object per interface; unknown figures are null.
 pub fn json_report(tick: &NicTick, all_devices: bool) -> String {
     let mut s = String::new();
-    let stamp = json_str(&format::iso_datetime(tick.wall_ms));
-    let interval = json_opt(tick.itv_cs.map(|i| format!("{:.2}", i as f64 / 100.0)));
+    let stamp = json_stamp(tick.wall_ms, tick.itv_cs);
     for r in report_rows(tick, all_devices) {
         let info = r.info.as_deref();
         let _ = write!(
             s,
-            "{{\"timestamp\": {stamp}, \"interval_s\": {interval}, \"interface\": {}, \"kind\": {}, \"operstate\": {}, \"speed_mbps\": {}, \"duplex\": {}, \"mtu\": {}, \"master\": {}, \"reset\": {}",
+            "{{{stamp}, \"interface\": {}, \"kind\": {}, \"operstate\": {}, \"speed_mbps\": {}, \"duplex\": {}, \"mtu\": {}, \"master\": {}, \"reset\": {}",
             json_str(&r.name),
             json_str(r.kind().label()),
             json_str(r.link.operstate.label()),
@@ -221,16 +216,13 @@ fn quoted(s: &str) -> String {
 /// warnings are one field, separated by "; ".
 pub fn csv_report(tick: &NicTick, all_devices: bool) -> String {
     let mut s = String::new();
-    let stamp = format::iso_datetime(tick.wall_ms);
-    let interval = tick
-        .itv_cs
-        .map_or(String::new(), |i| format!("{:.2}", i as f64 / 100.0));
+    let stamp = csv_stamp(tick.wall_ms, tick.itv_cs);
     let opt = |v: Option<String>| v.unwrap_or_default();
     for r in report_rows(tick, all_devices) {
         let info = r.info.as_deref();
         let _ = write!(
             s,
-            "{stamp},{interval},{},{},{},{},{},{},{},{}",
+            "{stamp},{},{},{},{},{},{},{},{}",
             quoted(&r.name),
             r.kind().label(),
             r.link.operstate.label(),
