@@ -553,6 +553,7 @@ mod tests {
             delta: None,
             rates: None,
             reset: false,
+            extra: (),
         };
         let tick = DiskTick {
             wall_ms: BASE,

@@ -231,6 +231,7 @@ mod tests {
                 delta: None,
                 rates: None,
                 reset: false,
+                extra: (),
             }],
             ..DiskTick::default()
         };

@@ -4,26 +4,15 @@
 use super::diskstats::DiskCounters;
 use super::model::{DiskCol, DiskDelta, DiskRates, fell};
 use super::source::{DevClass, DeviceInfo, DiskSample};
-use crate::layers::tick::Tick;
+use crate::layers::tick::{Row, Tick};
 use crate::model::last_seen::LastSeen;
 use crate::model::total::complete_sum;
-use std::sync::Arc;
 
-/// One device over one interval.
-#[derive(Debug, Clone)]
-pub struct DiskRow {
-    pub name: String,
-    /// No I/O completed since boot; iostat hides such devices.
-    pub never_used: bool,
-    pub info: Option<Arc<DeviceInfo>>,
-    /// `None` before the source's second sample, or when the counters moved
-    /// in a way no interval of I/O explains (see `layers::disks::model`).
-    pub delta: Option<DiskDelta>,
-    pub rates: Option<DiskRates>,
-    /// The counters fell since the previous sample: the device was
-    /// re-created or its statistics reset (see `layers::disks::model`).
-    pub reset: bool,
-}
+/// One device over one interval. Its delta is `None` before the source's
+/// second sample, or when the counters moved in a way no interval of I/O
+/// explains; a device new since the first sample counts from zero (see
+/// `layers::disks::model`).
+pub type DiskRow = Row<DeviceInfo, DiskDelta, DiskRates>;
 
 impl DiskRow {
     pub fn class(&self) -> DevClass {
@@ -102,13 +91,14 @@ impl Baseline {
             });
             // After a reboot every count starts again: a new baseline, not a reset.
             let reset = last.is_some_and(|(prev, _)| fell(prev, dev));
-            rows.push(DiskRow {
+            rows.push(Row {
                 reset,
                 name: dev.name.clone(),
                 never_used: dev.never_used(),
                 info: cur.catalogue.get(&dev.name).cloned(),
                 rates: delta.as_ref().map(DiskDelta::device_rates),
                 delta,
+                extra: (),
             });
         }
         self.last.record(
@@ -152,6 +142,7 @@ impl DiskTick {
 mod tests {
     use super::*;
     use crate::layers::disks::source::Catalogue;
+    use std::sync::Arc;
 
     fn info(name: &str, class: DevClass) -> (String, Arc<DeviceInfo>) {
         (

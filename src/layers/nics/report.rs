@@ -172,9 +172,9 @@ pub fn json_report(tick: &NicTick, all_devices: bool) -> String {
             "{{{stamp}, \"interface\": {}, \"kind\": {}, \"operstate\": {}, \"speed_mbps\": {}, \"duplex\": {}, \"mtu\": {}, \"master\": {}, \"reset\": {}",
             json_str(&r.name),
             json_str(r.kind().label()),
-            json_str(r.link.operstate.label()),
-            json_opt(r.link.speed_mbps),
-            json_str(r.link.duplex.label()),
+            json_str(r.link().operstate.label()),
+            json_opt(r.link().speed_mbps),
+            json_str(r.link().duplex.label()),
             json_opt(info.and_then(|i| i.mtu)),
             json_opt(info.and_then(|i| i.master.as_deref()).map(json_str)),
             r.reset,
@@ -225,9 +225,9 @@ pub fn csv_report(tick: &NicTick, all_devices: bool) -> String {
             "{stamp},{},{},{},{},{},{},{},{}",
             quoted(&r.name),
             r.kind().label(),
-            r.link.operstate.label(),
-            opt(r.link.speed_mbps.map(|v| v.to_string())),
-            r.link.duplex.label(),
+            r.link().operstate.label(),
+            opt(r.link().speed_mbps.map(|v| v.to_string())),
+            r.link().duplex.label(),
             opt(info.and_then(|i| i.mtu).map(|v| v.to_string())),
             opt(info.and_then(|i| i.master.as_deref()).map(quoted)),
             r.reset,
@@ -292,11 +292,11 @@ mod tests {
         NicRow {
             name: name.into(),
             info: None,
-            link: LinkState::default(),
             never_used: false,
             delta: None,
             rates,
             reset: false,
+            extra: LinkState::default(),
         }
     }
 

@@ -5,31 +5,23 @@ use super::bond::{BondBaseline, BondRow};
 use super::model::{LinkSpeed, NicDelta, NicRates};
 use super::netdev::NetDevCounters;
 use super::source::{LinkState, NicInfo, NicKind, NicSample};
-use crate::layers::tick::Tick;
+use crate::layers::tick::{Row, Tick};
 use crate::model::last_seen::LastSeen;
 use crate::model::total::complete_sum;
 use std::collections::HashMap;
-use std::sync::Arc;
 
-/// One interface over one interval.
-#[derive(Debug, Clone)]
-pub struct NicRow {
-    pub name: String,
-    pub info: Option<Arc<NicInfo>>,
-    pub link: LinkState,
-    /// No packet either way since the interface was created; nicstat hides
-    /// these.
-    pub never_used: bool,
-    /// `None` before the interface's second reading, and when a counter
-    /// went back.
-    pub delta: Option<NicDelta>,
-    pub rates: Option<NicRates>,
-    /// A counter went back since the previous reading: the interface was
-    /// re-created or its statistics reset; this interval is unknown.
-    pub reset: bool,
-}
+/// One interface over one interval, with its link as read with the
+/// counters. Never used: no packet either way. Its delta is `None` before
+/// the interface's second reading, and when a counter went back (a reset:
+/// this interval is unknown).
+pub type NicRow = Row<NicInfo, NicDelta, NicRates, LinkState>;
 
 impl NicRow {
+    /// The link as it was read with the counters.
+    pub fn link(&self) -> LinkState {
+        self.extra
+    }
+
     pub fn kind(&self) -> NicKind {
         self.info.as_ref().map_or(NicKind::Unknown, |i| i.kind)
     }
@@ -37,10 +29,10 @@ impl NicRow {
     /// The link a %Util is taken against: a known speed, on an interface
     /// whose speed is a wire's (not a veth's made-up 10000).
     pub fn link_speed(&self) -> Option<LinkSpeed> {
-        let mbps = self.link.speed_mbps?;
+        let mbps = self.extra.speed_mbps?;
         self.kind().has_wire_speed().then_some(LinkSpeed {
             mbps,
-            duplex: self.link.duplex,
+            duplex: self.extra.duplex,
         })
     }
 
@@ -92,14 +84,14 @@ impl NicBaseline {
             let c = &reading.counters;
             let prev = itv_cs.and(self.last.get(&c.name, cur.uptime_cs));
             let delta = prev.and_then(|(p, since)| NicDelta::between(p, c, since));
-            let mut row = NicRow {
+            let mut row = Row {
                 name: c.name.clone(),
                 info: cur.catalogue.get(&c.name).cloned(),
-                link: reading.link,
                 never_used: c.never_used(),
                 delta,
                 rates: None,
                 reset: prev.is_some() && delta.is_none(),
+                extra: reading.link,
             };
             row.rates = delta.map(|d| d.rates(row.link_speed()));
             rows.push(row);
@@ -111,7 +103,7 @@ impl NicBaseline {
         self.last.record(cur.uptime_cs, readings);
         let by_name: HashMap<&str, &NicRow> = rows.iter().map(|r| (r.name.as_str(), r)).collect();
         let bonds = self.bonds.rows(&cur.bonds, |name| match by_name.get(name) {
-            Some(r) => (r.rates, Some(r.link)),
+            Some(r) => (r.rates, Some(r.link())),
             None => (None, None),
         });
         Tick {
@@ -141,6 +133,7 @@ mod tests {
     use crate::layers::nics::model::NicCol;
     use crate::layers::nics::net_sysfs::{Duplex, OperState};
     use crate::layers::nics::source::{NicCatalogue, NicReading};
+    use std::sync::Arc;
 
     fn info(name: &str, kind: NicKind) -> (String, Arc<NicInfo>) {
         let i = NicInfo {
