@@ -546,15 +546,7 @@ mod tests {
             budget: budget.clone(),
         };
         let mut layer = crate::app::layer::Layer::new(&window, DISK_HISTORY.len());
-        let row = |name: &str| DiskRow {
-            name: name.into(),
-            never_used: false,
-            info: None,
-            delta: None,
-            rates: None,
-            reset: false,
-            extra: (),
-        };
+        let row = DiskRow::named;
         let tick = DiskTick {
             wall_ms: BASE,
             rows: vec![row("sda"), row("sdb"), row("sdc")],

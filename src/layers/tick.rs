@@ -48,6 +48,23 @@ pub struct Row<I, D, T, X = ()> {
     pub extra: X,
 }
 
+#[cfg(test)]
+impl<I, D, T, X: Default> Row<I, D, T, X> {
+    /// An entity the tests know only by its name: no catalogue entry, no
+    /// figures.
+    pub(crate) fn named(name: &str) -> Self {
+        Row {
+            name: name.to_string(),
+            info: None,
+            never_used: false,
+            delta: None,
+            rates: None,
+            reset: false,
+            extra: X::default(),
+        }
+    }
+}
+
 // Not derived: that would ask for rows and totals that have a default.
 impl<R, T, X: Default> Default for Tick<R, T, X> {
     fn default() -> Self {

@@ -224,15 +224,7 @@ mod tests {
     fn control_characters_in_names_print_as_question_marks() {
         let evil = "vg-\u{1b}[2J\nx\r\u{7f}\u{85}é";
         let tick = DiskTick {
-            rows: vec![DiskRow {
-                name: evil.to_owned(),
-                never_used: false,
-                info: None,
-                delta: None,
-                rates: None,
-                reset: false,
-                extra: (),
-            }],
+            rows: vec![DiskRow::named(evil)],
             ..DiskTick::default()
         };
         let sel = Selection::default();

@@ -285,18 +285,12 @@ mod tests {
     use super::*;
     use crate::core::rootfs::RootFs;
     use crate::layers::nics::model::NicRates;
-    use crate::layers::nics::source::LinkState;
     use crate::layers::report::Report;
 
     fn row(name: &str, rates: Option<NicRates>) -> NicRow {
         NicRow {
-            name: name.into(),
-            info: None,
-            never_used: false,
-            delta: None,
             rates,
-            reset: false,
-            extra: LinkState::default(),
+            ..NicRow::named(name)
         }
     }
 
