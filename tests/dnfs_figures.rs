@@ -70,9 +70,9 @@ fn rac_19c_per_instance_and_total() {
     assert_eq!(ch(1, 20, 1).row.local.as_deref(), Some("192.168.11.1"));
     // server nas1 on inst 1: (77500 + 77500 + 50000 + 1000) / 5 = 41200
     // sends/s over 4 channels, 2 files; NFS version from the view
-    let s = t.servers.iter().find(|s| s.inst_id == 1).unwrap();
+    let s = t.servers.iter().find(|s| s.row.inst_id == 1).unwrap();
     assert_eq!((s.channels, s.files, s.sends_per_s), (4, 2, Some(41_200.0)));
-    assert_eq!(s.nfs_version.as_deref(), Some("NFSv4.1"));
+    assert_eq!(s.row.nfs_version.as_deref(), Some("NFSv4.1"));
 }
 
 #[test]
@@ -86,7 +86,7 @@ fn single_instance_12_1_with_running_total_channels() {
     let sends: Vec<_> = t
         .servers
         .iter()
-        .map(|s| (s.name.as_str(), s.sends_per_s))
+        .map(|s| (s.row.name.as_str(), s.sends_per_s))
         .collect();
     assert_eq!(sends, [("nas1", Some(5_500.0)), ("nas2", Some(2_000.0))]);
     assert_eq!(t.channels[1].row.reconnects, Some(1), "SPRECO + DPRECO");
@@ -103,7 +103,7 @@ fn release_11_2_0_4_has_bytes_but_no_version_or_con_id() {
     assert_eq!(t.counting, ChannelCounting::SinceLastSelect);
     assert_eq!(t.channels[0].sends_per_s, Some(840.0));
     assert_eq!(t.channels[1].row.reconnects, Some(2), "RECO");
-    assert_eq!(t.servers[0].nfs_version, None);
+    assert_eq!(t.servers[0].row.nfs_version, None);
 }
 
 #[test]

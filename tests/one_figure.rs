@@ -388,8 +388,7 @@ fn printouts(path: &Path, t: Target) -> Printouts {
 fn disks(app: &mut App, out: &Printouts, busiest: bool, figs: &mut Vec<Figure>) {
     let tick = app.host().disks.tick().unwrap();
     let dev = tick
-        .busiest
-        .as_ref()
+        .busiest()
         .map_or_else(|| tick.rows[0].name.clone(), |b| b.0.clone());
     let detail = render(
         app,

@@ -416,7 +416,7 @@ impl DnfsUi {
         let Some(t) = tick else { return 0 };
         match (self.inst, self.server, self.channel) {
             (None, _, _) => t.instances.len(),
-            (Some(i), None, _) => t.servers.iter().filter(|s| s.inst_id == i).count(),
+            (Some(i), None, _) => t.servers.iter().filter(|s| s.row.inst_id == i).count(),
             (Some(i), Some(s), None) => t
                 .channels
                 .iter()
@@ -454,9 +454,9 @@ impl DnfsUi {
                 self.server = t
                     .servers
                     .iter()
-                    .filter(|s| s.inst_id == i)
+                    .filter(|s| s.row.inst_id == i)
                     .nth(k)
-                    .map(|s| s.id)
+                    .map(|s| s.row.id)
             }
             (Some(i), Some(s), None) => {
                 self.channel = t

@@ -284,10 +284,10 @@ impl ClusterRow {
                 .map(|(r, w)| (r + w) / 1024.0),
             r_await: d(DiskCol::RAwait),
             w_await: d(DiskCol::WAwait),
-            busiest: disks.and_then(|t| t.busiest.clone()),
+            busiest: disks.and_then(|t| t.busiest().cloned()),
             nic_in_mb: n(NicCol::RKbPerS),
             nic_out_mb: n(NicCol::WKbPerS),
-            bond_warnings: nics.map_or(0, |t| t.bonds.iter().map(|b| b.warnings.len()).sum()),
+            bond_warnings: nics.map_or(0, |t| t.bonds().iter().map(|b| b.warnings.len()).sum()),
             dirty_mb: c(CacheCol::Dirty),
             writeback_mb: c(CacheCol::Writeback),
             nfs_ops,
@@ -546,14 +546,7 @@ mod tests {
             budget: budget.clone(),
         };
         let mut layer = crate::app::layer::Layer::new(&window, DISK_HISTORY.len());
-        let row = |name: &str| DiskRow {
-            name: name.into(),
-            never_used: false,
-            info: None,
-            delta: None,
-            rates: None,
-            reset: false,
-        };
+        let row = DiskRow::named;
         let tick = DiskTick {
             wall_ms: BASE,
             rows: vec![row("sda"), row("sdb"), row("sdc")],

@@ -96,7 +96,7 @@ impl App {
 impl HostLayers {
     /// The bond `name` of this host, if it is one.
     pub fn bond(&self, name: &str) -> Option<&BondRow> {
-        self.nics.tick()?.bonds.iter().find(|b| b.name() == name)
+        self.nics.tick()?.bonds().iter().find(|b| b.name() == name)
     }
 
     /// Takes a sample of /proc/net/dev, /sys/class/net and the bonds.

@@ -119,7 +119,7 @@ pub(crate) fn push_disk_history(
         .collect();
     let mut total = hist(tick.total.as_ref());
     if let Some(i) = history_index(DiskCol::Util) {
-        total[i] = tick.busiest.as_ref().map(|(_, u)| *u as f32);
+        total[i] = tick.busiest().map(|(_, u)| *u as f32);
     }
     // The total and the groups first: a budget handed out in push order
     // would otherwise run out on the devices and leave the overview's

@@ -115,8 +115,9 @@ pub fn json_line(wall_ms: i64, db: &DbView, tick: Option<&DnfsTick>, state: &str
             t.servers
                 .iter()
                 .map(|s| {
-                    json!({"inst_id": s.inst_id, "id": s.id, "server": s.name, "dirname": s.dirname,
-                        "nfs_version": s.nfs_version, "channels": s.channels, "files": s.files,
+                    let r = &s.row;
+                    json!({"inst_id": r.inst_id, "id": r.id, "server": r.name, "dirname": r.dirname,
+                        "nfs_version": r.nfs_version, "channels": s.channels, "files": s.files,
                         "sends_s": num(s.sends_per_s), "recvs_s": num(s.recvs_per_s)})
                 })
                 .collect(),

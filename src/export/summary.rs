@@ -170,7 +170,7 @@ fn disks(c: &mut Collector, t: Option<&DiskTick>) {
         };
         c.put(BatchPanel::Disks, "total", name, v);
     }
-    let busiest = t.and_then(|t| t.busiest.as_ref()).map(|b| b.1);
+    let busiest = t.and_then(|t| t.busiest()).map(|b| b.1);
     c.put(BatchPanel::Disks, "busiest device", "%util", busiest);
 }
 

@@ -17,6 +17,7 @@ pub mod dnfs;
 pub mod nfs;
 pub mod nics;
 pub mod report;
+pub mod tick;
 
 use crate::source::SourceError;
 

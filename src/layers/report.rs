@@ -54,6 +54,36 @@ pub(crate) fn to_fixed(v: Option<f64>, decimals: usize) -> Option<String> {
     Some(format!("{v:.decimals$}"))
 }
 
+/// A JSON value as it is, `null` when unknown.
+pub(crate) fn json_opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or("null".to_string(), |v| v.to_string())
+}
+
+/// The interval in seconds as every report prints it.
+fn interval_s(itv_cs: Option<u64>) -> Option<String> {
+    itv_cs.map(|i| format!("{:.2}", i as f64 / 100.0))
+}
+
+/// What every JSON record of a host layer's report starts with: when its
+/// interval ended and how long it was (`null` when unknown).
+pub(crate) fn json_stamp(wall_ms: i64, itv_cs: Option<u64>) -> String {
+    format!(
+        "\"timestamp\": {}, \"interval_s\": {}",
+        json_str(&crate::format::iso_datetime(wall_ms)),
+        json_opt(interval_s(itv_cs))
+    )
+}
+
+/// The first two fields of every CSV line of a host layer's report: when
+/// its interval ended and how long it was (empty when unknown).
+pub(crate) fn csv_stamp(wall_ms: i64, itv_cs: Option<u64>) -> String {
+    format!(
+        "{},{}",
+        crate::format::iso_datetime(wall_ms),
+        interval_s(itv_cs).unwrap_or_default()
+    )
+}
+
 /// One reading of a panel's source, with the report it makes over the
 /// interval since the previous reading.
 #[derive(Debug, Default)]

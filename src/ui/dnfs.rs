@@ -85,8 +85,12 @@ fn crumbs(dnfs: &Dnfs, ui: &DnfsUi, width: u16) -> String {
         }
         if let (Some(i), Some(id)) = (ui.inst, ui.server) {
             let name = tick
-                .and_then(|t| t.servers.iter().find(|s| s.inst_id == i && s.id == id))
-                .map_or_else(|| format!("server {id}"), |s| s.name.clone());
+                .and_then(|t| {
+                    t.servers
+                        .iter()
+                        .find(|s| s.row.inst_id == i && s.row.id == id)
+                })
+                .map_or_else(|| format!("server {id}"), |s| s.row.name.clone());
             steps.push(name);
         }
         if let Some((p, c)) = ui.channel {
@@ -406,9 +410,13 @@ fn columns<const N: usize>(texts: [String; N], style: Style) -> Vec<Span<'static
 }
 
 fn server_lines(t: &Theme, tk: &DnfsTick, inst: u32, ui: &DnfsUi) -> Vec<Line<'static>> {
-    let servers: Vec<&ServerFigures> = tk.servers.iter().filter(|s| s.inst_id == inst).collect();
-    let nw = widest(servers.iter().map(|s| s.name.as_str()), 6);
-    let dw = widest(servers.iter().map(|s| s.dirname.as_str()), 6);
+    let servers: Vec<&ServerFigures> = tk
+        .servers
+        .iter()
+        .filter(|s| s.row.inst_id == inst)
+        .collect();
+    let nw = widest(servers.iter().map(|s| s.row.name.as_str()), 6);
+    let dw = widest(servers.iter().map(|s| s.row.dirname.as_str()), 6);
     let mut lines = vec![Line::from(columns(
         [
             format!("{:<nw$}", "Server"),
@@ -423,15 +431,15 @@ fn server_lines(t: &Theme, tk: &DnfsTick, inst: u32, ui: &DnfsUi) -> Vec<Line<'s
     ))];
     for (k, s) in servers.iter().enumerate() {
         let mut spans = vec![Span::styled(
-            format!("{:<nw$}", s.name),
+            format!("{:<nw$}", s.row.name),
             row_style(t, k == ui.selected),
         )];
         spans.extend(columns(
             [
-                format!(" {:<dw$}", s.dirname),
+                format!(" {:<dw$}", s.row.dirname),
                 format!(
                     " {:<8}",
-                    s.nfs_version.as_deref().unwrap_or(format::UNKNOWN)
+                    s.row.nfs_version.as_deref().unwrap_or(format::UNKNOWN)
                 ),
                 format!(" {:>8}", s.channels),
                 format!(" {:>6}", s.files),
@@ -464,13 +472,18 @@ fn channels_of(tk: &DnfsTick, inst: u32, svr: u64) -> Vec<&ChannelFigures> {
 
 fn channel_lines(t: &Theme, tk: &DnfsTick, inst: u32, svr: u64, ui: &DnfsUi) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
-    if let Some(s) = tk.servers.iter().find(|s| s.inst_id == inst && s.id == svr) {
+    if let Some(s) = tk
+        .servers
+        .iter()
+        .find(|s| s.row.inst_id == inst && s.row.id == svr)
+    {
         lines.push(Line::from(Span::styled(
             format!(
                 "{} {} · {} · {} · {} open",
-                s.name,
-                s.dirname,
-                s.nfs_version
+                s.row.name,
+                s.row.dirname,
+                s.row
+                    .nfs_version
                     .as_deref()
                     .unwrap_or("NFS version not in this release's view"),
                 format::count(s.channels, "channel", "channels"),

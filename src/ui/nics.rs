@@ -79,11 +79,11 @@ impl TableRow for Item<'_, NicRow> {
             )),
             Cell::from(Span::styled(r.kind().label(), t.muted)),
             Cell::from(Span::styled(
-                r.link.operstate.label(),
-                state_style(t, r.link.operstate),
+                r.link().operstate.label(),
+                state_style(t, r.link().operstate),
             )),
-            Cell::from(speed(r.link.speed_mbps)),
-            Cell::from(r.link.duplex.label()),
+            Cell::from(speed(r.link().speed_mbps)),
+            Cell::from(r.link().duplex.label()),
             Cell::from(
                 r.info
                     .as_ref()
@@ -107,7 +107,7 @@ fn bond_warnings(app: &App) -> Vec<String> {
         .into_iter()
         .flat_map(|(i, h)| {
             let label = i.and_then(|i| app.nodes.get(i)).map(|n| n.target.label());
-            let bonds = h.nics.tick().map_or(&[][..], |k| &k.bonds[..]);
+            let bonds = h.nics.tick().map_or(&[][..], |k| k.bonds());
             bonds
                 .iter()
                 .flat_map(BondRow::messages)
@@ -139,7 +139,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     // "unknown", "dormant": a state is read whole, not cut to "unkno"
     let state_w = rows
         .iter()
-        .map(|r| r.row.row.link.operstate.label().chars().count())
+        .map(|r| r.row.row.link().operstate.label().chars().count())
         .max()
         .unwrap_or(0)
         .clamp(5, 14) as u16;
@@ -204,9 +204,9 @@ fn link_facts(r: &NicRow) -> Vec<(&'static str, String)> {
     let opt = |v: Option<String>| v.unwrap_or_else(|| format::UNKNOWN.to_string());
     vec![
         ("kind", r.kind().label().to_string()),
-        ("state", r.link.operstate.label().to_string()),
-        ("speed", format!("{} Mb/s", speed(r.link.speed_mbps))),
-        ("duplex", r.link.duplex.label().to_string()),
+        ("state", r.link().operstate.label().to_string()),
+        ("speed", format!("{} Mb/s", speed(r.link().speed_mbps))),
+        ("duplex", r.link().duplex.label().to_string()),
         ("MTU", opt(info.and_then(|i| i.mtu).map(|m| m.to_string()))),
         ("driver", opt(info.and_then(|i| i.driver.clone()))),
         ("address", opt(info.and_then(|i| i.address.clone()))),

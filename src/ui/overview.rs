@@ -306,7 +306,7 @@ fn wire_lines<'a>(app: &App, tick: &NicTick, inner: Rect) -> Vec<Line<'a>> {
         Span::styled(" pk/s", t.muted),
     ])];
     let room = inner.height.saturating_sub(1) as usize;
-    for b in &tick.bonds {
+    for b in tick.bonds() {
         let mode = b.info.mode.map_or("?", |m| m.label());
         let active = b.info.active_slave.as_deref().unwrap_or("none");
         let rates = b.rates.as_ref();
@@ -459,7 +459,7 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
         draw_total(f, app, *line, label, *value, *col, *style);
     }
     if let Some(line) = lines.get(6) {
-        draw_busiest(f, app, *line, tick.busiest.as_ref());
+        draw_busiest(f, app, *line, tick.busiest());
     }
     if let Some(line) = lines.get(7) {
         f.render_widget(Paragraph::new(totals_note(app, line.width)), *line);

@@ -20,7 +20,9 @@ use super::source::CacheSource;
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
 use crate::layers::report::host_report;
-use crate::layers::report::{Format, csv_field, json_str, printable, to_fixed};
+use crate::layers::report::{
+    Format, csv_field, csv_stamp, json_opt, json_stamp, json_str, printable, to_fixed,
+};
 use std::fmt::Write as _;
 
 /// The file table's text columns, in order; the changes over the interval
@@ -248,10 +250,6 @@ fn method_key(m: Option<Method>) -> Option<&'static str> {
     })
 }
 
-fn json_opt(v: Option<String>) -> String {
-    v.unwrap_or_else(|| "null".to_string())
-}
-
 fn json_file_fields(s: &mut String, figures: Option<&FileFigures>) {
     for c in &FILE_COLS {
         let v = file_number(c.col, figures.and_then(|f| f.get(c.col)));
@@ -261,13 +259,8 @@ fn json_file_fields(s: &mut String, figures: Option<&FileFigures>) {
 
 /// One JSON object per record: the page cache, each file, the total.
 pub fn json_report(tick: &CacheTick) -> String {
-    let ts = json_str(&format::iso_datetime(tick.wall_ms));
-    let interval = tick
-        .itv_cs
-        .map_or("null".to_string(), |i| format!("{:.2}", i as f64 / 100.0));
-    let head = |record: &str| {
-        format!("{{\"timestamp\": {ts}, \"interval_s\": {interval}, \"record\": \"{record}\"")
-    };
+    let stamp = json_stamp(tick.wall_ms, tick.itv_cs);
+    let head = |record: &str| format!("{{{stamp}, \"record\": \"{record}\"");
     let mut s = head("memory");
     for c in &CACHE_COLS {
         let v = cache_number(c.col, tick.figures.get(c.col));
@@ -320,14 +313,11 @@ pub fn csv_header() -> String {
 /// CSV lines: the page cache, then each file and the total, all under
 /// one header.
 pub fn csv_report(tick: &CacheTick) -> String {
-    let ts = format::iso_datetime(tick.wall_ms);
-    let interval = tick
-        .itv_cs
-        .map_or(String::new(), |i| format!("{:.2}", i as f64 / 100.0));
+    let stamp = csv_stamp(tick.wall_ms, tick.itv_cs);
     let empty_cache = ",".repeat(CACHE_COLS.len());
     let empty_files = ",".repeat(FILE_COLS.len());
     let method = method_key(tick.method).unwrap_or("");
-    let mut s = format!("{ts},{interval},memory,,,");
+    let mut s = format!("{stamp},memory,,,");
     for c in &CACHE_COLS {
         let v = cache_number(c.col, tick.figures.get(c.col));
         let _ = write!(s, ",{}", v.unwrap_or_default());
@@ -343,7 +333,7 @@ pub fn csv_report(tick: &CacheTick) -> String {
     for r in &tick.files {
         let _ = write!(
             s,
-            "{ts},{interval},file,{},{},{method}{empty_cache}",
+            "{stamp},file,{},{},{method}{empty_cache}",
             csv_field(&r.path),
             csv_field(
                 &r.error
@@ -355,7 +345,7 @@ pub fn csv_report(tick: &CacheTick) -> String {
         file_fields(&mut s, r.figures.as_ref());
     }
     if !tick.files.is_empty() {
-        let _ = write!(s, "{ts},{interval},total,,,{method}{empty_cache}");
+        let _ = write!(s, "{stamp},total,,,{method}{empty_cache}");
         file_fields(&mut s, tick.total.as_ref().map(|t| &t.figures));
     }
     s

@@ -13,7 +13,9 @@ use super::tick::Baseline;
 use super::tick::{DiskRow, DiskTick};
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
-use crate::layers::report::{Format, csv_field, host_report, json_str, printable};
+use crate::layers::report::{
+    Format, csv_field, csv_stamp, host_report, json_stamp, json_str, printable,
+};
 use std::fmt::Write as _;
 
 /// Which devices a report lists, and by which names.
@@ -103,14 +105,11 @@ pub fn text_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
 /// One JSON object per device, with iostat's keys; unknown figures are null.
 pub fn json_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
     let mut s = String::new();
-    let interval = tick
-        .itv_cs
-        .map_or("null".to_string(), |i| format!("{:.2}", i as f64 / 100.0));
+    let stamp = json_stamp(tick.wall_ms, tick.itv_cs);
     for r in report_rows(tick, sel) {
         let _ = write!(
             s,
-            "{{\"timestamp\": {}, \"interval_s\": {interval}, \"disk_device\": {}, \"name\": {}, \"class\": {}",
-            json_str(&format::iso_datetime(tick.wall_ms)),
+            "{{{stamp}, \"disk_device\": {}, \"name\": {}, \"class\": {}",
             json_str(sel.name(r)),
             json_str(r.display_name()),
             json_str(r.class().label()),
@@ -154,14 +153,11 @@ pub fn csv_header(units: Units) -> String {
 /// CSV lines, one per device; unknown figures are empty fields.
 pub fn csv_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
     let mut s = String::new();
-    let interval = tick
-        .itv_cs
-        .map_or(String::new(), |i| format!("{:.2}", i as f64 / 100.0));
+    let stamp = csv_stamp(tick.wall_ms, tick.itv_cs);
     for r in report_rows(tick, sel) {
         let _ = write!(
             s,
-            "{},{interval},{},{},{}",
-            format::iso_datetime(tick.wall_ms),
+            "{stamp},{},{},{}",
             csv_field(&printable(&r.name)),
             csv_field(&printable(r.display_name())),
             r.class().label()
@@ -228,14 +224,7 @@ mod tests {
     fn control_characters_in_names_print_as_question_marks() {
         let evil = "vg-\u{1b}[2J\nx\r\u{7f}\u{85}é";
         let tick = DiskTick {
-            rows: vec![DiskRow {
-                name: evil.to_owned(),
-                never_used: false,
-                info: None,
-                delta: None,
-                rates: None,
-                reset: false,
-            }],
+            rows: vec![DiskRow::named(evil)],
             ..DiskTick::default()
         };
         let sel = Selection::default();

@@ -4,25 +4,15 @@
 use super::diskstats::DiskCounters;
 use super::model::{DiskCol, DiskDelta, DiskRates, fell};
 use super::source::{DevClass, DeviceInfo, DiskSample};
+use crate::layers::tick::{Row, Tick};
 use crate::model::last_seen::LastSeen;
 use crate::model::total::complete_sum;
-use std::sync::Arc;
 
-/// One device over one interval.
-#[derive(Debug, Clone)]
-pub struct DiskRow {
-    pub name: String,
-    /// No I/O completed since boot; iostat hides such devices.
-    pub never_used: bool,
-    pub info: Option<Arc<DeviceInfo>>,
-    /// `None` before the source's second sample, or when the counters moved
-    /// in a way no interval of I/O explains (see `layers::disks::model`).
-    pub delta: Option<DiskDelta>,
-    pub rates: Option<DiskRates>,
-    /// The counters fell since the previous sample: the device was
-    /// re-created or its statistics reset (see `layers::disks::model`).
-    pub reset: bool,
-}
+/// One device over one interval. Its delta is `None` before the source's
+/// second sample, or when the counters moved in a way no interval of I/O
+/// explains; a device new since the first sample counts from zero (see
+/// `layers::disks::model`).
+pub type DiskRow = Row<DeviceInfo, DiskDelta, DiskRates>;
 
 impl DiskRow {
     pub fn class(&self) -> DevClass {
@@ -58,22 +48,13 @@ impl DiskRow {
     }
 }
 
-/// The figures of one interval of the disk source.
-#[derive(Debug, Clone, Default)]
-pub struct DiskTick {
-    /// Wall clock of the later sample, ms since the Unix epoch.
-    pub wall_ms: i64,
-    /// The interval of the source's clock; `None` when uptime went back
-    /// (the host rebooted) and every figure is unknown.
-    pub itv_cs: Option<u64>,
-    pub rows: Vec<DiskRow>,
-    /// The sum over the disks that count in totals; `None` unless every one
-    /// of them has figures over this interval.
-    pub total: Option<DiskRates>,
-    /// The device with the highest %util among the whole devices where %util
-    /// means something (not NVMe, dm or md); ties go to the first name.
-    pub busiest: Option<(String, f64)>,
-}
+/// The figures of one interval of the disk source; the total is over the
+/// disks that count in totals, and the extra is the busiest device.
+pub type DiskTick = Tick<DiskRow, DiskRates, Busiest>;
+
+/// The device with the highest %util among the whole devices where %util
+/// means something (not NVMe, dm or md); ties go to the first name.
+pub type Busiest = Option<(String, f64)>;
 
 /// The last counters seen of every device, with the source clock they were
 /// read at. A device that misses a sample (a rejected line, a path that
@@ -110,13 +91,14 @@ impl Baseline {
             });
             // After a reboot every count starts again: a new baseline, not a reset.
             let reset = last.is_some_and(|(prev, _)| fell(prev, dev));
-            rows.push(DiskRow {
+            rows.push(Row {
                 reset,
                 name: dev.name.clone(),
                 never_used: dev.never_used(),
                 info: cur.catalogue.get(&dev.name).cloned(),
                 rates: delta.as_ref().map(DiskDelta::device_rates),
                 delta,
+                extra: (),
             });
         }
         self.last.record(
@@ -141,13 +123,18 @@ impl DiskTick {
             .filter_map(|r| Some((r, r.rates?.get(DiskCol::Util)?)))
             .min_by(|(a, ua), (b, ub)| ub.total_cmp(ua).then_with(|| a.name.cmp(&b.name)))
             .map(|(r, u)| (r.display_name().to_string(), u));
-        DiskTick {
+        Tick {
             wall_ms,
             itv_cs,
             total: sum.map(|s| s.rates()),
-            busiest,
+            extra: busiest,
             rows,
         }
+    }
+
+    /// The device with the highest %util, and that %util.
+    pub fn busiest(&self) -> Option<&(String, f64)> {
+        self.extra.as_ref()
     }
 }
 
@@ -155,6 +142,7 @@ impl DiskTick {
 mod tests {
     use super::*;
     use crate::layers::disks::source::Catalogue;
+    use std::sync::Arc;
 
     fn info(name: &str, class: DevClass) -> (String, Arc<DeviceInfo>) {
         (
@@ -265,8 +253,8 @@ mod tests {
             &[("sda", 2, 300), ("sdb", 2, 300), ("nvme0n1", 2, 1000)],
         ));
         assert_eq!(
-            t.busiest,
-            Some(("sda".to_string(), 30.0)),
+            t.busiest(),
+            Some(&("sda".to_string(), 30.0)),
             "NVMe is skipped, ties go to the first name"
         );
     }

@@ -21,7 +21,7 @@
 //! - Per server: its channels' sends and receives, its channels, its open
 //!   files. The views have no bytes per server or channel, in any release.
 
-use super::dnfs_sample::{ChannelRow, DnfsSample, Shape, StatsRow};
+use super::dnfs_sample::{ChannelRow, DnfsSample, ServerRow, Shape, StatsRow};
 use crate::layers::col::cols;
 use crate::layers::disks::model::ColKind;
 use crate::model::last_seen::LastSeen;
@@ -124,13 +124,11 @@ pub struct InstFigures {
     pub figures: Option<Figures>,
 }
 
+/// A server as read, with its channels and open files and their sends and
+/// receives per second.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerFigures {
-    pub inst_id: u32,
-    pub id: u64,
-    pub name: String,
-    pub dirname: String,
-    pub nfs_version: Option<String>,
+    pub row: ServerRow,
     pub channels: usize,
     pub files: usize,
     pub sends_per_s: Option<f64>,
@@ -402,11 +400,7 @@ fn server_figures(cur: &DnfsSample, channels: &[ChannelFigures]) -> Vec<ServerFi
                 mine.iter().map(|c| f(c)).sum::<Option<f64>>()
             };
             ServerFigures {
-                inst_id: s.inst_id,
-                id: s.id,
-                name: s.name.clone(),
-                dirname: s.dirname.clone(),
-                nfs_version: s.nfs_version.clone(),
+                row: s.clone(),
                 channels: mine.len(),
                 files: cur
                     .files

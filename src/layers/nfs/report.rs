@@ -16,7 +16,9 @@ use super::tick::{NfsBaseline, NfsOpRow, NfsTick};
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
 use crate::layers::report::host_report;
-use crate::layers::report::{Format, csv_field, json_str, printable, to_fixed};
+use crate::layers::report::{
+    Format, csv_field, csv_stamp, json_stamp, json_str, printable, to_fixed,
+};
 use std::fmt::Write as _;
 
 /// One text report: the time, then each mount as nfsiostat prints it, and
@@ -116,22 +118,17 @@ fn is_count(c: NfsOpCol) -> bool {
     matches!(c, NfsOpCol::Retrans | NfsOpCol::Errors)
 }
 
-fn interval_s(tick: &NfsTick) -> Option<String> {
-    tick.itv_cs.map(|i| format!("{:.2}", i as f64 / 100.0))
-}
-
 /// One JSON object per mount, its ops in an array; unknown figures are
 /// null. Names are as the kernel escapes them (a space is `\040`).
 pub fn json_report(tick: &NfsTick) -> String {
     let mut s = String::new();
-    let interval = interval_s(tick).unwrap_or_else(|| "null".into());
+    let stamp = json_stamp(tick.wall_ms, tick.itv_cs);
     let null = || "null".to_string();
     for r in &tick.rows {
         let points: Vec<String> = r.mount_points.iter().map(|p| json_str(p)).collect();
         let _ = write!(
             s,
-            "{{\"timestamp\": {}, \"interval_s\": {interval}, \"export\": {}, \"mount_point\": {}, \"mount_points\": [{}], \"fstype\": {}, \"vers\": {}, \"proto\": {}, \"age_s\": {}",
-            json_str(&format::iso_datetime(tick.wall_ms)),
+            "{{{stamp}, \"export\": {}, \"mount_point\": {}, \"mount_points\": [{}], \"fstype\": {}, \"vers\": {}, \"proto\": {}, \"age_s\": {}",
             json_str(&r.export),
             r.mount_points.first().map_or_else(null, |p| json_str(p)),
             points.join(", "),
@@ -181,11 +178,10 @@ pub fn csv_header() -> String {
 /// which the kernel escapes inside names.
 pub fn csv_report(tick: &NfsTick) -> String {
     let mut s = String::new();
-    let interval = interval_s(tick).unwrap_or_default();
+    let stamp = csv_stamp(tick.wall_ms, tick.itv_cs);
     for r in &tick.rows {
         let mut head = format!(
-            "{},{interval},{},{},{},{},{},{}",
-            format::iso_datetime(tick.wall_ms),
+            "{stamp},{},{},{},{},{},{}",
             csv_field(&r.export),
             csv_field(&r.mount_points.join(" ")),
             csv_field(&r.fstype),

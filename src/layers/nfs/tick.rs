@@ -5,6 +5,7 @@
 use super::model::{NfsMountDelta, NfsMountRates, NfsOpDelta, NfsOpRates};
 use super::mountstats::NfsCounters;
 use super::source::{NfsMount, NfsSample};
+use crate::layers::tick::Tick;
 use crate::model::last_seen::LastSeen;
 use crate::model::total::complete_sum;
 
@@ -56,20 +57,10 @@ pub fn mount_label(r: &NfsRow) -> String {
     }
 }
 
-/// The figures of one interval of the NFS source.
-#[derive(Debug, Clone, Default)]
-pub struct NfsTick {
-    /// Wall clock of the later sample, ms since the Unix epoch.
-    pub wall_ms: i64,
-    /// The interval of the source's clock; `None` on the first sample and
-    /// when uptime did not advance or went back.
-    pub itv_cs: Option<u64>,
-    pub rows: Vec<NfsRow>,
-    /// The byte figures summed over the mounts, when every mount has them
-    /// over this very interval. ops/s and rpc bklog are `None`: mounts of
-    /// one server share their transport.
-    pub total: Option<NfsMountRates>,
-}
+/// The figures of one interval of the NFS source. The total holds the byte
+/// figures summed over the mounts; its ops/s and rpc bklog are `None`:
+/// mounts of one server share their transport.
+pub type NfsTick = Tick<NfsRow, NfsMountRates>;
 
 /// The ops always listed, as nfsiostat lists them.
 const ALWAYS: [&str; 2] = ["READ", "WRITE"];
@@ -104,11 +95,12 @@ impl NfsBaseline {
                 .map(|m| (m.key.clone(), m.counters.clone())),
         );
         let total = total(&rows, itv_cs);
-        NfsTick {
+        Tick {
             wall_ms: cur.wall_ms,
             itv_cs,
             rows,
             total,
+            extra: (),
         }
     }
 }

@@ -19,7 +19,7 @@ use super::tick::{NicBaseline, NicRow, NicTick};
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
 use crate::layers::report::host_report;
-use crate::layers::report::{Format, json_str, printable};
+use crate::layers::report::{Format, csv_stamp, json_opt, json_stamp, json_str, printable};
 use std::fmt::Write as _;
 
 /// nicstat's `precision()`: decimals by magnitude.
@@ -100,7 +100,7 @@ pub fn text_report(tick: &NicTick, all_devices: bool) -> String {
         }
         s.push('\n');
     }
-    for b in &tick.bonds {
+    for b in tick.bonds() {
         for w in &b.warnings {
             let _ = writeln!(
                 s,
@@ -116,10 +116,6 @@ pub fn text_report(tick: &NicTick, all_devices: bool) -> String {
 /// A figure in full: Rust's shortest exact form, never an exponent.
 fn num(v: Option<f64>) -> Option<String> {
     v.filter(|v| v.is_finite()).map(|v| format!("{v}"))
-}
-
-fn json_opt<T: std::fmt::Display>(v: Option<T>) -> String {
-    v.map_or("null".to_string(), |v| v.to_string())
 }
 
 fn json_bond(b: &BondRow) -> String {
@@ -168,18 +164,17 @@ fn json_bond(b: &BondRow) -> String {
 /// One JSON object per interface; unknown figures are null.
 pub fn json_report(tick: &NicTick, all_devices: bool) -> String {
     let mut s = String::new();
-    let stamp = json_str(&format::iso_datetime(tick.wall_ms));
-    let interval = json_opt(tick.itv_cs.map(|i| format!("{:.2}", i as f64 / 100.0)));
+    let stamp = json_stamp(tick.wall_ms, tick.itv_cs);
     for r in report_rows(tick, all_devices) {
         let info = r.info.as_deref();
         let _ = write!(
             s,
-            "{{\"timestamp\": {stamp}, \"interval_s\": {interval}, \"interface\": {}, \"kind\": {}, \"operstate\": {}, \"speed_mbps\": {}, \"duplex\": {}, \"mtu\": {}, \"master\": {}, \"reset\": {}",
+            "{{{stamp}, \"interface\": {}, \"kind\": {}, \"operstate\": {}, \"speed_mbps\": {}, \"duplex\": {}, \"mtu\": {}, \"master\": {}, \"reset\": {}",
             json_str(&r.name),
             json_str(r.kind().label()),
-            json_str(r.link.operstate.label()),
-            json_opt(r.link.speed_mbps),
-            json_str(r.link.duplex.label()),
+            json_str(r.link().operstate.label()),
+            json_opt(r.link().speed_mbps),
+            json_str(r.link().duplex.label()),
             json_opt(info.and_then(|i| i.mtu)),
             json_opt(info.and_then(|i| i.master.as_deref()).map(json_str)),
             r.reset,
@@ -192,7 +187,7 @@ pub fn json_report(tick: &NicTick, all_devices: bool) -> String {
                 num(value(r, c.col)).unwrap_or_else(|| "null".into())
             );
         }
-        if let Some(b) = tick.bonds.iter().find(|b| b.name() == r.name) {
+        if let Some(b) = tick.bonds().iter().find(|b| b.name() == r.name) {
             let _ = write!(s, ", \"bond\": {}", json_bond(b));
         }
         s.push_str("}\n");
@@ -221,21 +216,18 @@ fn quoted(s: &str) -> String {
 /// warnings are one field, separated by "; ".
 pub fn csv_report(tick: &NicTick, all_devices: bool) -> String {
     let mut s = String::new();
-    let stamp = format::iso_datetime(tick.wall_ms);
-    let interval = tick
-        .itv_cs
-        .map_or(String::new(), |i| format!("{:.2}", i as f64 / 100.0));
+    let stamp = csv_stamp(tick.wall_ms, tick.itv_cs);
     let opt = |v: Option<String>| v.unwrap_or_default();
     for r in report_rows(tick, all_devices) {
         let info = r.info.as_deref();
         let _ = write!(
             s,
-            "{stamp},{interval},{},{},{},{},{},{},{},{}",
+            "{stamp},{},{},{},{},{},{},{},{}",
             quoted(&r.name),
             r.kind().label(),
-            r.link.operstate.label(),
-            opt(r.link.speed_mbps.map(|v| v.to_string())),
-            r.link.duplex.label(),
+            r.link().operstate.label(),
+            opt(r.link().speed_mbps.map(|v| v.to_string())),
+            r.link().duplex.label(),
             opt(info.and_then(|i| i.mtu).map(|v| v.to_string())),
             opt(info.and_then(|i| i.master.as_deref()).map(quoted)),
             r.reset,
@@ -244,7 +236,7 @@ pub fn csv_report(tick: &NicTick, all_devices: bool) -> String {
             let _ = write!(s, ",{}", opt(num(value(r, c.col))));
         }
         let warnings = tick
-            .bonds
+            .bonds()
             .iter()
             .find(|b| b.name() == r.name)
             .map(|b| b.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>());
@@ -293,18 +285,12 @@ mod tests {
     use super::*;
     use crate::core::rootfs::RootFs;
     use crate::layers::nics::model::NicRates;
-    use crate::layers::nics::source::LinkState;
     use crate::layers::report::Report;
 
     fn row(name: &str, rates: Option<NicRates>) -> NicRow {
         NicRow {
-            name: name.into(),
-            info: None,
-            link: LinkState::default(),
-            never_used: false,
-            delta: None,
             rates,
-            reset: false,
+            ..NicRow::named(name)
         }
     }
 

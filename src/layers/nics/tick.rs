@@ -5,30 +5,23 @@ use super::bond::{BondBaseline, BondRow};
 use super::model::{LinkSpeed, NicDelta, NicRates};
 use super::netdev::NetDevCounters;
 use super::source::{LinkState, NicInfo, NicKind, NicSample};
+use crate::layers::tick::{Row, Tick};
 use crate::model::last_seen::LastSeen;
 use crate::model::total::complete_sum;
 use std::collections::HashMap;
-use std::sync::Arc;
 
-/// One interface over one interval.
-#[derive(Debug, Clone)]
-pub struct NicRow {
-    pub name: String,
-    pub info: Option<Arc<NicInfo>>,
-    pub link: LinkState,
-    /// No packet either way since the interface was created; nicstat hides
-    /// these.
-    pub never_used: bool,
-    /// `None` before the interface's second reading, and when a counter
-    /// went back.
-    pub delta: Option<NicDelta>,
-    pub rates: Option<NicRates>,
-    /// A counter went back since the previous reading: the interface was
-    /// re-created or its statistics reset; this interval is unknown.
-    pub reset: bool,
-}
+/// One interface over one interval, with its link as read with the
+/// counters. Never used: no packet either way. Its delta is `None` before
+/// the interface's second reading, and when a counter went back (a reset:
+/// this interval is unknown).
+pub type NicRow = Row<NicInfo, NicDelta, NicRates, LinkState>;
 
 impl NicRow {
+    /// The link as it was read with the counters.
+    pub fn link(&self) -> LinkState {
+        self.extra
+    }
+
     pub fn kind(&self) -> NicKind {
         self.info.as_ref().map_or(NicKind::Unknown, |i| i.kind)
     }
@@ -36,10 +29,10 @@ impl NicRow {
     /// The link a %Util is taken against: a known speed, on an interface
     /// whose speed is a wire's (not a veth's made-up 10000).
     pub fn link_speed(&self) -> Option<LinkSpeed> {
-        let mbps = self.link.speed_mbps?;
+        let mbps = self.extra.speed_mbps?;
         self.kind().has_wire_speed().then_some(LinkSpeed {
             mbps,
-            duplex: self.link.duplex,
+            duplex: self.extra.duplex,
         })
     }
 
@@ -57,20 +50,16 @@ impl NicRow {
     }
 }
 
-/// The figures of one interval of the NIC source.
-#[derive(Debug, Clone, Default)]
-pub struct NicTick {
-    /// Wall clock of the later sample, ms since the Unix epoch.
-    pub wall_ms: i64,
-    /// The interval of the source's clock; `None` on the first sample and
-    /// when uptime did not advance or went back (a reboot).
-    pub itv_cs: Option<u64>,
-    /// In /proc/net/dev order.
-    pub rows: Vec<NicRow>,
-    /// The sum over physical interfaces; `None` unless every one of them
-    /// has figures over this interval. No %Util: links differ.
-    pub total: Option<NicRates>,
-    pub bonds: Vec<BondRow>,
+/// The figures of one interval of the NIC source: rows in /proc/net/dev
+/// order, the total over physical interfaces (no %Util: links differ), and
+/// the bonds.
+pub type NicTick = Tick<NicRow, NicRates, Vec<BondRow>>;
+
+impl NicTick {
+    /// In /proc/net/bonding's order.
+    pub fn bonds(&self) -> &[BondRow] {
+        &self.extra
+    }
 }
 
 /// The last counters of every interface, and the first sight of every
@@ -95,14 +84,14 @@ impl NicBaseline {
             let c = &reading.counters;
             let prev = itv_cs.and(self.last.get(&c.name, cur.uptime_cs));
             let delta = prev.and_then(|(p, since)| NicDelta::between(p, c, since));
-            let mut row = NicRow {
+            let mut row = Row {
                 name: c.name.clone(),
                 info: cur.catalogue.get(&c.name).cloned(),
-                link: reading.link,
                 never_used: c.never_used(),
                 delta,
                 rates: None,
                 reset: prev.is_some() && delta.is_none(),
+                extra: reading.link,
             };
             row.rates = delta.map(|d| d.rates(row.link_speed()));
             rows.push(row);
@@ -114,15 +103,15 @@ impl NicBaseline {
         self.last.record(cur.uptime_cs, readings);
         let by_name: HashMap<&str, &NicRow> = rows.iter().map(|r| (r.name.as_str(), r)).collect();
         let bonds = self.bonds.rows(&cur.bonds, |name| match by_name.get(name) {
-            Some(r) => (r.rates, Some(r.link)),
+            Some(r) => (r.rates, Some(r.link())),
             None => (None, None),
         });
-        NicTick {
+        Tick {
             wall_ms: cur.wall_ms,
             itv_cs,
             total: total(itv_cs, &rows),
             rows,
-            bonds,
+            extra: bonds,
         }
     }
 }
@@ -144,6 +133,7 @@ mod tests {
     use crate::layers::nics::model::NicCol;
     use crate::layers::nics::net_sysfs::{Duplex, OperState};
     use crate::layers::nics::source::{NicCatalogue, NicReading};
+    use std::sync::Arc;
 
     fn info(name: &str, kind: NicKind) -> (String, Arc<NicInfo>) {
         let i = NicInfo {
@@ -301,7 +291,7 @@ mod tests {
         );
         s.bonds = vec![bond.clone()];
         let t = b.tick(&s);
-        assert_eq!(t.bonds.len(), 1, "bonds show from the first sample");
+        assert_eq!(t.bonds().len(), 1, "bonds show from the first sample");
         let mut s = sample(
             200,
             &[
@@ -312,7 +302,7 @@ mod tests {
         );
         s.bonds = vec![bond];
         let t = b.tick(&s);
-        let row = &t.bonds[0];
+        let row = &t.bonds()[0];
         assert_eq!(row.rates.and_then(|r| r.get(NicCol::RKbPerS)), Some(2.0));
         let eth1 = &row.slaves[1];
         assert!(eth1.active);
