@@ -1,0 +1,202 @@
+//! Why a cell, a node or a database is not live is typed from where it
+//! happens up to the screen (`remote::error`, `layers::dnfs::error`), and
+//! a recording stores it typed. Recordings made before, which hold each
+//! reason as its text (`{"Unreachable": "127.0.0.1:40319: Connection
+//! refused (os error 111)"}`), still open and say the same.
+//!
+//! `tests/fixtures/recordings/ssh-errors-old-2026-11-26.strec` was
+//! recorded by the binary of f93013c (the commit before these errors were
+//! typed), as root with SSH_AUTH_SOCK unset, in /tmp/typed-ssh, at 0.5 s
+//! for 10 s, with `--known-hosts known_hosts --cell-identity id
+//! --node-identity id`, from six OpenSSH sshds on 127.0.0.1 and a closed
+//! port, as cells 40311 to 40316 and 40319 and nodes 40311, 40312 and
+//! 40319. known_hosts named 40311, 40312, 40313, 40315 and 40316 with the
+//! key `host`. 40311 let `id` in (live); 40312 let only another key in
+//! (login refused); 40313 and 40314 offered the key `host2` (changed,
+//! unknown); 40315's ForceCommand wrote on stderr and exited 3 (the
+//! sampler ended); 40316's slept (no sample). Beside it, what that
+//! binary's `strata export --panel cells` printed (`TZ=UTC LC_ALL=C`) as
+//! text and JSON, and on stderr (`.notes.txt`, the same for both).
+//!
+//! `dnfs-errors-old-2026-11-26.strec` holds no real database's answers:
+//! there is no Oracle database here. It was written through the
+//! recorder's own API (`Recorder::record`) by the code of f93013c, by the
+//! program kept beside it (`.gen.rs.txt`): two databases' statuses with
+//! the texts that code made or would make (its `client_missing_text`, a
+//! MapError's Display; ORA- texts as the driver words them), samples of
+//! the 19c fixture (one with a row its mapper rejected) and two
+//! gv$instance reads with problems. Beside it, that code's state label
+//! and reason after each status (`.reasons.txt`), and what the binary of
+//! f93013c's `strata export --panel dnfs` printed of it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::fidelity::app_of;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use strata::app::Input;
+use strata::layers::cells::source::CellEvent;
+use strata::layers::dnfs::source::DbEvent;
+use strata::recording::session::Player;
+
+fn fixture(name: &str, ext: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/recordings")
+        .join(format!("{name}-old-2026-11-26.{ext}"))
+}
+
+/// `strata export` of `name`'s recording with `args`: stdout and stderr.
+fn export(name: &str, args: &[&str]) -> (String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .arg("export")
+        .args(args)
+        .arg(fixture(name, "strec"))
+        .env("TZ", "UTC")
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (text(out.stdout), text(out.stderr))
+}
+
+fn read(name: &str, ext: &str) -> String {
+    std::fs::read_to_string(fixture(name, ext)).unwrap()
+}
+
+/// The cells' export of the old recording prints, to the byte, what the
+/// binary that wrote it printed: each cell's state and reason.
+#[test]
+fn the_cells_export_of_the_old_recording_prints_what_its_own_binary_printed() {
+    let notes = read("ssh-errors", "notes.txt");
+    let (out, err) = export("ssh-errors", &["--panel", "cells"]);
+    assert_eq!(out, read("ssh-errors", "export.txt"));
+    assert_eq!(err, notes);
+    let (out, err) = export("ssh-errors", &["--panel", "cells", "--format", "json"]);
+    assert_eq!(out, read("ssh-errors", "export.json"));
+    assert_eq!(err, notes);
+}
+
+const KNOWN_HOSTS_LINE_3: &str = "HOST KEY CHANGED for 127.0.0.1 port 40313: it offers ssh-ed25519 SHA256:opVj9bzxHFKkKANvY/KOuUGLOQcDXOTk6VH60uySCao, known_hosts line 3 holds SHA256:KApvrRy5RzBR4wbiXDfUOwu65JZSfx+D1eJQYbzI5aw; if the host was reinstalled, remove line 3";
+
+/// Each status of the old recording, cells' and nodes', says what it said
+/// then.
+#[test]
+fn the_old_recordings_host_statuses_say_what_they_said() {
+    let mut player = Player::open(&fixture("ssh-errors", "strec")).unwrap();
+    assert!(player.notices.is_empty(), "{:?}", player.notices);
+    let mut cells = BTreeSet::new();
+    let mut nodes = BTreeSet::new();
+    while let Some((_, input)) = player.next_input() {
+        match input {
+            Input::Cell(CellEvent::Status { cell, status }) => {
+                cells.insert((cell, status.to_string()));
+            }
+            Input::NodeStatus { node, status } => {
+                nodes.insert((node, status.to_string()));
+            }
+            _ => {}
+        }
+    }
+    let silent: Vec<_> = cells
+        .iter()
+        .filter(|(c, _)| *c == 5)
+        .map(|(_, s)| s.clone())
+        .collect();
+    assert!(silent.len() > 1, "{silent:?}");
+    for s in silent.iter().filter(|s| *s != "connecting") {
+        assert!(
+            s.starts_with("127.0.0.1:40316: no sample for ") && s.ends_with(" s"),
+            "{s}"
+        );
+    }
+    let cells: BTreeSet<_> = cells.into_iter().filter(|(c, _)| *c != 5).collect();
+    let unknown = "host key refused: unknown host key for 127.0.0.1 port 40314: ssh-ed25519 SHA256:opVj9bzxHFKkKANvY/KOuUGLOQcDXOTk6VH60uySCao is not in known_hosts; check the fingerprint and add it (ssh-keyscan -p 40314 127.0.0.1 >> known_hosts) or start strata with --accept-new-host-keys";
+    let want: BTreeSet<(usize, String)> = [
+        (0, "connecting".to_string()),
+        (0, "live".into()),
+        (1, "connecting".into()),
+        (
+            1,
+            "login refused: root@127.0.0.1:40312: no key accepted: id refused".into(),
+        ),
+        (2, "connecting".into()),
+        (2, format!("host key refused: {KNOWN_HOSTS_LINE_3}")),
+        (3, "connecting".into()),
+        (3, unknown.into()),
+        (4, "connecting".into()),
+        (
+            4,
+            "127.0.0.1:40315: the sampler ended with status 3: sampler: cannot run here".into(),
+        ),
+        (6, "connecting".into()),
+        (
+            6,
+            "127.0.0.1:40319: Connection refused (os error 111)".into(),
+        ),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(cells, want);
+    let want: BTreeSet<(usize, String)> = [
+        (0, "connecting".to_string()),
+        (0, "live".into()),
+        (1, "connecting".into()),
+        (
+            1,
+            "login refused: root@127.0.0.1:40312: no key accepted: id refused".into(),
+        ),
+        (2, "connecting".into()),
+        (
+            2,
+            "127.0.0.1:40319: Connection refused (os error 111)".into(),
+        ),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(nodes, want);
+}
+
+/// The databases' export of the old recording prints, to the byte, what
+/// the binary of before printed of it.
+#[test]
+fn the_dnfs_export_of_the_old_recording_prints_what_its_own_binary_printed() {
+    let notes = read("dnfs-errors", "notes.txt");
+    let (out, err) = export("dnfs-errors", &["--panel", "dnfs"]);
+    assert_eq!(out, read("dnfs-errors", "export.txt"));
+    assert_eq!(err, notes);
+    let (out, err) = export("dnfs-errors", &["--panel", "dnfs", "--format", "json"]);
+    assert_eq!(out, read("dnfs-errors", "export.json"));
+    assert_eq!(err, notes);
+}
+
+/// Replayed, each database status of the old recording gives the state
+/// and the reason the code of before gave.
+#[test]
+fn the_old_recordings_database_statuses_say_what_they_said() {
+    let mut player = Player::open(&fixture("dnfs-errors", "strec")).unwrap();
+    assert!(player.notices.is_empty(), "{:?}", player.notices);
+    let mut app = app_of(&player.meta);
+    let mut said = String::new();
+    while let Some((t, input)) = player.next_input() {
+        let db = match &input {
+            Input::Db(DbEvent::Status { db, .. }) => Some(*db),
+            _ => None,
+        };
+        app.now_ms = t;
+        app.apply(input);
+        if let Some(db) = db {
+            let v = &app.dnfs.list[db];
+            let why = v.reason().unwrap_or_default();
+            said += &format!(
+                "{t}\tdb{db}\t{}\t{}\n",
+                v.state_label(t, app.dnfs.interval_ms),
+                why.replace('\n', "\\n")
+            );
+        }
+    }
+    assert_eq!(said, read("dnfs-errors", "reasons.txt"));
+}
