@@ -40,7 +40,8 @@ use std::process::Command;
 use strata::app::Input;
 use strata::layers::cells::source::CellEvent;
 use strata::layers::dnfs::source::DbEvent;
-use strata::recording::session::Player;
+use strata::recording::session::{Player, Recorder};
+use strata::remote::{HostKeyError, HostStatus, LoginError, Unreachable};
 
 fn fixture(name: &str, ext: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -80,6 +81,17 @@ fn the_cells_export_of_the_old_recording_prints_what_its_own_binary_printed() {
     assert_eq!(err, notes);
 }
 
+/// Whether a status's reason is known only by its text, as a recording
+/// made before holds it.
+fn by_text(s: &HostStatus) -> bool {
+    match s {
+        HostStatus::Unreachable(u) => matches!(u, Unreachable::Text(_)),
+        HostStatus::AuthFailed(l) => matches!(l, LoginError::Text(_)),
+        HostStatus::HostKeyRefused(h) => matches!(h, HostKeyError::Text(_)),
+        HostStatus::Connecting | HostStatus::Live | HostStatus::NeedsPassphrase(_) => true,
+    }
+}
+
 const KNOWN_HOSTS_LINE_3: &str = "HOST KEY CHANGED for 127.0.0.1 port 40313: it offers ssh-ed25519 SHA256:opVj9bzxHFKkKANvY/KOuUGLOQcDXOTk6VH60uySCao, known_hosts line 3 holds SHA256:KApvrRy5RzBR4wbiXDfUOwu65JZSfx+D1eJQYbzI5aw; if the host was reinstalled, remove line 3";
 
 /// Each status of the old recording, cells' and nodes', says what it said
@@ -93,9 +105,11 @@ fn the_old_recordings_host_statuses_say_what_they_said() {
     while let Some((_, input)) = player.next_input() {
         match input {
             Input::Cell(CellEvent::Status { cell, status }) => {
+                assert!(by_text(&status), "{status:?}");
                 cells.insert((cell, status.to_string()));
             }
             Input::NodeStatus { node, status } => {
+                assert!(by_text(&status), "{status:?}");
                 nodes.insert((node, status.to_string()));
             }
             _ => {}
@@ -199,4 +213,93 @@ fn the_old_recordings_database_statuses_say_what_they_said() {
         }
     }
     assert_eq!(said, read("dnfs-errors", "reasons.txt"));
+}
+
+/// A new recording stores the typed reasons, cells' and nodes', and gives
+/// back the same values, said in the same words.
+#[test]
+fn typed_host_statuses_go_through_a_recording_unchanged() {
+    use std::time::Duration;
+    use strata::remote::error::OfferedKey;
+    let statuses = [
+        HostStatus::Unreachable(Unreachable::Connect {
+            at: "10.0.0.5:22".into(),
+            kind: "ConnectionRefused".into(),
+            message: "Connection refused (os error 111)".into(),
+        }),
+        HostStatus::Unreachable(Unreachable::Silent {
+            host: "cel01".into(),
+            after: Duration::from_millis(2049),
+        }),
+        HostStatus::Unreachable(Unreachable::SamplerEnded {
+            host: "cel01".into(),
+            status: Some(127),
+            stderr: "sh: 1: exec: strata-sampler: not found".into(),
+        }),
+        HostStatus::AuthFailed(LoginError::NoKeyAccepted {
+            user: "root".into(),
+            host: "cel01".into(),
+            tried: vec!["/root/.ssh/id_ed25519 refused".into()],
+        }),
+        HostStatus::HostKeyRefused(HostKeyError::Changed {
+            host: "cel01".into(),
+            port: 22,
+            offered: OfferedKey {
+                key_type: "ssh-ed25519".into(),
+                fingerprint: "SHA256:opVj".into(),
+            },
+            file: "/root/.ssh/known_hosts".into(),
+            line: 3,
+            known: "SHA256:KApv".into(),
+        }),
+        HostStatus::Unreachable("an old text".into()),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("typed.strec");
+    let mut app = common::app_of_config(strata::config::Config::default());
+    app.set_cells(vec![common::cell_target("cel01")]);
+    app.set_nodes(common::ssh_nodes(&["db02"]));
+    let t0 = 1_795_000_000_000;
+    let meta = strata::recording::control::meta_of(&app, t0);
+    let mut rec = Recorder::create(&path, &meta).unwrap();
+    let mut inputs = Vec::new();
+    for (k, status) in statuses.iter().enumerate() {
+        inputs.push(Input::Cell(CellEvent::Status {
+            cell: 0,
+            status: status.clone(),
+        }));
+        inputs.push(Input::NodeStatus {
+            node: 0,
+            status: status.clone(),
+        });
+        for (j, input) in inputs[inputs.len() - 2..].iter().enumerate() {
+            rec.record(t0 + (2 * k + j) as i64 * 1000, input).unwrap();
+        }
+    }
+    rec.close().unwrap();
+    let mut player = Player::open(&path).unwrap();
+    assert!(player.notices.is_empty(), "{:?}", player.notices);
+    let mut app = app_of(&player.meta);
+    let mut read = Vec::new();
+    while let Some((_, input)) = player.next_input() {
+        let node_status = matches!(input, Input::NodeStatus { .. });
+        match &input {
+            Input::Cell(CellEvent::Status { status, .. }) | Input::NodeStatus { status, .. } => {
+                read.push(status.clone())
+            }
+            _ => {}
+        }
+        app.apply(input);
+        // the cell's detail line says the reason the node's status says
+        if node_status {
+            let why = app.cells.list[0].state(app.now_ms, 1000).reason().unwrap();
+            let said = app.nodes[0].status.to_string();
+            assert!(said.ends_with(&why), "{said} / {why}");
+        }
+    }
+    let want: Vec<HostStatus> = statuses
+        .iter()
+        .flat_map(|s| [s.clone(), s.clone()])
+        .collect();
+    assert_eq!(read, want);
 }
