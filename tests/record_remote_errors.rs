@@ -39,7 +39,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use strata::app::Input;
 use strata::layers::cells::source::CellEvent;
-use strata::layers::dnfs::source::DbEvent;
+use strata::layers::dnfs::error::{DbError, OraError};
+use strata::layers::dnfs::source::{DbEvent, DbStatus};
 use strata::recording::session::{Player, Recorder};
 use strata::remote::{HostKeyError, HostStatus, LoginError, Unreachable};
 
@@ -182,8 +183,18 @@ fn the_dnfs_export_of_the_old_recording_prints_what_its_own_binary_printed() {
     let (out, err) = export("dnfs-errors", &["--panel", "dnfs"]);
     assert_eq!(out, read("dnfs-errors", "export.txt"));
     assert_eq!(err, notes);
+    // JSON lines carry the driver's code of a reason now (`code`): none
+    // where the database was live, nor in a reason of before (a text).
     let (out, err) = export("dnfs-errors", &["--panel", "dnfs", "--format", "json"]);
-    assert_eq!(out, read("dnfs-errors", "export.json"));
+    let old = read("dnfs-errors", "export.json");
+    assert_eq!(out.lines().count(), old.lines().count());
+    for (new, old) in out.lines().zip(old.lines()) {
+        let mut new: serde_json::Value = serde_json::from_str(new).unwrap();
+        let old: serde_json::Value = serde_json::from_str(old).unwrap();
+        let code = new.as_object_mut().unwrap().remove("code");
+        assert_eq!(code, Some(serde_json::Value::Null), "{new}");
+        assert_eq!(new, old);
+    }
     assert_eq!(err, notes);
 }
 
@@ -197,7 +208,16 @@ fn the_old_recordings_database_statuses_say_what_they_said() {
     let mut said = String::new();
     while let Some((t, input)) = player.next_input() {
         let db = match &input {
-            Input::Db(DbEvent::Status { db, .. }) => Some(*db),
+            Input::Db(DbEvent::Status { db, status }) => {
+                // stored as a plain string: read as the text it was
+                if let DbStatus::ClientMissing(e)
+                | DbStatus::ConnectFailed(e)
+                | DbStatus::QueryFailed(e) = status
+                {
+                    assert!(matches!(e, DbError::Text(_)), "{e:?}");
+                }
+                Some(*db)
+            }
             _ => None,
         };
         app.now_ms = t;
@@ -302,4 +322,78 @@ fn typed_host_statuses_go_through_a_recording_unchanged() {
         .flat_map(|s| [s.clone(), s.clone()])
         .collect();
     assert_eq!(read, want);
+}
+
+/// A new recording stores the typed database errors and gives back the
+/// same values; the panel's reason says them in the same words.
+#[test]
+fn typed_database_statuses_go_through_a_recording_unchanged() {
+    let ora = OraError::of_text;
+    let statuses = [
+        (
+            DbStatus::ConnectFailed(DbError::Oracle(ora(
+                "ORA-01017: invalid username/password; logon denied",
+            ))),
+            Some("ORA-01017"),
+        ),
+        (
+            DbStatus::ClientMissing(DbError::ClientMissing {
+                error: ora("DPI-1047: Cannot locate a 64-bit Oracle Client library"),
+                ld_library_path: None,
+            }),
+            Some("DPI-1047"),
+        ),
+        (
+            DbStatus::ConnectFailed(DbError::ConnectionLost(ora(
+                "ORA-03113: end-of-file on communication channel",
+            ))),
+            Some("ORA-03113"),
+        ),
+        (
+            DbStatus::QueryFailed(DbError::MissingColumn {
+                view: "gv$dnfs_files".into(),
+                column: "FILENAME".into(),
+            }),
+            None,
+        ),
+        (DbStatus::NoPassword("STRATA_DB_PASSWORD".into()), None),
+        (DbStatus::QueryFailed("an old text".into()), None),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("typed.strec");
+    let mut app = common::app_of_config(strata::config::Config::default());
+    app.set_dbs(vec![
+        strata::layers::dnfs::source::parse_db_spec("dbsnmp@//prod-scan:1521/PROD").unwrap(),
+    ]);
+    let t0 = 1_795_000_000_000;
+    let meta = strata::recording::control::meta_of(&app, t0);
+    let mut rec = Recorder::create(&path, &meta).unwrap();
+    for (k, (status, _)) in statuses.iter().enumerate() {
+        let input = Input::Db(DbEvent::Status {
+            db: 0,
+            status: status.clone(),
+        });
+        rec.record(t0 + k as i64 * 1000, &input).unwrap();
+    }
+    rec.close().unwrap();
+    let mut player = Player::open(&path).unwrap();
+    assert!(player.notices.is_empty(), "{:?}", player.notices);
+    let mut app = app_of(&player.meta);
+    let mut want = statuses.iter();
+    while let Some((_, input)) = player.next_input() {
+        let Input::Db(DbEvent::Status { status, .. }) = &input else {
+            panic!("{input:?}");
+        };
+        let (sent, code) = want.next().unwrap();
+        assert_eq!(status, sent);
+        app.apply(input);
+        let db = &app.dnfs.list[0];
+        assert_eq!(db.error_code(), *code);
+        if let DbStatus::ClientMissing(e) | DbStatus::ConnectFailed(e) | DbStatus::QueryFailed(e) =
+            sent
+        {
+            assert_eq!(db.reason(), Some(e.to_string()));
+        }
+    }
+    assert!(want.next().is_none());
 }
