@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use strata::app::Input;
 use strata::layers::cells::source::CellEvent;
-use strata::layers::dnfs::error::{DbError, OraError};
+use strata::layers::dnfs::error::{DbError, OraError, RowProblem};
 use strata::layers::dnfs::source::{DbEvent, DbStatus};
 use strata::recording::session::{Player, Recorder};
 use strata::remote::{HostKeyError, HostStatus, LoginError, Unreachable};
@@ -206,6 +206,7 @@ fn the_old_recordings_database_statuses_say_what_they_said() {
     assert!(player.notices.is_empty(), "{:?}", player.notices);
     let mut app = app_of(&player.meta);
     let mut said = String::new();
+    let mut rejected = Vec::new();
     while let Some((t, input)) = player.next_input() {
         let db = match &input {
             Input::Db(DbEvent::Status { db, status }) => {
@@ -217,6 +218,18 @@ fn the_old_recordings_database_statuses_say_what_they_said() {
                     assert!(matches!(e, DbError::Text(_)), "{e:?}");
                 }
                 Some(*db)
+            }
+            Input::Db(DbEvent::Sample { sample, .. }) => {
+                let texts = sample.rejected.iter();
+                assert!(texts.clone().all(|p| matches!(p, RowProblem::Text(_))));
+                rejected.extend(texts.map(ToString::to_string));
+                None
+            }
+            Input::Db(DbEvent::Instances { instances, .. }) => {
+                let texts = instances.problems.iter();
+                assert!(texts.clone().all(|p| matches!(p, RowProblem::Text(_))));
+                rejected.extend(texts.map(ToString::to_string));
+                None
             }
             _ => None,
         };
@@ -233,6 +246,14 @@ fn the_old_recordings_database_statuses_say_what_they_said() {
         }
     }
     assert_eq!(said, read("dnfs-errors", "reasons.txt"));
+    assert_eq!(
+        rejected,
+        [
+            "gv$instance row 2: HOST_NAME is NULL",
+            "gv$dnfs_stats row 2: NFS_READ = \"12x\" is not a count",
+            "gv$instance: ORA-00942: table or view does not exist",
+        ]
+    );
 }
 
 /// A new recording stores the typed reasons, cells' and nodes', and gives

@@ -146,6 +146,70 @@ impl DbError {
     }
 }
 
+/// A value that kept a row from being read: the first one of the row.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum BadValue {
+    /// A count column holding something else (`-1`, `1.5`, `x`).
+    NotACount { column: String, value: String },
+    /// A required column that is NULL (or, for a name, blank).
+    Null { column: String },
+}
+
+impl fmt::Display for BadValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BadValue::NotACount { column, value } => {
+                write!(f, "{column} = {value:?} is not a count")
+            }
+            BadValue::Null { column } => write!(f, "{column} is NULL"),
+        }
+    }
+}
+
+/// What of a reading was left out: a row the mapper could not read (the
+/// rest of the reading is kept), or gv$instance unread (the figures do
+/// without the hosts). Stored in the sample and the instances a
+/// recording holds; a recording made before holds each as its text.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum RowProblem {
+    /// Row `row` (from 1, as the view returned them) of `view`.
+    Row {
+        view: String,
+        row: usize,
+        value: BadValue,
+    },
+    /// The query of `view` failed.
+    Query { view: String, error: OraError },
+    /// The view answered without a column the mapper needs.
+    Unmapped(DbError),
+    /// A problem known only by its text (a recording made before).
+    #[serde(untagged)]
+    Text(String),
+}
+
+impl fmt::Display for RowProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RowProblem::Row { view, row, value } => write!(f, "{view} row {row}: {value}"),
+            RowProblem::Query { view, error } => write!(f, "{view}: {error}"),
+            RowProblem::Unmapped(e) => write!(f, "{e}"),
+            RowProblem::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+impl From<String> for RowProblem {
+    fn from(text: String) -> Self {
+        RowProblem::Text(text)
+    }
+}
+
+impl From<&str> for RowProblem {
+    fn from(text: &str) -> Self {
+        RowProblem::Text(text.to_string())
+    }
+}
+
 impl From<MapError> for DbError {
     fn from(e: MapError) -> Self {
         match e {
@@ -249,6 +313,58 @@ mod tests {
         assert_eq!(DbError::from(e.clone()).to_string(), e.to_string());
         let e = MapError::Clock("2026-13-01".into());
         assert_eq!(DbError::from(e.clone()).to_string(), e.to_string());
+    }
+
+    #[test]
+    fn row_problems_say_what_the_strings_said() {
+        let cases = [
+            (
+                RowProblem::Row {
+                    view: "gv$dnfs_stats".into(),
+                    row: 2,
+                    value: BadValue::NotACount {
+                        column: "NFS_READ".into(),
+                        value: "12x".into(),
+                    },
+                },
+                "gv$dnfs_stats row 2: NFS_READ = \"12x\" is not a count",
+            ),
+            (
+                RowProblem::Row {
+                    view: "gv$instance".into(),
+                    row: 4,
+                    value: BadValue::Null {
+                        column: "HOST_NAME".into(),
+                    },
+                },
+                "gv$instance row 4: HOST_NAME is NULL",
+            ),
+            (
+                RowProblem::Query {
+                    view: "gv$instance".into(),
+                    error: OraError::of_text("ORA-00942: table or view does not exist"),
+                },
+                "gv$instance: ORA-00942: table or view does not exist",
+            ),
+            (
+                RowProblem::Unmapped(DbError::MissingColumn {
+                    view: "gv$instance".into(),
+                    column: "HOST_NAME".into(),
+                }),
+                "gv$instance has no column HOST_NAME",
+            ),
+            (RowProblem::Text("an old text".into()), "an old text"),
+        ];
+        for (p, text) in cases {
+            assert_eq!(p.to_string(), text, "{p:?}");
+            let json = serde_json::to_value(&p).unwrap();
+            let back: RowProblem = serde_json::from_value(json.clone()).unwrap();
+            assert_eq!(back, p, "{json}");
+            let old = serde_json::Value::String(text.into());
+            let read: RowProblem = serde_json::from_value(old.clone()).unwrap();
+            assert_eq!(read, RowProblem::Text(text.into()), "{old}");
+            assert_eq!(serde_json::to_value(&read).unwrap(), old);
+        }
     }
 
     #[test]

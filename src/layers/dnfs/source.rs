@@ -26,7 +26,7 @@ use super::dnfs_sample::{
     CHANNELS_VIEW, DnfsInstances, DnfsRows, DnfsSample, FILES_VIEW, INSTANCE_VIEW, SERVERS_VIEW,
     STATS_VIEW, map_instance_rows, map_rows,
 };
-use super::error::{DbError, OraError};
+use super::error::{DbError, OraError, RowProblem};
 use super::sql_rows::SqlRows;
 use crate::remote::backoff;
 use crate::remote::{PassphraseStore, Secret};
@@ -325,15 +325,19 @@ pub fn read_rows(conn: &oracle::Connection, wall_ms: i64) -> Result<DnfsRows, or
 /// gv$instance's rows, mapped; a failed query or an unreadable result is
 /// said in the problems, since the dNFS figures do without the hosts.
 pub fn read_instances(conn: &oracle::Connection, wall_ms: i64) -> DnfsInstances {
-    let failed = |why: String| DnfsInstances {
+    let failed = |why: RowProblem| DnfsInstances {
         wall_ms,
         rows: Vec::new(),
         problems: vec![why],
     };
     match query_rows(conn, INSTANCES_SQL) {
         // the mapper's error names the view
-        Ok(rows) => map_instance_rows(wall_ms, &rows).unwrap_or_else(|e| failed(e.to_string())),
-        Err(e) => failed(format!("{INSTANCE_VIEW}: {}", ora_error(&e))),
+        Ok(rows) => map_instance_rows(wall_ms, &rows)
+            .unwrap_or_else(|e| failed(RowProblem::Unmapped(e.into()))),
+        Err(e) => failed(RowProblem::Query {
+            view: INSTANCE_VIEW.to_string(),
+            error: ora_error(&e),
+        }),
     }
 }
 
