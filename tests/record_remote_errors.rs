@@ -418,3 +418,47 @@ fn typed_database_statuses_go_through_a_recording_unchanged() {
     }
     assert!(want.next().is_none());
 }
+
+/// `strata record` with a cell and a node on a closed port stores why
+/// they are unreachable typed: where, and the io kind of the refusal.
+#[test]
+fn a_live_recording_keeps_the_kind_of_a_refused_connection() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/host");
+    let at = format!("127.0.0.1:{port}");
+    let spec = format!("root@{at}");
+    let known = dir.path().join("known_hosts");
+    let args = [
+        "--cell",
+        &spec,
+        "--node",
+        &spec,
+        "--known-hosts",
+        known.to_str().unwrap(),
+    ];
+    let file = common::record_root(dir.path(), &root, &args);
+    let mut player = Player::open(&file).unwrap();
+    let want = HostStatus::Unreachable(Unreachable::Connect {
+        at: at.clone(),
+        kind: "ConnectionRefused".into(),
+        message: std::io::Error::from_raw_os_error(libc::ECONNREFUSED).to_string(),
+    });
+    let (mut cell, mut node) = (Vec::new(), Vec::new());
+    while let Some((_, input)) = player.next_input() {
+        match input {
+            Input::Cell(CellEvent::Status { status, .. }) => cell.push(status),
+            Input::NodeStatus { status, .. } => node.push(status),
+            _ => {}
+        }
+    }
+    assert_eq!(cell, [HostStatus::Connecting, want.clone()]);
+    assert_eq!(node, [HostStatus::Connecting, want.clone()]);
+    assert_eq!(
+        want.to_string(),
+        format!("{at}: Connection refused (os error 111)")
+    );
+}
