@@ -29,7 +29,7 @@ use strata::layers::disks::diskstats::parse_diskstats;
 use strata::layers::disks::source::DiskSource;
 use strata::parse::uptime::parse_uptime_cs;
 use strata::remote::frame::{FrameKind, FrameReader};
-use strata::remote::{HostStatus, SshOptions, SshTarget};
+use strata::remote::{HostKeyError, HostStatus, LoginError, SshOptions, SshTarget, Unreachable};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -428,6 +428,13 @@ async fn a_hung_cell_is_dropped_and_reconnected() {
         })
         .await
         .expect("the hung cell is given up");
+    assert!(
+        matches!(
+            status_of(&ev, 0),
+            Some(HostStatus::Unreachable(Unreachable::Silent { .. }))
+        ),
+        "{ev:?}"
+    );
     let silent = t - last_sample.unwrap_or_default();
     println!("hung: {ev:?} {silent:?} after the last sample");
     // two intervals and a second of slack, then the connection is dropped
@@ -436,7 +443,10 @@ async fn a_hung_cell_is_dropped_and_reconnected() {
             && silent < 2 * interval + Duration::from_secs(1) + interval,
         "{silent:?}"
     );
-    assert!(format!("{ev:?}").contains("no sample for"));
+    let said = status_of(&ev, 0)
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    assert!(said.contains("no sample for"), "{said}");
     // The listener still answers: a new connection streams again.
     let (back, _) = cells
         .wait_for(Duration::from_secs(5), |e| {
@@ -514,6 +524,11 @@ async fn host_keys_unknown_changed_hashed_and_accept_new() {
         other => panic!("expected a refusal, got {other:?}"),
     };
     let r = refused(&outcome[0]);
+    assert!(
+        matches!(&r, HostKeyError::Unknown { port, .. } if *port == sshd.port),
+        "{r:?}"
+    );
+    let r = r.to_string();
     for part in [
         &fp,
         "ssh-ed25519",
@@ -524,6 +539,8 @@ async fn host_keys_unknown_changed_hashed_and_accept_new() {
         assert!(r.contains(part), "{part:?} not in {r}");
     }
     let r = refused(&outcome[1]);
+    assert!(matches!(r, HostKeyError::Changed { line: 3, .. }), "{r:?}");
+    let r = r.to_string();
     assert!(
         r.contains("CHANGED") && r.contains("line 3") && r.contains(&fp),
         "{r}"
@@ -534,7 +551,8 @@ async fn host_keys_unknown_changed_hashed_and_accept_new() {
     let learned = std::fs::read_to_string(&learn).expect("read");
     assert!(learned.contains(&format!("{host} {ours}")), "{learned:?}");
     let r = refused(&outcome[5]);
-    assert!(r.contains("line 1"), "{r}");
+    assert!(matches!(r, HostKeyError::Changed { line: 1, .. }), "{r:?}");
+    assert!(r.to_string().contains("line 1"), "{r}");
     assert_eq!(
         std::fs::read_to_string(&learn_changed).expect("read"),
         format!("{host} {other}\n"),
@@ -584,12 +602,24 @@ async fn a_silent_listener_does_not_delay_the_other_cells() {
         })
         .await
         .expect("the silent cell is unreachable");
+    assert!(
+        matches!(
+            status_of(&ev, 0),
+            Some(HostStatus::Unreachable(
+                Unreachable::HandshakeTimedOut { .. }
+            ))
+        ),
+        "{ev:?}"
+    );
     println!("silent cell: {ev:?} after {refused_at:?}");
     assert!(
         refused_at >= Duration::from_secs(1) && refused_at < Duration::from_millis(1600),
         "{refused_at:?}"
     );
-    assert!(format!("{ev:?}").contains("no SSH handshake"));
+    let said = status_of(&ev, 0)
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    assert!(said.contains("no SSH handshake"), "{said}");
     cells.run_for(Duration::from_secs(2)).await;
     let times: Vec<Duration> = cells
         .log
@@ -647,9 +677,21 @@ async fn wrong_user_wrong_key_and_encrypted_keys() {
         HostStatus::AuthFailed(m) => m.clone(),
         other => panic!("expected auth failed, got {other:?}"),
     };
-    assert!(failed(&first[0]).contains("strata-no-such-user"));
-    assert!(failed(&first[1]).contains("refused"));
-    let m = failed(&first[2]);
+    assert!(
+        matches!(failed(&first[0]), LoginError::NoKeyAccepted { user, .. } if user == "strata-no-such-user")
+    );
+    assert!(matches!(
+        failed(&first[1]),
+        LoginError::NoKeyAccepted { .. }
+    ));
+    assert!(failed(&first[1]).to_string().contains("refused"));
+    assert_eq!(
+        failed(&first[2]),
+        LoginError::Encrypted {
+            identity: keys.encrypted_key.clone()
+        }
+    );
+    let m = failed(&first[2]).to_string();
     assert!(m.contains("is encrypted") && m.contains("ssh-add"), "{m}");
     assert!(m.contains(&keys.encrypted_key.display().to_string()), "{m}");
     assert_eq!(

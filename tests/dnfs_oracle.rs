@@ -36,9 +36,12 @@ fn without_a_client_connect_says_dpi_1047_where_it_looked_and_how_to_fix() {
     let err = connect(&target, Duration::from_secs(1), None)
         .err()
         .unwrap();
-    let DbStatus::ClientMissing(text) = err else {
+    let DbStatus::ClientMissing(e) = err else {
         panic!("{err:?}");
     };
+    // the driver's code is kept as data
+    assert_eq!(e.code(), Some("DPI-1047"), "{e:?}");
+    let text = e.to_string();
     println!("{text}");
     assert!(
         text.contains("DPI-1047: Cannot locate a 64-bit Oracle Client library"),
@@ -79,7 +82,7 @@ fn without_a_client_the_reader_reports_and_keeps_retrying_until_cancelled() {
     else {
         panic!("{second:?}");
     };
-    assert!(text.contains("DPI-1047"));
+    assert_eq!(text.code(), Some("DPI-1047"), "{text:?}");
     // retries go on (the same status is not sent again) until cancelled
     std::thread::sleep(Duration::from_millis(300));
     assert!(!th.is_finished(), "the reader gave up");

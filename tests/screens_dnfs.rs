@@ -11,6 +11,7 @@ mod common;
 use common::dnfs::{T0, prod_instances, rac_app, readings, sample};
 use common::redact_times;
 use strata::app::dnfs::{Dnfs, DnfsUi};
+use strata::layers::dnfs::error::DbError;
 use strata::layers::dnfs::source::{DbEvent, DbStatus, connect, parse_db_spec};
 use strata::theme::Theme;
 
@@ -22,13 +23,13 @@ fn client_missing() -> DbStatus {
         std::time::Duration::from_secs(1),
         None,
     ) {
-        Err(DbStatus::ClientMissing(text)) => {
-            let text = match (text.find("LD_LIBRARY_PATH="), text.find(", then the ld.so")) {
-                (Some(a), Some(b)) => format!("{}LD_LIBRARY_PATH=…{}", &text[..a], &text[b..]),
-                _ => text,
-            };
-            DbStatus::ClientMissing(text)
-        }
+        Err(DbStatus::ClientMissing(DbError::ClientMissing {
+            error,
+            ld_library_path,
+        })) => DbStatus::ClientMissing(DbError::ClientMissing {
+            error,
+            ld_library_path: ld_library_path.map(|_| "…".into()),
+        }),
         other => panic!("an Oracle client on this machine? {other:?}"),
     }
 }

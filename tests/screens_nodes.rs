@@ -19,8 +19,8 @@ use strata::layers::nfs::model::NfsMountCol;
 use strata::layers::nfs::tick::NfsRow;
 use strata::layers::nics::model::NicCol;
 use strata::layers::nics::tick::NicRow;
-use strata::remote::HostStatus;
 use strata::remote::target::{NodeTarget, parse_ssh_spec};
+use strata::remote::{HostStatus, Unreachable};
 
 const BASE_MS: i64 = 1_795_000_000_000;
 const STEPS: u64 = 20;
@@ -64,8 +64,11 @@ fn nodes_app(n: usize, live: usize) -> App {
         }
     }
     for i in live..n {
-        let why = format!("db{:02}:22: Connection refused (os error 111)", i + 1);
-        let status = HostStatus::Unreachable(why);
+        let status = HostStatus::Unreachable(Unreachable::Connect {
+            at: format!("db{:02}:22", i + 1),
+            kind: "ConnectionRefused".into(),
+            message: "Connection refused (os error 111)".into(),
+        });
         app.apply(Input::NodeStatus { node: i, status });
     }
     app.now_ms = BASE_MS + (STEPS as i64 - 1) * 1000 + 300;

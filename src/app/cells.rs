@@ -13,8 +13,8 @@ use crate::layers::cells::source::CellEvent;
 use crate::layers::disks::model::DiskCol;
 use crate::layers::disks::source::DiskSample;
 use crate::layers::disks::tick::{Baseline, DiskTick};
-use crate::remote::HostStatus;
 use crate::remote::target::SshTarget;
+use crate::remote::{HostKeyError, HostStatus, LoginError, Unreachable};
 use crate::store::Window;
 use std::time::Duration;
 
@@ -48,9 +48,9 @@ pub enum CellState<'a> {
     Live,
     /// Live by its connection, but no sample for this many seconds.
     Stale(u64),
-    AuthFailed(&'a str),
-    HostKeyRefused(&'a str),
-    Unreachable(&'a str),
+    AuthFailed(&'a LoginError),
+    HostKeyRefused(&'a HostKeyError),
+    Unreachable(&'a Unreachable),
     /// Waits for the passphrase of this identity file.
     NeedsPassphrase(&'a std::path::Path),
 }
@@ -69,11 +69,11 @@ impl CellState<'_> {
     }
 
     /// The reason the transport gave, for the detail line.
-    pub fn reason(&self) -> Option<&str> {
+    pub fn reason(&self) -> Option<String> {
         match self {
-            CellState::AuthFailed(r) | CellState::HostKeyRefused(r) | CellState::Unreachable(r) => {
-                Some(r)
-            }
+            CellState::AuthFailed(r) => Some(r.to_string()),
+            CellState::HostKeyRefused(r) => Some(r.to_string()),
+            CellState::Unreachable(r) => Some(r.to_string()),
             _ => None,
         }
     }

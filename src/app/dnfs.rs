@@ -86,6 +86,17 @@ impl DbView {
             .flatten()
     }
 
+    /// The driver's code (`ORA-12541`) of why the database is not read,
+    /// where it has one.
+    pub fn error_code(&self) -> Option<&str> {
+        match &self.status {
+            DbStatus::ClientMissing(e) | DbStatus::ConnectFailed(e) | DbStatus::QueryFailed(e) => {
+                e.code()
+            }
+            _ => None,
+        }
+    }
+
     /// What the panel says of the connection at `now_ms`.
     pub fn state_label(&self, now_ms: i64, interval_ms: i64) -> String {
         match &self.status {
@@ -106,8 +117,8 @@ impl DbView {
     /// The reason behind a state, as the driver said it.
     pub fn reason(&self) -> Option<String> {
         match &self.status {
-            DbStatus::ClientMissing(t) | DbStatus::ConnectFailed(t) | DbStatus::QueryFailed(t) => {
-                Some(t.clone())
+            DbStatus::ClientMissing(e) | DbStatus::ConnectFailed(e) | DbStatus::QueryFailed(e) => {
+                Some(e.to_string())
             }
             DbStatus::NoPassword(env) => Some(format!(
                 "type it when asked (i asks again), or set {env} in strata's environment (or password_env in the [[db]] entry)"

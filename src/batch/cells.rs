@@ -73,7 +73,7 @@ pub fn lines(cells: &Cells, now_ms: i64) -> Vec<Line> {
             Line {
                 cell: c.target.label.clone(),
                 state: Some(state.label()),
-                reason: state.reason().map(str::to_string),
+                reason: state.reason(),
                 // A round trip of a connection that is gone is no longer one.
                 rtt_ms: c
                     .rtt

@@ -87,6 +87,11 @@ pub fn json_line(wall_ms: i64, db: &DbView, tick: Option<&DnfsTick>, state: &str
         "reason".into(),
         db.reason().map_or(Value::Null, Value::from),
     );
+    // the driver's code of the reason (ORA-12541), for a script to act on
+    o.insert(
+        "code".into(),
+        db.error_code().map_or(Value::Null, Value::from),
+    );
     o.insert(
         "in_use".into(),
         tick.map_or(Value::Null, |t| json!(t.in_use)),
@@ -279,6 +284,7 @@ pub fn run_dnfs(
 mod tests {
     use super::*;
     use crate::layers::dnfs::dnfs_sample::{DnfsSample, StatsRow};
+    use crate::layers::dnfs::error::{DbError, OraError};
     use crate::layers::dnfs::source::{DbEvent, DbStatus, parse_db_spec};
 
     #[test]
@@ -362,6 +368,24 @@ mod tests {
             (Some("no Oracle client"), true)
         );
         assert_eq!(j["reason"], "DPI-1047");
+        // a text of before has no code as data
+        assert!(j["code"].is_null());
+        d.ingest(DbEvent::Status {
+            db: 0,
+            status: DbStatus::ConnectFailed(DbError::Oracle(OraError::of_text(
+                "ORA-12541: TNS:no listener",
+            ))),
+        });
+        let j: serde_json::Value =
+            serde_json::from_str(report(Format::Json, &d, 2000).trim()).unwrap();
+        assert_eq!(
+            (&j["state"], &j["reason"], &j["code"]),
+            (
+                &"unreachable".into(),
+                &"ORA-12541: TNS:no listener".into(),
+                &"ORA-12541".into()
+            )
+        );
         // not in use: the views were empty
         let mut d = dnfs_with(&[]);
         for ms in [1000, 2000] {

@@ -2,6 +2,7 @@
 //! the target's identity file or ~/.ssh/id_ed25519, id_ecdsa, id_rsa.
 //! Unencrypted files are tried before an encrypted one is asked for.
 
+use super::error::LoginError;
 use super::session::HostHandler;
 use super::{SshOptions, SshTarget, home_ssh, hostkey};
 use russh::client::Handle;
@@ -12,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub(super) enum AuthEnd {
-    /// No key was accepted; the text says what was tried.
-    Failed(String),
+    /// No key was accepted; it says what was tried.
+    Failed(LoginError),
     /// Only an encrypted file is left and the store lacks its passphrase.
     NeedsPassphrase(PathBuf),
     /// The connection went away during authentication.
@@ -136,18 +137,14 @@ pub(super) async fn authenticate(
         if opts.interactive {
             return Err(AuthEnd::NeedsPassphrase(path));
         }
-        let p = path.display();
-        return Err(AuthEnd::Failed(format!(
-            "identity file {p} is encrypted; load it into ssh-agent (ssh-add {p}) \
-             or run strata interactively to type its passphrase"
-        )));
+        return Err(AuthEnd::Failed(LoginError::Encrypted { identity: path }));
     }
     if tried.is_empty() {
         tried.push("no ssh-agent (SSH_AUTH_SOCK) and no identity file (~/.ssh/id_ed25519, id_ecdsa, id_rsa)".into());
     }
-    Err(AuthEnd::Failed(format!(
-        "{user}@{}: no key accepted: {}",
-        target.label,
-        tried.join("; ")
-    )))
+    Err(AuthEnd::Failed(LoginError::NoKeyAccepted {
+        user: user.to_string(),
+        host: target.label.clone(),
+        tried,
+    }))
 }

@@ -8,6 +8,8 @@
 //! ssh-key and matches hosts as OpenSSH's hostfile.c does; writing a new
 //! line still goes through russh's `learn_known_hosts_path`.
 
+use super::error::{HostKeyError, OfferedKey};
+use crate::core::error::kind_name;
 use russh::keys::ssh_key::known_hosts::HostPatterns;
 use russh::keys::{Algorithm, HashAlg, PublicKey};
 use std::path::Path;
@@ -204,34 +206,42 @@ pub fn refusal(
     port: u16,
     key: &PublicKey,
     file: &Path,
-) -> Option<String> {
-    let offered = format!("{} {}", key.algorithm().as_str(), fingerprint(key));
-    let file = file.display();
+) -> Option<HostKeyError> {
+    let offered = OfferedKey {
+        key_type: key.algorithm().as_str().to_string(),
+        fingerprint: fingerprint(key),
+    };
+    let (host, file) = (host.to_string(), file.display().to_string());
     Some(match verdict {
         Verdict::Known { .. } => return None,
-        Verdict::Unknown => format!(
-            "unknown host key for {host} port {port}: {offered} is not in {file}; \
-             check the fingerprint and add it (ssh-keyscan -p {port} {host} >> {file}) \
-             or start strata with --accept-new-host-keys"
-        ),
-        Verdict::Changed { line, known } => format!(
-            "HOST KEY CHANGED for {host} port {port}: it offers {offered}, {file} line {line} \
-             holds {known}; if the host was reinstalled, remove line {line}"
-        ),
-        Verdict::OtherTypes { lines } => {
-            let known: Vec<String> = lines
-                .iter()
-                .map(|(n, a)| format!("line {n}: {a}"))
-                .collect();
-            format!(
-                "host key of {host} port {port} is of another type than {file} knows \
-                 ({}): it offers {offered}; refused as a changed key",
-                known.join(", ")
-            )
-        }
-        Verdict::Revoked { line } => {
-            format!("host key {offered} of {host} port {port} is @revoked in {file} line {line}")
-        }
+        Verdict::Unknown => HostKeyError::Unknown {
+            host,
+            port,
+            offered,
+            file,
+        },
+        Verdict::Changed { line, known } => HostKeyError::Changed {
+            host,
+            port,
+            offered,
+            file,
+            line: *line,
+            known: known.clone(),
+        },
+        Verdict::OtherTypes { lines } => HostKeyError::OtherTypes {
+            host,
+            port,
+            offered,
+            file,
+            lines: lines.clone(),
+        },
+        Verdict::Revoked { line } => HostKeyError::Revoked {
+            host,
+            port,
+            offered,
+            file,
+            line: *line,
+        },
     })
 }
 
@@ -240,19 +250,27 @@ static LEARNING: Mutex<()> = Mutex::new(());
 
 /// Checks the offered key against the file; with `accept_new` a host the
 /// file does not know at all is learned (appended), as OpenSSH's
-/// StrictHostKeyChecking=accept-new does. Returns the refusal otherwise.
+/// StrictHostKeyChecking=accept-new does. Returns the refusal otherwise,
+/// boxed: it names the host, both keys and the file, which would make
+/// every result as large.
 pub fn verify(
     path: &Path,
     host: &str,
     port: u16,
     key: &PublicKey,
     accept_new: bool,
-) -> Result<(), String> {
+) -> Result<(), Box<HostKeyError>> {
     let _guard = LEARNING.lock().unwrap_or_else(|p| p.into_inner());
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) => {
+            return Err(Box::new(HostKeyError::Unreadable {
+                file: path.display().to_string(),
+                kind: kind_name(e.kind()),
+                message: e.to_string(),
+            }));
+        }
     };
     let verdict = check(&text, host, port, key);
     if verdict == Verdict::Unknown && accept_new {
@@ -263,15 +281,17 @@ pub fn verify(
             path,
         )
         .map_err(|e| {
-            format!(
-                "cannot add the key of {host} port {port} to {}: {e}",
-                path.display()
-            )
+            Box::new(HostKeyError::NotLearned {
+                host: host.to_string(),
+                port,
+                file: path.display().to_string(),
+                message: e.to_string(),
+            })
         });
     }
     match refusal(&verdict, host, port, key, path) {
         None => Ok(()),
-        Some(reason) => Err(reason),
+        Some(reason) => Err(Box::new(reason)),
     }
 }
 
@@ -372,7 +392,9 @@ mod tests {
     fn refusals_name_host_port_type_fingerprint_file_and_line() {
         let k = key(ED_A);
         let f = Path::new("/home/u/.ssh/known_hosts");
-        let r = refusal(&Verdict::Unknown, "cel01", 2222, &k, f).unwrap();
+        let r = refusal(&Verdict::Unknown, "cel01", 2222, &k, f)
+            .unwrap()
+            .to_string();
         assert!(
             r.contains("cel01 port 2222") && r.contains("ssh-ed25519 SHA256:"),
             "{r}"
@@ -388,7 +410,8 @@ mod tests {
             &k,
             f,
         )
-        .unwrap();
+        .unwrap()
+        .to_string();
         assert!(r.contains("line 7") && r.contains("CHANGED"), "{r}");
     }
 
@@ -403,7 +426,9 @@ mod tests {
         // russh's learn_known_hosts_path starts a new file with an empty line
         assert!(text.starts_with("\n[cel01]:2222 ssh-ed25519 "), "{text:?}");
         verify(&path, "cel01", 2222, &key(ED_A), false).unwrap();
-        let e = verify(&path, "cel01", 2222, &key(ED_B), true).unwrap_err();
+        let e = verify(&path, "cel01", 2222, &key(ED_B), true)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("line 2"), "{e}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
     }

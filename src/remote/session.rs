@@ -1,6 +1,7 @@
 //! One connection to a host, from TCP connect to the end of its stream.
 
 use super::auth::{self, AuthEnd};
+use super::error::{HostKeyError, LoginError, Unreachable, secs};
 use super::frame::FrameReader;
 use super::hostkey;
 use super::{
@@ -8,6 +9,7 @@ use super::{
 };
 use crate::core::boundary;
 use crate::core::clock::now_ms;
+use crate::core::error::kind_name;
 use russh::ChannelMsg;
 use russh::client::{self, Handle};
 use russh::keys::PublicKeyOrCertificate;
@@ -40,7 +42,7 @@ fn lost(status: HostStatus) -> End {
 #[derive(Debug)]
 pub(super) enum SshError {
     Ssh(russh::Error),
-    HostKey(String),
+    HostKey(HostKeyError),
 }
 
 impl From<russh::Error> for SshError {
@@ -61,10 +63,10 @@ impl client::Handler for HostHandler {
 
     async fn check_server_key(&mut self, key: &PublicKeyOrCertificate) -> Result<bool, SshError> {
         let PublicKeyOrCertificate::PublicKey { key, .. } = key else {
-            return Err(SshError::HostKey(format!(
-                "{} port {} offers a host certificate; strata checks plain host keys only",
-                self.host, self.port
-            )));
+            return Err(SshError::HostKey(HostKeyError::Certificate {
+                host: self.host.clone(),
+                port: self.port,
+            }));
         };
         let (path, host, port, accept, key) = (
             self.known_hosts.clone(),
@@ -78,14 +80,12 @@ impl client::Handler for HostHandler {
                 .await;
         match checked {
             Ok(Ok(())) => Ok(true),
-            Ok(Err(reason)) => Err(SshError::HostKey(reason)),
-            Err(e) => Err(SshError::HostKey(format!("host key check failed: {e}"))),
+            Ok(Err(reason)) => Err(SshError::HostKey(*reason)),
+            Err(e) => Err(SshError::HostKey(HostKeyError::CheckFailed {
+                message: e.to_string(),
+            })),
         }
     }
-}
-
-fn secs(d: Duration) -> String {
-    format!("{:.1} s", d.as_secs_f64())
 }
 
 /// The wait for a frame before the host counts as lost: two intervals
@@ -104,12 +104,18 @@ async fn connect(target: &SshTarget, opts: &SshOptions) -> Result<Handle<HostHan
     .await
     {
         Err(_) => {
-            return Err(HostStatus::Unreachable(format!(
-                "{at}: no TCP connection within {}",
-                secs(t)
-            )));
+            return Err(HostStatus::Unreachable(Unreachable::ConnectTimedOut {
+                at,
+                after: t,
+            }));
         }
-        Ok(Err(e)) => return Err(HostStatus::Unreachable(format!("{at}: {e}"))),
+        Ok(Err(e)) => {
+            return Err(HostStatus::Unreachable(Unreachable::Connect {
+                at,
+                kind: kind_name(e.kind()),
+                message: e.to_string(),
+            }));
+        }
         Ok(Ok(s)) => s,
     };
     // Best effort: samples are small and should not wait for Nagle.
@@ -147,14 +153,15 @@ async fn connect(target: &SshTarget, opts: &SshOptions) -> Result<Handle<HostHan
         accept_new: opts.accept_new_host_keys,
     };
     match timeout(t, client::connect_stream(config, tcp, handler)).await {
-        Err(_) => Err(HostStatus::Unreachable(format!(
-            "{at} accepted the connection but no SSH handshake completed within {}",
-            secs(t)
-        ))),
+        Err(_) => Err(HostStatus::Unreachable(Unreachable::HandshakeTimedOut {
+            at,
+            after: t,
+        })),
         Ok(Err(SshError::HostKey(reason))) => Err(HostStatus::HostKeyRefused(reason)),
-        Ok(Err(SshError::Ssh(e))) => {
-            Err(HostStatus::Unreachable(format!("{at}: SSH handshake: {e}")))
-        }
+        Ok(Err(SshError::Ssh(e))) => Err(HostStatus::Unreachable(Unreachable::Handshake {
+            at,
+            message: e.to_string(),
+        })),
         Ok(Ok(h)) => Ok(h),
     }
 }
@@ -192,23 +199,26 @@ async fn log_in<E: HostEvent>(
     };
     match authed {
         Ok(Ok(())) => Ok(handle),
-        Err(_) => Err(lost(HostStatus::Unreachable(format!(
-            "{}: no answer to authentication within {}",
-            target.label,
-            secs(auth_time)
-        )))),
+        Err(_) => Err(lost(HostStatus::Unreachable(Unreachable::LoginTimedOut {
+            host: target.label.clone(),
+            after: auth_time,
+        }))),
         Ok(Err(AuthEnd::Failed(why))) => Err(lost(HostStatus::AuthFailed(why))),
-        Ok(Err(AuthEnd::Lost(why))) => Err(lost(HostStatus::Unreachable(format!(
-            "{}: {why}",
-            target.label
-        )))),
+        Ok(Err(AuthEnd::Lost(why))) => {
+            Err(lost(HostStatus::Unreachable(Unreachable::LostInLogin {
+                host: target.label.clone(),
+                message: why,
+            })))
+        }
         Ok(Err(AuthEnd::NeedsPassphrase(path))) => Err(End::NeedsPassphrase(path)),
         Ok(Err(AuthEnd::WrongPassphrase(path))) => {
-            let msg = format!("wrong passphrase for identity file {}", path.display());
+            let refused = LoginError::WrongPassphrase {
+                identity: path.clone(),
+            };
             if !opts.interactive {
-                return Err(lost(HostStatus::AuthFailed(msg)));
+                return Err(lost(HostStatus::AuthFailed(refused)));
             }
-            if !ev.stderr(msg).await {
+            if !ev.stderr(refused.to_string()).await {
                 return Err(End::Quit);
             }
             Err(End::NeedsPassphrase(path))
@@ -242,15 +252,18 @@ async fn open_sampler(
     };
     match opened {
         Ok(Ok(ch)) => Ok(ch.split()),
-        Ok(Err(e)) => Err(lost(HostStatus::Unreachable(format!(
-            "{}: cannot start the sampler: {e}",
-            target.label
-        )))),
-        Err(_) => Err(lost(HostStatus::Unreachable(format!(
-            "{}: the sampler channel did not open within {}",
-            target.label,
-            secs(opts.connect_timeout)
-        )))),
+        Ok(Err(e)) => Err(lost(HostStatus::Unreachable(
+            Unreachable::SamplerNotStarted {
+                host: target.label.clone(),
+                message: e.to_string(),
+            },
+        ))),
+        Err(_) => Err(lost(HostStatus::Unreachable(
+            Unreachable::SamplerTimedOut {
+                host: target.label.clone(),
+                after: opts.connect_timeout,
+            },
+        ))),
     }
 }
 
@@ -303,24 +316,23 @@ async fn stream<P: Protocol>(
                 // the wait here only keeps a full window from holding the loop.
                 let sent = timeout(stall, writer.data_bytes(&b"\n"[..])).await;
                 if !matches!(sent, Ok(Ok(()))) {
-                    return gone(format!("{}: cannot ask the sampler for a sample", target.label), live);
+                    let host = target.label.clone();
+                    return gone(Unreachable::CannotAsk { host }, live);
                 }
                 asked = true;
                 tick = boundary::next(opts.interval);
                 continue;
             }
             _ = tokio::time::sleep_until(deadline) => {
-                return gone(format!(
-                    "{}: no sample for {}",
-                    target.label,
-                    secs(last_frame.elapsed())
-                ), live);
+                let (host, after) = (target.label.clone(), last_frame.elapsed());
+                return gone(Unreachable::Silent { host, after }, live);
             }
             m = ch.wait() => m,
         };
         match msg {
             None => {
-                return gone(format!("{}: connection lost", target.label), live);
+                let host = target.label.clone();
+                return gone(Unreachable::ConnectionLost { host }, live);
             }
             Some(ChannelMsg::Data { data }) => {
                 for frame in reader.push(&data) {
@@ -398,17 +410,12 @@ fn spawn_helpers<E: HostEvent>(
 
 /// Why a host is lost when its sampler's channel closes: its exit status
 /// and the last of what it said on stderr.
-fn sampler_ended(target: &SshTarget, exit_status: Option<u32>, stderr_tail: &[u8]) -> String {
-    let status = exit_status
-        .map(|s| format!(" with status {s}"))
-        .unwrap_or_default();
-    let said = cut(stderr_tail, MAX_STDERR_EVENT);
-    let said = if said.is_empty() {
-        String::new()
-    } else {
-        format!(": {said}")
-    };
-    format!("{}: the sampler ended{status}{said}", target.label)
+fn sampler_ended(target: &SshTarget, exit_status: Option<u32>, stderr_tail: &[u8]) -> Unreachable {
+    Unreachable::SamplerEnded {
+        host: target.label.clone(),
+        status: exit_status,
+        stderr: cut(stderr_tail, MAX_STDERR_EVENT),
+    }
 }
 
 /// Round trips of keepalive requests: at once, then every interval (at

@@ -213,11 +213,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     // why the selected cell is not live, or what it said
     let selected = app.ui.cells.index(items.iter().map(TableRow::key));
     let note = items.get(selected).and_then(|c| {
-        let why = c
-            .state
-            .reason()
-            .map(str::to_string)
-            .or_else(|| c.c.message.clone())?;
+        let why = c.state.reason().or_else(|| c.c.message.clone())?;
         Some(format!("{}: {why}", c.c.target.label))
     });
     let legend = note.unwrap_or_else(|| {
@@ -296,7 +292,7 @@ pub fn draw_cell(f: &mut Frame, app: &App, area: Rect, i: usize) -> Drawn {
     }
     title.push_str(&format!(" · {} ", state.label()));
     let mut block = panel_block(title, t, true);
-    if let Some(why) = state.reason().or(c.message.as_deref()) {
+    if let Some(why) = state.reason().or_else(|| c.message.clone()) {
         block = block.title_bottom(Line::from(Span::styled(format!(" {why} "), t.warn)));
     }
     let inner = block.inner(area);

@@ -13,6 +13,7 @@
 //! This mapper is the only way rows become a sample: the oracle crate's
 //! rows and the fixtures under tests/fixtures/dnfs/ both come through it.
 
+use super::error::{BadValue, RowProblem};
 use super::sql_rows::{SqlRows, parse_db_clock, parse_sql_csv};
 use crate::parse::ParseError;
 use serde::{Deserialize, Serialize};
@@ -105,7 +106,7 @@ pub struct DnfsSample {
     pub channels: Vec<ChannelRow>,
     pub files: Vec<FileRow>,
     /// Rows that could not be mapped, each naming its view and why.
-    pub rejected: Vec<String>,
+    pub rejected: Vec<RowProblem>,
 }
 
 impl DnfsSample {
@@ -171,7 +172,7 @@ fn count(text: &str) -> Option<u64> {
 struct Cells<'a> {
     view: &'static str,
     row: &'a [Option<String>],
-    problem: Option<String>,
+    problem: Option<BadValue>,
 }
 
 impl Cells<'_> {
@@ -184,11 +185,17 @@ impl Cells<'_> {
         match self.text(Some(i)).map(|t| (t, count(t))) {
             Some((_, Some(v))) => v,
             Some((t, None)) => {
-                self.fail(format!("{name} = {t:?} is not a count"));
+                let value = t.to_string();
+                self.fail(BadValue::NotACount {
+                    column: name.into(),
+                    value,
+                });
                 0
             }
             None => {
-                self.fail(format!("{name} is NULL"));
+                self.fail(BadValue::Null {
+                    column: name.into(),
+                });
                 0
             }
         }
@@ -200,7 +207,11 @@ impl Cells<'_> {
         let t = self.text(i)?;
         let v = count(t);
         if v.is_none() {
-            self.fail(format!("{name} = {t:?} is not a count"));
+            let value = t.to_string();
+            self.fail(BadValue::NotACount {
+                column: name.into(),
+                value,
+            });
         }
         v
     }
@@ -209,17 +220,21 @@ impl Cells<'_> {
         self.text(i).unwrap_or_default().trim().to_string()
     }
 
-    fn fail(&mut self, why: String) {
+    fn fail(&mut self, why: BadValue) {
         if self.problem.is_none() {
             self.problem = Some(why);
         }
     }
 
-    fn done<T>(self, no: usize, v: T, rejected: &mut Vec<String>) -> Option<T> {
+    fn done<T>(self, no: usize, v: T, rejected: &mut Vec<RowProblem>) -> Option<T> {
         match self.problem {
             None => Some(v),
-            Some(p) => {
-                rejected.push(format!("{} row {}: {p}", self.view, no + 1));
+            Some(value) => {
+                rejected.push(RowProblem::Row {
+                    view: self.view.to_string(),
+                    row: no + 1,
+                    value,
+                });
                 None
             }
         }
@@ -228,7 +243,7 @@ impl Cells<'_> {
 
 fn rows_of<'a, T>(
     view: &View<'a>,
-    rejected: &mut Vec<String>,
+    rejected: &mut Vec<RowProblem>,
     mut map: impl FnMut(&mut Cells<'a>) -> T,
 ) -> Vec<T> {
     view.rows
@@ -256,7 +271,10 @@ fn inst(c: &mut Cells<'_>, i: Option<usize>) -> u32 {
 
 /// The channels view's rows (a reconnect count from RECO, or from the
 /// two counts that replaced it).
-fn channel_rows(view: &View<'_>, rejected: &mut Vec<String>) -> Result<Vec<ChannelRow>, MapError> {
+fn channel_rows(
+    view: &View<'_>,
+    rejected: &mut Vec<RowProblem>,
+) -> Result<Vec<ChannelRow>, MapError> {
     let h = view.rows;
     let (cp, ch, csv, sends, recvs) = (
         view.need("PNUM")?,
@@ -418,7 +436,7 @@ pub struct DnfsInstances {
     pub rows: Vec<InstanceRow>,
     /// Rows that could not be mapped, or why the query failed (the
     /// dNFS figures go on without the hosts).
-    pub problems: Vec<String>,
+    pub problems: Vec<RowProblem>,
 }
 
 /// gv$instance's rows into instances. Pure; a row without INST_ID or
@@ -434,7 +452,9 @@ pub fn map_instance_rows(wall_ms: i64, rows: &SqlRows) -> Result<DnfsInstances, 
     let mapped = rows_of(&view, &mut problems, |c| {
         let host_name = c.string(Some(host));
         if host_name.is_empty() {
-            c.fail("HOST_NAME is NULL".to_string());
+            c.fail(BadValue::Null {
+                column: "HOST_NAME".into(),
+            });
         }
         InstanceRow {
             inst_id: inst(c, Some(id)),
@@ -600,7 +620,10 @@ mod tests {
         assert_eq!(s.stats[0].read_bytes, Some(8192));
         assert_eq!(s.stats[0].write_bytes, None, "NULL is unknown, not zero");
         assert_eq!(
-            s.rejected,
+            s.rejected
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
             [
                 "gv$dnfs_stats row 2: NFS_READ = \"-3\" is not a count",
                 "gv$dnfs_stats row 3: NFS_READ is NULL",
@@ -639,11 +662,25 @@ mod tests {
             ]
         );
         assert_eq!(
-            m.problems,
+            m.problems
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
             [
                 "gv$instance row 3: INST_ID = \"x\" is not a count",
                 "gv$instance row 4: HOST_NAME is NULL",
             ]
+        );
+        // kept as data: the view, the row and the column
+        assert_eq!(
+            m.problems[1],
+            RowProblem::Row {
+                view: INSTANCE_VIEW.into(),
+                row: 4,
+                value: BadValue::Null {
+                    column: "HOST_NAME".into()
+                }
+            }
         );
         let no_host = rows(&["INST_ID", "INSTANCE_NAME"], &[]);
         assert_eq!(

@@ -5,6 +5,7 @@
 //! stays in batch/.
 
 pub mod dnfs_sample;
+pub mod error;
 pub mod model;
 pub mod path;
 pub mod source;

@@ -159,6 +159,7 @@ pub struct DnfsTick {
     pub total: Option<Figures>,
     pub servers: Vec<ServerFigures>,
     pub channels: Vec<ChannelFigures>,
+    /// The reading's rejected rows, as the panel and batch say them.
     pub rejected: Vec<String>,
 }
 
@@ -258,7 +259,7 @@ impl DnfsBaseline {
             total,
             servers,
             channels,
-            rejected: cur.rejected.clone(),
+            rejected: cur.rejected.iter().map(ToString::to_string).collect(),
         }
     }
 

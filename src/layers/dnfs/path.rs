@@ -355,7 +355,7 @@ pub fn line_up_instances(
                 // row: a bad row of another instance is not this one's.
                 (None, Some(x)) => alone(InstanceHost::Unknown(
                     match x.problems.first().filter(|_| x.rows.is_empty()) {
-                        Some(p) => p.clone(),
+                        Some(p) => p.to_string(),
                         None => format!("not in {INSTANCE_VIEW}"),
                     },
                 )),

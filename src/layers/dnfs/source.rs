@@ -26,6 +26,7 @@ use super::dnfs_sample::{
     CHANNELS_VIEW, DnfsInstances, DnfsRows, DnfsSample, FILES_VIEW, INSTANCE_VIEW, SERVERS_VIEW,
     STATS_VIEW, map_instance_rows, map_rows,
 };
+use super::error::{DbError, OraError, RowProblem};
 use super::sql_rows::SqlRows;
 use crate::remote::backoff;
 use crate::remote::{PassphraseStore, Secret};
@@ -155,14 +156,14 @@ pub enum DbStatus {
     Live,
     /// The Oracle client library could not be loaded (DPI-1047): the
     /// driver's message, then where the loader looked and how to fix it.
-    ClientMissing(String),
-    /// No password: the variable is unset.
+    ClientMissing(DbError),
+    /// No password: the variable (named here) is unset.
     NoPassword(String),
-    /// Connecting failed; the text keeps the ORA- code.
-    ConnectFailed(String),
-    /// A query failed on a live connection (ORA- code kept); the thread
-    /// goes on with the next interval.
-    QueryFailed(String),
+    /// Connecting failed, or the connection went.
+    ConnectFailed(DbError),
+    /// A query failed on a live connection, or its rows could not be
+    /// read; the thread goes on with the next interval.
+    QueryFailed(DbError),
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -182,44 +183,36 @@ pub enum DbEvent {
     },
 }
 
-/// How an oracle error is shown: the client missing, or the error's own
-/// text (which starts with its ORA- or DPI- code).
+/// How an oracle error is shown: the client missing (with where the
+/// dynamic loader looked, which is what ODPI-C uses to find
+/// libclntsh.so), or the error itself.
 pub fn describe_error(err: &oracle::Error) -> DbStatus {
-    let message = error_text(err);
-    if message.contains("DPI-1047") {
-        return DbStatus::ClientMissing(client_missing_text(
-            &message,
-            std::env::var("LD_LIBRARY_PATH").ok().as_deref(),
-        ));
+    let error = ora_error(err);
+    if error.code.as_deref() == Some("DPI-1047") {
+        return DbStatus::ClientMissing(DbError::ClientMissing {
+            error,
+            ld_library_path: std::env::var("LD_LIBRARY_PATH").ok(),
+        });
     }
-    DbStatus::ConnectFailed(message)
+    DbStatus::ConnectFailed(DbError::Oracle(error))
 }
 
-/// An oracle error's own text, which starts with its ORA- or DPI- code.
-fn error_text(err: &oracle::Error) -> String {
-    err.db_error()
-        .map(|e| e.message().to_string())
-        .unwrap_or_else(|| err.to_string())
-}
-
-/// The DPI-1047 message, then where the dynamic loader looked (it is
-/// what ODPI-C uses to find libclntsh.so) and the fix.
-pub fn client_missing_text(message: &str, ld_library_path: Option<&str>) -> String {
-    let looked = match ld_library_path.filter(|p| !p.is_empty()) {
-        Some(p) => format!("LD_LIBRARY_PATH={p}, then the ld.so cache and /lib, /usr/lib"),
-        None => "LD_LIBRARY_PATH (unset), the ld.so cache, /lib and /usr/lib".to_string(),
-    };
-    format!(
-        "Oracle client library not found. {message} | Looked for libclntsh.so in: {looked}. | Fix: install Oracle Instant Client (Basic or Basic Light, 11.2 or later; it also needs libaio) and start strata with LD_LIBRARY_PATH set to its directory, or register it with ldconfig."
-    )
+/// An oracle error by its own text, which starts with its ORA- or DPI-
+/// code.
+fn ora_error(err: &oracle::Error) -> OraError {
+    match err.db_error() {
+        Some(e) => OraError::of_text(e.message()),
+        None => OraError::of_text(&err.to_string()),
+    }
 }
 
 /// Whether the connection is gone (reconnect) rather than one query
-/// failing (try again next interval): ORA-03113, 03114, 03135, 12537,
-/// 12570, 28 (session killed), 1012 (not logged on), DPI-1010 (not
-/// connected), DPI-1080 (connection closed by call timeout).
-pub fn connection_lost(message: &str) -> bool {
-    [
+/// failing (try again next interval), by a code of the error's stack:
+/// ORA-03113, 03114, 03135, 12537, 12570, 28 (session killed), 1012 (not
+/// logged on), DPI-1010 (not connected), DPI-1080 (connection closed by
+/// call timeout).
+pub fn connection_lost(e: &OraError) -> bool {
+    const LOST: [&str; 9] = [
         "ORA-03113",
         "ORA-03114",
         "ORA-03135",
@@ -229,9 +222,8 @@ pub fn connection_lost(message: &str) -> bool {
         "ORA-01012",
         "DPI-1010",
         "DPI-1080",
-    ]
-    .iter()
-    .any(|c| message.contains(c))
+    ];
+    e.codes().any(|c| LOST.contains(&c))
 }
 
 /// How a database is read.
@@ -333,15 +325,19 @@ pub fn read_rows(conn: &oracle::Connection, wall_ms: i64) -> Result<DnfsRows, or
 /// gv$instance's rows, mapped; a failed query or an unreadable result is
 /// said in the problems, since the dNFS figures do without the hosts.
 pub fn read_instances(conn: &oracle::Connection, wall_ms: i64) -> DnfsInstances {
-    let failed = |why: String| DnfsInstances {
+    let failed = |why: RowProblem| DnfsInstances {
         wall_ms,
         rows: Vec::new(),
         problems: vec![why],
     };
     match query_rows(conn, INSTANCES_SQL) {
         // the mapper's error names the view
-        Ok(rows) => map_instance_rows(wall_ms, &rows).unwrap_or_else(|e| failed(e.to_string())),
-        Err(e) => failed(format!("{INSTANCE_VIEW}: {}", error_text(&e))),
+        Ok(rows) => map_instance_rows(wall_ms, &rows)
+            .unwrap_or_else(|e| failed(RowProblem::Unmapped(e.into()))),
+        Err(e) => failed(RowProblem::Query {
+            view: INSTANCE_VIEW.to_string(),
+            error: ora_error(&e),
+        }),
     }
 }
 
@@ -472,19 +468,19 @@ fn read_once(
                 Some(false)
             }
             Err(e) => {
-                if !status(DbStatus::QueryFailed(e.to_string())) {
+                if !status(DbStatus::QueryFailed(e.into())) {
                     return None;
                 }
                 Some(false)
             }
         },
         Err(e) => {
-            let text = error_text(&e);
-            let lost = connection_lost(&text);
+            let e = ora_error(&e);
+            let lost = connection_lost(&e);
             let s = if lost {
-                DbStatus::ConnectFailed(format!("connection lost: {text}"))
+                DbStatus::ConnectFailed(DbError::ConnectionLost(e))
             } else {
-                DbStatus::QueryFailed(text)
+                DbStatus::QueryFailed(DbError::Oracle(e))
             };
             if !status(s) {
                 return None;
@@ -496,7 +492,7 @@ fn read_once(
 
 /// ORA-01017: invalid username/password; logon denied.
 fn password_refused(s: &DbStatus) -> bool {
-    matches!(s, DbStatus::ConnectFailed(text) if text.contains("ORA-01017"))
+    matches!(s, DbStatus::ConnectFailed(e @ DbError::Oracle(_)) if e.code() == Some("ORA-01017"))
 }
 
 /// Waits until `store` holds `key`; false when cancelled.
@@ -557,20 +553,27 @@ mod tests {
 
     #[test]
     fn lost_connections_and_query_errors() {
-        assert!(connection_lost(
-            "ORA-03113: end-of-file on communication channel"
+        let lost = |t| connection_lost(&OraError::of_text(t));
+        assert!(lost("ORA-03113: end-of-file on communication channel"));
+        assert!(lost("DPI-1080: connection was closed by ORA-3156"));
+        assert!(lost(
+            "ORA-00604: error occurred at recursive SQL level 1\nORA-03113: end-of-file on communication channel"
         ));
-        assert!(connection_lost(
-            "DPI-1080: connection was closed by ORA-3156"
-        ));
-        assert!(!connection_lost("ORA-00942: table or view does not exist"));
+        assert!(!lost("ORA-00942: table or view does not exist"));
+        assert!(!lost("ORA-00942: table ORA-03113 named in the text"));
     }
 
     #[test]
-    fn client_missing_says_where_and_how() {
-        let t = client_missing_text("DPI-1047: Cannot locate", Some("/opt/ic"));
-        assert!(t.contains("DPI-1047") && t.contains("LD_LIBRARY_PATH=/opt/ic"));
-        assert!(t.contains("Instant Client"));
-        assert!(client_missing_text("DPI-1047", None).contains("LD_LIBRARY_PATH (unset)"));
+    fn a_refused_password_is_known_by_its_code() {
+        let refused = |t| {
+            password_refused(&DbStatus::ConnectFailed(DbError::Oracle(
+                OraError::of_text(t),
+            )))
+        };
+        assert!(refused(
+            "ORA-01017: invalid username/password; logon denied"
+        ));
+        assert!(!refused("ORA-12541: TNS:no listener"));
+        assert!(!refused("ORA-28000: the account is locked (not ORA-01017)"));
     }
 }
