@@ -165,7 +165,7 @@ ceil(0.95 n)-th smallest of the n values, always a value that occurred.
 
 Exit status: 0; 1 the file cannot be read, or the window holds no sample; 2 a bad time or no such marker (the \
 message lists the markers); 3 the file is damaged or was not closed (the summary \
-covers what comes before the damage).";
+covers the samples outside the damage; each gap is named on stderr with its time range).";
 
 /// A duration: seconds, or a number with s, m, h or d.
 fn parse_span(s: &str) -> Result<u64, String> {

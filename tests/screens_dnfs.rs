@@ -28,7 +28,9 @@ fn client_missing() -> DbStatus {
             ld_library_path,
         })) => DbStatus::ClientMissing(DbError::ClientMissing {
             error,
-            ld_library_path: ld_library_path.map(|_| "…".into()),
+            ld_library_path: ld_library_path
+                .filter(|p| !p.is_empty())
+                .map(|_| "…".into()),
         }),
         other => panic!("an Oracle client on this machine? {other:?}"),
     }

@@ -8,6 +8,7 @@
 
 use super::layer::Layer;
 use crate::layers::dnfs::dnfs_sample::DnfsInstances;
+use crate::layers::dnfs::error::DbError;
 use crate::layers::dnfs::model::{DNFS_COLS, DnfsBaseline, DnfsTick, Figures};
 use crate::layers::dnfs::path::{
     DbFigures, HostFigures, NodeNames, PathView, line_up, line_up_instances,
@@ -89,12 +90,7 @@ impl DbView {
     /// The driver's code (`ORA-12541`) of why the database is not read,
     /// where it has one.
     pub fn error_code(&self) -> Option<&str> {
-        match &self.status {
-            DbStatus::ClientMissing(e) | DbStatus::ConnectFailed(e) | DbStatus::QueryFailed(e) => {
-                e.code()
-            }
-            _ => None,
-        }
+        self.status.error().and_then(DbError::code)
     }
 
     /// What the panel says of the connection at `now_ms`.
@@ -117,13 +113,10 @@ impl DbView {
     /// The reason behind a state, as the driver said it.
     pub fn reason(&self) -> Option<String> {
         match &self.status {
-            DbStatus::ClientMissing(e) | DbStatus::ConnectFailed(e) | DbStatus::QueryFailed(e) => {
-                Some(e.to_string())
-            }
             DbStatus::NoPassword(env) => Some(format!(
                 "type it when asked (i asks again), or set {env} in strata's environment (or password_env in the [[db]] entry)"
             )),
-            _ => None,
+            s => s.error().map(ToString::to_string),
         }
     }
 }

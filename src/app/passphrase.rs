@@ -2,9 +2,9 @@
 //! whatever the number of cells and nodes that use it, a database's
 //! password once per database, and what is typed goes to the
 //! [`PassphraseStore`] the cells' and nodes' tasks and the databases'
-//! readers wait on. The app never keeps the
-//! passphrase after Enter and never shows or logs it; the view only learns
-//! whether something was typed.
+//! readers wait on. The app never keeps the passphrase after Enter and
+//! never shows or logs it; the view only learns whether something was
+//! typed.
 
 use super::action::Action;
 use super::cells::Cells;
@@ -220,8 +220,8 @@ impl App {
 
     /// Opens the prompt when a cell or node waits on a passphrase or a
     /// database on a password nobody was asked for yet; run after every
-    /// cell, node status and database event. A replay only shows that they waited: nothing reads
-    /// what would be typed.
+    /// cell, node status and database event. A replay only shows that they
+    /// waited: nothing reads what would be typed.
     pub(super) fn review_passphrases(&mut self) {
         if self.replay.is_some() {
             return;

@@ -150,15 +150,50 @@ impl From<SourceError> for SampleError {
     }
 }
 
-impl From<String> for SampleError {
-    fn from(text: String) -> Self {
-        SampleError::Text(text)
-    }
+/// `From<String>` and `From<&str>` give an error type's `Text` variant:
+/// the plain string a recording made before the type was typed holds, and
+/// what a caller with only a sentence has.
+macro_rules! from_text {
+    ($($t:ty),*) => {$(
+        impl From<String> for $t {
+            fn from(text: String) -> Self {
+                Self::Text(text)
+            }
+        }
+        impl From<&str> for $t {
+            fn from(text: &str) -> Self {
+                Self::Text(text.to_string())
+            }
+        }
+    )*};
 }
+pub(crate) use from_text;
 
-impl From<&str> for SampleError {
-    fn from(text: &str) -> Self {
-        SampleError::Text(text.to_string())
+from_text!(SampleError);
+
+/// The check every typed error with a `Text` fallback passes: each case
+/// says the sentence its string said, goes through serde and back, and
+/// that sentence as an old recording holds it (a plain string) reads as
+/// `Text` and is written back as the same string.
+#[cfg(test)]
+pub(crate) fn says_and_reads_old<E>(cases: impl IntoIterator<Item = (E, String)>)
+where
+    E: std::fmt::Display
+        + std::fmt::Debug
+        + PartialEq
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + From<String>,
+{
+    for (e, text) in cases {
+        assert_eq!(e.to_string(), text, "{e:?}");
+        let json = serde_json::to_value(&e).unwrap();
+        let back: E = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(back, e, "{json}");
+        let old = serde_json::Value::String(text.clone());
+        let read: E = serde_json::from_value(old.clone()).unwrap();
+        assert_eq!(read, E::from(text), "{old}");
+        assert_eq!(serde_json::to_value(&read).unwrap(), old);
     }
 }
 

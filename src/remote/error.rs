@@ -18,6 +18,13 @@ pub(super) fn secs(d: Duration) -> String {
     format!("{:.1} s", d.as_secs_f64())
 }
 
+/// `d` to the tenth of a second its sentence shows: a host silent again
+/// after a reconnect is then the same status, which is said once, not a
+/// new one each time by a few nanoseconds.
+pub(super) fn tenths(d: Duration) -> Duration {
+    Duration::from_millis(u64::try_from((d.as_millis() + 50) / 100 * 100).unwrap_or(u64::MAX))
+}
+
 /// No connection, a handshake that never completed, a connection lost or
 /// a host silent for too long. `at` is the host as `host:port` (before
 /// login), `host` the target's label (after).
@@ -316,22 +323,7 @@ impl std::error::Error for Unreachable {}
 impl std::error::Error for LoginError {}
 impl std::error::Error for HostKeyError {}
 
-macro_rules! from_text {
-    ($($t:ty),*) => {$(
-        impl From<String> for $t {
-            fn from(text: String) -> Self {
-                Self::Text(text)
-            }
-        }
-        impl From<&str> for $t {
-            fn from(text: &str) -> Self {
-                Self::Text(text.to_string())
-            }
-        }
-    )*};
-}
-
-from_text!(Unreachable, LoginError, HostKeyError);
+crate::core::error::from_text!(Unreachable, LoginError, HostKeyError);
 
 #[cfg(test)]
 mod tests {
@@ -551,16 +543,7 @@ mod tests {
             + serde::de::DeserializeOwned
             + From<String>,
     {
-        for (e, text) in cases {
-            assert_eq!(e.to_string(), text, "{e:?}");
-            let json = serde_json::to_value(&e).unwrap();
-            let back: E = serde_json::from_value(json.clone()).unwrap();
-            assert_eq!(back, e, "{json}");
-            let old = serde_json::Value::String(text.into());
-            let read: E = serde_json::from_value(old.clone()).unwrap();
-            assert_eq!(read, E::from(text.to_string()), "{old}");
-            assert_eq!(serde_json::to_value(&read).unwrap(), old);
-        }
+        crate::core::error::says_and_reads_old(cases.into_iter().map(|(e, t)| (e, t.to_string())));
     }
 
     #[test]

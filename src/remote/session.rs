@@ -1,7 +1,7 @@
 //! One connection to a host, from TCP connect to the end of its stream.
 
 use super::auth::{self, AuthEnd};
-use super::error::{HostKeyError, LoginError, Unreachable, secs};
+use super::error::{self, HostKeyError, LoginError, Unreachable, secs};
 use super::frame::FrameReader;
 use super::hostkey;
 use super::{
@@ -324,7 +324,7 @@ async fn stream<P: Protocol>(
                 continue;
             }
             _ = tokio::time::sleep_until(deadline) => {
-                let (host, after) = (target.label.clone(), last_frame.elapsed());
+                let (host, after) = (target.label.clone(), error::tenths(last_frame.elapsed()));
                 return gone(Unreachable::Silent { host, after }, live);
             }
             m = ch.wait() => m,

@@ -27,29 +27,39 @@ pub struct Tmux {
 impl Tmux {
     pub fn start(name: &str, width: u16, height: u16) -> Tmux {
         let session = format!("strata-e2e-{name}-{}", std::process::id());
-        let ok = Command::new("tmux")
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                &session,
-                "-x",
-                &width.to_string(),
-                "-y",
-                &height.to_string(),
-            ])
-            .args([
-                "env",
-                "PS1=$ ",
-                "TERM=xterm-256color",
-                "bash",
-                "--norc",
-                "--noprofile",
-            ])
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "tmux new-session failed");
-        Tmux { session }
+        // A session killed just before may have been the server's last: a
+        // new-session that meets the server on its way out fails ("server
+        // exited unexpectedly"), and the next one starts a fresh server.
+        let mut last = None;
+        for _ in 0..5 {
+            let out = Command::new("tmux")
+                .args([
+                    "new-session",
+                    "-d",
+                    "-s",
+                    &session,
+                    "-x",
+                    &width.to_string(),
+                    "-y",
+                    &height.to_string(),
+                ])
+                .args([
+                    "env",
+                    "PS1=$ ",
+                    "TERM=xterm-256color",
+                    "bash",
+                    "--norc",
+                    "--noprofile",
+                ])
+                .output()
+                .expect("tmux runs");
+            if out.status.success() {
+                return Tmux { session };
+            }
+            last = Some(String::from_utf8_lossy(&out.stderr).into_owned());
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        panic!("tmux new-session failed: {}", last.unwrap_or_default());
     }
 
     /// The window resized, as a user drags a terminal's corner.

@@ -123,17 +123,7 @@ impl From<glob::PatternError> for FileError {
     }
 }
 
-impl From<String> for FileError {
-    fn from(text: String) -> Self {
-        FileError::Text(text)
-    }
-}
-
-impl From<&str> for FileError {
-    fn from(text: &str) -> Self {
-        FileError::Text(text.to_string())
-    }
-}
+crate::core::error::from_text!(FileError);
 
 #[cfg(test)]
 mod tests {
@@ -242,15 +232,7 @@ mod tests {
     /// code before wrote read as `Text` and are written as the same string.
     #[test]
     fn reads_the_old_plain_string_and_round_trips_the_new_forms() {
-        for (e, text) in said() {
-            let json = serde_json::to_value(&e).unwrap();
-            let back: FileError = serde_json::from_value(json.clone()).unwrap();
-            assert_eq!(back, e, "{json}");
-            let old = serde_json::Value::String(text.clone());
-            let read: FileError = serde_json::from_value(old.clone()).unwrap();
-            assert_eq!(read, FileError::Text(text), "{old}");
-            assert_eq!(serde_json::to_value(&read).unwrap(), old);
-        }
+        crate::core::error::says_and_reads_old(said());
         // A struct variant's name alone is no struct variant: a text.
         let read: FileError = serde_json::from_value("NotMeasured".into()).unwrap();
         assert_eq!(read, FileError::Text("NotMeasured".into()));

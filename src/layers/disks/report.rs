@@ -14,7 +14,7 @@ use super::tick::{DiskRow, DiskTick};
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
 use crate::layers::report::{
-    Format, csv_field, csv_stamp, host_report, json_stamp, json_str, printable,
+    Format, csv_field, csv_stamp, host_report, json_opt, json_stamp, json_str, printable,
 };
 use std::fmt::Write as _;
 
@@ -129,11 +129,7 @@ pub fn json_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
                 _ => c.def().json_key,
             };
             let v = value(r, c, units).filter(|v| v.is_finite());
-            let _ = write!(
-                s,
-                ", \"{key}\": {}",
-                v.map_or("null".to_string(), |v| format!("{v:.2}"))
-            );
+            let _ = write!(s, ", \"{key}\": {}", json_opt(v.map(|v| format!("{v:.2}"))));
         }
         let _ = writeln!(s, ", \"reset\": {}}}", r.reset);
     }

@@ -55,16 +55,19 @@ impl OraError {
         }
     }
 
-    /// The codes of the error stack: the error's own, then each a later
-    /// line of the message starts with (`ORA-00604: ...\nORA-03113: ...`).
+    /// The codes of the error stack: the error's own, then every code
+    /// the message names, wherever it stands: a later line of a stack
+    /// (`ORA-00604: ...\nORA-03113: ...`), a stack on one line, or OCI's
+    /// "Error while trying to retrieve text for error ORA-03113" when it
+    /// cannot load its message files (the error then has no code of its
+    /// own, and a lost connection or a refused password must still be
+    /// known as such).
     pub fn codes(&self) -> impl Iterator<Item = &str> {
-        let later = self
+        let named = self
             .message
-            .lines()
-            .skip(1)
-            .filter_map(|l| l.split_once(": ").map(|(c, _)| c))
-            .filter(|c| is_code(c));
-        self.code.as_deref().into_iter().chain(later)
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .filter(|w| is_code(w));
+        self.code.as_deref().into_iter().chain(named)
     }
 }
 
@@ -198,18 +201,6 @@ impl fmt::Display for RowProblem {
     }
 }
 
-impl From<String> for RowProblem {
-    fn from(text: String) -> Self {
-        RowProblem::Text(text)
-    }
-}
-
-impl From<&str> for RowProblem {
-    fn from(text: &str) -> Self {
-        RowProblem::Text(text.to_string())
-    }
-}
-
 impl From<MapError> for DbError {
     fn from(e: MapError) -> Self {
         match e {
@@ -222,17 +213,7 @@ impl From<MapError> for DbError {
     }
 }
 
-impl From<String> for DbError {
-    fn from(text: String) -> Self {
-        DbError::Text(text)
-    }
-}
-
-impl From<&str> for DbError {
-    fn from(text: &str) -> Self {
-        DbError::Text(text.to_string())
-    }
-}
+crate::core::error::from_text!(DbError, RowProblem);
 
 #[cfg(test)]
 mod tests {
@@ -295,16 +276,7 @@ mod tests {
 
     #[test]
     fn says_what_the_string_said_and_reads_the_old_string() {
-        for (e, text) in said() {
-            assert_eq!(e.to_string(), text, "{e:?}");
-            let json = serde_json::to_value(&e).unwrap();
-            let back: DbError = serde_json::from_value(json.clone()).unwrap();
-            assert_eq!(back, e, "{json}");
-            let old = serde_json::Value::String(text.clone());
-            let read: DbError = serde_json::from_value(old.clone()).unwrap();
-            assert_eq!(read, DbError::Text(text), "{old}");
-            assert_eq!(serde_json::to_value(&read).unwrap(), old);
-        }
+        crate::core::error::says_and_reads_old(said());
         // The mapper's errors say what they said.
         let e = MapError::MissingColumn {
             view: "gv$dnfs_files",
@@ -355,16 +327,9 @@ mod tests {
             ),
             (RowProblem::Text("an old text".into()), "an old text"),
         ];
-        for (p, text) in cases {
-            assert_eq!(p.to_string(), text, "{p:?}");
-            let json = serde_json::to_value(&p).unwrap();
-            let back: RowProblem = serde_json::from_value(json.clone()).unwrap();
-            assert_eq!(back, p, "{json}");
-            let old = serde_json::Value::String(text.into());
-            let read: RowProblem = serde_json::from_value(old.clone()).unwrap();
-            assert_eq!(read, RowProblem::Text(text.into()), "{old}");
-            assert_eq!(serde_json::to_value(&read).unwrap(), old);
-        }
+        crate::core::error::says_and_reads_old(
+            cases.into_iter().map(|(p, text)| (p, text.to_string())),
+        );
     }
 
     #[test]
@@ -392,6 +357,16 @@ mod tests {
         assert_eq!(
             stack.codes().collect::<Vec<_>>(),
             ["ORA-00604", "ORA-03113"]
+        );
+        // OCI without its message files names the code in a sentence; a
+        // stack may come on one line
+        let untold = OraError::of_text("Error while trying to retrieve text for error ORA-03113");
+        assert_eq!(untold.code, None);
+        assert_eq!(untold.codes().collect::<Vec<_>>(), ["ORA-03113"]);
+        let one_line = OraError::of_text("ORA-00604: recursive SQL, ORA-01017: logon denied.");
+        assert_eq!(
+            one_line.codes().collect::<Vec<_>>(),
+            ["ORA-00604", "ORA-01017"]
         );
         assert_eq!(DbError::Text("ORA-01017: x".into()).code(), None);
     }

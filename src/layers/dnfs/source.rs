@@ -166,6 +166,18 @@ pub enum DbStatus {
     QueryFailed(DbError),
 }
 
+impl DbStatus {
+    /// The error behind a state that has one.
+    pub fn error(&self) -> Option<&DbError> {
+        match self {
+            DbStatus::ClientMissing(e) | DbStatus::ConnectFailed(e) | DbStatus::QueryFailed(e) => {
+                Some(e)
+            }
+            DbStatus::Connecting | DbStatus::Live | DbStatus::NoPassword(_) => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum DbEvent {
     Status {
@@ -490,9 +502,10 @@ fn read_once(
     }
 }
 
-/// ORA-01017: invalid username/password; logon denied.
+/// ORA-01017: invalid username/password; logon denied, by a code of the
+/// error's stack as [`connection_lost`] looks.
 fn password_refused(s: &DbStatus) -> bool {
-    matches!(s, DbStatus::ConnectFailed(e @ DbError::Oracle(_)) if e.code() == Some("ORA-01017"))
+    matches!(s, DbStatus::ConnectFailed(DbError::Oracle(e)) if e.codes().any(|c| c == "ORA-01017"))
 }
 
 /// Waits until `store` holds `key`; false when cancelled.
@@ -560,7 +573,10 @@ mod tests {
             "ORA-00604: error occurred at recursive SQL level 1\nORA-03113: end-of-file on communication channel"
         ));
         assert!(!lost("ORA-00942: table or view does not exist"));
-        assert!(!lost("ORA-00942: table ORA-03113 named in the text"));
+        // OCI that cannot load its message files still names the code
+        assert!(lost(
+            "Error while trying to retrieve text for error ORA-03113"
+        ));
     }
 
     #[test]
@@ -574,6 +590,9 @@ mod tests {
             "ORA-01017: invalid username/password; logon denied"
         ));
         assert!(!refused("ORA-12541: TNS:no listener"));
-        assert!(!refused("ORA-28000: the account is locked (not ORA-01017)"));
+        assert!(!refused("ORA-28000: The account is locked."));
+        assert!(refused(
+            "Error while trying to retrieve text for error ORA-01017"
+        ));
     }
 }

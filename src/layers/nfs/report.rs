@@ -17,7 +17,7 @@ use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
 use crate::layers::report::host_report;
 use crate::layers::report::{
-    Format, csv_field, csv_stamp, json_stamp, json_str, printable, to_fixed,
+    Format, csv_field, csv_stamp, json_opt, json_stamp, json_str, printable, to_fixed,
 };
 use std::fmt::Write as _;
 
@@ -123,23 +123,22 @@ fn is_count(c: NfsOpCol) -> bool {
 pub fn json_report(tick: &NfsTick) -> String {
     let mut s = String::new();
     let stamp = json_stamp(tick.wall_ms, tick.itv_cs);
-    let null = || "null".to_string();
     for r in &tick.rows {
         let points: Vec<String> = r.mount_points.iter().map(|p| json_str(p)).collect();
         let _ = write!(
             s,
             "{{{stamp}, \"export\": {}, \"mount_point\": {}, \"mount_points\": [{}], \"fstype\": {}, \"vers\": {}, \"proto\": {}, \"age_s\": {}",
             json_str(&r.export),
-            r.mount_points.first().map_or_else(null, |p| json_str(p)),
+            json_opt(r.mount_points.first().map(|p| json_str(p))),
             points.join(", "),
             json_str(&r.fstype),
-            r.vers.as_deref().map_or_else(null, json_str),
-            r.proto.as_deref().map_or_else(null, json_str),
+            json_opt(r.vers.as_deref().map(json_str)),
+            json_opt(r.proto.as_deref().map(json_str)),
             r.age_s,
         );
         for c in &NFS_MOUNT_COLS {
             let v = number(r.rates.and_then(|x| x.get(c.col)), false);
-            let _ = write!(s, ", \"{}\": {}", c.json_key, v.unwrap_or_else(null));
+            let _ = write!(s, ", \"{}\": {}", c.json_key, json_opt(v));
         }
         s.push_str(", \"ops\": [");
         for (i, op) in r.ops.iter().enumerate() {
@@ -151,7 +150,7 @@ pub fn json_report(tick: &NfsTick) -> String {
             );
             for c in &NFS_OP_COLS {
                 let v = number(op.rates.and_then(|x| x.get(c.col)), is_count(c.col));
-                let _ = write!(s, ", \"{}\": {}", c.json_key, v.unwrap_or_else(null));
+                let _ = write!(s, ", \"{}\": {}", c.json_key, json_opt(v));
             }
             s.push('}');
         }

@@ -120,7 +120,7 @@ fn num(v: Option<f64>) -> Option<String> {
 
 fn json_bond(b: &BondRow) -> String {
     let i = &b.info;
-    let opt_str = |v: &Option<String>| v.as_deref().map_or("null".into(), json_str);
+    let opt_str = |v: &Option<String>| json_opt(v.as_deref().map(json_str));
     let mut s = format!(
         "{{\"mode\": {}, \"mii_status\": {}, \"active_slave\": {}, \"primary\": {}, \"xmit_hash_policy\": {}, \"driver_version\": {}, \"slaves\": [",
         json_opt(i.mode.map(|m| json_str(m.label()))),
@@ -153,7 +153,7 @@ fn json_bond(b: &BondRow) -> String {
             "{}{{\"kind\": {}, \"slave\": {}, \"text\": {}}}",
             if k > 0 { ", " } else { "" },
             json_str(w.key()),
-            w.slave().map_or("null".into(), json_str),
+            json_opt(w.slave().map(json_str)),
             json_str(&w.to_string())
         );
     }

@@ -29,10 +29,11 @@ impl NicRow {
     /// The link a %Util is taken against: a known speed, on an interface
     /// whose speed is a wire's (not a veth's made-up 10000).
     pub fn link_speed(&self) -> Option<LinkSpeed> {
-        let mbps = self.extra.speed_mbps?;
+        let link = self.link();
+        let mbps = link.speed_mbps?;
         self.kind().has_wire_speed().then_some(LinkSpeed {
             mbps,
-            duplex: self.extra.duplex,
+            duplex: link.duplex,
         })
     }
 
