@@ -184,7 +184,8 @@ fn the_dnfs_export_of_the_old_recording_prints_what_its_own_binary_printed() {
     assert_eq!(out, read("dnfs-errors", "export.txt"));
     assert_eq!(err, notes);
     // JSON lines carry the driver's code of a reason now (`code`): none
-    // where the database was live, nor in a reason of before (a text).
+    // where the database was live; a reason of before (a text) gives the
+    // code it starts with, as the typed error of today gives it.
     let (out, err) = export("dnfs-errors", &["--panel", "dnfs", "--format", "json"]);
     let old = read("dnfs-errors", "export.json");
     assert_eq!(out.lines().count(), old.lines().count());
@@ -192,7 +193,13 @@ fn the_dnfs_export_of_the_old_recording_prints_what_its_own_binary_printed() {
         let mut new: serde_json::Value = serde_json::from_str(new).unwrap();
         let old: serde_json::Value = serde_json::from_str(old).unwrap();
         let code = new.as_object_mut().unwrap().remove("code");
-        assert_eq!(code, Some(serde_json::Value::Null), "{new}");
+        let leading = old["reason"]
+            .as_str()
+            .and_then(|r| r.split_once(": "))
+            .map(|(c, _)| c)
+            .filter(|c| c.starts_with("ORA-") || c.starts_with("DPI-"));
+        let want = leading.map_or(serde_json::Value::Null, |c| c.into());
+        assert_eq!(code, Some(want), "{new}");
         assert_eq!(new, old);
     }
     assert_eq!(err, notes);

@@ -138,13 +138,16 @@ impl std::error::Error for DbError {}
 
 impl DbError {
     /// The driver's code, where the error has one: what `strata batch
-    /// dnfs` gives as `code`.
+    /// dnfs` gives as `code`. A recording made before errors were typed
+    /// holds the driver's text, which starts with the same code: both
+    /// give it, so one error has one code whichever strata recorded it.
     pub fn code(&self) -> Option<&str> {
         match self {
             DbError::Oracle(e)
             | DbError::ConnectionLost(e)
             | DbError::ClientMissing { error: e, .. } => e.code.as_deref(),
-            _ => None,
+            DbError::Text(t) => t.split_once(": ").map(|(c, _)| c).filter(|c| is_code(c)),
+            DbError::MissingColumn { .. } | DbError::BadClock { .. } => None,
         }
     }
 }
@@ -368,6 +371,10 @@ mod tests {
             one_line.codes().collect::<Vec<_>>(),
             ["ORA-00604", "ORA-01017"]
         );
-        assert_eq!(DbError::Text("ORA-01017: x".into()).code(), None);
+        assert_eq!(
+            DbError::Text("ORA-01017: x".into()).code(),
+            Some("ORA-01017")
+        );
+        assert_eq!(DbError::Text("an old text".into()).code(), None);
     }
 }
