@@ -194,6 +194,11 @@ fn the_12_1_database_reads_channels_as_running_totals() {
 /// of dNFS, channels from 192.168.10.x and 192.168.11.x) with the host's
 /// NFS client, NICs and block devices as given.
 fn path(kernel_nfs: f64, nics: (f64, f64), routes: &str) -> String {
+    path_at(kernel_nfs, nics, routes, 120)
+}
+
+/// [`path`] drawn `width` columns wide.
+fn path_at(kernel_nfs: f64, nics: (f64, f64), routes: &str, width: u16) -> String {
     use strata::layers::dnfs::path::{HostFigures, PathView, line_up};
     use strata::parse::route::parse_route;
     let d = dnfs();
@@ -211,11 +216,41 @@ fn path(kernel_nfs: f64, nics: (f64, f64), routes: &str) -> String {
         block_mb_s: Some(42.0),
     };
     let p = PathView::Host(line_up(&[tick], &host));
-    let backend = ratatui::backend::TestBackend::new(120, 8);
+    let backend = ratatui::backend::TestBackend::new(width, 8);
     let mut term = ratatui::Terminal::new(backend).unwrap();
     term.draw(|f| strata::ui::dnfs::draw_path(f, f.area(), &Theme::default(), &p))
         .unwrap();
     term.backend().to_string()
+}
+
+/// At 80 columns the layers take two rows, each figure under its own
+/// layer with its unit: wrapped by the paragraph, the block devices' 42.0
+/// stood alone on a line under the database's name.
+#[test]
+fn path_view_at_80_columns_keeps_each_figure_under_its_layer() {
+    let s = path_at(0.2, (250.0, 245.0), ROUTES, 80);
+    let lines: Vec<&str> = s.lines().collect();
+    let under = |layer: &str, figure: &str| {
+        let r = lines
+            .iter()
+            .position(|l| l.contains(layer))
+            .unwrap_or_else(|| panic!("no {layer} in\n{s}"));
+        let (name_at, fig_line) = (lines[r].find(layer).unwrap(), lines[r + 1]);
+        let fig_at = fig_line
+            .find(figure)
+            .unwrap_or_else(|| panic!("{figure} not under {layer}:\n{s}"));
+        // right-aligned in the layer's room, never left of its name
+        assert!(fig_at >= name_at, "{figure} left of {layer}:\n{s}");
+    };
+    under("database (dNFS)", "481.2 MB/s");
+    under("host NFS client", "0.2 MB/s");
+    under("NICs of the channels", "495.0 MB/s");
+    under("block devices", "42.0 MB/s");
+    // nothing spills past the box (TestBackend quotes each line)
+    assert!(
+        s.lines().all(|l| l.trim_matches('"').chars().count() == 80),
+        "{s}"
+    );
 }
 
 const ROUTES: &str = "Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\n\

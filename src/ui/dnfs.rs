@@ -591,22 +591,27 @@ pub fn draw_path(f: &mut Frame, area: Rect, t: &Theme, p: &PathView) {
         false,
     );
     f.render_widget(
-        Paragraph::new(path_lines(t, p)).wrap(Wrap { trim: false }),
+        Paragraph::new(path_lines(t, p, usize::from(inner.width))).wrap(Wrap { trim: false }),
         inner,
     );
 }
 
-fn path_lines(t: &Theme, p: &PathView) -> Vec<Line<'static>> {
+fn path_lines(t: &Theme, p: &PathView, width: usize) -> Vec<Line<'static>> {
     match p {
-        PathView::Host(line) => host_path_lines(t, line),
+        PathView::Host(line) => host_path_lines(t, line, width),
         PathView::Instances(insts) => instance_path_lines(t, insts),
     }
 }
 
 /// The line-up's lines: the layers and their MB/s, then what does not add
-/// up.
-fn host_path_lines(t: &Theme, p: &PathLine) -> Vec<Line<'static>> {
-    let mb = |v: Option<f64>| format::fit(v, 9, 1);
+/// up. The layers go on as many rows as `width` needs, each with its
+/// figures under it: wrapped by the paragraph instead, a figure would
+/// stand under another layer's name.
+fn host_path_lines(t: &Theme, p: &PathLine, width: usize) -> Vec<Line<'static>> {
+    let mb = |v: Option<f64>| match v {
+        Some(_) => format!("{} MB/s", format::fit(v, 9, 1).trim()),
+        None => format::UNKNOWN.to_string(),
+    };
     let wire_what = if p.dnfs_ifaces.is_empty() {
         "NICs of the channels: none mapped".to_string()
     } else {
@@ -618,18 +623,31 @@ fn host_path_lines(t: &Theme, p: &PathLine) -> Vec<Line<'static>> {
         (wire_what, p.wire_mb_s),
         ("block devices".to_string(), p.block_mb_s),
     ];
-    let mut head = Vec::new();
-    let mut vals = Vec::new();
+    let mut lines = Vec::new();
+    let (mut head, mut vals, mut used) = (Vec::new(), Vec::new(), 0);
     for (i, (what, v)) in cells.iter().enumerate() {
-        let w = what.chars().count().max(11);
-        let sep = if i == 0 { "" } else { "  →  " };
+        // room for the widest figure with its unit, "123456789 MB/s"
+        let w = what.chars().count().max(14);
+        let (sep, pad) = if i == 0 {
+            ("", "")
+        } else {
+            ("  →  ", "     ")
+        };
+        let need = pad.len() + w;
+        if used > 0 && used + need > width {
+            lines.push(Line::from(std::mem::take(&mut head)));
+            lines.push(Line::from(std::mem::take(&mut vals)));
+            used = 0;
+        }
+        used += need;
         head.push(Span::styled(format!("{sep}{what:<w$}"), t.header));
         vals.push(Span::styled(
-            format!("{}{:>w$}", if i == 0 { "" } else { "     " }, mb(*v).trim()),
+            format!("{pad}{:>w$}", mb(*v)),
             if v.is_some() { t.base } else { t.muted },
         ));
     }
-    let mut lines = vec![Line::from(head), Line::from(vals)];
+    lines.push(Line::from(head));
+    lines.push(Line::from(vals));
     if !p.unmapped.is_empty() {
         lines.push(Line::from(Span::styled(
             format!(
@@ -696,7 +714,7 @@ fn instance_path_lines(t: &Theme, insts: &[InstanceLine]) -> Vec<Line<'static>> 
     let mut lines = vec![Line::from(Span::styled(
         format!(
             "{:<wn$}  {:<wd$}  {:>9}  {:>9}  {:>9}  {:>9}  NICs of the channels",
-            "instance", "node", "dNFS", "host NFS", "wire", "block"
+            "instance", "node", "dNFS MB/s", "NFS MB/s", "wire MB/s", "blk MB/s"
         ),
         t.header,
     ))];
@@ -749,14 +767,16 @@ fn instance_path_lines(t: &Theme, insts: &[InstanceLine]) -> Vec<Line<'static>> 
     lines
 }
 
-/// The overview's database box: each database's state and dNFS totals on
-/// one line, then the path's line-up when there are databases.
+/// The overview's database box, `width` columns inside: each database's
+/// state and dNFS totals on one line, then the path's line-up when there
+/// are databases.
 pub fn overview_lines(
     t: &Theme,
     dnfs: &Dnfs,
     now_ms: i64,
     path: Option<&PathView>,
     recorded: bool,
+    width: usize,
 ) -> Vec<Line<'static>> {
     let now_ms = dnfs.shown_now(now_ms);
     if dnfs.list.is_empty() {
@@ -797,7 +817,7 @@ pub fn overview_lines(
     }
     let mut lines = vec![Line::from(spans)];
     if let Some(p) = path {
-        lines.extend(path_lines(t, p));
+        lines.extend(path_lines(t, p, width));
     }
     lines
 }

@@ -22,15 +22,17 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let path = app.path_view();
+    let inner_width = usize::from(area.width.saturating_sub(2));
     let db_lines = super::dnfs::overview_lines(
         &app.theme,
         &app.dnfs,
         app.now_ms,
         path.as_ref(),
         app.replay.is_some(),
+        inner_width,
     );
     // the databases and the path take what they need, up to a third
-    let db_rows = super::widgets::wrapped_rows(&db_lines, usize::from(area.width.saturating_sub(2)))
+    let db_rows = super::widgets::wrapped_rows(&db_lines, inner_width)
         .min(usize::from(area.height / 3))
         .max(1) as u16;
     let [db, host, wire, storage] = Layout::vertical([
