@@ -39,6 +39,46 @@ fn force_command(keys: &Keys, tree: &Path) -> PathBuf {
     path
 }
 
+/// Nodes on `ips`, each a real sshd whose ForceCommand points the
+/// sampler at `root`'s tree, and the command line that watches them with
+/// the identity file `id` and this run's sampler `tag`: what each test
+/// types into its tmux.
+struct Cluster {
+    nodes: Vec<Sshd>,
+    cmd: String,
+}
+
+impl Cluster {
+    fn start(keys: &Keys, root: &LiveRoot, ips: &[&str], id: &Path, tag: &str) -> Cluster {
+        let wrapper = force_command(keys, &root.path());
+        let extra = format!("ForceCommand {}", wrapper.display());
+        let nodes: Vec<Sshd> = ips.iter().map(|ip| Sshd::start(keys, ip, &extra)).collect();
+        let kh = known_hosts(keys, &nodes.iter().collect::<Vec<_>>());
+        let specs: Vec<String> = nodes
+            .iter()
+            .map(|n| format!("--node {}@{}:{}", keys.user, n.ip, n.port))
+            .collect();
+        let cmd = format!(
+            "env -u SSH_AUTH_SOCK HOME={home} STRATA_TEST_SAMPLER_TAG={tag} {bin} \
+             --interval 1 --known-hosts {kh} --node-identity {id} {specs}",
+            home = keys.dir.path().display(),
+            bin = env!("CARGO_BIN_EXE_strata"),
+            kh = kh.display(),
+            id = id.display(),
+            specs = specs.join(" "),
+        );
+        Cluster { nodes, cmd }
+    }
+
+    /// Each node as strata labels it, `host:port`.
+    fn labels(&self) -> Vec<String> {
+        self.nodes
+            .iter()
+            .map(|n| format!("{}:{}", n.ip, n.port))
+            .collect()
+    }
+}
+
 #[test]
 fn cluster_node_disks_device_partition_and_back() {
     let test = "cluster_node_disks_device_partition_and_back";
@@ -50,32 +90,20 @@ fn cluster_node_disks_device_partition_and_back() {
     }
     let root = LiveRoot::start();
     let keys = Keys::new();
-    let wrapper = force_command(&keys, &root.path());
-    let extra = format!("ForceCommand {}", wrapper.display());
-    let nodes: Vec<Sshd> = ["127.0.0.61", "127.0.0.62", "127.0.0.63"]
-        .iter()
-        .map(|ip| Sshd::start(&keys, ip, &extra))
-        .collect();
-    let kh = known_hosts(&keys, &nodes.iter().collect::<Vec<_>>());
     let tag = nonce("e2enodes");
+    let cluster = Cluster::start(
+        &keys,
+        &root,
+        &["127.0.0.61", "127.0.0.62", "127.0.0.63"],
+        &keys.client_key,
+        &tag,
+    );
+    let (nodes, cmd) = (&cluster.nodes, &cluster.cmd);
     let marker = format!("{SAMPLER_MARKER}-{tag}");
     // The sampler's command line names its watchdog too, never before a pid.
     let watchdog = format!("{WATCHDOG_MARKER}-{tag} [0-9]+$");
-    let specs: Vec<String> = nodes
-        .iter()
-        .map(|n| format!("--node {}@{}:{}", keys.user, n.ip, n.port))
-        .collect();
-    let cmd = format!(
-        "env -u SSH_AUTH_SOCK HOME={home} STRATA_TEST_SAMPLER_TAG={tag} {bin} \
-         --interval 1 --known-hosts {kh} --node-identity {id} {specs}",
-        home = keys.dir.path().display(),
-        bin = env!("CARGO_BIN_EXE_strata"),
-        kh = kh.display(),
-        id = keys.client_key.display(),
-        specs = specs.join(" "),
-    );
     let t = Tmux::start("nodes", 120, 40);
-    t.type_line(&cmd);
+    t.type_line(cmd);
     let started = Instant::now();
     let s = t.wait_for("three live nodes with figures", |s| {
         s.contains("Cluster · 3 nodes · 3 live")
@@ -115,7 +143,7 @@ fn cluster_node_disks_device_partition_and_back() {
     assert!(s.contains("Cluster · 3 nodes"), "{s}");
 
     // n: the nodes one by one, then the cluster again
-    for n in &nodes {
+    for n in nodes {
         t.keys(&["n"]);
         t.wait_text(&format!("LIVE  node {}:{}", n.ip, n.port));
     }
@@ -145,34 +173,18 @@ fn nodes_on_an_encrypted_key_are_asked_for_it_once_and_go_live() {
     }
     let root = LiveRoot::start();
     let keys = Keys::new();
-    let wrapper = force_command(&keys, &root.path());
-    let extra = format!("ForceCommand {}", wrapper.display());
-    let nodes: Vec<Sshd> = ["127.0.0.64", "127.0.0.65"]
-        .iter()
-        .map(|ip| Sshd::start(&keys, ip, &extra))
-        .collect();
-    let kh = known_hosts(&keys, &nodes.iter().collect::<Vec<_>>());
     let tag = nonce("e2enodekey");
-    let marker = format!("{SAMPLER_MARKER}-{tag}");
-    let labels: Vec<String> = nodes
-        .iter()
-        .map(|n| format!("{}:{}", n.ip, n.port))
-        .collect();
-    let specs: Vec<String> = labels
-        .iter()
-        .map(|l| format!("--node {}@{l}", keys.user))
-        .collect();
-    let cmd = format!(
-        "env -u SSH_AUTH_SOCK HOME={home} STRATA_TEST_SAMPLER_TAG={tag} {bin} \
-         --interval 1 --known-hosts {kh} --node-identity {id} {specs}",
-        home = keys.dir.path().display(),
-        bin = env!("CARGO_BIN_EXE_strata"),
-        kh = kh.display(),
-        id = keys.encrypted_key.display(),
-        specs = specs.join(" "),
+    let cluster = Cluster::start(
+        &keys,
+        &root,
+        &["127.0.0.64", "127.0.0.65"],
+        &keys.encrypted_key,
+        &tag,
     );
+    let (labels, cmd) = (cluster.labels(), &cluster.cmd);
+    let marker = format!("{SAMPLER_MARKER}-{tag}");
     let t = Tmux::start("nodekey", 120, 40);
-    t.type_line(&cmd);
+    t.type_line(cmd);
     let started = Instant::now();
     // one prompt for the file, naming both nodes (it wraps at 120 columns;
     // the second node's status may come a moment after the first's)

@@ -20,7 +20,6 @@ mod common;
 use common::fidelity::app_of;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use strata::app::input::NodeInput;
 use strata::app::{App, Input, Panel, View};
 use strata::core::error::{ParseError, SampleError};
@@ -128,19 +127,11 @@ fn a_recording_made_before_errors_were_typed_opens_and_shows_the_same_text() {
 /// binary that wrote it printed: its figures and each error's note.
 #[test]
 fn an_export_of_the_old_recording_prints_what_its_own_binary_printed() {
-    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .arg("export")
-        .arg(fixture("strec"))
-        .env("TZ", "UTC")
-        .env("LC_ALL", "C")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    let (out, notes) = common::export_of(&fixture("strec"), &[]);
     let want_out = std::fs::read_to_string(fixture("export.txt")).unwrap();
     let want_notes = std::fs::read_to_string(fixture("notes.txt")).unwrap();
-    assert_eq!(text(out.stdout), want_out);
-    assert_eq!(text(out.stderr), want_notes);
+    assert_eq!(out, want_out);
+    assert_eq!(notes, want_notes);
 }
 
 fn io(path: &str, kind: &str, message: &str) -> SampleError {

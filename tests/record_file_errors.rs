@@ -35,7 +35,6 @@ mod common;
 use common::fidelity::app_of;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use strata::app::input::NodeInput;
 use strata::app::{App, Input, Panel, View};
 use strata::layers::cache::error::FileError;
@@ -145,16 +144,7 @@ fn a_recording_made_before_file_errors_were_typed_opens_and_shows_the_same_text(
 }
 
 fn export(file: &Path, format: &str) -> (String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(["export", "--panel", "cache", "--format", format])
-        .arg(file)
-        .env("TZ", "UTC")
-        .env("LC_ALL", "C")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
-    (text(out.stdout), text(out.stderr))
+    common::export_of(file, &["--panel", "cache", "--format", format])
 }
 
 /// `strata export --panel cache` of the old recording prints, to the byte,

@@ -36,7 +36,6 @@ mod common;
 use common::fidelity::app_of;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use strata::app::Input;
 use strata::layers::cells::source::CellEvent;
 use strata::layers::dnfs::error::{DbError, OraError, RowProblem};
@@ -52,17 +51,7 @@ fn fixture(name: &str, ext: &str) -> PathBuf {
 
 /// `strata export` of `name`'s recording with `args`: stdout and stderr.
 fn export(name: &str, args: &[&str]) -> (String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .arg("export")
-        .args(args)
-        .arg(fixture(name, "strec"))
-        .env("TZ", "UTC")
-        .env("LC_ALL", "C")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
-    (text(out.stdout), text(out.stderr))
+    common::export_of(&fixture(name, "strec"), args)
 }
 
 fn read(name: &str, ext: &str) -> String {

@@ -331,3 +331,20 @@ pub fn record_root(dir: &std::path::Path, root: &std::path::Path, args: &[&str])
     assert!(out.status.success(), "{out:?}");
     file
 }
+
+/// `strata export ARGS FILE` in UTC and the C locale, as the fixtures'
+/// expected outputs were printed; its stdout and stderr, once it
+/// succeeded.
+pub fn export_of(file: &std::path::Path, args: &[&str]) -> (String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .arg("export")
+        .args(args)
+        .arg(file)
+        .env("TZ", "UTC")
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (text(out.stdout), text(out.stderr))
+}
