@@ -323,6 +323,16 @@ fn in_the_app_dpi_1047_is_shown_and_the_other_layers_keep_working() {
         "{overview}"
     );
     insta::assert_snapshot!("dnfs_overview_140x40", overview);
+    // At 80×24 the database box leaves every other box its lines (the two
+    // databases' line takes its two rows, the line-up does not fit).
+    let small = common::render(&mut app, 80, 24);
+    assert!(
+        small.contains("61600.0 IOPS") && small.contains("│client "),
+        "{small}"
+    );
+    assert!(small.contains("│physical  in "), "{small}");
+    assert!(small.contains("│no cells · "), "{small}");
+    assert!(small.contains("│busiest "), "{small}");
 
     goto(&mut app, Panel::Databases);
     app.update(Action::Down);

@@ -591,23 +591,90 @@ pub fn draw_path(f: &mut Frame, area: Rect, t: &Theme, p: &PathView) {
         false,
     );
     f.render_widget(
-        Paragraph::new(path_lines(t, p, usize::from(inner.width))).wrap(Wrap { trim: false }),
+        Paragraph::new(path_lines(
+            t,
+            p,
+            PathForm::Aligned(usize::from(inner.width)),
+        ))
+        .wrap(Wrap { trim: false }),
         inner,
     );
 }
 
-fn path_lines(t: &Theme, p: &PathView, width: usize) -> Vec<Line<'static>> {
+/// How the line-up is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathForm {
+    /// Each layer's name over its figure, in rows of at most this many
+    /// columns; per instance, a table.
+    Aligned(usize),
+    /// A line per host or instance, each figure beside its layer's short
+    /// name: for a box too short for the aligned form.
+    Compact,
+}
+
+fn path_lines(t: &Theme, p: &PathView, form: PathForm) -> Vec<Line<'static>> {
     match p {
-        PathView::Host(line) => host_path_lines(t, line, width),
-        PathView::Instances(insts) => instance_path_lines(t, insts),
+        PathView::Host(line) => host_path_lines(t, line, form),
+        PathView::Instances(insts) => instance_path_lines(t, insts, form),
     }
 }
 
+/// `label` then the four layers' MB/s, each beside its short name.
+fn compact_line(t: &Theme, label: String, p: &PathLine) -> Line<'static> {
+    let mb = |v: Option<f64>| format::fit(v, 9, 1).trim().to_string();
+    let style = if p.flags.is_empty() { t.base } else { t.crit };
+    Line::from(vec![
+        Span::styled(label, t.accent),
+        Span::styled(
+            format!(
+                "dNFS {} → NFS {} → wire {} → block {} MB/s",
+                mb(p.dnfs_mb_s),
+                mb(p.kernel_nfs_mb_s),
+                mb(p.wire_mb_s),
+                mb(p.block_mb_s)
+            ),
+            style,
+        ),
+    ])
+}
+
 /// The line-up's lines: the layers and their MB/s, then what does not add
-/// up. The layers go on as many rows as `width` needs, each with its
-/// figures under it: wrapped by the paragraph instead, a figure would
-/// stand under another layer's name.
-fn host_path_lines(t: &Theme, p: &PathLine, width: usize) -> Vec<Line<'static>> {
+/// up.
+fn host_path_lines(t: &Theme, p: &PathLine, form: PathForm) -> Vec<Line<'static>> {
+    let mut lines = match form {
+        PathForm::Aligned(width) => aligned_host_lines(t, p, width),
+        PathForm::Compact => vec![compact_line(t, "path ".to_string(), p)],
+    };
+    if !p.unmapped.is_empty() {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "channels whose LOCAL address no connected route holds: {}",
+                p.unmapped.join(", ")
+            ),
+            t.warn,
+        )));
+    }
+    if p.flags.is_empty() {
+        let said = if p.dnfs_mb_s.is_some() {
+            "no mismatch between the layers"
+        } else {
+            "nothing to compare: no current dNFS figures"
+        };
+        lines.push(Line::from(Span::styled(said, t.muted)));
+    }
+    for fl in &p.flags {
+        lines.push(Line::from(Span::styled(
+            format!("⚠ {}", fl.message()),
+            t.crit,
+        )));
+    }
+    lines
+}
+
+/// The layers' names, each over its figure, on as many rows as `width`
+/// needs: wrapped by the paragraph instead, a figure would stand under
+/// another layer's name.
+fn aligned_host_lines(t: &Theme, p: &PathLine, width: usize) -> Vec<Line<'static>> {
     let mb = |v: Option<f64>| match v {
         Some(_) => format!("{} MB/s", format::fit(v, 9, 1).trim()),
         None => format::UNKNOWN.to_string(),
@@ -648,29 +715,6 @@ fn host_path_lines(t: &Theme, p: &PathLine, width: usize) -> Vec<Line<'static>> 
     }
     lines.push(Line::from(head));
     lines.push(Line::from(vals));
-    if !p.unmapped.is_empty() {
-        lines.push(Line::from(Span::styled(
-            format!(
-                "channels whose LOCAL address no connected route holds: {}",
-                p.unmapped.join(", ")
-            ),
-            t.warn,
-        )));
-    }
-    if p.flags.is_empty() {
-        let said = if p.dnfs_mb_s.is_some() {
-            "no mismatch between the layers"
-        } else {
-            "nothing to compare: no current dNFS figures"
-        };
-        lines.push(Line::from(Span::styled(said, t.muted)));
-    }
-    for fl in &p.flags {
-        lines.push(Line::from(Span::styled(
-            format!("⚠ {}", fl.message()),
-            t.crit,
-        )));
-    }
     lines
 }
 
@@ -692,7 +736,7 @@ fn instance_label(i: &InstanceLine, with_db: bool) -> String {
 /// One row per instance: its dNFS MB/s against its own node's kernel NFS
 /// client, the NICs of its channels and block devices; then per instance
 /// what does not add up, and the instances on no node.
-fn instance_path_lines(t: &Theme, insts: &[InstanceLine]) -> Vec<Line<'static>> {
+fn instance_path_lines(t: &Theme, insts: &[InstanceLine], form: PathForm) -> Vec<Line<'static>> {
     if insts.is_empty() {
         return vec![Line::from(Span::styled(
             "path per instance: nothing to compare, no current dNFS figures",
@@ -701,6 +745,40 @@ fn instance_path_lines(t: &Theme, insts: &[InstanceLine]) -> Vec<Line<'static>> 
     }
     let with_db = insts.iter().any(|i| i.db != insts[0].db);
     let names: Vec<String> = insts.iter().map(|i| instance_label(i, with_db)).collect();
+    let mut lines = match form {
+        PathForm::Aligned(_) => instance_table(t, insts, &names),
+        PathForm::Compact => insts
+            .iter()
+            .zip(&names)
+            .map(|(i, name)| compact_line(t, format!("{name} "), &i.line))
+            .collect(),
+    };
+    for (i, name) in insts.iter().zip(&names) {
+        if let Some(why) = i.unplaced() {
+            lines.push(Line::from(Span::styled(why, t.warn)));
+        }
+        if !i.line.unmapped.is_empty() {
+            lines.push(Line::from(Span::styled(
+                format!(
+                    "{name}: channels whose LOCAL address no connected route of its node holds: {}",
+                    i.line.unmapped.join(", ")
+                ),
+                t.warn,
+            )));
+        }
+        for fl in &i.line.flags {
+            lines.push(Line::from(Span::styled(
+                format!("⚠ {name}: {}", fl.message()),
+                t.crit,
+            )));
+        }
+    }
+    lines
+}
+
+/// The instances' table: a row each with its node, its four layers' MB/s
+/// and the NICs of its channels.
+fn instance_table(t: &Theme, insts: &[InstanceLine], names: &[String]) -> Vec<Line<'static>> {
     let nodes: Vec<&str> = insts
         .iter()
         .map(|i| match &i.host {
@@ -718,7 +796,7 @@ fn instance_path_lines(t: &Theme, insts: &[InstanceLine]) -> Vec<Line<'static>> 
         ),
         t.header,
     ))];
-    for ((i, name), node) in insts.iter().zip(&names).zip(&nodes) {
+    for ((i, name), node) in insts.iter().zip(names).zip(&nodes) {
         let p = &i.line;
         let nics = if p.dnfs_ifaces.is_empty() {
             match i.host {
@@ -744,39 +822,18 @@ fn instance_path_lines(t: &Theme, insts: &[InstanceLine]) -> Vec<Line<'static>> 
             ),
         ]));
     }
-    for (i, name) in insts.iter().zip(&names) {
-        if let Some(why) = i.unplaced() {
-            lines.push(Line::from(Span::styled(why, t.warn)));
-        }
-        if !i.line.unmapped.is_empty() {
-            lines.push(Line::from(Span::styled(
-                format!(
-                    "{name}: channels whose LOCAL address no connected route of its node holds: {}",
-                    i.line.unmapped.join(", ")
-                ),
-                t.warn,
-            )));
-        }
-        for fl in &i.line.flags {
-            lines.push(Line::from(Span::styled(
-                format!("⚠ {name}: {}", fl.message()),
-                t.crit,
-            )));
-        }
-    }
     lines
 }
 
-/// The overview's database box, `width` columns inside: each database's
-/// state and dNFS totals on one line, then the path's line-up when there
-/// are databases.
+/// The overview's database box: each database's state and dNFS totals on
+/// one line, then the path's line-up in `form` when there are databases.
 pub fn overview_lines(
     t: &Theme,
     dnfs: &Dnfs,
     now_ms: i64,
     path: Option<&PathView>,
     recorded: bool,
-    width: usize,
+    form: PathForm,
 ) -> Vec<Line<'static>> {
     let now_ms = dnfs.shown_now(now_ms);
     if dnfs.list.is_empty() {
@@ -817,7 +874,7 @@ pub fn overview_lines(
     }
     let mut lines = vec![Line::from(spans)];
     if let Some(p) = path {
-        lines.extend(path_lines(t, p, width));
+        lines.extend(path_lines(t, p, form));
     }
     lines
 }

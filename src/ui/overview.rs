@@ -2,6 +2,7 @@
 //! database → host → wire → storage.
 
 use super::disks::DeviceItem;
+use super::dnfs::PathForm;
 use super::table::Col;
 use super::widgets::sparkline;
 use super::{level_style, panel_block};
@@ -20,26 +21,56 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
+/// The host's box: its seven figures between its borders.
+const HOST_ROWS: u16 = 9;
+/// The wire's box: the physical total, the busiest NIC or bond and a
+/// bond's warning.
+const WIRE_ROWS: u16 = 5;
+/// The cluster's box, over the host's and the wire's: its header, the
+/// cluster's line and a node's, each two rows at 80 columns.
+const CLUSTER_ROWS: u16 = 8;
+
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let path = app.path_view();
     let inner_width = usize::from(area.width.saturating_sub(2));
-    let db_lines = super::dnfs::overview_lines(
-        &app.theme,
-        &app.dnfs,
-        app.now_ms,
-        path.as_ref(),
-        app.replay.is_some(),
-        inner_width,
-    );
-    // the databases and the path take what they need, up to a third
-    let db_rows = super::widgets::wrapped_rows(&db_lines, inner_width)
-        .min(usize::from(area.height / 3))
+    let db_lines = |form| {
+        super::dnfs::overview_lines(
+            &app.theme,
+            &app.dnfs,
+            app.now_ms,
+            path.as_ref(),
+            app.replay.is_some(),
+            form,
+        )
+    };
+    let storage_rows = if app.cells.list.is_empty() { 3 } else { 6 };
+    // The databases and the path take what they need, up to a third, and
+    // never the rows the host's, the wire's (or the cluster's) and the
+    // storage's boxes need: at 80×24 a database left the NICs and the
+    // cells a frame with nothing in it.
+    // the cluster's box takes the host's and the wire's room
+    let (host_rows, wire_rows) = if app.shows_cluster() {
+        (CLUSTER_ROWS, 0)
+    } else {
+        (HOST_ROWS, WIRE_ROWS)
+    };
+    let middle = host_rows + wire_rows;
+    let spare = area.height.saturating_sub(middle + storage_rows + 2);
+    let budget = usize::from((area.height / 3).min(spare).max(1));
+    let mut lines = db_lines(PathForm::Aligned(inner_width));
+    if super::widgets::wrapped_rows(&lines, inner_width) > budget {
+        // cut, the aligned line-up would show names without their figures
+        lines = db_lines(PathForm::Compact);
+    }
+    let db_rows = super::widgets::wrapped_rows(&lines, inner_width)
+        .min(budget)
         .max(1) as u16;
+    let db_lines = lines;
     let [db, host, wire, storage] = Layout::vertical([
         Constraint::Length(db_rows + 2),
-        Constraint::Min(9),
-        Constraint::Length(5),
-        Constraint::Length(if app.cells.list.is_empty() { 3 } else { 6 }),
+        Constraint::Min(host_rows),
+        Constraint::Length(wire_rows),
+        Constraint::Length(storage_rows),
     ])
     .areas(area);
     let block = panel_block(" Database · Oracle dNFS ", &app.theme, false);
