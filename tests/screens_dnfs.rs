@@ -93,6 +93,7 @@ fn render_as(d: &Dnfs, ui: &DnfsUi, w: u16, h: u16, recorded: bool) -> String {
         now_ms: T0 + 1000,
         marks: &[],
         recorded,
+        path: None,
     };
     term.draw(|f| strata::ui::dnfs::draw(f, f.area(), cx))
         .unwrap();
@@ -587,4 +588,13 @@ fn path_view_per_instance_on_its_own_node() {
     let overview = common::render(&mut app, 160, 40);
     assert!(overview.contains("inst 2 (PROD2)"), "{overview}");
     insta::assert_snapshot!("dnfs_path_per_instance_overview_160x40", overview);
+    // and the Databases panel, under its charts, in its aligned form
+    goto(&mut app, strata::app::Panel::Databases);
+    let panel = common::render(&mut app, 160, 40);
+    assert!(
+        panel.contains("Path · DB → host → wire → storage")
+            && panel.contains("dNFS MB/s   NFS MB/s")
+            && panel.contains("⚠ inst 2 (PROD2)"),
+        "{panel}"
+    );
 }

@@ -153,6 +153,8 @@ pub struct Ctx<'a> {
     pub marks: &'a [Marker],
     /// A recording's screens: no advice that only applies live.
     pub recorded: bool,
+    /// The path's line-up, as the overview shows it.
+    pub path: Option<&'a PathView>,
 }
 
 // a database's state and figures are read at the screen's time against
@@ -212,11 +214,50 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
         Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(area);
     let lines = super::widgets::whole_spans(lines, top.width);
     f.render_widget(Paragraph::new(lines), top);
+    // The path's line-up under the charts, in its aligned form, where the
+    // panel has the room for both: the overview's box may only have room
+    // for its compact line.
+    let path = cx.path.map(|p| {
+        path_lines(
+            t,
+            p,
+            PathForm::Aligned(usize::from(rest.width.saturating_sub(2))),
+        )
+    });
+    let path_h = path.as_ref().map_or(0, |l| {
+        super::widgets::wrapped_rows(l, usize::from(rest.width.saturating_sub(2))) as u16 + 2
+    });
+    let (charts, path_area) = if path_h > 0 && rest.height >= path_h + CHARTS_MIN {
+        // right under the charts (at most 12 rows) or the reason (6)
+        let above = match dnfs.list.get(ui.selected) {
+            Some(db) if db.reason().is_some() => 6,
+            _ => 12,
+        }
+        .min(rest.height - path_h);
+        let [c, p, _] = Layout::vertical([
+            Constraint::Length(above),
+            Constraint::Length(path_h),
+            Constraint::Min(0),
+        ])
+        .areas(rest);
+        (c, Some(p))
+    } else {
+        (rest, None)
+    };
     if let Some(db) = dnfs.list.get(ui.selected) {
         let now = cx.shown(db).and_then(|k| k.total.as_ref());
-        history_or_reason(f, rest, cx, db, (TOTAL, &db.target.label), now);
+        history_or_reason(f, charts, cx, db, (TOTAL, &db.target.label), now);
+    }
+    if let (Some(area), Some(lines)) = (path_area, path) {
+        let inner = super::framed(f, area, PATH_TITLE, t, false);
+        f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
     }
 }
+
+/// The rows the charts of a database keep before the path's line-up gets
+/// a box on the panel: two charts of five rows.
+const CHARTS_MIN: u16 = 10;
+const PATH_TITLE: &str = "Path · DB → host → wire → storage";
 
 /// The charts of an entity's IOPS and MB/s, or why there are none;
 /// `now` is the entity's figures as its line prints them, for the titles.
@@ -583,13 +624,7 @@ fn channel_detail(
 /// dNFS channels → block devices, in MB/s, and each mismatch flagged; per
 /// instance against its own node when there are nodes.
 pub fn draw_path(f: &mut Frame, area: Rect, t: &Theme, p: &PathView) {
-    let inner = super::framed(
-        f,
-        area,
-        "Path · DB → host → wire → storage (MB/s)",
-        t,
-        false,
-    );
+    let inner = super::framed(f, area, PATH_TITLE, t, false);
     f.render_widget(
         Paragraph::new(path_lines(
             t,

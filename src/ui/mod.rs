@@ -113,6 +113,7 @@ pub fn draw(f: &mut Frame, app: &App) -> Drawn {
         View::Panel(Panel::Cells) => cells::draw(f, app, body),
         View::Cell(i) => cells::draw_cell(f, app, body, *i),
         View::Panel(Panel::Databases) => {
+            let path = app.path_view();
             dnfs::draw(
                 f,
                 body,
@@ -123,6 +124,7 @@ pub fn draw(f: &mut Frame, app: &App) -> Drawn {
                     now_ms: app.now_ms,
                     marks: &app.markers,
                     recorded: app.replay.is_some(),
+                    path: path.as_ref(),
                 },
             );
             none
