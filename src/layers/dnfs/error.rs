@@ -39,20 +39,31 @@ fn is_code(word: &str) -> bool {
         && number.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// The code a text starts with (`ORA-12541: TNS:no listener`), and the
+/// rest after its `: `.
+fn leading_code(text: &str) -> Option<(&str, &str)> {
+    text.split_once(": ").filter(|(code, _)| is_code(code))
+}
+
 impl OraError {
     /// The error of a text that starts with its code (`ORA-12541:
     /// TNS:no listener`), as the driver gives it.
     pub fn of_text(text: &str) -> OraError {
-        match text.split_once(": ") {
-            Some((code, message)) if is_code(code) => OraError {
+        match leading_code(text) {
+            Some((code, message)) => OraError {
                 code: Some(code.to_string()),
                 message: message.to_string(),
             },
-            _ => OraError {
+            None => OraError {
                 code: None,
                 message: text.to_string(),
             },
         }
+    }
+
+    /// Whether `code` is in the error's stack ([`codes`](Self::codes)).
+    pub fn names(&self, code: &str) -> bool {
+        self.codes().any(|c| c == code)
     }
 
     /// The codes of the error stack: the error's own, then every code
@@ -146,7 +157,7 @@ impl DbError {
             DbError::Oracle(e)
             | DbError::ConnectionLost(e)
             | DbError::ClientMissing { error: e, .. } => e.code.as_deref(),
-            DbError::Text(t) => t.split_once(": ").map(|(c, _)| c).filter(|c| is_code(c)),
+            DbError::Text(t) => leading_code(t).map(|(code, _)| code),
             DbError::MissingColumn { .. } | DbError::BadClock { .. } => None,
         }
     }

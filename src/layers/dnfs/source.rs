@@ -200,7 +200,7 @@ pub enum DbEvent {
 /// libclntsh.so), or the error itself.
 pub fn describe_error(err: &oracle::Error) -> DbStatus {
     let error = ora_error(err);
-    if error.code.as_deref() == Some("DPI-1047") {
+    if error.names("DPI-1047") {
         return DbStatus::ClientMissing(DbError::ClientMissing {
             error,
             ld_library_path: std::env::var("LD_LIBRARY_PATH").ok(),
@@ -505,7 +505,7 @@ fn read_once(
 /// ORA-01017: invalid username/password; logon denied, by a code of the
 /// error's stack as [`connection_lost`] looks.
 fn password_refused(s: &DbStatus) -> bool {
-    matches!(s, DbStatus::ConnectFailed(DbError::Oracle(e)) if e.codes().any(|c| c == "ORA-01017"))
+    matches!(s, DbStatus::ConnectFailed(DbError::Oracle(e)) if e.names("ORA-01017"))
 }
 
 /// Waits until `store` holds `key`; false when cancelled.
