@@ -217,21 +217,18 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
     // The path's line-up under the charts, in its aligned form, where the
     // panel has the room for both: the overview's box may only have room
     // for its compact line.
-    let path = cx.path.map(|p| {
-        path_lines(
-            t,
-            p,
-            PathForm::Aligned(usize::from(rest.width.saturating_sub(2))),
-        )
-    });
-    let path_h = path.as_ref().map_or(0, |l| {
-        super::widgets::wrapped_rows(l, usize::from(rest.width.saturating_sub(2))) as u16 + 2
-    });
+    let inner_w = usize::from(rest.width.saturating_sub(2));
+    let path = cx
+        .path
+        .map(|p| path_lines(t, p, PathForm::Aligned(inner_w)));
+    let path_h = path
+        .as_ref()
+        .map_or(0, |l| super::widgets::wrapped_rows(l, inner_w) as u16 + 2);
     let (charts, path_area) = if path_h > 0 && rest.height >= path_h + CHARTS_MIN {
-        // right under the charts (at most 12 rows) or the reason (6)
+        // right under the charts or the reason
         let above = match dnfs.list.get(ui.selected) {
-            Some(db) if db.reason().is_some() => 6,
-            _ => 12,
+            Some(db) if db.reason().is_some() => REASON_ROWS,
+            _ => CHARTS_ROWS,
         }
         .min(rest.height - path_h);
         let [c, p, _] = Layout::vertical([
@@ -249,15 +246,17 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
         history_or_reason(f, charts, cx, db, (TOTAL, &db.target.label), now);
     }
     if let (Some(area), Some(lines)) = (path_area, path) {
-        let inner = super::framed(f, area, PATH_TITLE, t, false);
-        f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+        path_box(f, area, t, lines);
     }
 }
 
 /// The rows the charts of a database keep before the path's line-up gets
 /// a box on the panel: two charts of five rows.
 const CHARTS_MIN: u16 = 10;
-const PATH_TITLE: &str = "Path · DB → host → wire → storage";
+/// The most rows the charts of an entity take.
+const CHARTS_ROWS: u16 = 12;
+/// The rows of why an entity has no charts.
+const REASON_ROWS: u16 = 6;
 
 /// The charts of an entity's IOPS and MB/s, or why there are none;
 /// `now` is the entity's figures as its line prints them, for the titles.
@@ -271,7 +270,8 @@ fn history_or_reason(
 ) {
     let (t, marks) = (cx.t, cx.marks);
     if let Some(reason) = db.reason() {
-        let [why, _] = Layout::vertical([Constraint::Length(6), Constraint::Min(0)]).areas(area);
+        let [why, _] =
+            Layout::vertical([Constraint::Length(REASON_ROWS), Constraint::Min(0)]).areas(area);
         let lines: Vec<Line> = std::iter::once(Line::from(Span::styled(
             format!("{}: {}", db.target.label, db.state_label(0, i64::MAX / 4)),
             status_style(t, &db.status),
@@ -303,7 +303,7 @@ fn history_or_reason(
     };
     let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
         .areas(area.intersection(Rect {
-            height: area.height.min(12),
+            height: area.height.min(CHARTS_ROWS),
             ..area
         }));
     chart(
@@ -624,16 +624,14 @@ fn channel_detail(
 /// dNFS channels → block devices, in MB/s, and each mismatch flagged; per
 /// instance against its own node when there are nodes.
 pub fn draw_path(f: &mut Frame, area: Rect, t: &Theme, p: &PathView) {
-    let inner = super::framed(f, area, PATH_TITLE, t, false);
-    f.render_widget(
-        Paragraph::new(path_lines(
-            t,
-            p,
-            PathForm::Aligned(usize::from(inner.width)),
-        ))
-        .wrap(Wrap { trim: false }),
-        inner,
-    );
+    let inner_w = usize::from(area.width.saturating_sub(2));
+    path_box(f, area, t, path_lines(t, p, PathForm::Aligned(inner_w)));
+}
+
+/// The line-up's `lines` in their framed box.
+fn path_box(f: &mut Frame, area: Rect, t: &Theme, lines: Vec<Line<'static>>) {
+    let inner = super::framed(f, area, "Path · DB → host → wire → storage", t, false);
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
 
 /// How the line-up is laid out.

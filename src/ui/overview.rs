@@ -33,7 +33,7 @@ const CLUSTER_ROWS: u16 = 8;
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let path = app.path_view();
     let inner_width = usize::from(area.width.saturating_sub(2));
-    let db_lines = |form| {
+    let lines_in = |form| {
         super::dnfs::overview_lines(
             &app.theme,
             &app.dnfs,
@@ -44,28 +44,27 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         )
     };
     let storage_rows = if app.cells.list.is_empty() { 3 } else { 6 };
-    // The databases and the path take what they need, up to a third, and
-    // never the rows the host's, the wire's (or the cluster's) and the
-    // storage's boxes need: at 80×24 a database left the NICs and the
-    // cells a frame with nothing in it.
     // the cluster's box takes the host's and the wire's room
     let (host_rows, wire_rows) = if app.shows_cluster() {
         (CLUSTER_ROWS, 0)
     } else {
         (HOST_ROWS, WIRE_ROWS)
     };
-    let middle = host_rows + wire_rows;
-    let spare = area.height.saturating_sub(middle + storage_rows + 2);
+    // The databases and the path take what they need, up to a third, and
+    // never the rows the other boxes need: at 80×24 a database left the
+    // NICs and the cells a frame with nothing in it.
+    let spare = area
+        .height
+        .saturating_sub(host_rows + wire_rows + storage_rows + 2);
     let budget = usize::from((area.height / 3).min(spare).max(1));
-    let mut lines = db_lines(PathForm::Aligned(inner_width));
-    if super::widgets::wrapped_rows(&lines, inner_width) > budget {
+    let mut db_lines = lines_in(PathForm::Aligned(inner_width));
+    if super::widgets::wrapped_rows(&db_lines, inner_width) > budget {
         // cut, the aligned line-up would show names without their figures
-        lines = db_lines(PathForm::Compact);
+        db_lines = lines_in(PathForm::Compact);
     }
-    let db_rows = super::widgets::wrapped_rows(&lines, inner_width)
+    let db_rows = super::widgets::wrapped_rows(&db_lines, inner_width)
         .min(budget)
         .max(1) as u16;
-    let db_lines = lines;
     let [db, host, wire, storage] = Layout::vertical([
         Constraint::Length(db_rows + 2),
         Constraint::Min(host_rows),
@@ -82,11 +81,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     );
     // On a jump host the cluster is the host layer; `n` shows one node.
     if app.shows_cluster() {
-        let both = Rect {
-            height: host.height + wire.height,
-            ..host
-        };
-        super::cluster::draw(f, app, both);
+        // its layout gave the wire no rows
+        super::cluster::draw(f, app, host);
         draw_storage(f, app, storage);
         return;
     }
