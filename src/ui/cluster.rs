@@ -222,18 +222,33 @@ fn busiest_node(rows: &[ClusterRow]) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
+/// The node name column's width: the longest label, at most 20.
+fn name_width(rows: &[ClusterRow], total: &ClusterRow) -> u16 {
+    rows.iter()
+        .map(|r| r.label.chars().count())
+        .chain([total.label.chars().count(), 4])
+        .max()
+        .unwrap_or(4)
+        .min(20) as u16
+}
+
+/// The height the box needs at `width` to show every node's row, its
+/// borders included (its charts take what is left over).
+pub fn rows_wanted(app: &App, width: u16) -> u16 {
+    let (rows, total) = app.cluster_rows();
+    let inner_width = width.saturating_sub(2);
+    // tall enough for two lines a row, if the width asks for them
+    let fit = Fit::choose(inner_width, u16::MAX, name_width(&rows, &total));
+    let nodes: u16 = rows.iter().map(|r| fit.row_lines(r)).sum();
+    2 + fit.lines() + fit.row_lines(&total) + nodes
+}
+
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let (rows, total) = app.cluster_rows();
     let live = rows.iter().filter(|r| r.shown == NodeShown::Live).count();
     let inner = panel_block(String::new(), t, true).inner(area);
-    let name_w = rows
-        .iter()
-        .map(|r| r.label.chars().count())
-        .chain([total.label.chars().count(), 4])
-        .max()
-        .unwrap_or(4)
-        .min(20) as u16;
+    let name_w = name_width(&rows, &total);
     let fit = Fit::choose(inner.width, inner.height, name_w);
     let room = inner
         .height

@@ -15,7 +15,7 @@ use crate::format;
 use crate::layers::dnfs::model::{
     ChannelFigures, DNFS_COLS, DnfsCol, DnfsTick, Figures, ServerFigures,
 };
-use crate::layers::dnfs::path::{InstanceHost, InstanceLine, PathLine, PathView};
+use crate::layers::dnfs::path::{InstanceHost, InstanceLine, PathFlag, PathLine, PathView};
 use crate::layers::dnfs::source::DbStatus;
 use crate::theme::Theme;
 use ratatui::Frame;
@@ -687,7 +687,8 @@ fn host_path_lines(t: &Theme, p: &PathLine, form: PathForm) -> Vec<Line<'static>
             t.warn,
         )));
     }
-    if p.flags.is_empty() {
+    // compact: the line's colour says there is no mismatch
+    if p.flags.is_empty() && form != PathForm::Compact {
         let said = if p.dnfs_mb_s.is_some() {
             "no mismatch between the layers"
         } else {
@@ -697,11 +698,19 @@ fn host_path_lines(t: &Theme, p: &PathLine, form: PathForm) -> Vec<Line<'static>
     }
     for fl in &p.flags {
         lines.push(Line::from(Span::styled(
-            format!("⚠ {}", fl.message()),
+            format!("⚠ {}", flag_text(fl, form)),
             t.crit,
         )));
     }
     lines
+}
+
+/// A flag's sentence, or its few words where the line-up is compact.
+fn flag_text(flag: &PathFlag, form: PathForm) -> String {
+    match form {
+        PathForm::Aligned(_) => flag.message(),
+        PathForm::Compact => flag.short().to_string(),
+    }
 }
 
 /// The layers' names, each over its figure, on as many rows as `width`
@@ -801,7 +810,7 @@ fn instance_path_lines(t: &Theme, insts: &[InstanceLine], form: PathForm) -> Vec
         }
         for fl in &i.line.flags {
             lines.push(Line::from(Span::styled(
-                format!("⚠ {name}: {}", fl.message()),
+                format!("⚠ {name}: {}", flag_text(fl, form)),
                 t.crit,
             )));
         }

@@ -29,6 +29,9 @@ const WIRE_ROWS: u16 = 5;
 /// The cluster's box, over the host's and the wire's: its header, the
 /// cluster's line and a node's, each two rows at 80 columns.
 const CLUSTER_ROWS: u16 = 8;
+/// The database box's rows however many nodes the cluster has: the
+/// databases' line and two instances' path.
+const DB_FLOOR: u16 = 3;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let path = app.path_view();
@@ -44,19 +47,23 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         )
     };
     let storage_rows = if app.cells.list.is_empty() { 3 } else { 6 };
-    // the cluster's box takes the host's and the wire's room
-    let (host_rows, wire_rows) = if app.shows_cluster() {
-        (CLUSTER_ROWS, 0)
+    // The cluster's box takes the host's and the wire's room; it asks for
+    // a row per node, the databases keep their floor.
+    let (host_rows, wire_rows, wanted) = if app.shows_cluster() {
+        let wanted = super::cluster::rows_wanted(app, area.width).max(CLUSTER_ROWS);
+        (CLUSTER_ROWS, 0, wanted)
     } else {
-        (HOST_ROWS, WIRE_ROWS)
+        (HOST_ROWS, WIRE_ROWS, HOST_ROWS)
     };
     // The databases and the path take what they need, up to a third, and
     // never the rows the other boxes need: at 80×24 a database left the
-    // NICs and the cells a frame with nothing in it.
+    // NICs and the cells a frame with nothing in it, and the cluster one
+    // node of two.
+    let third = area.height / 3;
     let spare = area
         .height
-        .saturating_sub(host_rows + wire_rows + storage_rows + 2);
-    let budget = usize::from((area.height / 3).min(spare).max(1));
+        .saturating_sub(wanted + wire_rows + storage_rows + 2);
+    let budget = usize::from(third.min(spare).max(DB_FLOOR.min(third)).max(1));
     let mut db_lines = lines_in(PathForm::Aligned(inner_width));
     if super::widgets::wrapped_rows(&db_lines, inner_width) > budget {
         // cut, the aligned line-up would show names without their figures

@@ -73,6 +73,17 @@ impl PathFlag {
             ),
         }
     }
+
+    /// The flag in a few words, for a box too short for `message`: the
+    /// compact line beside it carries the figures, the Databases panel
+    /// the whole sentence.
+    pub fn short(&self) -> &'static str {
+        match self {
+            PathFlag::HostBlind { .. } => "dNFS I/O the host's NFS client does not see",
+            PathFlag::WireShort { .. } => "the channels' NICs carry less than dNFS",
+            PathFlag::WireExtra { .. } => "the channels' NICs carry far more than dNFS and NFS",
+        }
+    }
 }
 
 /// One moment of the path, layer by layer.
