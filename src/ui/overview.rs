@@ -351,8 +351,11 @@ fn wire_lines<'a>(app: &App, tick: &NicTick, inner: Rect) -> Vec<Line<'a>> {
             Span::styled(mb(get(rates, NicCol::RKbPerS)), t.read),
             Span::styled(" MB/s  out ", t.muted),
             Span::styled(mb(get(rates, NicCol::WKbPerS)), t.write),
-            Span::styled(format!(" MB/s  {mode} · active {active}"), t.muted),
+            Span::styled(" MB/s", t.muted),
         ];
+        let figures: usize = spans.iter().map(Span::width).sum();
+        let about = format!("  {mode} · active {active}");
+        let width = usize::from(inner.width);
         if let Some(w) = b.warnings.first() {
             let style = match w {
                 crate::layers::nics::bond::BondWarning::BondMiiDown { .. } => t.crit,
@@ -363,15 +366,22 @@ fn wire_lines<'a>(app: &App, tick: &NicTick, inner: Rect) -> Vec<Line<'a>> {
                 n => format!(" (+{})", n - 1),
             };
             let warning = format!("! {w}{more}");
-            let used: usize = spans.iter().map(Span::width).sum();
-            // A warning cut short says less than none: on a narrow screen
-            // it takes the line below, under the bond's figures.
-            if used + 2 + Span::raw(&warning).width() <= usize::from(inner.width) {
+            let warning_w = Span::raw(&warning).width();
+            // A warning cut short says less than none. On a narrow screen
+            // it takes the mode's place (the bond's panel has the mode),
+            // else the line below, under the bond's figures.
+            if figures + Span::raw(&about).width() + 2 + warning_w <= width {
+                spans.push(Span::styled(about, t.muted));
+                spans.push(Span::styled(format!("  {warning}"), style));
+            } else if figures + 2 + warning_w <= width {
                 spans.push(Span::styled(format!("  {warning}"), style));
             } else {
+                spans.push(Span::styled(about, t.muted));
                 lines.push(Line::from(spans));
                 spans = vec![Span::styled(format!("{:<10}{warning}", ""), style)];
             }
+        } else {
+            spans.push(Span::styled(about, t.muted));
         }
         lines.push(Line::from(spans));
     }
