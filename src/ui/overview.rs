@@ -29,8 +29,9 @@ const WIRE_ROWS: u16 = 5;
 /// The cluster's box, over the host's and the wire's: its header, the
 /// cluster's line and a node's, each two rows at 80 columns.
 const CLUSTER_ROWS: u16 = 8;
-/// The database box's rows however many nodes the cluster has: the
-/// databases' line and two instances' path.
+/// The database box's rows however many nodes the cluster has (its box
+/// scrolls, the host's and the wire's do not): the databases' line and
+/// two instances' path.
 const DB_FLOOR: u16 = 3;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
@@ -49,11 +50,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let storage_rows = if app.cells.list.is_empty() { 3 } else { 6 };
     // The cluster's box takes the host's and the wire's room; it asks for
     // a row per node, the databases keep their floor.
-    let (host_rows, wire_rows, wanted) = if app.shows_cluster() {
+    let (host_rows, wire_rows, wanted, floor) = if app.shows_cluster() {
         let wanted = super::cluster::rows_wanted(app, area.width).max(CLUSTER_ROWS);
-        (CLUSTER_ROWS, 0, wanted)
+        (CLUSTER_ROWS, 0, wanted, DB_FLOOR)
     } else {
-        (HOST_ROWS, WIRE_ROWS, HOST_ROWS)
+        (HOST_ROWS, WIRE_ROWS, HOST_ROWS, 1)
     };
     // The databases and the path take what they need, up to a third, and
     // never the rows the other boxes need: at 80×24 a database left the
@@ -63,7 +64,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let spare = area
         .height
         .saturating_sub(wanted + wire_rows + storage_rows + 2);
-    let budget = usize::from(third.min(spare).max(DB_FLOOR.min(third)).max(1));
+    let budget = usize::from(third.min(spare).max(floor.min(third)).max(1));
     let mut db_lines = lines_in(PathForm::Aligned(inner_width));
     if super::widgets::wrapped_rows(&db_lines, inner_width) > budget {
         // cut, the aligned line-up would show names without their figures
