@@ -603,3 +603,45 @@ fn a_nodes_files_say_fincore_on_the_node_its_cadence_and_age_or_why_not() {
     );
     assert!(line_with(&screen, "/u01/*.log").contains("not on the node's PATH"));
 }
+
+/// A node that cannot be reached never sends a sample: its panels say why
+/// instead of waiting for a second sample for ever, the whole sentence
+/// where there is room, a word or two in the overview's small boxes; the
+/// cluster's tables say none is connected when no node is.
+#[test]
+fn a_down_nodes_panels_say_why_not_waiting() {
+    let mut app = nodes_app(2, 0);
+    let i = Panel::ALL.iter().position(|p| *p == Panel::Disks).unwrap();
+    app.update(Action::GotoPanel(i));
+    let cluster = render(&mut app, 80, 24);
+    assert!(
+        cluster.contains("no database node is connected (of 2 nodes)"),
+        "{cluster}"
+    );
+    assert!(
+        !cluster.contains("waiting for the second sample"),
+        "{cluster}"
+    );
+    app.update(Action::GotoPanel(0));
+    app.update(Action::CycleNode);
+    app.update(Action::CycleNode);
+    let overview = render(&mut app, 80, 24);
+    assert!(overview.contains("node db02"), "{overview}");
+    assert!(
+        !overview.contains("waiting for the second sample"),
+        "{overview}"
+    );
+    // the disks box has the room for the sentence, wrapped whole
+    assert!(
+        overview.contains("db02: db02:22: Connection refused (os error 111)"),
+        "{overview}"
+    );
+    assert!(overview.contains("db02: unreachable"), "{overview}");
+    let nics = Panel::ALL.iter().position(|p| *p == Panel::Nics).unwrap();
+    app.update(Action::GotoPanel(nics));
+    let panel = render(&mut app, 80, 24);
+    assert!(
+        panel.contains("db02: db02:22: Connection refused (os error 111)"),
+        "{panel}"
+    );
+}

@@ -16,6 +16,7 @@ use crate::layers::cache::model::{CacheCol, FileCol};
 use crate::layers::disks::model::{DISK_COLS, DiskCol};
 use crate::layers::disks::tick::{DiskRow, DiskTick};
 use crate::layers::nfs::model::NFS_OP_COLS;
+use crate::remote::HostStatus;
 use crate::remote::target::{NodeTarget, SshTarget};
 use crate::store::{Budget, Window};
 use crate::theme::Theme;
@@ -815,6 +816,37 @@ impl App {
     }
 
     /// The node shown has stopped sending: its panels hold old figures.
+    /// Why the node whose layers are shown has none: it is not
+    /// connected, its status says why (`whole`: the whole sentence, else
+    /// a word or two). `None` on this machine and on a connected node,
+    /// whose figures come with its second sample.
+    pub fn shown_node_down(&self, whole: bool) -> Option<String> {
+        let n = self.ui.node.and_then(|i| self.nodes.get(i))?;
+        let label = n.target.label();
+        match &n.status {
+            HostStatus::Live => None,
+            HostStatus::Connecting => Some(format!("{label}: connecting…")),
+            status if whole => Some(format!("{label}: {status}")),
+            _ => match n.shown(
+                self.now_ms,
+                crate::core::duration::interval_ms(self.interval_s),
+            ) {
+                super::host::NodeShown::Down(word) => Some(format!("{label}: {word}")),
+                _ => None,
+            },
+        }
+    }
+
+    /// Every database node is down (none connected): the cluster's tables
+    /// have nothing to wait for.
+    pub fn no_node_connected(&self) -> bool {
+        !self.nodes.is_empty()
+            && self
+                .nodes
+                .iter()
+                .all(|n| !matches!(n.status, HostStatus::Live | HostStatus::Connecting))
+    }
+
     pub fn shown_node_stale(&self) -> bool {
         let interval_ms = crate::core::duration::interval_ms(self.interval_s);
         self.ui

@@ -84,7 +84,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let title = " Page cache · /proc/meminfo, /proc/vmstat ";
     let inner = source_framed(f, area, title, (&app.host().cache, "page cache"), t);
     let Some(tick) = app.host().cache.tick() else {
-        super::waiting(f, &app.theme, inner);
+        super::waiting_on(f, app, inner, true);
         return Drawn::default();
     };
     let watched = !app.config.cache_files.is_empty() || !tick.files.is_empty();

@@ -556,7 +556,40 @@ pub(crate) fn level_style(theme: &crate::theme::Theme, level: crate::config::Lev
 /// What a layer's area says before its second sample: no figure yet, and
 /// never a zero that would look like an idle system.
 pub(crate) fn waiting(f: &mut Frame, theme: &crate::theme::Theme, area: Rect) {
-    say(f, area, "waiting for the second sample…", theme.muted);
+    said(
+        f,
+        area,
+        "waiting for the second sample…".into(),
+        theme.muted,
+    );
+}
+
+/// What a host layer's area says while it has no figures: on a node that
+/// is not connected why (`whole`: in a whole sentence, else a word or two
+/// where another box says the whole), or its panels would wait for ever;
+/// else [`waiting`].
+pub(crate) fn waiting_on(f: &mut Frame, app: &App, area: Rect, whole: bool) {
+    let down = if app.shows_cluster() && app.no_node_connected() {
+        let n = format::count(app.nodes.len(), "node", "nodes");
+        Some(format!(
+            "no database node is connected (of {n}): the overview's cluster box says why of each"
+        ))
+    } else {
+        app.shown_node_down(whole)
+    };
+    match down {
+        Some(why) => said(f, area, why, app.theme.warn),
+        None => waiting(f, &app.theme, area),
+    }
+}
+
+/// `text` in `style` from the top of `area`, wrapped: a narrow box shows
+/// the whole of it.
+fn said(f: &mut Frame, area: Rect, text: String, style: Style) {
+    f.render_widget(
+        Paragraph::new(Span::styled(text, style)).wrap(Wrap { trim: true }),
+        area,
+    );
 }
 
 /// A detail opened on `name` whose row its source no longer has: its

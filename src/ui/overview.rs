@@ -248,7 +248,7 @@ fn host_box<'a, T: Clone>(
     }
     match layer.tick() {
         Some(tick) => f.render_widget(Paragraph::new(body(tick, inner)), inner),
-        None => super::waiting(f, t, inner),
+        None => super::waiting_on(f, app, inner, false),
     }
 }
 
@@ -452,7 +452,7 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
         return;
     }
     let Some(tick) = tick else {
-        super::waiting(f, &app.theme, inner);
+        super::waiting_on(f, app, inner, true);
         return;
     };
     let mb = app.ui.units == Units::MB;

@@ -298,7 +298,7 @@ pub(crate) fn layer_frame<T: Clone>(
         !has(app.host())
     };
     if waiting {
-        super::waiting(f, &app.theme, inner);
+        super::waiting_on(f, app, inner, true);
         return None;
     }
     Some(inner)
