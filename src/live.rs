@@ -152,7 +152,7 @@ async fn node_loop(
 fn local_node(app: &App) -> Option<usize> {
     app.nodes
         .iter()
-        .position(|n| matches!(n.target, NodeTarget::Local { .. }))
+        .position(|n| matches!(n.link.target, NodeTarget::Local { .. }))
 }
 
 /// Every node over SSH on tasks of its own, all sending to one channel,
@@ -173,7 +173,7 @@ fn spawn_nodes(
         Duration::from_secs(app.config.fincore_every_secs),
     ));
     for (node, n) in app.nodes.iter().enumerate() {
-        match &n.target {
+        match &n.link.target {
             NodeTarget::Ssh(target) => {
                 let (ev_tx, ev_rx) = mpsc::channel::<NodeEvent>(8);
                 let (opts, proto) = (Arc::clone(opts), Arc::clone(&proto));
@@ -458,7 +458,7 @@ impl Live {
         for (i, c) in app.cells.list.iter().enumerate() {
             cell_tasks.spawn(run_cell(
                 i,
-                c.target.clone(),
+                c.link.target.clone(),
                 std::sync::Arc::clone(&cell_opts),
                 cell_tx.clone(),
                 cancel.clone(),

@@ -578,7 +578,7 @@ fn cell_disks(app: &mut App, figs: &mut Vec<Figure>) {
             .iter()
             .map(|r| r.name.clone())
             .collect();
-        let label = app.cells.list[i].target.label.clone();
+        let label = app.cells.list[i].link.target.label.clone();
         let cell = vec![View::Panel(Panel::Cells), View::Cell(i)];
         let table = render(app, cell.clone(), 320, 90);
         for name in names {
@@ -663,7 +663,7 @@ fn cells(app: &mut App, out: &Printouts, figs: &mut Vec<Figure>) {
         .cells
         .list
         .iter()
-        .map(|c| c.target.label.clone())
+        .map(|c| c.link.target.label.clone())
         .collect();
     let mut screens = vec![("all".to_string(), all, "all cells")];
     for (i, label) in labels.into_iter().enumerate() {
@@ -1092,7 +1092,7 @@ fn the_cluster_overview_prints_one_value_per_figure() {
     let labels: Vec<String> = app
         .nodes
         .iter()
-        .map(|n| n.target.label().to_string())
+        .map(|n| n.link.target.label().to_string())
         .collect();
     let mut figs = Vec::new();
     let mut clocks = 0;

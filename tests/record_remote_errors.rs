@@ -329,8 +329,12 @@ fn typed_host_statuses_go_through_a_recording_unchanged() {
         app.apply(input);
         // the cell's detail line says the reason the node's status says
         if node_status {
-            let why = app.cells.list[0].state(app.now_ms, 1000).reason().unwrap();
-            let said = app.nodes[0].status.to_string();
+            let why = app.cells.list[0]
+                .link
+                .state(app.now_ms, 1000)
+                .reason()
+                .unwrap();
+            let said = app.nodes[0].link.status.to_string();
             assert!(said.ends_with(&why), "{said} / {why}");
         }
     }

@@ -38,7 +38,13 @@ fn live_app_keeping(history_secs: u64) -> App {
         ..base.config.clone()
     };
     let mut app = App::new(config, Theme::default(), base.host.clone(), 1.0);
-    app.set_cells(base.cells.list.iter().map(|c| c.target.clone()).collect());
+    app.set_cells(
+        base.cells
+            .list
+            .iter()
+            .map(|c| c.link.target.clone())
+            .collect(),
+    );
     app
 }
 

@@ -5,6 +5,7 @@
 //! samples.
 
 use super::layer::Layer;
+use super::link::Link;
 use super::state::{App, DISK_HISTORY};
 use crate::layers::cells::cell_metrics::{CellDiskRow, CellSummary};
 use crate::layers::cells::cellcli::parse_cellcli_report;
@@ -13,89 +14,38 @@ use crate::layers::cells::source::CellEvent;
 use crate::layers::disks::model::DiskCol;
 use crate::layers::disks::source::DiskSample;
 use crate::layers::disks::tick::{Baseline, DiskTick};
+use crate::remote::HostStatus;
 use crate::remote::target::SshTarget;
-use crate::remote::{HostKeyError, HostStatus, LoginError, Unreachable};
 use crate::store::Window;
 use std::time::Duration;
 
 /// One cell.
 #[derive(Debug)]
 pub struct CellView {
-    pub target: SshTarget,
-    pub status: HostStatus,
-    pub rtt: Option<Duration>,
+    /// Its connection; the message is also why its cellcli listing could
+    /// not be read.
+    pub link: Link<SshTarget>,
     baseline: Baseline,
     /// Its disks' figures and history, as the host's disks layer keeps them.
     pub disks: Layer<DiskTick>,
     /// DISK and FLASH over the latest interval.
     pub groups: Option<CellGroups>,
-    /// Local wall clock of the latest sample.
-    pub last_sample_ms: Option<i64>,
     /// The latest cellcli listing, when the cell has cellcli, and when it
     /// arrived.
     pub cellcli: Option<(i64, CellSummary)>,
     /// That listing as the cell wrote it, for a recording to restate.
     cellcli_text: Option<(i64, String)>,
-    /// What the cell last wrote on stderr, or why its cellcli listing
-    /// could not be read.
-    pub message: Option<String>,
-}
-
-/// What a cell's row says of its connection.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CellState<'a> {
-    Connecting,
-    Live,
-    /// Live by its connection, but no sample for this many seconds.
-    Stale(u64),
-    AuthFailed(&'a LoginError),
-    HostKeyRefused(&'a HostKeyError),
-    Unreachable(&'a Unreachable),
-    /// Waits for the passphrase of this identity file.
-    NeedsPassphrase(&'a std::path::Path),
-}
-
-impl CellState<'_> {
-    pub fn label(&self) -> String {
-        match self {
-            CellState::Connecting => "connecting".into(),
-            CellState::Live => "live".into(),
-            CellState::Stale(s) => format!("stale for {s} s"),
-            CellState::AuthFailed(_) => "auth failed".into(),
-            CellState::HostKeyRefused(_) => "host key refused".into(),
-            CellState::Unreachable(_) => "unreachable".into(),
-            CellState::NeedsPassphrase(_) => "needs passphrase".into(),
-        }
-    }
-
-    /// The reason the transport gave, for the detail line.
-    pub fn reason(&self) -> Option<String> {
-        match self {
-            CellState::AuthFailed(r) => Some(r.to_string()),
-            CellState::HostKeyRefused(r) => Some(r.to_string()),
-            CellState::Unreachable(r) => Some(r.to_string()),
-            _ => None,
-        }
-    }
-
-    pub fn is_live(&self) -> bool {
-        *self == CellState::Live
-    }
 }
 
 impl CellView {
     pub fn new(target: SshTarget, history: impl Into<Window>) -> CellView {
         CellView {
-            target,
-            status: HostStatus::Connecting,
-            rtt: None,
+            link: Link::new(target),
             baseline: Baseline::default(),
             disks: Layer::new(history, DISK_HISTORY.len()),
             groups: None,
-            last_sample_ms: None,
             cellcli: None,
             cellcli_text: None,
-            message: None,
         }
     }
 
@@ -115,29 +65,10 @@ impl CellView {
         message
     }
 
-    /// The connection as the row shows it at `now_ms`: a cell whose
-    /// samples stopped for two intervals is stale even while its
-    /// connection still stands.
-    pub fn state(&self, now_ms: i64, interval_ms: i64) -> CellState<'_> {
-        match &self.status {
-            HostStatus::Connecting => CellState::Connecting,
-            HostStatus::Live => match self.last_sample_ms {
-                Some(at) if now_ms - at > 2 * interval_ms => {
-                    CellState::Stale(((now_ms - at) / 1000).max(0) as u64)
-                }
-                _ => CellState::Live,
-            },
-            HostStatus::AuthFailed(r) => CellState::AuthFailed(r),
-            HostStatus::HostKeyRefused(r) => CellState::HostKeyRefused(r),
-            HostStatus::Unreachable(r) => CellState::Unreachable(r),
-            HostStatus::NeedsPassphrase(p) => CellState::NeedsPassphrase(p),
-        }
-    }
-
     /// The groups when they are current: the cell is live and sampled
     /// within two intervals.
     pub fn current_groups(&self, now_ms: i64, interval_ms: i64) -> Option<&CellGroups> {
-        if self.state(now_ms, interval_ms).is_live() {
+        if self.link.is_current(now_ms, interval_ms) {
             self.groups.as_ref()
         } else {
             None
@@ -165,7 +96,7 @@ impl CellView {
     pub fn ingest(&mut self, sample: impl std::borrow::Borrow<DiskSample>) {
         let sample = sample.borrow();
         let tick = self.baseline.tick(sample);
-        self.last_sample_ms = Some(sample.wall_ms);
+        self.link.sampled(sample.wall_ms);
         // none after the first sample, or a reboot: a new baseline
         self.groups = None;
         let shown_groups = &mut self.groups;
@@ -283,8 +214,8 @@ impl Cells {
         let current: Vec<(i64, bool)> = self
             .list
             .iter()
-            .filter(|c| c.state(now_ms, itv).is_live())
-            .filter_map(|c| Some((c.last_sample_ms?, c.groups.is_some())))
+            .filter(|c| c.link.is_current(now_ms, itv))
+            .filter_map(|c| Some((c.link.last_sample_ms?, c.groups.is_some())))
             .collect();
         let done =
             |&(t, figures): &(i64, bool)| figures && self.last_point_ms.is_none_or(|l| t > l);
@@ -331,16 +262,13 @@ impl Cells {
         };
         let c = self.list.get_mut(cell)?;
         match ev {
-            CellEvent::Status { status, .. } => c.status = status,
-            CellEvent::Rtt { rtt, .. } => c.rtt = Some(rtt),
+            CellEvent::Status { status, .. } => c.link.status = status,
+            CellEvent::Rtt { rtt, .. } => c.link.rtt = Some(rtt),
             CellEvent::Sample { sample, .. } => self.ingest_sample(now_ms, cell, &sample),
-            CellEvent::Cellcli { text, .. } => c.message = c.take_listing(now_ms, text),
+            CellEvent::Cellcli { text, .. } => c.link.message = c.take_listing(now_ms, text),
             CellEvent::Stderr { text, .. } => {
-                let text = text.trim().to_string();
-                if !text.is_empty() {
-                    c.message = Some(text.clone());
-                    return Some((c.target.label.clone(), text));
-                }
+                let said = c.link.said(&text)?.to_string();
+                return Some((c.link.target.label.clone(), said));
             }
         }
         None
@@ -377,10 +305,10 @@ impl Cells {
             .enumerate()
             .map(|(cell, c)| CellRestate {
                 cell,
-                status: c.status.clone(),
-                rtt: c.rtt,
+                status: c.link.status.clone(),
+                rtt: c.link.rtt,
                 cellcli: c.cellcli_text.clone(),
-                message: c.message.clone(),
+                message: c.link.message.clone(),
             })
             .collect()
     }
@@ -389,8 +317,8 @@ impl Cells {
         let Some(c) = self.list.get_mut(r.cell) else {
             return;
         };
-        c.status = r.status;
-        c.rtt = r.rtt;
+        c.link.status = r.status;
+        c.link.rtt = r.rtt;
         match r.cellcli {
             Some((at, text)) => {
                 c.take_listing(at, text);
@@ -400,7 +328,7 @@ impl Cells {
                 c.cellcli_text = None;
             }
         }
-        c.message = r.message;
+        c.link.message = r.message;
     }
 }
 
@@ -452,7 +380,7 @@ impl App {
     pub fn cell_figure(&self, i: usize, fig: CellFig) -> Option<f64> {
         let c = self.cells.list.get(i)?;
         match fig {
-            CellFig::Rtt => c.rtt.map(|d| d.as_secs_f64() * 1000.0),
+            CellFig::Rtt => c.link.rtt.map(|d| d.as_secs_f64() * 1000.0),
             CellFig::Group(media, col) => c
                 .current_groups(self.now_ms, self.cells.interval_ms)?
                 .get(media)?
@@ -469,7 +397,7 @@ impl App {
             .list
             .iter()
             .enumerate()
-            .map(|(i, c)| (i, c.target.label.as_str()))
+            .map(|(i, c)| (i, c.link.target.label.as_str()))
             .filter(|(_, label)| filter.is_empty() || label.to_lowercase().contains(&filter))
             .collect();
         self.ui.cells.sort(
@@ -585,10 +513,10 @@ mod tests {
         assert_eq!(shown(&fresh), before);
         let c = &fresh.list[0];
         assert_eq!(c.cellcli.as_ref().map(|x| x.0), Some(5_000));
-        assert_eq!(c.message.as_deref(), Some("sdb: medium error"));
-        assert_eq!(c.rtt, Some(Duration::from_micros(1234)));
+        assert_eq!(c.link.message.as_deref(), Some("sdb: medium error"));
+        assert_eq!(c.link.rtt, Some(Duration::from_micros(1234)));
         assert_eq!(
-            fresh.list[1].status,
+            fresh.list[1].link.status,
             HostStatus::Unreachable("reset".into())
         );
     }

@@ -163,7 +163,7 @@ impl App {
         self.nodes
             .iter()
             .enumerate()
-            .filter(move |(_, n)| n.is_current(self.now_ms, interval_ms))
+            .filter(move |(_, n)| n.link.is_current(self.now_ms, interval_ms))
     }
 
     /// The hosts a layer's table draws from: the shown host, or with
@@ -204,7 +204,7 @@ impl App {
         if !filter.is_empty() {
             let label = |i: Option<usize>| {
                 i.and_then(|i| self.nodes.get(i))
-                    .is_some_and(|n| n.target.label().to_lowercase().contains(&filter))
+                    .is_some_and(|n| n.link.target.label().to_lowercase().contains(&filter))
             };
             rows.retain(|(i, r)| label(*i) || L::matches(r, &filter));
         }
@@ -224,7 +224,7 @@ impl App {
 
     /// A key of node `i`'s table as the cluster's table selects it.
     pub fn cluster_key(&self, node: usize, key: &str) -> String {
-        let label = self.nodes.get(node).map_or("", |n| n.target.label());
+        let label = self.nodes.get(node).map_or("", |n| n.link.target.label());
         format!("{label} {key}")
     }
 

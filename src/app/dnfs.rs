@@ -278,12 +278,12 @@ impl super::host::NodeState {
     /// `local_hostname`).
     pub fn names<'a>(&'a self, local_hostname: &'a str) -> NodeNames<'a> {
         use crate::remote::target::NodeTarget;
-        let (host, hostname) = match &self.target {
+        let (host, hostname) = match &self.link.target {
             NodeTarget::Local { .. } => (None, Some(local_hostname)),
             NodeTarget::Ssh(t) => (Some(t.host.as_str()), self.hostname.as_deref()),
         };
         NodeNames {
-            label: self.target.label(),
+            label: self.link.target.label(),
             host,
             hostname,
         }
@@ -330,7 +330,7 @@ impl super::App {
             .nodes
             .iter()
             .map(|n| {
-                let current = n.is_current(self.now_ms, interval_ms);
+                let current = n.link.is_current(self.now_ms, interval_ms);
                 (n.names(&self.host.hostname), n.layers.path_figures(current))
             })
             .collect();

@@ -6,6 +6,7 @@
 use super::cache::CACHE_HISTORY;
 use super::input::NodeInput;
 use super::layer::Layer;
+use super::link::{Link, LinkState};
 use super::nfs::NFS_HISTORY;
 use super::nics::NIC_HISTORY;
 use super::state::{App, DISK_HISTORY, push_disk_history};
@@ -15,10 +16,8 @@ use crate::layers::disks::source::DiskSample;
 use crate::layers::disks::tick::{Baseline, DiskTick};
 use crate::layers::nfs::tick::{NfsBaseline, NfsTick};
 use crate::layers::nics::tick::{NicBaseline, NicTick};
-use crate::remote::HostStatus;
 use crate::remote::target::NodeTarget;
 use crate::store::Window;
-use std::time::Duration;
 
 /// One host's layers; histories hold `capacity` samples.
 #[derive(Debug)]
@@ -134,15 +133,7 @@ impl HostLayers {
 /// its layers.
 #[derive(Debug)]
 pub struct NodeState {
-    pub target: NodeTarget,
-    pub status: HostStatus,
-    /// SSH round trip of the last keepalive.
-    pub rtt: Option<Duration>,
-    /// When its last sample arrived (ms since the epoch, local clock).
-    pub last_sample_ms: Option<i64>,
-    /// The last thing it said on stderr, or a line its sampler sent that
-    /// was not understood.
-    pub message: Option<String>,
+    pub link: Link<NodeTarget>,
     /// The name it reports (/proc/sys/kernel/hostname), once its facts
     /// came.
     pub hostname: Option<String>,
@@ -151,28 +142,11 @@ pub struct NodeState {
 
 impl NodeState {
     pub fn new(target: NodeTarget, capacity: impl Into<Window>) -> Self {
-        let status = match target {
-            // The local host needs no connection.
-            NodeTarget::Local { .. } => HostStatus::Live,
-            NodeTarget::Ssh(_) => HostStatus::Connecting,
-        };
         NodeState {
-            target,
-            status,
-            rtt: None,
-            last_sample_ms: None,
-            message: None,
+            link: Link::new(target),
             hostname: None,
             layers: HostLayers::new(capacity),
         }
-    }
-
-    /// Live, and sampled within two intervals at `now_ms`.
-    pub fn is_current(&self, now_ms: i64, interval_ms: i64) -> bool {
-        self.status == HostStatus::Live
-            && self
-                .last_sample_ms
-                .is_some_and(|at| now_ms - at <= 2 * interval_ms)
     }
 }
 
@@ -186,28 +160,30 @@ impl App {
         let sampled_at = match input {
             NodeInput::Disks(Ok(s)) => {
                 l.ingest_disks(s);
-                Some(s.wall_ms)
+                s.wall_ms
             }
             NodeInput::Nfs(Ok(s)) => {
                 l.ingest_nfs(s);
-                Some(s.wall_ms)
+                s.wall_ms
             }
             NodeInput::Cache(Ok(s)) => {
                 l.ingest_cache(s);
-                Some(s.wall_ms)
+                s.wall_ms
             }
             NodeInput::Nics(Ok(s)) => {
                 l.ingest_nics(s);
-                Some(s.wall_ms)
+                s.wall_ms
             }
             NodeInput::Disks(Err(e)) => return l.disks_failed(e.clone()),
             NodeInput::Nfs(Err(e)) => return l.nfs_failed(e.clone()),
             NodeInput::Cache(Err(e)) => return l.cache_failed(e.clone()),
             NodeInput::Nics(Err(e)) => return l.nics_failed(e.clone()),
-            NodeInput::Stderr(t) if t.trim().is_empty() => return,
-            NodeInput::Stderr(t) => return n.message = Some(t.clone()),
+            NodeInput::Stderr(t) => {
+                n.link.said(t);
+                return;
+            }
         };
-        n.last_sample_ms = n.last_sample_ms.max(sampled_at);
+        n.link.sampled(sampled_at);
     }
 }
 
@@ -349,17 +325,14 @@ impl ClusterRow {
 impl NodeState {
     /// How its row stands at `now_ms`.
     pub fn shown(&self, now_ms: i64, interval_ms: i64) -> NodeShown {
-        match &self.status {
-            HostStatus::Live if self.is_current(now_ms, interval_ms) => NodeShown::Live,
-            HostStatus::Live => NodeShown::Stale(
-                self.last_sample_ms
-                    .map_or(0, |at| ((now_ms - at) / 1000).max(0) as u64),
-            ),
-            HostStatus::Connecting => NodeShown::Down("connecting".into()),
-            HostStatus::AuthFailed(_) => NodeShown::Down("login refused".into()),
-            HostStatus::HostKeyRefused(_) => NodeShown::Down("host key refused".into()),
-            HostStatus::Unreachable(_) => NodeShown::Down("unreachable".into()),
-            HostStatus::NeedsPassphrase(_) => NodeShown::Down("needs passphrase".into()),
+        match self.link.state(now_ms, interval_ms) {
+            LinkState::Live => NodeShown::Live,
+            LinkState::Stale(s) => NodeShown::Stale(s),
+            LinkState::Connecting => NodeShown::Down("connecting".into()),
+            LinkState::AuthFailed(_) => NodeShown::Down("login refused".into()),
+            LinkState::HostKeyRefused(_) => NodeShown::Down("host key refused".into()),
+            LinkState::Unreachable(_) => NodeShown::Down("unreachable".into()),
+            LinkState::NeedsPassphrase(_) => NodeShown::Down("needs passphrase".into()),
         }
     }
 }
@@ -374,7 +347,7 @@ impl App {
             .iter()
             .map(|n| {
                 ClusterRow::of(
-                    n.target.label(),
+                    n.link.target.label(),
                     n.shown(self.now_ms, interval_ms),
                     &n.layers,
                 )
@@ -458,7 +431,7 @@ impl App {
             .nodes
             .iter()
             .zip(&times)
-            .filter_map(|(n, t)| Some((n.is_current(self.now_ms, iv), at(*t.last()?))))
+            .filter_map(|(n, t)| Some((n.link.is_current(self.now_ms, iv), at(*t.last()?))))
             .collect();
         let current = ends.iter().filter(|e| e.0).map(|e| e.1).min();
         let Some(last) = current.or_else(|| ends.iter().map(|e| e.1).max()) else {
@@ -517,7 +490,7 @@ mod tests {
             .disks
             .history
             .push(wall_ms, [(TOTAL_ENTITY, &vals[..])]);
-        n.last_sample_ms = Some(wall_ms);
+        n.link.last_sample_ms = Some(wall_ms);
     }
 
     fn app(nodes: usize) -> App {

@@ -266,13 +266,13 @@ impl App {
             Input::Node { node, input } => self.ingest_node(node, &input),
             Input::NodeStatus { node, status } => {
                 if let Some(n) = self.nodes.get_mut(node) {
-                    n.status = status;
+                    n.link.status = status;
                 }
                 self.review_passphrases();
             }
             Input::NodeRtt { node, rtt } => {
                 if let Some(n) = self.nodes.get_mut(node) {
-                    n.rtt = Some(rtt);
+                    n.link.rtt = Some(rtt);
                 }
             }
             Input::NodeHostname { node, hostname } => {

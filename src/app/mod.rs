@@ -12,6 +12,7 @@ pub mod host;
 pub mod input;
 pub mod keymap;
 pub mod layer;
+pub mod link;
 pub mod list;
 pub mod nfs;
 pub mod nics;

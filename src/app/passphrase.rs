@@ -178,8 +178,8 @@ impl Passphrases {
 /// passwords.
 fn waiting(cells: &Cells, nodes: &[NodeState], dbs: &Dnfs) -> Vec<Secret> {
     let mut keys: Vec<Secret> = Vec::new();
-    let statuses = cells.list.iter().map(|c| &c.status);
-    for status in statuses.chain(nodes.iter().map(|n| &n.status)) {
+    let statuses = cells.list.iter().map(|c| &c.link.status);
+    for status in statuses.chain(nodes.iter().map(|n| &n.link.status)) {
         if let HostStatus::NeedsPassphrase(p) = status {
             let key = Secret::Identity(p.clone());
             if !keys.contains(&key) {
@@ -210,11 +210,11 @@ impl App {
     /// passphrase.
     pub fn hosts_waiting_on(&self, identity: &Path) -> (Vec<&str>, Vec<&str>) {
         let waits = |s: &HostStatus| matches!(s, HostStatus::NeedsPassphrase(p) if p == identity);
-        let cells = self.cells.list.iter().filter(|c| waits(&c.status));
-        let nodes = self.nodes.iter().filter(|n| waits(&n.status));
+        let cells = self.cells.list.iter().filter(|c| waits(&c.link.status));
+        let nodes = self.nodes.iter().filter(|n| waits(&n.link.status));
         (
-            cells.map(|c| c.target.label.as_str()).collect(),
-            nodes.map(|n| n.target.label()).collect(),
+            cells.map(|c| c.link.target.label.as_str()).collect(),
+            nodes.map(|n| n.link.target.label()).collect(),
         )
     }
 

@@ -366,12 +366,17 @@ impl App {
     /// databases.
     fn fresh_layers(&mut self) {
         self.local = HostLayers::new(&self.window);
-        let cells = self.cells.list.iter().map(|c| c.target.clone()).collect();
+        let cells = self
+            .cells
+            .list
+            .iter()
+            .map(|c| c.link.target.clone())
+            .collect();
         self.cells = Cells::new(cells, self.interval_s, &self.window);
         let dbs = self.dnfs.list.iter().map(|d| d.target.clone()).collect();
         self.dnfs = super::dnfs::Dnfs::new(dbs, self.interval_s, &self.window);
         for n in &mut self.nodes {
-            *n = NodeState::new(n.target.clone(), &self.window);
+            *n = NodeState::new(n.link.target.clone(), &self.window);
         }
     }
 
@@ -852,7 +857,7 @@ impl App {
         self.ui
             .node
             .and_then(|i| self.nodes.get(i))
-            .is_some_and(|n| !n.is_current(self.now_ms, interval_ms))
+            .is_some_and(|n| !n.link.is_current(self.now_ms, interval_ms))
     }
 
     /// The table the sort keys act on in the current view, and its
@@ -977,7 +982,7 @@ impl App {
                 let labels: Vec<String> = self
                     .cell_rows()
                     .iter()
-                    .map(|&i| self.cells.list[i].target.label.clone())
+                    .map(|&i| self.cells.list[i].link.target.label.clone())
                     .collect();
                 let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
                 self.ui.cells.step(&labels, delta);
@@ -1054,10 +1059,10 @@ impl App {
                 let rows = self.cell_rows();
                 let labels = rows
                     .iter()
-                    .map(|&i| self.cells.list[i].target.label.as_str());
+                    .map(|&i| self.cells.list[i].link.target.label.as_str());
                 let at = self.ui.cells.index(labels);
                 if let Some(&i) = rows.get(at) {
-                    self.ui.cells.selected = Some(self.cells.list[i].target.label.clone());
+                    self.ui.cells.selected = Some(self.cells.list[i].link.target.label.clone());
                     self.ui.cell_disks.selected = None;
                     self.ui.stack.push(View::Cell(i));
                 }

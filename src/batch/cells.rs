@@ -68,16 +68,17 @@ pub fn lines(cells: &Cells, now_ms: i64) -> Vec<Line> {
         .list
         .iter()
         .map(|c| {
-            let state = c.state(now_ms, itv);
+            let state = c.link.state(now_ms, itv);
             let groups = c.current_groups(now_ms, itv).copied();
             Line {
-                cell: c.target.label.clone(),
+                cell: c.link.target.label.clone(),
                 state: Some(state.label()),
                 reason: state.reason(),
                 // A round trip of a connection that is gone is no longer one.
                 rtt_ms: c
+                    .link
                     .rtt
-                    .filter(|_| c.status == HostStatus::Live)
+                    .filter(|_| c.link.status == HostStatus::Live)
                     .map(|d| d.as_secs_f64() * 1000.0),
                 interval_s: groups
                     .and(c.disks.latest.as_ref())
@@ -329,7 +330,7 @@ pub fn report(format: Format, lines: &[Line], wall_ms: i64) -> String {
 fn settled(cells: &Cells, now_ms: i64) -> bool {
     cells.list.iter().all(|c| {
         c.current_groups(now_ms, cells.interval_ms).is_some()
-            || c.state(now_ms, cells.interval_ms).reason().is_some()
+            || c.link.state(now_ms, cells.interval_ms).reason().is_some()
     })
 }
 
@@ -578,9 +579,9 @@ mod tests {
     fn cells_without_figures_give_an_all_line_of_unknowns() {
         let t = |s: &str| parse_ssh_spec(s, "celladmin").unwrap();
         let mut cells = Cells::new(vec![t("cel01"), t("cel02:2222")], 1.0, HISTORY);
-        cells.list[0].status = HostStatus::HostKeyRefused("changed key".into());
-        cells.list[1].status = HostStatus::Live;
-        cells.list[1].rtt = Some(Duration::from_micros(1500));
+        cells.list[0].link.status = HostStatus::HostKeyRefused("changed key".into());
+        cells.list[1].link.status = HostStatus::Live;
+        cells.list[1].link.rtt = Some(Duration::from_micros(1500));
         let l = lines(&cells, 10_000);
         assert_eq!(l[0].state.as_deref(), Some("host key refused"));
         assert_eq!(l[0].reason.as_deref(), Some("changed key"));
@@ -604,7 +605,7 @@ mod tests {
         // rtt, 16 group figures, 3 shares: all unknown, none 0
         assert_eq!(all.matches('–').count(), 20, "{all}");
         assert!(!all.contains("0.00"), "{all}");
-        cells.list[1].status = HostStatus::Unreachable("timed out".into());
+        cells.list[1].link.status = HostStatus::Unreachable("timed out".into());
         assert!(settled(&cells, 10_000));
     }
 }

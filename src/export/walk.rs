@@ -234,7 +234,7 @@ impl Walker {
             self.cells_counted.push(i);
             if cs < self.short_cs && short.is_none() {
                 let why = short_interval(cs, self.short_cs);
-                short = Some(format!("{}: {why}", c.target.label));
+                short = Some(format!("{}: {why}", c.link.target.label));
             }
         }
         Some(match short {

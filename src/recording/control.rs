@@ -40,9 +40,14 @@ pub fn meta_of(app: &App, started_ms: i64) -> Meta {
         host: app.host.clone(),
         interval_s: app.interval_s,
         config: app.config.clone(),
-        cells: app.cells.list.iter().map(|c| c.target.clone()).collect(),
+        cells: app
+            .cells
+            .list
+            .iter()
+            .map(|c| c.link.target.clone())
+            .collect(),
         dbs: app.dnfs.live().iter().map(|d| d.target.clone()).collect(),
-        nodes: app.nodes.iter().map(|n| n.target.clone()).collect(),
+        nodes: app.nodes.iter().map(|n| n.link.target.clone()).collect(),
         started_ms,
     }
 }
@@ -127,7 +132,7 @@ pub fn restated(app: &App) -> Vec<Input> {
         )
     });
     let nodes = stated(&app.nodes, |node, n| {
-        let status = n.status.clone();
+        let status = n.link.status.clone();
         let hostname = n.hostname.clone();
         (
             Input::NodeStatus { node, status },

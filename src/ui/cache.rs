@@ -257,7 +257,7 @@ fn node_label(app: &App) -> &str {
     app.ui
         .node
         .and_then(|i| app.nodes.get(i))
-        .map_or("the node", |n| n.target.label())
+        .map_or("the node", |n| n.link.target.label())
 }
 
 /// How a node's files were measured, for the files' title: "fincore on

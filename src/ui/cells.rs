@@ -5,8 +5,9 @@ use super::panel_block;
 use super::table::{self, Col, TableRow};
 use super::widgets::{Series, TimeAxis};
 use crate::app::App;
-use crate::app::cells::{CELL_TABLE, CellState, CellView, DISK_GROUP, FLASH_GROUP, group_figure};
+use crate::app::cells::{CELL_TABLE, CellView, DISK_GROUP, FLASH_GROUP, group_figure};
 use crate::app::layer::Layer;
+use crate::app::link::LinkState;
 use crate::app::list::Drawn;
 use crate::app::state::{DISK_HISTORY, history_index};
 use crate::format;
@@ -24,11 +25,11 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph};
 
-fn state_style(t: &Theme, s: &CellState) -> Style {
+fn state_style(t: &Theme, s: &LinkState) -> Style {
     match s {
-        CellState::Live => t.ok,
-        CellState::Connecting => t.muted,
-        CellState::Stale(_) => t.warn,
+        LinkState::Live => t.ok,
+        LinkState::Connecting => t.muted,
+        LinkState::Stale(_) => t.warn,
         _ => t.crit,
     }
 }
@@ -102,19 +103,19 @@ fn counted(all: &AllCells) -> String {
 struct CellItem<'a> {
     i: usize,
     c: &'a CellView,
-    state: CellState<'a>,
+    state: LinkState<'a>,
     app: &'a App,
 }
 
 impl TableRow for CellItem<'_> {
     fn key(&self) -> &str {
-        &self.c.target.label
+        &self.c.link.target.label
     }
 
     fn texts(&self) -> Vec<Cell<'_>> {
         let t = &self.app.theme;
         vec![
-            Cell::from(self.c.target.label.clone()),
+            Cell::from(self.c.link.target.label.clone()),
             Cell::from(Span::styled(
                 self.state.label(),
                 state_style(t, &self.state),
@@ -195,7 +196,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
 
     let lw = table::name_width(
         rows.iter()
-            .map(|&i| app.cells.list[i].target.label.as_str()),
+            .map(|&i| app.cells.list[i].link.target.label.as_str()),
         "Cell",
     );
     let mut cols = vec![Col::text("Cell", lw), Col::text("State", 16)];
@@ -205,7 +206,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         .iter()
         .map(|&i| {
             let c = &app.cells.list[i];
-            let state = c.state(now, itv);
+            let state = c.link.state(now, itv);
             CellItem { i, c, state, app }
         })
         .collect();
@@ -213,8 +214,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     // why the selected cell is not live, or what it said
     let selected = app.ui.cells.index(items.iter().map(TableRow::key));
     let note = items.get(selected).and_then(|c| {
-        let why = c.state.reason().or_else(|| c.c.message.clone())?;
-        Some(format!("{}: {why}", c.c.target.label))
+        let why = c.state.reason().or_else(|| c.c.link.message.clone())?;
+        Some(format!("{}: {why}", c.c.link.target.label))
     });
     let legend = note.unwrap_or_else(|| {
         "D = DISK (hard disks), F = FLASH (not rotational) · rates over each cell's own clock"
@@ -285,14 +286,17 @@ pub fn draw_cell(f: &mut Frame, app: &App, area: Rect, i: usize) -> Drawn {
     let Some(c) = app.cells.list.get(i) else {
         return Drawn::default();
     };
-    let state = c.state(app.now_ms, app.cells.interval_ms);
-    let mut title = format!(" {} · {}@{}", c.target.label, c.target.user, c.target.host);
-    if c.target.port != 22 {
-        title.push_str(&format!(":{}", c.target.port));
+    let state = c.link.state(app.now_ms, app.cells.interval_ms);
+    let mut title = format!(
+        " {} · {}@{}",
+        c.link.target.label, c.link.target.user, c.link.target.host
+    );
+    if c.link.target.port != 22 {
+        title.push_str(&format!(":{}", c.link.target.port));
     }
     title.push_str(&format!(" · {} ", state.label()));
     let mut block = panel_block(title, t, true);
-    if let Some(why) = state.reason().or_else(|| c.message.clone()) {
+    if let Some(why) = state.reason().or_else(|| c.link.message.clone()) {
         block = block.title_bottom(Line::from(Span::styled(format!(" {why} "), t.warn)));
     }
     let inner = block.inner(area);
@@ -487,7 +491,7 @@ pub fn draw_cell_disk(f: &mut Frame, app: &App, area: Rect, i: usize, name: &str
     let cell_disk = c.cell_disk_of(name).zip(c.cellcli_age_s(app.now_ms));
     let dev = super::detail::Device {
         layer: &c.disks,
-        source: &c.target.label,
+        source: &c.link.target.label,
         cell_disk,
     };
     super::detail::draw(f, app, area, name, dev);

@@ -275,7 +275,7 @@ fn shown_host(app: &App) -> String {
         return app.host.hostname.clone();
     }
     match app.ui.node.and_then(|i| app.nodes.get(i)) {
-        Some(n) => format!("node {}", n.target.label()),
+        Some(n) => format!("node {}", n.link.target.label()),
         None => format!("cluster of {}", app.nodes.len()),
     }
 }
@@ -288,7 +288,7 @@ pub fn breadcrumb(app: &App) -> Vec<String> {
             .map_or(n.to_string(), |r| r.display_name().to_string())
     };
     let host = (!app.nodes.is_empty()).then(|| match app.ui.node.and_then(|i| app.nodes.get(i)) {
-        Some(n) => n.target.label().to_string(),
+        Some(n) => n.link.target.label().to_string(),
         None => "cluster".to_string(),
     });
     host.into_iter()
@@ -303,7 +303,7 @@ pub fn breadcrumb(app: &App) -> Vec<String> {
                     .cells
                     .list
                     .get(*i)
-                    .map_or_else(|| i.to_string(), |c| c.target.label.clone()),
+                    .map_or_else(|| i.to_string(), |c| c.link.target.label.clone()),
                 View::Nfs(key) => app.nfs_row(key).map_or(key.clone(), |r| r.export.clone()),
             }
         }))

@@ -106,7 +106,9 @@ fn bond_warnings(app: &App) -> Vec<String> {
     app.shown_hosts()
         .into_iter()
         .flat_map(|(i, h)| {
-            let label = i.and_then(|i| app.nodes.get(i)).map(|n| n.target.label());
+            let label = i
+                .and_then(|i| app.nodes.get(i))
+                .map(|n| n.link.target.label());
             let bonds = h.nics.tick().map_or(&[][..], |k| k.bonds());
             bonds
                 .iter()

@@ -177,8 +177,8 @@ fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
         .list
         .iter()
         .filter_map(|c| {
-            let st = c.state(now, itv);
-            (!st.is_live()).then(|| format!("{} {}", c.target.label, st.label()))
+            let st = c.link.state(now, itv);
+            (!st.is_live()).then(|| format!("{} {}", c.link.target.label, st.label()))
         })
         .collect();
     lines.push(if down.is_empty() {

@@ -229,7 +229,7 @@ where
         .map(|(i, row)| {
             let node = i.and_then(|i| app.nodes.get(i));
             OnNode {
-                node: node.map(|n| n.target.label()),
+                node: node.map(|n| n.link.target.label()),
                 key: app.row_key::<L>(i, row),
                 row: item(row, node.map_or(app.host(), |n| &n.layers)),
             }
