@@ -827,8 +827,8 @@ impl App {
     /// whose figures come with its second sample.
     pub fn shown_node_down(&self, whole: bool) -> Option<String> {
         let n = self.ui.node.and_then(|i| self.nodes.get(i))?;
-        let label = n.target.label();
-        match &n.status {
+        let label = n.link.target.label();
+        match &n.link.status {
             HostStatus::Live => None,
             HostStatus::Connecting => Some(format!("{label}: connecting…")),
             status if whole => Some(format!("{label}: {status}")),
@@ -849,7 +849,7 @@ impl App {
             && self
                 .nodes
                 .iter()
-                .all(|n| !matches!(n.status, HostStatus::Live | HostStatus::Connecting))
+                .all(|n| !matches!(n.link.status, HostStatus::Live | HostStatus::Connecting))
     }
 
     pub fn shown_node_stale(&self) -> bool {
