@@ -192,7 +192,7 @@ fn draw_nodes(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         sort,
     );
     let block = super::panel_block(title, t, true);
-    let Some(inner) = table::layer_frame(f, area, app, block, |h| &h.cache) else {
+    let Some(inner) = table::layer_frame::<CacheNodes>(f, area, app, block) else {
         return Drawn::default();
     };
     let mut cols: Vec<Col> = CACHE_NODE_TABLE

@@ -21,6 +21,10 @@ use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table};
 
+/// What a host's disk error line blames, in the panel and a device's
+/// detail.
+pub(crate) const DISK_SOURCE: &str = "disk source";
+
 /// Where a device's figures come from.
 pub struct Device<'a> {
     pub layer: &'a Layer<DiskTick>,
@@ -35,7 +39,7 @@ impl<'a> Device<'a> {
     pub fn host(app: &'a App) -> Device<'a> {
         Device {
             layer: &app.host().disks,
-            source: "disk source",
+            source: DISK_SOURCE,
             cell_disk: None,
         }
     }

@@ -3,7 +3,7 @@
 //! for a bond, its slaves.
 
 use super::nfs::source_framed;
-use super::table::{self, Col, Item, Table, TableRow};
+use super::table::{self, Col, Item, LayerPanel, Table, TableRow};
 use super::widgets::{Series, TimeAxis};
 use super::{level_style, panel_block};
 use crate::app::App;
@@ -119,19 +119,20 @@ fn bond_warnings(app: &App) -> Vec<String> {
         .collect()
 }
 
+impl LayerPanel for Nics {
+    const TITLE: &'static str = "NICs";
+    const NOUN: &'static str = "interfaces";
+    const NAME: &'static str = "Int";
+    const SOURCE: &'static str = "net";
+    fn header(col: usize) -> Option<&'static str> {
+        NIC_TABLE.get(col).map(|c| c.1)
+    }
+}
+
 pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let rows = table::layer_items::<Nics>(app);
     let t = &app.theme;
-    let total = table::total(app, |h| h.nics.tick().map_or(0, |k| k.rows.len()));
-    let sort = app.ui.nics.sort_name(&NIC_TABLE, |c| c.1, "Int");
-    let title = table::panel_title(
-        app,
-        "NICs",
-        (rows.len(), total, "interfaces"),
-        &app.ui.nics,
-        sort,
-    );
-    let Some(inner) = table::layer_panel(f, area, app, title, |h| &h.nics, "net") else {
+    let Some((inner, _)) = table::layer_panel::<Nics>(f, area, app, rows.len()) else {
         return Drawn::default();
     };
     let warnings = bond_warnings(app);
@@ -231,7 +232,7 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
         " {name} · {} · {} {} · {} ",
         facts[0].1, facts[2].1, facts[3].1, facts[1].1
     );
-    let inner = source_framed(f, area, title, (&app.host().nics, "net"), t);
+    let inner = source_framed(f, area, title, (&app.host().nics, Nics::SOURCE), t);
     let bond = app.bond(name);
     let bond_h = bond.map_or(0, |b| {
         (b.slaves.len() + b.warnings.len() + 4).min(inner.height as usize / 2) as u16
