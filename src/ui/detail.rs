@@ -6,7 +6,7 @@
 use super::disks::{DeviceItem, device_cols, figure_cell};
 use super::panel_block;
 use super::table;
-use super::widgets::{Series, TimeAxis};
+use super::widgets::Series;
 use crate::app::App;
 use crate::app::layer::Layer;
 use crate::app::list::ListUi;
@@ -75,7 +75,6 @@ fn device_title(name: &str, dev: &Device, row: Option<&DiskRow>) -> String {
 fn draw_charts(f: &mut Frame, app: &App, area: Rect, name: &str, dev: &Device, row: &DiskRow) {
     let t = &app.theme;
     let n = dev.layer.history.capacity();
-    let x = TimeAxis::of(dev.layer, &app.markers);
     let mb = app.ui.units == Units::MB;
     let units = app.ui.units;
     let s = |label, c: DiskCol, style| Series {
@@ -127,7 +126,7 @@ fn draw_charts(f: &mut Frame, app: &App, area: Rect, name: &str, dev: &Device, r
         (util_title, "%", vec![s("%util", DiskCol::Util, t.accent)]),
     ];
     let entity = (dev.layer, name);
-    super::history_charts(f, app, area, entity, (Direction::Vertical, &specs), &x);
+    super::history_charts(f, app, area, entity, (Direction::Vertical, &specs));
 }
 
 /// Every iostat -x figure of the device now and, for a cell's device, its

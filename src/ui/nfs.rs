@@ -3,7 +3,7 @@
 
 use super::panel_block;
 use super::table::{self, Col, Item, LayerPanel, Table, TableRow};
-use super::widgets::{Series, TimeAxis};
+use super::widgets::Series;
 use crate::app::App;
 use crate::app::cluster::Nfs;
 use crate::app::list::Drawn;
@@ -177,7 +177,6 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
 fn draw_mount_charts(f: &mut Frame, app: &App, area: Rect, key: &str, row: &NfsRow) {
     let t = &app.theme;
     let n = app.host().nfs.history.capacity();
-    let x = TimeAxis::of(&app.host().nfs, &app.markers);
     // `i` indexes NFS_TABLE, whose order the history keeps.
     let s = |label, i: usize, style| Series {
         label,
@@ -204,7 +203,7 @@ fn draw_mount_charts(f: &mut Frame, app: &App, area: Rect, key: &str, row: &NfsR
         ),
     ];
     let entity = (&app.host().nfs, key);
-    super::history_charts(f, app, area, entity, (Direction::Vertical, &specs), &x);
+    super::history_charts(f, app, area, entity, (Direction::Vertical, &specs));
 }
 
 pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {

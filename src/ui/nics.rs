@@ -4,7 +4,7 @@
 
 use super::nfs::source_framed;
 use super::table::{self, Col, Item, LayerPanel, Table, TableRow};
-use super::widgets::{Series, TimeAxis};
+use super::widgets::Series;
 use super::{level_style, panel_block};
 use crate::app::App;
 use crate::app::cluster::Nics;
@@ -242,7 +242,6 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
     let [charts, now] = Layout::horizontal([Constraint::Min(0), Constraint::Length(28)]).areas(top);
 
     let n = app.host().nics.history.capacity();
-    let x = TimeAxis::of(&app.host().nics, &app.markers);
     let values = |fig: NicFig| app.host().nics.series(name, nic_index(fig), n);
     let s = |label, fig, style| Series {
         label,
@@ -282,7 +281,7 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
         ),
     ];
     let entity = (&app.host().nics, name);
-    super::history_charts(f, app, charts, entity, (Direction::Vertical, &specs), &x);
+    super::history_charts(f, app, charts, entity, (Direction::Vertical, &specs));
 
     let lines = now_lines(app, row, &facts);
     let now_block = panel_block(" now ", t, false);
