@@ -6,24 +6,29 @@
 
 use super::cache::CACHE_NODE_TABLE;
 use super::host::{HostLayers, NodeState};
+use super::layer::Layer;
 use super::list::ListUi;
 use super::nfs::{NFS_TABLE, nfs_figure};
 use super::nics::{NIC_TABLE, nic_figure, nic_listed};
 use super::state::{App, UiState};
 use crate::layers::cache::model::CacheTick;
 use crate::layers::disks::model::DISK_COLS;
-use crate::layers::disks::tick::DiskRow;
-use crate::layers::nfs::tick::NfsRow;
-use crate::layers::nics::tick::NicRow;
+use crate::layers::disks::tick::{DiskRow, DiskTick};
+use crate::layers::nfs::tick::{NfsRow, NfsTick};
+use crate::layers::nics::tick::{NicRow, NicTick};
 use std::borrow::Cow;
 
 /// What a layer's table lists of a host and how it sorts and selects.
 pub trait Listed {
     type Row;
+    /// What the layer keeps of a host: its newest tick, history and error.
+    type Tick: Clone + 'static;
+    /// The layer on `host` the table lists from.
+    fn layer(host: &HostLayers) -> &Layer<Self::Tick>;
     fn list(ui: &UiState) -> &ListUi;
     fn list_mut(ui: &mut UiState) -> &mut ListUi;
-    /// The host's rows the table shows before the filter.
-    fn rows<'a>(app: &App, host: &'a HostLayers) -> Vec<&'a Self::Row>;
+    /// The rows of a host's newest tick the table shows before the filter.
+    fn rows<'a>(app: &App, tick: &'a Self::Tick) -> Vec<&'a Self::Row>;
     /// The row matches the filter (lower case, not empty).
     fn matches(row: &Self::Row, filter: &str) -> bool;
     /// What a sort by name and ties of a sort by figure go by.
@@ -59,10 +64,11 @@ macro_rules! kept_in {
 impl Listed for Disks {
     type Row = DiskRow;
     kept_in!(disks);
-    fn rows<'a>(app: &App, host: &'a HostLayers) -> Vec<&'a DiskRow> {
-        let Some(tick) = host.disks.tick() else {
-            return Vec::new();
-        };
+    type Tick = DiskTick;
+    fn layer(host: &HostLayers) -> &Layer<DiskTick> {
+        &host.disks
+    }
+    fn rows<'a>(app: &App, tick: &'a DiskTick) -> Vec<&'a DiskRow> {
         let (parts, all) = (app.ui.show_partitions, app.ui.show_all_devices);
         tick.rows.iter().filter(|r| r.shown(parts, all)).collect()
     }
@@ -83,10 +89,11 @@ impl Listed for Disks {
 impl Listed for Nics {
     type Row = NicRow;
     kept_in!(nics);
-    fn rows<'a>(app: &App, host: &'a HostLayers) -> Vec<&'a NicRow> {
-        let Some(tick) = host.nics.tick() else {
-            return Vec::new();
-        };
+    type Tick = NicTick;
+    fn layer(host: &HostLayers) -> &Layer<NicTick> {
+        &host.nics
+    }
+    fn rows<'a>(app: &App, tick: &'a NicTick) -> Vec<&'a NicRow> {
         let all = app.ui.show_all_nics;
         tick.rows.iter().filter(|r| nic_listed(r, all)).collect()
     }
@@ -107,10 +114,12 @@ impl Listed for Nics {
 impl Listed for Nfs {
     type Row = NfsRow;
     kept_in!(nfs);
-    fn rows<'a>(_: &App, host: &'a HostLayers) -> Vec<&'a NfsRow> {
-        host.nfs
-            .tick()
-            .map_or(Vec::new(), |t| t.rows.iter().collect())
+    type Tick = NfsTick;
+    fn layer(host: &HostLayers) -> &Layer<NfsTick> {
+        &host.nfs
+    }
+    fn rows<'a>(_: &App, tick: &'a NfsTick) -> Vec<&'a NfsRow> {
+        tick.rows.iter().collect()
     }
     fn matches(r: &NfsRow, filter: &str) -> bool {
         r.export.to_lowercase().contains(filter)
@@ -134,8 +143,12 @@ impl Listed for Nfs {
 impl Listed for CacheNodes {
     type Row = CacheTick;
     kept_in!(cache_nodes);
-    fn rows<'a>(_: &App, host: &'a HostLayers) -> Vec<&'a CacheTick> {
-        host.cache.tick().into_iter().collect()
+    type Tick = CacheTick;
+    fn layer(host: &HostLayers) -> &Layer<CacheTick> {
+        &host.cache
+    }
+    fn rows<'a>(_: &App, tick: &'a CacheTick) -> Vec<&'a CacheTick> {
+        vec![tick]
     }
     fn matches(_: &CacheTick, _: &str) -> bool {
         false
@@ -180,8 +193,11 @@ impl App {
 
     /// A host's rows of a layer's table, filtered and sorted as asked.
     pub fn rows_in<'a, L: Listed>(&self, host: &'a HostLayers) -> Vec<&'a L::Row> {
-        let mut rows: Vec<Placed<L::Row>> =
-            L::rows(self, host).into_iter().map(|r| (None, r)).collect();
+        let mut rows: Vec<Placed<L::Row>> = self
+            .listed::<L>(host)
+            .into_iter()
+            .map(|r| (None, r))
+            .collect();
         self.filter_sort::<L>(&mut rows);
         rows.into_iter().map(|(_, r)| r).collect()
     }
@@ -193,10 +209,18 @@ impl App {
         let mut rows: Vec<Placed<L::Row>> = self
             .shown_hosts()
             .into_iter()
-            .flat_map(|(i, h)| L::rows(self, h).into_iter().map(move |r| (i, r)))
+            .flat_map(|(i, h)| self.listed::<L>(h).into_iter().map(move |r| (i, r)))
             .collect();
         self.filter_sort::<L>(&mut rows);
         rows
+    }
+
+    /// A host's rows of a layer's table before the filter: none while the
+    /// layer has no tick on it.
+    fn listed<'a, L: Listed>(&self, host: &'a HostLayers) -> Vec<&'a L::Row> {
+        L::layer(host)
+            .tick()
+            .map_or(Vec::new(), |t| L::rows(self, t))
     }
 
     fn filter_sort<L: Listed>(&self, rows: &mut Vec<Placed<L::Row>>) {

@@ -46,13 +46,22 @@ impl ListUi {
     }
 
     /// Moves the selection by `delta` rows, clamped to the table.
-    pub fn step(&mut self, names: &[&str], delta: isize) {
+    pub fn step<S: AsRef<str>>(&mut self, names: &[S], delta: isize) {
         if names.is_empty() {
             return;
         }
-        let i = self.index(names.iter().copied()) as isize;
+        let i = self.index(names.iter().map(AsRef::as_ref)) as isize;
         let j = i.saturating_add(delta).clamp(0, names.len() as isize - 1) as usize;
-        self.selected = Some(names[j].to_string());
+        self.selected = Some(names[j].as_ref().to_string());
+    }
+
+    /// Enter on the table: the row the selection is on among `names` (the
+    /// first when it is gone), now selected by its name; none when there
+    /// are no rows.
+    pub fn enter<S: AsRef<str>>(&mut self, names: &[S]) -> Option<usize> {
+        let at = self.index(names.iter().map(AsRef::as_ref));
+        self.selected = Some(names.get(at)?.as_ref().to_string());
+        Some(at)
     }
 
     /// Next (or previous) sort key among the name and `cols` figure
@@ -183,5 +192,19 @@ mod tests {
         assert_eq!(ui.first_shown(0, 4, 2), 0);
         ui.step(&["a"], 5);
         assert_eq!(ui.selected.as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn enter_opens_the_selected_row_or_the_first() {
+        let mut ui = ListUi::default();
+        assert_eq!(ui.enter::<&str>(&[]), None);
+        assert_eq!(ui.selected, None);
+        assert_eq!(ui.enter(&["a", "b"]), Some(0));
+        assert_eq!(ui.selected.as_deref(), Some("a"));
+        ui.selected = Some("b".into());
+        assert_eq!(ui.enter(&["a", "b"]), Some(1));
+        ui.selected = Some("gone".into());
+        assert_eq!(ui.enter(&["c"]), Some(0));
+        assert_eq!(ui.selected.as_deref(), Some("c"));
     }
 }

@@ -560,6 +560,19 @@ impl App {
             .unwrap_or(0)
     }
 
+    /// The watched files' paths as their table lists them.
+    fn cache_paths(&self) -> Vec<String> {
+        self.cache_files().iter().map(|r| r.path.clone()).collect()
+    }
+
+    /// Cell `i`'s devices' names as its table lists them.
+    fn cell_disk_names(&self, i: usize) -> Vec<String> {
+        self.cell_disk_rows(i)
+            .iter()
+            .map(|r| r.name.clone())
+            .collect()
+    }
+
     /// Index of the selected slave among a bond's; the first when the
     /// selected one is gone.
     pub fn slave_index(&self, slaves: &[String]) -> usize {
@@ -959,24 +972,17 @@ impl App {
             View::Panel(Panel::Nfs) => self.step::<Nfs>(delta),
             View::Nfs(key) => {
                 let names = self.nfs_op_names(&key);
-                let names: Vec<&str> = names.iter().map(String::as_str).collect();
                 self.ui.nfs_ops.step(&names, delta);
             }
             View::Panel(Panel::Cache) if self.shows_cluster() => self.step::<CacheNodes>(delta),
             View::Panel(Panel::Cache) => {
-                let paths: Vec<String> =
-                    self.cache_files().iter().map(|r| r.path.clone()).collect();
-                let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+                let paths = self.cache_paths();
                 self.ui.cache_files.step(&paths, delta);
             }
             View::Panel(Panel::Nics) => self.step::<Nics>(delta),
             View::Nic(name) => {
                 let slaves = self.bond_slave_names(&name);
-                if !slaves.is_empty() {
-                    let i = self.slave_index(&slaves) as isize;
-                    let j = i.saturating_add(delta).clamp(0, slaves.len() as isize - 1);
-                    self.ui.slaves.selected = Some(slaves[j as usize].clone());
-                }
+                self.ui.slaves.step(&slaves, delta);
             }
             View::Panel(Panel::Cells) => {
                 let labels: Vec<String> = self
@@ -984,16 +990,10 @@ impl App {
                     .iter()
                     .map(|&i| self.cells.list[i].link.target.label.clone())
                     .collect();
-                let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
                 self.ui.cells.step(&labels, delta);
             }
             View::Cell(i) => {
-                let names: Vec<String> = self
-                    .cell_disk_rows(i)
-                    .iter()
-                    .map(|r| r.name.clone())
-                    .collect();
-                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                let names = self.cell_disk_names(i);
                 self.ui.cell_disks.step(&names, delta);
             }
             View::Panel(Panel::Overview) if self.shows_cluster() => {
@@ -1030,15 +1030,9 @@ impl App {
                 self.enter::<CacheNodes>();
             }
             View::Panel(Panel::Cache) => {
-                let rows = self.cache_files();
-                let i = self
-                    .ui
-                    .cache_files
-                    .index(rows.iter().map(|r| r.path.as_str()));
-                if let Some(r) = rows.get(i) {
-                    let path = r.path.clone();
-                    self.ui.cache_files.selected = Some(path.clone());
-                    self.ui.stack.push(View::CacheFile(path));
+                let mut paths = self.cache_paths();
+                if let Some(at) = self.ui.cache_files.enter(&paths) {
+                    self.ui.stack.push(View::CacheFile(paths.swap_remove(at)));
                 }
             }
             View::Panel(Panel::Nics) => {
@@ -1057,27 +1051,20 @@ impl App {
             }
             View::Panel(Panel::Cells) => {
                 let rows = self.cell_rows();
-                let labels = rows
+                let labels: Vec<&str> = rows
                     .iter()
-                    .map(|&i| self.cells.list[i].link.target.label.as_str());
-                let at = self.ui.cells.index(labels);
-                if let Some(&i) = rows.get(at) {
-                    self.ui.cells.selected = Some(self.cells.list[i].link.target.label.clone());
+                    .map(|&i| self.cells.list[i].link.target.label.as_str())
+                    .collect();
+                if let Some(at) = self.ui.cells.enter(&labels) {
                     self.ui.cell_disks.selected = None;
-                    self.ui.stack.push(View::Cell(i));
+                    self.ui.stack.push(View::Cell(rows[at]));
                 }
             }
             View::Cell(i) => {
-                let rows = self.cell_disk_rows(i);
-                let at = self
-                    .ui
-                    .cell_disks
-                    .index(rows.iter().map(|r| r.name.as_str()));
-                if let Some(r) = rows.get(at) {
-                    let name = r.name.clone();
-                    self.ui.cell_disks.selected = Some(name.clone());
+                let mut names = self.cell_disk_names(i);
+                if let Some(at) = self.ui.cell_disks.enter(&names) {
                     self.ui.part_selected = None;
-                    self.ui.stack.push(View::CellDisk(i, name));
+                    self.ui.stack.push(View::CellDisk(i, names.swap_remove(at)));
                 }
             }
             View::Nfs(_) | View::CacheFile(_) => {}

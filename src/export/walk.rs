@@ -267,9 +267,9 @@ struct Ask {
 /// started between two boundaries) gives a note instead of figures: a
 /// 0.29 s row among 1 s rows would carry the file's highest %util on a
 /// few requests. A short interval later (after a late sample) is a real
-/// one and stays.
+/// one and stays. A layer's `Step` variant is named as its panel.
 macro_rules! host_step {
-    ($name:ident, $sample:ty, $panel:ident, $step:ident) => {
+    ($name:ident, $sample:ty, $panel:ident) => {
         fn $name(&mut self, r: Result<$sample, SampleError>, ask: Ask) -> Option<Step> {
             if ask.only.is_some_and(|o| o != BatchPanel::$panel) {
                 return None;
@@ -286,7 +286,7 @@ macro_rules! host_step {
                     if self.first_interval(BatchPanel::$panel) && cs < ask.short_cs {
                         return Some(note(short_interval(cs, ask.short_cs)));
                     }
-                    Some(Step::$step(t))
+                    Some(Step::$panel(t))
                 }
                 Err(e) => Some(note(e.to_string())),
             }
@@ -313,18 +313,8 @@ impl Host {
         first
     }
 
-    host_step!(
-        disks,
-        crate::layers::disks::source::DiskSample,
-        Disks,
-        Disks
-    );
-    host_step!(nfs, crate::layers::nfs::source::NfsSample, Nfs, Nfs);
-    host_step!(
-        cache,
-        crate::layers::cache::source::CacheSample,
-        Cache,
-        Cache
-    );
-    host_step!(nics, crate::layers::nics::source::NicSample, Nics, Nics);
+    host_step!(disks, crate::layers::disks::source::DiskSample, Disks);
+    host_step!(nfs, crate::layers::nfs::source::NfsSample, Nfs);
+    host_step!(cache, crate::layers::cache::source::CacheSample, Cache);
+    host_step!(nics, crate::layers::nics::source::NicSample, Nics);
 }

@@ -4,7 +4,7 @@
 use super::nfs::source_framed;
 use super::panel_block;
 use super::table::{self, Col, Item, Table, TableRow};
-use super::widgets::{Series, TimeAxis};
+use super::widgets::Series;
 use crate::app::App;
 use crate::app::cache::{CACHE_NODE_TABLE, FILE_HISTORY, FILE_TABLE, HOST_ENTITY, file_figure};
 use crate::app::cluster::CacheNodes;
@@ -101,7 +101,6 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     f.render_widget(Paragraph::new(figure_lines(t, &tick.figures)), figs);
 
     let n = app.host().cache.history.capacity();
-    let x = TimeAxis::of(&app.host().cache, &app.markers);
     // `scale` divides kB: 1024 for the MiB the first chart counts in.
     let s = |label, c: CacheCol, scale: f64, style| Series {
         label,
@@ -143,7 +142,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         ),
     ];
     let entity = (&app.host().cache, HOST_ENTITY);
-    super::history_charts(f, app, charts, entity, (Direction::Vertical, &specs), &x);
+    super::history_charts(f, app, charts, entity, (Direction::Vertical, &specs));
     draw_files(f, app, bottom)
 }
 
@@ -192,7 +191,7 @@ fn draw_nodes(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         sort,
     );
     let block = super::panel_block(title, t, true);
-    let Some(inner) = table::layer_frame(f, area, app, block, |h| &h.cache) else {
+    let Some(inner) = table::layer_frame::<CacheNodes>(f, area, app, block) else {
         return Drawn::default();
     };
     let mut cols: Vec<Col> = CACHE_NODE_TABLE
@@ -405,7 +404,6 @@ pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
         );
     }
     let n = app.host().cache.history.capacity();
-    let x = TimeAxis::of(&app.host().cache, &app.markers);
     let s = |label, c: FileCol, style| Series {
         label,
         values: FILE_HISTORY
@@ -431,7 +429,7 @@ pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
         ),
     ];
     let entity = (&app.host().cache, path);
-    super::history_charts(f, app, charts, entity, (Direction::Vertical, &specs), &x);
+    super::history_charts(f, app, charts, entity, (Direction::Vertical, &specs));
 }
 
 /// The host's cache figures the overview shows, as text.

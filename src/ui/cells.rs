@@ -3,7 +3,7 @@
 
 use super::panel_block;
 use super::table::{self, Col, TableRow};
-use super::widgets::{Series, TimeAxis};
+use super::widgets::Series;
 use crate::app::App;
 use crate::app::cells::{CELL_TABLE, CellView, DISK_GROUP, FLASH_GROUP, group_figure};
 use crate::app::layer::Layer;
@@ -511,7 +511,6 @@ fn group_charts<T: Clone>(
 ) {
     let t = &app.theme;
     let n = layer.history.capacity();
-    let x = TimeAxis::of(layer, &app.markers);
     let rows = Layout::vertical([Constraint::Ratio(1, 2); 2]).split(area);
     for ((entity, media, name), row) in [
         (DISK_GROUP, Media::Disk, "DISK"),
@@ -567,6 +566,6 @@ fn group_charts<T: Clone>(
             ),
         ];
         let specs = (Direction::Horizontal, &specs[..]);
-        super::history_charts(f, app, *row, (layer, entity), specs, &x);
+        super::history_charts(f, app, *row, (layer, entity), specs);
     }
 }

@@ -6,7 +6,7 @@
 use super::disks::{DeviceItem, device_cols, figure_cell};
 use super::panel_block;
 use super::table;
-use super::widgets::{Series, TimeAxis};
+use super::widgets::Series;
 use crate::app::App;
 use crate::app::layer::Layer;
 use crate::app::list::ListUi;
@@ -20,6 +20,10 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table};
+
+/// What a host's disk error line blames, in the panel and a device's
+/// detail.
+pub(crate) const DISK_SOURCE: &str = "disk source";
 
 /// Where a device's figures come from.
 pub struct Device<'a> {
@@ -35,7 +39,7 @@ impl<'a> Device<'a> {
     pub fn host(app: &'a App) -> Device<'a> {
         Device {
             layer: &app.host().disks,
-            source: "disk source",
+            source: DISK_SOURCE,
             cell_disk: None,
         }
     }
@@ -71,7 +75,6 @@ fn device_title(name: &str, dev: &Device, row: Option<&DiskRow>) -> String {
 fn draw_charts(f: &mut Frame, app: &App, area: Rect, name: &str, dev: &Device, row: &DiskRow) {
     let t = &app.theme;
     let n = dev.layer.history.capacity();
-    let x = TimeAxis::of(dev.layer, &app.markers);
     let mb = app.ui.units == Units::MB;
     let units = app.ui.units;
     let s = |label, c: DiskCol, style| Series {
@@ -123,7 +126,7 @@ fn draw_charts(f: &mut Frame, app: &App, area: Rect, name: &str, dev: &Device, r
         (util_title, "%", vec![s("%util", DiskCol::Util, t.accent)]),
     ];
     let entity = (dev.layer, name);
-    super::history_charts(f, app, area, entity, (Direction::Vertical, &specs), &x);
+    super::history_charts(f, app, area, entity, (Direction::Vertical, &specs));
 }
 
 /// Every iostat -x figure of the device now and, for a cell's device, its

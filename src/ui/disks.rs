@@ -43,19 +43,7 @@ fn disks_block(app: &App, shown: usize, total: usize) -> Block<'_> {
     }
     title.push(Span::raw(" "));
     let block = panel_block(Line::from(title), t, true);
-    if let Some(err) = app.host().disks.shown_error() {
-        block.title_bottom(Line::from(Span::styled(
-            format!(" disk source: {err} "),
-            t.crit,
-        )))
-    } else if let Some(bad) = app.host().disks.shown_rejected().first() {
-        block.title_bottom(Line::from(Span::styled(
-            format!(" rejected: {bad} "),
-            t.warn,
-        )))
-    } else {
-        block
-    }
+    super::nfs::with_source_state(block, &app.host().disks, super::detail::DISK_SOURCE, t)
 }
 
 /// A device's row: its name, its class and the figures of `cols`, each
@@ -107,9 +95,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         cols: &all,
         app,
     });
-    let total = table::total(app, |h| h.disks.tick().map_or(0, |t| t.rows.len()));
+    let total = table::total::<Disks>(app);
     let block = disks_block(app, rows.len(), total);
-    let Some(inner) = table::layer_frame(f, area, app, block, |h| &h.disks) else {
+    let Some(inner) = table::layer_frame::<Disks>(f, area, app, block) else {
         return Drawn::default();
     };
     let names = rows.iter().map(|r| r.row.row.display_name());

@@ -402,16 +402,15 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     f.render_widget(Paragraph::new(line), area);
 }
 
-/// [`widgets::charts`] of one entity's history; where the history budget
-/// refused the entity its rings, why there are none instead: empty charts
-/// would read as an entity doing nothing.
+/// [`widgets::charts`] of one entity's history, over its layer's time
+/// axis; where the history budget refused the entity its rings, why there
+/// are none instead: empty charts would read as an entity doing nothing.
 pub(crate) fn history_charts<T: Clone, S: AsRef<str>>(
     f: &mut Frame,
     app: &App,
     area: Rect,
     (layer, entity): (&crate::app::layer::Layer<T>, &str),
     (direction, specs): (ratatui::layout::Direction, &[widgets::ChartSpec<'_, '_, S>]),
-    x: &widgets::TimeAxis,
 ) {
     if layer.refused(entity) {
         let budget = crate::format::bytes(app.history_budget().limit() as u64);
@@ -424,7 +423,8 @@ pub(crate) fn history_charts<T: Clone, S: AsRef<str>>(
             area,
         );
     } else {
-        widgets::charts(f, area, direction, specs, x, &app.theme);
+        let x = widgets::TimeAxis::of(layer, &app.markers);
+        widgets::charts(f, area, direction, specs, &x, &app.theme);
     }
 }
 

@@ -2,8 +2,8 @@
 //! mount's detail: its charts and its operations.
 
 use super::panel_block;
-use super::table::{self, Col, Item, Table, TableRow};
-use super::widgets::{Series, TimeAxis};
+use super::table::{self, Col, Item, LayerPanel, Table, TableRow};
+use super::widgets::Series;
 use crate::app::App;
 use crate::app::cluster::Nfs;
 use crate::app::list::Drawn;
@@ -116,19 +116,20 @@ impl TableRow for Item<'_, NfsOpRow> {
     }
 }
 
+impl LayerPanel for Nfs {
+    const TITLE: &'static str = "Kernel NFS client";
+    const NOUN: &'static str = "mounts";
+    const NAME: &'static str = "Mount";
+    const SOURCE: &'static str = "mountstats";
+    fn header(col: usize) -> Option<&'static str> {
+        NFS_TABLE.get(col).map(|c| c.1)
+    }
+}
+
 pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let rows = table::layer_items::<Nfs>(app);
     let t = &app.theme;
-    let total = table::total(app, |h| h.nfs.tick().map_or(0, |k| k.rows.len()));
-    let sort = app.ui.nfs.sort_name(&NFS_TABLE, |c| c.1, "Mount");
-    let title = table::panel_title(
-        app,
-        "Kernel NFS client",
-        (rows.len(), total, "mounts"),
-        &app.ui.nfs,
-        sort,
-    );
-    let Some(inner) = table::layer_panel(f, area, app, title, |h| &h.nfs, "mountstats") else {
+    let Some((inner, total)) = table::layer_panel::<Nfs>(f, area, app, rows.len()) else {
         return Drawn::default();
     };
     if total == 0 {
@@ -176,7 +177,6 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
 fn draw_mount_charts(f: &mut Frame, app: &App, area: Rect, key: &str, row: &NfsRow) {
     let t = &app.theme;
     let n = app.host().nfs.history.capacity();
-    let x = TimeAxis::of(&app.host().nfs, &app.markers);
     // `i` indexes NFS_TABLE, whose order the history keeps.
     let s = |label, i: usize, style| Series {
         label,
@@ -203,7 +203,7 @@ fn draw_mount_charts(f: &mut Frame, app: &App, area: Rect, key: &str, row: &NfsR
         ),
     ];
     let entity = (&app.host().nfs, key);
-    super::history_charts(f, app, area, entity, (Direction::Vertical, &specs), &x);
+    super::history_charts(f, app, area, entity, (Direction::Vertical, &specs));
 }
 
 pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
@@ -223,7 +223,7 @@ pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
     parts.extend(row.proto.clone());
     parts.push(format!("mounted {}", crate::format::duration_s(row.age_s)));
     let title = super::title_of(&parts, area.width);
-    let inner = source_framed(f, area, title, (&app.host().nfs, "mountstats"), t);
+    let inner = source_framed(f, area, title, (&app.host().nfs, Nfs::SOURCE), t);
 
     let ops = app.nfs_ops(key);
     let ops_height = (ops.len() as u16 + 3).min(inner.height / 2).max(4);

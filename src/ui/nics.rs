@@ -3,8 +3,8 @@
 //! for a bond, its slaves.
 
 use super::nfs::source_framed;
-use super::table::{self, Col, Item, Table, TableRow};
-use super::widgets::{Series, TimeAxis};
+use super::table::{self, Col, Item, LayerPanel, Table, TableRow};
+use super::widgets::Series;
 use super::{level_style, panel_block};
 use crate::app::App;
 use crate::app::cluster::Nics;
@@ -121,19 +121,20 @@ fn bond_warnings(app: &App) -> Vec<String> {
         .collect()
 }
 
+impl LayerPanel for Nics {
+    const TITLE: &'static str = "NICs";
+    const NOUN: &'static str = "interfaces";
+    const NAME: &'static str = "Int";
+    const SOURCE: &'static str = "net";
+    fn header(col: usize) -> Option<&'static str> {
+        NIC_TABLE.get(col).map(|c| c.1)
+    }
+}
+
 pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let rows = table::layer_items::<Nics>(app);
     let t = &app.theme;
-    let total = table::total(app, |h| h.nics.tick().map_or(0, |k| k.rows.len()));
-    let sort = app.ui.nics.sort_name(&NIC_TABLE, |c| c.1, "Int");
-    let title = table::panel_title(
-        app,
-        "NICs",
-        (rows.len(), total, "interfaces"),
-        &app.ui.nics,
-        sort,
-    );
-    let Some(inner) = table::layer_panel(f, area, app, title, |h| &h.nics, "net") else {
+    let Some((inner, _)) = table::layer_panel::<Nics>(f, area, app, rows.len()) else {
         return Drawn::default();
     };
     let warnings = bond_warnings(app);
@@ -233,7 +234,7 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
         " {name} · {} · {} {} · {} ",
         facts[0].1, facts[2].1, facts[3].1, facts[1].1
     );
-    let inner = source_framed(f, area, title, (&app.host().nics, "net"), t);
+    let inner = source_framed(f, area, title, (&app.host().nics, Nics::SOURCE), t);
     let bond = app.bond(name);
     let bond_h = bond.map_or(0, |b| {
         (b.slaves.len() + b.warnings.len() + 4).min(inner.height as usize / 2) as u16
@@ -243,7 +244,6 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
     let [charts, now] = Layout::horizontal([Constraint::Min(0), Constraint::Length(28)]).areas(top);
 
     let n = app.host().nics.history.capacity();
-    let x = TimeAxis::of(&app.host().nics, &app.markers);
     let values = |fig: NicFig| app.host().nics.series(name, nic_index(fig), n);
     let s = |label, fig, style| Series {
         label,
@@ -283,7 +283,7 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
         ),
     ];
     let entity = (&app.host().nics, name);
-    super::history_charts(f, app, charts, entity, (Direction::Vertical, &specs), &x);
+    super::history_charts(f, app, charts, entity, (Direction::Vertical, &specs));
 
     let lines = now_lines(app, row, &facts);
     let now_block = panel_block(" now ", t, false);

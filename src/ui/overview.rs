@@ -3,10 +3,11 @@
 
 use super::disks::DeviceItem;
 use super::dnfs::PathForm;
-use super::table::Col;
+use super::table::{Col, LayerPanel};
 use super::widgets::sparkline;
 use super::{level_style, panel_block};
 use crate::app::App;
+use crate::app::cluster::{Nfs, Nics};
 use crate::app::state::{TOTAL_ENTITY, history_index};
 use crate::config::Units;
 use crate::format;
@@ -102,9 +103,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let h = app.host();
     let title = (" Page cache ", "page cache");
     host_box(f, app, cache, title, &h.cache, |k, _| cache_lines(app, k));
-    let title = (" Kernel NFS client ", "mountstats");
+    let title = (" Kernel NFS client ", Nfs::SOURCE);
     host_box(f, app, nfs, title, &h.nfs, |_, inner| nfs_lines(app, inner));
-    let title = (" Wire · NICs and bonds ", "net");
+    let title = (" Wire · NICs and bonds ", Nics::SOURCE);
     host_box(f, app, wire, title, &h.nics, |k, inner| {
         wire_lines(app, k, inner)
     });

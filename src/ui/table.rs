@@ -3,9 +3,9 @@
 use crate::app::App;
 use crate::app::cluster::Listed;
 use crate::app::host::HostLayers;
-use crate::app::layer::Layer;
 use crate::app::list::{Drawn, ListUi};
 use crate::format;
+use crate::layers::tick::Tick;
 use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -253,45 +253,80 @@ pub(crate) fn with_node_col<R>(
     frozen + 1
 }
 
-/// Rows of the hosts a layer's table draws from, before its filter.
-pub(crate) fn total(app: &App, count: impl Fn(&HostLayers) -> usize) -> usize {
-    app.shown_hosts().iter().map(|(_, h)| count(h)).sum()
+/// A tick of a layer of entities (disks, NICs, NFS mounts).
+pub(crate) trait Rows {
+    /// Its rows, before any is left out.
+    fn count(&self) -> usize;
 }
 
-/// A layer panel's frame and the room inside it, as [`layer_frame`]:
-/// one host's source error or rejected line at its bottom; the cluster's
-/// table leaves each node's to its own panel.
-pub(crate) fn layer_panel<T: Clone>(
+impl<R, T, X> Rows for Tick<R, T, X> {
+    fn count(&self) -> usize {
+        self.rows.len()
+    }
+}
+
+/// Rows of the hosts a layer's table draws from, before its filter.
+pub(crate) fn total<L: Listed<Tick: Rows>>(app: &App) -> usize {
+    let hosts = app.shown_hosts();
+    hosts
+        .iter()
+        .map(|(_, h)| L::layer(h).tick().map_or(0, Rows::count))
+        .sum()
+}
+
+/// What a host layer's panel says of its table in its frame: the panel,
+/// how many of the hosts' rows it shows and what it is sorted by above,
+/// one host's source error or rejected line below.
+pub(crate) trait LayerPanel: Listed<Tick: Rows> {
+    /// The panel's name in its title.
+    const TITLE: &'static str;
+    /// What its rows are ("7 of 9 interfaces").
+    const NOUN: &'static str;
+    /// The name column's header: what a sort by name is called.
+    const NAME: &'static str;
+    /// The source a host's error names ("mountstats: ...").
+    const SOURCE: &'static str;
+    /// The header of figure column `col`, as a sort by it is called.
+    fn header(col: usize) -> Option<&'static str>;
+}
+
+/// A host layer's panel titled as [`LayerPanel`] says with `shown` of
+/// its rows: the room inside its frame and the rows of the hosts it
+/// draws from, as [`layer_frame`] (none while it waits).
+pub(crate) fn layer_panel<L: LayerPanel>(
     f: &mut Frame,
     area: Rect,
     app: &App,
-    title: String,
-    layer: impl Fn(&HostLayers) -> &Layer<T>,
-    what: &str,
-) -> Option<Rect> {
+    shown: usize,
+) -> Option<(Rect, usize)> {
+    let total = total::<L>(app);
+    let list = L::list(&app.ui);
+    let sort = list.sort.and_then(L::header).unwrap_or(L::NAME);
+    let title = panel_title(app, L::TITLE, (shown, total, L::NOUN), list, sort);
     let block = super::panel_block(title, &app.theme, true);
+    // the cluster's table leaves each node's error to its own panel
     let block = if app.shows_cluster() {
         block
     } else {
-        super::nfs::with_source_state(block, layer(app.host()), what, &app.theme)
+        super::nfs::with_source_state(block, L::layer(app.host()), L::SOURCE, &app.theme)
     };
-    layer_frame(f, area, app, block, layer)
+    let inner = layer_frame::<L>(f, area, app, block)?;
+    Some((inner, total))
 }
 
 /// Draws a layer table's frame and gives the room inside it; none, with
 /// the waiting line there, while the layer has no figures yet on any host
 /// the table draws from (a stale node's old figures count: its table is
 /// empty, not waiting).
-pub(crate) fn layer_frame<T: Clone>(
+pub(crate) fn layer_frame<L: Listed>(
     f: &mut Frame,
     area: Rect,
     app: &App,
     block: Block,
-    layer: impl Fn(&HostLayers) -> &Layer<T>,
 ) -> Option<Rect> {
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let has = |h| layer(h).tick().is_some();
+    let has = |h: &HostLayers| L::layer(h).tick().is_some();
     let waiting = if app.shows_cluster() {
         !app.nodes.iter().any(|n| has(&n.layers))
     } else {

@@ -375,15 +375,16 @@ impl Delta for DiskDelta {
         self.wr_ticks = self.wr_ticks.saturating_add(other.wr_ticks);
         self.tot_ticks = self.tot_ticks.saturating_add(other.tot_ticks);
         self.rq_ticks = self.rq_ticks.saturating_add(other.rq_ticks);
-        self.discard = match (self.discard, other.discard) {
-            (Some(a), Some(b)) => Some(std::array::from_fn(|i| a[i].saturating_add(b[i]))),
-            _ => None,
-        };
-        self.flush = match (self.flush, other.flush) {
-            (Some(a), Some(b)) => Some([a[0].saturating_add(b[0]), a[1].saturating_add(b[1])]),
-            _ => None,
-        };
+        self.discard = both_added(self.discard, other.discard);
+        self.flush = both_added(self.flush, other.flush);
     }
+}
+
+/// Counters some devices have (discard, flush): summed only when both
+/// sides have them, as a total over devices is known only when each is.
+fn both_added<const N: usize>(a: Option<[u64; N]>, b: Option<[u64; N]>) -> Option<[u64; N]> {
+    let (a, b) = (a?, b?);
+    Some(std::array::from_fn(|i| a[i].saturating_add(b[i])))
 }
 
 /// The iostat -x figures of one device over one interval, in kB units.

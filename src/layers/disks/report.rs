@@ -63,8 +63,9 @@ fn width(c: DiskCol) -> usize {
     }
 }
 
+/// A figure as the reports print it: known and finite, in `units`.
 fn value(r: &DiskRow, c: DiskCol, units: Units) -> Option<f64> {
-    Some(units.scale(c, r.rates.and_then(|x| x.get(c))?))
+    Some(units.scale(c, r.rates.and_then(|x| x.get(c))?)).filter(|v| v.is_finite())
 }
 
 /// The header line of a text report.
@@ -88,10 +89,10 @@ pub fn text_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
         for c in &DISK_COLS {
             let w = width(c.col);
             match value(r, c.col, units) {
-                Some(v) if v.is_finite() => {
+                Some(v) => {
                     let _ = write!(s, " {v:>w$.2}");
                 }
-                _ => {
+                None => {
                     let _ = write!(s, " {UNKNOWN:>w$}");
                 }
             }
@@ -128,7 +129,7 @@ pub fn json_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
                 }
                 _ => c.def().json_key,
             };
-            let v = value(r, c, units).filter(|v| v.is_finite());
+            let v = value(r, c, units);
             let _ = write!(s, ", \"{key}\": {}", json_opt(v.map(|v| format!("{v:.2}"))));
         }
         let _ = writeln!(s, ", \"reset\": {}}}", r.reset);
@@ -159,7 +160,7 @@ pub fn csv_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
             r.class().label()
         );
         for c in &DISK_COLS {
-            let v = value(r, c.col, units).filter(|v| v.is_finite());
+            let v = value(r, c.col, units);
             let _ = write!(s, ",{}", v.map_or(String::new(), |v| format!("{v:.2}")));
         }
         let _ = writeln!(s, ",{}", r.reset);
