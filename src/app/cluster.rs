@@ -48,10 +48,15 @@ pub struct Nfs;
 /// The cluster's page cache table: a row per node, its host figures.
 pub struct CacheNodes;
 
-/// The list of the UI a table keeps its selection and sort in, named once
-/// for reading and for writing.
+/// Where a table lists from and keeps its selection and sort: the host
+/// layer (`host.$layer`, of ticks `$tick`) and the UI's list, each named
+/// once for reading and for writing.
 macro_rules! kept_in {
-    ($list:ident) => {
+    ($list:ident, $layer:ident: $tick:ty) => {
+        type Tick = $tick;
+        fn layer(host: &HostLayers) -> &Layer<$tick> {
+            &host.$layer
+        }
         fn list(ui: &UiState) -> &ListUi {
             &ui.$list
         }
@@ -63,11 +68,7 @@ macro_rules! kept_in {
 
 impl Listed for Disks {
     type Row = DiskRow;
-    kept_in!(disks);
-    type Tick = DiskTick;
-    fn layer(host: &HostLayers) -> &Layer<DiskTick> {
-        &host.disks
-    }
+    kept_in!(disks, disks: DiskTick);
     fn rows<'a>(app: &App, tick: &'a DiskTick) -> Vec<&'a DiskRow> {
         let (parts, all) = (app.ui.show_partitions, app.ui.show_all_devices);
         tick.rows.iter().filter(|r| r.shown(parts, all)).collect()
@@ -88,11 +89,7 @@ impl Listed for Disks {
 
 impl Listed for Nics {
     type Row = NicRow;
-    kept_in!(nics);
-    type Tick = NicTick;
-    fn layer(host: &HostLayers) -> &Layer<NicTick> {
-        &host.nics
-    }
+    kept_in!(nics, nics: NicTick);
     fn rows<'a>(app: &App, tick: &'a NicTick) -> Vec<&'a NicRow> {
         let all = app.ui.show_all_nics;
         tick.rows.iter().filter(|r| nic_listed(r, all)).collect()
@@ -113,11 +110,7 @@ impl Listed for Nics {
 
 impl Listed for Nfs {
     type Row = NfsRow;
-    kept_in!(nfs);
-    type Tick = NfsTick;
-    fn layer(host: &HostLayers) -> &Layer<NfsTick> {
-        &host.nfs
-    }
+    kept_in!(nfs, nfs: NfsTick);
     fn rows<'a>(_: &App, tick: &'a NfsTick) -> Vec<&'a NfsRow> {
         tick.rows.iter().collect()
     }
@@ -142,11 +135,7 @@ impl Listed for Nfs {
 /// and its node is what it is selected by.
 impl Listed for CacheNodes {
     type Row = CacheTick;
-    kept_in!(cache_nodes);
-    type Tick = CacheTick;
-    fn layer(host: &HostLayers) -> &Layer<CacheTick> {
-        &host.cache
-    }
+    kept_in!(cache_nodes, cache: CacheTick);
     fn rows<'a>(_: &App, tick: &'a CacheTick) -> Vec<&'a CacheTick> {
         vec![tick]
     }
