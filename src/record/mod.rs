@@ -10,6 +10,7 @@ pub mod lock;
 pub mod mark;
 pub mod reader;
 pub mod shape;
+mod syncer;
 pub mod writer;
 
 use std::path::{Path, PathBuf};

@@ -2,7 +2,8 @@
 //! write(2), so a kill -9 of strata loses at most the tick being written: the kernel
 //! holds the rest); once they span a minute the journal's ticks become one compressed chunk
 //! frame in the segment and the journal restarts. `sync_data` runs at most every
-//! [`SYNC_EVERY`], which bounds what a power cut (not a process kill) can lose.
+//! [`SYNC_EVERY`], on a thread of its own ([`Syncer`]), which bounds what a power cut
+//! (not a process kill) can lose; `close` syncs on the caller's thread.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -12,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::format::{self, FrameKind, SeriesDef, Tick, Value};
 use super::lock::{self, Existing};
+use super::syncer::Syncer;
 use super::{RecordError, journal_path};
 
 /// fsync is the expensive part of durability (milliseconds on a loaded disk, the very
@@ -39,10 +41,10 @@ pub struct RecordWriter {
     /// Bytes in the journal: its header and the ticks since.
     journal_len: u64,
     last_wall_ms: i64,
+    /// When a sync was last asked of `syncer`.
     last_sync: Instant,
-    /// `seg_len` at the last sync: a segment that has not grown since (it
-    /// grows a chunk a minute) is not synced again every few seconds.
-    synced_len: Option<u64>,
+    sync_every: Duration,
+    syncer: Syncer,
     closed: bool,
     /// None until the first chunk: the next chunk is then a key chunk.
     ctx: Option<format::ChunkContext>,
@@ -84,6 +86,7 @@ impl RecordWriter {
         };
         let jpath = journal_path(path);
         let journal = lock::open_private(&jpath)?;
+        let syncer = Syncer::start((&file, path), (&journal, &jpath))?;
         let mut w = RecordWriter {
             path: path.to_path_buf(),
             file,
@@ -97,7 +100,8 @@ impl RecordWriter {
             journal_len: 0,
             last_wall_ms: start_wall_ms,
             last_sync: Instant::now(),
-            synced_len: None,
+            sync_every: SYNC_EVERY,
+            syncer,
             closed: false,
             ctx: None,
             last_key_ms: None,
@@ -293,8 +297,11 @@ impl RecordWriter {
         if self.pending.len() >= format::MAX_TICKS_PER_CHUNK {
             self.flush()?;
         }
-        if self.last_sync.elapsed() >= SYNC_EVERY {
-            self.sync()?;
+        if let Some(e) = self.syncer.take_error() {
+            return Err(e);
+        }
+        if self.last_sync.elapsed() >= self.sync_every && self.syncer.request(self.seg_len) {
+            self.last_sync = Instant::now();
         }
         Ok(())
     }
@@ -332,6 +339,9 @@ impl RecordWriter {
             self.last_wall_ms,
             &[],
         ))?;
+        if let Some(e) = self.syncer.stop() {
+            return Err(e);
+        }
         self.sync()?;
         self.closed = true;
         std::fs::remove_file(&self.journal_path)
@@ -376,18 +386,23 @@ impl RecordWriter {
         Ok(())
     }
 
+    /// Syncs on this thread: at the start and at the close, where the
+    /// caller waits for the recording to be on disk.
     fn sync(&mut self) -> Result<(), RecordError> {
-        if self.synced_len != Some(self.seg_len) {
-            self.file
-                .sync_data()
-                .map_err(RecordError::io("sync", &self.path))?;
-            self.synced_len = Some(self.seg_len);
-        }
+        self.file
+            .sync_data()
+            .map_err(RecordError::io("sync", &self.path))?;
         self.journal
             .sync_data()
             .map_err(RecordError::io("sync", &self.journal_path))?;
         self.last_sync = Instant::now();
         Ok(())
+    }
+
+    /// Syncs asked of the sync thread as often as ticks come.
+    #[cfg(test)]
+    fn sync_every_tick(&mut self) {
+        self.sync_every = Duration::ZERO;
     }
 }
 
@@ -429,5 +444,38 @@ mod tests {
         assert_eq!(w.journal_len(), on_disk());
         w.push(4000, &[(0, Value::Counter(9))]).unwrap();
         assert_eq!(w.journal_len(), on_disk());
+    }
+
+    /// Syncs asked at every tick run on the sync thread while ticks go on
+    /// and chunks commit (the journal restarting under a sync); the close
+    /// waits for them, and every tick reads back.
+    #[test]
+    fn ticks_go_on_while_the_thread_syncs_and_all_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.strata");
+        let def = SeriesDef {
+            id: 0,
+            name: "n".into(),
+            kind: SeriesKind::Counter,
+        };
+        let mut w = RecordWriter::create(&path, 0, &[def]).unwrap();
+        w.sync_every_tick();
+        let n = 3 * format::MAX_TICKS_PER_CHUNK as i64 + 7;
+        for t in 0..n {
+            w.push(t * 1000, &[(0, Value::Counter(t as u64))]).unwrap();
+        }
+        let start = Instant::now();
+        while w.syncer.done() == 0 && start.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        assert!(w.syncer.done() > 0, "no sync ran on the thread");
+        w.close().unwrap();
+        let ticks = crate::record::RecordReader::open(&path)
+            .unwrap()
+            .read_all()
+            .ticks;
+        let times: Vec<i64> = ticks.iter().map(|t| t.wall_ms).collect();
+        assert_eq!(times, (0..n).map(|t| t * 1000).collect::<Vec<_>>());
+        assert!(!journal_path(&path).exists());
     }
 }
