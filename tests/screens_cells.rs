@@ -403,3 +403,45 @@ fn one_cell_charts_its_groups_from_its_own_history() {
     assert_line(&screen, "DISK IOPS", "r/s 1979.00");
     assert_line(&screen, "FLASH %util", "100.00");
 }
+
+/// A cell whose host key is refused has no figures: its view says the
+/// whole reason in its body, wrapped, where the border cut it at 80
+/// columns.
+#[test]
+fn a_refused_cell_says_its_whole_reason_at_80_columns() {
+    use strata::remote::error::OfferedKey;
+    use strata::remote::{HostKeyError, HostStatus};
+    let mut app = cells_app();
+    app.ingest_cell_event(CellEvent::Status {
+        cell: 2,
+        status: HostStatus::HostKeyRefused(HostKeyError::Unknown {
+            host: "cel03".into(),
+            port: 22,
+            offered: OfferedKey {
+                key_type: "ssh-ed25519".into(),
+                fingerprint: "SHA256:opVj9bzxHFKkKANvY".into(),
+            },
+            file: "/root/.ssh/known_hosts".into(),
+        }),
+    });
+    goto(&mut app, Panel::Cells);
+    for _ in 0..2 {
+        app.update(Action::Down);
+    }
+    app.update(Action::Enter);
+    assert_eq!(app.view(), &View::Cell(2));
+    let screen = render(&mut app, 80, 24);
+    let body: String = screen
+        .lines()
+        .map(|l| l.trim_matches(|c| c == '"' || c == '│' || c == ' '))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        body.contains("start strata with --accept-new-host-keys"),
+        "the reason is cut:\n{screen}"
+    );
+    assert!(
+        !screen.contains("waiting for the second sample"),
+        "{screen}"
+    );
+}

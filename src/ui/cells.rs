@@ -296,13 +296,19 @@ pub fn draw_cell(f: &mut Frame, app: &App, area: Rect, i: usize) -> Drawn {
     }
     title.push_str(&format!(" · {} ", state.label()));
     let mut block = panel_block(title, t, true);
-    if let Some(why) = state.reason().or_else(|| c.link.message.clone()) {
+    let why = state.reason().or_else(|| c.link.message.clone());
+    // Beside figures the reason is on the border; without any, the body
+    // has the room to say it whole (a host key's is longer than a border).
+    if let (Some(why), Some(_)) = (&why, &c.groups) {
         block = block.title_bottom(Line::from(Span::styled(format!(" {why} "), t.warn)));
     }
     let inner = block.inner(area);
     f.render_widget(block, area);
     let Some(groups) = c.groups.as_ref() else {
-        super::waiting(f, t, inner);
+        match why {
+            Some(why) => super::said(f, inner, why, t.warn),
+            None => super::waiting(f, t, inner),
+        }
         return Drawn::default();
     };
     let picked = app.ui.cell_group;

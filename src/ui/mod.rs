@@ -585,7 +585,7 @@ pub(crate) fn waiting_on(f: &mut Frame, app: &App, area: Rect, whole: bool) {
 
 /// `text` in `style` from the top of `area`, wrapped: a narrow box shows
 /// the whole of it.
-fn said(f: &mut Frame, area: Rect, text: String, style: Style) {
+pub(crate) fn said(f: &mut Frame, area: Rect, text: String, style: Style) {
     f.render_widget(
         Paragraph::new(Span::styled(text, style)).wrap(Wrap { trim: true }),
         area,
