@@ -611,8 +611,7 @@ fn a_nodes_files_say_fincore_on_the_node_its_cadence_and_age_or_why_not() {
 #[test]
 fn a_down_nodes_panels_say_why_not_waiting() {
     let mut app = nodes_app(2, 0);
-    let i = Panel::ALL.iter().position(|p| *p == Panel::Disks).unwrap();
-    app.update(Action::GotoPanel(i));
+    goto(&mut app, Panel::Disks);
     let cluster = render(&mut app, 80, 24);
     assert!(
         cluster.contains("no database node is connected (of 2 nodes)"),
@@ -637,8 +636,7 @@ fn a_down_nodes_panels_say_why_not_waiting() {
         "{overview}"
     );
     assert!(overview.contains("db02: unreachable"), "{overview}");
-    let nics = Panel::ALL.iter().position(|p| *p == Panel::Nics).unwrap();
-    app.update(Action::GotoPanel(nics));
+    goto(&mut app, Panel::Nics);
     let panel = render(&mut app, 80, 24);
     assert!(
         panel.contains("db02: db02:22: Connection refused (os error 111)"),

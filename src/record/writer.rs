@@ -421,18 +421,23 @@ mod tests {
     use super::*;
     use crate::record::SeriesKind;
 
+    /// A new recording at `path` of one counter, series 0.
+    fn one_counter(path: &Path) -> RecordWriter {
+        let def = SeriesDef {
+            id: 0,
+            name: "n".into(),
+            kind: SeriesKind::Counter,
+        };
+        RecordWriter::create(path, 0, &[def]).unwrap()
+    }
+
     /// The journal's length as the writer counts it is the file's, through
     /// ticks, a chunk's commit (which restarts the journal) and more ticks.
     #[test]
     fn the_journal_length_counted_is_the_files() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.strata");
-        let def = SeriesDef {
-            id: 0,
-            name: "n".into(),
-            kind: SeriesKind::Counter,
-        };
-        let mut w = RecordWriter::create(&path, 0, &[def]).unwrap();
+        let mut w = one_counter(&path);
         let on_disk = || std::fs::metadata(journal_path(&path)).unwrap().len();
         assert_eq!(w.journal_len(), on_disk());
         for t in 0..3 {
@@ -453,12 +458,7 @@ mod tests {
     fn ticks_go_on_while_the_thread_syncs_and_all_read_back() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.strata");
-        let def = SeriesDef {
-            id: 0,
-            name: "n".into(),
-            kind: SeriesKind::Counter,
-        };
-        let mut w = RecordWriter::create(&path, 0, &[def]).unwrap();
+        let mut w = one_counter(&path);
         w.sync_every_tick();
         let n = 3 * format::MAX_TICKS_PER_CHUNK as i64 + 7;
         for t in 0..n {
