@@ -477,3 +477,24 @@ fn the_scan_finds_cut_figures_and_passes_whole_ones() {
         assert_eq!(cuts(l), Vec::<String>::new(), "in {l:?}");
     }
 }
+
+/// A cluster and a database on short terminals: the database's floor of
+/// rows takes only what the cluster's box would scroll, never the rows of
+/// the storage box or the cluster's least.
+#[test]
+fn short_terminals_keep_every_box_of_the_cluster_overview() {
+    let mut app = rac_app();
+    for h in 17..=24 {
+        let screen = render(&mut app, 80, h);
+        for what in [
+            "┌ Database",
+            "IOPS",
+            "┌ Cluster",
+            "│ cluster",
+            "┌ Storage",
+            "no cells",
+        ] {
+            assert!(screen.contains(what), "80×{h}: no {what:?}\n{screen}");
+        }
+    }
+}

@@ -65,7 +65,13 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let spare = area
         .height
         .saturating_sub(wanted + wire_rows + storage_rows + 2);
-    let budget = usize::from(third.min(spare).max(floor.min(third)).max(1));
+    // the floor takes only rows the cluster's box would scroll, never its
+    // least nor the storage's
+    let least = area
+        .height
+        .saturating_sub(host_rows + wire_rows + storage_rows + 2);
+    let floor = floor.min(third).min(least);
+    let budget = usize::from(third.min(spare).max(floor).max(1));
     let mut db_lines = lines_in(PathForm::Aligned(inner_width));
     if super::widgets::wrapped_rows(&db_lines, inner_width) > budget {
         // cut, the aligned line-up would show names without their figures
