@@ -296,16 +296,18 @@ pub fn draw_cell(f: &mut Frame, app: &App, area: Rect, i: usize) -> Drawn {
     }
     title.push_str(&format!(" · {} ", state.label()));
     let mut block = panel_block(title, t, true);
-    let why = state.reason().or_else(|| c.link.message.clone());
-    // Beside figures the reason is on the border; without any, the body
-    // has the room to say it whole (a host key's is longer than a border).
-    if let (Some(why), Some(_)) = (&why, &c.groups) {
+    let reason = state.reason();
+    // Beside figures (or a live cell's wait for them) the reason or its
+    // last message is on the border; a cell down has the body to say its
+    // reason whole (a host key's is longer than a border).
+    let border = reason.clone().or_else(|| c.link.message.clone());
+    if let Some(why) = border.filter(|_| c.groups.is_some() || reason.is_none()) {
         block = block.title_bottom(Line::from(Span::styled(format!(" {why} "), t.warn)));
     }
     let inner = block.inner(area);
     f.render_widget(block, area);
     let Some(groups) = c.groups.as_ref() else {
-        match why {
+        match reason {
             Some(why) => super::said(f, inner, why, t.warn),
             None => super::waiting(f, t, inner),
         }
