@@ -833,7 +833,6 @@ impl App {
         self.ui.stack = vec![View::Panel(panel)];
     }
 
-    /// The node shown has stopped sending: its panels hold old figures.
     /// Why the node whose layers are shown has none: it is not
     /// connected, its status says why (`whole`: the whole sentence, else
     /// a word or two). `None` on this machine and on a connected node,
@@ -865,6 +864,7 @@ impl App {
                 .all(|n| !matches!(n.link.status, HostStatus::Live | HostStatus::Connecting))
     }
 
+    /// The node shown has stopped sending: its panels hold old figures.
     pub fn shown_node_stale(&self) -> bool {
         let interval_ms = crate::core::duration::interval_ms(self.interval_s);
         self.ui

@@ -52,6 +52,8 @@ pub struct Syncer {
     tx: Option<SyncSender<u64>>,
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
+    /// The segment's, to name a sync thread that ended abnormally.
+    path: PathBuf,
 }
 
 impl Syncer {
@@ -63,8 +65,8 @@ impl Syncer {
         let segment = Synced::of(segment, segment_path)?;
         let journal = Synced::of(journal, journal_path)?;
         let shared = Arc::new(Shared::default());
-        // One request waits at most: a second one while a sync is under way
-        // would only sync what that one does.
+        // `busy` lets no request in while a sync is under way (the writer
+        // asks again at its next tick), so one slot is all that is needed.
         let (tx, rx) = mpsc::sync_channel::<u64>(1);
         let on_thread = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
@@ -98,6 +100,7 @@ impl Syncer {
             tx: Some(tx),
             shared,
             thread: Some(thread),
+            path: segment_path.to_path_buf(),
         })
     }
 
@@ -132,12 +135,16 @@ impl Syncer {
     /// failure, if it failed.
     pub fn stop(&mut self) -> Option<RecordError> {
         self.tx = None;
-        if let Some(thread) = self.thread.take() {
-            // The thread only syncs and counts: it has nothing to panic on
-            // but a poisoned lock, which it reads through.
-            let _ = thread.join();
-        }
-        self.take_error()
+        let panicked = self.thread.take().is_some_and(|t| t.join().is_err());
+        self.take_error().or_else(|| {
+            // nothing in the thread panics; were it to, the syncs it was
+            // to do were not done, and the writer must hear of it
+            panicked.then(|| {
+                RecordError::io("sync", &self.path)(std::io::Error::other(
+                    "the sync thread panicked",
+                ))
+            })
+        })
     }
 
     /// Syncs the thread has done.

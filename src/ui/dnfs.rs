@@ -687,7 +687,8 @@ fn host_path_lines(t: &Theme, p: &PathLine, form: PathForm) -> Vec<Line<'static>
             t.warn,
         )));
     }
-    // compact: the line's colour says there is no mismatch
+    // compact: the line's colour says there is no mismatch, its "–" that
+    // there is nothing to compare
     if p.flags.is_empty() && form != PathForm::Compact {
         let said = if p.dnfs_mb_s.is_some() {
             "no mismatch between the layers"
