@@ -643,3 +643,26 @@ fn a_down_nodes_panels_say_why_not_waiting() {
         "{panel}"
     );
 }
+
+/// What a node's sampler writes on stderr (a shell's complaint, a command
+/// it lacks) is on its overview's host box, where its figures go on.
+#[test]
+fn a_nodes_stderr_is_on_its_overview() {
+    let mut app = cluster_app();
+    node(
+        &mut app,
+        0,
+        NodeInput::Stderr("sh: 1: fincore: not found\n".into()),
+    );
+    app.update(Action::CycleNode);
+    let screen = render(&mut app, 100, 30);
+    assert!(screen.contains("node db01"), "{screen}");
+    assert!(
+        screen.contains(" stderr: sh: 1: fincore: not found "),
+        "{screen}"
+    );
+    app.update(Action::CycleNode);
+    let other = render(&mut app, 100, 30);
+    assert!(other.contains("node db02"), "{other}");
+    assert!(!other.contains("stderr:"), "{other}");
+}

@@ -854,6 +854,13 @@ impl App {
         }
     }
 
+    /// What the node shown last wrote on stderr (its sampler's shell, a
+    /// command it runs), if anything.
+    pub fn shown_node_message(&self) -> Option<&str> {
+        let n = self.ui.node.and_then(|i| self.nodes.get(i))?;
+        n.link.message.as_deref()
+    }
+
     /// Every database node is down (none connected): the cluster's tables
     /// have nothing to wait for.
     pub fn no_node_connected(&self) -> bool {

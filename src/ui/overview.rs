@@ -453,7 +453,14 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
         " Host · block devices ({}) ",
         format::count(counted, "disk", "disks")
     );
-    let inner = super::framed(f, area, title, t, true);
+    let mut block = panel_block(title, t, true);
+    // a node's stderr is nowhere else on its screens
+    if let Some(said) = app.shown_node_message() {
+        let said = format!(" stderr: {said} ");
+        block = block.title_bottom(Line::from(Span::styled(said, t.warn)));
+    }
+    let inner = block.inner(area);
+    f.render_widget(block, area);
     if let Some(err) = app.host().disks.shown_error() {
         super::say(f, inner, format!("disk source: {err}"), t.crit);
         return;
