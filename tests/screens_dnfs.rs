@@ -145,6 +145,20 @@ fn a_database_without_client_says_dpi_1047_where_and_how() {
     assert!(screen.contains("DPI-1047"), "{screen}");
     assert!(screen.contains("Instant Client"), "{screen}");
     insta::assert_snapshot!("dnfs_client_missing_150x24", screen);
+    // at 80 columns the reason wraps to ten rows: all of them are there,
+    // its fix to the last word (six rows once cut it short)
+    let narrow = render(&d, &ui, 80, 24);
+    let text: String = narrow
+        .lines()
+        .map(|l| l.trim_matches(|c| c == '"' || c == '│' || c == ' '))
+        .collect::<Vec<_>>()
+        .join(" ");
+    for part in [
+        "the ld.so cache and /lib, /usr/lib.",
+        "register it with ldconfig.",
+    ] {
+        assert!(text.contains(part), "{part:?} cut:\n{narrow}");
+    }
 }
 
 #[test]

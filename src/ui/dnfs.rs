@@ -226,11 +226,10 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
         .map_or(0, |l| super::widgets::wrapped_rows(l, inner_w) as u16 + 2);
     let (charts, path_area) = if path_h > 0 && rest.height >= path_h + CHARTS_MIN {
         // right under the charts or the reason
-        let above = match dnfs.list.get(ui.selected) {
-            Some(db) if db.reason().is_some() => REASON_ROWS,
-            _ => CHARTS_ROWS,
-        }
-        .min(rest.height - path_h);
+        let reason = dnfs.list.get(ui.selected).and_then(|db| reason(t, db));
+        let above = reason
+            .map_or(CHARTS_ROWS, |p| p.line_count(rest.width) as u16)
+            .min(rest.height - path_h);
         let [c, p, _] = Layout::vertical([
             Constraint::Length(above),
             Constraint::Length(path_h),
@@ -255,8 +254,23 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
 const CHARTS_MIN: u16 = 10;
 /// The most rows the charts of an entity take.
 const CHARTS_ROWS: u16 = 12;
-/// The rows of why an entity has no charts.
-const REASON_ROWS: u16 = 6;
+
+/// Why a database has no charts, wrapped: its state, then each part of
+/// its reason (a missing client's says where it looked).
+fn reason<'a>(t: &Theme, db: &DbView) -> Option<Paragraph<'a>> {
+    let reason = db.reason()?;
+    let lines: Vec<Line> = std::iter::once(Line::from(Span::styled(
+        format!("{}: {}", db.target.label, db.state_label(0, i64::MAX / 4)),
+        status_style(t, &db.status),
+    )))
+    .chain(
+        reason
+            .split(" | ")
+            .map(|p| Line::from(Span::styled(p.to_string(), t.base))),
+    )
+    .collect();
+    Some(Paragraph::new(lines).wrap(Wrap { trim: true }))
+}
 
 /// The charts of an entity's IOPS and MB/s, or why there are none;
 /// `now` is the entity's figures as its line prints them, for the titles.
@@ -269,20 +283,8 @@ fn history_or_reason(
     now: Option<&Figures>,
 ) {
     let (t, marks) = (cx.t, cx.marks);
-    if let Some(reason) = db.reason() {
-        let [why, _] =
-            Layout::vertical([Constraint::Length(REASON_ROWS), Constraint::Min(0)]).areas(area);
-        let lines: Vec<Line> = std::iter::once(Line::from(Span::styled(
-            format!("{}: {}", db.target.label, db.state_label(0, i64::MAX / 4)),
-            status_style(t, &db.status),
-        )))
-        .chain(
-            reason
-                .split(" | ")
-                .map(|p| Line::from(Span::styled(p.to_string(), t.base))),
-        )
-        .collect();
-        f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), why);
+    if let Some(why) = reason(t, db) {
+        f.render_widget(why, area);
         return;
     }
     if area.height < 6 {
