@@ -70,11 +70,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let w = 80.min(area.width);
     let inner_w = usize::from(w.saturating_sub(2)).max(1);
     // wrapped rows of each line, so a long path is not cut off
-    let mut rows = super::widgets::wrapped_rows(&lines, inner_w);
-    if lines.iter().any(|l| l.width() > inner_w) {
-        // word wrapping may break earlier than the width
-        rows += 1;
-    }
+    let rows = super::widgets::wrapped_rows(&lines, inner_w);
     let h = (rows as u16 + 2).min(area.height);
     let rect = super::widgets::centered(area, w, h);
     f.render_widget(Clear, rect);

@@ -474,16 +474,28 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     )
 }
 
-/// The rows `lines` take when each is cut into rows of `width` cells (an
-/// empty line takes one).
+/// The rows `lines` take in a paragraph `width` cells wide that wraps
+/// them at words (`Wrap { trim: false }`, as every caller draws them): a
+/// word carried to the next row can take a row more than cutting would.
 pub fn wrapped_rows(lines: &[Line], width: usize) -> usize {
-    let w = width.max(1);
-    lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum()
+    let w = u16::try_from(width.max(1)).unwrap_or(u16::MAX);
+    ratatui::widgets::Paragraph::new(lines.to_vec())
+        .wrap(ratatui::widgets::Wrap { trim: false })
+        .line_count(w)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Three six-letter words in ten columns: twenty cells cut into two
+    /// rows, but a paragraph wraps them at words into three.
+    #[test]
+    fn wrapped_rows_counts_rows_as_words_wrap() {
+        let lines = [Line::raw("aaaaaa bbbbbb cccccc"), Line::raw("")];
+        assert_eq!(wrapped_rows(&lines, 10), 4);
+        assert_eq!(wrapped_rows(&lines, 20), 2);
+    }
 
     #[test]
     fn a_title_names_its_figure_once_and_the_axis_says_its_top() {
