@@ -404,9 +404,9 @@ fn one_cell_charts_its_groups_from_its_own_history() {
     assert_line(&screen, "FLASH %util", "100.00");
 }
 
-/// A cell whose host key is refused has no figures: its view says the
-/// whole reason in its body, wrapped, where the border cut it at 80
-/// columns.
+/// A cell whose host key is refused has no figures: the cells panel's
+/// note under the table and its view's body say the whole reason,
+/// wrapped, where one row and the border cut it at 80 columns.
 #[test]
 fn a_refused_cell_says_its_whole_reason_at_80_columns() {
     use strata::remote::error::OfferedKey;
@@ -425,19 +425,27 @@ fn a_refused_cell_says_its_whole_reason_at_80_columns() {
         }),
     });
     goto(&mut app, Panel::Cells);
+    let text = |screen: &str| -> String {
+        screen
+            .lines()
+            .map(|l| l.trim_matches(|c| c == '"' || c == '│' || c == ' '))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     for _ in 0..2 {
         app.update(Action::Down);
     }
+    // the panel's note under the table, the cell selected
+    let panel = render(&mut app, 80, 24);
+    assert!(
+        text(&panel).contains("start strata with --accept-new-host-keys"),
+        "the note is cut:\n{panel}"
+    );
     app.update(Action::Enter);
     assert_eq!(app.view(), &View::Cell(2));
     let screen = render(&mut app, 80, 24);
-    let body: String = screen
-        .lines()
-        .map(|l| l.trim_matches(|c| c == '"' || c == '│' || c == ' '))
-        .collect::<Vec<_>>()
-        .join(" ");
     assert!(
-        body.contains("start strata with --accept-new-host-keys"),
+        text(&screen).contains("start strata with --accept-new-host-keys"),
         "the reason is cut:\n{screen}"
     );
     assert!(

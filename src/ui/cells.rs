@@ -23,7 +23,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph};
+use ratatui::widgets::{Cell, Paragraph, Wrap};
 
 fn state_style(t: &Theme, s: &LinkState) -> Style {
     match s {
@@ -167,40 +167,6 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         return Drawn::default();
     };
     let all = app.cells.all(app.now_ms);
-    let top_h = 5u16.min(inner.height / 2);
-    // the charts take what the table leaves, when that is enough for them
-    let spare = inner
-        .height
-        .saturating_sub(top_h + 1 + rows.len() as u16 + 1 + 1);
-    let charts_h = if spare >= CHARTS_HEIGHT { spare } else { 0 };
-    let [top, charts, _, table_area, bottom] = Layout::vertical([
-        Constraint::Length(top_h),
-        Constraint::Length(charts_h),
-        Constraint::Length(1),
-        Constraint::Min(0),
-        Constraint::Length(1),
-    ])
-    .areas(inner);
-    if charts_h > 0 {
-        group_charts(f, app, charts, (&app.cells.history, &all.groups));
-    }
-    let mut lines = group_lines(t, &all.groups, "all cells", top.width);
-    lines.push(Line::from(Span::styled(
-        format!(
-            "{} · rates added, awaits weighted by requests, %util averaged over the disks",
-            counted(&all)
-        ),
-        t.muted,
-    )));
-    f.render_widget(Paragraph::new(lines), top);
-
-    let lw = table::name_width(
-        rows.iter()
-            .map(|&i| app.cells.list[i].link.target.label.as_str()),
-        "Cell",
-    );
-    let mut cols = vec![Col::text("Cell", lw), Col::text("State", 16)];
-    cols.extend(CELL_TABLE.iter().map(|(_, h)| Col::figure(*h)));
     let (now, itv) = (app.now_ms, app.cells.interval_ms);
     let items: Vec<CellItem> = rows
         .iter()
@@ -210,20 +176,79 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             CellItem { i, c, state, app }
         })
         .collect();
-    let drawn = table::Table::new(cols, 2, &app.ui.cells).draw(f, table_area, t, &items);
-    // why the selected cell is not live, or what it said
+    // why the selected cell is not live, or what it said: whole, on as
+    // many rows as it wraps to (a host key's takes three at 80 columns)
     let selected = app.ui.cells.index(items.iter().map(TableRow::key));
     let note = items.get(selected).and_then(|c| {
         let why = c.state.reason().or_else(|| c.c.link.message.clone())?;
-        Some(format!("{}: {why}", c.c.link.target.label))
+        Some(Line::from(Span::styled(
+            format!("{}: {why}", c.c.link.target.label),
+            t.muted,
+        )))
     });
-    let legend = note.unwrap_or_else(|| {
-        "D = DISK (hard disks), F = FLASH (not rotational) · rates over each cell's own clock"
-            .to_string()
+    let bottom_h = note.as_ref().map_or(1, |l| {
+        super::widgets::wrapped_rows(std::slice::from_ref(l), usize::from(inner.width))
+            .clamp(1, NOTE_ROWS) as u16
     });
-    super::say(f, bottom, legend, t.muted);
+    let top_h = 5u16.min(inner.height / 2);
+    // the charts take what the table leaves, when that is enough for them
+    let spare = inner
+        .height
+        .saturating_sub(top_h + 1 + rows.len() as u16 + 1 + bottom_h);
+    let charts_h = if spare >= CHARTS_HEIGHT { spare } else { 0 };
+    let [top, charts, _, table_area, bottom] = Layout::vertical([
+        Constraint::Length(top_h),
+        Constraint::Length(charts_h),
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(bottom_h),
+    ])
+    .areas(inner);
+    if charts_h > 0 {
+        group_charts(f, app, charts, (&app.cells.history, &all.groups));
+    }
+    let mut lines = group_lines(t, &all.groups, "all cells", top.width);
+    // what does not fit is left out whole, the count first
+    lines.extend(super::widgets::whole_spans(
+        vec![Line::from(
+            [
+                counted(&all),
+                " · rates added, awaits weighted by requests".to_string(),
+                ", %util averaged over the disks".to_string(),
+            ]
+            .map(|s| Span::styled(s, t.muted))
+            .to_vec(),
+        )],
+        top.width,
+    ));
+    f.render_widget(Paragraph::new(lines), top);
+
+    let lw = table::name_width(
+        rows.iter()
+            .map(|&i| app.cells.list[i].link.target.label.as_str()),
+        "Cell",
+    );
+    let mut cols = vec![Col::text("Cell", lw), Col::text("State", 16)];
+    cols.extend(CELL_TABLE.iter().map(|(_, h)| Col::figure(*h)));
+    let drawn = table::Table::new(cols, 2, &app.ui.cells).draw(f, table_area, t, &items);
+    match note {
+        Some(note) => f.render_widget(Paragraph::new(note).wrap(Wrap { trim: false }), bottom),
+        None => {
+            let legend = [
+                "D = DISK (hard disks), F = FLASH (not rotational)",
+                " · rates over each cell's own clock",
+            ]
+            .map(|s| Span::styled(s, t.muted));
+            let legend =
+                super::widgets::whole_spans(vec![Line::from(legend.to_vec())], bottom.width);
+            f.render_widget(Paragraph::new(legend), bottom);
+        }
+    }
     drawn
 }
+
+/// The most rows the selected cell's reason takes under the table.
+const NOTE_ROWS: usize = 4;
 
 /// The cellcli figures of each cell disk the cell view lists: the
 /// combined rates and latencies, then the small and large request rates.
