@@ -153,6 +153,12 @@ fn a_database_without_client_says_dpi_1047_where_and_how() {
         .map(|l| l.trim_matches(|c| c == '"' || c == '│' || c == ' '))
         .collect::<Vec<_>>()
         .join(" ");
+    // the list's columns that 80 columns leave out are named
+    assert!(!screen.contains("not shown"), "{screen}");
+    assert!(
+        narrow.contains("not shown: w/s, rMB/s, wMB/s, avg kB: 34 columns more"),
+        "{narrow}"
+    );
     for part in [
         "the ld.so cache and /lib, /usr/lib.",
         "register it with ldconfig.",

@@ -38,6 +38,22 @@ fn status_style(t: &Theme, s: &DbStatus) -> Style {
     }
 }
 
+/// What a list `width` columns wide leaves out of its figure columns
+/// after a name `name_w` wide (each column is dropped whole), then how to
+/// see them; `None` when all fit.
+fn dropped_columns(name_w: usize, width: usize) -> Option<[String; 2]> {
+    let fit = width.saturating_sub(name_w) / (W + 1);
+    let left_out: Vec<&str> = DNFS_COLS.iter().skip(fit).map(|c| c.header).collect();
+    if left_out.is_empty() {
+        return None;
+    }
+    let more = name_w + DNFS_COLS.len() * (W + 1) - width;
+    Some([
+        format!("not shown: {}", left_out.join(", ")),
+        format!(": {more} columns more, or a [[db]] label"),
+    ])
+}
+
 /// The header over [`figures_spans`], a span a column as they are, so
 /// that a narrow screen drops the same columns of both.
 fn figures_header(t: &Theme, first: &str, lw: usize, extra: &str) -> Line<'static> {
@@ -208,6 +224,9 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
             }
         }
         lines.push(Line::from(spans));
+    }
+    if let Some(note) = dropped_columns(lw + 18, usize::from(area.width)) {
+        lines.push(Line::from(note.map(|s| Span::styled(s, t.muted)).to_vec()));
     }
     let list_h = lines.len() as u16 + 1;
     let [top, rest] =
