@@ -410,10 +410,16 @@ impl App {
         }
     }
 
+    /// The node `n` chose, whose layers the panels show; `None`: this
+    /// machine, or the cluster.
+    pub fn shown_node(&self) -> Option<&NodeState> {
+        self.ui.node.and_then(|i| self.nodes.get(i))
+    }
+
     /// The host whose layers the panels show: the node `n` chose, else
     /// this machine.
     pub fn host(&self) -> &HostLayers {
-        match self.ui.node.and_then(|i| self.nodes.get(i)) {
+        match self.shown_node() {
             Some(n) => &n.layers,
             None => &self.local,
         }
@@ -838,7 +844,7 @@ impl App {
     /// a word or two). `None` on this machine and on a connected node,
     /// whose figures come with its second sample.
     pub fn shown_node_down(&self, whole: bool) -> Option<String> {
-        let n = self.ui.node.and_then(|i| self.nodes.get(i))?;
+        let n = self.shown_node()?;
         let label = n.link.target.label();
         match &n.link.status {
             HostStatus::Live => None,
@@ -857,7 +863,7 @@ impl App {
     /// What the node shown last wrote on stderr (its sampler's shell, a
     /// command it runs), if anything.
     pub fn shown_node_message(&self) -> Option<&str> {
-        let n = self.ui.node.and_then(|i| self.nodes.get(i))?;
+        let n = self.shown_node()?;
         n.link.message.as_deref()
     }
 
@@ -874,9 +880,7 @@ impl App {
     /// The node shown has stopped sending: its panels hold old figures.
     pub fn shown_node_stale(&self) -> bool {
         let interval_ms = crate::core::duration::interval_ms(self.interval_s);
-        self.ui
-            .node
-            .and_then(|i| self.nodes.get(i))
+        self.shown_node()
             .is_some_and(|n| !n.link.is_current(self.now_ms, interval_ms))
     }
 

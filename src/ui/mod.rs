@@ -274,7 +274,7 @@ fn shown_host(app: &App) -> String {
     if app.nodes.is_empty() {
         return app.host.hostname.clone();
     }
-    match app.ui.node.and_then(|i| app.nodes.get(i)) {
+    match app.shown_node() {
         Some(n) => format!("node {}", n.link.target.label()),
         None => format!("cluster of {}", app.nodes.len()),
     }
@@ -287,7 +287,7 @@ pub fn breadcrumb(app: &App) -> Vec<String> {
             .and_then(|t| t.rows.iter().find(|r| r.name == n))
             .map_or(n.to_string(), |r| r.display_name().to_string())
     };
-    let host = (!app.nodes.is_empty()).then(|| match app.ui.node.and_then(|i| app.nodes.get(i)) {
+    let host = (!app.nodes.is_empty()).then(|| match app.shown_node() {
         Some(n) => n.link.target.label().to_string(),
         None => "cluster".to_string(),
     });
