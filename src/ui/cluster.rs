@@ -232,28 +232,28 @@ fn name_width(rows: &[ClusterRow], total: &ClusterRow) -> u16 {
         .min(20) as u16
 }
 
-/// The height the box needs at `width` to show every node's row, its
-/// borders included (its charts take what is left over).
-pub fn rows_wanted(app: &App, width: u16) -> u16 {
-    let (rows, total) = app.cluster_rows();
+/// The height the box needs at `width` to show every node's row
+/// (`App::cluster_rows`), its borders included (its charts take what is
+/// left over).
+pub fn rows_wanted((rows, total): (&[ClusterRow], &ClusterRow), width: u16) -> u16 {
     let inner_width = width.saturating_sub(2);
     // tall enough for two lines a row, if the width asks for them
-    let fit = Fit::choose(inner_width, u16::MAX, name_width(&rows, &total));
+    let fit = Fit::choose(inner_width, u16::MAX, name_width(rows, total));
     let nodes: u16 = rows.iter().map(|r| fit.row_lines(r)).sum();
-    2 + fit.lines() + fit.row_lines(&total) + nodes
+    2 + fit.lines() + fit.row_lines(total) + nodes
 }
 
-pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+/// The box of `App::cluster_rows`' lines and the cluster's charts.
+pub fn draw(f: &mut Frame, app: &App, area: Rect, (rows, total): (&[ClusterRow], &ClusterRow)) {
     let t = &app.theme;
-    let (rows, total) = app.cluster_rows();
     let live = rows.iter().filter(|r| r.shown == NodeShown::Live).count();
     let inner = panel_block(String::new(), t, true).inner(area);
-    let name_w = name_width(&rows, &total);
+    let name_w = name_width(rows, total);
     let fit = Fit::choose(inner.width, inner.height, name_w);
     let room = inner
         .height
-        .saturating_sub(fit.lines() + fit.row_lines(&total));
-    let shown = shown_nodes(&fit, &rows, app.ui.cluster_selected, room);
+        .saturating_sub(fit.lines() + fit.row_lines(total));
+    let shown = shown_nodes(&fit, rows, app.ui.cluster_selected, room);
     let scrolled = if shown.len() < rows.len() {
         format!(" · {}–{} shown", shown.start + 1, shown.end)
     } else {
@@ -264,7 +264,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         format::count(rows.len(), "node", "nodes")
     );
     f.render_widget(panel_block(title, t, true), area);
-    let busiest = busiest_node(&rows);
+    let busiest = busiest_node(rows);
     let series = app.cluster_series();
     let spark_x = fit.spark_x();
     let spark_room = inner.width.saturating_sub(spark_x);
@@ -274,7 +274,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         &fit,
         shown_rows,
         shown.start,
-        &total,
+        total,
         busiest,
         spark_room,
     );
@@ -282,7 +282,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     // Each row's last line, from the panel's top: the cluster's, then the
     // nodes'.
     let mut used = fit.lines();
-    let last_lines: Vec<u16> = std::iter::once(&total)
+    let last_lines: Vec<u16> = std::iter::once(total)
         .chain(shown_rows)
         .map(|r| {
             used += fit.row_lines(r);
@@ -326,7 +326,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         ..inner
     };
     let node = busiest.and_then(|i| Some((rows.get(i)?, i)));
-    draw_charts(f, app, charts, (&series, &total), node);
+    draw_charts(f, app, charts, (&series, total), node);
 }
 
 /// The header, the cluster's row and those of `rows` (the nodes from

@@ -51,8 +51,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let storage_rows = if app.cells.list.is_empty() { 3 } else { 6 };
     // The cluster's box takes the host's and the wire's room; it asks for
     // a row per node, the databases keep their floor.
-    let (host_rows, wire_rows, wanted, floor) = if app.shows_cluster() {
-        let wanted = super::cluster::rows_wanted(app, area.width).max(CLUSTER_ROWS);
+    let cluster = app.shows_cluster().then(|| app.cluster_rows());
+    let (host_rows, wire_rows, wanted, floor) = if let Some((rows, total)) = &cluster {
+        let wanted = super::cluster::rows_wanted((rows, total), area.width).max(CLUSTER_ROWS);
         (CLUSTER_ROWS, 0, wanted, DB_FLOOR)
     } else {
         (HOST_ROWS, WIRE_ROWS, HOST_ROWS, 1)
@@ -73,13 +74,13 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let floor = floor.min(third).min(least);
     let budget = usize::from(third.min(spare).max(floor).max(1));
     let mut db_lines = lines_in(PathForm::Aligned(inner_width));
-    if super::widgets::wrapped_rows(&db_lines, inner_width) > budget {
+    let mut wrapped = super::widgets::wrapped_rows(&db_lines, inner_width);
+    if wrapped > budget {
         // cut, the aligned line-up would show names without their figures
         db_lines = lines_in(PathForm::Compact);
+        wrapped = super::widgets::wrapped_rows(&db_lines, inner_width);
     }
-    let db_rows = super::widgets::wrapped_rows(&db_lines, inner_width)
-        .min(budget)
-        .max(1) as u16;
+    let db_rows = wrapped.min(budget).max(1) as u16;
     let [db, host, wire, storage] = Layout::vertical([
         Constraint::Length(db_rows + 2),
         Constraint::Min(host_rows),
@@ -95,9 +96,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         db,
     );
     // On a jump host the cluster is the host layer; `n` shows one node.
-    if app.shows_cluster() {
+    if let Some((rows, total)) = &cluster {
         // its layout gave the wire no rows
-        super::cluster::draw(f, app, host);
+        super::cluster::draw(f, app, host, (rows, total));
         draw_storage(f, app, storage);
         return;
     }
