@@ -194,7 +194,9 @@ impl Ctx<'_> {
 fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
     let Ctx { t, dnfs, ui, .. } = *cx;
     let lw = widest(dnfs.list.iter().map(|d| d.target.label.as_str()), 8);
-    let mut lines = vec![figures_header(t, "Database", lw + 18, "  inst  channels")];
+    // the name and its state column
+    let name_w = lw + 18;
+    let mut lines = vec![figures_header(t, "Database", name_w, "  inst  channels")];
     for (i, db) in dnfs.list.iter().enumerate() {
         let state = cx.state_label(db);
         let tick = cx.current(db);
@@ -225,7 +227,7 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
         }
         lines.push(Line::from(spans));
     }
-    if let Some(note) = dropped_columns(lw + 18, usize::from(area.width)) {
+    if let Some(note) = dropped_columns(name_w, usize::from(area.width)) {
         lines.push(Line::from(note.map(|s| Span::styled(s, t.muted)).to_vec()));
     }
     let list_h = lines.len() as u16 + 1;
