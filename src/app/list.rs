@@ -3,6 +3,24 @@
 
 use std::cmp::Ordering;
 
+/// Index of `selected` among `names`; the first when it is gone.
+pub fn index_of<'a>(selected: Option<&str>, names: impl IntoIterator<Item = &'a str>) -> usize {
+    selected
+        .and_then(|s| names.into_iter().position(|n| n == s))
+        .unwrap_or(0)
+}
+
+/// Moves `selected` by `delta` rows among `names`, clamped to them; a
+/// selection kept by name outside a [`ListUi`] (a disk's parts) steps so too.
+pub fn step_selected<S: AsRef<str>>(selected: &mut Option<String>, names: &[S], delta: isize) {
+    if names.is_empty() {
+        return;
+    }
+    let i = index_of(selected.as_deref(), names.iter().map(AsRef::as_ref)) as isize;
+    let j = i.saturating_add(delta).clamp(0, names.len() as isize - 1) as usize;
+    *selected = Some(names[j].as_ref().to_string());
+}
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListUi {
     /// Name of the selected row.
@@ -28,10 +46,7 @@ impl ListUi {
 
     /// Index of the selected row among `names`; the first when it is gone.
     pub fn index<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> usize {
-        self.selected
-            .as_deref()
-            .and_then(|s| names.into_iter().position(|n| n == s))
-            .unwrap_or(0)
+        index_of(self.selected.as_deref(), names)
     }
 
     /// What the rows are sorted by: the `header` of the column of `cols`
@@ -47,12 +62,7 @@ impl ListUi {
 
     /// Moves the selection by `delta` rows, clamped to the table.
     pub fn step<S: AsRef<str>>(&mut self, names: &[S], delta: isize) {
-        if names.is_empty() {
-            return;
-        }
-        let i = self.index(names.iter().map(AsRef::as_ref)) as isize;
-        let j = i.saturating_add(delta).clamp(0, names.len() as isize - 1) as usize;
-        self.selected = Some(names[j].as_ref().to_string());
+        step_selected(&mut self.selected, names, delta);
     }
 
     /// Enter on the table: the row the selection is on among `names` (the

@@ -6,7 +6,7 @@ use super::cells::{CELL_TABLE, Cells};
 use super::cluster::{CacheNodes, Disks, Nfs, Nics};
 use super::host::{HostLayers, NodeState};
 use super::layer::Layer;
-use super::list::ListUi;
+use super::list::{self, ListUi};
 use super::nfs::NFS_TABLE;
 use super::nics::{NIC_TABLE, WIRE_ENTITY};
 use crate::config::{Config, Units};
@@ -559,11 +559,10 @@ impl App {
     /// Index of the selected part among `parts`; the first when the
     /// selected one is gone.
     pub fn part_index(&self, parts: &[&DiskRow]) -> usize {
-        self.ui
-            .part_selected
-            .as_ref()
-            .and_then(|s| parts.iter().position(|p| &p.name == s))
-            .unwrap_or(0)
+        list::index_of(
+            self.ui.part_selected.as_deref(),
+            parts.iter().map(|p| p.name.as_str()),
+        )
     }
 
     /// The watched files' paths as their table lists them.
@@ -973,12 +972,8 @@ impl App {
             View::Panel(Panel::Databases) => self.ui.dnfs.move_by(&self.dnfs, delta),
             View::Panel(Panel::Disks) => self.step::<Disks>(delta),
             View::Disk(_) | View::CellDisk(..) => {
-                let parts = self.parts_here();
-                if !parts.is_empty() {
-                    let i = self.part_index(&parts) as isize;
-                    let j = i.saturating_add(delta).clamp(0, parts.len() as isize - 1);
-                    self.ui.part_selected = Some(parts[j as usize].name.clone());
-                }
+                let names: Vec<String> = self.parts_here().iter().map(|p| p.name.clone()).collect();
+                list::step_selected(&mut self.ui.part_selected, &names, delta);
             }
             View::Panel(Panel::Nfs) => self.step::<Nfs>(delta),
             View::Nfs(key) => {
