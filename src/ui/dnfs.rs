@@ -245,10 +245,12 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
     let path_h = path
         .as_ref()
         .map_or(0, |l| super::widgets::wrapped_rows(l, inner_w) as u16 + 2);
+    let selected = dnfs.list.get(ui.selected);
+    let why = selected.and_then(|db| reason(t, db));
     let (charts, path_area) = if path_h > 0 && rest.height >= path_h + CHARTS_MIN {
         // right under the charts or the reason
-        let reason = dnfs.list.get(ui.selected).and_then(|db| reason(t, db));
-        let above = reason
+        let above = why
+            .as_ref()
             .map_or(CHARTS_ROWS, |p| p.line_count(rest.width) as u16)
             .min(rest.height - path_h);
         let [c, p, _] = Layout::vertical([
@@ -261,9 +263,9 @@ fn draw_list(f: &mut Frame, area: Rect, cx: &Ctx) {
     } else {
         (rest, None)
     };
-    if let Some(db) = dnfs.list.get(ui.selected) {
+    if let Some(db) = selected {
         let now = cx.shown(db).and_then(|k| k.total.as_ref());
-        history_or_reason(f, charts, cx, db, (TOTAL, &db.target.label), now);
+        history_or_reason(f, charts, cx, (db, why), (TOTAL, &db.target.label), now);
     }
     if let (Some(area), Some(lines)) = (path_area, path) {
         path_box(f, area, t, lines);
@@ -293,18 +295,20 @@ fn reason<'a>(t: &Theme, db: &DbView) -> Option<Paragraph<'a>> {
     Some(Paragraph::new(lines).wrap(Wrap { trim: true }))
 }
 
-/// The charts of an entity's IOPS and MB/s, or why there are none;
-/// `now` is the entity's figures as its line prints them, for the titles.
+/// The charts of an entity's IOPS and MB/s, or why there are none (`why`,
+/// the database's [`reason`], built once by the caller that also sized
+/// the area by it); `now` is the entity's figures as its line prints
+/// them, for the titles.
 fn history_or_reason(
     f: &mut Frame,
     area: Rect,
     cx: &Ctx,
-    db: &DbView,
+    (db, why): (&DbView, Option<Paragraph>),
     (entity, what): (&str, &str),
     now: Option<&Figures>,
 ) {
     let (t, marks) = (cx.t, cx.marks);
-    if let Some(why) = reason(t, db) {
+    if let Some(why) = why {
         f.render_widget(why, area);
         return;
     }
@@ -414,7 +418,7 @@ fn draw_db(f: &mut Frame, area: Rect, cx: &Ctx, db: &DbView) {
                 .and_then(|x| x.figures.as_ref()),
             None => shown.and_then(|k| k.total.as_ref()),
         };
-        history_or_reason(f, charts, cx, db, (&entity, &what), now);
+        history_or_reason(f, charts, cx, (db, reason(cx.t, db)), (&entity, &what), now);
     }
     let Some(tk) = tick.filter(|tk| tk.in_use) else {
         return;
