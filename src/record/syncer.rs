@@ -40,10 +40,14 @@ impl Synced {
     }
 
     fn sync(&self) -> Result<(), RecordError> {
-        self.file
-            .sync_data()
-            .map_err(RecordError::io("sync", &self.path))
+        sync_data(&self.file, &self.path)
     }
+}
+
+/// `fdatasync` of `file`, its error naming `path`: the writer's own syncs
+/// (at the start and the close) and the thread's are the same call.
+pub fn sync_data(file: &File, path: &Path) -> Result<(), RecordError> {
+    file.sync_data().map_err(RecordError::io("sync", path))
 }
 
 /// Syncs a recording's segment and journal when asked, one sync at a time.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::format::{self, FrameKind, SeriesDef, Tick, Value};
 use super::lock::{self, Existing};
-use super::syncer::Syncer;
+use super::syncer::{self, Syncer};
 use super::{RecordError, journal_path};
 
 /// fsync is the expensive part of durability (milliseconds on a loaded disk, the very
@@ -389,12 +389,8 @@ impl RecordWriter {
     /// Syncs on this thread: at the start and at the close, where the
     /// caller waits for the recording to be on disk.
     fn sync(&mut self) -> Result<(), RecordError> {
-        self.file
-            .sync_data()
-            .map_err(RecordError::io("sync", &self.path))?;
-        self.journal
-            .sync_data()
-            .map_err(RecordError::io("sync", &self.journal_path))?;
+        syncer::sync_data(&self.file, &self.path)?;
+        syncer::sync_data(&self.journal, &self.journal_path)?;
         self.last_sync = Instant::now();
         Ok(())
     }
