@@ -498,3 +498,74 @@ fn short_terminals_keep_every_box_of_the_cluster_overview() {
         }
     }
 }
+
+/// The overview's busiest devices at every width from 80 to 160: a column that does not fit
+/// is left out whole, %util (their order) stays, and each figure shown is
+/// one the widest screen shows for the same device. Between 86 and 103
+/// columns the table once narrowed every column instead: "20099.00"
+/// read "099.00" under a header "_await".
+#[test]
+fn the_busiest_devices_drop_columns_whole_at_every_width() {
+    let player = Player::open(Path::new(DEMO)).unwrap();
+    let at = player.markers()[2].0 + 10_000 - player.start_ms;
+    let mut app = demo_at(Some(at));
+    let mut shown = Vec::new();
+    let wide = busiest_table(&render(&mut app, 200, 40)).unwrap();
+    assert!(wide.len() > 1, "{wide:?}");
+    let headers = [
+        "busiest", "devices", "Class", "r/s", "w/s", "r_await", "w_await", "%util",
+    ];
+    for w in 80..=160 {
+        let screen = render(&mut app, w, 40);
+        let Some(rows) = busiest_table(&screen) else {
+            continue;
+        };
+        shown.push(w);
+        for h in &rows[0] {
+            let whole = headers.contains(&h.as_str()) || "devices".starts_with(h.as_str());
+            assert!(whole, "{w}×40: header {h:?}\n{screen}");
+        }
+        assert!(
+            rows[0].iter().any(|h| h == "%util"),
+            "{w}×40: no %util\n{screen}"
+        );
+        for row in &rows[1..] {
+            let same = wide.iter().find(|r| r.first() == row.first());
+            let same = same.expect("the device at 200 columns");
+            for v in &row[1..] {
+                assert!(
+                    same.contains(v),
+                    "{w}×40: {v:?} of {row:?}, not in {same:?}\n{screen}"
+                );
+            }
+        }
+    }
+    assert_eq!(shown.len(), 81, "the table is on every width: {shown:?}");
+}
+
+/// The words of the overview's busiest devices table: its header and each
+/// device's row, from the header's first column to the box's border.
+fn busiest_table(screen: &str) -> Option<Vec<Vec<String>>> {
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let head: Vec<char> = "busiest devi".chars().collect();
+    let (y, x) = lines
+        .iter()
+        .enumerate()
+        .find_map(|(y, l)| Some((y, l.windows(head.len()).position(|w| w == head)?)))?;
+    let words = |l: &Vec<char>| {
+        let seg: String = l[x.min(l.len())..]
+            .iter()
+            .take_while(|&&c| c != '│')
+            .collect();
+        seg.split_whitespace()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    Some(
+        lines[y..]
+            .iter()
+            .map(words)
+            .take_while(|w| !w.is_empty())
+            .collect(),
+    )
+}

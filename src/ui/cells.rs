@@ -485,7 +485,7 @@ fn draw_cellcli(f: &mut Frame, t: &Theme, area: Rect, disks: &[&CellDiskRow], ag
         .zip(devs)
         .map(|(&disk, device)| CellcliItem { disk, device, t })
         .collect();
-    table::plain(f, inner, t, &cols, &rows);
+    table::plain(f, inner, t, (&cols, None), &rows);
 }
 
 /// A cell disk as cellcli's metriccurrent gives it: its name, its host

@@ -654,5 +654,7 @@ fn top_devices(f: &mut Frame, app: &App, area: Rect) {
             app,
         })
         .collect();
-    super::table::plain(f, area, &app.theme, &table_cols, &items);
+    // %util orders the rows: it stays when narrower boxes drop columns
+    let util = cols.iter().position(|&c| c == DiskCol::Util);
+    super::table::plain(f, area, &app.theme, (&table_cols, util), &items);
 }

@@ -410,10 +410,11 @@ impl<'a> Table<'a> {
             .unwrap_or(0);
         let offset = list.col_offset.min(last_offset);
         let (shown, pinned) = window(offset);
-        let keep = |j: usize| {
-            j < frozen
-                || (frozen + offset..frozen + offset + shown).contains(&j)
-                || pinned.is_some_and(|s| j == frozen + s)
+        let keep = Kept {
+            frozen,
+            offset,
+            shown,
+            pinned,
         };
         let mut area = area;
         let hint = (shown + usize::from(pinned.is_some()) < scrolled).then(|| {
@@ -439,38 +440,66 @@ impl<'a> Table<'a> {
             area = table;
         }
 
-        let header: Vec<Cell> = cols
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| keep(*j))
-            .map(|(i, c)| {
-                c.header_cell(if sorted == Some(i) {
+        let visible = area.height.saturating_sub(1).max(1) as usize;
+        let first = list.first_shown(selected, n, visible);
+        let on_screen = rows.iter().skip(first).take(visible);
+        let parts = keep.parts(cols, on_screen, t, sorted);
+        let shown = (n > 0).then(|| selected - first);
+        render(f, area, t, parts, shown);
+        Drawn::table(visible, first, offset)
+    }
+}
+
+/// Which columns a table draws: the `frozen` ones, `shown` scrolled ones
+/// from `offset`, and the `pinned` one (counted among the scrolled) that
+/// they leave out.
+#[derive(Clone, Copy)]
+struct Kept {
+    frozen: usize,
+    offset: usize,
+    shown: usize,
+    pinned: Option<usize>,
+}
+
+impl Kept {
+    fn has(self, j: usize) -> bool {
+        j < self.frozen
+            || (self.frozen + self.offset..self.frozen + self.offset + self.shown).contains(&j)
+            || self.pinned.is_some_and(|s| j == self.frozen + s)
+    }
+
+    /// The header, the rows and the widths of the kept columns; the
+    /// header of column `sorted` is marked.
+    fn parts<'r, R: TableRow + 'r>(
+        self,
+        cols: &[Col],
+        rows: impl Iterator<Item = &'r R>,
+        t: &Theme,
+        sorted: Option<usize>,
+    ) -> (Vec<Cell<'r>>, Vec<Row<'r>>, Vec<Constraint>) {
+        let kept = |j: &usize| self.has(*j);
+        let header = (0..cols.len())
+            .filter(kept)
+            .map(|i| {
+                let style = if sorted == Some(i) {
                     t.accent
                 } else {
                     t.header
-                })
+                };
+                cols[i].header_cell(style)
             })
             .collect();
-        let visible = area.height.saturating_sub(1).max(1) as usize;
-        let first = list.first_shown(selected, n, visible);
-        let body: Vec<Row> = rows
-            .iter()
-            .skip(first)
-            .take(visible)
+        let body = rows
             .map(|r| {
                 let cells = cells(cols, r, t).into_iter().enumerate();
-                Row::new(cells.filter(|(j, _)| keep(*j)).map(|(_, c)| c))
+                Row::new(cells.filter(|(j, _)| kept(j)).map(|(_, c)| c))
             })
             .collect();
-        let widths: Vec<Constraint> = cols
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| keep(*j))
-            .map(|(_, c)| c.constraint())
+        let widths = (0..cols.len())
+            .filter(kept)
+            .map(|j| cols[j].constraint())
             .collect();
-        let shown = (n > 0).then(|| selected - first);
-        render(f, area, t, (header, body, widths), shown);
-        Drawn::table(visible, first, offset)
+        (header, body, widths)
     }
 }
 
@@ -492,15 +521,30 @@ fn cells<'r, R: TableRow>(cols: &[Col], row: &'r R, t: &Theme) -> Vec<Cell<'r>> 
 }
 
 /// A table that neither sorts, scrolls nor selects (a listing beside a
-/// panel's own table): its header and as many rows as fit.
-pub(crate) fn plain<R: TableRow>(f: &mut Frame, area: Rect, t: &Theme, cols: &[Col], rows: &[R]) {
-    let header = cols.iter().map(|c| c.header_cell(t.header)).collect();
+/// panel's own table): its header and as many rows as fit. Its leading
+/// text columns always show; figure columns that do not fit are left out
+/// whole from the right, all but figure column `keep` (the one its rows
+/// are ordered by), so that no figure is cut.
+pub(crate) fn plain<R: TableRow>(
+    f: &mut Frame,
+    area: Rect,
+    t: &Theme,
+    (cols, keep): (&[Col], Option<usize>),
+    rows: &[R],
+) {
+    let frozen = cols.iter().take_while(|c| !c.figure).count();
+    let (shown, pinned) = if frozen < cols.len() {
+        window(cols, frozen, 0, area.width, keep)
+    } else {
+        (0, None)
+    };
+    let kept = Kept {
+        frozen,
+        offset: 0,
+        shown,
+        pinned,
+    };
     let visible = area.height.saturating_sub(1) as usize;
-    let body = rows
-        .iter()
-        .take(visible)
-        .map(|r| Row::new(cells(cols, r, t)))
-        .collect();
-    let widths = cols.iter().map(Col::constraint).collect();
-    render(f, area, t, (header, body, widths), None);
+    let parts = kept.parts(cols, rows.iter().take(visible), t, None);
+    render(f, area, t, parts, None);
 }
