@@ -256,6 +256,44 @@ fn a_failing_source_says_why_and_keeps_the_last_figures() {
     assert!(!render(&mut app, 160, 30).contains("disk source:"));
 }
 
+/// strata started on a root it cannot read (`--root` to an empty tree):
+/// every source fails before its first sample. Each panel says its
+/// source's error whole, at 80×24 and 100×30; they said "waiting for the
+/// second sample…" for ever, and only the overview's boxes had the
+/// reason, the host box's cut at its border.
+#[test]
+fn a_source_that_never_read_says_why_on_its_panel() {
+    let mut app = common::app_of_config(strata::config::Config::default());
+    let err = "cannot read /tmp/x/emptyroot/proc/uptime: No such file or directory (os error 2)";
+    app.local.disks_failed(err.into());
+    app.local.nfs_failed(err.into());
+    app.local.cache_failed(err.into());
+    app.local.nics_failed(err.into());
+    let words: Vec<&str> = err.split(' ').collect();
+    for (panel, what) in [
+        (0, "disk source:"),
+        (1, "disk source:"),
+        (2, "page cache:"),
+        (3, "mountstats:"),
+        (4, "net:"),
+    ] {
+        keys(&mut app, &[Action::GotoPanel(panel)]);
+        for (w, h) in [(80, 24), (100, 30)] {
+            let screen = render(&mut app, w, h);
+            let id = format!("panel {} at {w}×{h}", panel + 1);
+            assert!(!screen.contains("waiting for"), "{id}\n{screen}");
+            assert!(screen.contains(what), "{id}: no {what:?}\n{screen}");
+            // wrapped at words, each word whole
+            let shown: Vec<&str> = screen
+                .split(|c: char| c.is_whitespace() || c == '│')
+                .collect();
+            for word in &words {
+                assert!(shown.contains(word), "{id}: {word:?} cut\n{screen}");
+            }
+        }
+    }
+}
+
 #[test]
 fn rejected_lines_are_named_and_the_rest_shown() {
     let mut app = app_with(3);

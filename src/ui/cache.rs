@@ -83,8 +83,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let t = &app.theme;
     let title = " Page cache · /proc/meminfo, /proc/vmstat ";
     let inner = source_framed(f, area, title, (&app.host().cache, "page cache"), t);
-    let Some(tick) = app.host().cache.tick() else {
-        super::waiting_on(f, app, inner, true);
+    let cache = &app.host().cache;
+    let Some(tick) = cache.tick() else {
+        super::no_figures(f, app, inner, (cache, "page cache"), true);
         return Drawn::default();
     };
     let watched = !app.config.cache_files.is_empty() || !tick.files.is_empty();
@@ -191,7 +192,7 @@ fn draw_nodes(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         sort,
     );
     let block = super::panel_block(title, t, true);
-    let Some(inner) = table::layer_frame::<CacheNodes>(f, area, app, block) else {
+    let Some(inner) = table::layer_frame::<CacheNodes>(f, area, app, (block, "page cache")) else {
         return Drawn::default();
     };
     let mut cols: Vec<Col> = CACHE_NODE_TABLE

@@ -97,7 +97,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     });
     let total = table::total::<Disks>(app);
     let block = disks_block(app, rows.len(), total);
-    let Some(inner) = table::layer_frame::<Disks>(f, area, app, block) else {
+    let Some(inner) =
+        table::layer_frame::<Disks>(f, area, app, (block, super::detail::DISK_SOURCE))
+    else {
         return Drawn::default();
     };
     let names = rows.iter().map(|r| r.row.row.display_name());

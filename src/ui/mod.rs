@@ -583,6 +583,22 @@ pub(crate) fn waiting_on(f: &mut Frame, app: &App, area: Rect, whole: bool) {
     }
 }
 
+/// A host layer's area while it has no figures: its source's error,
+/// whole (`what: error`), where reading failed (a panel would otherwise
+/// wait for ever, its border cutting the reason); else [`waiting_on`].
+pub(crate) fn no_figures<T: Clone>(
+    f: &mut Frame,
+    app: &App,
+    area: Rect,
+    (layer, what): (&crate::app::layer::Layer<T>, &str),
+    whole: bool,
+) {
+    match layer.shown_error() {
+        Some(err) => said(f, area, format!("{what}: {err}"), app.theme.crit),
+        None => waiting_on(f, app, area, whole),
+    }
+}
+
 /// `text` in `style` from the top of `area`, wrapped: a narrow box shows
 /// the whole of it.
 pub(crate) fn said(f: &mut Frame, area: Rect, text: String, style: Style) {

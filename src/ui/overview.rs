@@ -244,19 +244,10 @@ fn host_box<'a, T: Clone>(
     layer: &crate::app::layer::Layer<T>,
     body: impl FnOnce(&T, Rect) -> Vec<Line<'a>>,
 ) {
-    let t = &app.theme;
-    let inner = super::framed(f, area, title, t, false);
-    if let Some(err) = layer.shown_error() {
-        f.render_widget(
-            Paragraph::new(Span::styled(format!("{what}: {err}"), t.crit))
-                .wrap(Wrap { trim: true }),
-            inner,
-        );
-        return;
-    }
-    match layer.tick() {
+    let inner = super::framed(f, area, title, &app.theme, false);
+    match layer.tick().filter(|_| layer.shown_error().is_none()) {
         Some(tick) => f.render_widget(Paragraph::new(body(tick, inner)), inner),
-        None => super::waiting_on(f, app, inner, false),
+        None => super::no_figures(f, app, inner, (layer, what), false),
     }
 }
 
@@ -462,12 +453,9 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     }
     let inner = block.inner(area);
     f.render_widget(block, area);
-    if let Some(err) = app.host().disks.shown_error() {
-        super::say(f, inner, format!("disk source: {err}"), t.crit);
-        return;
-    }
-    let Some(tick) = tick else {
-        super::waiting_on(f, app, inner, true);
+    let disks = &app.host().disks;
+    let Some(tick) = tick.filter(|_| disks.shown_error().is_none()) else {
+        super::no_figures(f, app, inner, (disks, super::detail::DISK_SOURCE), true);
         return;
     };
     let mb = app.ui.units == Units::MB;

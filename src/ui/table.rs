@@ -310,19 +310,19 @@ pub(crate) fn layer_panel<L: LayerPanel>(
     } else {
         super::nfs::with_source_state(block, L::layer(app.host()), L::SOURCE, &app.theme)
     };
-    let inner = layer_frame::<L>(f, area, app, block)?;
+    let inner = layer_frame::<L>(f, area, app, (block, L::SOURCE))?;
     Some((inner, total))
 }
 
 /// Draws a layer table's frame and gives the room inside it; none, with
-/// the waiting line there, while the layer has no figures yet on any host
-/// the table draws from (a stale node's old figures count: its table is
-/// empty, not waiting).
+/// why there (the host's `source` error, or what it waits on), while the
+/// layer has no figures yet on any host the table draws from (a stale
+/// node's old figures count: its table is empty, not waiting).
 pub(crate) fn layer_frame<L: Listed>(
     f: &mut Frame,
     area: Rect,
     app: &App,
-    block: Block,
+    (block, source): (Block, &str),
 ) -> Option<Rect> {
     let inner = block.inner(area);
     f.render_widget(block, area);
@@ -332,8 +332,12 @@ pub(crate) fn layer_frame<L: Listed>(
     } else {
         !has(app.host())
     };
-    if waiting {
+    if waiting && app.shows_cluster() {
         super::waiting_on(f, app, inner, true);
+        return None;
+    }
+    if waiting {
+        super::no_figures(f, app, inner, (L::layer(app.host()), source), true);
         return None;
     }
     Some(inner)
