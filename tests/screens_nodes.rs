@@ -329,6 +329,30 @@ fn the_clusters_disks_in_one_table_busiest_first_and_enter_opens_the_nodes_disk(
     assert!(back.contains("│ cluster › Disks"), "{back}");
 }
 
+/// A filter typed in the cluster's table that names a node ("db02") keeps
+/// that node's rows when Enter opens one of them and Esc goes back to the
+/// node's table: it once matched the node's label only in the cluster's
+/// table, and the node's own table said "0 of 10 devices".
+#[test]
+fn a_filter_that_named_a_node_keeps_its_rows_in_the_nodes_table() {
+    let mut app = cluster_app();
+    goto(&mut app, Panel::Disks);
+    app.update(Action::StartFilter);
+    for c in "db02".chars() {
+        app.update(Action::FilterChar(c));
+    }
+    app.update(Action::FilterCommit);
+    let rows = app.table_rows::<strata::app::cluster::Disks>();
+    assert!(!rows.is_empty() && rows.iter().all(|(n, _)| *n == Some(1)));
+    let n = rows.len();
+    app.update(Action::Enter);
+    app.update(Action::Back);
+    let screen = render(&mut app, 120, 30);
+    assert!(screen.contains("│ db02 › Disks"), "{screen}");
+    assert_eq!(app.disk_rows().len(), n, "{screen}");
+    assert!(screen.contains(&format!("Disks · {n} of")), "{screen}");
+}
+
 fn goto(app: &mut App, panel: Panel) {
     let i = Panel::ALL.iter().position(|p| *p == panel).unwrap();
     app.update(Action::GotoPanel(i));

@@ -215,8 +215,12 @@ impl App {
     fn filter_sort<L: Listed>(&self, rows: &mut Vec<Placed<L::Row>>) {
         let filter = self.filter_text();
         if !filter.is_empty() {
+            // A row of the shown host is its chosen node's, when one is: a
+            // filter that picked a node in the cluster's table keeps its
+            // rows once Enter has opened the node.
             let label = |i: Option<usize>| {
-                i.and_then(|i| self.nodes.get(i))
+                i.or(self.ui.node)
+                    .and_then(|i| self.nodes.get(i))
                     .is_some_and(|n| n.link.target.label().to_lowercase().contains(&filter))
             };
             rows.retain(|(i, r)| label(*i) || L::matches(r, &filter));
