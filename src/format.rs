@@ -60,6 +60,15 @@ pub fn duration_s(secs: u64) -> String {
     }
 }
 
+/// The first and last millisecond of the second `ms` prints as (every
+/// printer here drops the milliseconds): a time typed to the second names
+/// all of it, since a row stamped 15:20:57 may be a sample taken at
+/// 15:20:57.400.
+pub fn printed_second(ms: i64) -> (i64, i64) {
+    let first = ms.div_euclid(1000).saturating_mul(1000);
+    (first, first.saturating_add(999))
+}
+
 /// Local date and time of a Unix time in ms: "2026-11-22 07:45:12".
 pub fn local_datetime(ms: i64) -> String {
     let (tm, _) = local_tm(ms);

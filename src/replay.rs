@@ -142,11 +142,11 @@ impl Replayer {
             }
             ReplayCmd::Step(n) if n > 0 => {
                 self.playing = false;
-                let itv = self.interval_ms;
-                let mut end = (self.pos_ms.div_euclid(itv) + 1) * itv - 1;
-                if end == self.pos_ms {
-                    end += itv;
-                }
+                // The next interval's end, also from within an interval
+                // (the start, a marker, a pause): its samples, read at
+                // its boundary, have been played, and going only to its
+                // end left the screen as it was.
+                let end = interval_end(self.pos_ms, self.interval_ms) + self.interval_ms;
                 self.advance_to(app, end);
             }
             ReplayCmd::Step(_) => {
@@ -200,6 +200,12 @@ impl Replayer {
             self.notices_shown = self.player.notices.len();
         }
     }
+}
+
+/// The last millisecond of the interval (of `itv` ms, counted from the
+/// epoch, as the samplers align on them) that `t` is in.
+fn interval_end(t: i64, itv: i64) -> i64 {
+    (t.div_euclid(itv) + 1) * itv - 1
 }
 
 /// What a seek keeps of the inputs before its window: of each kind of

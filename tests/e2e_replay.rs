@@ -109,10 +109,10 @@ fn record_mark_then_replay_with_its_keys() {
     });
     assert!(after.contains("REPLAY ⏸"));
     assert!(clocks_agree(&after), "{after}");
-    // A jump to a whole second: the samples are taken a few ms after
-    // their boundary, so the last one played is from the second before;
-    // the header's clock is the timeline's position all the same (it was
-    // a second behind it).
+    // A jump to a whole second lands at its end, past the samples taken a
+    // few ms after its boundary (`tests/record_replay.rs` holds their
+    // figures); the header's clock is the timeline's position (it was
+    // once a second behind it).
     let second = (p.start_ms / 1000 + 2) * 1000;
     assert!(second < p.end_ms, "a whole second inside the file");
     let hms = strata::format::local_time(second);

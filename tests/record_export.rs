@@ -243,6 +243,49 @@ fn from_and_to_cut_the_rows_exactly() {
     );
 }
 
+/// The cells' rounds are at their samples' time, 20 ms after the second
+/// they print as: `--to` of that second keeps them (it ended at the
+/// second's first millisecond, so `--from T --to T` held nothing), and
+/// the summary counts the same round.
+#[test]
+fn a_to_time_keeps_the_rows_printed_as_it() {
+    let at = |k: i64| strata::format::local_datetime(T0 + k * 1000);
+    let iso = |k: i64| strata::format::iso_datetime(T0 + k * 1000);
+    for (from, ks) in [(at(20), 20..=20), (at(18), 18..=20)] {
+        let (code, out, err) = export(ExportArgs {
+            from: Some(from.clone()),
+            to: Some(at(20)),
+            ..csv_of(BatchPanel::Cells)
+        });
+        assert_eq!((code, err.as_str()), (0, ""), "--from {from}");
+        let stamps: Vec<&str> = out
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap())
+            .collect();
+        // a round's rows: each cell's and all cells'
+        let want: Vec<String> = ks.flat_map(|k| [iso(k), iso(k), iso(k)]).collect();
+        assert_eq!(stamps, want, "--from {from} --to {}", at(20));
+    }
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let (from, to) = (at(20), at(20));
+    let code = run_summary(
+        &fixture().path,
+        None,
+        Some(&from),
+        Some(&to),
+        Format::Text,
+        &mut out,
+        &mut err,
+    );
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(code, 0, "{out}{}", String::from_utf8_lossy(&err));
+    assert!(
+        out.contains("samples  disks 1 · nfs 1 · cache 1 · nics 1 · cells 1"),
+        "{out}"
+    );
+}
+
 #[test]
 fn json_parses_and_carries_every_figure_of_the_csv() {
     let (code, json, err) = export(ExportArgs {

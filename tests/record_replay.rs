@@ -12,7 +12,8 @@ use common::fidelity::{self, CELL0, CELLS, app_of, assert_same, views};
 use common::{cache_sample, nfs_sample, nic_sample, sample};
 use std::path::Path;
 use std::time::Duration;
-use strata::app::{App, Input, SelfUsage};
+use strata::app::session::{ReplayCmd, Request};
+use strata::app::{Action, App, Input, SelfUsage};
 use strata::config::Config;
 use strata::layers::cells::source::CellEvent;
 use strata::recording::control::meta_of;
@@ -155,8 +156,13 @@ fn screens(app: &mut App) -> Vec<String> {
 }
 
 fn record(path: &Path) -> Vec<Vec<String>> {
+    record_started(path, T0)
+}
+
+/// The session, recorded from `start_ms` (its first samples are at T0).
+fn record_started(path: &Path, start_ms: i64) -> Vec<Vec<String>> {
     let mut live = live_app();
-    let mut rec = Recorder::create(path, &meta_of(&live, T0)).unwrap();
+    let mut rec = Recorder::create(path, &meta_of(&live, start_ms)).unwrap();
     let mut seen = Vec::new();
     for k in 0..N {
         for (at, input) in inputs(k) {
@@ -228,6 +234,57 @@ fn a_jump_lands_on_the_screens_playing_forward_showed() {
     assert_same(&live[49], &screens(&mut app), "a step back from the marker");
     r.command(&mut app, strata::app::session::ReplayCmd::Step(1));
     assert_same(&live[50], &screens(&mut app), "a step on");
+}
+
+/// `b` and a typed second: the screens of that second's samples, taken a
+/// few ms after it starts (the jump stopped at its first millisecond,
+/// before them, and showed the second before).
+#[test]
+fn a_typed_time_lands_on_the_samples_stamped_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.strec");
+    let live = record(&path);
+    let player = Player::open(&path).unwrap();
+    let mut app = app_of(&player.meta);
+    let mut r = Replayer::new(player, &mut app, &path);
+    // Far back, near ahead (played on, not rebuilt), far ahead.
+    for k in [70u64, 12, 13, 31, 60] {
+        let hms = strata::format::local_time(T0 + k as i64 * 1000);
+        app.update(Action::JumpToTime);
+        for c in hms.chars() {
+            app.update(Action::FilterChar(c));
+        }
+        app.update(Action::FilterCommit);
+        for req in app.take_requests() {
+            if let Request::Replay(cmd) = req {
+                r.command(&mut app, cmd);
+            }
+        }
+        assert_eq!(strata::format::local_time(r.pos_ms()), hms);
+        assert_same(&live[k as usize], &screens(&mut app), &format!("b {hms}"));
+    }
+}
+
+/// `T` from within an interval (the start of a file that began between
+/// two seconds, a marker) plays the next one: it went to the end of the
+/// interval it was in, whose samples were on the screen already.
+#[test]
+fn a_step_from_within_an_interval_plays_the_next_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.strec");
+    // Started half a second before the first samples: the replay opens
+    // at T0 + 1.5 s, with second 1's samples played.
+    let live = record_started(&path, T0 - 500);
+    let player = Player::open(&path).unwrap();
+    let mut app = app_of(&player.meta);
+    let mut r = Replayer::new(player, &mut app, &path);
+    assert_eq!(r.pos_ms(), T0 + 1_500);
+    r.command(&mut app, ReplayCmd::Step(1));
+    assert_same(&live[2], &screens(&mut app), "the first T");
+    r.command(&mut app, ReplayCmd::Marker(1));
+    assert_eq!(r.pos_ms(), T0 + 50_050);
+    r.command(&mut app, ReplayCmd::Step(1));
+    assert_same(&live[51], &screens(&mut app), "T from the marker");
 }
 
 /// Damage anywhere in a session's file (a cut, flipped bits) never panics

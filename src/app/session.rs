@@ -240,7 +240,13 @@ impl App {
                 };
                 let offset_s = crate::format::utc_offset_s(r.pos_ms);
                 match parse_jump_time(&text, r.pos_ms, offset_s) {
-                    Some(t) => self.requests.push(Request::Replay(ReplayCmd::JumpTo(t))),
+                    // To the end of the typed second: its samples, taken a
+                    // few ms after it starts, are played, as export's row
+                    // stamped with it has them (`t`, `T` land there too).
+                    Some(t) => {
+                        let (_, end) = crate::format::printed_second(t);
+                        self.requests.push(Request::Replay(ReplayCmd::JumpTo(end)))
+                    }
                     None => {
                         self.notice = Some(format!(
                             "{text:?} is not a time: HH:MM, HH:MM:SS or YYYY-MM-DD HH:MM:SS"

@@ -101,15 +101,19 @@ pub fn bound(text: &str, start_ms: i64, end_ms: i64) -> Result<i64, WindowError>
     Ok(t)
 }
 
-/// The window of `--from` and `--to`; either may be left out.
+/// The window of `--from` and `--to`; either may be left out. Each names
+/// the whole second it prints as: a row's time is a sample's, a few ms
+/// after its second (15:20:57.400 prints as 15:20:57), so `--to 15:20:57`
+/// ending at 15:20:57.000 left out the row stamped 15:20:57.
 pub fn between_times(
     from: Option<&str>,
     to: Option<&str>,
     start_ms: i64,
     end_ms: i64,
 ) -> Result<Window, WindowError> {
-    let from_ms = from.map_or(Ok(i64::MIN), |f| bound(f, start_ms, end_ms))?;
-    let to_ms = to.map_or(Ok(i64::MAX), |t| bound(t, start_ms, end_ms))?;
+    let second = |t: &str| bound(t, start_ms, end_ms).map(format::printed_second);
+    let from_ms = from.map_or(Ok(i64::MIN), |f| second(f).map(|s| s.0))?;
+    let to_ms = to.map_or(Ok(i64::MAX), |t| second(t).map(|s| s.1))?;
     if from_ms > to_ms {
         return Err(WindowError::FromAfterTo { from_ms, to_ms });
     }
@@ -177,6 +181,24 @@ mod tests {
         assert_eq!(bound("00:30", start, end), Ok(start + 5_400_000));
         // a time before a recording that does not reach it the next day
         assert_eq!(bound("22:00", start, start + 60_000), Ok(start - 3_600_000));
+    }
+
+    #[test]
+    fn a_typed_second_holds_the_rows_printed_as_it() {
+        // Samples taken 400 ms after their second, as a recorder's are
+        // a little after their boundary.
+        let start = START + 400;
+        let end = start + 16_000;
+        let row = start + 11_000;
+        let hms = format::local_time(row);
+        for (from, to) in [(hms.as_str(), hms.as_str()), ("+11s", "+11s")] {
+            let w = between_times(Some(from), Some(to), start, end).unwrap();
+            assert!(w.contains(row), "{from} to {to}: {w:?}");
+            assert!(!w.contains(row - 1000) && !w.contains(row + 1000), "{w:?}");
+        }
+        // --to alone: the row of its second is the last one in
+        let w = between_times(None, Some(&hms), start, end).unwrap();
+        assert!(w.contains(row) && !w.contains(row + 600), "{w:?}");
     }
 
     #[test]
