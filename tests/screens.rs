@@ -294,6 +294,35 @@ fn a_source_that_never_read_says_why_on_its_panel() {
     }
 }
 
+/// A host with no NFS mount and no watched file, at 80×24 (a fresh
+/// terminal): the notes of the page cache's files and of the NFS panel
+/// are whole, wrapped. They were cut at the border: "…in the config
+/// shows pe", "…I/O and never".
+#[test]
+fn the_panels_notes_are_whole_at_80_columns() {
+    let mut app = common::app_of_config(strata::config::Config::default());
+    for k in 0..3 {
+        app.local.ingest_disks(common::sample(k));
+        let mut nfs = common::nfs_sample(k);
+        nfs.mounts.clear();
+        app.local.ingest_nfs(nfs);
+        let mut cache = common::cache_sample(k);
+        cache.files.clear();
+        cache.method = None;
+        app.local.ingest_cache(cache);
+        app.local.ingest_nics(common::nic_sample(k));
+    }
+    for (panel, whole, cut) in [
+        (2, "per-file residency", " pe│"),
+        (3, "shows here)", "I/O and│"),
+    ] {
+        keys(&mut app, &[Action::GotoPanel(panel)]);
+        let screen = render(&mut app, 80, 24);
+        assert!(screen.contains(whole), "{whole:?}\n{screen}");
+        assert!(!screen.contains(cut), "{cut:?}\n{screen}");
+    }
+}
+
 #[test]
 fn rejected_lines_are_named_and_the_rest_shown() {
     let mut app = app_with(3);

@@ -92,7 +92,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let files_height = if watched {
         (tick.files.len() as u16 + 4).clamp(5, inner.height / 2)
     } else {
-        3 // the borders and the line that says how to watch files
+        // the borders and the note on how to watch files, wrapped
+        let note = [Line::raw(files_note(app))];
+        let rows = super::widgets::wrapped_rows(&note, usize::from(inner.width.saturating_sub(2)));
+        (rows as u16 + 2).min(inner.height / 2)
     };
     let [top, bottom] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(files_height)]).areas(inner);
@@ -273,19 +276,25 @@ fn fincore_said(app: &App, f: &FincoreStatus) -> String {
     )
 }
 
+/// What the files' box says when it lists no file.
+fn files_note(app: &App) -> &'static str {
+    if app.config.cache_files.is_empty() {
+        "no files watched: --cache-files 'GLOB' or cache_files in the config shows per-file residency"
+    } else {
+        "the --cache-files patterns match no file"
+    }
+}
+
 fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let t = &app.theme;
     let Some(tick) = app.host().cache.tick() else {
         return Drawn::default();
     };
     if tick.files.is_empty() {
-        let say = if app.config.cache_files.is_empty() {
-            "no files watched: --cache-files 'GLOB' or cache_files in the config shows per-file residency"
-        } else {
-            "the --cache-files patterns match no file"
-        };
         f.render_widget(
-            Paragraph::new(Span::styled(say, t.muted)).block(panel_block(" Files ", t, false)),
+            Paragraph::new(Span::styled(files_note(app), t.muted))
+                .wrap(ratatui::widgets::Wrap { trim: false })
+                .block(panel_block(" Files ", t, false)),
             area,
         );
         return Drawn::default();

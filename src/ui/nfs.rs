@@ -133,10 +133,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         return Drawn::default();
     };
     if total == 0 {
-        super::say(
+        super::said(
             f,
             inner,
-            "no NFS mounts in /proc/self/mountstats (Oracle dNFS does its own I/O and never shows here)",
+            "no NFS mounts in /proc/self/mountstats (Oracle dNFS does its own I/O and never shows here)".into(),
             t.muted,
         );
         return Drawn::default();

@@ -158,14 +158,17 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     cols.extend(NIC_TABLE.iter().map(|(_, h)| Col::figure(*h)));
     let frozen = table::with_node_col(app, &mut cols, 2, &rows);
     let mut lines: Vec<Line> = if warnings.is_empty() {
-        vec![Line::from(Span::styled(
-            if app.ui.show_all_nics {
-                "every interface · a: only used wire-facing ones · KB = 1024 bytes"
-            } else {
-                "used wire-facing interfaces · a: also loopback, virtual and unused ones · KB = 1024 bytes"
-            },
-            t.muted,
-        ))]
+        let shown = if app.ui.show_all_nics {
+            ["every interface", "a: only used wire-facing ones"]
+        } else {
+            [
+                "used wire-facing interfaces",
+                "a: also loopback, virtual and unused ones",
+            ]
+        };
+        let parts = [shown[0], shown[1], "KB = 1024 bytes"];
+        let text = super::whole_parts(&parts, usize::from(inner.width));
+        vec![Line::from(Span::styled(text, t.muted))]
     } else {
         warnings
             .iter()
