@@ -380,7 +380,7 @@ impl App {
     pub fn cell_figure(&self, i: usize, fig: CellFig) -> Option<f64> {
         let c = self.cells.list.get(i)?;
         match fig {
-            CellFig::Rtt => c.link.rtt.map(|d| d.as_secs_f64() * 1000.0),
+            CellFig::Rtt => c.link.current_rtt().map(|d| d.as_secs_f64() * 1000.0),
             CellFig::Group(media, col) => c
                 .current_groups(self.now_ms, self.cells.interval_ms)?
                 .get(media)?

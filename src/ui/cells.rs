@@ -181,10 +181,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let selected = app.ui.cells.index(items.iter().map(TableRow::key));
     let note = items.get(selected).and_then(|c| {
         let why = c.state.reason().or_else(|| c.c.link.message.clone())?;
-        Some(Line::from(Span::styled(
-            format!("{}: {why}", c.c.link.target.label),
-            t.muted,
-        )))
+        let why = crate::app::link::named_reason(&c.c.link.target.label, &why);
+        Some(Line::from(Span::styled(why, t.muted)))
     });
     let bottom_h = note.as_ref().map_or(1, |l| {
         super::widgets::wrapped_rows(std::slice::from_ref(l), usize::from(inner.width))
