@@ -564,22 +564,39 @@ pub(crate) fn waiting(f: &mut Frame, theme: &crate::theme::Theme, area: Rect) {
     );
 }
 
-/// What a host layer's area says while it has no figures: on a node that
-/// is not connected why (`whole`: in a whole sentence, else a word or two
-/// where another box says the whole), or its panels would wait for ever;
-/// else [`waiting`].
+/// What a host layer's area says while it has no current figures: on a
+/// node that is not connected or stopped sending why (`whole`: in a whole
+/// sentence, else a word or two where another box says the whole), or its
+/// panels would wait for ever or show old figures as current; else
+/// [`waiting`].
 pub(crate) fn waiting_on(f: &mut Frame, app: &App, area: Rect, whole: bool) {
+    if !said_not_current(f, app, area, whole) {
+        waiting(f, &app.theme, area);
+    }
+}
+
+/// Says in `area` why the host shown has no current figures (see
+/// [`waiting_on`]), if it has none: true when it said so, and its last
+/// figures must not be drawn there as if current.
+pub(crate) fn said_not_current(f: &mut Frame, app: &App, area: Rect, whole: bool) -> bool {
+    let n = format::count(app.nodes.len(), "node", "nodes");
     let down = if app.shows_cluster() && app.no_node_connected() {
-        let n = format::count(app.nodes.len(), "node", "nodes");
         Some(format!(
             "no database node is connected (of {n}): the overview's cluster box says why of each"
         ))
+    } else if app.shows_cluster() && app.no_node_current() {
+        Some(format!(
+            "no database node has current figures (of {n}): the overview's cluster box says why of each"
+        ))
     } else {
-        app.shown_node_down(whole)
+        app.shown_node_not_current(whole)
     };
     match down {
-        Some(why) => said(f, area, why, app.theme.warn),
-        None => waiting(f, &app.theme, area),
+        Some(why) => {
+            said(f, area, why, app.theme.warn);
+            true
+        }
+        None => false,
     }
 }
 

@@ -246,6 +246,11 @@ fn host_box<'a, T: Clone>(
 ) {
     let t = &app.theme;
     let inner = super::framed(f, area, title, t, false);
+    // a node gone or silent: why, in a word or two (its disks box says
+    // the whole), not its last figures as if current
+    if super::said_not_current(f, app, inner, false) {
+        return;
+    }
     if let Some(err) = layer.shown_error() {
         f.render_widget(
             Paragraph::new(Span::styled(format!("{what}: {err}"), t.crit))
@@ -462,6 +467,9 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     }
     let inner = block.inner(area);
     f.render_widget(block, area);
+    if super::said_not_current(f, app, inner, true) {
+        return;
+    }
     if let Some(err) = app.host().disks.shown_error() {
         super::say(f, inner, format!("disk source: {err}"), t.crit);
         return;
