@@ -672,8 +672,8 @@ fn a_node_that_went_away_says_why_not_its_last_figures() {
     }
     // db02's last figures, which its panels showed while it was live
     let dev = app.nodes[1].layers.disks.tick().unwrap().rows[0]
-        .display_name()
-        .to_string();
+        .name
+        .clone();
     app.update(Action::CycleNode);
     app.update(Action::CycleNode);
     let overview = render(&mut app, 100, 30);
@@ -690,6 +690,12 @@ fn a_node_that_went_away_says_why_not_its_last_figures() {
     let disks = render(&mut app, 100, 30);
     assert!(disks.contains(said), "{disks}");
     assert!(!disks.contains(&format!(" {dev} ")), "{disks}");
+    // a disk opened before it went: its frame and why, no figure
+    app.ui.stack.push(View::Disk(dev.clone()));
+    let detail = render(&mut app, 100, 30);
+    assert!(detail.contains(said), "{detail}");
+    assert!(!detail.contains("r_await"), "{detail}");
+    app.update(Action::Back);
     goto(&mut app, Panel::Nics);
     let nics = render(&mut app, 100, 30);
     assert!(nics.contains(said), "{nics}");

@@ -88,6 +88,13 @@ pub fn draw(f: &mut Frame, app: &App) -> Drawn {
     draw_nav(f, app, nav);
     let none = Drawn::default();
     let mut drawn = match app.view() {
+        // one of a node's disks, mounts, files or NICs while the node is
+        // gone or silent: why, not its last figures as if current
+        View::Disk(name) | View::Nfs(name) | View::CacheFile(name) | View::Nic(name)
+            if node_detail_not_current(f, app, body, name) =>
+        {
+            none
+        }
         View::Panel(Panel::Overview) => {
             overview::draw(f, app, body);
             none
@@ -598,6 +605,17 @@ pub(crate) fn said_not_current(f: &mut Frame, app: &App, area: Rect, whole: bool
         }
         None => false,
     }
+}
+
+/// A node's detail of `name` while the node's figures are not current:
+/// its frame and why, whole; true when drawn.
+fn node_detail_not_current(f: &mut Frame, app: &App, area: Rect, name: &str) -> bool {
+    let Some(why) = app.shown_node_not_current(true) else {
+        return false;
+    };
+    let inner = framed(f, area, format!(" {name} "), &app.theme, true);
+    said(f, inner, why, app.theme.warn);
+    true
 }
 
 /// `text` in `style` from the top of `area`, wrapped: a narrow box shows
