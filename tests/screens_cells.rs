@@ -432,6 +432,17 @@ fn a_cell_that_went_away_has_no_round_trip_and_is_named_once() {
         "{panel}"
     );
     assert!(!panel.contains("cel02: cel02:22"), "{panel}");
+    // its view and its disks' say why, not their last figures
+    app.update(Action::Enter);
+    assert_eq!(app.view(), &View::Cell(1));
+    let view = render(&mut app, 160, 24);
+    let said = "cel02:22: Connection refused (os error 111) · last sample";
+    assert!(view.contains(said), "{view}");
+    assert!(!view.contains("sda"), "{view}");
+    app.ui.stack.push(View::CellDisk(1, "sda".into()));
+    let disk = render(&mut app, 160, 24);
+    assert!(disk.contains(said), "{disk}");
+    assert!(!disk.contains("r_await"), "{disk}");
 }
 
 /// A cell whose host key is refused has no figures: the cells panel's

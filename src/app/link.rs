@@ -105,6 +105,25 @@ impl LinkState<'_> {
     }
 }
 
+impl<T> Link<T> {
+    /// Why the figures of a host that had some are not current in `state`
+    /// at `now_ms`, in a sentence a view says instead of them: since when
+    /// it is silent, or its status and how old its last sample is. `None`
+    /// when they are current, or for a host that never sampled.
+    pub fn not_current(&self, state: &LinkState, now_ms: i64) -> Option<String>
+    where
+        T: Reach,
+    {
+        let at = self.last_sample_ms?;
+        let age = ((now_ms - at) / 1000).max(0);
+        Some(match state {
+            LinkState::Live => return None,
+            LinkState::Stale(s) => format!("no sample for {s} s (stale after two intervals)"),
+            _ => format!("{} · last sample {age} s ago", self.status),
+        })
+    }
+}
+
 /// `reason` said of the host labelled `label`: the reason alone when it
 /// already starts with the label (the transport's errors start with the
 /// host as `host:port`, which is the label of a host given so), else the

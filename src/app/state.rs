@@ -847,38 +847,33 @@ impl App {
     /// a node with figures (they are those of the pause, and the header
     /// says so).
     pub fn shown_node_not_current(&self, whole: bool) -> Option<String> {
-        use super::link::{LinkState, named_reason};
+        use super::host::NodeShown;
         let n = self.shown_node()?;
-        let label = n.link.target.label();
         let interval_ms = crate::core::duration::interval_ms(self.interval_s);
         let state = n.link.state(self.now_ms, interval_ms);
-        let why = match state {
-            LinkState::Live => return None,
-            LinkState::Stale(_) if n.link.last_sample_ms.is_none() => return None,
-            _ if self.paused() && n.link.last_sample_ms.is_some() => return None,
-            LinkState::Stale(s) => {
-                format!("{label}: no sample for {s} s (stale after two intervals)")
+        let sampled = n.link.last_sample_ms.is_some();
+        if state.is_live() || (self.paused() && sampled) {
+            return None;
+        }
+        let why = if whole {
+            match n.link.not_current(&state, self.now_ms) {
+                Some(why) => why,
+                // it never sampled
+                None => match &n.link.status {
+                    HostStatus::Live => return None,
+                    HostStatus::Connecting => "connecting…".into(),
+                    status => status.to_string(),
+                },
             }
-            LinkState::Connecting => format!("{label}: connecting…"),
-            _ if whole => named_reason(label, &n.link.status.to_string()),
-            _ => match n.shown(self.now_ms, interval_ms) {
-                super::host::NodeShown::Down(word) => format!("{label}: {word}"),
-                _ => return None,
-            },
+        } else {
+            match n.shown(self.now_ms, interval_ms) {
+                NodeShown::Live => return None,
+                NodeShown::Stale(_) if !sampled => return None,
+                NodeShown::Stale(s) => format!("stale {s} s"),
+                NodeShown::Down(word) => word,
+            }
         };
-        // Its last figures are not shown; how old they are says since when
-        // it has been gone.
-        let age = n
-            .link
-            .last_sample_ms
-            .filter(|_| whole && !matches!(state, LinkState::Stale(_)))
-            .map(|at| {
-                format!(
-                    " · last sample {} s ago",
-                    ((self.now_ms - at) / 1000).max(0)
-                )
-            });
-        Some(why + age.as_deref().unwrap_or(""))
+        Some(super::link::named_reason(n.link.target.label(), &why))
     }
 
     /// What the node shown last wrote on stderr (its sampler's shell, a

@@ -320,17 +320,24 @@ pub fn draw_cell(f: &mut Frame, app: &App, area: Rect, i: usize) -> Drawn {
     title.push_str(&format!(" · {} ", state.label()));
     let mut block = panel_block(title, t, true);
     let reason = state.reason();
+    // Its figures while current (or frozen by a pause, which the header
+    // says); a cell gone or silent says why instead, not its last
+    // figures as if current.
+    let groups = match c.current_groups(app.now_ms, app.cells.interval_ms) {
+        None if app.paused() => c.groups.as_ref(),
+        current => current,
+    };
     // Beside figures (or a live cell's wait for them) the reason or its
     // last message is on the border; a cell down has the body to say its
     // reason whole (a host key's is longer than a border).
     let border = reason.clone().or_else(|| c.link.message.clone());
-    if let Some(why) = border.filter(|_| c.groups.is_some() || reason.is_none()) {
+    if let Some(why) = border.filter(|_| groups.is_some() || reason.is_none()) {
         block = block.title_bottom(Line::from(Span::styled(format!(" {why} "), t.warn)));
     }
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let Some(groups) = c.groups.as_ref() else {
-        match reason {
+    let Some(groups) = groups else {
+        match c.link.not_current(&state, app.now_ms).or(reason) {
             Some(why) => super::said(f, inner, why, t.warn),
             None => super::waiting(f, t, inner),
         }
@@ -519,6 +526,15 @@ pub fn draw_cell_disk(f: &mut Frame, app: &App, area: Rect, i: usize, name: &str
     let Some(c) = app.cells.list.get(i) else {
         return;
     };
+    // a cell gone or silent: why, not the disk's last figures as if current
+    let state = c.link.state(app.now_ms, app.cells.interval_ms);
+    let why = c.link.not_current(&state, app.now_ms);
+    if let Some(why) = why.filter(|_| !app.paused()) {
+        let label = &c.link.target.label;
+        let inner = super::framed(f, area, format!(" {label} · {name} "), &app.theme, true);
+        super::said(f, inner, why, app.theme.warn);
+        return;
+    }
     let cell_disk = c.cell_disk_of(name).zip(c.cellcli_age_s(app.now_ms));
     let dev = super::detail::Device {
         layer: &c.disks,
