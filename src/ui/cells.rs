@@ -301,6 +301,18 @@ fn shown_line(
     Line::from(spans)
 }
 
+/// A cell view's title: the cell, how it is reached and its state.
+fn cell_title(c: &CellView, state: &LinkState) -> String {
+    let target = &c.link.target;
+    let port = if target.port == 22 {
+        String::new()
+    } else {
+        format!(":{}", target.port)
+    };
+    let (label, user, host) = (&target.label, &target.user, &target.host);
+    format!(" {label} · {user}@{host}{port} · {} ", state.label())
+}
+
 /// One cell: its DISK and FLASH groups, its disks with iostat's figures
 /// and, when it has cellcli, its cell disks' names and metriccurrent
 /// figures.
@@ -310,23 +322,10 @@ pub fn draw_cell(f: &mut Frame, app: &App, area: Rect, i: usize) -> Drawn {
         return Drawn::default();
     };
     let state = c.link.state(app.now_ms, app.cells.interval_ms);
-    let mut title = format!(
-        " {} · {}@{}",
-        c.link.target.label, c.link.target.user, c.link.target.host
-    );
-    if c.link.target.port != 22 {
-        title.push_str(&format!(":{}", c.link.target.port));
-    }
-    title.push_str(&format!(" · {} ", state.label()));
-    let mut block = panel_block(title, t, true);
+    let mut block = panel_block(cell_title(c, &state), t, true);
     let reason = state.reason();
-    // Its figures while current (or frozen by a pause, which the header
-    // says); a cell gone or silent says why instead, not its last
-    // figures as if current.
-    let groups = match c.current_groups(app.now_ms, app.cells.interval_ms) {
-        None if app.paused() => c.groups.as_ref(),
-        current => current,
-    };
+    // a cell gone or silent says why instead of its last figures
+    let groups = c.shown_groups(app.now_ms, app.cells.interval_ms, app.paused());
     // Beside figures (or a live cell's wait for them) the reason or its
     // last message is on the border; a cell down has the body to say its
     // reason whole (a host key's is longer than a border).
