@@ -664,6 +664,8 @@ fn a_node_that_went_away_says_why_not_its_last_figures() {
     let why = "unreachable: db02:22: Connection refused (os error 111)";
     for (w, h) in [(160, 48), (100, 30)] {
         let screen = render(&mut app, w, h);
+        // no node's figures are current: the cluster is not live
+        assert!(screen.contains("STALE  cluster of 2"), "{screen}");
         assert!(line_with(&screen, "│ db02").contains(why), "{screen}");
         assert!(
             line_with(&screen, "│ db01").contains("stale 20 s"),

@@ -159,7 +159,10 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         Span::styled(what, t.paused)
     } else if app.paused() {
         Span::styled(" PAUSED ", t.paused)
-    } else if app.host().disks.error.is_some() || app.shown_node_stale() {
+    } else if app.host().disks.error.is_some()
+        || app.shown_node_stale()
+        || (app.shows_cluster() && app.no_node_current())
+    {
         Span::styled(" STALE ", t.crit)
     } else {
         Span::styled(" LIVE ", t.live)
