@@ -110,10 +110,7 @@ impl<T> Link<T> {
     /// at `now_ms`, in a sentence a view says instead of them: since when
     /// it is silent, or its status and how old its last sample is. `None`
     /// when they are current, or for a host that never sampled.
-    pub fn not_current(&self, state: &LinkState, now_ms: i64) -> Option<String>
-    where
-        T: Reach,
-    {
+    pub fn not_current(&self, state: &LinkState, now_ms: i64) -> Option<String> {
         let at = self.last_sample_ms?;
         let age = ((now_ms - at) / 1000).max(0);
         Some(match state {
