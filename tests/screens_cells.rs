@@ -404,6 +404,47 @@ fn one_cell_charts_its_groups_from_its_own_history() {
     assert_line(&screen, "FLASH %util", "100.00");
 }
 
+/// A cell that went away keeps its last keepalive's round trip, which is
+/// no round trip now: "–"; the note under the table names it once.
+#[test]
+fn a_cell_that_went_away_has_no_round_trip_and_is_named_once() {
+    use strata::app::cells::CellFig;
+    use strata::remote::{HostStatus, Unreachable};
+    let mut app = cells_app();
+    assert!(app.cell_figure(1, CellFig::Rtt).is_some());
+    app.ingest_cell_event(CellEvent::Status {
+        cell: 1,
+        status: HostStatus::Unreachable(Unreachable::Connect {
+            at: "cel02:22".into(),
+            kind: "ConnectionRefused".into(),
+            message: "Connection refused (os error 111)".into(),
+        }),
+    });
+    assert_eq!(app.cell_figure(1, CellFig::Rtt), None);
+    goto(&mut app, Panel::Cells);
+    app.update(Action::Down);
+    let panel = render(&mut app, 160, 24);
+    let row = line_of(&panel, "cel02 ");
+    assert!(row.contains("unreachable"), "{panel}");
+    assert!(!row.contains("2.00"), "{row}\n{panel}");
+    assert!(
+        panel.contains("cel02:22: Connection refused (os error 111)"),
+        "{panel}"
+    );
+    assert!(!panel.contains("cel02: cel02:22"), "{panel}");
+    // its view and its disks' say why, not their last figures
+    app.update(Action::Enter);
+    assert_eq!(app.view(), &View::Cell(1));
+    let view = render(&mut app, 160, 24);
+    let said = "cel02:22: Connection refused (os error 111) · last sample";
+    assert!(view.contains(said), "{view}");
+    assert!(!view.contains("sda"), "{view}");
+    app.ui.stack.push(View::CellDisk(1, "sda".into()));
+    let disk = render(&mut app, 160, 24);
+    assert!(disk.contains(said), "{disk}");
+    assert!(!disk.contains("r_await"), "{disk}");
+}
+
 /// A cell whose host key is refused has no figures: the cells panel's
 /// note under the table and its view's body say the whole reason,
 /// wrapped, where one row and the border cut it at 80 columns.

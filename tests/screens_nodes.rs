@@ -654,18 +654,103 @@ fn a_down_nodes_panels_say_why_not_waiting() {
         !overview.contains("waiting for the second sample"),
         "{overview}"
     );
-    // the disks box has the room for the sentence, wrapped whole
+    // the disks box has the room for the sentence, wrapped whole, the
+    // host named once
     assert!(
-        overview.contains("db02: db02:22: Connection refused (os error 111)"),
+        overview.contains("db02:22: Connection refused (os error 111)"),
         "{overview}"
     );
+    assert!(!overview.contains("db02: db02:22"), "{overview}");
     assert!(overview.contains("db02: unreachable"), "{overview}");
     goto(&mut app, Panel::Nics);
     let panel = render(&mut app, 80, 24);
     assert!(
-        panel.contains("db02: db02:22: Connection refused (os error 111)"),
+        panel.contains("db02:22: Connection refused (os error 111)"),
         "{panel}"
     );
+    assert!(!panel.contains("db02: db02:22"), "{panel}");
+}
+
+/// A node that was live and went away: 20 s later its overview, Disks
+/// and NICs panels say why and how old its last figures are, never those
+/// figures as current; one that stopped sending says since when. The
+/// cluster's line gives the whole reason where the line has the room.
+#[test]
+fn a_node_that_went_away_says_why_not_its_last_figures() {
+    let mut app = nodes_app(2, 2);
+    let status = HostStatus::Unreachable(Unreachable::Connect {
+        at: "db02:22".into(),
+        kind: "ConnectionRefused".into(),
+        message: "Connection refused (os error 111)".into(),
+    });
+    app.apply(Input::NodeStatus { node: 1, status });
+    app.now_ms += 20_000;
+    let why = "unreachable: db02:22: Connection refused (os error 111)";
+    for (w, h) in [(160, 48), (100, 30)] {
+        let screen = render(&mut app, w, h);
+        // no node's figures are current: the cluster is not live
+        assert!(screen.contains("STALE  cluster of 2"), "{screen}");
+        assert!(line_with(&screen, "│ db02").contains(why), "{screen}");
+        assert!(
+            line_with(&screen, "│ db01").contains("stale 20 s"),
+            "{screen}"
+        );
+    }
+    // db02's last figures, which its panels showed while it was live
+    let dev = app.nodes[1].layers.disks.tick().unwrap().rows[0]
+        .name
+        .clone();
+    app.update(Action::CycleNode);
+    app.update(Action::CycleNode);
+    let overview = render(&mut app, 100, 30);
+    assert!(overview.contains("STALE  node db02"), "{overview}");
+    // the disks box wraps the sentence, whole
+    let said = "db02:22: Connection refused (os error 111) · last sample 20 s ago";
+    let (head, tail) = said.split_at(said.find(" s ago").unwrap());
+    assert!(overview.contains(head), "{overview}");
+    assert!(overview.contains(&tail[1..]), "{overview}");
+    for figure in ["r_await ms", "bond0"] {
+        assert!(!overview.contains(figure), "{figure} in {overview}");
+    }
+    goto(&mut app, Panel::Disks);
+    let disks = render(&mut app, 100, 30);
+    assert!(disks.contains(said), "{disks}");
+    assert!(!disks.contains(&format!(" {dev} ")), "{disks}");
+    // a disk opened before it went: its frame and why, no figure
+    app.ui.stack.push(View::Disk(dev.clone()));
+    let detail = render(&mut app, 100, 30);
+    assert!(detail.contains(said), "{detail}");
+    assert!(!detail.contains("r_await"), "{detail}");
+    app.update(Action::Back);
+    goto(&mut app, Panel::Nics);
+    let nics = render(&mut app, 100, 30);
+    assert!(nics.contains(said), "{nics}");
+    assert!(!nics.contains("bond0"), "{nics}");
+    // the cluster's table has no node to list, and says so
+    app.update(Action::CycleNode);
+    let cluster = render(&mut app, 100, 30);
+    assert!(
+        cluster.contains("no database node has current figures (of 2 nodes)"),
+        "{cluster}"
+    );
+    // db01 is connected but sends nothing: its panels say since when
+    app.update(Action::CycleNode);
+    let stale = render(&mut app, 100, 30);
+    assert!(stale.contains("STALE  node db01"), "{stale}");
+    assert!(stale.contains("db01: no sample for 20 s"), "{stale}");
+    assert!(!stale.contains("bond0"), "{stale}");
+    // paused, the figures frozen are shown under the PAUSED badge; a
+    // node with none still says why
+    app.update(Action::TogglePause);
+    let paused = render(&mut app, 100, 30);
+    assert!(paused.contains("PAUSED  node db01"), "{paused}");
+    assert!(paused.contains("bond0"), "{paused}");
+    let mut down = nodes_app(2, 1);
+    down.update(Action::TogglePause);
+    down.update(Action::CycleNode);
+    down.update(Action::CycleNode);
+    let screen = render(&mut down, 100, 30);
+    assert!(screen.contains("db02: unreachable"), "{screen}");
 }
 
 /// What a node's sampler writes on stderr (a shell's complaint, a command

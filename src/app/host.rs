@@ -204,6 +204,9 @@ pub enum NodeShown {
 pub struct ClusterRow {
     pub label: String,
     pub shown: NodeShown,
+    /// Why a node is not connected, in the transport's whole sentence
+    /// without the label the row starts with.
+    pub why: Option<String>,
     pub r_s: Option<f64>,
     pub w_s: Option<f64>,
     /// Read plus written, MB/s.
@@ -225,7 +228,7 @@ pub struct ClusterRow {
 impl ClusterRow {
     /// A node's figures from its layers' newest ticks; all unknown unless
     /// it is live.
-    fn of(label: &str, shown: NodeShown, l: &HostLayers) -> ClusterRow {
+    fn of(label: &str, (shown, why): (NodeShown, Option<String>), l: &HostLayers) -> ClusterRow {
         use crate::layers::cache::model::CacheCol;
         use crate::layers::disks::model::DiskCol;
         use crate::layers::nfs::model::NfsMountCol;
@@ -253,6 +256,7 @@ impl ClusterRow {
         ClusterRow {
             label: label.to_string(),
             shown,
+            why,
             r_s: d(DiskCol::RPerS),
             w_s: d(DiskCol::WPerS),
             mb_s: d(DiskCol::RkBPerS)
@@ -306,6 +310,7 @@ impl ClusterRow {
         ClusterRow {
             label,
             shown: NodeShown::Live,
+            why: None,
             r_s: sum(|r| r.r_s),
             w_s: sum(|r| r.w_s),
             mb_s: sum(|r| r.mb_s),
@@ -335,6 +340,13 @@ impl NodeState {
             LinkState::NeedsPassphrase(_) => NodeShown::Down("needs passphrase".into()),
         }
     }
+
+    /// Why it is not connected at `now_ms`, in the transport's words,
+    /// for a line its label already leads.
+    pub fn why(&self, now_ms: i64, interval_ms: i64) -> Option<String> {
+        let why = self.link.state(now_ms, interval_ms).reason()?;
+        Some(super::link::reason_after_label(self.link.target.label(), &why).to_string())
+    }
 }
 
 impl App {
@@ -346,11 +358,9 @@ impl App {
             .nodes
             .iter()
             .map(|n| {
-                ClusterRow::of(
-                    n.link.target.label(),
-                    n.shown(self.now_ms, interval_ms),
-                    &n.layers,
-                )
+                let shown = n.shown(self.now_ms, interval_ms);
+                let why = n.why(self.now_ms, interval_ms);
+                ClusterRow::of(n.link.target.label(), (shown, why), &n.layers)
             })
             .collect();
         let total = ClusterRow::total(&rows);

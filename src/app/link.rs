@@ -105,6 +105,46 @@ impl LinkState<'_> {
     }
 }
 
+impl<T> Link<T> {
+    /// Why the figures of a host that had some are not current in `state`
+    /// at `now_ms`, in a sentence a view says instead of them: since when
+    /// it is silent, or its status and how old its last sample is. `None`
+    /// when they are current, or for a host that never sampled.
+    pub fn not_current(&self, state: &LinkState, now_ms: i64) -> Option<String> {
+        let at = self.last_sample_ms?;
+        let age = ((now_ms - at) / 1000).max(0);
+        Some(match state {
+            LinkState::Live => return None,
+            LinkState::Stale(s) => format!("no sample for {s} s (stale after two intervals)"),
+            _ => format!("{} · last sample {age} s ago", self.status),
+        })
+    }
+}
+
+/// `reason` said of the host labelled `label`: the reason alone when it
+/// already starts with the label (the transport's errors start with the
+/// host as `host:port`, which is the label of a host given so), else the
+/// label before it, so that the host is named once.
+pub fn named_reason(label: &str, reason: &str) -> String {
+    let named = reason
+        .strip_prefix(label)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with([':', ' ']));
+    if named {
+        reason.to_string()
+    } else {
+        format!("{label}: {reason}")
+    }
+}
+
+/// `reason` where the label is already said (a row led by it): without
+/// a leading `label: `.
+pub fn reason_after_label<'a>(label: &str, reason: &'a str) -> &'a str {
+    reason
+        .strip_prefix(label)
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(reason)
+}
+
 impl<T: Reach> Link<T> {
     pub fn new(target: T) -> Link<T> {
         Link {
@@ -144,6 +184,13 @@ impl<T: Reach> Link<T> {
             HostStatus::Unreachable(r) => LinkState::Unreachable(r),
             HostStatus::NeedsPassphrase(p) => LinkState::NeedsPassphrase(p),
         }
+    }
+
+    /// The round trip of its last keepalive while its connection stands:
+    /// a host that dropped keeps what its last keepalive measured, which
+    /// is no round trip now.
+    pub fn current_rtt(&self) -> Option<Duration> {
+        self.rtt.filter(|_| self.status == HostStatus::Live)
     }
 
     /// Live, and sampled within two intervals at `now_ms`: its figures
@@ -222,6 +269,36 @@ mod tests {
         }
         assert_eq!(c.last_sample_ms, Some(1_500));
         assert_eq!(n.last_sample_ms, Some(2_000));
+    }
+
+    /// The transport's reasons start with the host: a host labelled by
+    /// its `host:port` is named once, one labelled otherwise by both.
+    #[test]
+    fn a_reason_names_its_host_once() {
+        let why = "10.0.0.5:22: Connection refused (os error 111)";
+        assert_eq!(named_reason("10.0.0.5:22", why), why);
+        assert_eq!(named_reason("10.0.0.5", why), why);
+        assert_eq!(named_reason("cel01", why), format!("cel01: {why}"));
+        assert_eq!(named_reason("10.0.0.", why), format!("10.0.0.: {why}"));
+        assert_eq!(
+            reason_after_label("10.0.0.5:22", why),
+            "Connection refused (os error 111)"
+        );
+        assert_eq!(reason_after_label("cel01", why), why);
+    }
+
+    /// A cell that went down keeps its last keepalive's round trip, which
+    /// is no longer current.
+    #[test]
+    fn a_host_not_current_has_no_round_trip() {
+        let mut c = cell();
+        c.status = HostStatus::Live;
+        c.rtt = Some(Duration::from_micros(410));
+        assert_eq!(c.current_rtt(), c.rtt);
+        c.status = HostStatus::Unreachable(Unreachable::ConnectionLost {
+            host: "cel01".into(),
+        });
+        assert_eq!(c.current_rtt(), None);
     }
 
     #[test]

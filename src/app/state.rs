@@ -838,25 +838,42 @@ impl App {
         self.ui.stack = vec![View::Panel(panel)];
     }
 
-    /// Why the node whose layers are shown has none: it is not
-    /// connected, its status says why (`whole`: the whole sentence, else
-    /// a word or two). `None` on this machine and on a connected node,
-    /// whose figures come with its second sample.
-    pub fn shown_node_down(&self, whole: bool) -> Option<String> {
+    /// Why the node whose layers are shown has no current figures: it is
+    /// not connected (its status says why: `whole`, the whole sentence,
+    /// else a word or two) or it stopped sending; with how old its last
+    /// figures are, when it has some. `None` on this machine, on a node
+    /// whose figures are current, on a connected node before its first
+    /// sample (its figures come with its second), and while paused on
+    /// a node with figures (they are those of the pause, and the header
+    /// says so).
+    pub fn shown_node_not_current(&self, whole: bool) -> Option<String> {
+        use super::host::NodeShown;
         let n = self.shown_node()?;
-        let label = n.link.target.label();
-        match &n.link.status {
-            HostStatus::Live => None,
-            HostStatus::Connecting => Some(format!("{label}: connecting…")),
-            status if whole => Some(format!("{label}: {status}")),
-            _ => match n.shown(
-                self.now_ms,
-                crate::core::duration::interval_ms(self.interval_s),
-            ) {
-                super::host::NodeShown::Down(word) => Some(format!("{label}: {word}")),
-                _ => None,
-            },
+        let interval_ms = crate::core::duration::interval_ms(self.interval_s);
+        let state = n.link.state(self.now_ms, interval_ms);
+        let sampled = n.link.last_sample_ms.is_some();
+        if state.is_live() || (self.paused() && sampled) {
+            return None;
         }
+        let why = if whole {
+            match n.link.not_current(&state, self.now_ms) {
+                Some(why) => why,
+                // it never sampled
+                None => match &n.link.status {
+                    HostStatus::Live => return None,
+                    HostStatus::Connecting => "connecting…".into(),
+                    status => status.to_string(),
+                },
+            }
+        } else {
+            match n.shown(self.now_ms, interval_ms) {
+                NodeShown::Live => return None,
+                NodeShown::Stale(_) if !sampled => return None,
+                NodeShown::Stale(s) => format!("stale {s} s"),
+                NodeShown::Down(word) => word,
+            }
+        };
+        Some(super::link::named_reason(n.link.target.label(), &why))
     }
 
     /// What the node shown last wrote on stderr (its sampler's shell, a
@@ -874,6 +891,18 @@ impl App {
                 .nodes
                 .iter()
                 .all(|n| !matches!(n.link.status, HostStatus::Live | HostStatus::Connecting))
+    }
+
+    /// No database node's figures are current, and none waits for its
+    /// first: the cluster's tables list none and will not by waiting.
+    pub fn no_node_current(&self) -> bool {
+        let interval_ms = crate::core::duration::interval_ms(self.interval_s);
+        !self.nodes.is_empty()
+            && self.nodes.iter().all(|n| {
+                let first = matches!(n.link.status, HostStatus::Live | HostStatus::Connecting)
+                    && n.link.last_sample_ms.is_none();
+                !first && !n.link.is_current(self.now_ms, interval_ms)
+            })
     }
 
     /// The node shown has stopped sending: its panels hold old figures.

@@ -16,8 +16,8 @@ use crate::format::{self, UNKNOWN};
 use crate::layers::cells::cell_shares::{SHARE_COLS, Shares};
 use crate::layers::cells::model::{CellGroups, GROUP_COLS, GroupFigures};
 use crate::layers::cells::source::{CellEvent, run_cell};
+use crate::remote::SshOptions;
 use crate::remote::target::SshTarget;
-use crate::remote::{HostStatus, SshOptions};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::sync::Arc;
@@ -74,12 +74,7 @@ pub fn lines(cells: &Cells, now_ms: i64) -> Vec<Line> {
                 cell: c.link.target.label.clone(),
                 state: Some(state.label()),
                 reason: state.reason(),
-                // A round trip of a connection that is gone is no longer one.
-                rtt_ms: c
-                    .link
-                    .rtt
-                    .filter(|_| c.link.status == HostStatus::Live)
-                    .map(|d| d.as_secs_f64() * 1000.0),
+                rtt_ms: c.link.current_rtt().map(|d| d.as_secs_f64() * 1000.0),
                 interval_s: groups
                     .and(c.disks.latest.as_ref())
                     .and_then(|t| t.itv_cs)
@@ -438,7 +433,7 @@ fn ingest(cells: &mut Cells, ev: CellEvent, err: &mut impl Write) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::remote::parse_ssh_spec;
+    use crate::remote::{HostStatus, parse_ssh_spec};
 
     /// Two hard disks: 150 reads/s of 8 kB, 100 writes/s of 12.8 kB, 1000
     /// and 120 ms of waiting per second, busy 60 % and 40 %; one idle

@@ -83,6 +83,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let t = &app.theme;
     let title = " Page cache · /proc/meminfo, /proc/vmstat ";
     let inner = source_framed(f, area, title, (&app.host().cache, "page cache"), t);
+    if super::said_not_current(f, app, inner, true) {
+        return Drawn::default();
+    }
     let cache = &app.host().cache;
     let Some(tick) = cache.tick() else {
         super::no_figures(f, app, inner, (cache, "page cache"), true);

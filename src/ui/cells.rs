@@ -181,10 +181,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     let selected = app.ui.cells.index(items.iter().map(TableRow::key));
     let note = items.get(selected).and_then(|c| {
         let why = c.state.reason().or_else(|| c.c.link.message.clone())?;
-        Some(Line::from(Span::styled(
-            format!("{}: {why}", c.c.link.target.label),
-            t.muted,
-        )))
+        let why = crate::app::link::named_reason(&c.c.link.target.label, &why);
+        Some(Line::from(Span::styled(why, t.muted)))
     });
     let bottom_h = note.as_ref().map_or(1, |l| {
         super::widgets::wrapped_rows(std::slice::from_ref(l), usize::from(inner.width))
@@ -303,6 +301,18 @@ fn shown_line(
     Line::from(spans)
 }
 
+/// A cell view's title: the cell, how it is reached and its state.
+fn cell_title(c: &CellView, state: &LinkState) -> String {
+    let target = &c.link.target;
+    let port = if target.port == 22 {
+        String::new()
+    } else {
+        format!(":{}", target.port)
+    };
+    let (label, user, host) = (&target.label, &target.user, &target.host);
+    format!(" {label} · {user}@{host}{port} · {} ", state.label())
+}
+
 /// One cell: its DISK and FLASH groups, its disks with iostat's figures
 /// and, when it has cellcli, its cell disks' names and metriccurrent
 /// figures.
@@ -312,27 +322,21 @@ pub fn draw_cell(f: &mut Frame, app: &App, area: Rect, i: usize) -> Drawn {
         return Drawn::default();
     };
     let state = c.link.state(app.now_ms, app.cells.interval_ms);
-    let mut title = format!(
-        " {} · {}@{}",
-        c.link.target.label, c.link.target.user, c.link.target.host
-    );
-    if c.link.target.port != 22 {
-        title.push_str(&format!(":{}", c.link.target.port));
-    }
-    title.push_str(&format!(" · {} ", state.label()));
-    let mut block = panel_block(title, t, true);
+    let mut block = panel_block(cell_title(c, &state), t, true);
     let reason = state.reason();
+    // a cell gone or silent says why instead of its last figures
+    let groups = c.shown_groups(app.now_ms, app.cells.interval_ms, app.paused());
     // Beside figures (or a live cell's wait for them) the reason or its
     // last message is on the border; a cell down has the body to say its
     // reason whole (a host key's is longer than a border).
     let border = reason.clone().or_else(|| c.link.message.clone());
-    if let Some(why) = border.filter(|_| c.groups.is_some() || reason.is_none()) {
+    if let Some(why) = border.filter(|_| groups.is_some() || reason.is_none()) {
         block = block.title_bottom(Line::from(Span::styled(format!(" {why} "), t.warn)));
     }
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let Some(groups) = c.groups.as_ref() else {
-        match reason {
+    let Some(groups) = groups else {
+        match c.link.not_current(&state, app.now_ms).or(reason) {
             Some(why) => super::said(f, inner, why, t.warn),
             None => super::waiting(f, t, inner),
         }
@@ -521,6 +525,15 @@ pub fn draw_cell_disk(f: &mut Frame, app: &App, area: Rect, i: usize, name: &str
     let Some(c) = app.cells.list.get(i) else {
         return;
     };
+    // a cell gone or silent: why, not the disk's last figures as if current
+    let state = c.link.state(app.now_ms, app.cells.interval_ms);
+    let why = c.link.not_current(&state, app.now_ms);
+    if let Some(why) = why.filter(|_| !app.paused()) {
+        let label = &c.link.target.label;
+        let inner = super::framed(f, area, format!(" {label} · {name} "), &app.theme, true);
+        super::said(f, inner, why, app.theme.warn);
+        return;
+    }
     let cell_disk = c.cell_disk_of(name).zip(c.cellcli_age_s(app.now_ms));
     let dev = super::detail::Device {
         layer: &c.disks,

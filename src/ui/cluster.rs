@@ -92,13 +92,30 @@ fn dirty(r: &ClusterRow) -> String {
     }
 }
 
-/// What the node's name column says about its state.
-fn state_of(r: &ClusterRow) -> Option<String> {
-    match &r.shown {
-        NodeShown::Live => None,
-        NodeShown::Stale(s) => Some(format!("stale {s} s")),
-        NodeShown::Down(why) => Some(why.clone()),
-    }
+/// What a node's line says after its name when it is not live: its
+/// state, and why when the whole reason fits in `room` characters (a
+/// reason is never cut: the state alone says less, not something wrong).
+fn state_of(r: &ClusterRow, room: usize) -> Option<String> {
+    let state = match &r.shown {
+        NodeShown::Live => return None,
+        NodeShown::Stale(s) => format!("stale {s} s"),
+        NodeShown::Down(word) => word.clone(),
+    };
+    let whole = r.why.as_ref().map(|why| format!("{state}: {why}"));
+    Some(whole.filter(|w| w.chars().count() <= room).unwrap_or(state))
+}
+
+/// The room after a node's flag, name and a space on a line `width` wide.
+fn state_room(width: u16, name_w: u16) -> usize {
+    usize::from(width.saturating_sub(name_w + 2))
+}
+
+/// Where a row's line ends when its state takes it (not live), from the
+/// panel's left; 0 for a live row.
+fn state_end(r: &ClusterRow, width: u16, name_w: u16) -> u16 {
+    state_of(r, state_room(width, name_w)).map_or(0, |s| {
+        name_w + 2 + u16::try_from(s.chars().count()).unwrap_or(u16::MAX)
+    })
 }
 
 /// A row's columns from here on go to its second line when one line is
@@ -276,7 +293,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, (rows, total): (&[ClusterRow],
         shown.start,
         total,
         busiest,
-        spark_room,
+        (inner.width, spark_room),
     );
     f.render_widget(Paragraph::new(lines), inner);
     // Each row's last line, from the panel's top: the cluster's, then the
@@ -311,10 +328,18 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, (rows, total): (&[ClusterRow],
                 let style = if Some(i) == busiest { t.accent } else { t.read };
                 (s, nodes_max, style)
             });
-        for ((values, max, style), line) in cluster.chain(nodes).zip(&last_lines) {
+        // a node that is down gives its line to its reason when that
+        // needs the sparkline's room: why it is down says more than how
+        // busy it was before
+        let ends =
+            std::iter::once(0).chain(shown_rows.iter().map(|r| state_end(r, inner.width, name_w)));
+        for (((values, max, style), line), end) in cluster.chain(nodes).zip(&last_lines).zip(ends) {
             let y = inner.y + line;
             if y >= inner.bottom() {
                 break;
+            }
+            if end >= spark_x {
+                continue;
             }
             let area = Rect::new(inner.x + spark_x, y, spark_room, 1);
             super::widgets::sparkline_to(f, area, values, max, style);
@@ -338,7 +363,7 @@ fn figure_lines<'a>(
     first: usize,
     total: &ClusterRow,
     busiest: Option<usize>,
-    spark_room: u16,
+    (width, spark_room): (u16, u16),
 ) -> Vec<Line<'a>> {
     let t = &app.theme;
     let name_w = fit.name_w;
@@ -364,7 +389,7 @@ fn figure_lines<'a>(
         };
         let mut spans = vec![Span::styled(format!("{mark}{}", name(&r.label)), flag)];
         let mut second = vec![Span::raw(blank.clone())];
-        match state_of(r) {
+        match state_of(r, state_room(width, name_w)) {
             // A node that is not live has no current figures: its state
             // takes the line.
             Some(state) => spans.push(Span::styled(format!(" {state}"), t.warn)),

@@ -88,6 +88,13 @@ pub fn draw(f: &mut Frame, app: &App) -> Drawn {
     draw_nav(f, app, nav);
     let none = Drawn::default();
     let mut drawn = match app.view() {
+        // one of a node's disks, mounts, files or NICs while the node is
+        // gone or silent: why, not its last figures as if current
+        View::Disk(name) | View::Nfs(name) | View::CacheFile(name) | View::Nic(name)
+            if node_detail_not_current(f, app, body, name) =>
+        {
+            none
+        }
         View::Panel(Panel::Overview) => {
             overview::draw(f, app, body);
             none
@@ -152,7 +159,10 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         Span::styled(what, t.paused)
     } else if app.paused() {
         Span::styled(" PAUSED ", t.paused)
-    } else if app.host().disks.error.is_some() || app.shown_node_stale() {
+    } else if app.host().disks.error.is_some()
+        || app.shown_node_stale()
+        || (app.shows_cluster() && app.no_node_current())
+    {
         Span::styled(" STALE ", t.crit)
     } else {
         Span::styled(" LIVE ", t.live)
@@ -564,22 +574,39 @@ pub(crate) fn waiting(f: &mut Frame, theme: &crate::theme::Theme, area: Rect) {
     );
 }
 
-/// What a host layer's area says while it has no figures: on a node that
-/// is not connected why (`whole`: in a whole sentence, else a word or two
-/// where another box says the whole), or its panels would wait for ever;
-/// else [`waiting`].
+/// What a host layer's area says while it has no current figures: on a
+/// node that is not connected or stopped sending why (`whole`: in a whole
+/// sentence, else a word or two where another box says the whole), or its
+/// panels would wait for ever or show old figures as current; else
+/// [`waiting`].
 pub(crate) fn waiting_on(f: &mut Frame, app: &App, area: Rect, whole: bool) {
+    if !said_not_current(f, app, area, whole) {
+        waiting(f, &app.theme, area);
+    }
+}
+
+/// Says in `area` why the host shown has no current figures (see
+/// [`waiting_on`]), if it has none: true when it said so, and its last
+/// figures must not be drawn there as if current.
+pub(crate) fn said_not_current(f: &mut Frame, app: &App, area: Rect, whole: bool) -> bool {
+    let n = format::count(app.nodes.len(), "node", "nodes");
     let down = if app.shows_cluster() && app.no_node_connected() {
-        let n = format::count(app.nodes.len(), "node", "nodes");
         Some(format!(
             "no database node is connected (of {n}): the overview's cluster box says why of each"
         ))
+    } else if app.shows_cluster() && app.no_node_current() {
+        Some(format!(
+            "no database node has current figures (of {n}): the overview's cluster box says why of each"
+        ))
     } else {
-        app.shown_node_down(whole)
+        app.shown_node_not_current(whole)
     };
     match down {
-        Some(why) => said(f, area, why, app.theme.warn),
-        None => waiting(f, &app.theme, area),
+        Some(why) => {
+            said(f, area, why, app.theme.warn);
+            true
+        }
+        None => false,
     }
 }
 
@@ -597,6 +624,17 @@ pub(crate) fn no_figures<T: Clone>(
         Some(err) => said(f, area, format!("{what}: {err}"), app.theme.crit),
         None => waiting_on(f, app, area, whole),
     }
+}
+
+/// A node's detail of `name` while the node's figures are not current:
+/// its frame and why, whole; true when drawn.
+fn node_detail_not_current(f: &mut Frame, app: &App, area: Rect, name: &str) -> bool {
+    let Some(why) = app.shown_node_not_current(true) else {
+        return false;
+    };
+    let inner = framed(f, area, format!(" {name} "), &app.theme, true);
+    said(f, inner, why, app.theme.warn);
+    true
 }
 
 /// `text` in `style` from the top of `area`, wrapped: a narrow box shows

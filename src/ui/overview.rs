@@ -245,6 +245,11 @@ fn host_box<'a, T: Clone>(
     body: impl FnOnce(&T, Rect) -> Vec<Line<'a>>,
 ) {
     let inner = super::framed(f, area, title, &app.theme, false);
+    // a node gone or silent: why, in a word or two (its disks box says
+    // the whole), not its last figures as if current
+    if super::said_not_current(f, app, inner, false) {
+        return;
+    }
     match layer.tick().filter(|_| layer.shown_error().is_none()) {
         Some(tick) => f.render_widget(Paragraph::new(body(tick, inner)), inner),
         None => super::no_figures(f, app, inner, (layer, what), false),
@@ -453,6 +458,9 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     }
     let inner = block.inner(area);
     f.render_widget(block, area);
+    if super::said_not_current(f, app, inner, true) {
+        return;
+    }
     let disks = &app.host().disks;
     let Some(tick) = tick.filter(|_| disks.shown_error().is_none()) else {
         super::no_figures(f, app, inner, (disks, super::detail::DISK_SOURCE), true);

@@ -326,6 +326,10 @@ pub(crate) fn layer_frame<L: Listed>(
 ) -> Option<Rect> {
     let inner = block.inner(area);
     f.render_widget(block, area);
+    // a node gone or silent: why, not its last rows as if current
+    if super::said_not_current(f, app, inner, true) {
+        return None;
+    }
     let has = |h: &HostLayers| L::layer(h).tick().is_some();
     let waiting = if app.shows_cluster() {
         !app.nodes.iter().any(|n| has(&n.layers))
