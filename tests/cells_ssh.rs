@@ -655,6 +655,10 @@ async fn wrong_user_wrong_key_and_encrypted_keys() {
     let batch = options(&kh, interval, &nonce("auth"));
     let mut interactive = batch.clone();
     interactive.interactive = true;
+    // A store of its own: in one strata every host is batch or every one
+    // interactive, and a batch cell retrying with the passphrase typed for
+    // cell 3 would go live (once under load it did).
+    interactive.passphrases = strata::remote::PassphraseStore::new();
     let mut wrong_user = target(&sshd, &keys, &keys.client_key);
     wrong_user.user = "strata-no-such-user".into();
     let mut cells = Cells::start_each(vec![

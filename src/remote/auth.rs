@@ -103,14 +103,17 @@ pub(super) async fn authenticate(
     }
     let mut encrypted: Vec<PathBuf> = Vec::new();
     for path in identity_files(target) {
-        let key = match load(&path, opts.passphrases.get(&path)).await {
+        let passphrase = opts.passphrases.get(&path);
+        let key = match load(&path, passphrase.clone()).await {
             Loaded::Key(k) => k,
             Loaded::Encrypted => {
                 encrypted.push(path);
                 continue;
             }
             Loaded::WrongPassphrase => {
-                opts.passphrases.forget(&path);
+                if let Some(wrong) = &passphrase {
+                    opts.passphrases.forget_if(&path, wrong);
+                }
                 return Err(AuthEnd::WrongPassphrase(path));
             }
             Loaded::Unreadable(e) => {

@@ -135,6 +135,20 @@ impl PassphraseStore {
         }
     }
 
+    /// Drops `wrong`, the secret a host tried that did not open what it was
+    /// for, unless another has replaced it since: hosts that share an
+    /// identity file try a typed passphrase each on its own, and a slow
+    /// one failing with the first, wrong one would otherwise drop the
+    /// right one typed after it, leaving the others asking for ever.
+    pub fn forget_if(&self, key: impl Into<Secret>, wrong: &str) {
+        if let Ok(mut m) = self.0.map.lock() {
+            let key = key.into();
+            if m.get(&key).is_some_and(|s| s.as_str() == wrong) {
+                m.remove(&key);
+            }
+        }
+    }
+
     /// Returns once the store holds a passphrase for `identity`.
     async fn wait_for(&self, identity: &Path) {
         let mut rx = self.0.changed.subscribe();
@@ -449,6 +463,24 @@ pub async fn run_host<P: Protocol>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A host that failed with a wrong passphrase after the right one was
+    /// typed leaves the right one for the others.
+    #[test]
+    fn a_wrong_passphrase_is_forgotten_only_while_it_is_the_one_kept() {
+        let store = PassphraseStore::new();
+        store.insert("/k", "wrong");
+        store.insert("/k", "right");
+        store.forget_if("/k", "wrong");
+        assert_eq!(
+            store.get("/k").as_deref().map(String::as_str),
+            Some("right")
+        );
+        store.forget_if("/k", "right");
+        assert!(!store.has("/k"));
+        store.forget_if("/k", "right");
+        assert!(!store.has("/k"));
+    }
 
     #[test]
     fn backoff_doubles_within_half_and_all_and_stops_at_the_cap() {

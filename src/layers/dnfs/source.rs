@@ -397,7 +397,7 @@ pub fn run_db(
     let key = Secret::Database(target.label.clone());
     while !cancel.is_cancelled() {
         let typed = opts.passwords.get(key.clone());
-        let from_prompt = typed.is_some();
+        let tried = typed.clone();
         let conn = match connect(&target, opts.call_timeout, typed) {
             Ok(c) => c,
             Err(s @ DbStatus::NoPassword(_)) => {
@@ -407,9 +407,11 @@ pub fn run_db(
                 }
                 continue;
             }
-            Err(s) if from_prompt && password_refused(&s) => {
+            Err(s) if tried.is_some() && password_refused(&s) => {
                 // forgotten, so that the prompt asks again and says why
-                opts.passwords.forget(key.clone());
+                if let Some(wrong) = &tried {
+                    opts.passwords.forget_if(key.clone(), wrong);
+                }
                 if !status(s) {
                     return;
                 }
