@@ -265,7 +265,13 @@ pub fn chart(
         })
         .collect();
     let ymax = points.iter().flatten().map(|p| p.1).fold(0.0, f64::max);
-    let ymax = if ymax > 0.0 { ymax * 1.1 } else { 1.0 };
+    let ymax = match ymax {
+        // a share's headroom stops at 100: an axis of "100.1%" reads as
+        // an impossible figure
+        m if unit == "%" && m > 0.0 => (m * 1.1).min(100.0).max(m),
+        m if m > 0.0 => m * 1.1,
+        _ => 1.0,
+    };
     let xmax = times.len().saturating_sub(1).max(1) as f64;
     let (top, bottom) = fitted_titles(
         title,
@@ -495,6 +501,36 @@ mod tests {
         let lines = [Line::raw("aaaaaa bbbbbb cccccc"), Line::raw("")];
         assert_eq!(wrapped_rows(&lines, 10), 4);
         assert_eq!(wrapped_rows(&lines, 20), 2);
+    }
+
+    /// A share's axis: headroom above the highest point, but never past
+    /// 100 % (91 % once gave an axis of "100.1%"); a point above 100 (a
+    /// counter's quirk) is still inside the chart.
+    #[test]
+    fn a_percent_axis_stops_at_100() {
+        let theme = Theme::default();
+        let axis = |unit: &str, v: f32| -> String {
+            let backend = ratatui::backend::TestBackend::new(60, 8);
+            let mut term = ratatui::Terminal::new(backend).unwrap();
+            let x = TimeAxis {
+                times: vec![1_000, 2_000, 3_000],
+                marks: &[],
+            };
+            let series = [Series {
+                label: "%util",
+                values: vec![v / 2.0, v, v],
+                now: Some(f64::from(v)),
+                style: Style::default(),
+            }];
+            term.draw(|f| chart(f, f.area(), "%util", unit, &series, &x, &theme))
+                .unwrap();
+            format!("{:?}", term.backend().buffer())
+        };
+        let pct = axis("%", 91.0);
+        assert!(pct.contains("100.0%") && !pct.contains("100.1%"), "{pct}");
+        assert!(axis("%", 40.0).contains("44.0%"));
+        assert!(axis("%", 120.0).contains("120.0%"));
+        assert!(axis("/s", 91.0).contains("100.1/s"));
     }
 
     #[test]
