@@ -609,12 +609,17 @@ fn a_nodes_files_say_fincore_on_the_node_its_cadence_and_age_or_why_not() {
     app.update(Action::CycleNode);
     let i = Panel::ALL.iter().position(|p| *p == Panel::Cache).unwrap();
     app.update(Action::GotoPanel(i));
+    // how old the figures are stays before the total where both do not
+    // fit: at 100 columns the age was the first part dropped
+    for w in [200, 100, 90] {
+        let screen = render(&mut app, w, 40);
+        let title = line_with(&screen, "Files ·");
+        assert!(
+            title.contains("residency by fincore on db01 every 10 s, last 3 s ago"),
+            "{w}: {screen}"
+        );
+    }
     let screen = render(&mut app, 200, 40);
-    let title = line_with(&screen, "Files ·");
-    assert!(
-        title.contains("residency by fincore on db01 every 10 s, last 3 s ago"),
-        "{screen}"
-    );
     // fincore knows no dirty pages: "–", as mincore's rows
     let row = line_with(&screen, "/u01/redo 01.log");
     assert!(row.contains("20.0 KiB") && row.contains("100.0"), "{row}");

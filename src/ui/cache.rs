@@ -342,17 +342,24 @@ fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             }
         );
     }
-    // the total's figures whole or not at all: the method goes first
+    // the total's figures whole or not at all: the method goes first,
+    // but a node's fincore run says how old its figures are (up to its
+    // cadence), which goes last
     let count = format!(" Files · {} of {}", rows.len(), tick.files.len());
     let room = usize::from(area.width.saturating_sub(2));
-    let mut title = [
-        format!("{count} · {how} · {sort}{total_text}"),
+    let (without_how, without_total) = (
         format!("{count} · {sort}{total_text}"),
         format!("{count} · {how} · {sort}"),
-    ]
-    .into_iter()
-    .find(|title| title.chars().count() < room)
-    .unwrap_or(format!("{count} · {sort}"));
+    );
+    let middle = if tick.fincore.is_some() {
+        [without_total, without_how]
+    } else {
+        [without_how, without_total]
+    };
+    let mut title = std::iter::once(format!("{count} · {how} · {sort}{total_text}"))
+        .chain(middle)
+        .find(|title| title.chars().count() < room)
+        .unwrap_or(format!("{count} · {sort}"));
     title.push(' ');
     let inner = super::framed(f, area, title, t, false);
     let fw = table::name_width(rows.iter().map(|r| r.path.as_str()), "FILE").max(20);
