@@ -290,14 +290,30 @@ pub fn chart(
                 .data(p)
         })
         .collect();
-    let first = times
-        .first()
-        .map(|t| format::local_time(*t))
-        .unwrap_or_default();
-    let last = times
-        .last()
-        .map(|t| format::local_time(*t))
-        .unwrap_or_default();
+    let y_top = format!("{}{unit}", format::fit(Some(ymax), 7, axis_decimals(ymax)));
+    // ratatui gives the last time label half the plot's width; the plot
+    // starts after the y labels (or the first time label, less one) and
+    // the axis. A narrow chart says hh:mm, or no time, rather than
+    // "0:19:24" for 00:19:24.
+    let (inner_w, y_w) = (
+        usize::from(area.width.saturating_sub(2)),
+        Span::raw(y_top.as_str()).width(),
+    );
+    let fits = |label_w: usize| {
+        let plot_w = inner_w.saturating_sub(y_w.max(label_w - 1) + 1);
+        plot_w / 2 >= label_w
+    };
+    let chars = [8, 5].into_iter().find(|&w| fits(w)).unwrap_or(0);
+    let label = |t: Option<&i64>| {
+        t.map(|&t| {
+            format::local_time(t)
+                .chars()
+                .take(chars)
+                .collect::<String>()
+        })
+        .unwrap_or_default()
+    };
+    let (first, last) = (label(times.first()), label(times.last()));
     let block = Block::bordered()
         .border_style(theme.border)
         .title(top)
@@ -319,10 +335,7 @@ pub fn chart(
                 .bounds([0.0, ymax])
                 .labels([
                     Span::styled("0", theme.muted),
-                    Span::styled(
-                        format!("{}{unit}", format::fit(Some(ymax), 7, axis_decimals(ymax))),
-                        theme.muted,
-                    ),
+                    Span::styled(y_top, theme.muted),
                 ])
                 .style(theme.border),
         );
@@ -501,6 +514,51 @@ mod tests {
         let lines = [Line::raw("aaaaaa bbbbbb cccccc"), Line::raw("")];
         assert_eq!(wrapped_rows(&lines, 10), 4);
         assert_eq!(wrapped_rows(&lines, 20), 2);
+    }
+
+    /// The time labels under a chart are whole at every width: hh:mm:ss,
+    /// hh:mm where that does not fit, or none. A cells chart 25 wide once
+    /// read "00:19:24        0:19:28".
+    #[test]
+    fn the_time_labels_are_whole_at_every_width() {
+        let theme = Theme::default();
+        let times: Vec<i64> = (0..30).map(|i| 1_795_000_000_000 + i * 1000).collect();
+        let (first, last) = (format::local_time(times[0]), format::local_time(times[29]));
+        let whole = |w: &str| {
+            [&first, &last]
+                .iter()
+                .any(|t| w == t.as_str() || (w.len() == 5 && t.starts_with(w)))
+        };
+        let mut full = Vec::new();
+        for width in 12..=60u16 {
+            let backend = ratatui::backend::TestBackend::new(width, 8);
+            let mut term = ratatui::Terminal::new(backend).unwrap();
+            let x = TimeAxis {
+                times: times.clone(),
+                marks: &[],
+            };
+            let series = [Series {
+                label: "r/s",
+                values: (0..30).map(|i| i as f32 * 0.05).collect(),
+                now: Some(1.45),
+                style: Style::default(),
+            }];
+            term.draw(|f| chart(f, f.area(), "IOPS", "", &series, &x, &theme))
+                .unwrap();
+            let buf = term.backend().buffer();
+            // the labels' row: above the bottom border
+            let row: String = (0..width)
+                .map(|x| buf[(x, 6)].symbol().to_string())
+                .collect();
+            let words: Vec<&str> = row.split(|c: char| c == '│' || c.is_whitespace()).collect();
+            for w in words.iter().filter(|w| !w.is_empty()) {
+                assert!(whole(w), "{width}: {w:?} in {row:?}");
+            }
+            if row.contains(&last) {
+                full.push(width);
+            }
+        }
+        assert!(full.contains(&30) && !full.contains(&25), "{full:?}");
     }
 
     /// A share's axis: headroom above the highest point, but never past
