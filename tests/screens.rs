@@ -323,6 +323,35 @@ fn the_panels_notes_are_whole_at_80_columns() {
     }
 }
 
+/// Two errors of a config file at start: the footer wraps them (up to
+/// four rows) so both are read whole. One row cut the first in its list
+/// of known keys and never showed the second, which batch prints.
+#[test]
+fn a_long_notice_wraps_in_the_footer() {
+    let mut app = app_with(5);
+    let first = "strata.toml line 3: nterval: unknown key (known keys: interval, theme, \
+                 history, history_window, units, cache_files, fincore_every, thresholds)";
+    let second = "strata.toml line 9: util_warn (95) above util_crit (90)";
+    app.add_notes([first.to_string(), second.to_string()], None);
+    for (w, h) in [(80, 24), (100, 30)] {
+        let screen = render(&mut app, w, h);
+        let footer: String = screen
+            .lines()
+            .rev()
+            .take(4)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .map(|l| l.trim_matches('"').trim())
+            .collect::<Vec<_>>()
+            .join(" ");
+        for part in [first, second] {
+            assert!(footer.contains(part), "{w}×{h}: {part:?}\n{screen}");
+        }
+        assert!(screen.contains("LIVE"), "{screen}");
+    }
+}
+
 #[test]
 fn rejected_lines_are_named_and_the_rest_shown() {
     let mut app = app_with(3);

@@ -68,11 +68,17 @@ pub fn draw(f: &mut Frame, app: &App) -> Drawn {
         );
         return Drawn::default();
     }
+    // a notice (config errors, a recording's fate) wraps to four rows: its
+    // end is often the part that says what to do
+    let footer_h = footer_notice(app).map_or(1, |n| {
+        let rows = widgets::wrapped_rows(&[Line::raw(format!(" {n}"))], usize::from(area.width));
+        rows.clamp(1, 4) as u16
+    });
     let [header, nav, body, footer] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Min(0),
-        Constraint::Length(1),
+        Constraint::Length(footer_h),
     ])
     .areas(area);
     let body = match &app.replay {
@@ -320,8 +326,21 @@ pub fn breadcrumb(app: &App) -> Vec<String> {
         .collect()
 }
 
+/// The notice the footer shows, when no prompt or filter takes it.
+fn footer_notice(app: &App) -> Option<&str> {
+    let typing = app.passphrase_prompt().is_some()
+        || app.ui.prompt.is_some()
+        || app.ui.filter_edit.is_some();
+    app.notice.as_deref().filter(|_| !typing)
+}
+
 fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
+    if let Some(n) = footer_notice(app) {
+        let text = Span::styled(format!(" {n}"), t.warn);
+        f.render_widget(Paragraph::new(text).wrap(Wrap { trim: false }), area);
+        return;
+    }
     let line = if app.passphrase_prompt().is_some() {
         Line::from(vec![
             Span::styled(" passphrase: ", t.key),
@@ -339,8 +358,6 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
             Span::styled(format!("{edit}▏"), t.base),
             Span::styled("  Enter keep · Esc clear", t.muted),
         ])
-    } else if let Some(n) = &app.notice {
-        Line::from(Span::styled(format!(" {n}"), t.warn))
     } else {
         let keys: &[(&str, &str)] = match app.view() {
             // Enter on the cluster's line of a node shows that node
