@@ -165,6 +165,15 @@ fn terminal_too_small() {
     let screen = render(&mut app, 40, 10);
     insta::assert_snapshot!("too_small_40x10", screen);
     assert!(screen.contains("terminal too small: 40×10"));
+    // at 20×5 the message wraps to five rows, each of them shown: it was
+    // given three and lost "60×15" and "(q quits)"
+    let tiny = render(&mut app, 20, 5);
+    let words: Vec<&str> = tiny
+        .split(|c: char| c.is_whitespace() || c == '"')
+        .collect();
+    for w in ["small:", "20×5", "60×15", "quits)"] {
+        assert!(words.contains(&w), "{w:?}\n{tiny}");
+    }
 }
 
 #[test]

@@ -57,15 +57,15 @@ pub fn draw(f: &mut Frame, app: &App) -> Drawn {
             "terminal too small: {}×{}\nstrata needs at least {MIN_WIDTH}×{MIN_HEIGHT}\n(q quits)",
             area.width, area.height
         );
-        let y = area.height.saturating_sub(3) / 2;
-        let rect = Rect::new(area.x, area.y + y, area.width, area.height.min(3));
-        f.render_widget(
-            Paragraph::new(msg)
-                .style(theme.warn)
-                .alignment(Alignment::Center)
-                .wrap(Wrap { trim: true }),
-            rect,
-        );
+        let para = Paragraph::new(msg)
+            .style(theme.warn)
+            .alignment(Alignment::Center)
+            .wrap(Wrap { trim: true });
+        // as many rows as it wraps to: at 20×5 its three lines take five
+        let rows = u16::try_from(para.line_count(area.width)).unwrap_or(u16::MAX);
+        let h = rows.min(area.height);
+        let y = area.height.saturating_sub(h) / 2;
+        f.render_widget(para, Rect::new(area.x, area.y + y, area.width, h));
         return Drawn::default();
     }
     // a notice (config errors, a recording's fate) wraps to four rows: its
