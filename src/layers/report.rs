@@ -94,6 +94,9 @@ pub struct Sampled {
     pub wall_ms: i64,
     /// Lines of the source that were skipped.
     pub rejected: Vec<ParseError>,
+    /// The interval since the previous reading, by the source's clock, in
+    /// centiseconds; `None` when there is no report.
+    pub itv_cs: Option<u64>,
     /// This interval's report in the chosen format; `None` on the first
     /// reading and when the clock did not advance (or went back).
     pub report: Option<String>,
@@ -144,6 +147,7 @@ macro_rules! host_report {
                     uptime_cs: cur.uptime_cs,
                     wall_ms: cur.wall_ms,
                     rejected: cur.rejected,
+                    itv_cs: $tick.itv_cs,
                     report: $tick.itv_cs.map(|_| $report),
                 })
             }
