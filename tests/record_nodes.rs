@@ -184,7 +184,10 @@ fn a_clusters_summary_has_rows_and_counts_of_the_sampled_nodes_only() {
         .collect();
     assert!(own.is_empty(), "rows of a host never sampled: {own:?}");
     // the nodes' cache was never sampled either, but they were: listed
-    assert!(s.figure(BatchPanel::Cache, "db02:host", "dirty MB").is_some());
+    assert!(
+        s.figure(BatchPanel::Cache, "db02:host", "dirty MB")
+            .is_some()
+    );
     let text = strata::export::summary::report(&s, Format::Text, "c.strec", "h");
     let n = N - 1;
     let head = format!(
