@@ -16,6 +16,7 @@ use crate::format::{self, UNKNOWN};
 use crate::layers::cells::cell_shares::{SHARE_COLS, Shares};
 use crate::layers::cells::model::{CellGroups, GROUP_COLS, GroupFigures};
 use crate::layers::cells::source::{CellEvent, run_cell};
+use crate::layers::report::{figure, json_opt};
 use crate::remote::target::SshTarget;
 use crate::remote::{HostStatus, SshOptions};
 use std::fmt::Write as _;
@@ -212,7 +213,7 @@ pub fn text_report(lines: &[Line], wall_ms: i64) -> String {
 }
 
 fn json_num(v: Option<f64>) -> String {
-    known(v).map_or("null".to_string(), |v| format!("{v:.2}"))
+    json_opt(figure(known(v)))
 }
 
 fn json_group(g: Option<&GroupFigures>) -> String {
@@ -283,7 +284,7 @@ pub fn csv_header() -> String {
 /// CSV lines under [`csv_header`]; unknown figures are empty fields.
 pub fn csv_report(lines: &[Line], wall_ms: i64) -> String {
     let ts = format::iso_datetime(wall_ms);
-    let num = |v: Option<f64>| known(v).map_or(String::new(), |v| format!("{v:.2}"));
+    let num = |v: Option<f64>| figure(known(v)).unwrap_or_default();
     let mut s = String::new();
     for l in lines {
         let (counted, cells_counted, cells) = match l.counted {
@@ -392,8 +393,9 @@ async fn run(
     let head = match format {
         Format::Csv => Some(csv_header()),
         Format::Text => Some(format!(
-            "strata batch cells \t{} \t{n} cells, every {} s\n",
+            "strata batch cells \t{} \t{}, every {} s\n",
             format::local_datetime(now_ms()),
+            format::count(n, "cell", "cells"),
             every.as_secs_f64()
         )),
         Format::Json => None,

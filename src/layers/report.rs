@@ -54,6 +54,13 @@ pub(crate) fn to_fixed(v: Option<f64>, decimals: usize) -> Option<String> {
     Some(format!("{v:.decimals$}"))
 }
 
+/// A figure for JSON and CSV as iostat's JSON gives it, two decimals:
+/// the one rule of the disks, NICs and cells reports (nfs keeps
+/// nfsiostat's three, the cache its whole kB). `None` for an unknown one.
+pub(crate) fn figure(v: Option<f64>) -> Option<String> {
+    to_fixed(v, 2)
+}
+
 /// A JSON value as it is, `null` when unknown.
 pub(crate) fn json_opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or("null".to_string(), |v| v.to_string())
