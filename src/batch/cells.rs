@@ -11,6 +11,7 @@
 
 use super::{Format, csv_field, json_str, printable};
 use crate::app::cells::Cells;
+use crate::core::boundary::FirstInterval;
 use crate::core::clock::now_ms;
 use crate::format::{self, UNKNOWN};
 use crate::layers::cells::cell_shares::{SHARE_COLS, Shares};
@@ -370,6 +371,7 @@ async fn run(
     };
     let every = opts.interval;
     let mut cells = Cells::new(targets.clone(), every.as_secs_f64(), HISTORY);
+    let mut firsts = vec![FirstInterval::default(); targets.len()];
     let n = targets.len();
     let start = Instant::now();
     // A cell that neither connects nor fails (a listener that never
@@ -406,7 +408,7 @@ async fn run(
     let mut reports = 0u64;
     while open && count.is_none_or(|c| reports < c) {
         tokio::select! {
-            Some(ev) = rx.recv() => ingest(&mut cells, ev, err),
+            Some(ev) = rx.recv() => ingest(&mut cells, &mut firsts, ev, err),
             _ = clock.tick() => {
                 let now = now_ms();
                 if reports == 0 && !settled(&cells, now) && Instant::now() < settle_by {
@@ -431,9 +433,28 @@ async fn run(
     0
 }
 
-fn ingest(cells: &mut Cells, ev: CellEvent, err: &mut impl Write) {
+/// Applies a cell's event. A cell's baseline is read when it connects,
+/// between two boundaries: a first interval shorter than half the
+/// interval is another baseline (its figures are not shown), as export
+/// leaves such a round out.
+fn ingest(cells: &mut Cells, firsts: &mut [FirstInterval], ev: CellEvent, err: &mut impl Write) {
+    let sampled = match &ev {
+        CellEvent::Sample { cell, .. } => Some(*cell),
+        _ => None,
+    };
     if let Some((label, text)) = cells.ingest(now_ms(), ev) {
         let _ = writeln!(err, "strata: {}: {}", printable(&label), printable(&text));
+    }
+    let itv = cells.interval_ms;
+    let Some((c, first)) = sampled.and_then(|i| Some((cells.list.get_mut(i)?, firsts.get_mut(i)?)))
+    else {
+        return;
+    };
+    let cs = c.disks.latest.as_ref().and_then(|t| t.itv_cs);
+    if let Some(cs) = cs.filter(|_| c.groups.is_some())
+        && first.left_out(cs, itv).is_some()
+    {
+        c.groups = None;
     }
 }
 
@@ -609,5 +630,39 @@ mod tests {
         assert!(!all.contains("0.00"), "{all}");
         cells.list[1].link.status = HostStatus::Unreachable("timed out".into());
         assert!(settled(&cells, 10_000));
+    }
+
+    /// A cell's first interval, 0.30 s of a 1 s run (it connected between
+    /// two boundaries), shows no figures: the next, a whole one, does.
+    #[test]
+    fn a_cells_short_first_interval_is_another_baseline() {
+        use crate::layers::disks::source::DiskSample;
+        let t = parse_ssh_spec("cel01", "celladmin").unwrap();
+        let mut cells = Cells::new(vec![t], 1.0, HISTORY);
+        cells.list[0].link.status = HostStatus::Live;
+        let mut firsts = vec![FirstInterval::default(); 1];
+        let now = now_ms();
+        let mut err = Vec::new();
+        let mut interval_at = |cells: &mut Cells, uptime_cs: u64| {
+            let sample = DiskSample {
+                uptime_cs,
+                wall_ms: now,
+                devices: Vec::new(),
+                rejected: Vec::new(),
+                catalogue: Default::default(),
+            };
+            ingest(
+                cells,
+                &mut firsts,
+                CellEvent::Sample { cell: 0, sample },
+                &mut err,
+            );
+            lines(cells, now)[0].interval_s
+        };
+        assert_eq!(interval_at(&mut cells, 100_000), None, "the baseline");
+        assert_eq!(interval_at(&mut cells, 100_030), None, "0.30 s: left out");
+        assert_eq!(interval_at(&mut cells, 100_130), Some(1.0));
+        // a short one later is a real one (a sample came late)
+        assert_eq!(interval_at(&mut cells, 100_170), Some(0.4));
     }
 }
