@@ -369,20 +369,28 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
             .into_iter()
             .filter_map(|p| Some((p, *samples.get(&p)?)))
             .collect(),
-        node_samples: PANELS
-            .into_iter()
-            .map(|p| {
-                let per: Vec<(String, usize)> = labels
-                    .iter()
-                    .enumerate()
-                    .map(|(i, l)| (l.clone(), node_samples.get(&(p, i)).copied().unwrap_or(0)))
-                    .collect();
-                (p, per)
-            })
-            .filter(|(_, per)| per.iter().any(|(_, n)| *n > 0))
-            .collect(),
+        node_samples: per_node_counts(&labels, &node_samples),
         figures,
     }
+}
+
+/// Each node's samples per panel, for the panels any node has some of.
+fn per_node_counts(
+    labels: &[String],
+    counts: &HashMap<(BatchPanel, usize), usize>,
+) -> Vec<(BatchPanel, Vec<(String, usize)>)> {
+    PANELS
+        .into_iter()
+        .map(|p| {
+            let per: Vec<(String, usize)> = labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (l.clone(), counts.get(&(p, i)).copied().unwrap_or(0)))
+                .collect();
+            (p, per)
+        })
+        .filter(|(_, per)| per.iter().any(|(_, n)| *n > 0))
+        .collect()
 }
 
 /// The figure values of text: two decimals, "–" when unknown.
