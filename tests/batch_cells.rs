@@ -360,6 +360,9 @@ fn an_encrypted_identity_fails_auth_in_batch_and_still_reports() {
     // A refused cell is a state to report, not a failure of the run.
     assert_eq!(status.code(), Some(0), "{err}");
     assert_eq!(out.matches("all (0 of 1 cells)").count(), 2, "{out}");
+    // the head counts its cells as words are counted: it said "1 cells"
+    let head = out.lines().next().unwrap_or_default();
+    assert!(head.ends_with(" \t1 cell, every 0.5 s"), "{head:?}");
     let row = out
         .lines()
         .find(|l| l.starts_with("127.0.0.27:"))

@@ -763,6 +763,52 @@ fn this_machine_as_a_node_shows_the_devices_interfaces_and_figures_of_the_local_
     println!("{test}: samplers gone {gone:?}; {figures}");
 }
 
+/// Every node's first report covers at least half an interval, as
+/// export's rule has it: a node's baseline is read when it connects (the
+/// local node at once), its next sample at the next whole second, so a
+/// run started at x.60 s had a 0.40 s first interval for the local node
+/// (and the SSH node's depended on its login). A first interval that
+/// short is another baseline, and --count counts the reports that follow.
+#[test]
+fn every_nodes_first_report_covers_at_least_half_an_interval() {
+    let test = "every_nodes_first_report_covers_at_least_half_an_interval";
+    let Some(keys) = keys_or_skip(test) else {
+        return;
+    };
+    let _serial = serial();
+    let node = Sshd::start(&keys, "127.0.0.79", "");
+    let kh = known_hosts(&keys, &[&node]);
+    let tag = nonce("nodes");
+    let args = [
+        "disks",
+        "--interval",
+        "1",
+        "--count",
+        "3",
+        "--format",
+        "csv",
+        "--node",
+        "local",
+    ];
+    wait_wall(0.60);
+    let mut run = Run::new(strata(&keys, &kh, &[&node], &tag, &args));
+    let (status, _) = run.finish(Duration::from_secs(30));
+    assert!(status.success(), "{status}\n{}", run.text(true));
+    assert_no_sampler_left(&tag, "a --count run");
+    let out = run.stdout();
+    let head: Vec<&str> = out.first().expect("a header").split(',').collect();
+    let col = head.iter().position(|h| *h == "interval_s").unwrap();
+    let mut reports: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for row in &out[1..] {
+        let f: Vec<&str> = row.split(',').collect();
+        let itv: f64 = f[col].parse().unwrap();
+        assert!(itv >= 0.5, "a {itv} s interval: {row}\n{}", run.text(true));
+        reports.entry(f[0]).or_default().insert(f[1]);
+    }
+    let counts: Vec<usize> = reports.values().map(BTreeSet::len).collect();
+    assert_eq!(counts, [3, 3], "{reports:?}\n{}", run.text(true));
+}
+
 /// The node run and the local run under a disk and a loopback load, the
 /// same seconds: the busiest device's w/s and wkB/s, and lo's rKB/s and
 /// wKB/s agree. What was compared.

@@ -165,6 +165,42 @@ fn a_clusters_recording_replays_exports_and_sums_up_per_node() {
     );
 }
 
+/// A summary of a cluster's recording lists the hosts that were sampled,
+/// the nodes, and no row of the recording host, which was not: it had
+/// `disks total r/s 0 – – – –` and the like for the cache and the NICs.
+/// Its sample counts say each node's, not only their sum.
+#[test]
+fn a_clusters_summary_has_rows_and_counts_of_the_sampled_nodes_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = dir.path().join("c.strec");
+    record(&cluster, false);
+    let mut player = Player::open(&cluster).unwrap();
+    let s = summarize(&mut player, &Window::ALL);
+    let own: Vec<String> = s
+        .figures
+        .iter()
+        .filter(|f| !f.entity.starts_with("db01:") && !f.entity.starts_with("db02:"))
+        .map(|f| format!("{:?} {} {}", f.panel, f.entity, f.figure))
+        .collect();
+    assert!(own.is_empty(), "rows of a host never sampled: {own:?}");
+    // the nodes' cache was never sampled either, but they were: listed
+    assert!(
+        s.figure(BatchPanel::Cache, "db02:host", "dirty MB")
+            .is_some()
+    );
+    let text = strata::export::summary::report(&s, Format::Text, "c.strec", "h");
+    let n = N - 1;
+    let head = format!(
+        "samples  disks {} over 2 nodes (db01 {n}, db02 {n}) · nics {} over 2 nodes (db01 {n}, db02 {n})",
+        2 * n,
+        2 * n
+    );
+    assert!(text.lines().any(|l| l == head), "{text}");
+    let json = strata::export::summary::report(&s, Format::Json, "c.strec", "h");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["samples_per_node"]["disks"]["db02"], n);
+}
+
 /// A node's fincore figures go into a recording as its cache samples do
 /// (the rows, the method, the runs' cadence, age and cap) and come back
 /// the same, to the screen and to `strata export`.

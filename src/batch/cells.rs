@@ -11,11 +11,13 @@
 
 use super::{Format, csv_field, json_str, printable};
 use crate::app::cells::Cells;
+use crate::core::boundary::FirstInterval;
 use crate::core::clock::now_ms;
 use crate::format::{self, UNKNOWN};
 use crate::layers::cells::cell_shares::{SHARE_COLS, Shares};
 use crate::layers::cells::model::{CellGroups, GROUP_COLS, GroupFigures};
 use crate::layers::cells::source::{CellEvent, run_cell};
+use crate::layers::report::{figure, json_opt};
 use crate::remote::SshOptions;
 use crate::remote::target::SshTarget;
 use std::fmt::Write as _;
@@ -207,7 +209,7 @@ pub fn text_report(lines: &[Line], wall_ms: i64) -> String {
 }
 
 fn json_num(v: Option<f64>) -> String {
-    known(v).map_or("null".to_string(), |v| format!("{v:.2}"))
+    json_opt(figure(known(v)))
 }
 
 fn json_group(g: Option<&GroupFigures>) -> String {
@@ -278,7 +280,7 @@ pub fn csv_header() -> String {
 /// CSV lines under [`csv_header`]; unknown figures are empty fields.
 pub fn csv_report(lines: &[Line], wall_ms: i64) -> String {
     let ts = format::iso_datetime(wall_ms);
-    let num = |v: Option<f64>| known(v).map_or(String::new(), |v| format!("{v:.2}"));
+    let num = |v: Option<f64>| figure(known(v)).unwrap_or_default();
     let mut s = String::new();
     for l in lines {
         let (counted, cells_counted, cells) = match l.counted {
@@ -364,6 +366,7 @@ async fn run(
     };
     let every = opts.interval;
     let mut cells = Cells::new(targets.clone(), every.as_secs_f64(), HISTORY);
+    let mut firsts = vec![FirstInterval::default(); targets.len()];
     let n = targets.len();
     let start = Instant::now();
     // A cell that neither connects nor fails (a listener that never
@@ -387,8 +390,9 @@ async fn run(
     let head = match format {
         Format::Csv => Some(csv_header()),
         Format::Text => Some(format!(
-            "strata batch cells \t{} \t{n} cells, every {} s\n",
+            "strata batch cells \t{} \t{}, every {} s\n",
             format::local_datetime(now_ms()),
+            format::count(n, "cell", "cells"),
             every.as_secs_f64()
         )),
         Format::Json => None,
@@ -399,7 +403,7 @@ async fn run(
     let mut reports = 0u64;
     while open && count.is_none_or(|c| reports < c) {
         tokio::select! {
-            Some(ev) = rx.recv() => ingest(&mut cells, ev, err),
+            Some(ev) = rx.recv() => ingest(&mut cells, &mut firsts, ev, err),
             _ = clock.tick() => {
                 let now = now_ms();
                 if reports == 0 && !settled(&cells, now) && Instant::now() < settle_by {
@@ -424,9 +428,28 @@ async fn run(
     0
 }
 
-fn ingest(cells: &mut Cells, ev: CellEvent, err: &mut impl Write) {
+/// Applies a cell's event. A cell's baseline is read when it connects,
+/// between two boundaries: a first interval shorter than half the
+/// interval is another baseline (its figures are not shown), as export
+/// leaves such a round out.
+fn ingest(cells: &mut Cells, firsts: &mut [FirstInterval], ev: CellEvent, err: &mut impl Write) {
+    let sampled = match &ev {
+        CellEvent::Sample { cell, .. } => Some(*cell),
+        _ => None,
+    };
     if let Some((label, text)) = cells.ingest(now_ms(), ev) {
         let _ = writeln!(err, "strata: {}: {}", printable(&label), printable(&text));
+    }
+    let itv = cells.interval_ms;
+    let Some((c, first)) = sampled.and_then(|i| Some((cells.list.get_mut(i)?, firsts.get_mut(i)?)))
+    else {
+        return;
+    };
+    let cs = c.disks.latest.as_ref().and_then(|t| t.itv_cs);
+    if let Some(cs) = cs.filter(|_| c.groups.is_some())
+        && first.left_out(cs, itv).is_some()
+    {
+        c.groups = None;
     }
 }
 
@@ -602,5 +625,39 @@ mod tests {
         assert!(!all.contains("0.00"), "{all}");
         cells.list[1].link.status = HostStatus::Unreachable("timed out".into());
         assert!(settled(&cells, 10_000));
+    }
+
+    /// A cell's first interval, 0.30 s of a 1 s run (it connected between
+    /// two boundaries), shows no figures: the next, a whole one, does.
+    #[test]
+    fn a_cells_short_first_interval_is_another_baseline() {
+        use crate::layers::disks::source::DiskSample;
+        let t = parse_ssh_spec("cel01", "celladmin").unwrap();
+        let mut cells = Cells::new(vec![t], 1.0, HISTORY);
+        cells.list[0].link.status = HostStatus::Live;
+        let mut firsts = vec![FirstInterval::default(); 1];
+        let now = now_ms();
+        let mut err = Vec::new();
+        let mut interval_at = |cells: &mut Cells, uptime_cs: u64| {
+            let sample = DiskSample {
+                uptime_cs,
+                wall_ms: now,
+                devices: Vec::new(),
+                rejected: Vec::new(),
+                catalogue: Default::default(),
+            };
+            ingest(
+                cells,
+                &mut firsts,
+                CellEvent::Sample { cell: 0, sample },
+                &mut err,
+            );
+            lines(cells, now)[0].interval_s
+        };
+        assert_eq!(interval_at(&mut cells, 100_000), None, "the baseline");
+        assert_eq!(interval_at(&mut cells, 100_030), None, "0.30 s: left out");
+        assert_eq!(interval_at(&mut cells, 100_130), Some(1.0));
+        // a short one later is a real one (a sample came late)
+        assert_eq!(interval_at(&mut cells, 100_170), Some(0.4));
     }
 }

@@ -5,7 +5,7 @@
 //! CSV a `node` column, text a `Node: LABEL` line above each block.
 
 use super::run::banner;
-use crate::core::boundary;
+use crate::core::boundary::{self, FirstInterval};
 use crate::core::clock::now_ms;
 use crate::core::rootfs::{RemoteFiles, RootFs};
 use crate::layers::report::{Format, Report, csv_field, json_str, printable};
@@ -35,6 +35,7 @@ pub struct NodeReport {
     residency: Option<String>,
     printed: u64,
     last_uptime_cs: Option<u64>,
+    first: FirstInterval,
 }
 
 impl NodeReport {
@@ -53,6 +54,7 @@ impl NodeReport {
             residency: None,
             printed: 0,
             last_uptime_cs: None,
+            first: FirstInterval::default(),
         }
     }
 }
@@ -111,6 +113,7 @@ pub fn run_nodes(
 ) -> i32 {
     let mut run = Run {
         nodes,
+        interval_ms: i64::try_from(opts.interval.as_millis()).unwrap_or(i64::MAX),
         format,
         missed: false,
         header_done: false,
@@ -122,6 +125,7 @@ pub fn run_nodes(
 
 struct Run<O, E> {
     nodes: Vec<NodeReport>,
+    interval_ms: i64,
     format: Format,
     missed: bool,
     header_done: bool,
@@ -285,7 +289,15 @@ impl<O: Write, E: Write> Run<O, E> {
             }
             return;
         }
+        // Its baseline was read when the node connected, between two
+        // boundaries: a first interval too short is another baseline, as
+        // export leaves it out, and --count counts the next.
+        let left_out = s
+            .itv_cs
+            .and_then(|cs| node.first.left_out(cs, self.interval_ms))
+            .is_some();
         match s.report {
+            Some(_) if left_out => {}
             Some(text) => {
                 node.printed += 1;
                 let _ = write!(self.out, "{}", tag(&node.label, format, &text));

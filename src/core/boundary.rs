@@ -33,6 +33,36 @@ pub fn nearest(wall_ms: i64, interval_ms: i64) -> i64 {
     (wall_ms + iv / 2).div_euclid(iv) * iv
 }
 
+/// Whether a stream of samples (a host's layer, a cell) has closed its
+/// first interval. That one runs from whenever the sampler started to the
+/// next boundary, a tenth of an interval to 1.1 intervals: shorter than
+/// half the run's interval, it is left out wherever figures are printed
+/// (batch, export, summary), since a 0.29 s row among 1 s rows would carry
+/// the run's highest %util on a handful of requests, and the rows of two
+/// hosts with the same time would cover different spans. A short interval
+/// later on (after a late sample) is a real one and stays.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FirstInterval {
+    closed: bool,
+}
+
+impl FirstInterval {
+    /// Called with each interval the stream closes, `itv_cs` long, in a
+    /// run of `interval_ms`: why it is left out, or `None` to report it.
+    pub fn left_out(&mut self, itv_cs: u64, interval_ms: i64) -> Option<String> {
+        let first = !std::mem::replace(&mut self.closed, true);
+        // half the interval in centiseconds is interval_ms / 20
+        let short = u128::from(itv_cs) * 20 < u128::try_from(interval_ms).unwrap_or(0);
+        (first && short).then(|| {
+            format!(
+                "a {:.2} s interval left out (shorter than half the {:.2} s interval)",
+                itv_cs as f64 / 100.0,
+                interval_ms as f64 / 1000.0
+            )
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +103,20 @@ mod tests {
     #[test]
     fn a_zero_interval_does_not_divide_by_zero() {
         assert!(wait_from(Duration::ZERO, ms(5)) <= Duration::from_nanos(2));
+    }
+
+    #[test]
+    fn only_a_short_first_interval_is_left_out() {
+        let mut f = FirstInterval::default();
+        assert_eq!(
+            f.left_out(29, 1000).as_deref(),
+            Some("a 0.29 s interval left out (shorter than half the 1.00 s interval)")
+        );
+        // the next short one is real: a sample came late
+        assert_eq!(f.left_out(40, 1000), None);
+        // half an interval is kept
+        assert_eq!(FirstInterval::default().left_out(50, 1000), None);
+        assert!(FirstInterval::default().left_out(12, 250).is_some());
+        assert_eq!(FirstInterval::default().left_out(13, 250), None);
     }
 }

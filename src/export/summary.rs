@@ -93,8 +93,11 @@ pub struct Summary {
     /// The recording's interval: a sample's figures are of the interval
     /// that ends at it.
     pub interval_ms: i64,
-    /// Intervals with figures in the window, per panel.
+    /// Intervals with figures in the window, per panel (all hosts').
     pub samples: Vec<(BatchPanel, usize)>,
+    /// Those of each database node, per panel, in the order of the
+    /// recording's nodes; empty without nodes.
+    pub node_samples: Vec<(BatchPanel, Vec<(String, usize)>)>,
     /// In panel order, then in the order first seen.
     pub figures: Vec<Figure>,
 }
@@ -291,9 +294,21 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
     // The host layers' and the cells' figures are listed even when they
     // are never known: a summary that leaves a layer out would hide that
     // it had nothing. NFS mounts and NICs are listed as they are seen.
-    disks(&mut c, None);
-    cache(&mut c, None);
-    nics(&mut c, None);
+    // With nodes, only they are sampled: the recording host is not one of
+    // them, and rows of it would say "0 samples" of a host never asked.
+    let labels: Vec<String> = meta.nodes.iter().map(|n| n.label().to_string()).collect();
+    let hosts: Vec<Option<String>> = if labels.is_empty() {
+        vec![None]
+    } else {
+        labels.iter().cloned().map(Some).collect()
+    };
+    for host in hosts {
+        c.node = host;
+        disks(&mut c, None);
+        cache(&mut c, None);
+        nics(&mut c, None);
+    }
+    c.node = None;
     if !meta.cells.is_empty() {
         cells(&mut c, None);
     }
@@ -301,6 +316,7 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
         dnfs(&mut c, &db.label, None);
     }
     let mut samples: HashMap<BatchPanel, usize> = HashMap::new();
+    let mut node_samples: HashMap<(BatchPanel, usize), usize> = HashMap::new();
     let (mut first_ms, mut last_ms) = (None::<i64>, None::<i64>);
     while let Some((at, input)) = player.next_input() {
         if at > window.to_ms.saturating_add(super::rows::LATE_MS) {
@@ -315,6 +331,9 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
             continue;
         }
         *samples.entry(step.panel()).or_default() += 1;
+        if let Some(node) = step.of_node().0 {
+            *node_samples.entry((step.panel(), node)).or_default() += 1;
+        }
         first_ms = Some(first_ms.map_or(t, |f| f.min(t)));
         last_ms = Some(last_ms.map_or(t, |l| l.max(t)));
         // A node's entities are named `node:entity` (its disks, mounts,
@@ -350,8 +369,28 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
             .into_iter()
             .filter_map(|p| Some((p, *samples.get(&p)?)))
             .collect(),
+        node_samples: per_node_counts(&labels, &node_samples),
         figures,
     }
+}
+
+/// Each node's samples per panel, for the panels any node has some of.
+fn per_node_counts(
+    labels: &[String],
+    counts: &HashMap<(BatchPanel, usize), usize>,
+) -> Vec<(BatchPanel, Vec<(String, usize)>)> {
+    PANELS
+        .into_iter()
+        .map(|p| {
+            let per: Vec<(String, usize)> = labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (l.clone(), counts.get(&(p, i)).copied().unwrap_or(0)))
+                .collect();
+            (p, per)
+        })
+        .filter(|(_, per)| per.iter().any(|(_, n)| *n > 0))
+        .collect()
 }
 
 /// The figure values of text: two decimals, "–" when unknown.
@@ -410,7 +449,7 @@ fn text(s: &Summary, file: &str, host: &str) -> String {
     let samples: Vec<String> = s
         .samples
         .iter()
-        .map(|(p, n)| format!("{} {n}", panel_name(*p)))
+        .map(|(p, n)| format!("{} {n}{}", panel_name(*p), per_node(s, *p)))
         .collect();
     let _ = writeln!(out, "samples  {}", listed(&samples, " · "));
     out.push_str(
@@ -459,6 +498,23 @@ fn text(s: &Summary, file: &str, host: &str) -> String {
     out
 }
 
+/// A panel's samples per node, after their sum: " over 2 nodes (db01 39,
+/// db02 38)"; nothing without nodes.
+fn per_node(s: &Summary, panel: BatchPanel) -> String {
+    let Some((_, per)) = s.node_samples.iter().find(|(p, _)| *p == panel) else {
+        return String::new();
+    };
+    let each: Vec<String> = per
+        .iter()
+        .map(|(l, n)| format!("{} {n}", printable(l)))
+        .collect();
+    format!(
+        " over {} ({})",
+        format::count(per.len(), "node", "nodes"),
+        each.join(", ")
+    )
+}
+
 /// Two decimals, as `strata batch` prints its figures in every format: the
 /// model's floating point leaves noise below them (14561.000000000002
 /// reads in a second).
@@ -492,6 +548,17 @@ fn json(s: &Summary, file: &str, host: &str) -> String {
         .iter()
         .map(|(p, n)| (panel_name(*p).to_string(), Value::from(*n)))
         .collect();
+    let node_samples: serde_json::Map<String, Value> = s
+        .node_samples
+        .iter()
+        .map(|(p, per)| {
+            let per: serde_json::Map<String, Value> = per
+                .iter()
+                .map(|(l, n)| (l.clone(), Value::from(*n)))
+                .collect();
+            (panel_name(*p).to_string(), Value::Object(per))
+        })
+        .collect();
     let v = json!({
         "file": file,
         "host": host,
@@ -499,6 +566,7 @@ fn json(s: &Summary, file: &str, host: &str) -> String {
         "to": iso(s.last_ms),
         "markers": s.window.markers.as_ref().map(|(a, b)| json!([a, b])),
         "samples": samples,
+        "samples_per_node": node_samples,
         "p95": "nearest rank",
         "figures": figures,
     });
@@ -565,6 +633,7 @@ mod tests {
             last_ms: None,
             interval_ms: 1000,
             samples: Vec::new(),
+            node_samples: Vec::new(),
             figures: vec![Figure {
                 panel: BatchPanel::Cells,
                 entity: "DISK".into(),

@@ -10,6 +10,7 @@ use crate::app::cells::Cells;
 use crate::app::dnfs::Dnfs;
 use crate::app::input::NodeInput;
 use crate::cli::BatchPanel;
+use crate::core::boundary::FirstInterval;
 use crate::core::error::SampleError;
 use crate::layers::cache::model::{CacheBaseline, CacheTick};
 use crate::layers::disks::tick::{Baseline, DiskTick};
@@ -17,6 +18,7 @@ use crate::layers::dnfs::source::{DbEvent, DbStatus};
 use crate::layers::nfs::tick::{NfsBaseline, NfsTick};
 use crate::layers::nics::tick::{NicBaseline, NicTick};
 use crate::recording::session::Meta;
+use std::collections::HashMap;
 
 /// What one input gave.
 #[derive(Debug)]
@@ -98,8 +100,8 @@ struct Host {
     nfs: NfsBaseline,
     cache: CacheBaseline,
     nics: NicBaseline,
-    /// The panels that have had their first interval.
-    counted: Vec<BatchPanel>,
+    /// Each panel's first interval.
+    firsts: HashMap<BatchPanel, FirstInterval>,
 }
 
 /// The state the figures are computed from.
@@ -114,12 +116,12 @@ pub struct Walker {
     /// in [`crate::app::App`].
     now_ms: i64,
     cells_seq: u64,
-    /// An interval shorter than this (half the run's, in centiseconds) is
-    /// left out: a host layer's (see [`Host`]'s steps), or a cell's in a
+    /// The run's interval: a first interval shorter than half of it is
+    /// left out, a host layer's (see [`Host`]'s steps) or a cell's in a
     /// round (see [`Walker::round`]).
-    short_cs: u64,
-    /// The cells whose first interval a round has counted.
-    cells_counted: Vec<usize>,
+    interval_ms: i64,
+    /// Each cell's first interval, as a round counts it.
+    cell_firsts: Vec<FirstInterval>,
 }
 
 impl Walker {
@@ -134,8 +136,8 @@ impl Walker {
             dnfs: Dnfs::new(meta.dbs.clone(), meta.interval_s, CELL_HISTORY),
             now_ms: 0,
             cells_seq: 0,
-            short_cs: (meta.interval_s * 50.0).round().max(0.0) as u64,
-            cells_counted: Vec::new(),
+            interval_ms: crate::core::duration::interval_ms(meta.interval_s),
+            cell_firsts: vec![FirstInterval::default(); meta.cells.len()],
         }
     }
 
@@ -151,7 +153,7 @@ impl Walker {
         let ask = Ask {
             at_ms,
             only: self.only,
-            short_cs: self.short_cs,
+            interval_ms: self.interval_ms,
         };
         match input {
             Input::Disks(r) => self.local.disks(r, ask),
@@ -221,20 +223,15 @@ impl Walker {
         // aligning on the clock), is left out, said as a note.
         let (now_ms, itv) = (self.now_ms, self.cells.interval_ms);
         let mut short = None;
-        for (i, c) in self.cells.list.iter().enumerate() {
+        for (c, first) in self.cells.list.iter().zip(&mut self.cell_firsts) {
             let Some(cs) = c
                 .current_groups(now_ms, itv)
                 .and_then(|_| c.disks.latest.as_ref()?.itv_cs)
             else {
                 continue;
             };
-            if self.cells_counted.contains(&i) {
-                continue;
-            }
-            self.cells_counted.push(i);
-            if cs < self.short_cs && short.is_none() {
-                let why = short_interval(cs, self.short_cs);
-                short = Some(format!("{}: {why}", c.link.target.label));
+            if let Some(why) = first.left_out(cs, self.interval_ms) {
+                short.get_or_insert_with(|| format!("{}: {why}", c.link.target.label));
             }
         }
         Some(match short {
@@ -258,16 +255,15 @@ struct Ask {
     /// When it was recorded.
     at_ms: i64,
     only: Option<BatchPanel>,
-    short_cs: u64,
+    interval_ms: i64,
 }
 
 /// A sample's step: figures when it closes an interval (not the first,
 /// nor one after a reboot), its error as a note; nothing for a panel not
 /// asked for. A first interval shorter than half the run's (the recorder
-/// started between two boundaries) gives a note instead of figures: a
-/// 0.29 s row among 1 s rows would carry the file's highest %util on a
-/// few requests. A short interval later (after a late sample) is a real
-/// one and stays. A layer's `Step` variant is named as its panel.
+/// started between two boundaries) gives a note instead of figures, by
+/// [`FirstInterval`]'s rule. A layer's `Step` variant is named as its
+/// panel.
 macro_rules! host_step {
     ($name:ident, $sample:ty, $panel:ident) => {
         fn $name(&mut self, r: Result<$sample, SampleError>, ask: Ask) -> Option<Step> {
@@ -283,8 +279,9 @@ macro_rules! host_step {
                 Ok(s) => {
                     let t = self.$name.tick(&s);
                     let cs = t.itv_cs?;
-                    if self.first_interval(BatchPanel::$panel) && cs < ask.short_cs {
-                        return Some(note(short_interval(cs, ask.short_cs)));
+                    if let Some(why) = self.first(BatchPanel::$panel).left_out(cs, ask.interval_ms)
+                    {
+                        return Some(note(why));
                     }
                     Some(Step::$panel(t))
                 }
@@ -294,23 +291,9 @@ macro_rules! host_step {
     };
 }
 
-/// Why a short interval's figures are left out.
-fn short_interval(cs: u64, short_cs: u64) -> String {
-    format!(
-        "a {:.2} s interval left out (shorter than half the {:.2} s interval)",
-        cs as f64 / 100.0,
-        short_cs as f64 / 50.0
-    )
-}
-
 impl Host {
-    /// True the first time a panel closes an interval on this host.
-    fn first_interval(&mut self, panel: BatchPanel) -> bool {
-        let first = !self.counted.contains(&panel);
-        if first {
-            self.counted.push(panel);
-        }
-        first
+    fn first(&mut self, panel: BatchPanel) -> &mut FirstInterval {
+        self.firsts.entry(panel).or_default()
     }
 
     host_step!(disks, crate::layers::disks::source::DiskSample, Disks);

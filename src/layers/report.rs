@@ -54,6 +54,13 @@ pub(crate) fn to_fixed(v: Option<f64>, decimals: usize) -> Option<String> {
     Some(format!("{v:.decimals$}"))
 }
 
+/// A figure for JSON and CSV as iostat's JSON gives it, two decimals:
+/// the one rule of the disks, NICs and cells reports (nfs keeps
+/// nfsiostat's three, the cache its whole kB). `None` for an unknown one.
+pub(crate) fn figure(v: Option<f64>) -> Option<String> {
+    to_fixed(v, 2)
+}
+
 /// A JSON value as it is, `null` when unknown.
 pub(crate) fn json_opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or("null".to_string(), |v| v.to_string())
@@ -94,6 +101,9 @@ pub struct Sampled {
     pub wall_ms: i64,
     /// Lines of the source that were skipped.
     pub rejected: Vec<ParseError>,
+    /// The interval since the previous reading, by the source's clock, in
+    /// centiseconds; `None` when there is no report.
+    pub itv_cs: Option<u64>,
     /// This interval's report in the chosen format; `None` on the first
     /// reading and when the clock did not advance (or went back).
     pub report: Option<String>,
@@ -144,6 +154,7 @@ macro_rules! host_report {
                     uptime_cs: cur.uptime_cs,
                     wall_ms: cur.wall_ms,
                     rejected: cur.rejected,
+                    itv_cs: $tick.itv_cs,
                     report: $tick.itv_cs.map(|_| $report),
                 })
             }

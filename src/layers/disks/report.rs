@@ -14,7 +14,7 @@ use super::tick::{DiskRow, DiskTick};
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
 use crate::layers::report::{
-    Format, csv_field, csv_stamp, host_report, json_opt, json_stamp, json_str, printable,
+    Format, csv_field, csv_stamp, figure, host_report, json_opt, json_stamp, json_str, printable,
 };
 use std::fmt::Write as _;
 
@@ -130,7 +130,7 @@ pub fn json_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
                 _ => c.def().json_key,
             };
             let v = value(r, c, units);
-            let _ = write!(s, ", \"{key}\": {}", json_opt(v.map(|v| format!("{v:.2}"))));
+            let _ = write!(s, ", \"{key}\": {}", json_opt(figure(v)));
         }
         let _ = writeln!(s, ", \"reset\": {}}}", r.reset);
     }
@@ -161,7 +161,7 @@ pub fn csv_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
         );
         for c in &DISK_COLS {
             let v = value(r, c.col, units);
-            let _ = write!(s, ",{}", v.map_or(String::new(), |v| format!("{v:.2}")));
+            let _ = write!(s, ",{}", figure(v).unwrap_or_default());
         }
         let _ = writeln!(s, ",{}", r.reset);
     }

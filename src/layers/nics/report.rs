@@ -19,7 +19,7 @@ use super::tick::{NicBaseline, NicRow, NicTick};
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
 use crate::layers::report::host_report;
-use crate::layers::report::{Format, csv_stamp, json_opt, json_stamp, json_str, printable};
+use crate::layers::report::{Format, csv_stamp, figure, json_opt, json_stamp, json_str, printable};
 use std::fmt::Write as _;
 
 /// nicstat's `precision()`: decimals by magnitude.
@@ -114,10 +114,6 @@ pub fn text_report(tick: &NicTick, all_devices: bool) -> String {
 }
 
 /// A figure in full: Rust's shortest exact form, never an exponent.
-fn num(v: Option<f64>) -> Option<String> {
-    v.filter(|v| v.is_finite()).map(|v| format!("{v}"))
-}
-
 fn json_bond(b: &BondRow) -> String {
     let i = &b.info;
     let opt_str = |v: &Option<String>| json_opt(v.as_deref().map(json_str));
@@ -184,7 +180,7 @@ pub fn json_report(tick: &NicTick, all_devices: bool) -> String {
                 s,
                 ", \"{}\": {}",
                 c.json_key,
-                num(value(r, c.col)).unwrap_or_else(|| "null".into())
+                json_opt(figure(value(r, c.col)))
             );
         }
         if let Some(b) = tick.bonds().iter().find(|b| b.name() == r.name) {
@@ -233,7 +229,10 @@ pub fn csv_report(tick: &NicTick, all_devices: bool) -> String {
             r.reset,
         );
         for c in &NIC_COLS {
-            let _ = write!(s, ",{}", opt(num(value(r, c.col))));
+            // Unrounded: nicstat prints one to no decimals by magnitude,
+            // and tests/nicstat_parity.rs holds the text to these figures
+            // rounded once.
+            let _ = write!(s, ",{}", opt(value(r, c.col).map(|v| v.to_string())));
         }
         let warnings = tick
             .bonds()
@@ -427,14 +426,18 @@ mod tests {
         assert!(csv.lines().nth(2).unwrap().ends_with(
             ",\"active slave eth3 is not the primary eth2; slave eth2: MII status down\""
         ));
-        // every figure of the JSON is the CSV's, to the last bit
+        // every figure of the JSON is the CSV's, to two decimals
         let header = csv_header();
         let keys: Vec<&str> = header.split(',').collect();
         for (row, line) in rows.iter().zip(csv.lines()) {
             let fields: Vec<&str> = line.split(',').collect();
             for c in &NIC_COLS {
                 let at = keys.iter().position(|k| *k == c.json_key).unwrap();
-                let from_csv: Option<f64> = fields[at].parse().ok();
+                let from_csv: Option<f64> = fields[at]
+                    .parse()
+                    .ok()
+                    .and_then(|v| figure(Some(v)))
+                    .and_then(|v| v.parse().ok());
                 assert_eq!(
                     row[c.json_key].as_f64(),
                     from_csv,
@@ -468,5 +471,23 @@ mod tests {
             csv_header().split(',').count() + 1,
             "one more comma: the one inside the quoted name"
         );
+    }
+
+    /// JSON gives a figure with two decimals, as the disks' does: it had
+    /// printed 15.582853618421053. CSV keeps every digit (see
+    /// `csv_report`).
+    #[test]
+    fn json_and_csv_figures_have_two_decimals_as_the_disks() {
+        let mut v = NicRates::default();
+        v.set(NicCol::RKbPerS, Some(15.582853618421053));
+        v.set(NicCol::Util, Some(0.004));
+        let tick = NicTick {
+            itv_cs: Some(100),
+            rows: vec![row("eth0", Some(v))],
+            ..Default::default()
+        };
+        let json = json_report(&tick, false);
+        assert!(json.contains("\"rKB/s\": 15.58,"), "{json}");
+        assert!(json.contains(": 0.00"), "{json}");
     }
 }
