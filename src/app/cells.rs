@@ -75,16 +75,6 @@ impl CellView {
         }
     }
 
-    /// The groups its view shows: current ones, or while paused the
-    /// figures the pause froze (the header says so); a cell gone or
-    /// silent shows none, rather than its last as if current.
-    pub fn shown_groups(&self, now_ms: i64, interval_ms: i64, paused: bool) -> Option<&CellGroups> {
-        match self.current_groups(now_ms, interval_ms) {
-            None if paused => self.groups.as_ref(),
-            current => current,
-        }
-    }
-
     /// The cell disk on OS device `dev` (`sda`) in the latest cellcli
     /// listing, which names it `/dev/sda`.
     pub fn cell_disk_of(&self, dev: &str) -> Option<&CellDiskRow> {

@@ -515,8 +515,8 @@ fn per_node(s: &Summary, panel: BatchPanel) -> String {
     )
 }
 
-/// Two decimals, as `strata batch` prints its figures in every format: the
-/// model's floating point leaves noise below them (14561.000000000002
+/// Two decimals, as `strata batch` prints the disks' and cells' figures:
+/// the model's floating point leaves noise below them (14561.000000000002
 /// reads in a second).
 fn two(v: f64) -> f64 {
     (v * 100.0).round() / 100.0

@@ -54,9 +54,10 @@ pub(crate) fn to_fixed(v: Option<f64>, decimals: usize) -> Option<String> {
     Some(format!("{v:.decimals$}"))
 }
 
-/// A figure for JSON and CSV as iostat's JSON gives it, two decimals:
-/// the one rule of the disks, NICs and cells reports (nfs keeps
-/// nfsiostat's three, the cache its whole kB). `None` for an unknown one.
+/// A figure as iostat's JSON gives it, two decimals: the disks' and
+/// cells' JSON and CSV and the NICs' JSON (the NICs' CSV keeps every
+/// digit, which nicstat's parity test rounds once; nfs keeps nfsiostat's
+/// three, the cache its whole kB). `None` for an unknown one.
 pub(crate) fn figure(v: Option<f64>) -> Option<String> {
     to_fixed(v, 2)
 }

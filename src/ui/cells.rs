@@ -325,7 +325,9 @@ pub fn draw_cell(f: &mut Frame, app: &App, area: Rect, i: usize) -> Drawn {
     let mut block = panel_block(cell_title(c, &state), t, true);
     let reason = state.reason();
     // a cell gone or silent says why instead of its last figures
-    let groups = c.shown_groups(app.now_ms, app.cells.interval_ms, app.paused());
+    // as the cells' table: a cell gone or silent has no figures, paused
+    // or not (a pause does not hold the cells)
+    let groups = c.current_groups(app.now_ms, app.cells.interval_ms);
     // Beside figures (or a live cell's wait for them) the reason or its
     // last message is on the border; a cell down has the body to say its
     // reason whole (a host key's is longer than a border).

@@ -546,12 +546,28 @@ pub(crate) fn plain<R: TableRow>(
     } else {
         (0, None)
     };
-    let kept = Kept {
+    let mut kept = Kept {
         frozen,
         offset: 0,
         shown,
         pinned,
     };
+    // `window` keeps one scrolled column and the pinned one even where
+    // they do not fit (a scrolled table says so below it): here they go
+    // whole, the scrolled first, or ratatui would narrow them all
+    let width = |k: Kept| -> u16 {
+        let w: u16 = (0..cols.len())
+            .filter(|&j| k.has(j))
+            .map(|j| cols[j].width + 1)
+            .sum();
+        w.saturating_sub(1)
+    };
+    while kept.shown > 0 && width(kept) > area.width {
+        kept.shown -= 1;
+    }
+    if width(kept) > area.width {
+        kept.pinned = None;
+    }
     let visible = area.height.saturating_sub(1) as usize;
     let parts = kept.parts(cols, rows.iter().take(visible), t, None);
     render(f, area, t, parts, None);

@@ -113,7 +113,6 @@ pub fn text_report(tick: &NicTick, all_devices: bool) -> String {
     s
 }
 
-/// A figure in full: Rust's shortest exact form, never an exponent.
 fn json_bond(b: &BondRow) -> String {
     let i = &b.info;
     let opt_str = |v: &Option<String>| json_opt(v.as_deref().map(json_str));
@@ -477,7 +476,7 @@ mod tests {
     /// printed 15.582853618421053. CSV keeps every digit (see
     /// `csv_report`).
     #[test]
-    fn json_and_csv_figures_have_two_decimals_as_the_disks() {
+    fn json_figures_have_two_decimals_as_the_disks() {
         let mut v = NicRates::default();
         v.set(NicCol::RKbPerS, Some(15.582853618421053));
         v.set(NicCol::Util, Some(0.004));
