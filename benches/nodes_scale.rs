@@ -224,6 +224,8 @@ struct RawFrame {
 
 fn sample_bytes(tree: &Path) -> RawFrame {
     let script = sampler_script().replacen("R=;", &format!("R={};", tree.display()), 1);
+    // Its first sample comes unasked at its start: the first request here.
+    let script = format!("read -r t; {script}");
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(script)

@@ -988,9 +988,11 @@ fn sampler_under(shell: &str, stdin_ends: bool) {
         return;
     };
     let marker = nonce("local");
+    // The first sample is taken unasked, when strata starts the sampler:
+    // here the first request stands for that start.
     let mut child = Command::new(sh)
         .arg("-c")
-        .arg(remote::sampler_script())
+        .arg(format!("read -r t; {}", remote::sampler_script()))
         .arg(&marker)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -21,7 +21,6 @@ mod sshd;
 use common::live_root::LiveRoot;
 use common::tmux::{Tmux, have_tmux, skip};
 use sshd::{Keys, PASSPHRASE, Sshd, available, known_hosts, nonce, pgrep};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use strata::remote::sampler::{SAMPLER_MARKER, WATCHDOG_MARKER};
@@ -29,14 +28,7 @@ use strata::remote::sampler::{SAMPLER_MARKER, WATCHDOG_MARKER};
 /// The node's ForceCommand: the command strata sent, its sampler reading
 /// under `tree`.
 fn force_command(keys: &Keys, tree: &Path) -> PathBuf {
-    let path = keys.path(&(nonce("node") + ".sh"));
-    let text = format!(
-        "#!/bin/sh\nc=$(printf '%s' \"$SSH_ORIGINAL_COMMAND\" | sed -e 's#R=;#R={};#')\nexec sh -c \"$c\"\n",
-        tree.display()
-    );
-    std::fs::write(&path, text).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
+    sshd::rooted_force_command(keys, &nonce("node"), tree)
 }
 
 /// Nodes on `ips`, each a real sshd whose ForceCommand points the

@@ -30,7 +30,9 @@ use strata::layers::nfs::source::NfsSource;
 use strata::layers::nics::report::NicReport;
 use strata::layers::nics::source::NicSource;
 use strata::remote::frame::FrameReader;
-use strata::remote::node::{FINCORE_EVERY, NodeDecoder, NodeFrame, NodeProtocol, sampler_script};
+use strata::remote::node::{
+    FINCORE_EVERY, FINCORE_LIMIT, NodeDecoder, NodeFrame, NodeProtocol, sampler_script,
+};
 use strata::remote::{Decoder, Protocol};
 
 /// The sampler under `sh`, reading under `root` (`R=` of its script).
@@ -44,7 +46,10 @@ struct Sampler {
 
 impl Sampler {
     fn start(root: &str) -> Sampler {
+        // The sampler takes its first sample unasked, when strata starts
+        // it: here the first request stands for that start.
         let script = sampler_script().replacen("R=;", &format!("R={root};"), 1);
+        let script = format!("read -r t; {script}");
         let mut child = Command::new("/bin/sh")
             .arg("-c")
             .arg(script)
@@ -285,12 +290,27 @@ fn fincore_run(proto: &NodeProtocol, root: &str, path: Option<&str>) -> String {
         job.probe.is_none(),
         "the run itself says when fincore is missing"
     );
-    let command = job.script.replacen("R=;", &format!("R={root};"), 1);
+    let run = job.job(FINCORE_LIMIT);
+    let script = run.script().replacen("R=;", &format!("R={root};"), 1);
     let mut cmd = Command::new("/bin/sh");
     if let Some(p) = path {
         cmd.env("PATH", p);
     }
-    let out = cmd.arg("-c").arg(command).output().expect("sh");
+    // As sshd runs it: its command line, the script on a stdin that stays
+    // open while it runs (its end would end the run).
+    let mut child = cmd
+        .arg("-c")
+        .arg(run.command_line())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(script.as_bytes()).unwrap();
+    stdin.write_all(b"\n").unwrap();
+    let out = child.wait_with_output().expect("sh");
+    drop(stdin);
     assert!(out.status.success(), "{out:?}");
     assert!(
         out.stderr.is_empty(),

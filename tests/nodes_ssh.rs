@@ -342,19 +342,9 @@ impl Drop for Advancer {
     }
 }
 
-/// The node's ForceCommand: strata's command with `R=;` (the sampler's
-/// root, always empty as strata sends it) made `R=<tree>;`.
+/// The node's ForceCommand line: strata's command, reading under `tree`.
 fn force_command(keys: &Keys, name: &str, tree: &Path) -> String {
-    let path = keys.path(&format!("{name}.sh"));
-    let text = format!(
-        "#!/bin/sh\n\
-         c=$(printf '%s' \"$SSH_ORIGINAL_COMMAND\" | sed -e 's#R=;#R={};#')\n\
-         exec sh -c \"$c\"\n",
-        tree.display()
-    );
-    std::fs::write(&path, text).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = sshd::rooted_force_command(keys, name, tree);
     format!("ForceCommand {}\n", path.display())
 }
 
@@ -1417,4 +1407,218 @@ fn a_slow_fincore_delays_no_sample_and_its_figures_come_when_it_ends() {
     // samples came all through the run: connecting takes well under 1.5 s
     assert!(first >= 3, "{first} reports before the figures");
     assert!(files.len() - first >= 3, "too few reports after the run");
+}
+
+/// Patterns that would run `touch D/pN` if any shell read them as code:
+/// quotes of every shell, substitutions, separators, history, braces,
+/// printf formats, a newline and a trailing backslash.
+fn hostile_patterns(d: &str) -> Vec<String> {
+    [
+        "\\\"; do touch {d}/p1; done; for Z in \\\"",
+        "\"; touch {d}/p2; \"",
+        "'; touch {d}/p3; '",
+        "$(touch {d}/p4)",
+        "`touch {d}/p5`",
+        "*; touch {d}/p6",
+        "x\ntouch {d}/p7\n",
+        "(touch {d}/p8)",
+        "!touch {d}/p9",
+        "$(touch${IFS}{d}/p10)",
+        "\\\\'; touch {d}/p11; echo \\\\'",
+        "%s%n%b touch {d}/p12",
+        "{d}/*$(touch {d}/p13)*",
+        "{{touch,{d}/p14}}",
+        ";touch {d}/p15;",
+        "|touch {d}/p16",
+        "&& touch {d}/p17",
+        "$((1)) $(touch {d}/p18)",
+        "{d}/p19\\",
+        "\"$(touch {d}/p20)\"",
+        "-- ; touch {d}/p21",
+        "\\",
+        "\\047; touch {d}/p22; \\047",
+        "'\"'\"'; touch {d}/p23 #",
+    ]
+    .iter()
+    .map(|p| p.replace("{d}", d).replace("{{", "{").replace("}}", "}"))
+    .collect()
+}
+
+/// File names that would run `touch strata-pwned-N` (in the login's
+/// home, where sshd starts the command: a name holds no '/') if a shell
+/// read them as code.
+const HOSTILE_NAMES: [&str; 5] = [
+    "a;touch strata-pwned-31;.dat",
+    "$(touch strata-pwned-32).dat",
+    "`touch strata-pwned-33`.dat",
+    "x\ntouch strata-pwned-34\n.dat",
+    "'; touch strata-pwned-35; '.dat",
+];
+
+/// What a hostile name made in the home of the login running the test.
+fn pwned_in_home() -> Vec<String> {
+    let Some(home) = std::env::var_os("HOME") else {
+        return Vec::new();
+    };
+    std::fs::read_dir(home)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("strata-pwned-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A node whose login shell is `shell` (its forced command hands strata's
+/// command to that shell, as sshd does with a user's login shell) samples
+/// and measures residency, and no pattern or file name runs as code on
+/// it: strata's command line is words no shell reads differently, and
+/// the script and patterns go to `sh` as data. Before, a fish node never
+/// reported, and a pattern created a file there.
+#[test]
+fn a_node_under_sh_bash_fish_and_tcsh_samples_and_runs_nothing_it_is_sent() {
+    let test = "a_node_under_sh_bash_fish_and_tcsh_samples_and_runs_nothing_it_is_sent";
+    let Some(keys) = keys_or_skip(test) else {
+        return;
+    };
+    if fincore_or_skip(test).is_none() {
+        return;
+    }
+    let _serial = serial();
+    for (i, shell) in ["sh", "bash", "fish", "tcsh"].into_iter().enumerate() {
+        let Some(path) = peer_tools::find_in_path(shell) else {
+            assert!(
+                std::env::var_os("STRATA_REQUIRE_SSHD").is_none(),
+                "{test}: {shell} required (scripts/test installs it as root)"
+            );
+            eprintln!("SKIPPED {test} under {shell}: not installed");
+            continue;
+        };
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().to_str().unwrap().to_string();
+        std::fs::write(d.path().join("data.dat"), vec![7u8; 12_000]).unwrap();
+        for name in HOSTILE_NAMES {
+            std::fs::write(d.path().join(name), b"x").unwrap();
+        }
+        let force = keys.path(&format!("login-{shell}.sh"));
+        std::fs::write(
+            &force,
+            format!(
+                "#!/bin/sh\nexec {} -c \"$SSH_ORIGINAL_COMMAND\"\n",
+                path.display()
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&force, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let ip = format!("127.0.0.{}", 81 + i);
+        let node = Sshd::start(&keys, &ip, &format!("ForceCommand {}", force.display()));
+        let kh = known_hosts(&keys, &[&node]);
+        let tag = nonce("shells");
+        let mut args: Vec<String> = ["cache", "--interval", "1", "--count", "2"]
+            .map(String::from)
+            .to_vec();
+        args.extend(["--format".into(), "json".into()]);
+        args.extend(["--cache-files".into(), format!("{dir}/*.dat")]);
+        // Joined to the flag: a value that starts with '-' stays a value.
+        args.extend(
+            hostile_patterns(&dir)
+                .iter()
+                .map(|p| format!("--cache-files={p}")),
+        );
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut run = Run::new(strata(&keys, &kh, &[&node], &tag, &args));
+        let (status, _) = run.finish(Duration::from_secs(40));
+        let text = run.text(true);
+        assert!(
+            status.success(),
+            "{shell}: {status}\n{text}\n{}",
+            node.log_text()
+        );
+        let records: Vec<Value> = run
+            .stdout()
+            .iter()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .collect();
+        // Sampled: the node's page cache, every interval.
+        assert!(
+            records.iter().filter(|v| v["record"] == "total").count() >= 2,
+            "{shell}: {text}"
+        );
+        // Residency: fincore ran on the node over the file the pattern
+        // matched (the last interval: the first may come before the run).
+        let data = records.iter().rev().find(|v| {
+            v["record"] == "file" && v["file"].as_str().is_some_and(|f| f.ends_with("/data.dat"))
+        });
+        assert!(
+            data.is_some_and(|v| v["method"] == "fincore" && v["size_bytes"] == 12_000),
+            "{shell}: {text}"
+        );
+        let made: Vec<String> = std::fs::read_dir(d.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('p'))
+            .collect();
+        assert!(made.is_empty(), "{shell}: ran on the node: {made:?}");
+        assert_eq!(
+            pwned_in_home(),
+            Vec::<String>::new(),
+            "{shell}: ran on the node"
+        );
+        assert_no_sampler_left(&tag, shell);
+        println!(
+            "{test}: {shell}: {} records, {} patterns, nothing run",
+            records.len(),
+            hostile_patterns(&dir).len() + 1
+        );
+    }
+}
+
+/// A node that sends frames without being asked (its sampler's loop no
+/// longer waits for a request) gets one sample per request, on the
+/// boundaries: the rest are dropped, counted and said. Before, every
+/// frame was a sample: `--count 3` ended in 0.3 s with three rows of one
+/// timestamp.
+#[test]
+fn frames_a_node_sends_unasked_are_dropped_counted_and_said() {
+    let test = "frames_a_node_sends_unasked_are_dropped_counted_and_said";
+    let Some(keys) = keys_or_skip(test) else {
+        return;
+    };
+    let _serial = serial();
+    let force = keys.path("flood.sh");
+    std::fs::write(
+        &force,
+        "#!/bin/sh\nIFS= read -r s\n\
+         s=$(printf '%s\\n' \"$s\" | sed -e 's#read -r t || exit 0; ##')\n\
+         exec sh -c \"$s\" flood\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&force, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let node = Sshd::start(&keys, "127.0.0.86", &format!("ForceCommand {}", force.display()));
+    let kh = known_hosts(&keys, &[&node]);
+    let tag = nonce("flood");
+    let args = ["disks", "--interval", "1", "--count", "3", "--format", "json"];
+    let mut run = Run::new(strata(&keys, &kh, &[&node], &tag, &args));
+    let (status, took) = run.finish(Duration::from_secs(30));
+    let text = run.text(true);
+    assert!(status.success(), "{status}\n{text}");
+    let stamps: BTreeSet<String> = run
+        .stdout()
+        .iter()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter_map(|v| v["timestamp"].as_str().map(String::from))
+        .collect();
+    assert_eq!(stamps.len(), 3, "one report per interval\n{text}");
+    assert!(took >= Duration::from_millis(1500), "{took:?}\n{text}");
+    let said = run.said().join("\n");
+    assert!(
+        said.contains("unrequested frames dropped"),
+        "the node is marked\n{text}"
+    );
+    assert_no_sampler_left(&tag, "a flooding node");
+    println!("{test}: {took:?}, {said}");
 }

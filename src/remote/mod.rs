@@ -270,9 +270,11 @@ pub trait HostEvent: Send + 'static {
 pub struct SideJob {
     /// Run once per connection first: the job runs only where it exits
     /// 0. `None`: the job runs anyway (it says itself what it lacks).
-    pub probe: Option<&'static str>,
-    /// The command line given to the login shell.
-    pub script: Cow<'static, str>,
+    pub probe: Option<sampler::Job>,
+    /// Its processes' name on the host (`pgrep -f`).
+    pub marker: &'static str,
+    /// One line of sh: what runs each time, under [`sampler::side`].
+    pub body: Cow<'static, str>,
     /// Prefixes what the command writes on stderr ("cellcli: ...").
     pub name: &'static str,
     /// From one start to the next; `None`: the options' `side_every`.
@@ -282,6 +284,13 @@ pub struct SideJob {
     pub limit: Option<Duration>,
 }
 
+impl SideJob {
+    /// What runs each time, ended by the host at `limit` too.
+    pub fn job(&self, limit: Duration) -> sampler::Job {
+        sampler::side(self.marker, &self.body, limit)
+    }
+}
+
 /// What a kind of host runs and makes of its frames: the one thing cells
 /// and nodes do differently.
 pub trait Protocol: Send + Sync + 'static {
@@ -289,8 +298,8 @@ pub trait Protocol: Send + Sync + 'static {
     /// Reads one connection's frames; a new one per connection, so what a
     /// class frame said never outlives its sampler.
     type Decoder: Decoder<Sample = <Self::Event as HostEvent>::Sample>;
-    /// The long-lived sampler's command line; `tag` ends its marker.
-    fn sampler_command(&self, tag: &str, idle: std::time::Duration) -> String;
+    /// The long-lived sampler; `tag` ends its marker.
+    fn sampler(&self, tag: &str, idle: std::time::Duration) -> sampler::Job;
     fn decoder(&self) -> Self::Decoder;
     fn side(&self) -> Option<SideJob> {
         None

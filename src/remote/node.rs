@@ -39,6 +39,7 @@
 //! ForceCommand.
 
 use super::frame::{Frame, FrameKind};
+use super::sampler::{self, Job};
 use super::{Decoder, HostEvent, HostStatus, Protocol, SideJob};
 use crate::core::rootfs::{FileSet, RemoteFiles};
 use crate::parse::ParseError;
@@ -97,52 +98,40 @@ pub fn every_samples(interval: Duration, every: Duration) -> u64 {
 /// Link attributes read every interval (the NIC source's link state).
 const LINK_ATTRS: &str = "carrier_changes operstate speed duplex";
 
-/// `s` as one word of the sampler's script: in double quotes, with what
-/// is special there escaped. A single quote (the script may hold none), a
-/// newline (the script is one line) and `!` (csh, as a login shell,
-/// expands history even inside single quotes) come from `$Q`, `$N`, `$B`.
-fn sh_word(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' | '\\' | '$' | '`' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '\'' => out.push_str("${Q}"),
-            '\n' => out.push_str("${N}"),
-            '!' => out.push_str("${B}"),
-            _ => out.push(c),
-        }
+/// `s` as one word of the fincore run's script that holds only octal
+/// escapes in single quotes (`'\\057\\165...'`), which `printf` turns
+/// back into its bytes: whatever a pattern holds, the script's code is
+/// the same and the pattern is only ever data. A NUL, which no path can
+/// hold and no sh variable either, is left out.
+fn octal_word(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() * 4 + 2);
+    out.push('\'');
+    for b in s.bytes().filter(|b| *b != 0) {
+        out.push_str(&format!("\\{b:03o}"));
     }
-    out.push('"');
+    out.push('\'');
     out
 }
 
 /// The fincore run's script for `patterns`, `every_ms` its cadence: a
-/// function `fin` and a call to it, one line without single quotes. A
-/// pattern is expanded unquoted with IFS empty: pathname expansion
-/// without field splitting, so a name with blanks or a newline stays one
-/// argument. Only regular files are given to fincore (opening a FIFO
-/// would block); only those the login may read and that it owns or may
-/// write, or all as root, as mincore(2) calls every page of any other
-/// file resident. Without fincore on the node it says so (`=x`), which
-/// the screen shows.
+/// function `fin` and a call to it, one line. Each pattern is decoded
+/// from its octal word into a variable and expanded from it unquoted with
+/// IFS empty: pathname expansion without field splitting (a name with
+/// blanks or a newline stays one argument), and the results of an
+/// expansion are never run. Only regular files are given to fincore
+/// (opening a FIFO would block); only those the login may read and that
+/// it owns or may write, or all as root, as mincore(2) calls every page of
+/// any other file resident. Without fincore on the node it says so
+/// (`=x`), which the screen shows.
 fn fincore_script(patterns: &[String], every_ms: u64) -> String {
-    let words: Vec<String> = patterns.iter().map(|p| sh_word(p)).collect();
-    let specials = patterns.iter().any(|p| p.contains(['\'', '\n', '!']));
+    let words: Vec<String> = patterns.iter().map(|p| octal_word(p)).collect();
     let cap = FINCORE_MAX_FILES;
     [
         "export LC_ALL=C; R=; ",
-        if specials {
-            "Q=$(printf \"\\047\"); B=$(printf \"\\041\"); N=$(printf \"\\nx\"); N=${N%x}; "
-        } else {
-            ""
-        },
         "U=$(id -u 2>/dev/null); ",
         &format!("fin() {{ echo \"=e {every_ms}\"; command -v fincore >/dev/null 2>&1 || {{ echo =x; return 0; }}; "),
         "z=$(getconf PAGESIZE 2>/dev/null) && echo \"=p $z\"; IFS=; set --; n=0; i=0; ",
-        &format!("for P in {}; do m=; k=0; for x in \"$R\"$P; do [ -f \"$x\" ] || continue; m=1; ", words.join(" ")),
+        &format!("for E in {}; do P=$(printf \"${{E}}x\"); P=${{P%x}}; m=; k=0; for x in \"$R\"$P; do [ -f \"$x\" ] || continue; m=1; ", words.join(" ")),
         // A file two patterns match is measured and counted once.
         "d=; for y; do [ \"$y\" = \"$x\" ] && { d=1; break; }; done; [ -n \"$d\" ] && continue; ",
         "if [ -r \"$x\" ] && { [ \"$U\" = 0 ] || [ -O \"$x\" ] || [ -w \"$x\" ]; }; then n=$((n+1)); ",
@@ -158,16 +147,7 @@ fn fincore_script(patterns: &[String], every_ms: u64) -> String {
     .concat()
 }
 
-/// The command line of a node's fincore run, whatever the login shell.
-pub fn fincore_command(job: &FincoreJob) -> String {
-    format!(
-        "exec sh -c '{}' {FINCORE_MARKER}",
-        fincore_script(&job.patterns, job.every_ms)
-    )
-}
-
-/// The sampler, one line without single quotes (it is passed inside
-/// '...' to the login shell). Functions: `a` an attribute, `e` paths that
+/// The sampler, one line. Functions: `a` an attribute, `e` paths that
 /// exist, `l` a link's last component, `d` a listing (`$2` a glob), `f`
 /// whole files with their headers in one awk.
 fn script() -> String {
@@ -191,19 +171,19 @@ fn script() -> String {
         &format!("sample() {{ set --; for p in {files}; do [ -r \"$R$p\" ] && set -- \"$@\" \"$R$p\"; done; "),
         "for p in \"$R\"/proc/net/bonding/*; do [ -r \"$p\" ] && set -- \"$@\" \"$p\"; done; f \"$@\"; d /proc/net/bonding \"*\"; ",
         &format!("for i in \"$R\"/sys/class/net/*; do [ -d \"$i\" ] || continue; i=${{i#\"$R\"}}; for x in {LINK_ATTRS}; do a \"$i/$x\"; done; done; }}; "),
-        "s=0; K=; while read -r t; do ",
+        "s=0; K=; while :; do ",
         "k=$(echo \"$R\"/sys/block/* \"$R\"/sys/block/*/*/partition \"$R\"/sys/block/*/slaves/* \"$R\"/sys/class/net/* \"$R\"/sys/class/net/*/master); ",
         "[ $((s % 60)) -eq 59 ] && K=; ",
         "if [ \"$k\" != \"$K\" ]; then K=$k; c=$(facts); printf \"@@C %d\\n%s\\n@@E %d %d\\n\" \"$s\" \"$c\" \"$s\" \"${#c}\" || exit 0; fi; ",
         "s=$((s+1)); ",
-        "b=$(sample); printf \"@@S %d\\n%s\\n@@E %d %d\\n\" \"$s\" \"$b\" \"$s\" \"${#b}\" || exit 0; done",
+        "b=$(sample); printf \"@@S %d\\n%s\\n@@E %d %d\\n\" \"$s\" \"$b\" \"$s\" \"${#b}\" || exit 0; read -r t || exit 0; done",
     ]
     .concat()
 }
 
-/// The command of a node's sampling channel; `tag` ends the marker.
-pub fn sampler_command(tag: &str, idle: Duration) -> String {
-    super::sampler::command(&script(), tag, idle)
+/// What a node's sampling channel runs; `tag` ends the marker.
+pub fn sampler_job(tag: &str, idle: Duration) -> Job {
+    sampler::sampler(&script(), tag, idle)
 }
 
 /// The script alone, for running it under a local shell in tests.
@@ -413,8 +393,8 @@ impl NodeProtocol {
 impl Protocol for NodeProtocol {
     type Event = NodeEvent;
     type Decoder = NodeDecoder;
-    fn sampler_command(&self, tag: &str, idle: Duration) -> String {
-        sampler_command(tag, idle)
+    fn sampler(&self, tag: &str, idle: Duration) -> Job {
+        sampler_job(tag, idle)
     }
     fn decoder(&self) -> NodeDecoder {
         NodeDecoder::default()
@@ -423,7 +403,8 @@ impl Protocol for NodeProtocol {
         let job = self.fincore.as_ref()?;
         Some(SideJob {
             probe: None,
-            script: fincore_command(job).into(),
+            marker: FINCORE_MARKER,
+            body: fincore_script(&job.patterns, job.every_ms).into(),
             name: "fincore",
             every: Some(Duration::from_millis(job.every_ms)),
             limit: Some(FINCORE_LIMIT),
@@ -498,50 +479,69 @@ mod tests {
     }
 
     #[test]
-    fn one_line_without_single_quotes_and_no_fincore() {
+    fn one_line_and_no_fincore() {
         let s = script();
-        assert!(!s.contains('\''), "{s}");
         assert!(!s.contains('\n'));
         assert!(
             !s.contains("fincore") && !s.contains("fin()") && !s.contains("@@R"),
             "{s}"
         );
-        assert!(sampler_command("t", Duration::from_secs(60)).ends_with("' strata-sampler-t"));
+        let job = sampler_job("t", Duration::from_secs(60));
+        assert_eq!(job.command_line(), "exec sh -s strata-sampler-t");
+    }
+
+    /// The octal words of `script`, in order.
+    fn octal_words(script: &str) -> Vec<&str> {
+        let (_, rest) = script.split_once("for E in ").expect("the patterns' loop");
+        let (words, _) = rest.split_once("; do P=").expect("its end");
+        words.split(' ').collect()
     }
 
     #[test]
-    fn any_pattern_keeps_the_fincore_run_one_line_and_reads_back_as_itself() {
-        let pattern = "/u01/it's \"a\" $HOME `x` \\ [!*]\n*.log";
+    fn any_pattern_is_only_data_in_the_fincore_run_and_reads_back_as_itself() {
+        let pattern = "/u01/it's \"a\" $HOME `x` \\ [!*]\n*.log; $(touch M) %s %n";
         let proto = NodeProtocol::new(
-            &[pattern.to_string()],
+            &[pattern.to_string(), "/u02/*.dbf".into()],
             Duration::from_secs(1),
             FINCORE_EVERY,
         );
-        let job = proto.side().expect("a fincore job");
-        let inner = job
-            .script
-            .strip_prefix("exec sh -c '")
-            .and_then(|s| s.strip_suffix("' strata-fincore"))
-            .expect("sh -c '...'");
-        // No ', no newline, no ! (csh expands it even inside '...').
+        let side = proto.side().expect("a fincore job");
+        assert_eq!(side.every, Some(FINCORE_EVERY));
+        assert_eq!(side.limit, Some(FINCORE_LIMIT));
+        assert!(side.probe.is_none());
+        let job = side.job(FINCORE_LIMIT);
+        assert_eq!(job.command_line(), "exec sh -s strata-fincore");
+        let body = &side.body;
+        assert!(!body.contains('\n'), "{body}");
         assert!(
-            !inner.contains('\'') && !inner.contains('\n') && !inner.contains('!'),
-            "{inner}"
+            body.contains("=e 10000") && body.ends_with("; fin"),
+            "{body}"
         );
-        assert!(
-            inner.contains("=e 10000") && inner.ends_with("; fin"),
-            "{inner}"
+        // The code is that of a harmless pattern: only the words differ.
+        let plain = fincore_script(&["a".into(), "b".into()], 10_000);
+        let words = octal_words(body);
+        assert_eq!(
+            body.replacen(&words.join(" "), "W", 1),
+            plain.replacen(&octal_words(&plain).join(" "), "W", 1),
         );
-        assert_eq!(job.every, Some(FINCORE_EVERY));
-        assert_eq!(job.limit, Some(FINCORE_LIMIT));
-        assert!(job.probe.is_none());
-        let defs = &inner[..inner.find("U=").unwrap()];
-        let out = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!("{defs}printf %s {}", sh_word(pattern)))
-            .output()
-            .unwrap();
-        assert_eq!(String::from_utf8(out.stdout).unwrap(), pattern);
+        for (word, want) in words.iter().zip([pattern, "/u02/*.dbf"]) {
+            let inner = &word[1..word.len() - 1];
+            assert!(
+                inner
+                    .split('\\')
+                    .skip(1)
+                    .all(|o| o.len() == 3 && o.bytes().all(|b| (b'0'..=b'7').contains(&b))),
+                "{word}"
+            );
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!(
+                    "E={word}; P=$(printf \"${{E}}x\"); P=${{P%x}}; printf %s \"$P\""
+                ))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8(out.stdout).unwrap(), want);
+        }
         assert!(
             NodeProtocol::new(&[], Duration::from_secs(1), FINCORE_EVERY)
                 .side()

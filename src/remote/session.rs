@@ -4,6 +4,7 @@ use super::auth::{self, AuthEnd};
 use super::error::{self, HostKeyError, LoginError, Unreachable, secs};
 use super::frame::FrameReader;
 use super::hostkey;
+use super::sampler::Job;
 use super::{
     Decoder, Events, HostEvent, HostStatus, Protocol, Reporter, SideJob, SshOptions, SshTarget,
 };
@@ -237,7 +238,7 @@ fn cut(text: &[u8], max: usize) -> String {
 /// Opens the sampler's channel and starts the sampler in it.
 async fn open_sampler(
     handle: &Handle<HostHandler>,
-    command: String,
+    job: &Job,
     target: &SshTarget,
     opts: &SshOptions,
     cancel: &CancellationToken,
@@ -246,7 +247,8 @@ async fn open_sampler(
         _ = cancel.cancelled() => return Err(End::Quit),
         o = timeout(opts.connect_timeout, async {
             let ch = handle.channel_open_session().await?;
-            ch.exec(true, command).await?;
+            ch.exec(true, job.command_line()).await?;
+            ch.data_bytes(job.input()).await?;
             Ok::<_, russh::Error>(ch)
         }) => o,
     };
@@ -275,8 +277,8 @@ async fn stream<P: Protocol>(
     rep: &mut Reporter<P::Event>,
 ) -> End {
     let cancel = rep.ev.cancel.clone();
-    let command = proto.sampler_command(&opts.sampler_tag, super::sampler::idle_for(opts.interval));
-    let (mut ch, writer) = match open_sampler(&handle, command, target, opts, &cancel).await {
+    let job = proto.sampler(&opts.sampler_tag, super::sampler::idle_for(opts.interval));
+    let (mut ch, writer) = match open_sampler(&handle, &job, target, opts, &cancel).await {
         Ok(halves) => halves,
         Err(end) => return end,
     };
@@ -295,22 +297,17 @@ async fn stream<P: Protocol>(
         status: HostStatus::Unreachable(why),
         was_live,
     };
-    // The first sample is asked for at once, for a baseline; the next ones
-    // at the shared boundaries. One request at a time: a host slow to
-    // answer (the class block, a loaded host) would otherwise serve a
-    // backlog of requests back to back, off the boundaries.
+    // The sampler takes its first sample unasked, for a baseline; the next
+    // ones are asked for at the shared boundaries. One request at a time: a
+    // host slow to answer (the class block, a loaded host) would otherwise
+    // serve a backlog of requests back to back, off the boundaries. A
+    // frame nobody asked for is dropped and counted, never a sample.
     let mut tick = tokio::time::Instant::now();
-    let mut asked = false;
+    let mut asked = true;
+    let mut unasked = Unasked::default();
     loop {
         let msg = tokio::select! {
-            _ = cancel.cancelled() => {
-                // Best effort: the sampler ends with its stdin anyway.
-                let _ = timeout(Duration::from_millis(200), async {
-                    let _ = writer.close().await;
-                    let _ = handle.disconnect(russh::Disconnect::ByApplication, "strata quits", "").await;
-                }).await;
-                return End::Quit;
-            }
+            _ = cancel.cancelled() => return quit(&writer, &handle).await,
             _ = tokio::time::sleep_until(tick), if !asked => {
                 // A host that stops reading is caught by the stall deadline;
                 // the wait here only keeps a full window from holding the loop.
@@ -336,6 +333,14 @@ async fn stream<P: Protocol>(
             }
             Some(ChannelMsg::Data { data }) => {
                 for frame in reader.push(&data) {
+                    if !asked {
+                        if let Some(said) = unasked.drop_one()
+                            && !rep.ev.stderr(said).await
+                        {
+                            return End::Quit;
+                        }
+                        continue;
+                    }
                     // A broken frame answers the request all the same.
                     if let Err(e) = &frame {
                         asked = false;
@@ -377,6 +382,46 @@ async fn stream<P: Protocol>(
             }
             Some(_) => {}
         }
+    }
+}
+
+/// Ends a connection when strata quits. Best effort: the sampler ends
+/// with its stdin anyway.
+async fn quit(writer: &ChannelWriteHalf<client::Msg>, handle: &Handle<HostHandler>) -> End {
+    let _ = timeout(Duration::from_millis(200), async {
+        let _ = writer.close().await;
+        let _ = handle
+            .disconnect(russh::Disconnect::ByApplication, "strata quits", "")
+            .await;
+    })
+    .await;
+    End::Quit
+}
+
+/// Frames a host sent that strata had not asked for: a sampler answers
+/// one request with one sample (after a class frame when its devices
+/// changed), so more is a hostile or broken host, whose flood must cost
+/// neither samples nor a recording's room.
+#[derive(Default)]
+struct Unasked {
+    dropped: u64,
+    said: Option<Instant>,
+}
+
+impl Unasked {
+    /// Counts one; what to tell the user, at most once a second.
+    fn drop_one(&mut self) -> Option<String> {
+        self.dropped += 1;
+        if self
+            .said
+            .is_some_and(|t| t.elapsed() < Duration::from_secs(1))
+        {
+            return None;
+        }
+        self.said = Some(Instant::now());
+        let n = self.dropped;
+        let frames = if n == 1 { "frame" } else { "frames" };
+        Some(format!("{n} unrequested {frames} dropped"))
     }
 }
 
@@ -454,7 +499,7 @@ const MAX_SIDE_BYTES: usize = 8 * 1024 * 1024;
 /// most `limit` (the channel is then closed; the command is the host's).
 async fn exec_collect(
     handle: &Handle<HostHandler>,
-    command: &str,
+    job: &Job,
     limit: Duration,
 ) -> Result<Output, String> {
     let mut ch = timeout(limit, handle.channel_open_session())
@@ -467,7 +512,13 @@ async fn exec_collect(
         stderr: Vec::new(),
     };
     let read = timeout(limit, async {
-        ch.exec(true, command).await.map_err(|e| e.to_string())?;
+        ch.exec(true, job.command_line())
+            .await
+            .map_err(|e| e.to_string())?;
+        // stdin stays open: its end is what ends a side job on the host.
+        ch.data_bytes(job.input())
+            .await
+            .map_err(|e| e.to_string())?;
         while let Some(msg) = ch.wait().await {
             match msg {
                 ChannelMsg::Data { data } => {
@@ -506,7 +557,7 @@ async fn side_loop<E: HostEvent>(
     every: Duration,
     connect_timeout: Duration,
 ) {
-    if let Some(probe) = job.probe {
+    if let Some(probe) = &job.probe {
         match exec_collect(&handle, probe, connect_timeout).await {
             Ok(out) if out.status == Some(0) => {}
             _ => return,
@@ -514,9 +565,13 @@ async fn side_loop<E: HostEvent>(
     }
     let every = every.max(Duration::from_secs(1));
     let limit = job.limit.unwrap_or(every);
+    // The host's own end of a run comes after strata's, which closes the
+    // channel and so ends the run: a run cut there would give part of its
+    // rows as if they were all. The host's is for a connection that died.
+    let run = job.job(limit + Duration::from_secs(5));
     loop {
         let t = Instant::now();
-        let said = match exec_collect(&handle, &job.script, limit).await {
+        let said = match exec_collect(&handle, &run, limit).await {
             Ok(out) => {
                 if !out.stderr.is_empty()
                     && !ev

@@ -188,6 +188,31 @@ impl Keys {
     }
 }
 
+/// A ForceCommand script (`name`.sh beside the keys) that runs what
+/// strata sent as sshd would, but reading under `tree`: the script strata
+/// writes first on stdin gets `R=<tree>;` for its `R=;` (the root, always
+/// empty as strata sends it). That script is one line, so `read` takes
+/// exactly it, and what follows on stdin stays for the job.
+pub fn rooted_force_command(keys: &Keys, name: &str, tree: &Path) -> PathBuf {
+    let path = keys.path(&format!("{name}.sh"));
+    let text = [
+        "#!/bin/sh",
+        "case \"$SSH_ORIGINAL_COMMAND\" in",
+        "\"exec sh -s \"*) IFS= read -r s || exit 97",
+        &format!(
+            "  s=$(printf '%s\\n' \"$s\" | sed -e 's#R=;#R={};#')",
+            tree.display()
+        ),
+        "  exec sh -c \"$s\" \"${SSH_ORIGINAL_COMMAND#exec sh -s }\" ;;",
+        "*) exec sh -c \"$SSH_ORIGINAL_COMMAND\" ;;",
+        "esac\n",
+    ]
+    .join("\n");
+    fs::write(&path, text).expect("write the ForceCommand");
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
 /// Cell options for tests: short timeouts and backoff, no agent, no
 /// prompt, and the test's tag on the sampler's marker.
 pub fn options(known_hosts: &Path, interval: Duration, tag: &str) -> SshOptions {

@@ -10,6 +10,7 @@ use crate::layers::cells::cell_stream::{CellSample, parse_sample, parse_sys_bloc
 use crate::layers::disks::source::{Catalogue, DiskSample};
 use crate::parse::ParseError;
 use crate::remote::frame::{Frame, FrameKind};
+use crate::remote::sampler::Job;
 use crate::remote::{Decoder, HostEvent, HostStatus, Protocol, SideJob};
 use std::sync::Arc;
 use std::time::Duration;
@@ -96,16 +97,17 @@ pub struct CellProtocol;
 impl Protocol for CellProtocol {
     type Event = CellEvent;
     type Decoder = Decoded;
-    fn sampler_command(&self, tag: &str, idle: std::time::Duration) -> String {
-        remote::sampler_command(tag, idle)
+    fn sampler(&self, tag: &str, idle: std::time::Duration) -> Job {
+        remote::sampler_job(tag, idle)
     }
     fn decoder(&self) -> Decoded {
         Decoded::default()
     }
     fn side(&self) -> Option<SideJob> {
         Some(SideJob {
-            probe: Some(remote::CELLCLI_PROBE),
-            script: CELLCLI_SCRIPT.into(),
+            probe: Some(remote::cellcli_probe()),
+            marker: remote::CELLCLI_MARKER,
+            body: CELLCLI_SCRIPT.into(),
             name: "cellcli",
             every: None,
             limit: None,

@@ -9,13 +9,14 @@
 //! Lifetime: as every sampler's (src/remote/sampler.rs). Its only child
 //! is a `cat` that reads two /proc files.
 
+use crate::remote::sampler::Job;
 pub use crate::remote::sampler::SAMPLER_MARKER;
 
-/// One line, no single quote: it is passed inside '...' to the user's
-/// login shell, which may be bash, dash, busybox ash or csh.
+/// One line, read by `sh -s` (src/remote/sampler.rs says why).
 ///
 /// `a FILE KEY` prints `KEY VALUE` when FILE has a value. The class block
-/// is printed once, then a sample frame per line read from stdin: `$(...)`
+/// is printed once, then a sample frame at once and one per line read
+/// from stdin: `$(...)`
 /// strips the last newline and `${#f}` is the body's length in bytes
 /// (LC_ALL=C).
 const SAMPLER_SCRIPT: &str = concat!(
@@ -31,16 +32,16 @@ const SAMPLER_SCRIPT: &str = concat!(
     "v=; { read -r v <\"$p/size\"; } 2>/dev/null; printf \"part %s %s\\n\" \"${p##*/}\" \"${v:--}\"; done; ",
     "done); ",
     "printf \"@@C 0\\n%s\\n@@E 0 %d\\n\" \"$c\" \"${#c}\" || exit 0; ",
-    "s=0; while read -r t; do s=$((s+1)); ",
+    "s=0; while :; do s=$((s+1)); ",
     "f=$(cat /proc/uptime /proc/diskstats); ",
     "printf \"@@S %d\\n%s\\n@@E %d %d\\n\" \"$s\" \"$f\" \"$s\" \"${#f}\" || exit 0; ",
-    "done",
+    "read -r t || exit 0; done",
 );
 
-/// The command of the long-lived sampling channel. `tag` is appended to
-/// the marker (e.g. a test's nonce); it may be empty.
-pub fn sampler_command(tag: &str, idle: std::time::Duration) -> String {
-    crate::remote::sampler::command(SAMPLER_SCRIPT, tag, idle)
+/// What the long-lived sampling channel runs. `tag` is appended to the
+/// marker (e.g. a test's nonce); it may be empty.
+pub fn sampler_job(tag: &str, idle: std::time::Duration) -> Job {
+    crate::remote::sampler::sampler(SAMPLER_SCRIPT, tag, idle)
 }
 
 /// The script alone, for running it under a local shell in tests.
@@ -49,7 +50,15 @@ pub fn sampler_script() -> &'static str {
 }
 
 /// Exits 0 where `cellcli` is on the PATH of a login.
-pub const CELLCLI_PROBE: &str = "exec sh -c 'command -v cellcli >/dev/null 2>&1'";
+pub fn cellcli_probe() -> Job {
+    Job::new(
+        "strata-cellcli-probe",
+        "command -v cellcli >/dev/null 2>&1 && exit 0; exit 1".into(),
+    )
+}
+
+/// cellcli's runs' name on the cell.
+pub const CELLCLI_MARKER: &str = "strata-cellcli";
 
 #[cfg(test)]
 mod tests {
