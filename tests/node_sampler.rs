@@ -290,7 +290,7 @@ fn fincore_run(proto: &NodeProtocol, root: &str, path: Option<&str>) -> String {
         job.probe.is_none(),
         "the run itself says when fincore is missing"
     );
-    let run = job.job(FINCORE_LIMIT);
+    let run = job.job("", FINCORE_LIMIT);
     let script = run.script().replacen("R=;", &format!("R={root};"), 1);
     let mut cmd = Command::new("/bin/sh");
     if let Some(p) = path {

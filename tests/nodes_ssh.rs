@@ -209,10 +209,11 @@ impl Drop for Run {
     }
 }
 
-/// Polls `pgrep -f strata-sampler-TAG` until it finds nothing (at most
-/// `bound`): how long that took, or what was left.
+/// Polls `pgrep -f` for the run's samplers, their watchdogs and side jobs
+/// (`strata-sampler-TAG`, `strata-fincore-TAG`, …) until it finds nothing
+/// (at most `bound`): how long that took, or what was left.
 fn samplers_gone(tag: &str, bound: Duration) -> Result<Duration, Vec<u32>> {
-    let pattern = format!("strata-sampler-{tag}");
+    let pattern = format!("strata-[a-z]+-{tag}");
     let t = Instant::now();
     loop {
         let left = pgrep(&pattern);
@@ -1598,10 +1599,22 @@ fn frames_a_node_sends_unasked_are_dropped_counted_and_said() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&force, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let node = Sshd::start(&keys, "127.0.0.86", &format!("ForceCommand {}", force.display()));
+    let node = Sshd::start(
+        &keys,
+        "127.0.0.86",
+        &format!("ForceCommand {}", force.display()),
+    );
     let kh = known_hosts(&keys, &[&node]);
     let tag = nonce("flood");
-    let args = ["disks", "--interval", "1", "--count", "3", "--format", "json"];
+    let args = [
+        "disks",
+        "--interval",
+        "1",
+        "--count",
+        "3",
+        "--format",
+        "json",
+    ];
     let mut run = Run::new(strata(&keys, &kh, &[&node], &tag, &args));
     let (status, took) = run.finish(Duration::from_secs(30));
     let text = run.text(true);

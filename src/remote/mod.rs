@@ -285,9 +285,11 @@ pub struct SideJob {
 }
 
 impl SideJob {
-    /// What runs each time, ended by the host at `limit` too.
-    pub fn job(&self, limit: Duration) -> sampler::Job {
-        sampler::side(self.marker, &self.body, limit)
+    /// What runs each time, ended by the host at `limit` too; `tag`
+    /// ends its marker, as the sampler's.
+    pub fn job(&self, tag: &str, limit: Duration) -> sampler::Job {
+        let sep = if tag.is_empty() { "" } else { "-" };
+        sampler::side(&format!("{}{sep}{tag}", self.marker), &self.body, limit)
     }
 }
 

@@ -509,8 +509,8 @@ mod tests {
         assert_eq!(side.every, Some(FINCORE_EVERY));
         assert_eq!(side.limit, Some(FINCORE_LIMIT));
         assert!(side.probe.is_none());
-        let job = side.job(FINCORE_LIMIT);
-        assert_eq!(job.command_line(), "exec sh -s strata-fincore");
+        let job = side.job("t1", FINCORE_LIMIT);
+        assert_eq!(job.command_line(), "exec sh -s strata-fincore-t1");
         let body = &side.body;
         assert!(!body.contains('\n'), "{body}");
         assert!(

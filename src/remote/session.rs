@@ -442,13 +442,12 @@ fn spawn_helpers<E: HostEvent>(
     helpers.spawn(rtt_loop(Arc::clone(handle), ev.clone(), opts.interval));
     if let Some(job) = side {
         let every = job.every.unwrap_or(opts.side_every);
-        helpers.spawn(side_loop(
-            Arc::clone(handle),
-            ev.clone(),
-            job,
+        let run = Run {
             every,
-            opts.connect_timeout,
-        ));
+            connect_timeout: opts.connect_timeout,
+            tag: opts.sampler_tag.clone(),
+        };
+        helpers.spawn(side_loop(Arc::clone(handle), ev.clone(), job, run));
     }
     helpers
 }
@@ -546,6 +545,14 @@ async fn exec_collect(
     }
 }
 
+/// How a side job runs: its period, how long a probe may take, and the
+/// tag its marker ends with.
+struct Run {
+    every: Duration,
+    connect_timeout: Duration,
+    tag: String,
+}
+
 /// Where the host has the side job's command (cellcli on a cell, fincore
 /// on a node): its output once per `every`, on a channel of its own so
 /// that a slow command never delays a sample. One run at a time: a run
@@ -554,9 +561,13 @@ async fn side_loop<E: HostEvent>(
     handle: Arc<Handle<HostHandler>>,
     ev: Events<E>,
     job: SideJob,
-    every: Duration,
-    connect_timeout: Duration,
+    run: Run,
 ) {
+    let Run {
+        every,
+        connect_timeout,
+        tag,
+    } = run;
     if let Some(probe) = &job.probe {
         match exec_collect(&handle, probe, connect_timeout).await {
             Ok(out) if out.status == Some(0) => {}
@@ -568,7 +579,7 @@ async fn side_loop<E: HostEvent>(
     // The host's own end of a run comes after strata's, which closes the
     // channel and so ends the run: a run cut there would give part of its
     // rows as if they were all. The host's is for a connection that died.
-    let run = job.job(limit + Duration::from_secs(5));
+    let run = job.job(&tag, limit + Duration::from_secs(5));
     loop {
         let t = Instant::now();
         let said = match exec_collect(&handle, &run, limit).await {
