@@ -8,8 +8,7 @@
 use crate::app::session::Request;
 use crate::app::{App, keymap};
 use crate::core::sys;
-use crossterm::event::{Event, EventStream, KeyEventKind};
-use futures::StreamExt;
+use crossterm::event::{Event, KeyEventKind};
 use ratatui::layout::{Position, Rect};
 use std::future::Future;
 use std::time::Duration;
@@ -73,9 +72,17 @@ pub fn run<F: Feed>(
         .build()?;
     let tty = Tty::now();
     let mut terminal = if screen { Some(init_terminal()?) } else { None };
+    let watchdog = Watchdog::start(tty, screen);
+    if screen && let Err(e) = start_reader() {
+        ratatui::restore();
+        return Err(e);
+    }
     let result = rt.block_on(async {
         let mut feed = start(app)?;
-        let result = event_loop(terminal.as_mut(), tty, app, &mut feed).await;
+        let result = event_loop(terminal.as_mut(), tty, app, &mut feed, &watchdog).await;
+        // What is left is the feed's to finish (a recording's last
+        // samples): the watchdog leaves that to end by itself.
+        watchdog.loop_ended();
         let finished = feed.finish(app);
         result.and(finished)
     });
@@ -115,6 +122,7 @@ async fn event_loop<F: Feed>(
     tty: Tty,
     app: &mut App,
     feed: &mut F,
+    watchdog: &Watchdog,
 ) -> anyhow::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
     // Every polite way to ask a program to stop gives the terminal back,
@@ -125,7 +133,7 @@ async fn event_loop<F: Feed>(
     let mut sigquit = signal(SignalKind::quit())?;
     let headless = terminal.is_none();
     // Only a screen has keys; EventStream needs a terminal.
-    let mut events = terminal.is_some().then(keys);
+    let mut events = terminal.is_some().then(|| keys(tty));
     let mut watch = interval(WATCH);
     watch.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut frames = Frames::new(app);
@@ -141,6 +149,7 @@ async fn event_loop<F: Feed>(
     // reader must stop before the terminal is given back.
     let mut result = Ok(());
     while !app.quit {
+        watchdog.beat();
         tokio::select! {
             ev = async { match events.as_mut() {
                 Some(e) => e.recv().await,
@@ -320,26 +329,46 @@ fn data_gap(interval_s: f64) -> Duration {
     share.clamp(FRAME, Duration::from_secs(1))
 }
 
-/// The terminal's events on a task of their own, through a channel: the
-/// loop polls every branch at each wake-up, and polling crossterm's stream
-/// takes a lock its reader thread holds, spun for with sched_yield (4 % of
-/// strata's CPU with 32 hosts).
-fn keys() -> Keys {
+/// The terminal's events on a thread of their own, through a channel.
+/// Not crossterm's EventStream, whose reads ran on the loop's only thread:
+/// crossterm retries a read of 0 bytes for ever, so a terminal that went
+/// while the loop was busy (a jump in a long replay) had it spin there,
+/// deaf to signals, long after the terminal was gone. Here that spin, if
+/// the terminal goes during a poll, is a thread's the loop leaves behind
+/// when it ends, and the reader looks at the terminal before each poll.
+fn keys(tty: Tty) -> Keys {
     let (tx, rx) = tokio::sync::mpsc::channel(64);
-    let task = tokio::spawn(async move {
-        let mut stream = EventStream::new();
-        while let Some(ev) = stream.next().await {
-            if tx.send(ev).await.is_err() {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stopped = std::sync::Arc::clone(&stop);
+    let reader = move || {
+        use std::sync::atomic::Ordering;
+        while !stopped.load(Ordering::Relaxed) && !tty.gone() {
+            let ev = match crossterm::event::poll(KEY_POLL) {
+                Ok(false) => continue,
+                Ok(true) => crossterm::event::read(),
+                Err(e) => Err(e),
+            };
+            let failed = ev.is_err();
+            if tx.blocking_send(ev).is_err() || failed {
                 break;
             }
         }
-    });
-    Keys { rx, task }
+    };
+    let thread = std::thread::Builder::new()
+        .name("keys".into())
+        .spawn(reader)
+        .ok();
+    Keys { rx, stop, thread }
 }
+
+/// How long the keys' reader waits for a key before it looks at the
+/// terminal and its stop again: also the most a stop waits for it.
+const KEY_POLL: Duration = Duration::from_millis(100);
 
 struct Keys {
     rx: tokio::sync::mpsc::Receiver<std::io::Result<Event>>,
-    task: tokio::task::JoinHandle<()>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Keys {
@@ -348,17 +377,129 @@ impl Keys {
     }
 
     /// Ends the reader before the terminal is given back: crossterm's
-    /// reader must not take what the shell reads next.
+    /// reader must not take what the shell reads next. A reader that does
+    /// not end within a few polls is spinning on a terminal that is gone,
+    /// and is left to end with the process.
     async fn stop(mut self) {
-        self.task.abort();
-        let _ = (&mut self.task).await;
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.rx.close();
+        let Some(thread) = self.thread.take() else {
+            return;
+        };
+        let until = Instant::now() + KEY_POLL * 3;
+        while !thread.is_finished() && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        if thread.is_finished() {
+            let _ = thread.join();
+        }
     }
 }
 
-impl Drop for Keys {
-    fn drop(&mut self) {
-        self.task.abort();
+/// Ends strata when its loop cannot. A signal or the terminal's loss is
+/// the loop's to act on, but a loop held by one long piece of work (a
+/// jump across a large replay takes seconds) acts on it only when the
+/// work ends. So a thread sees the signals and the terminal too, and
+/// when the loop has not turned once in [`GRACE`] after either (it is
+/// held), or has not ended in [`GRACE_TURNING`] (a loop that turns acts
+/// on it at once, a slow machine's too), it gives the terminal back (if
+/// it is there) and exits, 128 + the signal's number (129 for a terminal
+/// gone).
+struct Watchdog {
+    state: std::sync::Arc<std::sync::atomic::AtomicU8>,
+    turns: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    ids: Vec<signal_hook_registry::SigId>,
+}
+
+/// How long a held loop has to end by itself.
+const GRACE: Duration = Duration::from_secs(1);
+/// How long a loop that turns has.
+const GRACE_TURNING: Duration = Duration::from_secs(10);
+const LOOPING: u8 = 0;
+const LOOP_ENDED: u8 = 1;
+
+impl Watchdog {
+    fn start(tty: Tty, screen: bool) -> Watchdog {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicI32, AtomicU8, Ordering};
+        let state = Arc::new(AtomicU8::new(LOOPING));
+        let signal = Arc::new(AtomicI32::new(0));
+        let mut ids = Vec::new();
+        for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT] {
+            ids.extend(sys::note_signal(sig, Arc::clone(&signal)));
+        }
+        let turns = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let looping = Arc::clone(&state);
+        let turned = Arc::clone(&turns);
+        let watch = move || {
+            // When the signal or the loss was first seen, which, and the
+            // loop's turns then.
+            let mut since: Option<(std::time::Instant, i32, u64)> = None;
+            while looping.load(Ordering::Relaxed) == LOOPING {
+                std::thread::sleep(Duration::from_millis(50));
+                let sig = signal.load(Ordering::Relaxed);
+                let why = if sig != 0 {
+                    Some(sig)
+                } else {
+                    (screen && tty.gone()).then_some(libc::SIGHUP)
+                };
+                let now = turned.load(Ordering::Relaxed);
+                match (why, since) {
+                    (Some(w), None) => since = Some((std::time::Instant::now(), w, now)),
+                    (Some(_), Some((t, w, then)))
+                        if (now == then && t.elapsed() >= GRACE)
+                            || t.elapsed() >= GRACE_TURNING =>
+                    {
+                        if looping.load(Ordering::Relaxed) != LOOPING {
+                            return;
+                        }
+                        if screen && !tty.gone() {
+                            ratatui::restore();
+                        }
+                        std::process::exit(128 + w);
+                    }
+                    _ => {}
+                }
+            }
+        };
+        let _ = std::thread::Builder::new()
+            .name("watchdog".into())
+            .spawn(watch);
+        Watchdog { state, turns, ids }
     }
+
+    /// The loop turned: it is not held.
+    fn beat(&self) {
+        self.turns
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn loop_ended(&self) {
+        self.state
+            .store(LOOP_ENDED, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.loop_ended();
+        for id in self.ids.drain(..) {
+            sys::forget_signal(id);
+        }
+    }
+}
+
+/// crossterm's reader of the terminal, made before anything else takes
+/// descriptors: made later with none left, crossterm panicked ("reader
+/// source not set") and strata exited 0. Its error says what ran out.
+fn start_reader() -> anyhow::Result<()> {
+    crossterm::event::poll(Duration::ZERO).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot read the terminal's keys: {e}{}",
+            sys::descriptors_note()
+        )
+    })?;
+    Ok(())
 }
 
 /// Whether frames are logged: the log is flushed at each watch tick.

@@ -249,6 +249,49 @@ pub fn register_stdio(fd: RawFd) -> Option<tokio::io::unix::AsyncFd<StdioFd>> {
     .ok()
 }
 
+/// Stores `sig` into `seen` whenever the process gets `sig`, beside
+/// whatever else handles it (tokio's own action stays); `None` when it
+/// cannot be registered. Undone by [`forget_signal`].
+pub fn note_signal(
+    sig: libc::c_int,
+    seen: std::sync::Arc<std::sync::atomic::AtomicI32>,
+) -> Option<signal_hook_registry::SigId> {
+    // SAFETY: the action only stores to an atomic, which is
+    // async-signal-safe, and allocates nothing.
+    unsafe {
+        signal_hook_registry::register(sig, move || {
+            seen.store(sig, std::sync::atomic::Ordering::Relaxed);
+        })
+    }
+    .ok()
+}
+
+pub fn forget_signal(id: signal_hook_registry::SigId) {
+    signal_hook_registry::unregister(id);
+}
+
+/// What to add to an error that may come from running out of file
+/// descriptors: how many are open of how many the limit allows, and the
+/// fix, when nine in ten or more are in use; else nothing.
+pub fn descriptors_note() -> String {
+    let open = std::fs::read_dir("/proc/self/fd").map(|d| d.count());
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one rlimit, which lives on this stack.
+    let got = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0;
+    match open {
+        Ok(open) if got && (open as u64).saturating_mul(10) >= lim.rlim_cur.saturating_mul(9) => {
+            format!(
+                " (out of file descriptors: {open} open of a limit of {}; raise it with `ulimit -n`)",
+                lim.rlim_cur
+            )
+        }
+        _ => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
