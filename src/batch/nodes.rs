@@ -177,6 +177,10 @@ impl<O: Write, E: Write> Run<O, E> {
         }
         drop(tx);
         let has_local = self.nodes.iter().any(|n| n.files.is_none());
+        // Once every remote node's task has ended (or none was started:
+        // `--node local` alone), `recv` answers `None` at once, every
+        // time: polled again, it spun a core to the end of the run.
+        let mut remote_open = true;
         // The local node reads at once for its baseline, then at the
         // boundaries the remote samplers are asked at.
         let mut local_at = Instant::now();
@@ -198,10 +202,10 @@ impl<O: Write, E: Write> Run<O, E> {
                         }
                     }
                 }
-                ev = rx.recv() => match ev {
+                ev = rx.recv(), if remote_open => match ev {
                     Some(ev) => self.event(ev),
                     None if !has_local => break,
-                    None => {}
+                    None => remote_open = false,
                 },
             }
         }
