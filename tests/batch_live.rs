@@ -11,7 +11,7 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -20,27 +20,28 @@ const STRATA: &str = env!("CARGO_BIN_EXE_strata");
 
 /// `strata ARGS` started with a config directory of its own (no user
 /// config).
-fn spawn(args: &[&str], config_home: &Path) -> i32 {
-    let child = Command::new(STRATA)
+fn spawn(args: &[&str], config_home: &Path) -> Child {
+    Command::new(STRATA)
         .args(args)
         .env("XDG_CONFIG_HOME", config_home)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap();
-    i32::try_from(child.id()).unwrap()
+        .unwrap()
 }
 
-/// Waits for the child `pid` (at most `bound`, else kills it and fails):
-/// its exit code and the user plus system CPU it used, from wait4(2).
-fn cpu_of(pid: i32, bound: Duration) -> (i32, Duration) {
+/// Waits for `child` (at most `bound`, else kills it and fails): its
+/// exit code and the user plus system CPU it used, from wait4(2), which
+/// std's `wait` does not give.
+fn cpu_of(child: Child, bound: Duration) -> (i32, Duration) {
+    let pid = i32::try_from(child.id()).unwrap();
     let step = Duration::from_millis(50);
     let mut status = 0;
     // SAFETY: a zeroed rusage is a valid value of the plain C struct.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     for _ in 0..=bound.as_millis() / step.as_millis() {
-        // SAFETY: pid is our child, not yet reaped (std's Child is never
-        // waited on); status and usage are valid for writes.
+        // SAFETY: pid is our child, not yet reaped (std's `wait` is never
+        // called on it); status and usage are valid for writes.
         let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
         if r == pid {
             let tv = |t: libc::timeval| {
@@ -74,7 +75,7 @@ fn batch_with_node_local_uses_no_more_cpu_than_without() {
         ("disks", false),
     ];
     // All at once: about 3 s of wall time for the four.
-    let pids: Vec<i32> = runs
+    let children: Vec<Child> = runs
         .iter()
         .map(|&(panel, node)| {
             let mut args = vec!["batch", panel, "--count", "3"];
@@ -84,9 +85,9 @@ fn batch_with_node_local_uses_no_more_cpu_than_without() {
             spawn(&args, home.path())
         })
         .collect();
-    let used: Vec<(i32, Duration)> = pids
-        .iter()
-        .map(|&pid| cpu_of(pid, Duration::from_secs(30)))
+    let used: Vec<(i32, Duration)> = children
+        .into_iter()
+        .map(|child| cpu_of(child, Duration::from_secs(30)))
         .collect();
     let alone = used[3].1;
     for (&(panel, node), &(code, cpu)) in runs.iter().zip(&used) {
