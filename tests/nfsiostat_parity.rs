@@ -204,9 +204,12 @@ fn run_pair(pair: &Pair, nfsiostat: &Path) -> Result<[String; 3], String> {
     // next multiple of the interval on the wall clock (its samplers'
     // shared boundaries): started 20 ms after one, both read B about an
     // interval later.
-    let since_epoch = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+    let since_epoch = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_err(|e| e.to_string())?;
     let itv_ns = u128::from(pair.itv_s.max(1)) * 1_000_000_000;
-    let to_next = u64::try_from(itv_ns - since_epoch.as_nanos() % itv_ns).unwrap();
+    let to_next =
+        u64::try_from(itv_ns - since_epoch.as_nanos() % itv_ns).map_err(|e| e.to_string())?;
     std::thread::sleep(Duration::from_nanos(to_next) + Duration::from_millis(20));
     let started = Instant::now();
     let runs = [
