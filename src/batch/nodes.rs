@@ -245,8 +245,11 @@ impl<O: Write, E: Write> Run<O, E> {
         let wait_ms = at
             .saturating_add(self.interval_ms / 2)
             .saturating_sub(now_ms());
-        let wait = std::time::Duration::from_millis(u64::try_from(wait_ms).unwrap_or(0));
-        Some(Instant::now() + wait)
+        // at least 1 ms: a timer that fires while the wall clock is still
+        // short of the time (it is not the timer's clock) is not re-armed
+        // at once, over and over
+        let wait_ms = u64::try_from(wait_ms).unwrap_or(0).max(1);
+        Some(Instant::now() + std::time::Duration::from_millis(wait_ms))
     }
 
     /// Prints, in time order, every round due by `now` (wall ms) and
