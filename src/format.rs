@@ -34,6 +34,14 @@ pub fn fit(v: Option<f64>, width: usize, decimals: usize) -> String {
     "#".repeat(width.max(1))
 }
 
+/// A figure as strata prints it wherever it has its room (the tables widen
+/// for it, the charts' titles move what does not fit): two decimals, as
+/// iostat and `strata batch` print it, whatever its size; "–" when
+/// unknown. One figure has one text on the screen and in batch.
+pub fn figure(v: Option<f64>) -> String {
+    fit(v, usize::MAX, 2)
+}
+
 /// A byte count in binary units: "512 B", "1.5 KiB", "12.3 MiB".
 pub fn bytes(n: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];

@@ -1338,17 +1338,21 @@ fn write_snapshot(dir: &Path, s: &Snapshot) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The shell script run by `unshare -m`: bind A, start the runs, write B
-/// in place half a second later, wait.
+/// The shell script run by `unshare -m`: bind A, start the runs just
+/// after a whole second, write B in place half a second later, wait.
 fn namespace_script(t: &Path, pair: &Pair, runs: &[Run]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "T={}", sh_quote(&t.display().to_string()));
     s.push_str(
         "mount --bind \"$T/root/uptime\" /proc/uptime || exit 90\n\
          mount --bind \"$T/root/diskstats\" /proc/diskstats || exit 91\n\
-         mount --bind \"$T/root/block\" /sys/block || exit 92\n\
-         t0=$(date +%s%N)\n",
+         mount --bind \"$T/root/block\" /sys/block || exit 92\n",
     );
+    // iostat reads again 1 s after its start, strata at the next whole
+    // second of the wall clock (its samplers' shared boundaries): started
+    // just after one, both read B about 1 s later.
+    s.push_str(peer_tools::AFTER_A_WHOLE_SECOND);
+    s.push_str("t0=$(date +%s%N)\n");
     for (k, r) in runs.iter().enumerate() {
         let argv: Vec<String> = r.argv.iter().map(|a| sh_quote(a)).collect();
         let _ = writeln!(

@@ -35,7 +35,7 @@ use std::fs;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 const STRATA: &str = env!("CARGO_BIN_EXE_strata");
 /// A second try only when the first could not write B in time.
@@ -200,6 +200,17 @@ fn run_pair(pair: &Pair, nfsiostat: &Path) -> Result<[String; 3], String> {
         .arg(&root);
         cmd
     };
+    // nfsiostat reads again an interval after its start, strata at the
+    // next multiple of the interval on the wall clock (its samplers'
+    // shared boundaries): started 20 ms after one, both read B about an
+    // interval later.
+    let since_epoch = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_err(|e| e.to_string())?;
+    let itv_ns = u128::from(pair.itv_s.max(1)) * 1_000_000_000;
+    let to_next =
+        u64::try_from(itv_ns - since_epoch.as_nanos() % itv_ns).map_err(|e| e.to_string())?;
+    std::thread::sleep(Duration::from_nanos(to_next) + Duration::from_millis(20));
     let started = Instant::now();
     let runs = [
         Running::start(

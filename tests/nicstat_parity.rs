@@ -81,8 +81,9 @@ const PARALLEL: usize = 8;
 const ATTEMPTS: usize = 2;
 const NS_TIMEOUT: Duration = Duration::from_secs(20);
 const DEADLINE: Duration = Duration::from_secs(150);
-/// B must be in place well before the tools' second reading at 1 s.
-const LATEST_WRITE_MS: u64 = 850;
+/// B must be in place well before the tools' second reading: nicstat's at
+/// 1 s, strata's at the half second after its start (about 0.48 s).
+const LATEST_WRITE_MS: u64 = 400;
 /// What the shim's clock reads at uptime 0.
 const EPOCH: u64 = 1_700_000_000;
 const UNKNOWN: &str = "–";
@@ -1018,13 +1019,17 @@ fn runs(env: &Env, pair: &Pair) -> Vec<(&'static str, Vec<String>)> {
         v.extend(["1".into(), "2".into()]);
         v
     };
+    // Half a second: the shortest generated interval (0.25 s) is then not
+    // shorter than half strata's, which would leave it out as a first
+    // interval and wait for another; started 20 ms after a whole second,
+    // strata reads B at the next half second.
     let strata = |format: &str| {
         [
             STRATA,
             "batch",
             "nics",
             "--interval",
-            "1",
+            "0.5",
             "--count",
             "1",
             "--format",
@@ -1052,9 +1057,13 @@ fn script(t: &Path, env: &Env, runs: &[(&str, Vec<String>)]) -> String {
     s.push_str(
         "mount --bind /proc \"$T/realproc\" || exit 90\n\
          mount --bind \"$T/sysnet\" /sys/class/net || exit 91\n\
-         mount --bind \"$T/proc\" /proc || exit 92\n\
-         t0=$(date +%s%N)\n",
+         mount --bind \"$T/proc\" /proc || exit 92\n",
     );
+    // nicstat reads again 1 s after its start, strata at the next whole
+    // second of the wall clock: started just after one, both read B about
+    // 1 s later.
+    s.push_str(peer_tools::AFTER_A_WHOLE_SECOND);
+    s.push_str("t0=$(date +%s%N)\n");
     for (k, (key, argv)) in runs.iter().enumerate() {
         let preload = if key.starts_with("nicstat") {
             format!("LD_PRELOAD={} ", sh_quote(&env.shim.display().to_string()))
@@ -1273,9 +1282,13 @@ fn veth_script(ns: &NetnsPair, t: &Path, env: &Env) -> String {
          ip -n $A link set v0 up && ip -n $B link set v1 up || exit 97\n\
          MAC=$(ip netns exec $B cat /sys/class/net/v1/address)\n\
          ip -n $A neigh add 10.9.0.3 lladdr $MAC dev v0 nud permanent || exit 98\n\
-         ip netns exec $A bash -c 'printf x > /dev/udp/10.9.0.3/9' || exit 99\n\
-         t0=$(date +%s%N)\n",
+         ip netns exec $A bash -c 'printf x > /dev/udp/10.9.0.3/9' || exit 99\n",
     );
+    // nicstat reads again 1 s after its start, strata at the next whole
+    // second: started just after one, both cover the datagrams sent once
+    // they have read.
+    s.push_str(peer_tools::AFTER_A_WHOLE_SECOND);
+    s.push_str("t0=$(date +%s%N)\n");
     let strata = format!(
         "{} batch nics --interval 1 --count 1 --format csv --all-devices",
         sh_quote(STRATA)

@@ -49,9 +49,10 @@ fn overview() {
 fn disks_panel_wide_shows_every_iostat_column() {
     let mut app = app_with(30);
     keys(&mut app, &[Action::GotoPanel(1)]);
-    // 22 figure columns of 9 beside the device's 19 and the class's 6
-    let screen = render(&mut app, 226, 24);
-    insta::assert_snapshot!("disks_226x24", screen);
+    // 22 figure columns of 9 (two of 10: nvme0n1's rkB/s and wkB/s are
+    // over 100000) beside the device's 19 and the class's 6
+    let screen = render(&mut app, 228, 24);
+    insta::assert_snapshot!("disks_228x24", screen);
     for h in [
         "r/s", "rkB/s", "rrqm/s", "%rrqm", "r_await", "rareq-sz", "w/s", "wkB/s", "wrqm/s",
         "%wrqm", "w_await", "wareq-sz", "d/s", "dkB/s", "drqm/s", "%drqm", "d_await", "dareq-sz",
@@ -63,6 +64,38 @@ fn disks_panel_wide_shows_every_iostat_column() {
     assert!(screen.contains("mpatha") && screen.contains("vg_data-lv_oradata"));
     assert!(!screen.contains("sda1") && !screen.contains("loop0"));
     assert!(screen.contains("NVMe") && screen.contains("HDD") && screen.contains(" dm "));
+}
+
+/// A figure of six digits or more with one decimal: one that lost its
+/// second to fit a column.
+fn cut_figures(screen: &str) -> Vec<&str> {
+    screen
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter(|w| {
+            w.split_once('.')
+                .is_some_and(|(int, dec)| int.len() >= 6 && dec.len() == 1 && !int.contains('.'))
+        })
+        .collect()
+}
+
+/// Rates of 100000 and more keep their two decimals, as iostat prints
+/// them (184128.00), where the table showed 122880.0 and the charts'
+/// titles [0.00/122271.7/205664.0]: the table's columns widen, the
+/// titles and the device's "now" box print every figure whole.
+#[test]
+fn rates_of_100000_and_more_keep_two_decimals() {
+    let mut app = app_with(30);
+    keys(&mut app, &[Action::GotoPanel(1)]);
+    let table = render(&mut app, 228, 24);
+    select(&mut app, "nvme0n1");
+    keys(&mut app, &[Action::Enter]);
+    let detail = render(&mut app, 160, 50);
+    for screen in [&table, &detail] {
+        assert_eq!(cut_figures(screen), Vec::<&str>::new(), "{screen}");
+        assert!(screen.contains("122880.00"), "nvme0n1 rkB/s: {screen}");
+    }
+    // the Throughput chart's title: now, then [min/avg/max]
+    assert!(detail.contains("rkB/s 122880.00 ["), "{detail}");
 }
 
 #[test]

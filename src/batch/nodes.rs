@@ -14,6 +14,7 @@ use crate::remote::node::{NodeEvent, NodeProtocol};
 use crate::remote::target::NodeTarget;
 use crate::remote::{HostStatus, SshOptions, run_host};
 use crate::source::host::host_info;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -111,36 +112,52 @@ pub fn run_nodes(
     count: Option<u64>,
     format: Format,
 ) -> i32 {
-    let mut run = Run {
-        nodes,
-        interval_ms: i64::try_from(opts.interval.as_millis()).unwrap_or(i64::MAX),
-        format,
-        missed: false,
-        header_done: false,
-        out: std::io::stdout().lock(),
-        err: std::io::stderr(),
-    };
-    super::block_on(run.go(targets, opts, proto, count))
+    let interval_ms = i64::try_from(opts.interval.as_millis()).unwrap_or(i64::MAX);
+    let mut run = Run::new(nodes, interval_ms, count, format, std::io::stdout().lock());
+    super::block_on(run.go(targets, opts, proto))
 }
 
 struct Run<O, E> {
     nodes: Vec<NodeReport>,
     interval_ms: i64,
+    count: Option<u64>,
     format: Format,
     missed: bool,
     header_done: bool,
+    /// Reports not printed yet, by the boundary they end at, then by node:
+    /// the nodes' readings come in the order their frames arrive, which
+    /// changed from one interval to the next; a round prints in the order
+    /// the nodes were given.
+    rounds: BTreeMap<i64, Vec<Option<String>>>,
     out: O,
     err: E,
 }
 
-impl<O: Write, E: Write> Run<O, E> {
-    async fn go(
-        &mut self,
-        targets: &[NodeTarget],
-        opts: SshOptions,
-        proto: NodeProtocol,
+impl<O: Write> Run<O, std::io::Stderr> {
+    fn new(
+        nodes: Vec<NodeReport>,
+        interval_ms: i64,
         count: Option<u64>,
-    ) -> i32 {
+        format: Format,
+        out: O,
+    ) -> Self {
+        Run {
+            nodes,
+            interval_ms,
+            count,
+            format,
+            missed: false,
+            header_done: false,
+            rounds: BTreeMap::new(),
+            out,
+            err: std::io::stderr(),
+        }
+    }
+}
+
+impl<O: Write, E: Write> Run<O, E> {
+    async fn go(&mut self, targets: &[NodeTarget], opts: SshOptions, proto: NodeProtocol) -> i32 {
+        let count = self.count;
         let mut stop = match super::Stop::listen() {
             Ok(stop) => stop,
             Err(e) => {
@@ -177,6 +194,10 @@ impl<O: Write, E: Write> Run<O, E> {
         }
         drop(tx);
         let has_local = self.nodes.iter().any(|n| n.files.is_none());
+        // Once every remote node's task has ended (or none was started:
+        // `--node local` alone), `recv` answers `None` at once, every
+        // time: polled again, it spun a core to the end of the run.
+        let mut remote_open = true;
         // The local node reads at once for its baseline, then at the
         // boundaries the remote samplers are asked at.
         let mut local_at = Instant::now();
@@ -184,6 +205,7 @@ impl<O: Write, E: Write> Run<O, E> {
             if count.is_some_and(|c| self.nodes.iter().all(|n| n.printed >= c)) {
                 break;
             }
+            let round_due = self.round_due();
             tokio::select! {
                 _ = stop.recv() => break,
                 _ = tokio::time::sleep_until(deadline.unwrap_or(local_at)), if deadline.is_some() => {
@@ -198,16 +220,62 @@ impl<O: Write, E: Write> Run<O, E> {
                         }
                     }
                 }
-                ev = rx.recv() => match ev {
+                _ = tokio::time::sleep_until(round_due.unwrap_or(local_at)), if round_due.is_some() => {
+                    self.print_rounds(now_ms());
+                }
+                ev = rx.recv(), if remote_open => match ev {
                     Some(ev) => self.event(ev),
                     None if !has_local => break,
-                    None => {}
+                    None => remote_open = false,
                 },
             }
         }
+        self.print_rounds(i64::MAX);
         cancel.cancel();
         while tasks.join_next().await.is_some() {}
         i32::from(self.missed)
+    }
+
+    /// When the first round waiting is to be printed without the nodes
+    /// that have not reported for it: half an interval after its boundary
+    /// (a frame comes a round trip after the boundary; one later than that
+    /// is printed on its own, after its round).
+    fn round_due(&self) -> Option<Instant> {
+        let (&at, _) = self.rounds.first_key_value()?;
+        let wait_ms = at
+            .saturating_add(self.interval_ms / 2)
+            .saturating_sub(now_ms());
+        // at least 1 ms: a timer that fires while the wall clock is still
+        // short of the time (it is not the timer's clock) is not re-armed
+        // at once, over and over
+        let wait_ms = u64::try_from(wait_ms).unwrap_or(0).max(1);
+        Some(Instant::now() + std::time::Duration::from_millis(wait_ms))
+    }
+
+    /// Prints, in time order, every round due by `now` (wall ms) and
+    /// every round up to the last one all nodes have reported for; each
+    /// round's reports in the nodes' order.
+    fn print_rounds(&mut self, now: i64) {
+        let count = self.count;
+        let owes = |n: &NodeReport| count.is_none_or(|c| n.printed < c);
+        let complete = self.rounds.iter().rev().find_map(|(&at, round)| {
+            let all = round
+                .iter()
+                .zip(&self.nodes)
+                .all(|(r, n)| r.is_some() || !owes(n));
+            all.then_some(at)
+        });
+        let due = now.saturating_sub(self.interval_ms / 2);
+        let upto = complete.map_or(due, |c| c.max(due));
+        while let Some(entry) = self.rounds.first_entry() {
+            if *entry.key() > upto {
+                break;
+            }
+            for text in entry.remove().into_iter().flatten() {
+                let _ = write!(self.out, "{text}");
+            }
+        }
+        let _ = self.out.flush();
     }
 
     fn short_of(&mut self, count: u64) {
@@ -296,12 +364,25 @@ impl<O: Write, E: Write> Run<O, E> {
             .itv_cs
             .and_then(|cs| node.first.left_out(cs, self.interval_ms))
             .is_some();
+        let done = self.count.is_some_and(|c| node.printed >= c);
         match s.report {
-            Some(_) if left_out => {}
+            // --count is each node's: one that connected first (or whose
+            // first interval was not left out) prints no more than the others.
+            Some(_) if left_out || done => {}
             Some(text) => {
                 node.printed += 1;
-                let _ = write!(self.out, "{}", tag(&node.label, format, &text));
-                let _ = self.out.flush();
+                let at = boundary::nearest(s.wall_ms, self.interval_ms);
+                let n = self.nodes.len();
+                let slot = &mut self.rounds.entry(at).or_insert_with(|| vec![None; n])[i];
+                // A second reading for one boundary (a frame that came
+                // late, then the next in time) keeps both.
+                slot.get_or_insert_with(String::new).push_str(&tag(
+                    &self.nodes[i].label,
+                    format,
+                    &text,
+                ));
+                // A reading's time is when it was read, or its frame came.
+                self.print_rounds(s.wall_ms);
             }
             None => {
                 self.missed = true;
@@ -319,6 +400,82 @@ impl<O: Write, E: Write> Run<O, E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layers::report::Sampled;
+    use crate::source::SourceError;
+
+    /// A node whose clock reads one second more at each sample; each
+    /// report names the sample's time.
+    struct Ticking(u64);
+
+    impl Report for Ticking {
+        fn panel(&self) -> &'static str {
+            "disks"
+        }
+        fn csv_header(&self) -> String {
+            "time".into()
+        }
+        fn sample(&mut self, wall_ms: i64) -> Result<Sampled, SourceError> {
+            self.0 += 1;
+            Ok(Sampled {
+                uptime_cs: self.0 * 100,
+                wall_ms,
+                itv_cs: (self.0 > 1).then_some(100),
+                report: (self.0 > 1).then(|| format!("{wall_ms}\n")),
+                ..Sampled::default()
+            })
+        }
+    }
+
+    fn run_of(labels: &[&str], count: u64) -> Run<Vec<u8>, std::io::Stderr> {
+        let nodes = labels
+            .iter()
+            .map(|l| NodeReport::new(l, Box::new(Ticking(0)), RootFs::new("/nonexistent"), None))
+            .collect();
+        Run::new(nodes, 1000, Some(count), Format::Csv, Vec::new())
+    }
+
+    #[test]
+    fn each_round_prints_in_the_nodes_order_and_no_node_past_its_count() {
+        let mut run = run_of(&["local", "db01", "db02"], 2);
+        // baselines: local at once, the others when they connect
+        run.reading(0, 10_300, Vec::new());
+        run.reading(2, 10_700, Vec::new());
+        // 11 s: db02's frame first, then local's reading, then db01's
+        run.reading(2, 11_004, Vec::new());
+        run.reading(0, 11_000, Vec::new());
+        run.reading(1, 11_006, Vec::new());
+        // db01 connected late: its baseline was the 11 s frame
+        run.reading(1, 12_005, Vec::new());
+        run.reading(0, 12_000, Vec::new());
+        run.reading(2, 12_003, Vec::new());
+        // local has printed its two; db01 owes one
+        run.reading(0, 13_000, Vec::new());
+        run.reading(1, 13_004, Vec::new());
+        run.print_rounds(i64::MAX);
+        let out = String::from_utf8(run.out).unwrap();
+        assert_eq!(
+            out,
+            "node,time\n\
+             local,11000\ndb02,11004\n\
+             local,12000\ndb01,12005\ndb02,12003\n\
+             db01,13004\n"
+        );
+    }
+
+    #[test]
+    fn a_round_waits_half_an_interval_for_a_silent_node() {
+        let mut run = run_of(&["local", "db01"], 5);
+        run.reading(0, 10_300, Vec::new());
+        run.reading(0, 11_000, Vec::new());
+        assert_eq!(String::from_utf8_lossy(&run.out), "node,time\n");
+        run.print_rounds(11_499);
+        assert_eq!(String::from_utf8_lossy(&run.out), "node,time\n");
+        run.print_rounds(11_500);
+        assert_eq!(
+            String::from_utf8_lossy(&run.out),
+            "node,time\nlocal,11000\n"
+        );
+    }
 
     #[test]
     fn a_status_names_the_node_once() {

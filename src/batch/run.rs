@@ -2,12 +2,13 @@
 //! every panel; a panel plugs in through [`Report`].
 
 use super::{Format, printable};
+use crate::core::boundary::{self, FirstInterval};
 use crate::core::clock::now_ms;
 use crate::core::rootfs::RootFs;
 use crate::parse::ParseError;
 use crate::source::host::host_info;
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub use crate::layers::report::{Report, Sampled};
 // main.rs and tests/record_export.rs name it here.
@@ -68,30 +69,40 @@ fn run(
         let what = format!("strata batch {}", panel.panel());
         let _ = writeln!(out, "{}", banner(&host_info(root), first.wall_ms, &what));
     }
-    let start = Instant::now();
+    let interval_ms = i64::try_from(every.as_millis()).unwrap_or(i64::MAX);
+    let mut first_interval = FirstInterval::default();
     let mut missed = false;
     let mut n = 0u64;
     while count.is_none_or(|c| n < c) {
-        n += 1;
-        // Deadlines count from the start, so a failed or slow sample still
-        // uses up its interval and `--count N` ends after N intervals.
-        let due = start + every.mul_f64(n as f64);
-        if let Some(wait) = due.checked_duration_since(Instant::now()) {
-            std::thread::sleep(wait);
-        }
+        // At the wall clock's boundaries, as the screen, recordings and
+        // nodes sample: a row stamped 18:02:54 is then the same interval
+        // in each of them. Read at this run's own phase, the same stamp
+        // covered another window. A failed or slow sample still uses up
+        // its interval.
+        boundary::sleep_to_next(every);
         let cur = match panel.sample(now_ms()) {
             Ok(s) => s,
             Err(e) => {
                 let _ = writeln!(err, "strata: {e}");
                 missed = true;
+                n += 1;
                 continue;
             }
         };
         warn_rejected(err, &cur.rejected);
         let went_back = cur.uptime_cs < last_uptime_cs;
         last_uptime_cs = cur.uptime_cs;
+        // The baseline was read at start, between two boundaries: a first
+        // interval shorter than half is another baseline, as export and
+        // `--node` leave it out, and --count counts the next.
+        let left_out = cur
+            .itv_cs
+            .and_then(|cs| first_interval.left_out(cs, interval_ms))
+            .is_some();
         match cur.report {
+            Some(_) if left_out => {}
             None => {
+                n += 1;
                 missed = true;
                 let why = if went_back {
                     "uptime went backwards (host rebooted?): new baseline taken"
@@ -101,6 +112,7 @@ fn run(
                 let _ = writeln!(err, "strata: {why}");
             }
             Some(text) => {
+                n += 1;
                 if write!(out, "{text}").and_then(|_| out.flush()).is_err() {
                     // The reader went away (a closed pipe): stop without a
                     // word, but still own up to intervals already missed.
@@ -139,6 +151,7 @@ mod tests {
     use crate::source::SourceError;
     use std::fs;
     use std::path::Path;
+    use std::time::Instant;
 
     const DISKSTATS: &str = "   8       0 sda 100 0 800 50 10 0 80 20 0 60 70\n";
 
@@ -303,7 +316,9 @@ mod tests {
         let elapsed = started.elapsed();
         assert_eq!(code, 1);
         assert_eq!(samples, 4, "the baseline, then one per interval");
-        assert!(elapsed >= Duration::from_millis(300), "{elapsed:?}");
+        // three boundaries after the baseline: the first a tenth of an
+        // interval away at the least, then two whole intervals
+        assert!(elapsed >= Duration::from_millis(210), "{elapsed:?}");
         assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
         let err = String::from_utf8(err).unwrap();
         assert_eq!(err.lines().count(), 3, "{err}");

@@ -16,13 +16,33 @@ pub fn wait_from(interval: Duration, since_epoch: Duration) -> Duration {
     Duration::from_nanos(u64::try_from(wait).unwrap_or(u64::MAX))
 }
 
+fn since_epoch() -> Duration {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+}
+
 /// The next boundary as a timer instant. Taken afresh from the wall clock
 /// each time, so samplers never drift apart.
 pub fn next(interval: Duration) -> tokio::time::Instant {
-    let since_epoch = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    tokio::time::Instant::now() + wait_from(interval, since_epoch)
+    tokio::time::Instant::now() + wait_from(interval, since_epoch())
+}
+
+/// Blocks this thread to the next boundary, for a sampler without a
+/// runtime (`strata batch` of one host). The sleep runs on the monotonic
+/// clock, which a slewed wall clock can be a little ahead of: woken before
+/// the boundary on the wall clock, the reading would be stamped with the
+/// second before it, so it sleeps the rest (at most a few such rests).
+pub fn sleep_to_next(interval: Duration) {
+    let now = since_epoch();
+    let target = now + wait_from(interval, now);
+    std::thread::sleep(target - now);
+    for _ in 0..4 {
+        match target.checked_sub(since_epoch()) {
+            Some(rest) if !rest.is_zero() => std::thread::sleep(rest),
+            _ => break,
+        }
+    }
 }
 
 /// The boundary a sample taken at `wall_ms` belongs to: the nearest

@@ -181,6 +181,14 @@ impl TableRow for Item<'_, CacheTick> {
             _ => table::figure(v, width, t, style),
         }
     }
+
+    fn figure_width(&self, j: usize) -> usize {
+        let (v, _) = self.figure(j);
+        match CACHE_NODE_TABLE.get(j).map(|c| c.def().kind) {
+            Some(CacheKind::Kb) => kb(v).chars().count(),
+            _ => format::figure(v).chars().count(),
+        }
+    }
 }
 
 /// With nodes and none chosen: a row per live node of its page cache's
@@ -254,6 +262,13 @@ impl TableRow for Item<'_, FileRow> {
         let style = if text.is_some() { t.base } else { t.muted };
         let text = text.unwrap_or_else(|| format::UNKNOWN.into());
         Cell::from(Line::from(Span::styled(text, style)).right_aligned())
+    }
+
+    fn figure_width(&self, j: usize) -> usize {
+        let text = FILE_COLS
+            .get(j)
+            .and_then(|c| file_text(c.kind, self.figure(j).0));
+        text.map_or(1, |s| s.chars().count())
     }
 }
 

@@ -145,7 +145,8 @@ fn draw_now(
             let label = app.ui.units.header(c.col);
             Row::new(vec![
                 Cell::from(Span::styled(label, t.muted)),
-                figure_cell(row, c.col, app),
+                // the box's column: 10 fits two decimals up to 9999999.99
+                figure_cell(row, c.col, app, 10),
             ])
         })
         .collect();

@@ -116,11 +116,11 @@ pub(crate) fn shown_value(r: &DiskRow, c: DiskCol, units: Units) -> Option<f64> 
     r.rates.and_then(|x| x.get(c)).map(|x| units.scale(c, x))
 }
 
-/// A device's figure `c` as a cell of a figure column, as its table
-/// shows it.
-pub(crate) fn figure_cell<'a>(r: &DiskRow, c: DiskCol, app: &App) -> Cell<'a> {
+/// A device's figure `c` as a cell of a figure column `width` wide, as
+/// its table shows it.
+pub(crate) fn figure_cell<'a>(r: &DiskRow, c: DiskCol, app: &App, width: u16) -> Cell<'a> {
     let v = shown_value(r, c, app.ui.units);
-    table::figure(v, table::FIG_WIDTH, &app.theme, figure_style(r, c, v, app))
+    table::figure(v, width, &app.theme, figure_style(r, c, v, app))
 }
 
 /// A figure's colour: its threshold's; %util dimmed where iostat's man

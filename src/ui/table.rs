@@ -14,10 +14,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Row, Table as Widget, TableState};
 use std::borrow::Cow;
 
-/// Width of a figure column: the widest figures fit in 8.
+/// Width of a figure column: figures under 100000 fit in 8; a column
+/// with larger ones on screen is widened to them (see [`widened`]).
 pub(crate) const FIG_WIDTH: u16 = 8;
 
 /// A column of a table: its header and width; figures are right-aligned.
+#[derive(Clone)]
 pub(crate) struct Col {
     pub header: String,
     pub width: u16,
@@ -165,6 +167,30 @@ pub(crate) trait TableRow {
         let (v, style) = self.figure(j);
         figure(v, width, t, style)
     }
+    /// The columns figure `j` takes whole (its column is widened to it);
+    /// 0 for a cell that fits any width its own way.
+    fn figure_width(&self, j: usize) -> usize {
+        format::figure(self.figure(j).0).chars().count()
+    }
+}
+
+/// `cols` with each figure column as wide as the widest figure of `rows`
+/// (those on screen): a rate of 100000 or more keeps its two decimals,
+/// as iostat's does, and its column grows, where fitting it to the
+/// column dropped a decimal (186192.0 beside iostat's 184128.00).
+pub(crate) fn widened<'r, R: TableRow + 'r>(
+    cols: &[Col],
+    rows: impl Iterator<Item = &'r R>,
+) -> Vec<Col> {
+    let mut cols = cols.to_vec();
+    let figures: Vec<usize> = (0..cols.len()).filter(|&i| cols[i].figure).collect();
+    for r in rows {
+        for (j, &i) in figures.iter().enumerate() {
+            let w = u16::try_from(r.figure_width(j)).unwrap_or(u16::MAX);
+            cols[i].width = cols[i].width.max(w);
+        }
+    }
+    cols
 }
 
 /// One of the app's rows as a table shows it, with the app that styles
@@ -205,6 +231,10 @@ impl<R: TableRow> TableRow for OnNode<'_, R> {
 
     fn figure_cell(&self, j: usize, width: u16, t: &Theme) -> Cell<'_> {
         self.row.figure_cell(j, width, t)
+    }
+
+    fn figure_width(&self, j: usize) -> usize {
+        self.row.figure_width(j)
     }
 }
 
@@ -400,10 +430,17 @@ impl<'a> Table<'a> {
     /// scrolled columns), before the legend's clauses that fit, so a
     /// column is never squeezed and a figure never cut.
     pub fn draw<R: TableRow>(&self, f: &mut Frame, area: Rect, t: &Theme, rows: &[R]) -> Drawn {
-        let cols = &self.cols;
         let list = self.list;
         let n = rows.len();
         let selected = list.index(rows.iter().map(TableRow::key));
+        // The rows that can be on screen, with the bottom line or without.
+        let room = area.height.saturating_sub(1).max(1) as usize;
+        let top = list.first_shown(selected, n, room).min(list.first_shown(
+            selected,
+            n,
+            room.saturating_sub(1),
+        ));
+        let cols = &widened(&self.cols, rows.iter().skip(top).take(room + 1));
         let sorted = cols
             .iter()
             .position(|c| c.figure)
@@ -540,6 +577,8 @@ pub(crate) fn plain<R: TableRow>(
     (cols, keep): (&[Col], Option<usize>),
     rows: &[R],
 ) {
+    let visible = area.height.saturating_sub(1) as usize;
+    let cols = &widened(cols, rows.iter().take(visible));
     let frozen = cols.iter().take_while(|c| !c.figure).count();
     let (shown, pinned) = if frozen < cols.len() {
         window(cols, frozen, 0, area.width, keep)
@@ -568,7 +607,6 @@ pub(crate) fn plain<R: TableRow>(
     if width(kept) > area.width {
         kept.pinned = None;
     }
-    let visible = area.height.saturating_sub(1) as usize;
     let parts = kept.parts(cols, rows.iter().take(visible), t, None);
     render(f, area, t, parts, None);
 }

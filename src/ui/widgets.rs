@@ -133,15 +133,15 @@ fn title_groups(
                 spans.push(Span::styled(format!("{} ", s.label), s.style));
             }
             spans.push(Span::styled(
-                format!("{} ", format::fit(s.now, 9, 2)),
+                format!("{} ", format::figure(s.now)),
                 theme.base,
             ));
             let stats = match window_stats(&s.values) {
                 Some(w) => format!(
                     "[{}/{}/{}] ",
-                    format::fit(Some(w.min), 8, 2),
-                    format::fit(Some(w.avg), 8, 2),
-                    format::fit(Some(w.max), 8, 2)
+                    format::figure(Some(w.min)),
+                    format::figure(Some(w.avg)),
+                    format::figure(Some(w.max))
                 ),
                 None => format!("[{0}/{0}/{0}] ", format::UNKNOWN),
             };

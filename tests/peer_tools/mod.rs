@@ -12,6 +12,14 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+/// A line of sh that sleeps until 20 ms after the wall clock's next whole
+/// second (awk reads date's nanoseconds as decimal, where sh would take a
+/// leading zero for octal). `strata batch` reads at the whole seconds of
+/// the wall clock, a peer tool 1 s after its start: tools started there
+/// read their second snapshot within a few ms of each other.
+pub const AFTER_A_WHOLE_SECOND: &str =
+    "sleep \"$(date +%N | awk '{ printf \"%.3f\", (1e9 - $1) / 1e9 + 0.02 }')\"\n";
+
 /// xorshift64*: small, seeded, good enough to pick test cases.
 pub struct Rng(u64);
 
