@@ -138,6 +138,7 @@ async fn event_loop<F: Feed>(
     watch.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut frames = Frames::new(app);
     let panic_at = test_panic_at();
+    let mut hold = test_hold();
     let mut hangup = Hangup::new(tty);
     // A terminal registered with the runtime says when it hangs up; else
     // a tick asks. A recording without a terminal has nothing to watch.
@@ -162,6 +163,9 @@ async fn event_loop<F: Feed>(
                             feed.request(app, r);
                         }
                         frames.changed();
+                    }
+                    if let Some(d) = hold.take() {
+                        std::thread::sleep(d);
                     }
                 }
                 Some(Ok(Event::Resize(w, h))) => {
@@ -411,8 +415,9 @@ struct Watchdog {
     ids: Vec<signal_hook_registry::SigId>,
 }
 
-/// How long a held loop has to end by itself.
-const GRACE: Duration = Duration::from_secs(1);
+/// How long a held loop has to end by itself: with the watch's period,
+/// under the second in which every mode ends once its terminal is gone.
+const GRACE: Duration = Duration::from_millis(700);
 /// How long a loop that turns has.
 const GRACE_TURNING: Duration = Duration::from_secs(10);
 const LOOPING: u8 = 0;
@@ -552,6 +557,19 @@ fn test_panic_at() -> Option<Instant> {
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
         .map(|ms| Instant::now() + Duration::from_millis(ms))
+}
+
+/// Debug builds only: holds the loop this long at the first key, as a
+/// jump across a large replay does, so that the end-to-end test proves a
+/// held loop still ends when its terminal goes or a signal comes.
+fn test_hold() -> Option<Duration> {
+    if !cfg!(debug_assertions) {
+        return None;
+    }
+    std::env::var("STRATA_TEST_HOLD_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(Duration::from_millis)
 }
 
 /// The descriptors of the terminal strata draws on and reads keys from,

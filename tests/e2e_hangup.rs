@@ -151,6 +151,45 @@ fn killed_session_ends_the_replay() {
 }
 
 /// The time of a recording's newest disk sample, and its player.
+/// A loop held by long work when its terminal goes, or SIGTERM comes: a
+/// jump across a large replay holds it for seconds (here the debug
+/// build's STRATA_TEST_HOLD_MS holds it at the first key). Before, the
+/// keys' reader, on the loop's thread, then spun for ever on the dead
+/// terminal (crossterm retries a 0-byte read), deaf to SIGTERM; and a
+/// SIGTERM waited for the work to end.
+#[test]
+fn a_held_replay_ends_when_its_terminal_goes_or_at_sigterm() {
+    if !have_tmux() {
+        return skip("tmux is not installed");
+    }
+    let start = |name: &str| {
+        let t = Tmux::start(name, 120, 40);
+        t.type_line(&format!(
+            "STRATA_TEST_HOLD_MS=4000 {} replay {}; echo EXIT=$?",
+            strata(),
+            demo().display()
+        ));
+        t.wait_text("REPLAY ⏸");
+        t.keys(&[" "]);
+        thread::sleep(Duration::from_millis(300));
+        t
+    };
+    let t = start("hangup-held");
+    let gone = hang_up(&t, "replay held");
+    let t = start("sigterm-held");
+    let pid = strata_pid(&t);
+    let at = Instant::now();
+    let _ = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+    let ended = time_to_end(pid, at);
+    println!("replay held: gone {ended:?} after SIGTERM");
+    check("replay held, terminal gone", gone);
+    check("replay held, SIGTERM", ended);
+    // The terminal was given back: the shell runs the next command.
+    t.wait_text("EXIT=143");
+}
+
 fn last_input_ms(path: &Path) -> (i64, Player) {
     let mut p = Player::open(path).expect("the recording opens");
     let mut last = p.start_ms;

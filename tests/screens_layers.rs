@@ -176,7 +176,14 @@ fn nic_panel_lists_used_wire_facing_interfaces_with_nicstat_figures() {
     // 114400 rPk/s; %rUtil = 936e6 × 800 / 10000e6 = 74.88, %wUtil =
     // 62.4e6 × 800 / 10000e6 = 4.99
     let ens = line_with(&screen, "ens3f0");
-    for figure in ["10000", "914062.50", "60937.50", "114400.00", "74.88", "4.99"] {
+    for figure in [
+        "10000",
+        "914062.50",
+        "60937.50",
+        "114400.00",
+        "74.88",
+        "4.99",
+    ] {
         assert!(ens.contains(figure), "{figure} missing in {ens}");
     }
     // eth1, bond0's active slave: wave = 100 + (319 + 14) % 50 = 133:
