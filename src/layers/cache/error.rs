@@ -47,6 +47,10 @@ pub enum FileError {
     /// Another failed stat, open or residency call (ELOOP, ENAMETOOLONG,
     /// ENOSYS under a forced method, ...), said as the `io::Error` says it.
     Io { kind: String, message: String },
+    /// A `**` pattern's walk that stopped after `paths` paths or `ms` ms
+    /// (a tree too large to walk each time): the files found before are
+    /// watched. A directory loop through symlinks is walked once.
+    WalkStopped { paths: u64, ms: u64 },
     /// A node's pattern before its first fincore run arrived.
     NoRunYet,
     /// A node's pattern when its last run found no fincore on its PATH.
@@ -81,6 +85,10 @@ impl fmt::Display for FileError {
                 write!(f, "{}: not supported on this file system", method.label())
             }
             FileError::Io { message, .. } | FileError::Text(message) => f.write_str(message),
+            FileError::WalkStopped { paths, ms } => write!(
+                f,
+                "the walk stopped after {paths} paths in {ms} ms; the files found before are watched"
+            ),
             FileError::NoRunYet => f.write_str("no fincore run from the node yet"),
             FileError::NoFincore => f.write_str(NO_FINCORE),
             FileError::NotMeasured { files } => write!(
