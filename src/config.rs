@@ -12,6 +12,7 @@
 //!                                             # relative one is from the current directory)
 //! fincore_every = "30s" # a node's fincore runs over cache_files (default 10s)
 //! record = "/var/tmp/bench.strec"  # record while monitoring, as --record
+//! record_dir = "/var/tmp"          # where R puts the recordings it names
 //!
 //! [[cell]]            # a storage cell, reached over SSH (repeatable)
 //! host = "exa1cel01"    # name or address, as known_hosts knows it
@@ -134,6 +135,9 @@ pub struct Config {
     pub nodes: Vec<CellEntry>,
     /// Record to this file while monitoring (`--record` wins).
     pub record: Option<PathBuf>,
+    /// Where `R` puts a recording it names itself (default: the current
+    /// directory).
+    pub record_dir: Option<PathBuf>,
     /// `[[db]]` entries: Oracle databases whose dNFS views are read.
     /// Recordings made before databases were read have none.
     #[serde(default)]
@@ -167,6 +171,7 @@ impl Default for Config {
             cells: Vec::new(),
             nodes: Vec::new(),
             record: None,
+            record_dir: None,
             dbs: Vec::new(),
         }
     }
@@ -212,6 +217,7 @@ const TOP_KEYS: &[&str] = &[
     "cell",
     "node",
     "record",
+    "record_dir",
     "db",
 ];
 const SSH_KEYS: &[&str] = &["host", "port", "user", "identity_file", "label"];
@@ -328,6 +334,14 @@ pub fn parse(text: &str, source_name: &str) -> (Config, Vec<String>) {
                 }
                 Some(_) => Err("record must not be empty".to_owned()),
                 None => Err(expected("a file path", value)),
+            },
+            "record_dir" => match value.as_str().map(str::trim) {
+                Some(p) if !p.is_empty() => {
+                    config.record_dir = Some(PathBuf::from(p));
+                    Ok(())
+                }
+                Some(_) => Err("record_dir must not be empty".to_owned()),
+                None => Err(expected("a directory", value)),
             },
             "db" => parse_dbs(value, &mut problems).map(|dbs| config.dbs = dbs),
             _ => Err(format!("unknown key (known keys: {})", TOP_KEYS.join(", "))),

@@ -485,7 +485,9 @@ impl Live {
         let second = Duration::from_secs(1);
         let mut clock = interval_at(crate::core::boundary::next(second), second);
         clock.set_missed_tick_behavior(MissedTickBehavior::Skip);
-        let mut rec = Control::new(record.clone()).replacing(how.existing);
+        let mut rec = Control::new(record.clone())
+            .replacing(how.existing)
+            .in_dir(app.config.record_dir.clone());
         // A recording asked for on the command line or in the config that
         // cannot start (the file exists, another strata records to it)
         // ends the run before it starts: the user asked for evidence.

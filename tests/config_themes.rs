@@ -450,6 +450,7 @@ fn full_config_sets_everything() {
             cache_files: Vec::new(),
             fincore_every_secs: 30,
             record: Some("/var/tmp/bench.strec".into()),
+            record_dir: None,
             cells: vec![CellEntry {
                 host: "exa1cel01".into(),
                 port: 2222,

@@ -31,6 +31,8 @@ pub struct Control {
     /// starts mid-run (`R`, a rotated part): without it the first sample
     /// of each source would only be a baseline, an interval lost per part.
     last: BTreeMap<String, Input>,
+    /// The config's `record_dir`: where `R` puts the files it names.
+    dir: Option<PathBuf>,
 }
 
 /// What a recording says about the run the app shows.
@@ -196,7 +198,14 @@ impl Control {
             first: None,
             failure: None,
             last: BTreeMap::new(),
+            dir: None,
         }
+    }
+
+    /// The config's `record_dir`: where `R` puts the files it names.
+    pub fn in_dir(mut self, dir: Option<PathBuf>) -> Control {
+        self.dir = dir;
+        self
     }
 
     /// `--force`: a finished recording at the path is replaced.
@@ -228,6 +237,9 @@ impl Control {
             });
         match created {
             Ok(r) => {
+                // Said at once, not only when it stops: where it goes.
+                let shown = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
+                app.notice = Some(format!("recording to {}", shown.display()));
                 self.growth.clear();
                 self.recorder = Some(r);
                 self.first.get_or_insert_with(|| path.clone());
@@ -281,7 +293,10 @@ impl Control {
         }
         let path = match self.default_path.take() {
             Some(p) if !expand_time(&p, now_ms()).exists() => p,
-            _ => default_file(now_ms()),
+            _ => match &self.dir {
+                Some(dir) => dir.join(default_file(now_ms())),
+                None => default_file(now_ms()),
+            },
         };
         self.start(app, &path);
     }
@@ -410,5 +425,30 @@ mod tests {
             expand_time(Path::new("%Y_%m_%d_%H_%M_%S"), ms),
             PathBuf::from(want)
         );
+    }
+
+    /// `R` says where it records when it starts (it said so only when it
+    /// stopped), and names its file in the config's `record_dir`.
+    #[test]
+    fn r_says_where_it_records_at_once_in_the_configs_directory() {
+        use crate::app::App;
+        use crate::config::Config;
+        use crate::core::host::HostInfo;
+        use crate::theme::Theme;
+        let dir = tempfile::tempdir().unwrap();
+        let host = HostInfo {
+            hostname: "h".into(),
+            kernel: "6.1".into(),
+        };
+        let mut app = App::new(Config::default(), Theme::default(), host, 1.0);
+        let mut rec = Control::new(None).in_dir(Some(dir.path().to_path_buf()));
+        rec.toggle(&mut app);
+        let notice = app.notice.take().unwrap_or_default();
+        let want = format!("recording to {}/strata-", dir.path().display());
+        assert!(notice.starts_with(&want), "{notice}");
+        assert!(rec.is_recording());
+        rec.toggle(&mut app);
+        let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(files.len(), 1, "{files:?}");
     }
 }
