@@ -1,0 +1,129 @@
+//! Files the user names (config, theme, identity, group files, a
+//! recording): the rule every one is opened by. /dev/zero or a file the
+//! size of a disk would be read without end, and a FIFO would block the
+//! open, and then the read, for as long as nobody writes to it.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::Path;
+
+/// The most of a config, theme or group file strata reads: a hand-written
+/// file is a few kB, and a group of 10,000 hosts is well under this.
+pub const TEXT_LIMIT: u64 = 4 << 20;
+
+/// What `path` is when it is no regular file, for a message.
+fn kind_of(t: std::fs::FileType) -> &'static str {
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Opens `path` for reading if it is a regular file. O_NONBLOCK keeps the
+/// open of a FIFO from waiting for a writer; the type is then checked on
+/// what was opened (fstat), not on the name, which another process could
+/// swap in between. The file's length at open comes with it.
+pub fn open_regular(path: &Path) -> io::Result<(File, u64)> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is {}: strata reads only a regular file here",
+                path.display(),
+                kind_of(meta.file_type())
+            ),
+        ));
+    }
+    Ok((file, meta.len()))
+}
+
+/// The bytes of the regular file `path`, refused when longer than `limit`
+/// (checked on its length and again while reading, as a file may grow).
+pub fn read_regular(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let (file, len) = open_regular(path)?;
+    let too_long = || {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{} is longer than strata reads here ({limit} bytes)",
+                path.display()
+            ),
+        )
+    };
+    if len > limit {
+        return Err(too_long());
+    }
+    let mut buf = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.take(limit.saturating_add(1)).read_to_end(&mut buf)?;
+    if buf.len() as u64 > limit {
+        return Err(too_long());
+    }
+    Ok(buf)
+}
+
+/// As [`read_regular`], as UTF-8 text.
+pub fn read_text(path: &Path, limit: u64) -> io::Result<String> {
+    String::from_utf8(read_regular(path, limit)?).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not UTF-8 text", path.display()),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn devices_fifos_and_directories_are_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let start = Instant::now();
+        for (path, kind) in [
+            (Path::new("/dev/zero"), "a device"),
+            (fifo.as_path(), "a FIFO"),
+            (dir.path(), "a directory"),
+        ] {
+            let e = read_text(path, TEXT_LIMIT).unwrap_err().to_string();
+            assert!(e.contains(kind), "{e}");
+        }
+        assert!(start.elapsed() < Duration::from_secs(1));
+    }
+
+    #[test]
+    fn a_file_over_the_limit_is_refused_and_one_within_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "0123456789").unwrap();
+        assert_eq!(read_text(&path, 10).unwrap(), "0123456789");
+        let e = read_text(&path, 9).unwrap_err().to_string();
+        assert!(e.contains("longer than strata reads here (9 bytes)"), "{e}");
+        std::fs::write(&path, b"\xff\xfe").unwrap();
+        assert!(
+            read_text(&path, 10)
+                .unwrap_err()
+                .to_string()
+                .contains("UTF-8")
+        );
+    }
+}
