@@ -122,7 +122,7 @@ async fn connect(target: &SshTarget, opts: &SshOptions) -> Result<Handle<HostHan
     let _ = tcp.set_nodelay(true);
     // Read here only to order the host key types; the check proper reads
     // the file again when the key arrives. A missing file knows nothing.
-    let known = std::fs::read_to_string(&opts.known_hosts).unwrap_or_default();
+    let known = hostkey::read_known_hosts(&opts.known_hosts).unwrap_or_default();
     let default = russh::Preferred::DEFAULT;
     let key = hostkey::prefer_known(
         &default.key,
