@@ -45,7 +45,6 @@ use crate::remote::target::{LOCAL_NODE, NodeTarget, SshTarget, host_name_ok, use
 use std::env;
 use std::ffi::OsString;
 use std::fmt::Write as _;
-use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
@@ -244,26 +243,38 @@ pub fn default_path() -> Option<PathBuf> {
 }
 
 /// Reads the config file: `explicit` (from `--config`), else the default
-/// path. Never fails: every problem becomes a message for the UI, and the
-/// settings it concerns keep their defaults.
-pub fn load(explicit: Option<&Path>) -> (Config, Vec<String>) {
+/// path. Every problem in the file becomes a message for the UI, and the
+/// settings it concerns keep their defaults; the error is a file named by
+/// `--config` that cannot be read, as the user asked for what cannot be
+/// had. A default file that cannot be read is a message.
+pub fn load(explicit: Option<&Path>) -> Result<(Config, Vec<String>), String> {
     load_in(explicit, default_path().as_deref())
 }
 
-fn load_in(explicit: Option<&Path>, default: Option<&Path>) -> (Config, Vec<String>) {
+/// The most of a config file strata reads.
+pub const MAX_CONFIG_BYTES: u64 = crate::core::userfile::TEXT_LIMIT;
+
+fn load_in(
+    explicit: Option<&Path>,
+    default: Option<&Path>,
+) -> Result<(Config, Vec<String>), String> {
     let Some(path) = explicit.or(default) else {
-        return (Config::default(), Vec::new());
+        return Ok((Config::default(), Vec::new()));
     };
-    let text = match fs::read_to_string(path) {
+    let text = match crate::core::userfile::read_text(path, MAX_CONFIG_BYTES) {
         Ok(text) => text,
         // Nobody has to write a config file; only a file asked for by name
         // is missed.
         Err(e) if e.kind() == ErrorKind::NotFound && explicit.is_none() => {
-            return (Config::default(), Vec::new());
+            return Ok((Config::default(), Vec::new()));
         }
         Err(e) => {
-            let message = format!("{}: cannot read config file: {e}", path.display());
-            return (Config::default(), vec![message]);
+            let message = printable(&format!("{}: cannot read config file: {e}", path.display()))
+                .into_owned();
+            return match explicit {
+                Some(_) => Err(message),
+                None => Ok((Config::default(), vec![message])),
+            };
         }
     };
     let (mut config, messages) = parse(&text, &path.display().to_string());
@@ -277,7 +288,7 @@ fn load_in(explicit: Option<&Path>, default: Option<&Path>) -> (Config, Vec<Stri
     {
         config.theme = Some(dir.join(spec).display().to_string());
     }
-    (config, messages)
+    Ok((config, messages))
 }
 
 /// The config file's text to settings. Each bad key gives one message
@@ -997,6 +1008,7 @@ pub(crate) fn number(value: &DeValue) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn relative_xdg_config_home_is_ignored() {
@@ -1012,13 +1024,32 @@ mod tests {
     fn missing_default_file_is_silent_but_missing_explicit_file_is_not() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("config.toml");
-        let (config, messages) = load_in(None, Some(&missing));
+        let (config, messages) = load_in(None, Some(&missing)).unwrap();
         assert_eq!(config, Config::default());
         assert!(messages.is_empty());
-        let (config, messages) = load_in(Some(&missing), None);
-        assert_eq!(config, Config::default());
-        assert_eq!(messages.len(), 1);
-        assert!(messages[0].contains("config.toml"), "{messages:?}");
+        let e = load_in(Some(&missing), None).unwrap_err();
+        assert!(e.contains("config.toml: cannot read config file"), "{e}");
+    }
+
+    #[test]
+    fn a_device_or_fifo_as_config_is_refused_without_reading_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let start = std::time::Instant::now();
+        let e = load_in(Some(Path::new("/dev/zero")), None).unwrap_err();
+        assert!(e.contains("/dev/zero is a device"), "{e}");
+        let e = load_in(Some(&fifo), None).unwrap_err();
+        assert!(e.contains("is a FIFO"), "{e}");
+        let (_, messages) = load_in(None, Some(&fifo)).unwrap();
+        assert!(messages[0].contains("is a FIFO"), "{messages:?}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
     }
 
     #[test]
@@ -1026,13 +1057,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("config.toml");
         fs::write(&file, "theme = \"mine.toml\"\n").unwrap();
-        let (config, messages) = load_in(Some(&file), None);
+        let (config, messages) = load_in(Some(&file), None).unwrap();
         assert!(messages.is_empty(), "{messages:?}");
         let expected = dir.path().join("mine.toml").display().to_string();
         assert_eq!(config.theme, Some(expected));
 
         fs::write(&file, "theme = \"light\"\n").unwrap();
-        let (config, _) = load_in(Some(&file), None);
+        let (config, _) = load_in(Some(&file), None).unwrap();
         assert_eq!(config.theme.as_deref(), Some("light"));
     }
 

@@ -14,7 +14,7 @@ use strata::remote::{PassphraseStore, SshOptions};
 
 fn main() {
     let cli = Cli::parse();
-    let (config, messages) = strata::config::load(cli.config.as_deref());
+    let (config, messages) = config_or_exit(&cli);
     let fs = RootFs::new(cli.root.clone().unwrap_or_else(|| "/".into()));
     let interval = interval_s(&cli, &config);
     // Patterns on the command line replace the config's, as --interval
@@ -111,6 +111,15 @@ fn main() {
             }
         }
     }
+}
+
+/// The config and what is wrong in it; a `--config` that cannot be read
+/// ends the run (exit 2): it was asked for by name.
+fn config_or_exit(cli: &Cli) -> (strata::config::Config, Vec<String>) {
+    strata::config::load(cli.config.as_deref()).unwrap_or_else(|e| {
+        eprintln!("strata: {e}");
+        std::process::exit(2);
+    })
 }
 
 /// `strata batch PANEL`: the panel's reports on stdout until `--count` or
@@ -349,7 +358,8 @@ fn read_groups(paths: &[std::path::PathBuf]) -> Vec<(String, Result<String, Stri
     paths
         .iter()
         .map(|p| {
-            let text = std::fs::read_to_string(p).map_err(|e| e.to_string());
+            let text = strata::core::userfile::read_text(p, strata::core::userfile::TEXT_LIMIT)
+                .map_err(|e| e.to_string());
             (p.display().to_string(), text)
         })
         .collect()

@@ -17,7 +17,6 @@
 //! [`Color::from_str`] takes: a name, 0-255, `"#rrggbb"`, `"reset"`), and
 //! `bold`, `dim`, `italic`, `underlined`, `reversed` (booleans).
 
-use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -198,7 +197,7 @@ impl Theme {
     /// stem.
     pub fn from_file(path: &Path) -> Result<Theme, ThemeError> {
         let file = path.display().to_string();
-        match fs::read_to_string(path) {
+        match crate::core::userfile::read_text(path, crate::core::userfile::TEXT_LIMIT) {
             Ok(text) => Theme::parse(&text, &file),
             Err(e) => Err(ThemeError::Read {
                 not_found: e.kind() == ErrorKind::NotFound,
@@ -485,6 +484,27 @@ mod tests {
         }
         let names: Vec<&str> = BUILTIN_SOURCES.iter().map(|(n, _)| *n).collect();
         assert_eq!(names, Theme::builtin_names());
+    }
+
+    #[test]
+    fn a_fifo_or_device_as_theme_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("theme.toml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        let (tx, rx) = std::sync::mpsc::channel();
+        // A blocked open would hold the test: the answer is waited for.
+        std::thread::spawn(move || {
+            let _ = tx.send((
+                Theme::from_file(&fifo).map_err(|e| e.to_string()),
+                Theme::from_file(Path::new("/dev/zero")).map_err(|e| e.to_string()),
+            ));
+        });
+        let (fifo, zero) = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("a theme FIFO blocked the read");
+        assert!(fifo.unwrap_err().contains("is a FIFO"));
+        assert!(zero.unwrap_err().contains("is a device"));
     }
 
     #[test]

@@ -43,13 +43,33 @@ enum Loaded {
     Unreadable(String),
 }
 
+/// The most of an identity file strata reads: an OpenSSH RSA key of
+/// 16,384 bits, the largest ssh-keygen makes, is about 12 kB.
+pub const MAX_IDENTITY_BYTES: u64 = 64 * 1024;
+
+/// A private key file's text as strata decodes it (OpenSSH, PEM or PuTTY),
+/// with its passphrase if it has one.
+pub fn decode_identity(
+    text: &str,
+    passphrase: Option<&str>,
+) -> Result<PrivateKey, russh::keys::Error> {
+    russh::keys::decode_secret_key(text, passphrase)
+}
+
+/// An identity file's key: a regular file of at most
+/// [`MAX_IDENTITY_BYTES`], as every file the user names is read.
+fn load_identity(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, russh::keys::Error> {
+    let text = crate::core::userfile::read_text(path, MAX_IDENTITY_BYTES)?;
+    decode_identity(&text, passphrase)
+}
+
 /// Key files are decoded on a blocking thread: bcrypt-pbkdf of an
 /// encrypted key takes long enough to stall the other hosts' streams.
 async fn load(path: &Path, passphrase: Option<zeroize::Zeroizing<String>>) -> Loaded {
     let p = path.to_path_buf();
     let had_passphrase = passphrase.is_some();
     let r = tokio::task::spawn_blocking(move || {
-        russh::keys::load_secret_key(&p, passphrase.as_ref().map(|s| s.as_str()))
+        load_identity(&p, passphrase.as_ref().map(|s| s.as_str()))
     })
     .await;
     match r {
@@ -150,4 +170,30 @@ pub(super) async fn authenticate(
         host: target.label.clone(),
         tried,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_identity_that_is_a_device_or_fifo_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("id_fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        let (tx, rx) = std::sync::mpsc::channel();
+        // A blocked open would hold the test: the answer is waited for.
+        std::thread::spawn(move || {
+            let _ = tx.send((
+                load_identity(&fifo, None).map_err(|e| e.to_string()),
+                load_identity(Path::new("/dev/zero"), None).map_err(|e| e.to_string()),
+            ));
+        });
+        let (fifo, zero) = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("an identity FIFO blocked the read");
+        assert!(fifo.unwrap_err().contains("is a FIFO"));
+        assert!(zero.unwrap_err().contains("is a device"));
+    }
 }

@@ -27,6 +27,7 @@ pub mod sampler;
 pub mod target;
 
 mod auth;
+pub use auth::{MAX_IDENTITY_BYTES, decode_identity};
 mod session;
 
 pub use target::{SshTarget, parse_host_group, parse_ssh_spec};
