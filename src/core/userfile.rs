@@ -12,6 +12,24 @@ use std::path::Path;
 /// file is a few kB, and a group of 10,000 hosts is well under this.
 pub const TEXT_LIMIT: u64 = 4 << 20;
 
+/// The error of a path that is no regular file, told apart from the
+/// open's own errors by [`is_not_regular`].
+#[derive(Debug)]
+struct NotRegular(String);
+
+impl std::fmt::Display for NotRegular {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotRegular {}
+
+/// Whether `e` is [`open_regular`]'s refusal of what is no regular file.
+pub fn is_not_regular(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<NotRegular>())
+}
+
 /// What `path` is when it is no regular file, for a message.
 fn kind_of(t: std::fs::FileType) -> &'static str {
     if t.is_dir() {
@@ -23,7 +41,7 @@ fn kind_of(t: std::fs::FileType) -> &'static str {
     } else if t.is_socket() {
         "a socket"
     } else {
-        "not a regular file"
+        "something else"
     }
 }
 
@@ -40,11 +58,11 @@ pub fn open_regular(path: &Path) -> io::Result<(File, u64)> {
     if !meta.is_file() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!(
-                "{} is {}: strata reads only a regular file here",
+            NotRegular(format!(
+                "{} is {}, not a regular file: strata reads only a regular file here",
                 path.display(),
                 kind_of(meta.file_type())
-            ),
+            )),
         ));
     }
     Ok((file, meta.len()))
@@ -104,8 +122,9 @@ mod tests {
             (fifo.as_path(), "a FIFO"),
             (dir.path(), "a directory"),
         ] {
-            let e = read_text(path, TEXT_LIMIT).unwrap_err().to_string();
-            assert!(e.contains(kind), "{e}");
+            let e = read_text(path, TEXT_LIMIT).unwrap_err();
+            assert!(is_not_regular(&e), "{e}");
+            assert!(e.to_string().contains(kind), "{e}");
         }
         assert!(start.elapsed() < Duration::from_secs(1));
     }
