@@ -72,7 +72,11 @@ pub fn run<F: Feed>(
         .enable_all()
         .build()?;
     let tty = Tty::now();
-    let mut terminal = if screen { Some(init_terminal()?) } else { None };
+    let mut terminal = if screen {
+        Some(init_terminal().map_err(no_terminal)?)
+    } else {
+        None
+    };
     let result = rt.block_on(async {
         let mut feed = start(app)?;
         let result = event_loop(terminal.as_mut(), tty, app, &mut feed).await;
@@ -91,6 +95,16 @@ pub fn run<F: Feed>(
     // strata from quitting: blocking reads are abandoned, not awaited.
     rt.shutdown_timeout(Duration::from_millis(200));
     result
+}
+
+/// Why the screen could not be had, and what runs without one: with no
+/// terminal, the open of /dev/tty says only "No such device or address".
+fn no_terminal(e: std::io::Error) -> anyhow::Error {
+    anyhow::anyhow!(
+        "strata needs a terminal to draw its screen, and has none ({e}): run it in one, \
+         or without a screen use `strata batch PANEL` or `strata record FILE` \
+         (`strata export FILE` for a recording)"
+    )
 }
 
 /// The screen, as ratatui's init makes it (raw mode, the alternate screen,
