@@ -198,14 +198,13 @@ impl RecordReader {
     pub fn open(path: &Path) -> Result<Self, RecordError> {
         // /dev/zero or a FIFO would be read without end. The length now: a
         // recording still being written is read as it is.
-        let (file, len) =
-            crate::core::userfile::open_regular(path).map_err(|e| {
-                if crate::core::userfile::is_not_regular(&e) {
-                    RecordError::NotAFile(path.to_path_buf())
-                } else {
-                    RecordError::io("open", path)(e)
-                }
-            })?;
+        let (file, len) = crate::core::userfile::open_regular(path).map_err(|e| {
+            if crate::core::userfile::is_not_regular(&e) {
+                RecordError::NotAFile(path.to_path_buf())
+            } else {
+                RecordError::io("open", path)(e)
+            }
+        })?;
         let journal = read_journal_file(&journal_path(path));
         Self::from_source(path, Bytes::File { file, len }, journal)
     }
@@ -763,5 +762,9 @@ fn read_journal_file(jpath: &Path) -> Option<std::io::Result<Vec<u8>>> {
         Ok((f, _)) => f,
     };
     let mut buf = Vec::new();
-    Some(file.take(MAX_JOURNAL_LEN).read_to_end(&mut buf).map(|_| buf))
+    Some(
+        file.take(MAX_JOURNAL_LEN)
+            .read_to_end(&mut buf)
+            .map(|_| buf),
+    )
 }
