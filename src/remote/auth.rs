@@ -178,22 +178,12 @@ mod tests {
 
     #[test]
     fn an_identity_that_is_a_device_or_fifo_is_refused_at_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("id_fifo");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-        assert!(made.unwrap().success());
-        let (tx, rx) = std::sync::mpsc::channel();
-        // A blocked open would hold the test: the answer is waited for.
-        std::thread::spawn(move || {
-            let _ = tx.send((
-                load_identity(&fifo, None).map_err(|e| e.to_string()),
-                load_identity(Path::new("/dev/zero"), None).map_err(|e| e.to_string()),
-            ));
-        });
-        let (fifo, zero) = rx
-            .recv_timeout(std::time::Duration::from_secs(5))
-            .expect("an identity FIFO blocked the read");
-        assert!(fifo.unwrap_err().contains("is a FIFO"));
-        assert!(zero.unwrap_err().contains("is a device"));
+        let said =
+            crate::core::userfile::testing::fifo_and_zero(|p| match load_identity(p, None) {
+                Ok(_) => "a key".to_owned(),
+                Err(e) => e.to_string(),
+            });
+        assert!(said[0].contains("is a FIFO"), "{said:?}");
+        assert!(said[1].contains("is a device"), "{said:?}");
     }
 }
