@@ -64,11 +64,13 @@ pub fn open_segment(path: &Path, existing: Existing) -> Result<File, RecordError
     Ok(f)
 }
 
-/// Whether the file starts with a recording's magic bytes.
-fn starts_as_recording(mut f: &File) -> std::io::Result<bool> {
-    use std::io::Read;
+/// Whether the file starts with a recording's magic bytes. Read at an
+/// offset (pread): the file's position stays at 0, where the new
+/// recording is written.
+fn starts_as_recording(f: &File) -> std::io::Result<bool> {
+    use std::os::unix::fs::FileExt;
     let mut head = [0u8; super::format::MAGIC.len()];
-    match f.read_exact(&mut head) {
+    match f.read_exact_at(&mut head, 0) {
         Ok(()) => Ok(&head == super::format::MAGIC),
         Err(e) if e.kind() == ErrorKind::UnexpectedEof => Ok(false),
         Err(e) => Err(e),
@@ -191,8 +193,11 @@ mod tests {
         assert!(open_segment(&empty, Existing::Replace).is_err());
         let rec = dir.path().join("old.strec");
         std::fs::write(&rec, b"STRATREC\x01\x00rest").unwrap();
-        let f = open_segment(&rec, Existing::Replace).unwrap();
+        let mut f = open_segment(&rec, Existing::Replace).unwrap();
         assert_eq!(f.metadata().unwrap().len(), 0);
+        // What is written next starts the file.
+        std::io::Write::write_all(&mut f, b"STRATREC").unwrap();
+        assert_eq!(std::fs::read(&rec).unwrap(), b"STRATREC");
     }
 
     #[test]
