@@ -72,11 +72,7 @@ pub fn run<F: Feed>(
         .enable_all()
         .build()?;
     let tty = Tty::now();
-    let mut terminal = if screen {
-        Some(init_terminal().map_err(no_terminal)?)
-    } else {
-        None
-    };
+    let mut terminal = if screen { Some(init_terminal()?) } else { None };
     let result = rt.block_on(async {
         let mut feed = start(app)?;
         let result = event_loop(terminal.as_mut(), tty, app, &mut feed).await;
@@ -112,16 +108,16 @@ fn no_terminal(e: std::io::Error) -> anyhow::Error {
 /// events move: a full-screen viewport asks the size before every frame,
 /// which crossterm answers by opening /dev/tty, an ioctl and a close (3.5 %
 /// of the TUI's CPU at 1 s).
-fn init_terminal() -> std::io::Result<ratatui::DefaultTerminal> {
-    let full = ratatui::try_init()?;
+fn init_terminal() -> anyhow::Result<ratatui::DefaultTerminal> {
+    let full = ratatui::try_init().map_err(no_terminal)?;
     let area = Rect::from((Position::ORIGIN, full.size()?));
     let options = ratatui::TerminalOptions {
         viewport: ratatui::Viewport::Fixed(area),
     };
-    ratatui::Terminal::with_options(
+    Ok(ratatui::Terminal::with_options(
         ratatui::backend::CrosstermBackend::new(std::io::stdout()),
         options,
-    )
+    )?)
 }
 
 async fn event_loop<F: Feed>(
