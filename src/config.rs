@@ -40,12 +40,12 @@
 //! keeps its default. Unknown keys are reported rather than ignored, so a
 //! typo does not silently leave a setting at its default.
 
+use crate::core::text::is_unsafe;
 use crate::layers::dnfs::source::DbEntry;
-use crate::remote::target::{LOCAL_NODE, NodeTarget, SshTarget};
+use crate::remote::target::{LOCAL_NODE, NodeTarget, SshTarget, host_name_ok, user_name_ok};
 use std::env;
 use std::ffi::OsString;
 use std::fmt::Write as _;
-use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
@@ -221,6 +221,9 @@ const TOP_KEYS: &[&str] = &[
     "db",
 ];
 const SSH_KEYS: &[&str] = &["host", "port", "user", "identity_file", "label"];
+/// The keys of SSH a `[[node]]` with `host = "local"` may not have: even
+/// `port = 22` is refused, as `local:22` is on the command line.
+const LOCAL_TAKES_NO: &[&str] = &["port", "user", "identity_file"];
 const DB_KEYS: &[&str] = &["connect", "password_env", "label"];
 const THRESHOLD_KEYS: &[&str] = &["util_warn", "util_crit", "await_warn_ms", "await_crit_ms"];
 
@@ -246,26 +249,38 @@ pub fn default_path() -> Option<PathBuf> {
 }
 
 /// Reads the config file: `explicit` (from `--config`), else the default
-/// path. Never fails: every problem becomes a message for the UI, and the
-/// settings it concerns keep their defaults.
-pub fn load(explicit: Option<&Path>) -> (Config, Vec<String>) {
+/// path. Every problem in the file becomes a message for the UI, and the
+/// settings it concerns keep their defaults; the error is a file named by
+/// `--config` that cannot be read, as the user asked for what cannot be
+/// had. A default file that cannot be read is a message.
+pub fn load(explicit: Option<&Path>) -> Result<(Config, Vec<String>), String> {
     load_in(explicit, default_path().as_deref())
 }
 
-fn load_in(explicit: Option<&Path>, default: Option<&Path>) -> (Config, Vec<String>) {
+/// The most of a config file strata reads.
+pub const MAX_CONFIG_BYTES: u64 = crate::core::userfile::TEXT_LIMIT;
+
+fn load_in(
+    explicit: Option<&Path>,
+    default: Option<&Path>,
+) -> Result<(Config, Vec<String>), String> {
     let Some(path) = explicit.or(default) else {
-        return (Config::default(), Vec::new());
+        return Ok((Config::default(), Vec::new()));
     };
-    let text = match fs::read_to_string(path) {
+    let text = match crate::core::userfile::read_text(path, MAX_CONFIG_BYTES) {
         Ok(text) => text,
         // Nobody has to write a config file; only a file asked for by name
         // is missed.
         Err(e) if e.kind() == ErrorKind::NotFound && explicit.is_none() => {
-            return (Config::default(), Vec::new());
+            return Ok((Config::default(), Vec::new()));
         }
         Err(e) => {
-            let message = format!("{}: cannot read config file: {e}", path.display());
-            return (Config::default(), vec![message]);
+            let message = printable(&format!("{}: cannot read config file: {e}", path.display()))
+                .into_owned();
+            return match explicit {
+                Some(_) => Err(message),
+                None => Ok((Config::default(), vec![message])),
+            };
         }
     };
     let (mut config, messages) = parse(&text, &path.display().to_string());
@@ -279,7 +294,7 @@ fn load_in(explicit: Option<&Path>, default: Option<&Path>) -> (Config, Vec<Stri
     {
         config.theme = Some(dir.join(spec).display().to_string());
     }
-    (config, messages)
+    Ok((config, messages))
 }
 
 /// The config file's text to settings. Each bad key gives one message
@@ -527,7 +542,12 @@ fn parse_ssh_tables(
             Some(format!(
                 "no host: each [[{name}]] needs host = \"name or address\""
             ))
-        } else if kind == SshTable::Node && entry.is_local_node() && !entry.is_plain_local() {
+        } else if kind == SshTable::Node
+            && entry.is_local_node()
+            && table
+                .iter()
+                .any(|(k, _)| LOCAL_TAKES_NO.contains(&&**k.get_ref()))
+        {
             Some(format!(
                 "host = \"{LOCAL_NODE}\" is the local host, read without SSH: it takes no port, user or identity_file"
             ))
@@ -545,15 +565,15 @@ fn parse_ssh_tables(
 
 /// One key of a `[[cell]]` or `[[node]]` entry into `entry`, or why not.
 fn set_ssh_key(entry: &mut CellEntry, name: &str, v: &DeValue) -> Result<(), String> {
-    let text = |what: &str| match v.as_str().map(str::trim) {
-        Some(t) if !t.is_empty() && !t.contains(char::is_whitespace) => Ok(t.to_owned()),
+    let text = |what: &str, ok: fn(&str) -> bool| match v.as_str().map(str::trim) {
+        Some(t) if ok(t) => Ok(t.to_owned()),
         _ => Err(expected(what, v)),
     };
     match name {
-        "host" => text("a host name or address").map(|h| entry.host = h),
-        "user" => text("a user name").map(|u| entry.user = Some(u)),
+        "host" => text("a host name or address", host_name_ok).map(|h| entry.host = h),
+        "user" => text("a user name", user_name_ok).map(|u| entry.user = Some(u)),
         "label" => match v.as_str().map(str::trim) {
-            Some(l) if !l.is_empty() => {
+            Some(l) if !l.is_empty() && !l.contains(is_unsafe) => {
                 entry.label = Some(l.to_owned());
                 Ok(())
             }
@@ -613,7 +633,7 @@ fn parse_dbs(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec<DbEntry
                     password_env = Some(t.to_owned());
                     Ok(())
                 }
-                ("label", Some(t)) => {
+                ("label", Some(t)) if !t.contains(is_unsafe) => {
                     label = Some(t.to_owned());
                     Ok(())
                 }
@@ -675,11 +695,6 @@ impl CellEntry {
     /// A `[[node]]` naming the local host.
     fn is_local_node(&self) -> bool {
         self.host == LOCAL_NODE
-    }
-
-    /// Nothing but the host (and maybe a label): all the local host takes.
-    fn is_plain_local(&self) -> bool {
-        self.port == 22 && self.user.is_none() && self.identity_file.is_none()
     }
 
     /// The `[[node]]` as a node: the local host for `host = "local"`
@@ -896,23 +911,9 @@ impl Problem {
     }
 }
 
-/// Text from a file made safe for a terminal: control characters (an ESC
-/// in a quoted key would reach the terminal raw) written as escapes.
-pub(crate) fn printable(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
-        return s.into();
-    }
-    s.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect::<String>()
-        .into()
-}
+/// Text from a file made safe for a terminal: an ESC in a quoted key
+/// would reach the terminal raw.
+pub(crate) use crate::core::text::printable;
 
 /// The line starts of a text, found once: a file with 200,000 bad keys is
 /// reported in one pass, not one scan of the file per key.
@@ -1021,6 +1022,7 @@ pub(crate) fn number(value: &DeValue) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn relative_xdg_config_home_is_ignored() {
@@ -1036,13 +1038,24 @@ mod tests {
     fn missing_default_file_is_silent_but_missing_explicit_file_is_not() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("config.toml");
-        let (config, messages) = load_in(None, Some(&missing));
+        let (config, messages) = load_in(None, Some(&missing)).unwrap();
         assert_eq!(config, Config::default());
         assert!(messages.is_empty());
-        let (config, messages) = load_in(Some(&missing), None);
-        assert_eq!(config, Config::default());
-        assert_eq!(messages.len(), 1);
-        assert!(messages[0].contains("config.toml"), "{messages:?}");
+        let e = load_in(Some(&missing), None).unwrap_err();
+        assert!(e.contains("config.toml: cannot read config file"), "{e}");
+    }
+
+    #[test]
+    fn a_device_or_fifo_as_config_is_refused_without_reading_it() {
+        // Named (an error) and as the default file (a message).
+        let said = crate::core::userfile::testing::fifo_and_zero(|p| {
+            let named = load_in(Some(p), None).err();
+            let default = load_in(None, Some(p)).ok().map(|(_, m)| m.join("; "));
+            format!("{named:?} / {default:?}")
+        });
+        for (said, kind) in said.iter().zip(["is a FIFO", "/dev/zero is a device"]) {
+            assert_eq!(said.matches(kind).count(), 2, "{said}");
+        }
     }
 
     #[test]
@@ -1050,13 +1063,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("config.toml");
         fs::write(&file, "theme = \"mine.toml\"\n").unwrap();
-        let (config, messages) = load_in(Some(&file), None);
+        let (config, messages) = load_in(Some(&file), None).unwrap();
         assert!(messages.is_empty(), "{messages:?}");
         let expected = dir.path().join("mine.toml").display().to_string();
         assert_eq!(config.theme, Some(expected));
 
         fs::write(&file, "theme = \"light\"\n").unwrap();
-        let (config, _) = load_in(Some(&file), None);
+        let (config, _) = load_in(Some(&file), None).unwrap();
         assert_eq!(config.theme.as_deref(), Some("light"));
     }
 
@@ -1254,11 +1267,42 @@ user = \"root\"
     }
 
     #[test]
+    fn local_takes_no_port_even_22_as_local_22_in_a_group_file() {
+        let (config, messages) = parse("[[node]]\nhost = \"local\"\nport = 22\n", "c");
+        assert!(config.nodes.is_empty(), "{:?}", config.nodes);
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(
+            messages[0].contains("is the local host, read without SSH: it takes no port"),
+            "{messages:?}"
+        );
+        let (_, errors) = crate::remote::target::parse_node_group("local:22\n", "u");
+        assert!(errors[0].contains("local is the local host"), "{errors:?}");
+    }
+
+    #[test]
+    fn escapes_in_a_host_user_or_label_are_refused_and_never_printed() {
+        for (key, value) in [
+            ("host", "db\\u001b]0;PWN\\u0007"),
+            ("host", "db\\u0000\\u0008\\u007f01"),
+            ("host", "db\\u009b2J"),
+            ("user", "or\\u001b[2Jacle"),
+            ("label", "db\\u202e10"),
+        ] {
+            let text = format!("[[node]]\nhost = \"db01\"\n{key} = \"{value}\"\n");
+            let text = text.replacen("host = \"db01\"\n", "", usize::from(key == "host"));
+            let (config, messages) = parse(&text, "c");
+            assert!(config.nodes.is_empty(), "{key}: {:?}", config.nodes);
+            assert_eq!(messages.len(), 1, "{key}: {messages:?}");
+            assert!(!messages[0].contains(is_unsafe), "{messages:?}");
+        }
+    }
+
+    #[test]
     fn a_control_character_in_a_key_never_reaches_the_terminal() {
         let (_, messages) = parse("\"\\u001b[2Jx\" = 1\n", "c");
         assert_eq!(messages.len(), 1, "{messages:?}");
         assert!(!messages[0].contains('\u{1b}'), "{messages:?}");
-        assert!(messages[0].contains("\\u{1b}[2Jx"), "{messages:?}");
+        assert!(messages[0].contains("key ?[2Jx"), "{messages:?}");
     }
 
     #[test]

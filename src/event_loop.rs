@@ -100,21 +100,31 @@ pub fn run<F: Feed>(
     result
 }
 
+/// Why the screen could not be had, and what runs without one: with no
+/// terminal, the open of /dev/tty says only "No such device or address".
+fn no_terminal(e: std::io::Error) -> anyhow::Error {
+    anyhow::anyhow!(
+        "strata needs a terminal to draw its screen, and has none ({e}): run it in one, \
+         or without a screen use `strata batch PANEL` or `strata record FILE` \
+         (`strata export FILE` for a recording)"
+    )
+}
+
 /// The screen, as ratatui's init makes it (raw mode, the alternate screen,
 /// the panic hook), with a viewport of the terminal's size that Resize
 /// events move: a full-screen viewport asks the size before every frame,
 /// which crossterm answers by opening /dev/tty, an ioctl and a close (3.5 %
 /// of the TUI's CPU at 1 s).
-fn init_terminal() -> std::io::Result<ratatui::DefaultTerminal> {
-    let full = ratatui::try_init()?;
+fn init_terminal() -> anyhow::Result<ratatui::DefaultTerminal> {
+    let full = ratatui::try_init().map_err(no_terminal)?;
     let area = Rect::from((Position::ORIGIN, full.size()?));
     let options = ratatui::TerminalOptions {
         viewport: ratatui::Viewport::Fixed(area),
     };
-    ratatui::Terminal::with_options(
+    Ok(ratatui::Terminal::with_options(
         ratatui::backend::CrosstermBackend::new(std::io::stdout()),
         options,
-    )
+    )?)
 }
 
 async fn event_loop<F: Feed>(

@@ -14,7 +14,7 @@ use strata::remote::{PassphraseStore, SshOptions};
 
 fn main() {
     let cli = Cli::parse();
-    let (config, messages) = strata::config::load(cli.config.as_deref());
+    let (config, messages) = config_or_exit(&cli);
     let fs = RootFs::new(cli.root.clone().unwrap_or_else(|| "/".into()));
     let interval = interval_s(&cli, &config);
     // Patterns on the command line replace the config's, as --interval
@@ -113,6 +113,15 @@ fn main() {
     }
 }
 
+/// The config and what is wrong in it; a `--config` that cannot be read
+/// ends the run (exit 2): it was asked for by name.
+fn config_or_exit(cli: &Cli) -> (strata::config::Config, Vec<String>) {
+    strata::config::load(cli.config.as_deref()).unwrap_or_else(|e| {
+        eprintln!("strata: {e}");
+        std::process::exit(2);
+    })
+}
+
 /// `strata batch PANEL`: the panel's reports on stdout until `--count` or
 /// an interrupt; the exit code.
 fn batch(
@@ -125,10 +134,7 @@ fn batch(
     devices: DeviceArgs,
 ) -> i32 {
     let interval = interval_s(cli, config);
-    let (nodes, node_problems) = node_targets(cli, config);
-    for p in &node_problems {
-        eprintln!("strata: {p}");
-    }
+    let nodes = named_or_exit(node_targets(cli, config));
     if let Some(mut local) = host_report(config, fs, panel, format, &devices) {
         if nodes.is_empty() {
             return run_report(local.as_mut(), fs, interval, count, format);
@@ -161,10 +167,7 @@ fn batch(
     match panel {
         BatchPanel::Disks | BatchPanel::Nics | BatchPanel::Nfs | BatchPanel::Cache => 2,
         BatchPanel::Cells => {
-            let (targets, problems) = cell_targets(cli, config);
-            for p in &problems {
-                eprintln!("strata: {p}");
-            }
+            let targets = named_or_exit(cell_targets(cli, config));
             if targets.is_empty() {
                 eprintln!("strata: {}", strata::batch::cells::NO_CELLS);
                 return 2;
@@ -299,8 +302,8 @@ fn live_app(
     let fs = RootFs::new(cli.root.clone().unwrap_or_else(|| "/".into()));
     let (theme, theme_err, no_color) = screen_theme(cli, &config);
     let host = strata::source::host::host_info(&fs);
-    let (targets, cell_problems) = cell_targets(cli, &config);
-    let (nodes, node_problems) = node_targets(cli, &config);
+    let targets = named_or_exit(cell_targets(cli, &config));
+    let nodes = named_or_exit(node_targets(cli, &config));
     let mut cell_opts = cell_options(cli, interval, interactive);
     // One store: the prompt writes what the cells' tasks wait on.
     let passphrases = PassphraseStore::new();
@@ -316,12 +319,7 @@ fn live_app(
     app.set_passphrase_store(passphrases);
     app.no_color = no_color;
     app.add_notes(
-        messages
-            .into_iter()
-            .chain(cell_problems)
-            .chain(node_problems)
-            .chain(db_problems)
-            .chain(theme_err),
+        messages.into_iter().chain(db_problems).chain(theme_err),
         None,
     );
     let sources = strata::live::Sources {
@@ -349,7 +347,8 @@ fn read_groups(paths: &[std::path::PathBuf]) -> Vec<(String, Result<String, Stri
     paths
         .iter()
         .map(|p| {
-            let text = std::fs::read_to_string(p).map_err(|e| e.to_string());
+            let text = strata::core::userfile::read_text(p, strata::core::userfile::TEXT_LIMIT)
+                .map_err(|e| e.to_string());
             (p.display().to_string(), text)
         })
         .collect()
@@ -359,26 +358,62 @@ fn read_groups(paths: &[std::path::PathBuf]) -> Vec<(String, Result<String, Stri
 /// message for each that cannot be used.
 fn cell_targets(cli: &Cli, config: &strata::config::Config) -> (Vec<SshTarget>, Vec<String>) {
     let user = default_user();
-    assemble(Given {
+    let (cells, mut problems) = assemble(Given {
         specs: &cli.cells,
         groups: &read_groups(&cli.cell_groups),
         config: config.cells.iter().map(|c| c.target(&user)).collect(),
         default_user: &user,
         identity: cli.cell_identity.as_deref(),
-    })
+    });
+    if !cells.is_empty() {
+        problems.extend(identity_problem(
+            "--cell-identity",
+            cli.cell_identity.as_deref(),
+        ));
+    }
+    (cells, problems)
+}
+
+/// Why an identity file given on the command line cannot be read, checked
+/// before any login: a device or FIFO would hold a thread at each retry.
+fn identity_problem(flag: &str, path: Option<&std::path::Path>) -> Option<String> {
+    let path = path?;
+    let e = strata::core::userfile::read_regular(path, strata::remote::MAX_IDENTITY_BYTES).err()?;
+    Some(strata::core::text::printable(&format!("{flag} {}: {e}", path.display())).into_owned())
+}
+
+/// The hosts the user named when every one can be had; else each problem
+/// on stderr and exit 2, before anything runs: a run that left a named
+/// node out would report the others (or, with none left, this host) as if
+/// they were what was asked for. The identity files given for them are
+/// checked alike.
+fn named_or_exit<T>((targets, problems): (Vec<T>, Vec<String>)) -> Vec<T> {
+    if problems.is_empty() {
+        return targets;
+    }
+    for p in &problems {
+        eprintln!("strata: {p}");
+    }
+    std::process::exit(2);
 }
 
 /// The nodes of --node, --node-group and the config's [[node]]s, and a
 /// message for each that cannot be used; empty without any.
 fn node_targets(cli: &Cli, config: &strata::config::Config) -> (Vec<NodeTarget>, Vec<String>) {
     let user = default_user();
-    let (nodes, problems) = assemble_nodes(Given {
+    let (nodes, mut problems) = assemble_nodes(Given {
         specs: &cli.nodes,
         groups: &read_groups(&cli.node_groups),
         config: config.nodes.iter().map(|n| n.node(&user)).collect(),
         default_user: &user,
         identity: cli.node_identity.as_deref(),
     });
+    if nodes.iter().any(|n| matches!(n, NodeTarget::Ssh(_))) {
+        problems.extend(identity_problem(
+            "--node-identity",
+            cli.node_identity.as_deref(),
+        ));
+    }
     (nodes, problems)
 }
 

@@ -17,7 +17,6 @@
 //! [`Color::from_str`] takes: a name, 0-255, `"#rrggbb"`, `"reset"`), and
 //! `bold`, `dim`, `italic`, `underlined`, `reversed` (booleans).
 
-use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -26,8 +25,11 @@ use ratatui::style::{Color, Modifier, Style};
 use toml::Spanned;
 use toml::de::{DeString, DeTable, DeValue};
 
+use crate::core::text::is_unsafe;
+
 use crate::config::{
     Problem, config_dir, describe, expected, integer, is_path_spec, line_of, parse_document,
+    printable,
 };
 
 /// The theme's roles, each named once: the struct's fields, the names a
@@ -198,7 +200,7 @@ impl Theme {
     /// stem.
     pub fn from_file(path: &Path) -> Result<Theme, ThemeError> {
         let file = path.display().to_string();
-        match fs::read_to_string(path) {
+        match crate::core::userfile::read_text(path, crate::core::userfile::TEXT_LIMIT) {
             Ok(text) => Theme::parse(&text, &file),
             Err(e) => Err(ThemeError::Read {
                 not_found: e.kind() == ErrorKind::NotFound,
@@ -217,10 +219,10 @@ impl Theme {
         let doc = parse_document(text).map_err(|e| ThemeError::Syntax {
             file: source_name.to_owned(),
             line: e.span().map(|span| line_of(text, span.start)),
-            message: e.message().to_owned(),
+            message: printable(e.message()).into_owned(),
         })?;
         let mut theme = Theme {
-            name: stem(source_name),
+            name: printable(&stem(source_name)).into_owned(),
             ..Theme::default()
         };
         let mut problems = Vec::new();
@@ -229,11 +231,13 @@ impl Theme {
             let value = value.get_ref();
             match name {
                 "name" => match value.as_str().map(str::trim) {
-                    Some(n) if !n.is_empty() => theme.name = n.to_owned(),
+                    Some(n) if !n.is_empty() && !n.contains(is_unsafe) => {
+                        theme.name = n.to_owned();
+                    }
                     Some(_) => problems.push(Problem::new(
                         key,
                         "name".to_owned(),
-                        "must not be empty".to_owned(),
+                        "must not be empty or hold control characters".to_owned(),
                     )),
                     None => problems.push(Problem::new(
                         key,
@@ -257,11 +261,12 @@ impl Theme {
             }
         }
         match problems.into_iter().min_by_key(|p| p.offset) {
+            // The key and a value quoted in the problem are the file's.
             Some(p) => Err(ThemeError::Invalid {
                 file: source_name.to_owned(),
                 line: line_of(text, p.offset),
-                key: p.key,
-                problem: p.problem,
+                key: printable(&p.key).into_owned(),
+                problem: printable(&p.problem).into_owned(),
             }),
             None => Ok(theme),
         }
@@ -485,6 +490,29 @@ mod tests {
         }
         let names: Vec<&str> = BUILTIN_SOURCES.iter().map(|(n, _)| *n).collect();
         assert_eq!(names, Theme::builtin_names());
+    }
+
+    #[test]
+    fn a_fifo_or_device_as_theme_is_refused_at_once() {
+        let said = crate::core::userfile::testing::fifo_and_zero(|p| match Theme::from_file(p) {
+            Ok(t) => t.name,
+            Err(e) => e.to_string(),
+        });
+        assert!(said[0].contains("is a FIFO"), "{said:?}");
+        assert!(said[1].contains("is a device"), "{said:?}");
+    }
+
+    #[test]
+    fn a_themes_errors_and_name_hold_no_escape() {
+        for text in [
+            "\"\\u001b]0;PWN\\u0007\" = 1\n",
+            "[styles]\n\"a\\u202eb\" = \"red\"\n",
+            "[styles.base]\nfg = \"\\u001b[2J\"\n",
+            "name = \"dark\\u001b[2J\"\n",
+        ] {
+            let e = Theme::parse(text, "t.toml").unwrap_err().to_string();
+            assert!(!e.contains(is_unsafe), "{e:?}");
+        }
     }
 
     #[test]

@@ -417,13 +417,13 @@ fn parse_fixture(dir: &str, name: &str) -> (Config, Vec<String>) {
         .join("tests/fixtures/config")
         .join(dir)
         .join(name);
-    config::load(Some(&path))
+    config::load(Some(&path)).unwrap()
 }
 
 #[test]
 fn every_valid_config_fixture_parses_without_messages() {
     for path in fixtures("config/valid") {
-        let (_, messages) = config::load(Some(&path));
+        let (_, messages) = config::load(Some(&path)).unwrap();
         assert!(messages.is_empty(), "{}: {messages:?}", path.display());
     }
 }
@@ -501,7 +501,7 @@ fn every_invalid_config_fixture_names_file_line_and_key() {
             "{}: no `# expect:` line",
             path.display()
         );
-        let (_, messages) = config::load(Some(&path));
+        let (_, messages) = config::load(Some(&path)).unwrap();
         assert_eq!(
             messages.len(),
             expected.len(),

@@ -484,6 +484,43 @@ fn keys_or_skip(test: &str) -> Option<Keys> {
     available(test).then(Keys::new)
 }
 
+/// A node whose sampler writes terminal escapes on stderr and exits with
+/// them: batch says so with each escape a '?', never raw (issue 27: it
+/// printed `node … says: fatal: ^[]0;EXITPWN^G^[[2J…`, which retitles and
+/// clears the user's terminal).
+#[test]
+fn a_nodes_escapes_on_stderr_reach_the_terminal_as_question_marks() {
+    let test = "a_nodes_escapes_on_stderr_reach_the_terminal_as_question_marks";
+    let Some(keys) = keys_or_skip(test) else {
+        return;
+    };
+    let _serial = serial();
+    let script = keys.path("pwn.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nprintf 'fatal: \\033]0;EXITPWN\\007\\033[2J\\302\\233 \\342\\200\\256x\\n' >&2\nexit 1\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let node = Sshd::start(
+        &keys,
+        "127.0.0.80",
+        &format!("ForceCommand {}\n", script.display()),
+    );
+    let kh = known_hosts(&keys, &[&node]);
+    let tag = nonce("nodes");
+    let args = ["disks", "--interval", "0.5", "--count", "1"];
+    let mut run = Run::new(strata(&keys, &kh, &[&node], &tag, &args));
+    let (status, _) = run.finish(Duration::from_secs(60));
+    let said = run.said().join("\n");
+    assert!(!status.success(), "{said}");
+    assert!(said.contains("fatal: ?]0;EXITPWN??[2J? ?x"), "{said}");
+    for line in run.said() {
+        assert!(!line.contains(strata::core::text::is_unsafe), "{line:?}");
+    }
+}
+
 #[test]
 fn each_node_reports_byte_for_byte_what_root_reads_of_its_tree() {
     let test = "each_node_reports_byte_for_byte_what_root_reads_of_its_tree";

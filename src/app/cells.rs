@@ -86,11 +86,12 @@ impl CellView {
         })
     }
 
-    /// Whole seconds since the cellcli listing arrived, at `now_ms`.
+    /// Whole seconds since the cellcli listing arrived, at `now_ms`; none
+    /// when either time is not known: a listing that comes before the
+    /// app's first tick is stamped 0, and an age from 1970 is no age.
     pub fn cellcli_age_s(&self, now_ms: i64) -> Option<i64> {
-        self.cellcli
-            .as_ref()
-            .map(|(at, _)| ((now_ms - at) / 1000).max(0))
+        let (at, _) = self.cellcli.as_ref()?;
+        (*at > 0 && now_ms > 0).then(|| ((now_ms - at) / 1000).max(0))
     }
 
     pub fn ingest(&mut self, sample: impl std::borrow::Borrow<DiskSample>) {
@@ -519,5 +520,22 @@ mod tests {
             fresh.list[1].link.status,
             HostStatus::Unreachable("reset".into())
         );
+    }
+
+    #[test]
+    fn a_listing_before_the_first_tick_has_no_age() {
+        let listing = include_str!("../../tests/fixtures/cellcli/cel01-x7-report.txt");
+        let mut c = cells();
+        let ev = |cell| CellEvent::Cellcli {
+            cell,
+            text: listing.into(),
+        };
+        // The app's clock is 0 until its first tick.
+        c.ingest(0, ev(0));
+        c.ingest(1_795_891_194_000, ev(1));
+        assert!(c.list[0].cellcli.is_some());
+        assert_eq!(c.list[0].cellcli_age_s(1_795_891_194_000), None);
+        assert_eq!(c.list[1].cellcli_age_s(1_795_891_206_500), Some(12));
+        assert_eq!(c.list[1].cellcli_age_s(0), None);
     }
 }

@@ -98,7 +98,7 @@ fn status_line(label: &str, status: &HostStatus) -> String {
         .strip_prefix(label)
         .and_then(|t| t.strip_prefix(": "))
         .unwrap_or(&text);
-    format!("strata: node {label}: {text}")
+    printable(&format!("strata: node {label}: {text}")).into_owned()
 }
 
 /// Prints `count` reports of every node (or until interrupted); the exit
@@ -313,7 +313,8 @@ impl<O: Write, E: Write> Run<O, E> {
                 }
             },
             NodeEvent::Stderr { text, .. } => {
-                let _ = writeln!(self.err, "strata: node {label} says: {text}");
+                let said = format!("strata: node {label} says: {text}");
+                let _ = writeln!(self.err, "{}", printable(&said));
             }
             NodeEvent::Residency { text, .. } => self.nodes[i].residency = Some(text),
             NodeEvent::Rtt { .. } => {}

@@ -1,7 +1,8 @@
 //! What every layer shares and nothing of strata's own sits under: the wall
 //! clock, the host's identity and strata's own cost, reads under the root
 //! directory, the sampling boundaries, the errors of reading, durations and
-//! sizes.
+//! sizes; the one rule for printing outside text and for opening the files
+//! the user names.
 //! It imports no other module of the crate.
 //!
 //! The name meets the `core` crate only at the crate root, where a bare
@@ -16,6 +17,8 @@ pub mod error;
 pub mod host;
 pub mod rootfs;
 pub mod size;
+pub mod text;
+pub mod userfile;
 // The one module allowed to call into libc and the kernel: Cargo.toml
 // denies unsafe code everywhere else.
 #[allow(unsafe_code)]

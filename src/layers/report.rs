@@ -19,16 +19,7 @@ pub enum Format {
 /// name or a host name can hold any byte but '/', and an escape sequence
 /// or a newline in one would repaint the screen or split a row. JSON needs
 /// none of this: serde_json escapes control characters itself.
-pub(crate) fn printable(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.chars().any(char::is_control) {
-        s.chars()
-            .map(|c| if c.is_control() { '?' } else { c })
-            .collect::<String>()
-            .into()
-    } else {
-        s.into()
-    }
-}
+pub(crate) use crate::core::text::printable;
 
 /// A string as a JSON string literal (serde_json escapes control
 /// characters itself).

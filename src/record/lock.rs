@@ -54,9 +54,27 @@ pub fn open_segment(path: &Path, existing: Existing) -> Result<File, RecordError
     if existing == Existing::Refuse {
         return Err(RecordError::Exists(path.to_path_buf()));
     }
+    // --force replaces a recording, nothing else: a file that does not
+    // start as one is the user's, and was named by mistake.
+    if !starts_as_recording(&f).map_err(RecordError::io("read", path))? {
+        return Err(RecordError::NotARecording(path.to_path_buf()));
+    }
     f.set_len(0).map_err(RecordError::io("truncate", path))?;
     make_private(&f, path)?;
     Ok(f)
+}
+
+/// Whether the file starts with a recording's magic bytes. Read at an
+/// offset (pread): the file's position stays at 0, where the new
+/// recording is written.
+fn starts_as_recording(f: &File) -> std::io::Result<bool> {
+    use std::os::unix::fs::FileExt;
+    let mut head = [0u8; super::format::MAGIC.len()];
+    match f.read_exact_at(&mut head, 0) {
+        Ok(()) => Ok(&head == super::format::MAGIC),
+        Err(e) if e.kind() == ErrorKind::UnexpectedEof => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 /// Opens (creating or emptying) a file beside a locked segment, such as
@@ -160,6 +178,27 @@ pub fn still_is(open: (u64, u64), path: &Path) -> Result<(), RecordError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn force_replaces_a_recording_and_refuses_any_other_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("plain.txt");
+        std::fs::write(&plain, "hello\n").unwrap();
+        let e = open_segment(&plain, Existing::Replace).unwrap_err();
+        assert!(matches!(e, RecordError::NotARecording(_)), "{e}");
+        assert!(e.to_string().contains("not a strata recording"), "{e}");
+        assert_eq!(std::fs::read_to_string(&plain).unwrap(), "hello\n");
+        let empty = dir.path().join("empty");
+        std::fs::write(&empty, "").unwrap();
+        assert!(open_segment(&empty, Existing::Replace).is_err());
+        let rec = dir.path().join("old.strec");
+        std::fs::write(&rec, b"STRATREC\x01\x00rest").unwrap();
+        let mut f = open_segment(&rec, Existing::Replace).unwrap();
+        assert_eq!(f.metadata().unwrap().len(), 0);
+        // What is written next starts the file.
+        std::io::Write::write_all(&mut f, b"STRATREC").unwrap();
+        assert_eq!(std::fs::read(&rec).unwrap(), b"STRATREC");
+    }
 
     #[test]
     fn the_holder_is_the_granted_flock_on_that_very_file() {

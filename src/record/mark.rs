@@ -122,11 +122,13 @@ impl MarkSocket {
     }
 }
 
-/// One line of printable text, at most [`MAX_LABEL`] characters.
+/// One line of printable text, at most [`MAX_LABEL`] characters: what
+/// would act on the terminal is left out (a U+202E would turn the marker
+/// list's columns around).
 pub fn clean_label(line: &str) -> String {
     line.trim()
         .chars()
-        .filter(|c| !c.is_control())
+        .filter(|&c| !crate::core::text::is_unsafe(c))
         .take(MAX_LABEL)
         .collect()
 }
@@ -190,5 +192,19 @@ fn deliver(path: &Path, label: &str) -> std::io::Result<()> {
             "strata answered {:?}",
             reply.trim()
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_keeps_no_escape_and_no_bidi_override() {
+        assert_eq!(
+            clean_label(" load\u{202e}ing\u{1b}[2J 2 \n"),
+            "loading[2J 2"
+        );
+        assert_eq!(clean_label("a\u{2066}b\u{200f}c\u{9b}"), "abc");
     }
 }

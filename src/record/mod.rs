@@ -44,6 +44,8 @@ pub enum RecordError {
     Exists(PathBuf),
     #[error("{} is being recorded by {}: a recording in progress is never replaced", .path.display(), match .pid { Some(p) => format!("strata pid {p}"), None => "another process".to_owned() })]
     InProgress { path: PathBuf, pid: Option<u32> },
+    #[error("{} is not a strata recording: --force replaces only a recording, never another file", .0.display())]
+    NotARecording(PathBuf),
     #[error("{} is not a regular file: a recording is written only to a file of its own", .0.display())]
     NotRegular(PathBuf),
     #[error("{} is not a regular file: a recording is read from a file, not a device, FIFO or directory", .0.display())]

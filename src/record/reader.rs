@@ -196,17 +196,15 @@ impl RecordReader {
     /// Fails only when nothing can be read: IO error, not a recording, unknown
     /// version, or a damaged file header. Everything else becomes a notice.
     pub fn open(path: &Path) -> Result<Self, RecordError> {
-        // /dev/zero or a FIFO would be read without end.
-        let meta = std::fs::metadata(path).map_err(RecordError::io("stat", path))?;
-        if !meta.is_file() {
-            return Err(RecordError::NotAFile(path.to_path_buf()));
-        }
-        let file = File::open(path).map_err(RecordError::io("open", path))?;
-        // The length now: a recording still being written is read as it is.
-        let len = file
-            .metadata()
-            .map_err(RecordError::io("stat", path))?
-            .len();
+        // /dev/zero or a FIFO would be read without end. The length now: a
+        // recording still being written is read as it is.
+        let (file, len) = crate::core::userfile::open_regular(path).map_err(|e| {
+            if crate::core::userfile::is_not_regular(&e) {
+                RecordError::NotAFile(path.to_path_buf())
+            } else {
+                RecordError::io("open", path)(e)
+            }
+        })?;
         let journal = read_journal_file(&journal_path(path));
         Self::from_source(path, Bytes::File { file, len }, journal)
     }
@@ -758,18 +756,15 @@ pub const MAX_JOURNAL_LEN: u64 = format::MAX_FRAME_LEN as u64;
 /// when there is none.
 fn read_journal_file(jpath: &Path) -> Option<std::io::Result<Vec<u8>>> {
     use std::io::Read;
-    let file = match File::open(jpath) {
+    let file = match crate::core::userfile::open_regular(jpath) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => return Some(Err(e)),
-        Ok(f) => f,
+        Ok((f, _)) => f,
     };
-    let read = || {
-        if !file.metadata()?.is_file() {
-            return Err(std::io::Error::other("not a regular file"));
-        }
-        let mut buf = Vec::new();
-        (&file).take(MAX_JOURNAL_LEN).read_to_end(&mut buf)?;
-        Ok(buf)
-    };
-    Some(read())
+    let mut buf = Vec::new();
+    Some(
+        file.take(MAX_JOURNAL_LEN)
+            .read_to_end(&mut buf)
+            .map(|_| buf),
+    )
 }

@@ -43,13 +43,33 @@ enum Loaded {
     Unreadable(String),
 }
 
+/// The most of an identity file strata reads: an OpenSSH RSA key of
+/// 16,384 bits, the largest ssh-keygen makes, is about 12 kB.
+pub const MAX_IDENTITY_BYTES: u64 = 64 * 1024;
+
+/// A private key file's text as strata decodes it (OpenSSH, PEM or PuTTY),
+/// with its passphrase if it has one.
+pub fn decode_identity(
+    text: &str,
+    passphrase: Option<&str>,
+) -> Result<PrivateKey, russh::keys::Error> {
+    russh::keys::decode_secret_key(text, passphrase)
+}
+
+/// An identity file's key: a regular file of at most
+/// [`MAX_IDENTITY_BYTES`], as every file the user names is read.
+fn load_identity(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, russh::keys::Error> {
+    let text = crate::core::userfile::read_text(path, MAX_IDENTITY_BYTES)?;
+    decode_identity(&text, passphrase)
+}
+
 /// Key files are decoded on a blocking thread: bcrypt-pbkdf of an
 /// encrypted key takes long enough to stall the other hosts' streams.
 async fn load(path: &Path, passphrase: Option<zeroize::Zeroizing<String>>) -> Loaded {
     let p = path.to_path_buf();
     let had_passphrase = passphrase.is_some();
     let r = tokio::task::spawn_blocking(move || {
-        russh::keys::load_secret_key(&p, passphrase.as_ref().map(|s| s.as_str()))
+        load_identity(&p, passphrase.as_ref().map(|s| s.as_str()))
     })
     .await;
     match r {
@@ -150,4 +170,20 @@ pub(super) async fn authenticate(
         host: target.label.clone(),
         tried,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_identity_that_is_a_device_or_fifo_is_refused_at_once() {
+        let said =
+            crate::core::userfile::testing::fifo_and_zero(|p| match load_identity(p, None) {
+                Ok(_) => "a key".to_owned(),
+                Err(e) => e.to_string(),
+            });
+        assert!(said[0].contains("is a FIFO"), "{said:?}");
+        assert!(said[1].contains("is a device"), "{said:?}");
+    }
 }

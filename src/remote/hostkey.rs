@@ -5,8 +5,10 @@
 //! ignores `@revoked` (a revoked key would look unknown, and
 //! accept-new would learn it), splits fields on single spaces only and
 //! knows no `*`/`?`/`!` patterns. This module parses each line with
-//! ssh-key and matches hosts as OpenSSH's hostfile.c does; writing a new
-//! line still goes through russh's `learn_known_hosts_path`.
+//! ssh-key and matches hosts as OpenSSH's hostfile.c does. Nor is russh's
+//! `learn_known_hosts_path` used to write a new line: it creates the
+//! directory 0755 and the file 0644 (after the umask) and starts a new
+//! file with an empty line; OpenSSH makes ~/.ssh 0700 and known_hosts 0600.
 
 use super::error::{HostKeyError, OfferedKey};
 use crate::core::error::kind_name;
@@ -248,6 +250,50 @@ pub fn refusal(
 /// Hosts checking and learning at once must not append the same key twice.
 static LEARNING: Mutex<()> = Mutex::new(());
 
+/// The most of a known_hosts file strata reads: 20,000 RSA host keys.
+pub const MAX_KNOWN_HOSTS_BYTES: u64 = 16 << 20;
+
+/// A known_hosts file's text, read as every file the user names is.
+pub fn read_known_hosts(path: &Path) -> std::io::Result<String> {
+    crate::core::userfile::read_text(path, MAX_KNOWN_HOSTS_BYTES)
+}
+
+/// Appends `host`'s key to the file at `path` as OpenSSH's accept-new
+/// does: a missing directory made 0700 and a new file 0600, whatever the
+/// umask would allow beyond; a line break first only where the file has
+/// lines and its last one is not ended.
+fn learn(host: &str, port: u16, key: &PublicKey, path: &Path) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut last = [b'\n'];
+    if file.seek(SeekFrom::End(-1)).is_ok() {
+        file.read_exact(&mut last)?;
+    }
+    let key = key.to_openssh().map_err(std::io::Error::other)?;
+    let line = format!(
+        "{}{} {key}\n",
+        if last[0] == b'\n' { "" } else { "\n" },
+        host_port(host, port)
+    );
+    file.write_all(line.as_bytes())
+}
+
 /// Checks the offered key against the file; with `accept_new` a host the
 /// file does not know at all is learned (appended), as OpenSSH's
 /// StrictHostKeyChecking=accept-new does. Returns the refusal otherwise,
@@ -261,7 +307,7 @@ pub fn verify(
     accept_new: bool,
 ) -> Result<(), Box<HostKeyError>> {
     let _guard = LEARNING.lock().unwrap_or_else(|p| p.into_inner());
-    let text = match std::fs::read_to_string(path) {
+    let text = match read_known_hosts(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => {
@@ -274,13 +320,7 @@ pub fn verify(
     };
     let verdict = check(&text, host, port, key);
     if verdict == Verdict::Unknown && accept_new {
-        return russh::keys::known_hosts::learn_known_hosts_path(
-            &host.to_ascii_lowercase(),
-            port,
-            key,
-            path,
-        )
-        .map_err(|e| {
+        return learn(&host.to_ascii_lowercase(), port, key, path).map_err(|e| {
             Box::new(HostKeyError::NotLearned {
                 host: host.to_string(),
                 port,
@@ -423,13 +463,34 @@ mod tests {
         assert!(!path.exists());
         verify(&path, "CEL01", 2222, &key(ED_A), true).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        // russh's learn_known_hosts_path starts a new file with an empty line
-        assert!(text.starts_with("\n[cel01]:2222 ssh-ed25519 "), "{text:?}");
+        assert!(text.starts_with("[cel01]:2222 ssh-ed25519 "), "{text:?}");
         verify(&path, "cel01", 2222, &key(ED_A), false).unwrap();
         let e = verify(&path, "cel01", 2222, &key(ED_B), true)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("line 2"), "{e}");
+        assert!(e.contains("line 1"), "{e}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    }
+
+    #[test]
+    fn accept_new_makes_the_directory_0700_and_the_file_0600_as_openssh() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let ssh = dir.path().join("home/.ssh");
+        let path = ssh.join("known_hosts");
+        verify(&path, "cel01", 22, &key(ED_A), true).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!((mode(&ssh), mode(&path)), (0o700, 0o600));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("cel01 ssh-ed25519 AAAA"), "{text:?}");
+        // A last line without its break gets one before the new line.
+        std::fs::write(&path, "cel09 ssh-ed25519 AAAA").unwrap();
+        verify(&path, "cel02", 2200, &key(ED_B), true).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("cel09 ssh-ed25519 AAAA\n[cel02]:2200 ssh-ed25519 "),
+            "{text:?}"
+        );
+        assert_eq!(text.lines().count(), 2);
     }
 }

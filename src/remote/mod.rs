@@ -27,6 +27,7 @@ pub mod sampler;
 pub mod target;
 
 mod auth;
+pub use auth::{MAX_IDENTITY_BYTES, decode_identity};
 mod session;
 
 pub use target::{SshTarget, parse_host_group, parse_ssh_spec};
@@ -344,7 +345,13 @@ impl<E: HostEvent> Events<E> {
         }
     }
 
+    /// Whatever a message holds of the peer's (its stderr, a frame it
+    /// sent) goes out printable, to the screen and to batch's stderr.
     async fn stderr(&self, text: String) -> bool {
+        let text = match crate::core::text::printable(&text) {
+            std::borrow::Cow::Borrowed(_) => text,
+            clean => clean.into_owned(),
+        };
         self.send(E::stderr(self.host, text)).await
     }
 }

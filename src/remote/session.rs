@@ -123,7 +123,7 @@ async fn connect(target: &SshTarget, opts: &SshOptions) -> Result<Handle<HostHan
     let _ = tcp.set_nodelay(true);
     // Read here only to order the host key types; the check proper reads
     // the file again when the key arrives. A missing file knows nothing.
-    let known = std::fs::read_to_string(&opts.known_hosts).unwrap_or_default();
+    let known = hostkey::read_known_hosts(&opts.known_hosts).unwrap_or_default();
     let default = russh::Preferred::DEFAULT;
     let key = hostkey::prefer_known(
         &default.key,
@@ -230,9 +230,108 @@ async fn log_in<E: HostEvent>(
 /// stderr text is cut to this before it becomes an event.
 const MAX_STDERR_EVENT: usize = 2048;
 
+/// A peer's stderr as printable text of at most `max` bytes.
 fn cut(text: &[u8], max: usize) -> String {
-    let s = String::from_utf8_lossy(&text[..text.len().min(max)]);
-    s.trim_end().to_string()
+    crate::core::text::printable_bytes(text, max)
+}
+
+/// How many stderr messages a host may print per [`STDERR_WINDOW`]: a
+/// sampler that floods its stderr (53 MB were seen) would otherwise fill
+/// the user's terminal or log, and hide every other host's messages.
+const STDERR_PER_WINDOW: u32 = 10;
+const STDERR_WINDOW: Duration = Duration::from_secs(10);
+
+/// What of a host's stderr is printed: [`STDERR_PER_WINDOW`] messages a
+/// window, and of the rest how much there was, said once the window ends.
+struct StderrBudget {
+    since: Instant,
+    said: u32,
+    dropped_messages: u64,
+    dropped_bytes: u64,
+}
+
+impl StderrBudget {
+    fn new(now: Instant) -> Self {
+        StderrBudget {
+            since: now,
+            said: 0,
+            dropped_messages: 0,
+            dropped_bytes: 0,
+        }
+    }
+
+    /// At `now`, a new window if the last one is over, with what it left
+    /// out to say, if anything; `force` ends the window anyway (the
+    /// stream ends).
+    fn roll(&mut self, now: Instant, force: bool) -> Option<String> {
+        if !force && now.duration_since(self.since) < STDERR_WINDOW {
+            return None;
+        }
+        let note = (self.dropped_messages > 0).then(|| {
+            format!(
+                "{} more stderr messages ({} bytes) not shown: at most {STDERR_PER_WINDOW} every {} s",
+                self.dropped_messages,
+                self.dropped_bytes,
+                STDERR_WINDOW.as_secs()
+            )
+        });
+        *self = StderrBudget::new(now);
+        note
+    }
+
+    /// Whether a message of `len` bytes is printed; counted as left out
+    /// if not.
+    fn admit(&mut self, len: usize) -> bool {
+        if self.said < STDERR_PER_WINDOW {
+            self.said += 1;
+            return true;
+        }
+        self.dropped_messages += 1;
+        self.dropped_bytes = self.dropped_bytes.saturating_add(len as u64);
+        false
+    }
+}
+
+/// The sampler's stderr: what of it is printed, and its last
+/// [`MAX_STDERR_EVENT`] bytes for the reason it ended.
+struct Stderr {
+    tail: Vec<u8>,
+    budget: StderrBudget,
+}
+
+impl Stderr {
+    fn new() -> Self {
+        Stderr {
+            tail: Vec::new(),
+            budget: StderrBudget::new(Instant::now()),
+        }
+    }
+
+    /// The sampler wrote `data`; false when strata quits.
+    async fn said<E: HostEvent>(&mut self, ev: &Events<E>, data: &[u8]) -> bool {
+        self.tail.extend_from_slice(data);
+        let over = self.tail.len().saturating_sub(MAX_STDERR_EVENT);
+        self.tail.drain(..over);
+        let note = self.budget.roll(Instant::now(), false);
+        let text = self
+            .budget
+            .admit(data.len())
+            .then(|| cut(data, MAX_STDERR_EVENT));
+        for t in note.into_iter().chain(text) {
+            if !ev.stderr(t).await {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The channel closed: what was left out is said now.
+    async fn ends<E: HostEvent>(&mut self, ev: &Events<E>) -> bool {
+        match self.budget.roll(Instant::now(), true) {
+            Some(note) => ev.stderr(note).await,
+            None => true,
+        }
+    }
 }
 
 /// Opens the sampler's channel and starts the sampler in it.
@@ -292,7 +391,7 @@ async fn stream<P: Protocol>(
     let mut deadline = tokio::time::Instant::now() + stall + opts.connect_timeout;
     let mut last_frame = Instant::now();
     let mut exit_status: Option<u32> = None;
-    let mut stderr_tail: Vec<u8> = Vec::new();
+    let mut stderr = Stderr::new();
     let gone = |why, was_live| End::Lost {
         status: HostStatus::Unreachable(why),
         was_live,
@@ -369,16 +468,16 @@ async fn stream<P: Protocol>(
                 }
             }
             Some(ChannelMsg::ExtendedData { data, .. }) => {
-                stderr_tail.extend_from_slice(&data);
-                let over = stderr_tail.len().saturating_sub(MAX_STDERR_EVENT);
-                stderr_tail.drain(..over);
-                if !rep.ev.stderr(cut(&data, MAX_STDERR_EVENT)).await {
+                if !stderr.said(&rep.ev, &data).await {
                     return End::Quit;
                 }
             }
             Some(ChannelMsg::ExitStatus { exit_status: s }) => exit_status = Some(s),
             Some(ChannelMsg::Close) => {
-                return gone(sampler_ended(target, exit_status, &stderr_tail), live);
+                if !stderr.ends(&rep.ev).await {
+                    return End::Quit;
+                }
+                return gone(sampler_ended(target, exit_status, &stderr.tail), live);
             }
             Some(_) => {}
         }
@@ -604,5 +703,40 @@ async fn side_loop<E: HostEvent>(
             return;
         }
         tokio::time::sleep(every.saturating_sub(t.elapsed())).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stderr_flood_prints_ten_messages_a_window_and_says_what_it_left_out() {
+        let t0 = Instant::now();
+        let mut b = StderrBudget::new(t0);
+        let printed = (0..26_000).filter(|_| b.admit(2048)).count();
+        assert_eq!(printed, 10);
+        assert_eq!(b.roll(t0 + Duration::from_secs(9), false), None);
+        assert_eq!(
+            b.roll(t0 + STDERR_WINDOW, false).as_deref(),
+            Some("25990 more stderr messages (53227520 bytes) not shown: at most 10 every 10 s")
+        );
+        assert!(b.admit(1));
+        assert_eq!(b.roll(t0 + STDERR_WINDOW, true), None);
+    }
+
+    #[test]
+    fn what_a_peer_prints_reaches_no_terminal_raw() {
+        let said = cut(
+            b"fatal: \x1b]0;EXITPWN\x07\x1b[2J\xc2\x9b1m\n",
+            MAX_STDERR_EVENT,
+        );
+        assert_eq!(said, "fatal: ?]0;EXITPWN??[2J?1m");
+        let ended = sampler_ended(
+            &crate::remote::target::parse_ssh_spec("db01", "u").unwrap_or_else(|e| panic!("{e}")),
+            Some(1),
+            b"\x1b[2Jgone",
+        );
+        assert!(!ended.to_string().contains('\u{1b}'), "{ended}");
     }
 }

@@ -2,6 +2,7 @@
 //! group files in the format dcli's `-g` takes (one host per line, `#`
 //! comments).
 
+use crate::core::text::is_unsafe;
 use std::path::{Path, PathBuf};
 
 /// One host (a storage cell or a database node) and how to log in to it.
@@ -18,6 +19,20 @@ pub struct SshTarget {
     pub identity: Option<PathBuf>,
 }
 
+/// Whether `user` may be a login name: no blank, no ':' (the port's) and
+/// nothing that would act on a terminal when a message names it.
+pub fn user_name_ok(user: &str) -> bool {
+    !user.is_empty() && !user.contains(|c: char| c.is_whitespace() || c == ':' || is_unsafe(c))
+}
+
+/// Whether `host` may be a host name or an address (IPv6 without its
+/// brackets): none of what separates the parts of a spec or a group
+/// line, and nothing that would act on a terminal.
+pub fn host_name_ok(host: &str) -> bool {
+    !host.is_empty()
+        && !host.contains(|c: char| c.is_whitespace() || "@/[]#,".contains(c) || is_unsafe(c))
+}
+
 /// Reads `[user@]host[:port]` or `[user@][v6addr]:port` (a bare IPv6
 /// address is taken whole, with port 22).
 pub fn parse_ssh_spec(spec: &str, default_user: &str) -> Result<SshTarget, String> {
@@ -29,7 +44,7 @@ pub fn parse_ssh_spec(spec: &str, default_user: &str) -> Result<SshTarget, Strin
     if user.is_empty() {
         return Err(format!("{spec:?}: empty user name before '@'"));
     }
-    if user.contains(|c: char| c.is_whitespace() || c == ':') {
+    if !user_name_ok(user) {
         return Err(format!("{spec:?}: {user:?} is not a user name"));
     }
     let (host, port) = if let Some(rest) = hostport.strip_prefix('[') {
@@ -55,7 +70,7 @@ pub fn parse_ssh_spec(spec: &str, default_user: &str) -> Result<SshTarget, Strin
     if host.is_empty() {
         return Err(format!("{spec:?}: no host name"));
     }
-    if host.contains(|c: char| c.is_whitespace() || "@/[]#,".contains(c)) {
+    if !host_name_ok(host) {
         return Err(format!("{spec:?}: {host:?} is not a host name or address"));
     }
     let port = match port {
@@ -170,6 +185,9 @@ impl<T> Given<'_, T> {
             match text {
                 Ok(text) => {
                     let (ts, errs) = group(text, self.default_user);
+                    if ts.is_empty() && errs.is_empty() {
+                        problems.push(format!("--{what}-group {name}: names no {what}"));
+                    }
                     from_args.extend(ts.into_iter().map(&with_identity));
                     problems.extend(errs.into_iter().map(|e| format!("{name} {e}")));
                 }
@@ -391,6 +409,50 @@ mod tests {
             );
             assert_eq!(t.identity, None);
         }
+    }
+
+    #[test]
+    fn a_spec_or_group_line_with_escapes_is_refused_and_named_printably() {
+        for bad in [
+            "db\u{1b}]0;PWN\u{7}01",
+            "db\u{0}01",
+            "db01\u{8}\u{7f}",
+            "\u{9b}31mdb01",
+            "cel\u{202e}10",
+            "or\u{1b}[2Jacle@db01",
+        ] {
+            let e = parse_node_spec(bad, "u").unwrap_err();
+            assert!(!e.contains(crate::core::text::is_unsafe), "{e:?}");
+            let (nodes, errors) = parse_node_group(bad, "u");
+            assert!(nodes.is_empty(), "{bad:?}");
+            assert!(
+                !errors[0].contains(crate::core::text::is_unsafe),
+                "{errors:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_empty_group_file_is_a_problem() {
+        let groups = [
+            ("empty.txt".to_string(), Ok(String::new())),
+            ("comments.txt".to_string(), Ok("# none yet\n\n".to_string())),
+        ];
+        let (nodes, problems) = assemble_nodes(Given {
+            specs: &[],
+            groups: &groups,
+            config: Vec::new(),
+            default_user: "oracle",
+            identity: None,
+        });
+        assert!(nodes.is_empty());
+        assert_eq!(
+            problems,
+            [
+                "--node-group empty.txt: names no node",
+                "--node-group comments.txt: names no node"
+            ]
+        );
     }
 
     #[test]
