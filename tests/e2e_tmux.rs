@@ -208,3 +208,146 @@ fn readme_screens() {
     println!("{}", t.screen(false).trim_end());
     t.keys(&["q"]);
 }
+
+/// The commands the README shows, in its code blocks and in its text: how
+/// one is run here, and what says it worked.
+enum Run {
+    /// A screen: what it shows once it runs; `q` then ends it.
+    Screen(&'static str),
+    /// Without a screen: it must exit 0.
+    Exits,
+}
+
+/// What the README's `strata` commands become here: the duration or
+/// count made short; `strata mark` needs a strata that records.
+fn shortened(line: &str) -> String {
+    line.replace("--count 10", "--count 2")
+        .replace("--duration 8h", "--duration 3s")
+}
+
+fn how(line: &str) -> Run {
+    let words: Vec<&str> = line
+        .split_whitespace()
+        .skip_while(|w| w.contains('='))
+        .collect();
+    match words.get(1).copied() {
+        Some("batch" | "record" | "export" | "summary") => Run::Exits,
+        Some("replay") => Run::Screen("REPLAY"),
+        // The tab bar: the typed command line holds no such word.
+        _ => Run::Screen("Overview"),
+    }
+}
+
+/// Every `strata` command of the README's `sh` blocks, and every whole
+/// one its text quotes. Placeholders (PANEL, …) and bare command names
+/// are not commands.
+fn readme_commands() -> Vec<String> {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let mut commands: Vec<String> = Vec::new();
+    let mut in_sh = false;
+    for line in readme.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh";
+            continue;
+        }
+        let code = line.split("  #").next().unwrap_or("").trim();
+        if in_sh && (code.starts_with("strata") || code.contains("... strata")) {
+            commands.push(code.to_string());
+        }
+    }
+    // The text outside the code blocks, whose quotes may break a line.
+    let text: String = readme.split("```").step_by(2).collect::<Vec<_>>().join(" ");
+    for quoted in text.split('`').skip(1).step_by(2) {
+        let quoted = quoted.split_whitespace().collect::<Vec<_>>().join(" ");
+        let whole = quoted.starts_with("strata ")
+            && quoted.split_whitespace().count() > 2
+            && !quoted.contains('…')
+            && !quoted.contains("PANEL");
+        if whole && !commands.contains(&quoted) {
+            commands.push(quoted);
+        }
+    }
+    commands
+}
+
+/// A directory as the README's reader has it: `strata` on the PATH, the
+/// demo, the group files the tour names (nodes and a cell no one answers
+/// for), a HOME of its own and a place for `strata mark`; and the shell
+/// line that enters it.
+fn readme_place() -> (tempfile::TempDir, String) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let at = |p: &str| dir.path().join(p);
+    for d in ["bin", "home", "marks"] {
+        std::fs::create_dir_all(at(d)).unwrap();
+    }
+    std::fs::set_permissions(at("marks"), std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_strata"), at("bin/strata")).unwrap();
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    std::os::unix::fs::symlink(&assets, at("assets")).unwrap();
+    std::fs::write(at("dbs.txt"), "db01\ndb02\n").unwrap();
+    std::fs::write(at("cells.txt"), "cel01\n").unwrap();
+    let env = format!(
+        "cd {} && export PATH={}:$PATH HOME={} STRATA_MARK_DIR={} && unset XDG_CONFIG_HOME SSH_AUTH_SOCK",
+        dir.path().display(),
+        at("bin").display(),
+        at("home").display(),
+        at("marks").display()
+    );
+    (dir, env)
+}
+
+fn exits_0(env: &str, line: &str) {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{env} && {line}"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{line}: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The README's commands run as written, with a short count or
+/// duration: a screen comes up and `q` ends it with status 0, or the
+/// command exits 0; `strata mark` marks the recording `--record` makes.
+#[test]
+fn the_readmes_commands_run_as_written() {
+    if !have_tmux() {
+        return skip("tmux is not installed");
+    }
+    let commands = readme_commands();
+    assert!(commands.len() >= 10, "{commands:?}");
+    let (dir, env) = readme_place();
+    let (marks, rest): (Vec<String>, Vec<String>) = commands
+        .into_iter()
+        .partition(|c| c.starts_with("strata mark"));
+    for command in &rest {
+        let line = shortened(command);
+        // Each command that records is run as if alone: the one before
+        // made run.strec, which strata never overwrites.
+        if line.contains("record") {
+            let _ = std::fs::remove_file(dir.path().join("run.strec"));
+        }
+        match how(&line) {
+            Run::Exits => exits_0(&env, &line),
+            Run::Screen(shows) => {
+                let t = Tmux::start("readme", 120, 40);
+                t.type_line(&format!("{env} && {line}; echo EXIT=$?"));
+                let screen = t.wait_text(shows);
+                if line.contains("--record") {
+                    marks.iter().for_each(|m| exits_0(&env, m));
+                }
+                t.keys(&["q"]);
+                let end = t.wait_text("EXIT=");
+                assert!(end.contains("EXIT=0"), "{line}:\n{screen}\n{end}");
+            }
+        }
+        println!("README: {line}: ran");
+    }
+    assert!(dir.path().join("run.strec").exists());
+}
