@@ -450,3 +450,62 @@ fn closed_pty_without_a_signal_ends_every_mode() {
         player.notices
     );
 }
+
+/// Out of file descriptors: 300 nodes that accept TCP and never speak
+/// SSH under `ulimit -n 128`. Before, crossterm's reader, made after the
+/// nodes took the descriptors, panicked ("reader source not set") and
+/// strata exited 0; now it is made first, each node that could not get a
+/// descriptor says so, and `q` ends the screen as usual.
+#[test]
+fn out_of_descriptors_each_node_says_so_and_q_quits() {
+    if !have_tmux() {
+        return skip("tmux is not installed");
+    }
+    // 300 loopback listeners that accept and hold every connection,
+    // saying nothing.
+    let listeners: Vec<std::net::TcpListener> = (0..300)
+        .map(|i| {
+            let l = std::net::TcpListener::bind(format!("127.0.{}.{}:0", 1 + i / 200, 1 + i % 200))
+                .unwrap();
+            l.set_nonblocking(true).unwrap();
+            l
+        })
+        .collect();
+    let lines: Vec<String> = listeners
+        .iter()
+        .map(|l| format!("u@{}\n", l.local_addr().unwrap()))
+        .collect();
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopped = Arc::clone(&stop);
+    let acceptor = thread::spawn(move || {
+        let mut held = Vec::new();
+        let end = Instant::now() + Duration::from_secs(60);
+        while !stopped.load(Ordering::Relaxed) && Instant::now() < end {
+            let before = held.len();
+            held.extend(listeners.iter().filter_map(|l| l.accept().ok()));
+            if held.len() == before {
+                thread::sleep(Duration::from_millis(5));
+            }
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let group = dir.path().join("nodes.txt");
+    std::fs::write(&group, lines.concat()).unwrap();
+    let t = Tmux::start("fds", 120, 30);
+    t.type_line(&format!(
+        "bash -c 'ulimit -n 128; HOME={} {} --node-group {}; echo EXIT=$?'",
+        dir.path().display(),
+        strata(),
+        group.display()
+    ));
+    let screen = t.wait_within("nodes out of descriptors", Duration::from_secs(20), |s| {
+        s.contains("Too many open files") || s.contains("EXIT=")
+    });
+    t.keys(&["q"]);
+    let end = t.wait_text("EXIT=");
+    stop.store(true, Ordering::Relaxed);
+    let _ = acceptor.join();
+    assert!(!end.contains("panicked"), "{end}");
+    assert!(end.contains("EXIT=0"), "{screen}\n{end}");
+    assert!(screen.contains("Too many open files"), "{screen}");
+}
