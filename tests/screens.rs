@@ -45,6 +45,37 @@ fn overview() {
     assert!(screen.contains("(4 disks)"), "{screen}");
 }
 
+/// The column of the newest bar of the sparkline on the host box's line
+/// led by `label` (the box is the screen's left half).
+fn newest_bar(screen: &str, label: &str) -> Option<usize> {
+    let line = screen
+        .lines()
+        .find(|l| l.starts_with(&format!("\"│{label} ")))?;
+    let chars: Vec<char> = line.chars().collect();
+    // the box's right border: the first one after its left
+    let end = chars.iter().skip(2).position(|c| *c == '│')? + 2;
+    chars[..end].iter().rposition(|c| ('▁'..='█').contains(c))
+}
+
+/// Every sparkline of the host box is on one time axis: with the window
+/// not yet full, the busiest's newest bar was 13 columns right of the
+/// r/s one's, at 120 and at 200 columns (issue 26).
+#[test]
+fn the_host_boxs_sparklines_share_one_time_axis() {
+    let mut app = app_with(30);
+    for w in [120, 200] {
+        let screen = render(&mut app, w, 40);
+        let rs = newest_bar(&screen, "r/s").expect("an r/s sparkline");
+        for label in ["w/s", "rkB/s", "wkB/s", "busiest"] {
+            assert_eq!(
+                newest_bar(&screen, label),
+                Some(rs),
+                "{label} at {w} columns is not on r/s's axis:\n{screen}"
+            );
+        }
+    }
+}
+
 #[test]
 fn disks_panel_wide_shows_every_iostat_column() {
     let mut app = app_with(30);

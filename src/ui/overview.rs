@@ -572,16 +572,17 @@ fn draw_total(
             .into_iter()
             .map(|x| app.ui.units.scale(col, f64::from(x)) as f32)
             .collect();
-        sparkline(
-            f,
-            Rect {
-                x: s.x + 1,
-                width: s.width.saturating_sub(1),
-                ..s
-            },
-            &vals,
-            style,
-        );
+        sparkline(f, spark_axis(s), &vals, style);
+    }
+}
+
+/// Where the sparklines of the host's totals lay out their window (from
+/// a line's third part): one time axis for every line of the box.
+fn spark_axis(s: Rect) -> Rect {
+    Rect {
+        x: s.x + 1,
+        width: s.width.saturating_sub(1),
+        ..s
     }
 }
 
@@ -600,13 +601,17 @@ fn draw_busiest(f: &mut Frame, app: &App, line: Rect, busiest: Option<&(String, 
                 style,
             );
             let util = history_index(DiskCol::Util).unwrap_or(0);
-            let vals =
-                app.host()
-                    .disks
-                    .series(TOTAL_ENTITY, util, s.width.saturating_sub(1) as usize);
+            let axis = spark_axis(s);
+            let vals = app
+                .host()
+                .disks
+                .series(TOTAL_ENTITY, util, usize::from(axis.width));
             let [n, sp] = Layout::horizontal([Constraint::Length(14), Constraint::Min(0)]).areas(s);
             super::say(f, n, format!(" {name}"), t.accent);
-            sparkline(f, sp, &vals, t.accent);
+            // right of the name, on the totals' axis: drawn from the name
+            // on, its bars stood 13 columns right of their time until the
+            // window filled
+            super::widgets::sparkline_within(f, axis, sp, &vals, t.accent);
         }
         None => f.render_widget(
             Paragraph::new(Span::styled(format!("{:>9}", format::UNKNOWN), t.muted)),

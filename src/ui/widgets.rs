@@ -44,6 +44,16 @@ pub fn sparkline(f: &mut Frame, area: Rect, values: &[f32], style: Style) {
     sparkline_to(f, area, values, None, style);
 }
 
+/// The part of a sparkline laid out over `axis` (oldest value at its left,
+/// as [`sparkline`] draws one) that falls in `area`, a right part of
+/// `axis`: a sparkline with a label before it then keeps its columns'
+/// times those of the full-width ones above it, window full or not.
+pub fn sparkline_within(f: &mut Frame, axis: Rect, area: Rect, values: &[f32], style: Style) {
+    let tail = &values[values.len().saturating_sub(usize::from(axis.width))..];
+    let skip = usize::from(area.x.saturating_sub(axis.x));
+    sparkline(f, area, tail.get(skip..).unwrap_or_default(), style);
+}
+
 /// A sparkline as [`sparkline`], its full height at `max` (the highest of
 /// its values when `None`): sparklines on one scale compare.
 pub fn sparkline_to(f: &mut Frame, area: Rect, values: &[f32], max: Option<f32>, style: Style) {
