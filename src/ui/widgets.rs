@@ -329,8 +329,26 @@ pub fn chart(
         .title(top)
         .title_bottom(bottom.right_aligned())
         .style(theme.base);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    // The markers' labels take a row above the plot: on its top row they
+    // hid the points there, a peak among them. Only where a marker is in
+    // the window, and the plot keeps a row.
+    let in_window = match (times.first(), times.last()) {
+        (Some(a), Some(b)) => x.marks.iter().any(|m| (*a..=*b).contains(&m.wall_ms)),
+        _ => false,
+    };
+    let labels_row = in_window && inner.height >= MARKS_MIN_HEIGHT;
+    let plot = if labels_row {
+        Rect {
+            y: inner.y + 1,
+            height: inner.height - 1,
+            ..inner
+        }
+    } else {
+        inner
+    };
     let chart = Chart::new(datasets)
-        .block(block)
         .x_axis(
             Axis::default()
                 .bounds([0.0, xmax])
@@ -349,13 +367,23 @@ pub fn chart(
                 ])
                 .style(theme.border),
         );
-    f.render_widget(chart, area);
-    let inner = Block::bordered().inner(area);
-    if let Some(graph) = graph_area(f.buffer_mut(), inner) {
+    f.render_widget(chart, plot);
+    if let Some(graph) = graph_area(f.buffer_mut(), plot) {
         let marks = mark_columns(times, x.marks, graph.width);
-        draw_marks(f.buffer_mut(), graph, &marks, theme);
+        let labels = labels_row.then(|| Rect {
+            y: inner.y,
+            height: 1,
+            width: inner.right() - graph.x,
+            ..graph
+        });
+        draw_marks(f.buffer_mut(), graph, labels, &marks, theme);
     }
 }
+
+/// The least inner height of a chart that gives its markers' labels a row
+/// above the plot: that row, two of plot, the time axis and its labels.
+/// Lower, a marker is its ▼ alone on the plot's top row.
+const MARKS_MIN_HEIGHT: u16 = 5;
 
 /// `groups` of spans (a label and its figure, or a figure) on one line of
 /// `width` columns: the first always, then those that fit whole; a line
@@ -435,22 +463,37 @@ pub fn mark_columns<'a>(times: &[i64], marks: &'a [Marker], width: u16) -> Vec<(
     out
 }
 
-/// Each marker: a ▼ on the plot's top row with as many whole words of its
-/// label as fit before the next marker (a word cut in two could be a
-/// figure: "70/3" of "70/30"), and a dotted line down its column where no
-/// point of a series is.
-fn draw_marks(buf: &mut Buffer, graph: Rect, marks: &[(u16, &str)], theme: &Theme) {
+/// Each marker: a ▼ on `labels`, the row above the plot, with as many
+/// whole words of its label as fit before the next marker (a word cut in
+/// two could be a figure: "70/3" of "70/30"), and a dotted line down its
+/// column where no point of a series is. Without that row, the ▼ alone
+/// on the plot's top row: a label there would hide points.
+fn draw_marks(
+    buf: &mut Buffer,
+    graph: Rect,
+    labels: Option<Rect>,
+    marks: &[(u16, &str)],
+    theme: &Theme,
+) {
+    let (row, first_dot, width) = match labels {
+        Some(r) => (r.y, graph.top(), r.width),
+        None => (graph.y, graph.top() + 1, graph.width),
+    };
     for (k, (col, label)) in marks.iter().enumerate() {
         let x = graph.x + col;
-        let next = marks.get(k + 1).map_or(graph.width, |m| m.0);
-        for y in graph.top() + 1..graph.bottom() {
+        let next = marks.get(k + 1).map_or(width, |m| m.0);
+        for y in first_dot..graph.bottom() {
             if let Some(c) = buf.cell_mut((x, y)).filter(|c| c.symbol() == " ") {
                 c.set_symbol("┊").set_style(theme.key);
             }
         }
-        let room = next.saturating_sub(col + 1) as usize;
+        let room = if labels.is_some() {
+            next.saturating_sub(col + 1) as usize
+        } else {
+            1
+        };
         let text = format!("▼{}", whole_words(label, room.saturating_sub(1)));
-        buf.set_stringn(x, graph.y, &text, room.max(1), theme.key);
+        buf.set_stringn(x, row, &text, room.max(1), theme.key);
     }
 }
 
