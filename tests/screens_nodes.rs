@@ -38,9 +38,17 @@ fn cluster_app() -> App {
 /// `n` nodes, db01 on: the first `live` live, each five seconds of the
 /// generators ahead of the one before, the others unreachable.
 fn nodes_app(n: usize, live: usize) -> App {
+    let hosts: Vec<String> = (1..=n).map(|i| format!("db{i:02}")).collect();
+    nodes_app_of(&hosts, live)
+}
+
+/// [`nodes_app`] of nodes named `hosts`.
+fn nodes_app_of(hosts: &[String], live: usize) -> App {
+    let n = hosts.len();
     let mut app = app_with(2);
-    let targets = (1..=n)
-        .map(|i| NodeTarget::Ssh(parse_ssh_spec(&format!("oracle@db{i:02}"), "oracle").unwrap()))
+    let targets = hosts
+        .iter()
+        .map(|h| NodeTarget::Ssh(parse_ssh_spec(&format!("oracle@{h}"), "oracle").unwrap()))
         .collect();
     app.set_nodes(targets);
     for i in 0..live {
@@ -133,6 +141,30 @@ fn the_overview_shows_the_cluster_a_line_per_node_and_the_clusters() {
     }
     // the cluster's IOPS and MB/s over the window in the rows to spare
     assert!(line_with(&wide, "IOPS (r/s + w/s) cluster").contains("MB/s (read + written)"));
+}
+
+/// The cluster's busiest device names its node in full where the line
+/// has the room: at 160 columns it was cut to "sdb@127.0.0…" with 40
+/// columns to spare (issue 26).
+#[test]
+fn the_clusters_busiest_device_names_its_whole_node() {
+    let hosts: Vec<String> = (61..=63).map(|i| format!("127.0.0.{i}:36237")).collect();
+    let mut app = nodes_app_of(&hosts, 3);
+    let (_, total) = app.cluster_rows();
+    let (dev, _) = total.busiest.clone().expect("a busiest device");
+    assert!(dev.ends_with(":36237"), "{dev}");
+    // the cluster's row, flagged for its nodes' bonds
+    let row = |s: &str| line_with(s, "│!cluster ").to_string();
+    for w in [160, 200] {
+        let wide = render(&mut app, w, 30);
+        assert!(
+            row(&wide).contains(&format!(" {dev} ")),
+            "{dev} cut:\n{wide}"
+        );
+    }
+    // where it cannot, it is cut whole-figured, its %util kept
+    let narrow = render(&mut app, 80, 24);
+    assert!(row(&narrow).contains("… 60.0│"), "{narrow}");
 }
 
 /// The cluster line's column headers, every figure the issue names.
