@@ -536,6 +536,16 @@ fn at_80x24_header_footer_and_breadcrumb_keep_what_matters() {
             nav.trim_end().ends_with(&format!("│ {}", panel.title())),
             "{panel:?}: {nav}"
         );
+        // the other panels by number on every panel alike: the NFS
+        // panel's short breadcrumb once left them their names (issue 26)
+        assert!(
+            nav.contains(" 1 ") && !nav.contains(" 7 Databases") || *panel == Panel::Databases,
+            "{panel:?}: {nav}"
+        );
+        assert!(
+            !nav.contains(" 2 Disks") || *panel == Panel::Disks,
+            "{panel:?}: {nav}"
+        );
     }
     // A wide screen keeps every part and every panel's name.
     let screen = render(&mut app, 200, 24);

@@ -260,6 +260,16 @@ fn draw_nav(f: &mut Frame, app: &App, area: Rect) {
         .enumerate()
         .map(|(i, p)| format!(" {} {} ", i + 1, p.title()).chars().count() + 1)
         .sum();
+    // Measured as if the current panel had the longest name, so that the
+    // bar is the same on every panel of one width: the NFS panel's short
+    // breadcrumb once left the others their names at 80 columns.
+    let longest = Panel::ALL
+        .iter()
+        .map(|p| p.title().chars().count())
+        .max()
+        .unwrap_or(0);
+    let crumbs_width =
+        crumbs_width - app.panel().title().chars().count().min(crumbs_width) + longest;
     let named = 1 + full + 2 + crumbs_width <= usize::from(area.width);
     let mut spans = vec![Span::raw(" ")];
     for (i, p) in Panel::ALL.iter().enumerate() {
