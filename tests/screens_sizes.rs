@@ -570,3 +570,33 @@ fn busiest_table(screen: &str) -> Option<Vec<Vec<String>>> {
             .collect(),
     )
 }
+
+/// The overview's storage box: DISK's and FLASH's lines keep the same
+/// columns, each figure under the other's. At 80×24 DISK's longer
+/// figures lost its %util while FLASH's "–" kept its own (issue 26).
+#[test]
+fn the_storage_boxs_lines_keep_the_same_columns() {
+    let mut app = demo_at(Some(60_000));
+    for (w, h) in SIZES {
+        let screen = render(&mut app, w, h);
+        let line = |name: &str| {
+            screen
+                .lines()
+                .find(|l| l.starts_with(&format!("\"│{name} ")))
+                .unwrap_or_else(|| panic!("no {name} line\n{screen}"))
+                .to_string()
+        };
+        let (disk, flash) = (line("DISK"), line("FLASH"));
+        for label in ["r/s", "w/s", "MB/s r", "await r", "%util"] {
+            let at = |l: &str| {
+                l.find(&format!(" {label} "))
+                    .map(|i| l[..i].chars().count())
+            };
+            assert_eq!(
+                at(&disk),
+                at(&flash),
+                "{label} at {w}×{h}:\n{disk}\n{flash}"
+            );
+        }
+    }
+}
