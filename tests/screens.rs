@@ -564,6 +564,29 @@ fn at_80x24_header_footer_and_breadcrumb_keep_what_matters() {
 /// Footers offer only what does something here: no Enter into the parts
 /// of a device without any, into files nobody watches or databases there
 /// are none of; a replay shows its own keys first.
+/// The cache panel watching no file offers no key for the files' table,
+/// nor does the cells panel without cells for its: they offered `s/S
+/// sort r reverse / filter` with nothing to sort or filter (issue 26).
+#[test]
+fn footers_offer_no_key_for_a_table_that_is_not_there() {
+    let mut app = common::app_of_config(strata::config::Config::default());
+    for k in 0..5 {
+        let mut cache = common::cache_sample(k);
+        cache.files.clear();
+        app.local.ingest_cache(cache);
+    }
+    app.now_ms = 1_795_000_000_000 + 5_000;
+    for panel in [2, 5] {
+        keys(&mut app, &[Action::GotoPanel(panel)]);
+        let screen = render(&mut app, 120, 24);
+        let f = screen.lines().last().unwrap();
+        for k in ["Enter ", "s/S ", "r reverse", "/ filter"] {
+            assert!(!f.contains(k), "panel {panel} offers {k}: {f}");
+        }
+        assert!(f.contains("p pause") && f.contains("q quit"), "{f}");
+    }
+}
+
 #[test]
 fn footers_offer_only_what_does_something() {
     let footer = |app: &mut App| {

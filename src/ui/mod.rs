@@ -505,13 +505,20 @@ pub(crate) fn none_here(recorded: bool, what: &str, advice: &'static str) -> Str
 
 /// Whether a footer's key does something on what is shown: no Enter into
 /// the parts of a device that has none, into files nobody watches or
-/// databases there are none of.
+/// databases there are none of; no sort, reverse or filter of files
+/// nobody watches or of cells there are none of.
 fn offered(app: &App, key: &str) -> bool {
     match (app.view(), key) {
         (View::Disk(_) | View::CellDisk(..), "Enter") => !app.parts_here().is_empty(),
         (View::Panel(Panel::Cache), "Enter" | "s/S") if !app.shows_cluster() => {
             !app.cache_files().is_empty()
         }
+        // reverse and filter while any file is watched: a filter that
+        // matches none must stay at hand to be changed
+        (View::Panel(Panel::Cache), "r" | "/") if !app.shows_cluster() => {
+            app.host().cache.tick().is_some_and(|t| !t.files.is_empty())
+        }
+        (View::Panel(Panel::Cells), "Enter" | "s/S" | "r" | "/") => !app.cells.list.is_empty(),
         (View::Panel(Panel::Databases), "Enter") => !app.dnfs.list.is_empty(),
         _ => true,
     }
