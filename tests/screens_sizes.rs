@@ -600,3 +600,33 @@ fn the_storage_boxs_lines_keep_the_same_columns() {
         }
     }
 }
+
+/// A device's charts at 80×24 each have the rows to show a peak, those
+/// left out named: its five charts were one row of plot each, the
+/// demo's 45498 r/s peak of loop0 nowhere to be seen (issue 26).
+#[test]
+fn a_devices_charts_at_80x24_have_their_rows() {
+    let mut sda = common::app_with(60);
+    sda.ui.stack = vec![View::Panel(Panel::Disks), View::Disk("sda".into())];
+    let mut loop0 = demo_at(Some(60_000));
+    loop0.ui.stack = vec![View::Panel(Panel::Disks), View::Disk("loop0".into())];
+    for mut app in [sda, loop0] {
+        let screen = render(&mut app, 80, 24);
+        let lines: Vec<&str> = screen.lines().collect();
+        let tops: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].starts_with("\"│┌ ") && !lines[i].contains("partitions"))
+            .collect();
+        assert!(!tops.is_empty(), "{screen}");
+        for &top in &tops {
+            let height = lines[top..]
+                .iter()
+                .position(|l| l.starts_with("\"│└"))
+                .map_or(0, |h| h + 1);
+            assert!(height >= 7, "a chart {height} rows tall:\n{screen}");
+        }
+        assert!(
+            screen.contains("a taller terminal shows more charts"),
+            "{screen}"
+        );
+    }
+}

@@ -3,6 +3,7 @@
 //! busiest node and any node that is not live standing out.
 
 use super::panel_block;
+use super::widgets::CHART_MIN;
 use crate::app::App;
 use crate::app::host::{ClusterRow, ClusterSeries, NodeShown};
 use crate::format;
@@ -145,9 +146,6 @@ const SECOND_LINE: usize = 6;
 
 /// The least room a sparkline is drawn in.
 const SPARK_MIN: u16 = 8;
-
-/// The least height of a chart: its border, four rows of plot, its axis.
-const CHART_MIN: u16 = 7;
 
 /// How a row's figures go: the columns of its first line and of its
 /// second (none: one line a row).

@@ -227,8 +227,15 @@ fn fitted_titles(
 /// One chart of [`charts`]: its title, unit and series.
 pub type ChartSpec<'u, 's, S> = (S, &'u str, Vec<Series<'s>>);
 
+/// The least height of a chart: its border, three rows of plot (a peak
+/// shows), its time axis and the axis' labels.
+pub const CHART_MIN: u16 = 7;
+
 /// Charts in equal shares of `area`, one under the other or side by side
 /// (`direction`), each its title, unit and series over the same axis.
+/// One under the other, as many as have [`CHART_MIN`] rows each, and a
+/// line naming those left out: at 80×24 a device's five charts were one
+/// row of plot each, where no peak shows.
 pub fn charts<S: AsRef<str>>(
     f: &mut Frame,
     area: Rect,
@@ -237,6 +244,26 @@ pub fn charts<S: AsRef<str>>(
     x: &TimeAxis,
     theme: &Theme,
 ) {
+    let fits = usize::from(area.height / CHART_MIN);
+    let (specs, area) = if direction == Direction::Vertical && fits < specs.len() {
+        // the line that names the others costs a row: one chart at least
+        let shown = usize::from(area.height.saturating_sub(1) / CHART_MIN).max(1);
+        let [charts, note] =
+            Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+        let left = specs.len() - shown;
+        let parts: Vec<&str> = std::iter::once(if left == 1 {
+            "a taller terminal shows 1 more chart"
+        } else {
+            "a taller terminal shows more charts"
+        })
+        .chain(specs[shown..].iter().map(|s| s.0.as_ref()))
+        .collect();
+        let said = super::whole_parts(&parts, usize::from(note.width));
+        f.render_widget(Span::styled(said, theme.muted), note);
+        (&specs[..shown], charts)
+    } else {
+        (specs, area)
+    };
     let share = Constraint::Ratio(1, specs.len() as u32);
     let areas = Layout::new(direction, vec![share; specs.len()]).split(area);
     for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
