@@ -630,3 +630,27 @@ fn a_devices_charts_at_80x24_have_their_rows() {
         );
     }
 }
+
+/// The page cache's Files table names each row's file first, at every
+/// width: at 80 columns FILE came last and scrolled off, leaving figures
+/// without the file they belong to (issue 26).
+#[test]
+fn the_files_table_names_its_files_first() {
+    for (w, h) in SIZES {
+        let mut app = common::app_with(30);
+        goto(&mut app, Panel::Cache);
+        let screen = render(&mut app, w, h);
+        let row = screen
+            .lines()
+            .find(|l| l.contains("1.0 GiB   262144"))
+            .unwrap_or_else(|| panic!("no redo02 row at {w}×{h}\n{screen}"));
+        assert!(
+            row.contains("/u02/oradata/ORCL/redo02.log"),
+            "a row without its file at {w}×{h}: {row}\n{screen}"
+        );
+        assert!(
+            row.find("redo02") < row.find("262144"),
+            "FILE after the figures at {w}×{h}: {row}"
+        );
+    }
+}
