@@ -654,3 +654,48 @@ fn the_files_table_names_its_files_first() {
         );
     }
 }
+
+/// Each row of the overlay titled `title` in `screen`: the column before
+/// its right border, which must be blank.
+fn before_right_border(screen: &str, title: &str) -> Vec<(String, char)> {
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let Some((top, left)) = lines.iter().enumerate().find_map(|(i, l)| {
+        let s: String = l.iter().collect();
+        s.find(title).map(|b| (i, s[..b].chars().count()))
+    }) else {
+        return Vec::new();
+    };
+    let right = (left + 1..lines[top].len())
+        .find(|&x| lines[top][x] == '┐')
+        .unwrap_or(0);
+    lines[top + 1..]
+        .iter()
+        .take_while(|l| l.get(left) != Some(&'└'))
+        .map(|l| (l.iter().collect(), l[right - 1]))
+        .collect()
+}
+
+/// The help and the markers list keep a blank column before their right
+/// border: their longest lines touched it (issue 26).
+#[test]
+fn overlays_keep_a_column_before_their_right_border() {
+    let mut help = common::app_with(30);
+    help.update(Action::ToggleHelp);
+    let mut markers = common::app_with(10);
+    let at = markers.now_ms;
+    markers.add_marker(
+        at - 7_000,
+        "ramp to 64 users after the checkpoint of the redo logs, queue depth 32".into(),
+    );
+    markers.update(Action::ListMarkers);
+    for (mut app, title) in [(help, "┌ Keys "), (markers, "┌ Markers ")] {
+        for (w, h) in SIZES {
+            let screen = render(&mut app, w, h);
+            let rows = before_right_border(&screen, title);
+            assert!(!rows.is_empty(), "no {title} at {w}×{h}\n{screen}");
+            for (row, c) in rows {
+                assert_eq!(c, ' ', "{title} at {w}×{h}: {row}");
+            }
+        }
+    }
+}

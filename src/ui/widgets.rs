@@ -526,7 +526,7 @@ fn draw_marks(
 
 /// The leading words of `text` that fit in `room` columns, without the
 /// punctuation that ended the last one.
-fn whole_words(text: &str, room: usize) -> &str {
+pub(crate) fn whole_words(text: &str, room: usize) -> &str {
     if text.chars().count() <= room {
         return text;
     }
