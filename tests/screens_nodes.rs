@@ -812,3 +812,43 @@ fn a_nodes_stderr_is_on_its_overview() {
     assert!(other.contains("node db02"), "{other}");
     assert!(!other.contains("stderr:"), "{other}");
 }
+
+/// A node that never connected is not stale, which is of figures once
+/// had: the header says NOT CONNECTED and its panels why; a node gone
+/// after sending has its panels' titles count no old rows ("7 of 9
+/// interfaces" of a node whose rows were not shown, issue 26).
+#[test]
+fn a_node_never_connected_is_not_stale_and_a_gone_nodes_rows_are_not_counted() {
+    let mut app = nodes_app(2, 1);
+    app.update(Action::CycleNode);
+    app.update(Action::CycleNode);
+    assert_eq!(app.ui.node, Some(1));
+    let screen = render(&mut app, 100, 30);
+    assert!(screen.contains(" NOT CONNECTED  node db02"), "{screen}");
+    assert!(!screen.contains("STALE"), "{screen}");
+    assert!(screen.contains("db02: unreachable"), "{screen}");
+    // the cluster is live while db01 is
+    app.update(Action::CycleNode);
+    assert!(render(&mut app, 100, 30).contains(" LIVE "));
+    // db01 goes: its panels say why, and count none of its old rows
+    let mut gone = nodes_app(2, 2);
+    let status = HostStatus::Unreachable(Unreachable::Connect {
+        at: "db02:22".into(),
+        kind: "ConnectionRefused".into(),
+        message: "Connection refused (os error 111)".into(),
+    });
+    gone.apply(Input::NodeStatus { node: 1, status });
+    gone.now_ms += 20_000;
+    gone.update(Action::CycleNode);
+    gone.update(Action::CycleNode);
+    for panel in [Panel::Disks, Panel::Nfs, Panel::Nics] {
+        goto(&mut gone, panel);
+        let screen = render(&mut gone, 100, 30);
+        assert!(screen.contains("STALE  node db02"), "{screen}");
+        let title = line_with(&screen, "┌ ");
+        assert!(
+            !title.contains(" of "),
+            "{panel:?} counts old rows: {title}"
+        );
+    }
+}

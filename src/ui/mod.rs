@@ -165,6 +165,10 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         Span::styled(what, t.paused)
     } else if app.paused() {
         Span::styled(" PAUSED ", t.paused)
+    } else if app.never_connected() {
+        // "stale" is of figures once had: a node refused at its first
+        // connection never had any (its panels say why)
+        Span::styled(" NOT CONNECTED ", t.crit)
     } else if app.host().disks.error.is_some()
         || app.shown_node_stale()
         || (app.shows_cluster() && app.no_node_current())
@@ -623,8 +627,20 @@ pub(crate) fn waiting_on(f: &mut Frame, app: &App, area: Rect, whole: bool) {
 /// [`waiting_on`]), if it has none: true when it said so, and its last
 /// figures must not be drawn there as if current.
 pub(crate) fn said_not_current(f: &mut Frame, app: &App, area: Rect, whole: bool) -> bool {
+    match not_current(app, whole) {
+        Some(why) => {
+            said(f, area, why, app.theme.warn);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Why the node or cluster shown has no current rows, if it has none
+/// (see [`said_not_current`]).
+fn not_current(app: &App, whole: bool) -> Option<String> {
     let n = format::count(app.nodes.len(), "node", "nodes");
-    let down = if app.shows_cluster() && app.no_node_connected() {
+    if app.shows_cluster() && app.no_node_connected() {
         Some(format!(
             "no database node is connected (of {n}): the overview's cluster box says why of each"
         ))
@@ -634,13 +650,17 @@ pub(crate) fn said_not_current(f: &mut Frame, app: &App, area: Rect, whole: bool
         ))
     } else {
         app.shown_node_not_current(whole)
-    };
-    match down {
-        Some(why) => {
-            said(f, area, why, app.theme.warn);
-            true
-        }
-        None => false,
+    }
+}
+
+/// A panel title's count of its rows, "7 of 9 interfaces": none where
+/// the panel says why it has no current rows (a node gone, whose old
+/// rows it once counted).
+pub(crate) fn counted(app: &App, (shown, total, noun): (usize, usize, &str)) -> String {
+    if not_current(app, false).is_some() {
+        String::new()
+    } else {
+        format!(" · {shown} of {total} {noun}")
     }
 }
 
