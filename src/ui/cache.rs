@@ -372,29 +372,8 @@ fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             col
         })
         .collect();
-    // The path first and frozen, the figures scrolling beside it: last,
-    // it scrolled off at 80 columns and left figures without their file.
-    // As wide as the longest path and why a file cannot be read where
-    // every figure still fits beside, else as the longest path, while
-    // one figure keeps its room.
-    let width = |with_why: bool| {
-        rows.iter()
-            .map(|r| {
-                let why = r.error.as_ref().filter(|_| with_why);
-                r.path.chars().count() + why.map_or(0, |e| e.to_string().chars().count() + 2)
-            })
-            .max()
-            .map_or(4, |w| u16::try_from(w).unwrap_or(u16::MAX))
-    };
-    let figures: u16 = cols.iter().map(|c| c.width + 1).sum();
-    let one_figure = cols.first().map_or(0, |c| c.width + 1);
-    let why_fits = width(true) + figures <= inner.width;
-    let fw = if why_fits {
-        width(true)
-    } else {
-        width(false).min(inner.width.saturating_sub(one_figure))
-    };
-    cols.insert(0, Col::text("FILE", fw.max(4)));
+    let (file, why_fits) = file_col(&rows, &cols, inner.width);
+    cols.insert(0, file);
     let items = table::items(&rows, app);
     // where the column has no room for why a file cannot be read, the
     // file's own view says it
@@ -407,6 +386,33 @@ fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
     Table::new(cols, 1, &app.ui.cache_files)
         .legend(legend)
         .draw(f, inner, t, &items)
+}
+
+/// The Files table's FILE column, first and frozen, the figures `cols`
+/// scrolling beside it (last, it scrolled off at 80 columns and left
+/// figures without their file), and whether it holds why a file cannot
+/// be read: as wide as the longest path and that reason where every
+/// figure still fits beside, else as the longest path, while one figure
+/// keeps its room.
+fn file_col(rows: &[&FileRow], cols: &[Col], width: u16) -> (Col, bool) {
+    let wanted = |with_why: bool| {
+        rows.iter()
+            .map(|r| {
+                let why = r.error.as_ref().filter(|_| with_why);
+                r.path.chars().count() + why.map_or(0, |e| e.to_string().chars().count() + 2)
+            })
+            .max()
+            .map_or(4, |w| u16::try_from(w).unwrap_or(u16::MAX))
+    };
+    let figures: u16 = cols.iter().map(|c| c.width + 1).sum();
+    let one_figure = cols.first().map_or(0, |c| c.width + 1);
+    let why_fits = wanted(true) + figures <= width;
+    let fw = if why_fits {
+        wanted(true)
+    } else {
+        wanted(false).min(width.saturating_sub(one_figure))
+    };
+    (Col::text("FILE", fw.max(4)), why_fits)
 }
 
 pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {

@@ -358,23 +358,7 @@ pub fn chart(
         .style(theme.base);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    // The markers' labels take a row above the plot: on its top row they
-    // hid the points there, a peak among them. Only where a marker is in
-    // the window, and the plot keeps a row.
-    let in_window = match (times.first(), times.last()) {
-        (Some(a), Some(b)) => x.marks.iter().any(|m| (*a..=*b).contains(&m.wall_ms)),
-        _ => false,
-    };
-    let labels_row = in_window && inner.height >= MARKS_MIN_HEIGHT;
-    let plot = if labels_row {
-        Rect {
-            y: inner.y + 1,
-            height: inner.height - 1,
-            ..inner
-        }
-    } else {
-        inner
-    };
+    let (plot, labels_row) = plot_area(inner, x);
     let chart = Chart::new(datasets)
         .x_axis(
             Axis::default()
@@ -404,6 +388,27 @@ pub fn chart(
             ..graph
         });
         draw_marks(f.buffer_mut(), graph, labels, &marks, theme);
+    }
+}
+
+/// Where a chart plots inside its border, and whether its markers'
+/// labels take a row above: on the plot's top row they hid the points
+/// there, a peak among them. Only where a marker is in the window, and
+/// the plot keeps rows.
+fn plot_area(inner: Rect, x: &TimeAxis) -> (Rect, bool) {
+    let in_window = match (x.times.first(), x.times.last()) {
+        (Some(a), Some(b)) => x.marks.iter().any(|m| (*a..=*b).contains(&m.wall_ms)),
+        _ => false,
+    };
+    if in_window && inner.height >= MARKS_MIN_HEIGHT {
+        let plot = Rect {
+            y: inner.y + 1,
+            height: inner.height - 1,
+            ..inner
+        };
+        (plot, true)
+    } else {
+        (inner, false)
     }
 }
 
