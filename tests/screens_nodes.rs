@@ -714,14 +714,7 @@ fn a_down_nodes_panels_say_why_not_waiting() {
 /// cluster's line gives the whole reason where the line has the room.
 #[test]
 fn a_node_that_went_away_says_why_not_its_last_figures() {
-    let mut app = nodes_app(2, 2);
-    let status = HostStatus::Unreachable(Unreachable::Connect {
-        at: "db02:22".into(),
-        kind: "ConnectionRefused".into(),
-        message: "Connection refused (os error 111)".into(),
-    });
-    app.apply(Input::NodeStatus { node: 1, status });
-    app.now_ms += 20_000;
+    let mut app = db02_gone();
     let why = "unreachable: db02:22: Connection refused (os error 111)";
     for (w, h) in [(160, 48), (100, 30)] {
         let screen = render(&mut app, w, h);
@@ -790,6 +783,20 @@ fn a_node_that_went_away_says_why_not_its_last_figures() {
     assert!(screen.contains("db02: unreachable"), "{screen}");
 }
 
+/// db01 and db02 sent figures; then db02's connection was refused, and
+/// 20 s went by without a sample of either.
+fn db02_gone() -> App {
+    let mut app = nodes_app(2, 2);
+    let status = HostStatus::Unreachable(Unreachable::Connect {
+        at: "db02:22".into(),
+        kind: "ConnectionRefused".into(),
+        message: "Connection refused (os error 111)".into(),
+    });
+    app.apply(Input::NodeStatus { node: 1, status });
+    app.now_ms += 20_000;
+    app
+}
+
 /// What a node's sampler writes on stderr (a shell's complaint, a command
 /// it lacks) is on its overview's host box, where its figures go on.
 #[test]
@@ -830,15 +837,8 @@ fn a_node_never_connected_is_not_stale_and_a_gone_nodes_rows_are_not_counted() {
     // the cluster is live while db01 is
     app.update(Action::CycleNode);
     assert!(render(&mut app, 100, 30).contains(" LIVE "));
-    // db01 goes: its panels say why, and count none of its old rows
-    let mut gone = nodes_app(2, 2);
-    let status = HostStatus::Unreachable(Unreachable::Connect {
-        at: "db02:22".into(),
-        kind: "ConnectionRefused".into(),
-        message: "Connection refused (os error 111)".into(),
-    });
-    gone.apply(Input::NodeStatus { node: 1, status });
-    gone.now_ms += 20_000;
+    // db02 goes: its panels say why, and count none of its old rows
+    let mut gone = db02_gone();
     gone.update(Action::CycleNode);
     gone.update(Action::CycleNode);
     for panel in [Panel::Disks, Panel::Nfs, Panel::Nics] {
