@@ -45,6 +45,37 @@ fn overview() {
     assert!(screen.contains("(4 disks)"), "{screen}");
 }
 
+/// The column of the newest bar of the sparkline on the host box's line
+/// led by `label` (the box is the screen's left half).
+fn newest_bar(screen: &str, label: &str) -> Option<usize> {
+    let line = screen
+        .lines()
+        .find(|l| l.starts_with(&format!("\"│{label} ")))?;
+    let chars: Vec<char> = line.chars().collect();
+    // the box's right border: the first one after its left
+    let end = chars.iter().skip(2).position(|c| *c == '│')? + 2;
+    chars[..end].iter().rposition(|c| ('▁'..='█').contains(c))
+}
+
+/// Every sparkline of the host box is on one time axis: with the window
+/// not yet full, the busiest's newest bar was 13 columns right of the
+/// r/s one's, at 120 and at 200 columns (issue 26).
+#[test]
+fn the_host_boxs_sparklines_share_one_time_axis() {
+    let mut app = app_with(30);
+    for w in [120, 200] {
+        let screen = render(&mut app, w, 40);
+        let rs = newest_bar(&screen, "r/s").expect("an r/s sparkline");
+        for label in ["w/s", "rkB/s", "wkB/s", "busiest"] {
+            assert_eq!(
+                newest_bar(&screen, label),
+                Some(rs),
+                "{label} at {w} columns is not on r/s's axis:\n{screen}"
+            );
+        }
+    }
+}
+
 #[test]
 fn disks_panel_wide_shows_every_iostat_column() {
     let mut app = app_with(30);
@@ -538,6 +569,16 @@ fn at_80x24_header_footer_and_breadcrumb_keep_what_matters() {
             nav.trim_end().ends_with(&format!("│ {}", panel.title())),
             "{panel:?}: {nav}"
         );
+        // the other panels by number on every panel alike: the NFS
+        // panel's short breadcrumb once left them their names (issue 26)
+        assert!(
+            nav.contains(" 1 ") && !nav.contains(" 7 Databases") || *panel == Panel::Databases,
+            "{panel:?}: {nav}"
+        );
+        assert!(
+            !nav.contains(" 2 Disks") || *panel == Panel::Disks,
+            "{panel:?}: {nav}"
+        );
     }
     // A wide screen keeps every part and every panel's name.
     let screen = render(&mut app, 200, 24);
@@ -556,6 +597,29 @@ fn at_80x24_header_footer_and_breadcrumb_keep_what_matters() {
 /// Footers offer only what does something here: no Enter into the parts
 /// of a device without any, into files nobody watches or databases there
 /// are none of; a replay shows its own keys first.
+/// The cache panel watching no file offers no key for the files' table,
+/// nor does the cells panel without cells for its: they offered `s/S
+/// sort r reverse / filter` with nothing to sort or filter (issue 26).
+#[test]
+fn footers_offer_no_key_for_a_table_that_is_not_there() {
+    let mut app = common::app_of_config(strata::config::Config::default());
+    for k in 0..5 {
+        let mut cache = common::cache_sample(k);
+        cache.files.clear();
+        app.local.ingest_cache(cache);
+    }
+    app.now_ms = 1_795_000_000_000 + 5_000;
+    for panel in [2, 5] {
+        keys(&mut app, &[Action::GotoPanel(panel)]);
+        let screen = render(&mut app, 120, 24);
+        let f = screen.lines().last().unwrap();
+        for k in ["Enter ", "s/S ", "r reverse", "/ filter"] {
+            assert!(!f.contains(k), "panel {panel} offers {k}: {f}");
+        }
+        assert!(f.contains("p pause") && f.contains("q quit"), "{f}");
+    }
+}
+
 #[test]
 fn footers_offer_only_what_does_something() {
     let footer = |app: &mut App| {

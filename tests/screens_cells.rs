@@ -494,3 +494,22 @@ fn a_refused_cell_says_its_whole_reason_at_80_columns() {
         "{screen}"
     );
 }
+
+/// With no cells, the cells panel's advice wraps inside its frame at
+/// 80 columns, as the NFS and Databases panels' do; the border cut it at
+/// "[[cel" (issue 26).
+#[test]
+fn the_cells_panel_without_cells_says_its_whole_advice_at_80_columns() {
+    let mut app = common::app_with(30);
+    goto(&mut app, Panel::Cells);
+    let screen = render(&mut app, 80, 24);
+    let text: String = screen
+        .lines()
+        .map(|l| l.trim_matches(|c| c == '"' || c == '│' || c == ' '))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        text.contains("--cell-group FILE or [[cell]] in the config"),
+        "the advice is cut:\n{screen}"
+    );
+}

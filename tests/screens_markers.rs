@@ -145,3 +145,28 @@ fn in_replay_enter_on_a_marker_goes_to_it() {
     );
     assert_eq!(app.ui.marker_list, None);
 }
+
+/// A marker's label stands above the plot, on a row of its own: drawn on
+/// the plot's top row it hid the points there (the demo's 45498 r/s peak
+/// of loop0 under "▼fio: random reads, queue depth 1", issue 26).
+#[test]
+fn a_markers_label_hides_no_point_of_a_chart() {
+    let mut app = detail_with_markers(60, &[(T0 + 20_500, "ramp to 64 users")]);
+    for (w, h) in [(160, 50), (240, 70)] {
+        let screen = render(&mut app, w, h);
+        let tops = lines_with(&screen, "▼");
+        assert_eq!(tops.len(), 5, "{screen}");
+        for l in tops {
+            assert!(
+                !l.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)),
+                "a chart's points on the labels' row at {w}×{h}: {l}\n{screen}"
+            );
+        }
+        // and every chart still plots its points
+        let plotted = screen
+            .lines()
+            .filter(|l| l.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)))
+            .count();
+        assert!(plotted >= 5, "{screen}");
+    }
+}

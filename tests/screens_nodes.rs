@@ -38,9 +38,17 @@ fn cluster_app() -> App {
 /// `n` nodes, db01 on: the first `live` live, each five seconds of the
 /// generators ahead of the one before, the others unreachable.
 fn nodes_app(n: usize, live: usize) -> App {
+    let hosts: Vec<String> = (1..=n).map(|i| format!("db{i:02}")).collect();
+    nodes_app_of(&hosts, live)
+}
+
+/// [`nodes_app`] of nodes named `hosts`.
+fn nodes_app_of(hosts: &[String], live: usize) -> App {
+    let n = hosts.len();
     let mut app = app_with(2);
-    let targets = (1..=n)
-        .map(|i| NodeTarget::Ssh(parse_ssh_spec(&format!("oracle@db{i:02}"), "oracle").unwrap()))
+    let targets = hosts
+        .iter()
+        .map(|h| NodeTarget::Ssh(parse_ssh_spec(&format!("oracle@{h}"), "oracle").unwrap()))
         .collect();
     app.set_nodes(targets);
     for i in 0..live {
@@ -133,6 +141,30 @@ fn the_overview_shows_the_cluster_a_line_per_node_and_the_clusters() {
     }
     // the cluster's IOPS and MB/s over the window in the rows to spare
     assert!(line_with(&wide, "IOPS (r/s + w/s) cluster").contains("MB/s (read + written)"));
+}
+
+/// The cluster's busiest device names its node in full where the line
+/// has the room: at 160 columns it was cut to "sdb@127.0.0…" with 40
+/// columns to spare (issue 26).
+#[test]
+fn the_clusters_busiest_device_names_its_whole_node() {
+    let hosts: Vec<String> = (61..=63).map(|i| format!("127.0.0.{i}:36237")).collect();
+    let mut app = nodes_app_of(&hosts, 3);
+    let (_, total) = app.cluster_rows();
+    let (dev, _) = total.busiest.clone().expect("a busiest device");
+    assert!(dev.ends_with(":36237"), "{dev}");
+    // the cluster's row, flagged for its nodes' bonds
+    let row = |s: &str| line_with(s, "│!cluster ").to_string();
+    for w in [160, 200] {
+        let wide = render(&mut app, w, 30);
+        assert!(
+            row(&wide).contains(&format!(" {dev} ")),
+            "{dev} cut:\n{wide}"
+        );
+    }
+    // where it cannot, it is cut whole-figured, its %util kept
+    let narrow = render(&mut app, 80, 24);
+    assert!(row(&narrow).contains("… 60.0│"), "{narrow}");
 }
 
 /// The cluster line's column headers, every figure the issue names.
@@ -682,14 +714,7 @@ fn a_down_nodes_panels_say_why_not_waiting() {
 /// cluster's line gives the whole reason where the line has the room.
 #[test]
 fn a_node_that_went_away_says_why_not_its_last_figures() {
-    let mut app = nodes_app(2, 2);
-    let status = HostStatus::Unreachable(Unreachable::Connect {
-        at: "db02:22".into(),
-        kind: "ConnectionRefused".into(),
-        message: "Connection refused (os error 111)".into(),
-    });
-    app.apply(Input::NodeStatus { node: 1, status });
-    app.now_ms += 20_000;
+    let mut app = db02_gone();
     let why = "unreachable: db02:22: Connection refused (os error 111)";
     for (w, h) in [(160, 48), (100, 30)] {
         let screen = render(&mut app, w, h);
@@ -758,6 +783,20 @@ fn a_node_that_went_away_says_why_not_its_last_figures() {
     assert!(screen.contains("db02: unreachable"), "{screen}");
 }
 
+/// db01 and db02 sent figures; then db02's connection was refused, and
+/// 20 s went by without a sample of either.
+fn db02_gone() -> App {
+    let mut app = nodes_app(2, 2);
+    let status = HostStatus::Unreachable(Unreachable::Connect {
+        at: "db02:22".into(),
+        kind: "ConnectionRefused".into(),
+        message: "Connection refused (os error 111)".into(),
+    });
+    app.apply(Input::NodeStatus { node: 1, status });
+    app.now_ms += 20_000;
+    app
+}
+
 /// What a node's sampler writes on stderr (a shell's complaint, a command
 /// it lacks) is on its overview's host box, where its figures go on.
 #[test]
@@ -779,4 +818,37 @@ fn a_nodes_stderr_is_on_its_overview() {
     let other = render(&mut app, 100, 30);
     assert!(other.contains("node db02"), "{other}");
     assert!(!other.contains("stderr:"), "{other}");
+}
+
+/// A node that never connected is not stale, which is of figures once
+/// had: the header says NOT CONNECTED and its panels why; a node gone
+/// after sending has its panels' titles count no old rows ("7 of 9
+/// interfaces" of a node whose rows were not shown, issue 26).
+#[test]
+fn a_node_never_connected_is_not_stale_and_a_gone_nodes_rows_are_not_counted() {
+    let mut app = nodes_app(2, 1);
+    app.update(Action::CycleNode);
+    app.update(Action::CycleNode);
+    assert_eq!(app.ui.node, Some(1));
+    let screen = render(&mut app, 100, 30);
+    assert!(screen.contains(" NOT CONNECTED  node db02"), "{screen}");
+    assert!(!screen.contains("STALE"), "{screen}");
+    assert!(screen.contains("db02: unreachable"), "{screen}");
+    // the cluster is live while db01 is
+    app.update(Action::CycleNode);
+    assert!(render(&mut app, 100, 30).contains(" LIVE "));
+    // db02 goes: its panels say why, and count none of its old rows
+    let mut gone = db02_gone();
+    gone.update(Action::CycleNode);
+    gone.update(Action::CycleNode);
+    for panel in [Panel::Disks, Panel::Nfs, Panel::Nics] {
+        goto(&mut gone, panel);
+        let screen = render(&mut gone, 100, 30);
+        assert!(screen.contains("STALE  node db02"), "{screen}");
+        let title = line_with(&screen, "┌ ");
+        assert!(
+            !title.contains(" of "),
+            "{panel:?} counts old rows: {title}"
+        );
+    }
 }

@@ -570,3 +570,132 @@ fn busiest_table(screen: &str) -> Option<Vec<Vec<String>>> {
             .collect(),
     )
 }
+
+/// The overview's storage box: DISK's and FLASH's lines keep the same
+/// columns, each figure under the other's. At 80×24 DISK's longer
+/// figures lost its %util while FLASH's "–" kept its own (issue 26).
+#[test]
+fn the_storage_boxs_lines_keep_the_same_columns() {
+    let mut app = demo_at(Some(60_000));
+    for (w, h) in SIZES {
+        let screen = render(&mut app, w, h);
+        let line = |name: &str| {
+            screen
+                .lines()
+                .find(|l| l.starts_with(&format!("\"│{name} ")))
+                .unwrap_or_else(|| panic!("no {name} line\n{screen}"))
+                .to_string()
+        };
+        let (disk, flash) = (line("DISK"), line("FLASH"));
+        for label in ["r/s", "w/s", "MB/s r", "await r", "%util"] {
+            let at = |l: &str| {
+                l.find(&format!(" {label} "))
+                    .map(|i| l[..i].chars().count())
+            };
+            assert_eq!(
+                at(&disk),
+                at(&flash),
+                "{label} at {w}×{h}:\n{disk}\n{flash}"
+            );
+        }
+    }
+}
+
+/// A device's charts at 80×24 each have the rows to show a peak, those
+/// left out named: its five charts were one row of plot each, the
+/// demo's 45498 r/s peak of loop0 nowhere to be seen (issue 26).
+#[test]
+fn a_devices_charts_at_80x24_have_their_rows() {
+    let mut sda = common::app_with(60);
+    sda.ui.stack = vec![View::Panel(Panel::Disks), View::Disk("sda".into())];
+    let mut loop0 = demo_at(Some(60_000));
+    loop0.ui.stack = vec![View::Panel(Panel::Disks), View::Disk("loop0".into())];
+    for mut app in [sda, loop0] {
+        let screen = render(&mut app, 80, 24);
+        let lines: Vec<&str> = screen.lines().collect();
+        let tops: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].starts_with("\"│┌ ") && !lines[i].contains("partitions"))
+            .collect();
+        assert!(!tops.is_empty(), "{screen}");
+        for &top in &tops {
+            let height = lines[top..]
+                .iter()
+                .position(|l| l.starts_with("\"│└"))
+                .map_or(0, |h| h + 1);
+            assert!(height >= 7, "a chart {height} rows tall:\n{screen}");
+        }
+        assert!(
+            screen.contains("a taller terminal shows more charts"),
+            "{screen}"
+        );
+    }
+}
+
+/// The page cache's Files table names each row's file first, at every
+/// width: at 80 columns FILE came last and scrolled off, leaving figures
+/// without the file they belong to (issue 26).
+#[test]
+fn the_files_table_names_its_files_first() {
+    for (w, h) in SIZES {
+        let mut app = common::app_with(30);
+        goto(&mut app, Panel::Cache);
+        let screen = render(&mut app, w, h);
+        let row = screen
+            .lines()
+            .find(|l| l.contains("1.0 GiB   262144"))
+            .unwrap_or_else(|| panic!("no redo02 row at {w}×{h}\n{screen}"));
+        assert!(
+            row.contains("/u02/oradata/ORCL/redo02.log"),
+            "a row without its file at {w}×{h}: {row}\n{screen}"
+        );
+        assert!(
+            row.find("redo02") < row.find("262144"),
+            "FILE after the figures at {w}×{h}: {row}"
+        );
+    }
+}
+
+/// Each row of the overlay titled `title` in `screen`: the column before
+/// its right border, which must be blank.
+fn before_right_border(screen: &str, title: &str) -> Vec<(String, char)> {
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let Some((top, left)) = lines.iter().enumerate().find_map(|(i, l)| {
+        let s: String = l.iter().collect();
+        s.find(title).map(|b| (i, s[..b].chars().count()))
+    }) else {
+        return Vec::new();
+    };
+    let right = (left + 1..lines[top].len())
+        .find(|&x| lines[top][x] == '┐')
+        .unwrap_or(0);
+    lines[top + 1..]
+        .iter()
+        .take_while(|l| l.get(left) != Some(&'└'))
+        .map(|l| (l.iter().collect(), l[right - 1]))
+        .collect()
+}
+
+/// The help and the markers list keep a blank column before their right
+/// border: their longest lines touched it (issue 26).
+#[test]
+fn overlays_keep_a_column_before_their_right_border() {
+    let mut help = common::app_with(30);
+    help.update(Action::ToggleHelp);
+    let mut markers = common::app_with(10);
+    let at = markers.now_ms;
+    markers.add_marker(
+        at - 7_000,
+        "ramp to 64 users after the checkpoint of the redo logs, queue depth 32".into(),
+    );
+    markers.update(Action::ListMarkers);
+    for (mut app, title) in [(help, "┌ Keys "), (markers, "┌ Markers ")] {
+        for (w, h) in SIZES {
+            let screen = render(&mut app, w, h);
+            let rows = before_right_border(&screen, title);
+            assert!(!rows.is_empty(), "no {title} at {w}×{h}\n{screen}");
+            for (row, c) in rows {
+                assert_eq!(c, ' ', "{title} at {w}×{h}: {row}");
+            }
+        }
+    }
+}

@@ -905,6 +905,19 @@ impl App {
             })
     }
 
+    /// The node shown, or with none chosen every node, failed to connect
+    /// and never sent a sample: not stale, it never had figures.
+    pub fn never_connected(&self) -> bool {
+        let never = |n: &NodeState| {
+            n.link.last_sample_ms.is_none()
+                && !matches!(n.link.status, HostStatus::Live | HostStatus::Connecting)
+        };
+        match self.shown_node() {
+            Some(n) => never(n),
+            None => self.shows_cluster() && self.nodes.iter().all(never),
+        }
+    }
+
     /// The node shown has stopped sending: its panels hold old figures.
     pub fn shown_node_stale(&self) -> bool {
         let interval_ms = crate::core::duration::interval_ms(self.interval_s);

@@ -530,14 +530,14 @@ mod tests {
         // DISK: 150 + 100 req/s; 1200/1024 = 1.17 and 1280/1024 = 1.25
         // MB/s; 2480 kB / 250 req = 9.92 kB; 1000/150 = 6.67 ms, 120/100 =
         // 1.20 ms; (60+40)/2 = 50 %. FLASH idle: no request to average
-        // over, so its size and awaits are unknown. Shares: no flash I/O,
-        // 250 req/s over 2 hard disks = 125.
+        // over, so its size and awaits are 0.00, as iostat prints them.
+        // Shares: no flash I/O, 250 req/s over 2 hard disks = 125.
         assert_eq!(
             fields,
             [
                 "cel01", "live", "0.50", "150.00", "100.00", "1.17", "1.25", "9.92", "6.67",
-                "1.20", "50.00", "0.00", "0.00", "0.00", "0.00", "–", "–", "–", "0.00", "0.00",
-                "0.00", "125.00"
+                "1.20", "50.00", "0.00", "0.00", "0.00", "0.00", "0.00", "0.00", "0.00", "0.00",
+                "0.00", "0.00", "125.00"
             ]
         );
         let failed = rows[4];
@@ -560,7 +560,7 @@ mod tests {
         assert_eq!(v.len(), 3);
         assert_eq!(v[0]["disk"]["devices"], 2);
         assert_eq!(v[0]["disk"]["r_await_ms"], 6.67);
-        assert_eq!(v[0]["flash"]["avg_rq_kb"], serde_json::Value::Null);
+        assert_eq!(v[0]["flash"]["avg_rq_kb"], 0.0);
         assert_eq!(v[0]["iops_per_disk"], 125.0);
         assert_eq!(v[0]["counted"], true);
         for c in &GROUP_COLS {

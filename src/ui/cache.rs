@@ -377,7 +377,6 @@ fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         .unwrap_or(format!("{count} · {sort}"));
     title.push(' ');
     let inner = super::framed(f, area, title, t, false);
-    let fw = table::name_width(rows.iter().map(|r| r.path.as_str()), "FILE").max(20);
     let mut cols: Vec<Col> = FILE_COLS[..FILE_TABLE]
         .iter()
         .map(|c| {
@@ -388,11 +387,47 @@ fn draw_files(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             col
         })
         .collect();
-    // the path and, for a file that cannot be read, why: the rest of the row
-    let used: u16 = cols.iter().map(|c| c.width + 1).sum();
-    cols.push(Col::text("FILE", fw.max(inner.width.saturating_sub(used))));
+    let (file, why_fits) = file_col(&rows, &cols, inner.width);
+    cols.insert(0, file);
     let items = table::items(&rows, app);
-    Table::new(cols, 0, &app.ui.cache_files).draw(f, inner, t, &items)
+    // where the column has no room for why a file cannot be read, the
+    // file's own view says it
+    let unread = !why_fits && rows.iter().any(|r| r.error.is_some());
+    let legend: &[&str] = if unread {
+        &["a row of –: its file cannot be read (Enter says why)"]
+    } else {
+        &[]
+    };
+    Table::new(cols, 1, &app.ui.cache_files)
+        .legend(legend)
+        .draw(f, inner, t, &items)
+}
+
+/// The Files table's FILE column, first and frozen, the figures `cols`
+/// scrolling beside it (last, it scrolled off at 80 columns and left
+/// figures without their file), and whether it holds why a file cannot
+/// be read: as wide as the longest path and that reason where every
+/// figure still fits beside, else as the longest path, while one figure
+/// keeps its room.
+fn file_col(rows: &[&FileRow], cols: &[Col], width: u16) -> (Col, bool) {
+    let wanted = |with_why: bool| {
+        rows.iter()
+            .map(|r| {
+                let why = r.error.as_ref().filter(|_| with_why);
+                r.path.chars().count() + why.map_or(0, |e| e.to_string().chars().count() + 2)
+            })
+            .max()
+            .map_or(4, |w| u16::try_from(w).unwrap_or(u16::MAX))
+    };
+    let figures: u16 = cols.iter().map(|c| c.width + 1).sum();
+    let one_figure = cols.first().map_or(0, |c| c.width + 1);
+    let why_fits = wanted(true) + figures <= width;
+    let fw = if why_fits {
+        wanted(true)
+    } else {
+        wanted(false).min(width.saturating_sub(one_figure))
+    };
+    (Col::text("FILE", fw.max(4)), why_fits)
 }
 
 pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
@@ -417,7 +452,8 @@ pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
     let [charts, figs] =
         Layout::horizontal([Constraint::Min(0), Constraint::Length(28)]).areas(inner);
     if let Some(e) = &row.error {
-        super::say(f, figs, e.to_string(), t.warn);
+        // wrapped: the Files table sends here for the whole reason
+        super::said(f, figs, e.to_string(), t.warn);
     } else {
         let lines: Vec<Line> = FILE_COLS
             .iter()

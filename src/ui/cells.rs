@@ -152,8 +152,10 @@ pub(super) fn cells_frame(
     if !app.cells.list.is_empty() {
         return Some(inner);
     }
+    // wrapped, as the NFS and Databases panels' advice: one row cut it
+    // at the border of an 80-column terminal
     let say = super::none_here(app.replay.is_some(), "cells", advice);
-    super::say(f, inner, say, t.muted);
+    super::said(f, inner, say, t.muted);
     None
 }
 

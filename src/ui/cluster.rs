@@ -3,6 +3,7 @@
 //! busiest node and any node that is not live standing out.
 
 use super::panel_block;
+use super::widgets::CHART_MIN;
 use crate::app::App;
 use crate::app::host::{ClusterRow, ClusterSeries, NodeShown};
 use crate::format;
@@ -24,8 +25,8 @@ struct Col {
 enum Text {
     /// A figure and its decimals, right-aligned.
     Fig(fn(&ClusterRow) -> Option<f64>, usize),
-    /// Text of its own, already `width` wide.
-    Own(fn(&ClusterRow) -> String),
+    /// Text of its own, as wide as it is given.
+    Own(fn(&ClusterRow, usize) -> String),
 }
 
 impl Col {
@@ -42,7 +43,7 @@ impl Col {
         }
     }
 
-    const fn own(header: &'static str, width: u16, text: fn(&ClusterRow) -> String) -> Col {
+    const fn own(header: &'static str, width: u16, text: fn(&ClusterRow, usize) -> String) -> Col {
         Col {
             header,
             width,
@@ -50,13 +51,12 @@ impl Col {
         }
     }
 
-    fn text(&self, r: &ClusterRow) -> String {
+    /// `r`'s text in `width` columns (the column's own, or more).
+    fn text(&self, r: &ClusterRow, width: u16) -> String {
+        let w = usize::from(width);
         match self.text {
-            Text::Fig(v, decimals) => {
-                let w = usize::from(self.width);
-                format!("{:>w$}", format::fit(v(r), w, decimals))
-            }
-            Text::Own(f) => f(r),
+            Text::Fig(v, decimals) => format!("{:>w$}", format::fit(v(r), w, decimals)),
+            Text::Own(f) => f(r, w),
         }
     }
 }
@@ -67,27 +67,49 @@ const COLS: [Col; 10] = [
     Col::fig("MB/s", 6, 1, |r| r.mb_s),
     Col::fig("r_await", 7, 2, |r| r.r_await),
     Col::fig("w_await", 7, 2, |r| r.w_await),
-    Col::own("busiest  %util", 16, busiest),
+    Col::own(BUSIEST, 16, busiest),
     Col::fig("in MB/s", 7, 1, |r| r.nic_in_mb),
     Col::fig("out MB/s", 8, 1, |r| r.nic_out_mb),
     Col::own("dirty/wb MB", 11, dirty),
     Col::fig("NFS op/s", 8, 1, |r| r.nfs_ops),
 ];
 
-fn busiest(r: &ClusterRow) -> String {
+/// The busiest device's column: the one that grows into a line's spare
+/// room, for the cluster's `dev@node`.
+const BUSIEST: &str = "busiest  %util";
+
+fn busiest(r: &ClusterRow, w: usize) -> String {
     match &r.busiest {
         Some((dev, util)) => {
             let u = format::fit(Some(*util), 5, 1);
-            let room = 16usize.saturating_sub(u.chars().count() + 1);
-            format!("{:<room$} {u}", truncate(dev, room))
+            let room = w.saturating_sub(u.chars().count() + 1);
+            format!("{:<room$} {u}", short_device(dev, room))
         }
-        None => format!("{:>16}", "–"),
+        None => format!("{:>w$}", "–"),
     }
 }
 
-fn dirty(r: &ClusterRow) -> String {
+/// The columns the busiest device's column wants for `r`: its name whole.
+fn busiest_wanted(r: &ClusterRow) -> u16 {
+    r.busiest.as_ref().map_or(0, |(dev, _)| {
+        u16::try_from(dev.chars().count() + 6).unwrap_or(u16::MAX)
+    })
+}
+
+/// `dev` (on the cluster's row `dev@node`) in `room` columns: cut, the
+/// device goes before the node, whose label alone says which one it is.
+fn short_device(dev: &str, room: usize) -> String {
+    match dev.split_once('@') {
+        Some((d, node)) if dev.chars().count() > room && node.chars().count() + 2 <= room => {
+            format!("{}@{node}", truncate(d, room - node.chars().count() - 1))
+        }
+        _ => truncate(dev, room),
+    }
+}
+
+fn dirty(r: &ClusterRow, w: usize) -> String {
     match (r.dirty_mb, r.writeback_mb) {
-        (None, None) => format!("{:>11}", "–"),
+        (None, None) => format!("{:>w$}", "–"),
         (d, w) => format!("{:>5}/{:<5}", format::fit(d, 5, 0), format::fit(w, 5, 0)),
     }
 }
@@ -125,9 +147,6 @@ const SECOND_LINE: usize = 6;
 /// The least room a sparkline is drawn in.
 const SPARK_MIN: u16 = 8;
 
-/// The least height of a chart: its border, four rows of plot, its axis.
-const CHART_MIN: u16 = 7;
-
 /// How a row's figures go: the columns of its first line and of its
 /// second (none: one line a row).
 struct Fit<'a> {
@@ -135,6 +154,9 @@ struct Fit<'a> {
     name_w: u16,
     first: Vec<&'a Col>,
     second: Vec<&'a Col>,
+    /// The busiest device's column's width: its own, and what its line
+    /// has to spare up to what its names want.
+    busiest_w: u16,
 }
 
 /// The columns in order while they fit in `room`, a space before each.
@@ -158,30 +180,47 @@ impl Fit<'static> {
     /// fits so and the panel has the height for the header, the cluster's
     /// row and a node's (more nodes than fit scroll: every figure of fewer
     /// nodes beats some figures of all); else one, the last columns left
-    /// out whole, never cut.
-    fn choose(width: u16, height: u16, name_w: u16) -> Self {
+    /// out whole, never cut. The busiest device's column then takes what
+    /// its line has to spare, up to `busiest_want` (a sparkline has less
+    /// room: `sdb@127.0.…` did not say which node).
+    fn choose(width: u16, height: u16, name_w: u16, busiest_want: u16) -> Self {
         let room = width.saturating_sub(name_w + 1);
         let all = fitting(&COLS, room);
-        if all.len() < COLS.len() && height >= 6 {
-            let (a, b) = COLS.split_at(SECOND_LINE);
-            let (first, second) = (fitting(a, room), fitting(b, room));
-            if first.len() == a.len() && second.len() == b.len() {
-                return Fit {
-                    name_w,
-                    first,
-                    second,
-                };
+        let (first, second) = match COLS.split_at(SECOND_LINE) {
+            (a, b) if all.len() < COLS.len() && height >= 6 => {
+                let (first, second) = (fitting(a, room), fitting(b, room));
+                if first.len() == a.len() && second.len() == b.len() {
+                    (first, second)
+                } else {
+                    (all, Vec::new())
+                }
             }
-        }
+            _ => (all, Vec::new()),
+        };
+        let own = first
+            .iter()
+            .find(|c| c.header == BUSIEST)
+            .map_or(0, |c| c.width);
+        let spare = room.saturating_sub(cols_width(&first));
         Fit {
             name_w,
-            first: all,
-            second: Vec::new(),
+            busiest_w: own + busiest_want.saturating_sub(own).min(spare),
+            first,
+            second,
         }
     }
 }
 
 impl Fit<'_> {
+    /// The columns `c` takes here.
+    fn width(&self, c: &Col) -> u16 {
+        if c.header == BUSIEST {
+            self.busiest_w
+        } else {
+            c.width
+        }
+    }
+
     fn lines(&self) -> u16 {
         if self.second.is_empty() { 1 } else { 2 }
     }
@@ -203,7 +242,7 @@ impl Fit<'_> {
         } else {
             &self.second
         };
-        1 + self.name_w + cols_width(last) + 1
+        1 + self.name_w + last.iter().map(|c| self.width(c) + 1).sum::<u16>() + 1
     }
 }
 
@@ -239,6 +278,15 @@ fn busiest_node(rows: &[ClusterRow]) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
+/// The columns the busiest device's names want, the cluster's included.
+fn busiest_want(rows: &[ClusterRow], total: &ClusterRow) -> u16 {
+    rows.iter()
+        .chain([total])
+        .map(busiest_wanted)
+        .max()
+        .unwrap_or(0)
+}
+
 /// The node name column's width: the longest label, at most 20.
 fn name_width(rows: &[ClusterRow], total: &ClusterRow) -> u16 {
     rows.iter()
@@ -255,7 +303,12 @@ fn name_width(rows: &[ClusterRow], total: &ClusterRow) -> u16 {
 pub fn rows_wanted((rows, total): (&[ClusterRow], &ClusterRow), width: u16) -> u16 {
     let inner_width = width.saturating_sub(2);
     // tall enough for two lines a row, if the width asks for them
-    let fit = Fit::choose(inner_width, u16::MAX, name_width(rows, total));
+    let fit = Fit::choose(
+        inner_width,
+        u16::MAX,
+        name_width(rows, total),
+        busiest_want(rows, total),
+    );
     let nodes: u16 = rows.iter().map(|r| fit.row_lines(r)).sum();
     2 + fit.lines() + fit.row_lines(total) + nodes
 }
@@ -266,7 +319,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, (rows, total): (&[ClusterRow],
     let live = rows.iter().filter(|r| r.shown == NodeShown::Live).count();
     let inner = panel_block(String::new(), t, true).inner(area);
     let name_w = name_width(rows, total);
-    let fit = Fit::choose(inner.width, inner.height, name_w);
+    let fit = Fit::choose(inner.width, inner.height, name_w, busiest_want(rows, total));
     let room = inner
         .height
         .saturating_sub(fit.lines() + fit.row_lines(total));
@@ -374,7 +427,7 @@ fn figure_lines<'a>(
     let blank = " ".repeat(usize::from(name_w) + 1);
     let figures = |spans: &mut Vec<Span<'a>>, cols: &[&Col], r: &ClusterRow, style: Style| {
         for c in cols {
-            let text = c.text(r);
+            let text = c.text(r, fit.width(c));
             let s = if text.trim() == "–" { t.muted } else { style };
             spans.push(Span::raw(" "));
             spans.push(Span::styled(text, s));
@@ -407,7 +460,7 @@ fn figure_lines<'a>(
     let header = |lead: String, cols: &[&Col]| {
         let mut head = vec![Span::styled(lead, t.header)];
         for c in cols {
-            let w = usize::from(c.width);
+            let w = usize::from(fit.width(c));
             head.push(Span::styled(format!(" {:>w$}", c.header), t.header));
         }
         head
@@ -525,4 +578,22 @@ fn truncate(text: &str, width: usize) -> String {
     }
     let keep: String = text.chars().take(width.saturating_sub(1)).collect();
     format!("{keep}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_device;
+
+    /// Short of room, the cluster's busiest device keeps its node's
+    /// label whole and cuts the device's name; shorter still, the end.
+    #[test]
+    fn a_short_busiest_keeps_its_node() {
+        assert_eq!(short_device("sdb@db01", 16), "sdb@db01");
+        assert_eq!(short_device("nvme0n1@db01.x", 12), "nvme…@db01.x");
+        assert_eq!(
+            short_device("nvme0n1@127.0.0.63:36237", 15),
+            "nvme0n1@127.0.…"
+        );
+        assert_eq!(short_device("sda", 2), "s…");
+    }
 }

@@ -23,7 +23,10 @@ fn disks_block(app: &App, shown: usize, total: usize) -> Block<'_> {
     let t = &app.theme;
     let units = app.ui.units;
     let mut title = vec![Span::styled(
-        format!(" Disks · {shown} of {total} devices · sort "),
+        format!(
+            " Disks{} · sort ",
+            super::counted(app, (shown, total, "devices"))
+        ),
         t.title,
     )];
     title.push(Span::styled(

@@ -5,7 +5,7 @@ use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph};
+use ratatui::widgets::{Clear, Padding, Paragraph};
 
 /// Draws the help from its line `scroll` on, and says how many lines it
 /// showed and the first line of its last page: a terminal too short for
@@ -29,13 +29,18 @@ pub fn draw(f: &mut Frame, theme: &Theme, area: Rect, scroll: usize) -> (usize, 
     ] {
         lines.push(Line::from(Span::styled(note, theme.muted)));
     }
-    let w = 78.min(area.width);
+    // the longest line, its borders and a blank column before the right
+    // one: at 78 the longest touched it
+    let longest = lines.iter().map(Line::width).max().unwrap_or(0);
+    let w = u16::try_from(longest + 3)
+        .unwrap_or(u16::MAX)
+        .min(area.width);
     let h = (lines.len() as u16 + 2).min(area.height);
     let rect = super::widgets::centered(area, w, h);
     let shown = usize::from(h.saturating_sub(2));
     let last = lines.len().saturating_sub(shown);
     let first = scroll.min(last);
-    let mut block = super::panel_block(" Keys ", theme, true);
+    let mut block = super::panel_block(" Keys ", theme, true).padding(Padding::right(1));
     if last > 0 {
         let at = format!(
             " lines {}–{} of {} · ↑ ↓ PgUp PgDn scroll ",

@@ -7,7 +7,7 @@ use crate::format;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph};
+use ratatui::widgets::{Clear, Padding, Paragraph};
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let Some(selected) = app.ui.marker_list else {
@@ -27,10 +27,17 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         .take(visible)
         .map(|(i, (at, label))| {
             let style = if i == selected { t.selected } else { t.base };
-            Line::from(vec![
-                Span::styled(format!(" {} ", format::local_datetime(*at)), t.key),
-                Span::styled(format!(" {label}"), style),
-            ])
+            let at = format!(" {} ", format::local_datetime(*at));
+            // whole words in what the time, the borders and a blank
+            // column before the right one leave: a long label ran into it
+            let room = usize::from(w).saturating_sub(at.chars().count() + 4);
+            let shown = super::widgets::whole_words(label, room.saturating_sub(1));
+            let label = if shown.len() < label.len() {
+                format!(" {shown}…")
+            } else {
+                format!(" {label}")
+            };
+            Line::from(vec![Span::styled(at, t.key), Span::styled(label, style)])
         })
         .collect();
     if rows.is_empty() {
@@ -49,7 +56,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let rect = super::widgets::centered(area, w, h);
     f.render_widget(Clear, rect);
     f.render_widget(
-        Paragraph::new(lines).block(super::panel_block(title, t, true)),
+        Paragraph::new(lines).block(super::panel_block(title, t, true).padding(Padding::right(1))),
         rect,
     );
 }

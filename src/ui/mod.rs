@@ -165,6 +165,10 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         Span::styled(what, t.paused)
     } else if app.paused() {
         Span::styled(" PAUSED ", t.paused)
+    } else if app.never_connected() {
+        // "stale" is of figures once had: a node refused at its first
+        // connection never had any (its panels say why)
+        Span::styled(" NOT CONNECTED ", t.crit)
     } else if app.host().disks.error.is_some()
         || app.shown_node_stale()
         || (app.shows_cluster() && app.no_node_current())
@@ -260,6 +264,16 @@ fn draw_nav(f: &mut Frame, app: &App, area: Rect) {
         .enumerate()
         .map(|(i, p)| format!(" {} {} ", i + 1, p.title()).chars().count() + 1)
         .sum();
+    // Measured as if the current panel had the longest name, so that the
+    // bar is the same on every panel of one width: the NFS panel's short
+    // breadcrumb once left the others their names at 80 columns.
+    let longest = Panel::ALL
+        .iter()
+        .map(|p| p.title().chars().count())
+        .max()
+        .unwrap_or(0);
+    let crumbs_width =
+        crumbs_width - app.panel().title().chars().count().min(crumbs_width) + longest;
     let named = 1 + full + 2 + crumbs_width <= usize::from(area.width);
     let mut spans = vec![Span::raw(" ")];
     for (i, p) in Panel::ALL.iter().enumerate() {
@@ -495,13 +509,20 @@ pub(crate) fn none_here(recorded: bool, what: &str, advice: &'static str) -> Str
 
 /// Whether a footer's key does something on what is shown: no Enter into
 /// the parts of a device that has none, into files nobody watches or
-/// databases there are none of.
+/// databases there are none of; no sort, reverse or filter of files
+/// nobody watches or of cells there are none of.
 fn offered(app: &App, key: &str) -> bool {
     match (app.view(), key) {
         (View::Disk(_) | View::CellDisk(..), "Enter") => !app.parts_here().is_empty(),
         (View::Panel(Panel::Cache), "Enter" | "s/S") if !app.shows_cluster() => {
             !app.cache_files().is_empty()
         }
+        // reverse and filter while any file is watched: a filter that
+        // matches none must stay at hand to be changed
+        (View::Panel(Panel::Cache), "r" | "/") if !app.shows_cluster() => {
+            app.host().cache.tick().is_some_and(|t| !t.files.is_empty())
+        }
+        (View::Panel(Panel::Cells), "Enter" | "s/S" | "r" | "/") => !app.cells.list.is_empty(),
         (View::Panel(Panel::Databases), "Enter") => !app.dnfs.list.is_empty(),
         _ => true,
     }
@@ -606,8 +627,20 @@ pub(crate) fn waiting_on(f: &mut Frame, app: &App, area: Rect, whole: bool) {
 /// [`waiting_on`]), if it has none: true when it said so, and its last
 /// figures must not be drawn there as if current.
 pub(crate) fn said_not_current(f: &mut Frame, app: &App, area: Rect, whole: bool) -> bool {
+    match not_current(app, whole) {
+        Some(why) => {
+            said(f, area, why, app.theme.warn);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Why the node or cluster shown has no current rows, if it has none
+/// (see [`said_not_current`]).
+fn not_current(app: &App, whole: bool) -> Option<String> {
     let n = format::count(app.nodes.len(), "node", "nodes");
-    let down = if app.shows_cluster() && app.no_node_connected() {
+    if app.shows_cluster() && app.no_node_connected() {
         Some(format!(
             "no database node is connected (of {n}): the overview's cluster box says why of each"
         ))
@@ -617,13 +650,17 @@ pub(crate) fn said_not_current(f: &mut Frame, app: &App, area: Rect, whole: bool
         ))
     } else {
         app.shown_node_not_current(whole)
-    };
-    match down {
-        Some(why) => {
-            said(f, area, why, app.theme.warn);
-            true
-        }
-        None => false,
+    }
+}
+
+/// A panel title's count of its rows, "7 of 9 interfaces": none where
+/// the panel says why it has no current rows (a node gone, whose old
+/// rows it once counted).
+pub(crate) fn counted(app: &App, (shown, total, noun): (usize, usize, &str)) -> String {
+    if not_current(app, false).is_some() {
+        String::new()
+    } else {
+        format!(" · {shown} of {total} {noun}")
     }
 }
 

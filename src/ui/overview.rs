@@ -119,44 +119,68 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     draw_storage(f, app, storage);
 }
 
-/// One group's line of the storage box, its last figures left out
-/// whole when the box is narrow.
-fn group_line<'a>(
+/// The storage box's line of each group, its last figures left out whole
+/// when the box is narrow. Each figure is as wide as the widest of its
+/// column, so that the lines keep the same columns: DISK's longer figures
+/// once lost its %util where FLASH's "–" kept its own.
+fn group_lines<'a>(
     t: &crate::theme::Theme,
-    name: &str,
-    g: Option<&crate::layers::cells::model::GroupFigures>,
+    groups: &[(&str, Option<&crate::layers::cells::model::GroupFigures>)],
     width: u16,
-) -> Line<'a> {
+) -> Vec<Line<'a>> {
     use crate::layers::cells::model::GroupCol;
-    let v = |c: GroupCol| format::fit(g.and_then(|g| g.get(c)), 9, 2);
-    let groups = vec![
-        vec![
-            Span::styled(format!("{name} "), t.base),
-            Span::styled("r/s ", t.muted),
-            Span::styled(v(GroupCol::RPerS), t.read),
-        ],
-        vec![
-            Span::styled("  w/s ", t.muted),
-            Span::styled(v(GroupCol::WPerS), t.write),
-        ],
-        vec![
-            Span::styled("  MB/s r ", t.muted),
-            Span::styled(v(GroupCol::RMbPerS), t.read),
-            Span::styled(" w ", t.muted),
-            Span::styled(v(GroupCol::WMbPerS), t.write),
-        ],
-        vec![
-            Span::styled("  await r ", t.muted),
-            Span::styled(v(GroupCol::RAwait), t.base),
-            Span::styled(" w ", t.muted),
-            Span::styled(v(GroupCol::WAwait), t.base),
-        ],
-        vec![
-            Span::styled("  %util ", t.muted),
-            Span::styled(v(GroupCol::Util), t.base),
-        ],
+    const COLS: [GroupCol; 7] = [
+        GroupCol::RPerS,
+        GroupCol::WPerS,
+        GroupCol::RMbPerS,
+        GroupCol::WMbPerS,
+        GroupCol::RAwait,
+        GroupCol::WAwait,
+        GroupCol::Util,
     ];
-    super::widgets::whole_groups(groups, width)
+    let texts: Vec<[String; 7]> = groups
+        .iter()
+        .map(|(_, g)| COLS.map(|c| format::fit(g.and_then(|g| g.get(c)), 9, 2)))
+        .collect();
+    let widths: [usize; 7] = std::array::from_fn(|i| {
+        texts
+            .iter()
+            .map(|v| v[i].chars().count())
+            .max()
+            .unwrap_or(0)
+    });
+    groups
+        .iter()
+        .zip(&texts)
+        .map(|((name, _), v)| {
+            let v = |i: usize| format!("{:>w$}", v[i], w = widths[i]);
+            let groups = vec![
+                vec![
+                    Span::styled(format!("{name} "), t.base),
+                    Span::styled("r/s ", t.muted),
+                    Span::styled(v(0), t.read),
+                ],
+                vec![Span::styled("  w/s ", t.muted), Span::styled(v(1), t.write)],
+                vec![
+                    Span::styled("  MB/s r ", t.muted),
+                    Span::styled(v(2), t.read),
+                    Span::styled(" w ", t.muted),
+                    Span::styled(v(3), t.write),
+                ],
+                vec![
+                    Span::styled("  await r ", t.muted),
+                    Span::styled(v(4), t.base),
+                    Span::styled(" w ", t.muted),
+                    Span::styled(v(5), t.base),
+                ],
+                vec![
+                    Span::styled("  %util ", t.muted),
+                    Span::styled(v(6), t.base),
+                ],
+            ];
+            super::widgets::whole_groups(groups, width)
+        })
+        .collect()
 }
 
 /// The cells: DISK and FLASH over all current cells, the flash shares and
@@ -174,10 +198,9 @@ fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
     };
     use crate::layers::cells::cell_metrics::Media;
     let all = app.cells.all(app.now_ms);
-    let mut lines = Vec::new();
-    for (media, name) in [(Media::Disk, "DISK "), (Media::Flash, "FLASH")] {
-        lines.push(group_line(t, name, all.groups.get(media), inner.width));
-    }
+    let groups = [(Media::Disk, "DISK "), (Media::Flash, "FLASH")]
+        .map(|(media, name)| (name, all.groups.get(media)));
+    let mut lines = group_lines(t, &groups, inner.width);
     lines.push(super::cells::shares_line(t, &all.groups.shares()));
     let (now, itv) = (app.now_ms, app.cells.interval_ms);
     let down: Vec<String> = app
@@ -572,16 +595,17 @@ fn draw_total(
             .into_iter()
             .map(|x| app.ui.units.scale(col, f64::from(x)) as f32)
             .collect();
-        sparkline(
-            f,
-            Rect {
-                x: s.x + 1,
-                width: s.width.saturating_sub(1),
-                ..s
-            },
-            &vals,
-            style,
-        );
+        sparkline(f, spark_axis(s), &vals, style);
+    }
+}
+
+/// Where the sparklines of the host's totals lay out their window (from
+/// a line's third part): one time axis for every line of the box.
+fn spark_axis(s: Rect) -> Rect {
+    Rect {
+        x: s.x + 1,
+        width: s.width.saturating_sub(1),
+        ..s
     }
 }
 
@@ -600,13 +624,17 @@ fn draw_busiest(f: &mut Frame, app: &App, line: Rect, busiest: Option<&(String, 
                 style,
             );
             let util = history_index(DiskCol::Util).unwrap_or(0);
-            let vals =
-                app.host()
-                    .disks
-                    .series(TOTAL_ENTITY, util, s.width.saturating_sub(1) as usize);
+            let axis = spark_axis(s);
+            let vals = app
+                .host()
+                .disks
+                .series(TOTAL_ENTITY, util, usize::from(axis.width));
             let [n, sp] = Layout::horizontal([Constraint::Length(14), Constraint::Min(0)]).areas(s);
             super::say(f, n, format!(" {name}"), t.accent);
-            sparkline(f, sp, &vals, t.accent);
+            // right of the name, on the totals' axis: drawn from the name
+            // on, its bars stood 13 columns right of their time until the
+            // window filled
+            super::widgets::sparkline_within(f, axis, sp, &vals, t.accent);
         }
         None => f.render_widget(
             Paragraph::new(Span::styled(format!("{:>9}", format::UNKNOWN), t.muted)),

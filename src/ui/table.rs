@@ -97,7 +97,8 @@ pub(crate) fn panel_title(
 ) -> String {
     let filter = app.ui.filter_edit.as_deref().unwrap_or(&app.ui.filter);
     let mut title = format!(
-        " {what} · {shown} of {total} {noun} · sort {sort} {}",
+        " {what}{} · sort {sort} {}",
+        super::counted(app, (shown, total, noun)),
         if list.desc { "↓" } else { "↑" }
     );
     if !filter.is_empty() {

@@ -44,6 +44,16 @@ pub fn sparkline(f: &mut Frame, area: Rect, values: &[f32], style: Style) {
     sparkline_to(f, area, values, None, style);
 }
 
+/// The part of a sparkline laid out over `axis` (oldest value at its left,
+/// as [`sparkline`] draws one) that falls in `area`, a right part of
+/// `axis`: a sparkline with a label before it then keeps its columns'
+/// times those of the full-width ones above it, window full or not.
+pub fn sparkline_within(f: &mut Frame, axis: Rect, area: Rect, values: &[f32], style: Style) {
+    let tail = &values[values.len().saturating_sub(usize::from(axis.width))..];
+    let skip = usize::from(area.x.saturating_sub(axis.x));
+    sparkline(f, area, tail.get(skip..).unwrap_or_default(), style);
+}
+
 /// A sparkline as [`sparkline`], its full height at `max` (the highest of
 /// its values when `None`): sparklines on one scale compare.
 pub fn sparkline_to(f: &mut Frame, area: Rect, values: &[f32], max: Option<f32>, style: Style) {
@@ -217,8 +227,15 @@ fn fitted_titles(
 /// One chart of [`charts`]: its title, unit and series.
 pub type ChartSpec<'u, 's, S> = (S, &'u str, Vec<Series<'s>>);
 
+/// The least height of a chart: its border, three rows of plot (a peak
+/// shows), its time axis and the axis' labels.
+pub const CHART_MIN: u16 = 7;
+
 /// Charts in equal shares of `area`, one under the other or side by side
 /// (`direction`), each its title, unit and series over the same axis.
+/// One under the other, as many as have [`CHART_MIN`] rows each, and a
+/// line naming those left out: at 80×24 a device's five charts were one
+/// row of plot each, where no peak shows.
 pub fn charts<S: AsRef<str>>(
     f: &mut Frame,
     area: Rect,
@@ -227,6 +244,26 @@ pub fn charts<S: AsRef<str>>(
     x: &TimeAxis,
     theme: &Theme,
 ) {
+    let fits = usize::from(area.height / CHART_MIN);
+    let (specs, area) = if direction == Direction::Vertical && fits < specs.len() {
+        // the line that names the others costs a row: one chart at least
+        let shown = usize::from(area.height.saturating_sub(1) / CHART_MIN).max(1);
+        let [charts, note] =
+            Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+        let left = specs.len() - shown;
+        let parts: Vec<&str> = std::iter::once(if left == 1 {
+            "a taller terminal shows 1 more chart"
+        } else {
+            "a taller terminal shows more charts"
+        })
+        .chain(specs[shown..].iter().map(|s| s.0.as_ref()))
+        .collect();
+        let said = super::whole_parts(&parts, usize::from(note.width));
+        f.render_widget(Span::styled(said, theme.muted), note);
+        (&specs[..shown], charts)
+    } else {
+        (specs, area)
+    };
     let share = Constraint::Ratio(1, specs.len() as u32);
     let areas = Layout::new(direction, vec![share; specs.len()]).split(area);
     for ((title, unit, series), a) in specs.iter().zip(areas.iter()) {
@@ -319,8 +356,10 @@ pub fn chart(
         .title(top)
         .title_bottom(bottom.right_aligned())
         .style(theme.base);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let (plot, labels_row) = plot_area(inner, x);
     let chart = Chart::new(datasets)
-        .block(block)
         .x_axis(
             Axis::default()
                 .bounds([0.0, xmax])
@@ -339,13 +378,44 @@ pub fn chart(
                 ])
                 .style(theme.border),
         );
-    f.render_widget(chart, area);
-    let inner = Block::bordered().inner(area);
-    if let Some(graph) = graph_area(f.buffer_mut(), inner) {
+    f.render_widget(chart, plot);
+    if let Some(graph) = graph_area(f.buffer_mut(), plot) {
         let marks = mark_columns(times, x.marks, graph.width);
-        draw_marks(f.buffer_mut(), graph, &marks, theme);
+        let labels = labels_row.then(|| Rect {
+            y: inner.y,
+            height: 1,
+            width: inner.right() - graph.x,
+            ..graph
+        });
+        draw_marks(f.buffer_mut(), graph, labels, &marks, theme);
     }
 }
+
+/// Where a chart plots inside its border, and whether its markers'
+/// labels take a row above: on the plot's top row they hid the points
+/// there, a peak among them. Only where a marker is in the window, and
+/// the plot keeps rows.
+fn plot_area(inner: Rect, x: &TimeAxis) -> (Rect, bool) {
+    let in_window = match (x.times.first(), x.times.last()) {
+        (Some(a), Some(b)) => x.marks.iter().any(|m| (*a..=*b).contains(&m.wall_ms)),
+        _ => false,
+    };
+    if in_window && inner.height >= MARKS_MIN_HEIGHT {
+        let plot = Rect {
+            y: inner.y + 1,
+            height: inner.height - 1,
+            ..inner
+        };
+        (plot, true)
+    } else {
+        (inner, false)
+    }
+}
+
+/// The least inner height of a chart that gives its markers' labels a row
+/// above the plot: that row, two of plot, the time axis and its labels.
+/// Lower, a marker is its ▼ alone on the plot's top row.
+const MARKS_MIN_HEIGHT: u16 = 5;
 
 /// `groups` of spans (a label and its figure, or a figure) on one line of
 /// `width` columns: the first always, then those that fit whole; a line
@@ -425,28 +495,43 @@ pub fn mark_columns<'a>(times: &[i64], marks: &'a [Marker], width: u16) -> Vec<(
     out
 }
 
-/// Each marker: a ▼ on the plot's top row with as many whole words of its
-/// label as fit before the next marker (a word cut in two could be a
-/// figure: "70/3" of "70/30"), and a dotted line down its column where no
-/// point of a series is.
-fn draw_marks(buf: &mut Buffer, graph: Rect, marks: &[(u16, &str)], theme: &Theme) {
+/// Each marker: a ▼ on `labels`, the row above the plot, with as many
+/// whole words of its label as fit before the next marker (a word cut in
+/// two could be a figure: "70/3" of "70/30"), and a dotted line down its
+/// column where no point of a series is. Without that row, the ▼ alone
+/// on the plot's top row: a label there would hide points.
+fn draw_marks(
+    buf: &mut Buffer,
+    graph: Rect,
+    labels: Option<Rect>,
+    marks: &[(u16, &str)],
+    theme: &Theme,
+) {
+    let (row, first_dot, width) = match labels {
+        Some(r) => (r.y, graph.top(), r.width),
+        None => (graph.y, graph.top() + 1, graph.width),
+    };
     for (k, (col, label)) in marks.iter().enumerate() {
         let x = graph.x + col;
-        let next = marks.get(k + 1).map_or(graph.width, |m| m.0);
-        for y in graph.top() + 1..graph.bottom() {
+        let next = marks.get(k + 1).map_or(width, |m| m.0);
+        for y in first_dot..graph.bottom() {
             if let Some(c) = buf.cell_mut((x, y)).filter(|c| c.symbol() == " ") {
                 c.set_symbol("┊").set_style(theme.key);
             }
         }
-        let room = next.saturating_sub(col + 1) as usize;
+        let room = if labels.is_some() {
+            next.saturating_sub(col + 1) as usize
+        } else {
+            1
+        };
         let text = format!("▼{}", whole_words(label, room.saturating_sub(1)));
-        buf.set_stringn(x, graph.y, &text, room.max(1), theme.key);
+        buf.set_stringn(x, row, &text, room.max(1), theme.key);
     }
 }
 
 /// The leading words of `text` that fit in `room` columns, without the
 /// punctuation that ended the last one.
-fn whole_words(text: &str, room: usize) -> &str {
+pub(crate) fn whole_words(text: &str, room: usize) -> &str {
     if text.chars().count() <= room {
         return text;
     }

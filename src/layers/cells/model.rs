@@ -107,15 +107,16 @@ impl GroupFigures {
         self.util_sum += o.util_sum;
     }
 
-    /// `None` where the figure has no meaning: an average over no request
-    /// or no device, and every figure of a group of no device (a cell
-    /// without flash has no FLASH figures, rather than zeros that read as
-    /// idle flash).
+    /// `None` for every figure of a group of no device (a cell without
+    /// flash has no FLASH figures, rather than zeros that read as idle
+    /// flash). An average over no request is 0.00, iostat's rule, as the
+    /// host's r_await and the cluster's say of an idle interval: the
+    /// storage line said "–" beside the host's 0.00.
     pub fn get(&self, c: GroupCol) -> Option<f64> {
         if self.devices == 0 {
             return None;
         }
-        let ratio = |a: f64, b: f64| (b > 0.0).then(|| a / b);
+        let ratio = |a: f64, b: f64| Some(if b > 0.0 { a / b } else { 0.0 });
         let v = match c {
             GroupCol::RPerS => Some(self.r_per_s),
             GroupCol::WPerS => Some(self.w_per_s),
@@ -365,11 +366,12 @@ mod tests {
     }
 
     #[test]
-    fn idle_figures_are_unknown_where_they_average_nothing() {
+    fn idle_averages_are_iostats_zero_and_a_group_of_no_device_unknown() {
         // a group of no device (a cell without flash): no figure at all
         let none = GroupFigures::default();
         assert!(GROUP_COLS.iter().all(|c| none.get(c.col).is_none()));
-        // two idle disks: no I/O is a figure, an average over it is not
+        // two idle disks: an average over no I/O is 0.00, as iostat and
+        // the host's totals print it (the storage line said "–")
         let g = GroupFigures {
             devices: 2,
             ..GroupFigures::default()
@@ -377,7 +379,7 @@ mod tests {
         assert_eq!(g.get(GroupCol::RPerS), Some(0.0));
         assert_eq!(g.get(GroupCol::Util), Some(0.0));
         for c in [GroupCol::AvgRqKb, GroupCol::RAwait, GroupCol::WAwait] {
-            assert_eq!(g.get(c), None, "{c:?}");
+            assert_eq!(g.get(c), Some(0.0), "{c:?}");
         }
     }
 }
