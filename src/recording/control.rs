@@ -237,9 +237,6 @@ impl Control {
             });
         match created {
             Ok(r) => {
-                // Said at once, not only when it stops: where it goes.
-                let shown = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
-                app.notice = Some(format!("recording to {}", shown.display()));
                 self.growth.clear();
                 self.recorder = Some(r);
                 self.first.get_or_insert_with(|| path.clone());
@@ -298,7 +295,14 @@ impl Control {
                 None => default_file(now_ms()),
             },
         };
-        self.start(app, &path);
+        // Said at once, not only when it stops: where the file `R` named
+        // goes (a file given with --record is the user's own choice).
+        if self.start(app, &path)
+            && let Some(r) = &self.recorder
+        {
+            let shown = std::path::absolute(r.path()).unwrap_or_else(|_| r.path().to_path_buf());
+            app.notice = Some(format!("recording to {}", shown.display()));
+        }
     }
 
     pub fn stop(&mut self, app: &mut App) {
