@@ -11,6 +11,7 @@ use crate::core::sys;
 use crossterm::event::{Event, KeyEventKind};
 use ratatui::layout::{Position, Rect};
 use std::future::Future;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use tokio::time::{Instant, MissedTickBehavior, interval, sleep_until};
 
@@ -160,7 +161,7 @@ async fn event_loop<F: Feed>(
     // reader must stop before the terminal is given back.
     let mut result = Ok(());
     while !app.quit {
-        watchdog.beat();
+        watchdog.beat(app.recording.is_some());
         tokio::select! {
             ev = async { match events.as_mut() {
                 Some(e) => e.recv().await,
@@ -415,13 +416,14 @@ impl Keys {
 /// jump across a large replay takes seconds) acts on it only when the
 /// work ends. So a thread sees the signals and the terminal too, and
 /// when the loop has not turned once in [`GRACE`] after either (it is
-/// held), or has not ended in [`GRACE_TURNING`] (a loop that turns acts
-/// on it at once, a slow machine's too), it gives the terminal back (if
+/// held; not while it records), or has not ended in [`GRACE_TURNING`] (a
+/// loop that turns acts on it at once, a slow machine's too), it gives the terminal back (if
 /// it is there) and exits, 128 + the signal's number (129 for a terminal
 /// gone).
 struct Watchdog {
     state: std::sync::Arc<std::sync::atomic::AtomicU8>,
     turns: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    recording: std::sync::Arc<AtomicBool>,
     ids: Vec<signal_hook_registry::SigId>,
 }
 
@@ -444,8 +446,10 @@ impl Watchdog {
             ids.extend(sys::note_signal(sig, Arc::clone(&signal)));
         }
         let turns = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let recording = Arc::new(AtomicBool::new(false));
         let looping = Arc::clone(&state);
         let turned = Arc::clone(&turns);
+        let records = Arc::clone(&recording);
         let watch = move || {
             // When the signal or the loss was first seen, which, and the
             // loop's turns then.
@@ -462,7 +466,9 @@ impl Watchdog {
                 match (why, since) {
                     (Some(w), None) => since = Some((std::time::Instant::now(), w, now)),
                     (Some(_), Some((t, w, then)))
-                        if (now == then && t.elapsed() >= GRACE)
+                        if (now == then
+                            && t.elapsed() >= GRACE
+                            && !records.load(Ordering::Relaxed))
                             || t.elapsed() >= GRACE_TURNING =>
                     {
                         if looping.load(Ordering::Relaxed) != LOOPING {
@@ -480,13 +486,21 @@ impl Watchdog {
         let _ = std::thread::Builder::new()
             .name("watchdog".into())
             .spawn(watch);
-        Watchdog { state, turns, ids }
+        Watchdog {
+            state,
+            turns,
+            recording,
+            ids,
+        }
     }
 
-    /// The loop turned: it is not held.
-    fn beat(&self) {
-        self.turns
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    /// The loop turned: it is not held. While it records, a held loop is
+    /// given the long grace too: a recording's tick being written (100k
+    /// devices take seconds) is not cut short and lost.
+    fn beat(&self, recording: bool) {
+        use std::sync::atomic::Ordering;
+        self.turns.fetch_add(1, Ordering::Relaxed);
+        self.recording.store(recording, Ordering::Relaxed);
     }
 
     fn loop_ended(&self) {
