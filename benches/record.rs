@@ -5,6 +5,11 @@
 //! STRATA_BENCH_DAY=/tmp/day.strec cargo bench --bench record
 //!                          # keeps the day-long file there and, when it is
 //!                          # there already, measures the jump on it alone
+//! STRATA_BENCH_FIRST=5000,20000 STRATA_BENCH_FIRST_ONLY=1 cargo bench --bench record
+//!                          # the recorder's first tick at those device
+//!                          # counts (5k, 20k and 100k by default), alone;
+//!                          # STRATA_BENCH_CHURN=5,10 the churning recordings'
+//!                          # lengths in seconds (60, 120 and 240 by default)
 //!
 //! A host of 76 block devices sampled once a second, on the workload of
 //! the reference's format comparison (../shared/reference/crates.md §8):
@@ -14,7 +19,10 @@
 //! series of each number; the bench prints how many, the file's size per
 //! hour and per sample, and the time to open a day-long file and show its
 //! last minute (Player::open, then Replayer's jump to the end, which
-//! rebuilds the figures from the 300 samples before it).
+//! rebuilds the figures from the 300 samples before it). First, the CPU
+//! of the recorder's first tick of 5k, 20k and 100k devices, where every
+//! series is new; then the summary and export of recordings where 1100
+//! devices are renamed every second.
 
 #![allow(clippy::expect_used)]
 
@@ -54,18 +62,28 @@ struct Host {
 
 impl Host {
     fn new() -> Host {
-        let devs = (0..DEVICES)
+        Host::with_devices(DEVICES)
+    }
+
+    fn with_devices(devices: usize) -> Host {
+        let devs = (0..devices)
             .map(|i| DiskCounters {
                 major: 8,
                 minor: 16 * i as u32,
-                name: format!("sd{}", (b'a' + (i % 26) as u8) as char) + &"a".repeat(i / 26),
+                // The day's names as they were; a many-device host's
+                // would grow with its count.
+                name: if devices <= DEVICES {
+                    format!("sd{}", (b'a' + (i % 26) as u8) as char) + &"a".repeat(i / 26)
+                } else {
+                    format!("sd{i}")
+                },
                 rd_ios: 1_000_000 * i as u64,
                 wr_ios: 700_000 * i as u64,
                 ..DiskCounters::default()
             })
             .collect();
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        let rates = (0..DEVICES)
+        let rates = (0..devices)
             .map(|i| std::array::from_fn(|_| if i % 10 < 3 { 0 } else { rng.next(5000) as i64 }))
             .collect();
         Host { devs, rates, rng }
@@ -149,10 +167,124 @@ fn record(path: &std::path::Path, secs: i64) -> (usize, u64, f64) {
     (series + 3, bytes, start.elapsed().as_secs_f64())
 }
 
+/// CPU seconds of this thread (the recorder runs on the caller's).
+fn cpu_s() -> f64 {
+    strata::core::sys::thread_cpu_time()
+        .map_or(f64::NAN, |t| t.tv_sec as f64 + t.tv_nsec as f64 / 1e9)
+}
+
+/// The recorder's first tick of a host of `devices` devices: every series
+/// is new then. CPU seconds of the first disk sample, then of the second
+/// (its shape known).
+fn first_tick(dir: &std::path::Path, devices: usize) -> (f64, f64) {
+    let mut host = Host::with_devices(devices);
+    let path = dir.join(format!("first-{devices}.strec"));
+    let mut rec = Recorder::create(&path, &meta_of(&app(), T0)).expect("create");
+    let first = host.sample(0);
+    let second = host.sample(1);
+    let start = cpu_s();
+    rec.record(T0 + 3, &Input::Disks(Ok(first)))
+        .expect("record");
+    let mid = cpu_s();
+    rec.record(T0 + 1003, &Input::Disks(Ok(second)))
+        .expect("record");
+    let end = cpu_s();
+    rec.close().expect("close");
+    // Both samples read back: a recording the reader refuses is no figure.
+    let mut player = Player::open(&path).expect("open");
+    let disks = std::iter::from_fn(|| player.next_input())
+        .filter(|(_, i)| matches!(i, Input::Disks(Ok(_))))
+        .count();
+    assert_eq!(disks, 2, "{devices} devices: {:?}", player.notices);
+    let _ = std::fs::remove_file(&path);
+    (mid - start, end - mid)
+}
+
+/// Devices that come and go each second in [`churn`], beside the host's.
+const CHURN: usize = 1100;
+
+/// Records `secs` seconds of the host's devices and [`CHURN`] more whose
+/// names are new each second (each lives two samples, so it has rates once).
+fn churn(path: &std::path::Path, secs: i64) {
+    let mut host = Host::new();
+    let mut rec = Recorder::create(path, &meta_of(&app(), T0)).expect("create");
+    for k in 0..secs {
+        let mut sample = host.sample(k);
+        for j in 0..CHURN as i64 {
+            let n = k * CHURN as i64 / 2 + j;
+            sample.devices.push(DiskCounters {
+                major: 259,
+                minor: (n % 1_000_000) as u32,
+                name: format!("nvme{n}"),
+                rd_ios: (k * 100 + j) as u64,
+                rd_ticks: (k * 50) as u32,
+                tot_ticks: (k * 500) as u32,
+                ..DiskCounters::default()
+            });
+        }
+        rec.record(T0 + k * 1000 + 3, &Input::Disks(Ok(sample)))
+            .expect("record");
+        let clock = Input::Clock {
+            now_ms: T0 + k * 1000 + 900,
+            usage: SelfUsage::default(),
+        };
+        rec.record(T0 + k * 1000 + 900, &clock).expect("record");
+    }
+    rec.close().expect("close");
+}
+
+/// CPU seconds of the summary and of the disks' CSV export of `path`.
+fn summary_and_export(path: &std::path::Path) -> (f64, f64) {
+    use strata::batch::Format;
+    use strata::export::cmd::{ExportArgs, run_export, run_summary};
+    let (mut out, mut err) = (std::io::sink(), std::io::sink());
+    let start = cpu_s();
+    run_summary(path, None, None, None, Format::Text, &mut out, &mut err);
+    let mid = cpu_s();
+    let args = ExportArgs {
+        format: Some(Format::Csv),
+        panel: Some(strata::cli::BatchPanel::Disks),
+        ..ExportArgs::default()
+    };
+    run_export(path, &args, &mut out, &mut err);
+    (mid - start, cpu_s() - mid)
+}
+
 fn main() {
     let quick = std::env::var("STRATA_BENCH_QUICK").is_ok_and(|v| v == "1");
     let dir = std::env::temp_dir().join(format!("strata-bench-record-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
+    let sizes: Vec<usize> = match std::env::var("STRATA_BENCH_FIRST") {
+        Ok(list) => list.split(',').filter_map(|n| n.parse().ok()).collect(),
+        Err(_) if quick => vec![5_000],
+        Err(_) => vec![5_000, 20_000, 100_000],
+    };
+    for devices in sizes {
+        let (first, second) = first_tick(&dir, devices);
+        println!(
+            "record: first tick of {devices} devices: {first:.2} s of CPU (the next: {second:.2} s)"
+        );
+    }
+    let lengths: Vec<i64> = match std::env::var("STRATA_BENCH_CHURN") {
+        Ok(list) => list.split(',').filter_map(|n| n.parse().ok()).collect(),
+        Err(_) if quick => vec![10],
+        Err(_) => vec![60, 120, 240],
+    };
+    for secs in lengths {
+        let path = dir.join(format!("churn-{secs}.strec"));
+        churn(&path, secs);
+        let (summary, export) = summary_and_export(&path);
+        let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+        println!(
+            "churn: {secs} s with {CHURN} new names a second ({:.1} MB): summary {summary:.2} s, export {export:.2} s of CPU",
+            bytes as f64 / 1e6
+        );
+        let _ = std::fs::remove_file(&path);
+    }
+    if std::env::var_os("STRATA_BENCH_FIRST_ONLY").is_some() {
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
     let kept = std::env::var_os("STRATA_BENCH_DAY").map(std::path::PathBuf::from);
     let day = if quick { 3 * 3600 } else { 86_400 };
     let path = kept.clone().unwrap_or_else(|| dir.join("day.strec"));

@@ -556,6 +556,11 @@ impl Live {
             .is_some_and(|(max, r)| r.bytes >= max);
         if full {
             self.rec.rotate(app);
+            // Said now: the run may end before the next tick, and the
+            // last part's notice would take this one's place.
+            if let Some(n) = app.notice.take() {
+                say(&n);
+            }
         }
     }
 }

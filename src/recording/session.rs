@@ -87,8 +87,7 @@ struct Stream {
 /// Writes inputs to a recording.
 pub struct Recorder {
     writer: RecordWriter,
-    path: PathBuf,
-    series: HashMap<String, u32>,
+    series: HashMap<String, u32, foldhash::fast::RandomState>,
     streams: HashMap<String, Stream>,
     /// The meta tick's blob, stated again (see [`RESTATE_ALL_MS`]).
     meta: Vec<u8>,
@@ -119,8 +118,7 @@ impl Recorder {
         writer.push_with(meta.started_ms, &[], blob.clone())?;
         Ok(Recorder {
             writer,
-            path: path.to_path_buf(),
-            series: HashMap::new(),
+            series: HashMap::default(),
             streams: HashMap::new(),
             meta: blob,
             started_ms: meta.started_ms,
@@ -128,12 +126,14 @@ impl Recorder {
         })
     }
 
+    /// Where the file is: where it was created, or where it was renamed to.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.writer.path()
     }
 
-    /// Whether the file is still where it was created.
-    pub fn check_in_place(&self) -> Result<(), RecordError> {
+    /// Whether the file is still where it was created; a rename is followed
+    /// and gives the name it had.
+    pub fn check_in_place(&mut self) -> Result<Option<PathBuf>, RecordError> {
         self.writer.check_in_place()
     }
 
@@ -230,6 +230,22 @@ impl Recorder {
         values: &mut Vec<(u32, Value)>,
     ) -> Result<Shape, RecordError> {
         let mut new = Vec::new();
+        // Room for a first sample's series at once: growing to the two
+        // million of 100k devices rehashed every name on the way, a fifth
+        // of the first tick's time.
+        let numbers = count_numbers(tree);
+        // A shape no reader takes (a million devices) is refused before its
+        // series are named and stated. By the least its numbers take in it
+        // (`{"Num":[0,"U"]}` is 15 bytes): the writer checks the blob itself.
+        crate::record::writer::check_least(
+            "a sample's shape",
+            numbers.saturating_mul(15),
+            format::MAX_BLOB_LEN,
+            true,
+        )?;
+        if numbers > self.series.capacity() {
+            self.series.reserve(numbers - self.series.len());
+        }
         let next = self.series.len() as u32;
         let series = &mut self.series;
         let shape = shape::split(
@@ -258,6 +274,27 @@ impl Recorder {
 
     pub fn close(self) -> Result<(), RecordError> {
         self.writer.close()
+    }
+
+    /// Removes the recording, unfinished (see [`RecordWriter::discard`]).
+    pub fn discard(mut self) {
+        self.writer.discard();
+    }
+
+    /// As [`close`](Self::close), the file removed if the close fails.
+    pub fn close_or_discard(self) -> Result<(), RecordError> {
+        self.writer.close_or_discard()
+    }
+}
+
+/// The numbers in a sample's tree: the series it may bring.
+fn count_numbers(tree: &serde_json::Value) -> usize {
+    use serde_json::Value as J;
+    match tree {
+        J::Number(_) => 1,
+        J::Array(items) => items.iter().map(count_numbers).sum(),
+        J::Object(fields) => fields.values().map(count_numbers).sum(),
+        _ => 0,
     }
 }
 
