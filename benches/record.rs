@@ -10,6 +10,9 @@
 //!                          # counts (5k, 20k and 100k by default), alone;
 //!                          # STRATA_BENCH_CHURN=5,10 the churning recordings'
 //!                          # lengths in seconds (60, 120 and 240 by default)
+//! STRATA_BENCH_CHURN_DAY=24 cargo bench --bench record
+//!                          # alone: memory over 24 h of 12 new device names
+//!                          # a second, fed to the recorder and an app at once
 //!
 //! A host of 76 block devices sampled once a second, on the workload of
 //! the reference's format comparison (../shared/reference/crates.md §8):
@@ -250,10 +253,80 @@ fn summary_and_export(path: &std::path::Path) -> (f64, f64) {
     (mid - start, cpu_s() - mid)
 }
 
+/// Resident memory of this process, in MB (/proc/self/statm).
+fn rss_mb() -> f64 {
+    let pages = std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<f64>().ok())
+        .unwrap_or(f64::NAN);
+    pages * 4096.0 / 1e6
+}
+
+/// `hours` of a host whose devices are renamed at 12 new names a second
+/// (24 devices, each living two seconds), fed at once (not in real time)
+/// to the recorder and to an app as the TUI's: resident memory, the
+/// series the recorder holds and the file's size at each mark.
+fn churn_day(dir: &std::path::Path, hours: i64) {
+    let path = dir.join("churn-day.strec");
+    let mut app = app();
+    let mut rec = Recorder::create(&path, &meta_of(&app, T0)).expect("create");
+    let marks = [1, 6, 12, 24]
+        .map(|h| h * 3600)
+        .map(|s: i64| s.min(hours * 3600));
+    for k in 0..hours * 3600 {
+        let devices = (0..24)
+            .map(|j| {
+                let n = (k - j % 2) * 12 + j / 2;
+                DiskCounters {
+                    major: 8,
+                    minor: (n % 1_000_000) as u32,
+                    name: format!("sd{n}"),
+                    rd_ios: (k * 10 + j) as u64,
+                    ..DiskCounters::default()
+                }
+            })
+            .collect();
+        let sample = DiskSample {
+            uptime_cs: 100_000 + k as u64 * 100,
+            wall_ms: T0 + k * 1000 + 2,
+            devices,
+            rejected: Vec::new(),
+            catalogue: Arc::new(BTreeMap::new()),
+        };
+        let input = Input::Disks(Ok(sample));
+        let at = T0 + k * 1000 + 3;
+        rec.record(at, &input).expect("record");
+        app.apply(input);
+        let clock = Input::Clock {
+            now_ms: T0 + k * 1000 + 900,
+            usage: SelfUsage::default(),
+        };
+        rec.record(T0 + k * 1000 + 900, &clock).expect("record");
+        app.apply(clock);
+        if marks.contains(&(k + 1)) {
+            println!(
+                "churn day: {:>2} h, {} names seen: {:.1} MB resident, {} series held by the recorder, file {:.1} MB",
+                (k + 1) / 3600,
+                (k + 1) * 12,
+                rss_mb(),
+                rec.series_held(),
+                rec.bytes() as f64 / 1e6
+            );
+        }
+    }
+    rec.close().expect("close");
+    let _ = std::fs::remove_file(&path);
+}
+
 fn main() {
     let quick = std::env::var("STRATA_BENCH_QUICK").is_ok_and(|v| v == "1");
     let dir = std::env::temp_dir().join(format!("strata-bench-record-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
+    if let Ok(hours) = std::env::var("STRATA_BENCH_CHURN_DAY") {
+        churn_day(&dir, hours.parse().unwrap_or(24));
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
     let sizes: Vec<usize> = match std::env::var("STRATA_BENCH_FIRST") {
         Ok(list) => list.split(',').filter_map(|n| n.parse().ok()).collect(),
         Err(_) if quick => vec![5_000],

@@ -243,6 +243,17 @@ impl RecordWriter {
         Ok(())
     }
 
+    /// Forgets series no tick will hold again (the recorder's, for names
+    /// gone for its window): a tick holding one is then refused.
+    pub fn forget(&mut self, ids: &[u32]) {
+        for id in ids {
+            self.catalogue.remove(id);
+        }
+        if !ids.is_empty() {
+            self.catalogue.shrink_to_fit();
+        }
+    }
+
     /// Writes a marker's frame: the open-time scan lists markers without
     /// inflating a chunk.
     pub fn add_marker(&mut self, wall_ms: i64, label: &str) -> Result<(), RecordError> {
