@@ -644,10 +644,11 @@ impl Feed for Live {
         // A notice not yet said (the run ended before the tick that says
         // it, as --duration may) is said before the close's takes its place.
         // A failed recording's notice is the run's error, said by main.
-        if self.headless && app.notice.as_deref() != self.rec.failure() {
-            if let Some(n) = app.notice.take() {
-                say(&n);
-            }
+        if self.headless
+            && app.notice.as_deref() != self.rec.failure()
+            && let Some(n) = app.notice.take()
+        {
+            say(&n);
         }
         let recorded = self.rec.finish(app);
         let (mut samplers, mut cell_tasks) = (self.samplers, self.cell_tasks);
