@@ -48,6 +48,13 @@ fn inputs(path: &Path) -> usize {
     n
 }
 
+/// Inputs of a recording that was closed and has no damage (bounded).
+fn whole_inputs(path: &Path) -> usize {
+    let p = Player::open(path).unwrap();
+    assert!(p.notices.is_empty(), "{:?}", p.notices);
+    inputs(path)
+}
+
 /// A headless recorder at 0.25 s, its marker socket in `dir/marks`.
 fn recorder(dir: &Path, file: &Path, extra: &[&str]) -> Child {
     strata()
@@ -134,12 +141,7 @@ fn a_recording_in_progress_is_refused_to_a_second_writer_with_its_pid() {
     let out = stop(first);
     assert!(out.status.success(), "{out:?}");
     // The first writer's file is whole: closed, every interval there.
-    let mut p = Player::open(&file).unwrap();
-    assert!(p.notices.is_empty(), "{:?}", p.notices);
-    let mut n = 0;
-    while p.next_input().is_some() {
-        n += 1;
-    }
+    let n = whole_inputs(&file);
     assert!(n > 4, "{n} inputs");
 }
 
@@ -273,12 +275,7 @@ fn a_renamed_recording_goes_on_in_its_new_name() {
         err.contains(&format!("recording saved to {}", moved.display())),
         "the last notice names where it is: {err}"
     );
-    let mut p = Player::open(&moved).unwrap();
-    assert!(p.notices.is_empty(), "closed, whole: {:?}", p.notices);
-    let mut n = 0;
-    while p.next_input().is_some() {
-        n += 1;
-    }
+    let n = whole_inputs(&moved);
     assert!(n > at_rename + 4, "{n} inputs, {at_rename} at the rename");
     for gone in [file.clone(), dir.path().join("before.strec.journal")] {
         assert!(!gone.exists(), "{}", gone.display());
@@ -300,12 +297,7 @@ fn a_deleted_journal_ends_the_run_as_any_other() {
     std::thread::sleep(Duration::from_millis(1500));
     let out = stop(child);
     assert!(out.status.success(), "{out:?}");
-    let mut p = Player::open(&file).unwrap();
-    assert!(p.notices.is_empty(), "{:?}", p.notices);
-    let mut n = 0;
-    while p.next_input().is_some() {
-        n += 1;
-    }
+    let n = whole_inputs(&file);
     assert!(n > 8, "{n} inputs");
 }
 
