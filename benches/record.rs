@@ -5,6 +5,14 @@
 //! STRATA_BENCH_DAY=/tmp/day.strec cargo bench --bench record
 //!                          # keeps the day-long file there and, when it is
 //!                          # there already, measures the jump on it alone
+//! STRATA_BENCH_FIRST=5000,20000 STRATA_BENCH_FIRST_ONLY=1 cargo bench --bench record
+//!                          # the recorder's first tick at those device
+//!                          # counts (5k, 20k and 100k by default), alone;
+//!                          # STRATA_BENCH_CHURN=5,10 the churning recordings'
+//!                          # lengths in seconds (60, 120 and 240 by default)
+//! STRATA_BENCH_CHURN_DAY=24 cargo bench --bench record
+//!                          # alone: memory over 24 h of 12 new device names
+//!                          # a second, fed to the recorder and an app at once
 //!
 //! A host of 76 block devices sampled once a second, on the workload of
 //! the reference's format comparison (../shared/reference/crates.md §8):
@@ -14,7 +22,10 @@
 //! series of each number; the bench prints how many, the file's size per
 //! hour and per sample, and the time to open a day-long file and show its
 //! last minute (Player::open, then Replayer's jump to the end, which
-//! rebuilds the figures from the 300 samples before it).
+//! rebuilds the figures from the 300 samples before it). First, the CPU
+//! of the recorder's first tick of 5k, 20k and 100k devices, where every
+//! series is new; then the summary and export of recordings where 1100
+//! devices are renamed every second.
 
 #![allow(clippy::expect_used)]
 
@@ -54,18 +65,28 @@ struct Host {
 
 impl Host {
     fn new() -> Host {
-        let devs = (0..DEVICES)
+        Host::with_devices(DEVICES)
+    }
+
+    fn with_devices(devices: usize) -> Host {
+        let devs = (0..devices)
             .map(|i| DiskCounters {
                 major: 8,
                 minor: 16 * i as u32,
-                name: format!("sd{}", (b'a' + (i % 26) as u8) as char) + &"a".repeat(i / 26),
+                // The day's names as they were; a many-device host's
+                // would grow with its count.
+                name: if devices <= DEVICES {
+                    format!("sd{}", (b'a' + (i % 26) as u8) as char) + &"a".repeat(i / 26)
+                } else {
+                    format!("sd{i}")
+                },
                 rd_ios: 1_000_000 * i as u64,
                 wr_ios: 700_000 * i as u64,
                 ..DiskCounters::default()
             })
             .collect();
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        let rates = (0..DEVICES)
+        let rates = (0..devices)
             .map(|i| std::array::from_fn(|_| if i % 10 < 3 { 0 } else { rng.next(5000) as i64 }))
             .collect();
         Host { devs, rates, rng }
@@ -149,10 +170,194 @@ fn record(path: &std::path::Path, secs: i64) -> (usize, u64, f64) {
     (series + 3, bytes, start.elapsed().as_secs_f64())
 }
 
+/// CPU seconds of this thread (the recorder runs on the caller's).
+fn cpu_s() -> f64 {
+    strata::core::sys::thread_cpu_time()
+        .map_or(f64::NAN, |t| t.tv_sec as f64 + t.tv_nsec as f64 / 1e9)
+}
+
+/// The recorder's first tick of a host of `devices` devices: every series
+/// is new then. CPU seconds of the first disk sample, then of the second
+/// (its shape known).
+fn first_tick(dir: &std::path::Path, devices: usize) -> (f64, f64) {
+    let mut host = Host::with_devices(devices);
+    let path = dir.join(format!("first-{devices}.strec"));
+    let mut rec = Recorder::create(&path, &meta_of(&app(), T0)).expect("create");
+    let first = host.sample(0);
+    let second = host.sample(1);
+    let start = cpu_s();
+    rec.record(T0 + 3, &Input::Disks(Ok(first)))
+        .expect("record");
+    let mid = cpu_s();
+    rec.record(T0 + 1003, &Input::Disks(Ok(second)))
+        .expect("record");
+    let end = cpu_s();
+    rec.close().expect("close");
+    // Both samples read back: a recording the reader refuses is no figure.
+    let mut player = Player::open(&path).expect("open");
+    let disks = std::iter::from_fn(|| player.next_input())
+        .filter(|(_, i)| matches!(i, Input::Disks(Ok(_))))
+        .count();
+    assert_eq!(disks, 2, "{devices} devices: {:?}", player.notices);
+    let _ = std::fs::remove_file(&path);
+    (mid - start, end - mid)
+}
+
+/// Devices that come and go each second in [`churn`], beside the host's.
+const CHURN: usize = 1100;
+
+/// Records `secs` seconds of the host's devices and [`CHURN`] more whose
+/// names are new each second (each lives two samples, so it has rates once).
+fn churn(path: &std::path::Path, secs: i64) {
+    let mut host = Host::new();
+    let mut rec = Recorder::create(path, &meta_of(&app(), T0)).expect("create");
+    for k in 0..secs {
+        let mut sample = host.sample(k);
+        for j in 0..CHURN as i64 {
+            let n = k * CHURN as i64 / 2 + j;
+            sample.devices.push(DiskCounters {
+                major: 259,
+                minor: (n % 1_000_000) as u32,
+                name: format!("nvme{n}"),
+                rd_ios: (k * 100 + j) as u64,
+                rd_ticks: (k * 50) as u32,
+                tot_ticks: (k * 500) as u32,
+                ..DiskCounters::default()
+            });
+        }
+        rec.record(T0 + k * 1000 + 3, &Input::Disks(Ok(sample)))
+            .expect("record");
+        let clock = Input::Clock {
+            now_ms: T0 + k * 1000 + 900,
+            usage: SelfUsage::default(),
+        };
+        rec.record(T0 + k * 1000 + 900, &clock).expect("record");
+    }
+    rec.close().expect("close");
+}
+
+/// CPU seconds of the summary and of the disks' CSV export of `path`.
+fn summary_and_export(path: &std::path::Path) -> (f64, f64) {
+    use strata::batch::Format;
+    use strata::export::cmd::{ExportArgs, run_export, run_summary};
+    let (mut out, mut err) = (std::io::sink(), std::io::sink());
+    let start = cpu_s();
+    run_summary(path, None, None, None, Format::Text, &mut out, &mut err);
+    let mid = cpu_s();
+    let args = ExportArgs {
+        format: Some(Format::Csv),
+        panel: Some(strata::cli::BatchPanel::Disks),
+        ..ExportArgs::default()
+    };
+    run_export(path, &args, &mut out, &mut err);
+    (mid - start, cpu_s() - mid)
+}
+
+/// Resident memory of this process, in MB (/proc/self/statm).
+fn rss_mb() -> f64 {
+    let pages = std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<f64>().ok())
+        .unwrap_or(f64::NAN);
+    pages * 4096.0 / 1e6
+}
+
+/// `hours` of a host whose devices are renamed at 12 new names a second
+/// (24 devices, each living two seconds), fed at once (not in real time)
+/// to the recorder and to an app as the TUI's: resident memory, the
+/// series the recorder holds and the file's size at each mark.
+fn churn_day(dir: &std::path::Path, hours: i64) {
+    let path = dir.join("churn-day.strec");
+    let mut app = app();
+    let mut rec = Recorder::create(&path, &meta_of(&app, T0)).expect("create");
+    let marks = [1, 6, 12, 24]
+        .map(|h| h * 3600)
+        .map(|s: i64| s.min(hours * 3600));
+    for k in 0..hours * 3600 {
+        let devices = (0..24)
+            .map(|j| {
+                let n = (k - j % 2) * 12 + j / 2;
+                DiskCounters {
+                    major: 8,
+                    minor: (n % 1_000_000) as u32,
+                    name: format!("sd{n}"),
+                    rd_ios: (k * 10 + j) as u64,
+                    ..DiskCounters::default()
+                }
+            })
+            .collect();
+        let sample = DiskSample {
+            uptime_cs: 100_000 + k as u64 * 100,
+            wall_ms: T0 + k * 1000 + 2,
+            devices,
+            rejected: Vec::new(),
+            catalogue: Arc::new(BTreeMap::new()),
+        };
+        let input = Input::Disks(Ok(sample));
+        let at = T0 + k * 1000 + 3;
+        rec.record(at, &input).expect("record");
+        app.apply(input);
+        let clock = Input::Clock {
+            now_ms: T0 + k * 1000 + 900,
+            usage: SelfUsage::default(),
+        };
+        rec.record(T0 + k * 1000 + 900, &clock).expect("record");
+        app.apply(clock);
+        if marks.contains(&(k + 1)) {
+            println!(
+                "churn day: {:>2} h, {} names seen: {:.1} MB resident, {} series held by the recorder, file {:.1} MB",
+                (k + 1) / 3600,
+                (k + 1) * 12,
+                rss_mb(),
+                rec.series_held(),
+                rec.bytes() as f64 / 1e6
+            );
+        }
+    }
+    rec.close().expect("close");
+    let _ = std::fs::remove_file(&path);
+}
+
 fn main() {
     let quick = std::env::var("STRATA_BENCH_QUICK").is_ok_and(|v| v == "1");
     let dir = std::env::temp_dir().join(format!("strata-bench-record-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
+    if let Ok(hours) = std::env::var("STRATA_BENCH_CHURN_DAY") {
+        churn_day(&dir, hours.parse().unwrap_or(24));
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
+    let sizes: Vec<usize> = match std::env::var("STRATA_BENCH_FIRST") {
+        Ok(list) => list.split(',').filter_map(|n| n.parse().ok()).collect(),
+        Err(_) if quick => vec![5_000],
+        Err(_) => vec![5_000, 20_000, 100_000],
+    };
+    for devices in sizes {
+        let (first, second) = first_tick(&dir, devices);
+        println!(
+            "record: first tick of {devices} devices: {first:.2} s of CPU (the next: {second:.2} s)"
+        );
+    }
+    let lengths: Vec<i64> = match std::env::var("STRATA_BENCH_CHURN") {
+        Ok(list) => list.split(',').filter_map(|n| n.parse().ok()).collect(),
+        Err(_) if quick => vec![10],
+        Err(_) => vec![60, 120, 240],
+    };
+    for secs in lengths {
+        let path = dir.join(format!("churn-{secs}.strec"));
+        churn(&path, secs);
+        let (summary, export) = summary_and_export(&path);
+        let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+        println!(
+            "churn: {secs} s with {CHURN} new names a second ({:.1} MB): summary {summary:.2} s, export {export:.2} s of CPU",
+            bytes as f64 / 1e6
+        );
+        let _ = std::fs::remove_file(&path);
+    }
+    if std::env::var_os("STRATA_BENCH_FIRST_ONLY").is_some() {
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
     let kept = std::env::var_os("STRATA_BENCH_DAY").map(std::path::PathBuf::from);
     let day = if quick { 3 * 3600 } else { 86_400 };
     let path = kept.clone().unwrap_or_else(|| dir.join("day.strec"));

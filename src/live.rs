@@ -558,6 +558,11 @@ impl Live {
             .is_some_and(|(max, r)| r.bytes >= max);
         if full {
             self.rec.rotate(app);
+            // Said now: the run may end before the next tick, and the
+            // last part's notice would take this one's place.
+            if let Some(n) = app.notice.take() {
+                say(&n);
+            }
         }
     }
 }
@@ -638,6 +643,15 @@ impl Feed for Live {
     }
 
     fn finish(self, app: &mut App) -> anyhow::Result<()> {
+        // A notice not yet said (the run ended before the tick that says
+        // it, as --duration may) is said before the close's takes its place.
+        // A failed recording's notice is the run's error, said by main.
+        if self.headless
+            && app.notice.as_deref() != self.rec.failure()
+            && let Some(n) = app.notice.take()
+        {
+            say(&n);
+        }
         let recorded = self.rec.finish(app);
         let (mut samplers, mut cell_tasks) = (self.samplers, self.cell_tasks);
         let mut node_tasks = self.node_tasks;

@@ -48,6 +48,13 @@ fn inputs(path: &Path) -> usize {
     n
 }
 
+/// Inputs of a recording that was closed and has no damage (bounded).
+fn whole_inputs(path: &Path) -> usize {
+    let p = Player::open(path).unwrap();
+    assert!(p.notices.is_empty(), "{:?}", p.notices);
+    inputs(path)
+}
+
 /// A headless recorder at 0.25 s, its marker socket in `dir/marks`.
 fn recorder(dir: &Path, file: &Path, extra: &[&str]) -> Child {
     strata()
@@ -134,12 +141,7 @@ fn a_recording_in_progress_is_refused_to_a_second_writer_with_its_pid() {
     let out = stop(first);
     assert!(out.status.success(), "{out:?}");
     // The first writer's file is whole: closed, every interval there.
-    let mut p = Player::open(&file).unwrap();
-    assert!(p.notices.is_empty(), "{:?}", p.notices);
-    let mut n = 0;
-    while p.next_input().is_some() {
-        n += 1;
-    }
+    let n = whole_inputs(&file);
     assert!(n > 4, "{n} inputs");
 }
 
@@ -241,6 +243,82 @@ fn a_deleted_recording_ends_the_run_with_a_non_zero_status() {
     assert!(err.contains("was deleted while being recorded"), "{err}");
     assert!(took < Duration::from_secs(3), "{took:?}");
     assert_eq!(err.matches("was deleted").count(), 1, "said once: {err}");
+    // Its journal, joined to no segment now, is not left behind.
+    let left: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains("gone.strec"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A recording renamed under strata (`mv`, as `tail -F` users do) goes on
+/// in its new name, and the run ends as any other. Before, it stopped with
+/// exit 1 ("was deleted ... nothing written since reaches a file") though
+/// the file was there.
+#[test]
+fn a_renamed_recording_goes_on_in_its_new_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("before.strec");
+    let moved = dir.path().join("after.strec");
+    let child = recorder(dir.path(), &file, &[]);
+    wait_for("the recording", Duration::from_secs(10), || file.exists());
+    std::thread::sleep(Duration::from_millis(600));
+    std::fs::rename(&file, &moved).unwrap();
+    let at_rename = inputs(&moved);
+    std::thread::sleep(Duration::from_millis(2000));
+    let out = stop(child);
+    let err = String::from_utf8_lossy(&out.stderr);
+    println!("{err}");
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        err.contains(&format!("recording saved to {}", moved.display())),
+        "the last notice names where it is: {err}"
+    );
+    let n = whole_inputs(&moved);
+    assert!(n > at_rename + 4, "{n} inputs, {at_rename} at the rename");
+    for gone in [file.clone(), dir.path().join("before.strec.journal")] {
+        assert!(!gone.exists(), "{}", gone.display());
+    }
+    assert!(!dir.path().join("after.strec.journal").exists());
+}
+
+/// A journal deleted mid-run loses nothing once the recording closes:
+/// every tick is in the segment. Before, the run exited 1 on removing it.
+#[test]
+fn a_deleted_journal_ends_the_run_as_any_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("j.strec");
+    let journal = dir.path().join("j.strec.journal");
+    let child = recorder(dir.path(), &file, &[]);
+    wait_for("the journal", Duration::from_secs(10), || journal.exists());
+    std::thread::sleep(Duration::from_millis(600));
+    std::fs::remove_file(&journal).unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let out = stop(child);
+    assert!(out.status.success(), "{out:?}");
+    let n = whole_inputs(&file);
+    assert!(n > 8, "{n} inputs");
+}
+
+/// A refused start leaves no file: a symbolic link for the journal left an
+/// empty recording, which the next run then refused as existing.
+#[test]
+fn a_refused_journal_leaves_no_recording_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.strec");
+    let target = dir.path().join("precious");
+    std::fs::write(&target, "keep me").unwrap();
+    std::os::unix::fs::symlink(&target, dir.path().join("s.strec.journal")).unwrap();
+    let out = record_for(dir.path(), &file, "1", &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("not a regular file"), "{err}");
+    assert!(!file.exists(), "an empty recording was left");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+    std::fs::remove_file(dir.path().join("s.strec.journal")).unwrap();
+    let out = record_for(dir.path(), &file, "1", &[]);
+    assert!(out.status.success(), "the next run: {out:?}");
 }
 
 #[test]
@@ -425,6 +503,13 @@ fn rotated_parts_lose_no_interval() {
         parts.push(p);
     }
     assert!(parts.len() >= 3, "{parts:?}");
+    // Each part is said saved, the last too: a rotation's notice and the
+    // close's came in one tick and the second took the first's place.
+    let err = String::from_utf8_lossy(&out.stderr);
+    for p in &parts {
+        let said = format!("recording saved to {}\n", p.display());
+        assert_eq!(err.matches(&said).count(), 1, "{}: {err}", p.display());
+    }
     // Every disk sample the run took, by its own clock, over all parts.
     let mut samples = std::collections::BTreeSet::new();
     let mut exported = 0;

@@ -11,8 +11,10 @@
 use std::collections::HashMap;
 
 /// How long an entity that vanished keeps its last reading: one back within
-/// a day is diffed against it, later it counts as new.
-pub const FORGET_AFTER_CS: u64 = 24 * 3600 * 100;
+/// an hour (the default history window) is diffed against it, later it
+/// counts as new. A day kept every name seen in it: at 12 new device names
+/// a second, a million readings.
+pub const FORGET_AFTER_CS: u64 = 3600 * 100;
 
 #[derive(Debug, Clone)]
 pub struct LastSeen<T> {
@@ -87,7 +89,7 @@ mod tests {
         l.record(1100, [("a".to_string(), 3)]);
         assert_eq!(l.get("b", 1200), Some((&2, 200)), "b missed one sample");
         l.record(1000 + FORGET_AFTER_CS + 1, [("a".to_string(), 4)]);
-        assert_eq!(l.get("b", 0), None, "gone a day: forgotten");
+        assert_eq!(l.get("b", 0), None, "gone an hour: forgotten");
         assert_eq!(l.interval(50), None, "the clock went back");
         assert_eq!(l.get("a", 50), None);
     }

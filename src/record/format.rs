@@ -51,12 +51,18 @@ pub const MAX_TICKS_PER_CHUNK: usize = 600;
 /// A chunk is committed once its ticks span this much wall time.
 pub const CHUNK_SPAN_MS: i64 = 60_000;
 /// Bound on one tick's blob (its non-numeric part), against a corrupt length.
-pub const MAX_BLOB_LEN: usize = 16 << 20;
+/// A frame's: the shape of 100k devices is 51 MB. (Before, 16 MiB, which
+/// the shape of about 32k devices passed: an older strata passes over such
+/// a tick, as it did over those its own writer wrote.)
+pub const MAX_BLOB_LEN: usize = MAX_FRAME_LEN;
 /// No honest frame or record comes near this; a bigger length is corruption, and the
 /// bound keeps a flipped length bit from asking for gigabytes.
 pub const MAX_FRAME_LEN: usize = 64 << 20;
 /// Bound on an inflated chunk for the same reason (a deflate bomb in a corrupt file).
 pub const MAX_INFLATED_LEN: usize = 256 << 20;
+/// Bound on a journal record: one tick, whose blob may take a frame's
+/// length and its numbers more (100k devices: two million of them).
+pub const MAX_RECORD_LEN: usize = MAX_INFLATED_LEN;
 
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum FormatError {
@@ -1100,12 +1106,12 @@ pub fn encode_record(payload: &[u8]) -> Vec<u8> {
 pub fn decode_record(buf: &[u8], offset: u64) -> Result<(&[u8], usize), FormatError> {
     let mut c = Cursor::new(buf, offset);
     let len = u32::from_le_bytes(c.array::<4>("record length")?) as usize;
-    if len > MAX_FRAME_LEN {
+    if len > MAX_RECORD_LEN {
         return Err(FormatError::TooLong {
             offset,
             what: "journal record",
             len: len as u64,
-            max: MAX_FRAME_LEN as u64,
+            max: MAX_RECORD_LEN as u64,
         });
     }
     let stored = u32::from_le_bytes(c.array::<4>("record checksum")?);

@@ -175,6 +175,36 @@ pub fn still_is(open: (u64, u64), path: &Path) -> Result<(), RecordError> {
     }
 }
 
+/// The (device, inode) of an open file.
+pub fn ident_of(f: &File) -> Option<(u64, u64)> {
+    f.metadata().ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Where the open file `f` is named now, when it was renamed (`mv`, as
+/// `tail -F` users do): the kernel's name for the descriptor, checked to
+/// be that very file. `None` when it has no name left (deleted: no link),
+/// or without /proc.
+pub fn named_now(f: &File) -> Option<std::path::PathBuf> {
+    use std::os::fd::AsRawFd;
+    let meta = f.metadata().ok()?;
+    if meta.nlink() == 0 {
+        return None;
+    }
+    let name = std::fs::read_link(format!("/proc/self/fd/{}", f.as_raw_fd())).ok()?;
+    let here = std::fs::symlink_metadata(&name).ok()?;
+    ((here.dev(), here.ino()) == (meta.dev(), meta.ino())).then_some(name)
+}
+
+/// Removes `path` if it is still the file `ident` names: what a start that
+/// failed had made, never a file another process put there since.
+pub fn remove_if_still(path: &Path, ident: Option<(u64, u64)>) {
+    if let Some(ident) = ident
+        && still_is(ident, path).is_ok()
+    {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -38,6 +38,14 @@ pub enum RecordError {
     KindMismatch { id: u32, expected: SeriesKind },
     #[error("series {0} appears twice in one tick")]
     RepeatedInTick(u32),
+    #[error("{what} takes {}{bytes} bytes, over the {max} bytes a recording's reader takes: it is not recorded", if *.at_least { "at least " } else { "" })]
+    TooLarge {
+        what: &'static str,
+        bytes: u64,
+        max: u64,
+        /// `bytes` is a lower bound, counted before the thing is made.
+        at_least: bool,
+    },
     #[error("a sample does not serialize: {0}")]
     Encode(String),
     #[error("{} exists: strata never overwrites a recording (--force replaces a finished one)", .0.display())]

@@ -8,6 +8,7 @@
 //! the index of its chunks (and markers, catalogue, journal ticks), never the
 //! file, so a recording of any size opens, seeks and exports in bounded memory.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -61,6 +62,10 @@ pub struct RecordReader {
     header: FileHeader,
     bytes: Bytes,
     catalogue: Vec<SeriesDef>,
+    /// The ids in `catalogue`: a recording whose devices are renamed all
+    /// day defines series all day, and scanning the catalogue for each new
+    /// one made reading it quadratic in its length.
+    defined: HashSet<u32>,
     chunks: Vec<ChunkRef>,
     journal_ticks: Vec<Tick>,
     markers: Vec<(i64, String)>,
@@ -235,6 +240,7 @@ impl RecordReader {
             header,
             bytes,
             catalogue: Vec::new(),
+            defined: HashSet::new(),
             chunks: Vec::new(),
             journal_ticks: Vec::new(),
             markers: Vec::new(),
@@ -275,7 +281,7 @@ impl RecordReader {
     /// A catalogue frame's series; a second definition of one is noted.
     fn define(&mut self, pos: u64, defs: Vec<SeriesDef>) {
         for d in defs {
-            if self.catalogue.iter().any(|c| c.id == d.id) {
+            if !self.defined.insert(d.id) {
                 self.note(
                     NoticeSource::Segment,
                     pos,
@@ -748,9 +754,9 @@ impl TickCursor {
 }
 /// The most of a journal that is read: the writer's journal holds one
 /// chunk's pending ticks (a bounded number of values) and no record is
-/// longer than a frame, so a longer one is damage (or not a journal) and
-/// its tail is left unread, as a cut journal's would be.
-pub const MAX_JOURNAL_LEN: u64 = format::MAX_FRAME_LEN as u64;
+/// longer than [`format::MAX_RECORD_LEN`], so a longer one is damage (or
+/// not a journal) and its tail is left unread, as a cut journal's would be.
+pub const MAX_JOURNAL_LEN: u64 = format::MAX_RECORD_LEN as u64;
 
 /// The journal at `jpath`, at most [`MAX_JOURNAL_LEN`] bytes of it; None
 /// when there is none.

@@ -5,13 +5,13 @@
 //! [`SYNC_EVERY`], on a thread of its own ([`Syncer`]), which bounds what a power cut
 //! (not a process kill) can lose; `close` syncs on the caller's thread.
 
-use std::collections::BTreeMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::format::{self, FrameKind, SeriesDef, Tick, Value};
+use super::format::{self, FrameKind, SeriesDef, SeriesKind, Tick, Value};
 use super::lock::{self, Existing};
 use super::syncer::{self, Syncer};
 use super::{RecordError, journal_path};
@@ -26,6 +26,41 @@ pub const SYNC_EVERY: Duration = Duration::from_secs(5);
 /// it takes. About 12 MB.
 pub const MAX_PENDING_VALUES: usize = 1 << 19;
 
+/// A catalogue frame's payload is kept under this: well within
+/// [`format::MAX_FRAME_LEN`].
+const CATALOGUE_FRAME: usize = format::MAX_FRAME_LEN / 2;
+
+/// Bytes a series takes in a catalogue frame, at most.
+fn def_len(d: &SeriesDef) -> usize {
+    // id and name length as uvarints (5 bytes each at most), the kind's byte
+    11 + d.name.len()
+}
+
+/// A frame, record or blob longer than a reader takes is refused before it
+/// is written: written, it would read as damage, and a recording that says
+/// it was saved would hold nothing after it.
+fn check_len(what: &'static str, bytes: usize, max: usize) -> Result<(), RecordError> {
+    check_least(what, bytes, max, false)
+}
+
+/// As [`check_len`]; with `at_least`, `bytes` is a lower bound.
+pub fn check_least(
+    what: &'static str,
+    bytes: usize,
+    max: usize,
+    at_least: bool,
+) -> Result<(), RecordError> {
+    if bytes > max {
+        return Err(RecordError::TooLarge {
+            what,
+            bytes: bytes as u64,
+            max: max as u64,
+            at_least,
+        });
+    }
+    Ok(())
+}
+
 pub struct RecordWriter {
     path: PathBuf,
     file: File,
@@ -33,7 +68,9 @@ pub struct RecordWriter {
     ident: Option<(u64, u64)>,
     journal_path: PathBuf,
     journal: File,
-    catalogue: BTreeMap<u32, SeriesDef>,
+    /// Each series' kind, by id: what a tick's values are checked against
+    /// (the names are in the file, and need not be held).
+    catalogue: HashMap<u32, SeriesKind, foldhash::fast::RandomState>,
     pending: Vec<Tick>,
     /// Values in `pending`, against [`MAX_PENDING_VALUES`].
     pending_values: usize,
@@ -72,7 +109,9 @@ impl RecordWriter {
     }
 
     /// As [`create`](Self::create), saying what becomes of an existing
-    /// finished recording; one in progress is always refused.
+    /// finished recording; one in progress is always refused. A start that
+    /// fails (a symbolic link for a journal, a full disk) leaves no file
+    /// behind: an empty segment would refuse the next run as existing.
     pub fn create_in(
         path: &Path,
         start_wall_ms: i64,
@@ -80,20 +119,33 @@ impl RecordWriter {
         existing: Existing,
     ) -> Result<Self, RecordError> {
         let file = lock::open_segment(path, existing)?;
-        let ident = {
-            use std::os::unix::fs::MetadataExt;
-            file.metadata().ok().map(|m| (m.dev(), m.ino()))
-        };
+        let ident = lock::ident_of(&file);
         let jpath = journal_path(path);
-        let journal = lock::open_private(&jpath)?;
+        let mut journal_ident = None;
+        let started = lock::open_private(&jpath).and_then(|journal| {
+            journal_ident = lock::ident_of(&journal);
+            Self::start((path, file, ident), (jpath.clone(), journal), start_wall_ms)
+                .and_then(|w| w.begin(start_wall_ms, catalogue))
+        });
+        started.inspect_err(|_| {
+            lock::remove_if_still(path, ident);
+            lock::remove_if_still(&jpath, journal_ident);
+        })
+    }
+
+    fn start(
+        (path, file, ident): (&Path, File, Option<(u64, u64)>),
+        (jpath, journal): (PathBuf, File),
+        start_wall_ms: i64,
+    ) -> Result<Self, RecordError> {
         let syncer = Syncer::start((&file, path), (&journal, &jpath))?;
-        let mut w = RecordWriter {
+        Ok(RecordWriter {
             path: path.to_path_buf(),
             file,
             ident,
             journal_path: jpath,
             journal,
-            catalogue: BTreeMap::new(),
+            catalogue: HashMap::default(),
             pending: Vec::new(),
             pending_values: 0,
             seg_len: 0,
@@ -107,24 +159,24 @@ impl RecordWriter {
             last_key_ms: None,
             pending_key: false,
             carry: true,
-        };
-        w.append(&format::encode_file_header(start_wall_ms))?;
+        })
+    }
+
+    /// The header, the first catalogue and an empty journal, synced.
+    fn begin(mut self, start_wall_ms: i64, catalogue: &[SeriesDef]) -> Result<Self, RecordError> {
+        self.append(&format::encode_file_header(start_wall_ms))?;
         for s in catalogue {
-            w.check_new(s)?;
-            w.catalogue.insert(s.id, s.clone());
+            self.check_new(s)?;
+            self.catalogue.insert(s.id, s.kind);
         }
-        w.append(&format::encode_frame(
+        self.append(&format::encode_frame(
             FrameKind::Catalogue,
             start_wall_ms,
             &format::encode_catalogue(catalogue),
         ))?;
-        w.reset_journal()?;
-        w.sync()?;
-        Ok(w)
-    }
-
-    pub fn catalogue(&self) -> impl Iterator<Item = &SeriesDef> {
-        self.catalogue.values()
+        self.reset_journal()?;
+        self.sync()?;
+        Ok(self)
     }
 
     /// Bytes committed to the segment (journal excluded): what a REC indicator shows.
@@ -154,18 +206,52 @@ impl RecordWriter {
     /// committed first so that the journal never spans a frame of another kind (its
     /// base offset must stay the segment end).
     pub fn add_all_series(&mut self, defs: &[SeriesDef]) -> Result<(), RecordError> {
-        for (i, s) in defs.iter().enumerate() {
+        // A set, not a scan of the defs before each: the first tick of 100k
+        // devices brings two million series.
+        let mut ids =
+            HashSet::with_capacity_and_hasher(defs.len(), foldhash::fast::RandomState::default());
+        for s in defs {
             self.check_new(s)?;
-            if defs[..i].iter().any(|d| d.id == s.id) {
+            if !ids.insert(s.id) {
                 return Err(RecordError::DuplicateSeries(s.id));
             }
         }
-        let payload = format::encode_catalogue(defs);
-        self.append_frame(FrameKind::Catalogue, self.last_wall_ms, &payload)?;
+        self.flush()?;
+        // In frames a reader takes: the first tick of 100k devices names two
+        // million series, more than one frame holds.
+        let mut from = 0;
+        while from < defs.len() {
+            let mut bytes = 0;
+            let mut to = from;
+            while to < defs.len() && (to == from || bytes + def_len(&defs[to]) <= CATALOGUE_FRAME) {
+                bytes += def_len(&defs[to]);
+                to += 1;
+            }
+            let payload = format::encode_catalogue(&defs[from..to]);
+            check_len("a catalogue frame", payload.len(), format::MAX_FRAME_LEN)?;
+            self.append(&format::encode_frame(
+                FrameKind::Catalogue,
+                self.last_wall_ms,
+                &payload,
+            ))?;
+            from = to;
+        }
+        self.reset_journal()?;
         for s in defs {
-            self.catalogue.insert(s.id, s.clone());
+            self.catalogue.insert(s.id, s.kind);
         }
         Ok(())
+    }
+
+    /// Forgets series no tick will hold again (the recorder's, for names
+    /// gone for its window): a tick holding one is then refused.
+    pub fn forget(&mut self, ids: &[u32]) {
+        for id in ids {
+            self.catalogue.remove(id);
+        }
+        if !ids.is_empty() {
+            self.catalogue.shrink_to_fit();
+        }
     }
 
     /// Writes a marker's frame: the open-time scan lists markers without
@@ -253,17 +339,18 @@ impl RecordWriter {
         values: &[(u32, Value)],
         blob: Vec<u8>,
     ) -> Result<(), RecordError> {
+        check_len("a sample's shape", blob.len(), format::MAX_BLOB_LEN)?;
         let mut sorted = values.to_vec();
         sorted.sort_by_key(|(id, _)| *id);
         for (i, (id, v)) in sorted.iter().enumerate() {
-            let def = self
+            let kind = *self
                 .catalogue
                 .get(id)
                 .ok_or(RecordError::UnknownSeries(*id))?;
-            if def.kind != v.kind() {
+            if kind != v.kind() {
                 return Err(RecordError::KindMismatch {
                     id: *id,
-                    expected: def.kind,
+                    expected: kind,
                 });
             }
             if i > 0 && sorted[i - 1].0 == *id {
@@ -287,6 +374,7 @@ impl RecordWriter {
         // One write per tick: the whole record reaches the kernel or none of it
         // matters (a torn record fails its CRC and is the one tick lost).
         let rec = format::encode_record(&format::encode_tick(&tick));
+        check_len("a sample's numbers", rec.len(), format::MAX_RECORD_LEN)?;
         self.journal
             .write_all(&rec)
             .map_err(RecordError::io("write", &self.journal_path))?;
@@ -323,7 +411,10 @@ impl RecordWriter {
         } else {
             FrameKind::DeltaChunk
         };
-        let payload = format::compress(&format::encode_chunk(&self.pending, ctx));
+        let raw = format::encode_chunk(&self.pending, ctx);
+        check_len("a chunk of samples", raw.len(), format::MAX_INFLATED_LEN)?;
+        let payload = format::compress(&raw);
+        check_len("a compressed chunk", payload.len(), format::MAX_FRAME_LEN)?;
         self.append(&format::encode_frame(kind, t0, &payload))?;
         self.ctx = Some(format::ChunkContext::after(&self.pending));
         self.pending.clear();
@@ -333,6 +424,16 @@ impl RecordWriter {
 
     /// Flushes, writes the end frame, syncs and removes the journal.
     pub fn close(mut self) -> Result<(), RecordError> {
+        self.end()
+    }
+
+    /// As [`close`](Self::close); a close that fails removes the file as
+    /// [`discard`](Self::discard) does.
+    pub fn close_or_discard(mut self) -> Result<(), RecordError> {
+        self.end().inspect_err(|_| self.discard())
+    }
+
+    fn end(&mut self) -> Result<(), RecordError> {
         self.flush()?;
         self.append(&format::encode_frame(
             FrameKind::End,
@@ -344,17 +445,58 @@ impl RecordWriter {
         }
         self.sync()?;
         self.closed = true;
-        std::fs::remove_file(&self.journal_path)
-            .map_err(RecordError::io("remove", &self.journal_path))
+        // A journal deleted under strata lost nothing: every tick is in
+        // the segment now.
+        match std::fs::remove_file(&self.journal_path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(RecordError::io("remove", &self.journal_path)(e))
+            }
+            _ => Ok(()),
+        }
     }
 
-    /// Whether the segment is still where it was created: a file deleted or
-    /// replaced under strata takes every later tick with it.
-    pub fn check_in_place(&self) -> Result<(), RecordError> {
-        match self.ident {
+    /// Whether the segment is still where it was created. One renamed is
+    /// followed (its journal moved beside it when that name is free), as
+    /// `tail -F` users expect: the name it had is returned. One deleted
+    /// takes every later tick with it; its journal, which nothing can
+    /// join to a segment any more, is removed.
+    pub fn check_in_place(&mut self) -> Result<Option<PathBuf>, RecordError> {
+        let here = match self.ident {
             Some(ident) => lock::still_is(ident, &self.path),
             None => lock::still_at(&self.file, &self.path),
+        };
+        let gone = match here {
+            Ok(()) => return Ok(None),
+            Err(e @ RecordError::Gone { .. }) => e,
+            Err(e) => return Err(e),
+        };
+        let Some(now) = lock::named_now(&self.file) else {
+            lock::remove_if_still(&self.journal_path, lock::ident_of(&self.journal));
+            return Err(gone);
+        };
+        let jpath = journal_path(&now);
+        // A link, not a rename: a file already at the new journal's name
+        // is never replaced (the journal then stays where it was).
+        if std::fs::hard_link(&self.journal_path, &jpath).is_ok() {
+            let _ = std::fs::remove_file(&self.journal_path);
+            self.journal_path = jpath;
         }
+        Ok(Some(std::mem::replace(&mut self.path, now)))
+    }
+
+    /// Removes the segment and its journal, unfinished: a copy that could
+    /// not be completed (`strata recover` onto a full disk) is not left as
+    /// a file that reads as a recording.
+    pub fn discard(&mut self) {
+        self.closed = true;
+        let _ = self.syncer.stop();
+        lock::remove_if_still(&self.path, self.ident);
+        lock::remove_if_still(&self.journal_path, lock::ident_of(&self.journal));
+    }
+
+    /// Where the segment is (see [`check_in_place`](Self::check_in_place)).
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// Time of the newest tick taken.
@@ -445,6 +587,29 @@ mod tests {
         assert_eq!(w.journal_len(), on_disk());
         w.push(4000, &[(0, Value::Counter(9))]).unwrap();
         assert_eq!(w.journal_len(), on_disk());
+    }
+
+    /// A tick no reader would take is refused, and what was recorded
+    /// before it still reads: before, a million devices' shape was written,
+    /// the reader passed over it as damage, and the run said "recording
+    /// saved" of a file without a sample.
+    #[test]
+    fn a_tick_larger_than_a_reader_takes_is_refused_not_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.strata");
+        let mut w = one_counter(&path);
+        w.push(0, &[(0, Value::Counter(1))]).unwrap();
+        let huge = vec![b'x'; format::MAX_BLOB_LEN + 1];
+        let e = w.push_with(1000, &[(0, Value::Counter(2))], huge);
+        assert!(
+            matches!(e, Err(RecordError::TooLarge { bytes, .. }) if bytes == format::MAX_BLOB_LEN as u64 + 1),
+            "{e:?}"
+        );
+        w.close().unwrap();
+        let r = crate::record::RecordReader::open(&path).unwrap();
+        assert!(r.notices().is_empty(), "{:?}", r.notices());
+        let ticks = r.read_all().ticks;
+        assert_eq!(ticks.len(), 1);
     }
 
     /// Syncs asked at every tick run on the sync thread while ticks go on

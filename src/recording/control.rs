@@ -345,14 +345,24 @@ impl Control {
     /// Once a second: the header's size and growth, and whether the file
     /// is still there.
     pub fn refresh(&mut self, app: &mut App) {
-        let Some(r) = &self.recorder else {
+        let Some(r) = &mut self.recorder else {
             return;
         };
-        if let Err(e) = r.check_in_place() {
-            let path = r.path().display().to_string();
-            let r = self.recorder.take();
-            self.fail(app, r.as_ref(), &path, &e);
-            return;
+        match r.check_in_place() {
+            Ok(None) => {}
+            Ok(Some(was)) => {
+                app.notice = Some(format!(
+                    "{} was renamed: recording goes on in {}",
+                    was.display(),
+                    r.path().display()
+                ));
+            }
+            Err(e) => {
+                let path = r.path().display().to_string();
+                let r = self.recorder.take();
+                self.fail(app, r.as_ref(), &path, &e);
+                return;
+            }
         }
         let now = Instant::now();
         let bytes = r.bytes();

@@ -34,9 +34,10 @@ pub fn run_recover(file: &Path, out: &Path, say: &mut impl Write, err: &mut impl
     let (mut inputs, mut first, mut last) = (0u64, None, None);
     while let Some((at, input)) = player.next_input() {
         if let Err(e) = rec.record(at, &input) {
+            rec.discard();
             let _ = writeln!(
                 err,
-                "strata: {e}; {} holds the first {inputs} inputs and is not closed",
+                "strata: {e}; {} is not written (it would have held the first {inputs} inputs, unclosed)",
                 out.display()
             );
             return 1;
@@ -45,8 +46,8 @@ pub fn run_recover(file: &Path, out: &Path, say: &mut impl Write, err: &mut impl
         first = first.or(Some(at));
         last = Some(at);
     }
-    if let Err(e) = rec.close() {
-        let _ = writeln!(err, "strata: {e}");
+    if let Err(e) = rec.close_or_discard() {
+        let _ = writeln!(err, "strata: {e}; {} is not written", out.display());
         return 1;
     }
     let span = match (first, last) {

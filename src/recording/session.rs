@@ -84,11 +84,47 @@ struct Stream {
     trail: shape::Trail,
 }
 
+/// A series' id, and when a sample last held it.
+struct Named {
+    id: u32,
+    seen_ms: i64,
+}
+
+/// How long a series no sample holds is kept: the history window (what a
+/// screen remembers of a device), and at least two key chunks' span, within
+/// which every live stream is split again (so names still in use are seen).
+fn forget_after_ms(meta: &Meta) -> i64 {
+    let window = i64::try_from(meta.config.history_secs)
+        .unwrap_or(i64::MAX)
+        .saturating_mul(1000);
+    window.max(2 * format::KEY_SPAN_MS)
+}
+
+/// The series a shape's numbers are in.
+fn shape_ids(shape: &Shape, out: &mut HashSet<u32>) {
+    match shape {
+        Shape::Num(id, _) => {
+            out.insert(*id);
+        }
+        Shape::Arr(items) => items.iter().for_each(|s| shape_ids(s, out)),
+        Shape::Obj(fields) => fields.iter().for_each(|(_, s)| shape_ids(s, out)),
+        Shape::Null | Shape::Bool(_) | Shape::Str(_) => {}
+    }
+}
+
 /// Writes inputs to a recording.
 pub struct Recorder {
     writer: RecordWriter,
-    path: PathBuf,
-    series: HashMap<String, u32>,
+    /// Each series by name: its id and when a sample last held it.
+    series: HashMap<String, Named, foldhash::fast::RandomState>,
+    /// The id the next new series takes: ids of forgotten series are not
+    /// given again.
+    next_id: u32,
+    /// A series no sample held for this long is forgotten (see
+    /// [`forget_unseen`](Self::forget_unseen)).
+    forget_after_ms: i64,
+    /// When series were last looked over for forgetting.
+    swept_ms: i64,
     streams: HashMap<String, Stream>,
     /// The meta tick's blob, stated again (see [`RESTATE_ALL_MS`]).
     meta: Vec<u8>,
@@ -119,8 +155,10 @@ impl Recorder {
         writer.push_with(meta.started_ms, &[], blob.clone())?;
         Ok(Recorder {
             writer,
-            path: path.to_path_buf(),
-            series: HashMap::new(),
+            series: HashMap::default(),
+            next_id: 0,
+            forget_after_ms: forget_after_ms(meta),
+            swept_ms: meta.started_ms,
             streams: HashMap::new(),
             meta: blob,
             started_ms: meta.started_ms,
@@ -128,12 +166,14 @@ impl Recorder {
         })
     }
 
+    /// Where the file is: where it was created, or where it was renamed to.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.writer.path()
     }
 
-    /// Whether the file is still where it was created.
-    pub fn check_in_place(&self) -> Result<(), RecordError> {
+    /// Whether the file is still where it was created; a rename is followed
+    /// and gives the name it had.
+    pub fn check_in_place(&mut self) -> Result<Option<PathBuf>, RecordError> {
         self.writer.check_in_place()
     }
 
@@ -169,7 +209,7 @@ impl Recorder {
         } else {
             values.clear();
             let tree = serde_json::to_value(input).map_err(RecordError::encode)?;
-            Some(self.split(&tree, &stream, &mut values)?)
+            Some(self.split(&tree, &stream, wall_ms, &mut values)?)
         };
         if let Input::Marker { wall_ms, label } = input {
             self.writer.add_marker(*wall_ms, label)?;
@@ -218,6 +258,7 @@ impl Recorder {
             blob.extend_from_slice(&st.crc.to_le_bytes());
         }
         self.writer.push_with(wall_ms, &values, blob)?;
+        self.forget_unseen(wall_ms);
         Ok(key)
     }
 
@@ -227,20 +268,44 @@ impl Recorder {
         &mut self,
         tree: &serde_json::Value,
         stream: &str,
+        wall_ms: i64,
         values: &mut Vec<(u32, Value)>,
     ) -> Result<Shape, RecordError> {
         let mut new = Vec::new();
-        let next = self.series.len() as u32;
+        // Room for a first sample's series at once: growing to the two
+        // million of 100k devices rehashed every name on the way, a fifth
+        // of the first tick's time.
+        let numbers = count_numbers(tree);
+        // A shape no reader takes (a million devices) is refused before its
+        // series are named and stated. By the least its numbers take in it
+        // (`{"Num":[0,"U"]}` is 15 bytes): the writer checks the blob itself.
+        crate::record::writer::check_least(
+            "a sample's shape",
+            numbers.saturating_mul(15),
+            format::MAX_BLOB_LEN,
+            true,
+        )?;
+        if numbers > self.series.capacity() {
+            self.series.reserve(numbers - self.series.len());
+        }
+        let next = self.next_id;
         let series = &mut self.series;
         let shape = shape::split(
             tree,
             stream,
             &mut |name, kind| {
-                if let Some(id) = series.get(name) {
-                    return *id;
+                if let Some(named) = series.get_mut(name) {
+                    named.seen_ms = named.seen_ms.max(wall_ms);
+                    return named.id;
                 }
-                let id = next + new.len() as u32;
-                series.insert(name.to_string(), id);
+                let id = next.saturating_add(new.len() as u32);
+                series.insert(
+                    name.to_string(),
+                    Named {
+                        id,
+                        seen_ms: wall_ms,
+                    },
+                );
                 new.push(SeriesDef {
                     id,
                     name: name.to_string(),
@@ -252,12 +317,71 @@ impl Recorder {
         );
         if !new.is_empty() {
             self.writer.add_all_series(&new)?;
+            self.next_id = next.saturating_add(new.len() as u32);
         }
         Ok(shape)
     }
 
+    /// Forgets the series no sample held for [`forget_after_ms`], looked
+    /// over once a minute: devices and NICs renamed all day (12 new names a
+    /// second) made the recorder hold every name it ever saw, about 4 KB
+    /// each. A name that comes back is a new series, stated anew. A series
+    /// a stream's last shape holds is kept whatever the clock says.
+    fn forget_unseen(&mut self, wall_ms: i64) {
+        if wall_ms.saturating_sub(self.swept_ms) < format::CHUNK_SPAN_MS {
+            return;
+        }
+        self.swept_ms = wall_ms;
+        let cutoff = wall_ms.saturating_sub(self.forget_after_ms);
+        if self.series.values().all(|n| n.seen_ms >= cutoff) {
+            return;
+        }
+        let mut live = HashSet::new();
+        for st in self.streams.values() {
+            if let Some(last) = &st.last {
+                shape_ids(last, &mut live);
+            }
+        }
+        let mut gone = Vec::new();
+        self.series.retain(|_, n| {
+            let keep = n.seen_ms >= cutoff || live.contains(&n.id);
+            if !keep {
+                gone.push(n.id);
+            }
+            keep
+        });
+        self.series.shrink_to_fit();
+        self.writer.forget(&gone);
+    }
+
+    /// Series the recorder holds: the bench's figure of its memory.
+    pub fn series_held(&self) -> usize {
+        self.series.len()
+    }
+
     pub fn close(self) -> Result<(), RecordError> {
         self.writer.close()
+    }
+
+    /// Removes the recording, unfinished (see [`RecordWriter::discard`]).
+    pub fn discard(mut self) {
+        self.writer.discard();
+    }
+
+    /// As [`close`](Self::close), the file removed if the close fails.
+    pub fn close_or_discard(self) -> Result<(), RecordError> {
+        self.writer.close_or_discard()
+    }
+}
+
+/// The numbers in a sample's tree: the series it may bring.
+fn count_numbers(tree: &serde_json::Value) -> usize {
+    use serde_json::Value as J;
+    match tree {
+        J::Number(_) => 1,
+        J::Array(items) => items.iter().map(count_numbers).sum(),
+        J::Object(fields) => fields.values().map(count_numbers).sum(),
+        _ => 0,
     }
 }
 
@@ -785,6 +909,90 @@ mod tests {
             (ticks.len(), stated.count(), metas.count()),
             (101 + 2, 2 + 1, 3)
         );
+    }
+
+    /// Devices renamed all the time: the recorder holds the series of the
+    /// names seen within its window only (it held every name ever seen),
+    /// and the recording still reads back every sample, a name that comes
+    /// back after it was forgotten included.
+    #[test]
+    fn a_recorder_forgets_names_gone_for_its_window() {
+        use crate::layers::disks::diskstats::DiskCounters;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("churn.strec");
+        let config = Config {
+            history_secs: 60,
+            ..Config::default()
+        };
+        let meta = Meta {
+            strata_version: "test".into(),
+            host: HostInfo {
+                hostname: "db01".into(),
+                kernel: "6.1".into(),
+            },
+            interval_s: 10.0,
+            config,
+            cells: Vec::new(),
+            dbs: Vec::new(),
+            nodes: Vec::new(),
+            started_ms: 0,
+        };
+        let mut rec = Recorder::create(&path, &meta).unwrap();
+        // Every 10 s two new devices and two gone, four alive; 3 h. The
+        // first device's name comes back at the end.
+        let ticks = 3 * 360;
+        let name = |k: i64| {
+            if k == ticks - 1 {
+                "d0".to_string()
+            } else {
+                format!("d{k}")
+            }
+        };
+        let mut most = 0;
+        for k in 0..ticks {
+            let devices = (0..4)
+                .map(|j| DiskCounters {
+                    name: name(k / 2 * 2 + j),
+                    rd_ios: k as u64,
+                    ..DiskCounters::default()
+                })
+                .collect();
+            let sample = DiskSample {
+                uptime_cs: 1000 * k as u64,
+                wall_ms: 10_000 * k,
+                devices,
+                rejected: Vec::new(),
+                catalogue: Default::default(),
+            };
+            rec.record(10_000 * k, &Input::Disks(Ok(sample))).unwrap();
+            most = most.max(rec.series_held());
+        }
+        let per_device = series_of(&Input::Disks(Ok(DiskSample {
+            uptime_cs: 0,
+            wall_ms: 0,
+            devices: vec![DiskCounters::default()],
+            rejected: Vec::new(),
+            catalogue: Default::default(),
+        })))
+        .len();
+        rec.close().unwrap();
+        // The window (20 min at least) of names, and the sample's own series.
+        let window = 2 * format::KEY_SPAN_MS / 10_000 + 6;
+        assert!(
+            most <= window as usize * per_device,
+            "{most} series held, {per_device} per device"
+        );
+        let mut player = Player::open(&path).unwrap();
+        let mut names = Vec::new();
+        while let Some((_, input)) = player.next_input() {
+            if let Input::Disks(Ok(s)) = input {
+                names.push(s.devices.iter().map(|d| d.name.clone()).collect::<Vec<_>>());
+            }
+        }
+        assert!(player.notices.is_empty(), "{:?}", player.notices);
+        assert_eq!(names.len(), ticks as usize);
+        let last = names.last().unwrap();
+        assert!(last.contains(&"d0".to_string()), "{last:?}");
     }
 
     /// Compared along the serialization, an input is of its stream's last

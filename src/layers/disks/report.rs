@@ -103,11 +103,18 @@ pub fn text_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
     s
 }
 
+/// The interval a device's figures span: its own, when it missed a sample
+/// (a rejected line) and was diffed over two; a row said 1.00 s over rates
+/// of 2 s.
+fn row_itv(tick: &DiskTick, r: &DiskRow) -> Option<u64> {
+    r.delta.as_ref().map(|d| d.itv_cs).or(tick.itv_cs)
+}
+
 /// One JSON object per device, with iostat's keys; unknown figures are null.
 pub fn json_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
     let mut s = String::new();
-    let stamp = json_stamp(tick.wall_ms, tick.itv_cs);
     for r in report_rows(tick, sel) {
+        let stamp = json_stamp(tick.wall_ms, row_itv(tick, r));
         let _ = write!(
             s,
             "{{{stamp}, \"disk_device\": {}, \"name\": {}, \"class\": {}",
@@ -150,8 +157,8 @@ pub fn csv_header(units: Units) -> String {
 /// CSV lines, one per device; unknown figures are empty fields.
 pub fn csv_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
     let mut s = String::new();
-    let stamp = csv_stamp(tick.wall_ms, tick.itv_cs);
     for r in report_rows(tick, sel) {
+        let stamp = csv_stamp(tick.wall_ms, row_itv(tick, r));
         let _ = write!(
             s,
             "{stamp},{},{},{}",
@@ -207,6 +214,52 @@ host_report!(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A device whose line was rejected in one sample is diffed over two
+    /// intervals: its row says so, in JSON and CSV alike.
+    #[test]
+    fn a_row_after_a_skipped_line_says_the_interval_its_rates_span() {
+        use crate::layers::disks::diskstats::DiskCounters;
+        use crate::layers::disks::source::DiskSample;
+        use crate::layers::disks::tick::Baseline;
+        let sample = |uptime_cs: u64, names: &[&str]| DiskSample {
+            uptime_cs,
+            wall_ms: uptime_cs as i64 * 10,
+            devices: names
+                .iter()
+                .map(|n| DiskCounters {
+                    name: (*n).into(),
+                    rd_ios: uptime_cs,
+                    ..Default::default()
+                })
+                .collect(),
+            rejected: Vec::new(),
+            catalogue: Default::default(),
+        };
+        let mut b = Baseline::default();
+        b.tick(&sample(1000, &["sda", "sdb"]));
+        b.tick(&sample(1100, &["sdb"]));
+        let t = b.tick(&sample(1200, &["sda", "sdb"]));
+        let sel = Selection {
+            all_devices: true,
+            ..Selection::default()
+        };
+        let json = json_report(&t, sel, Units::KB);
+        let itv: Vec<(&str, &str)> = json
+            .lines()
+            .map(|l| {
+                let field = |k: &str| l.split(k).nth(1).and_then(|r| r.split(',').next());
+                (
+                    field("\"name\": ").unwrap_or(""),
+                    field("\"interval_s\": ").unwrap_or(""),
+                )
+            })
+            .collect();
+        assert_eq!(itv, [("\"sda\"", "2.00"), ("\"sdb\"", "1.00")], "{json}");
+        let csv = csv_report(&t, sel, Units::KB);
+        let itv: Vec<&str> = csv.lines().filter_map(|l| l.split(',').nth(1)).collect();
+        assert_eq!(itv, ["2.00", "1.00"], "{csv}");
+    }
 
     #[test]
     fn header_is_iostats() {

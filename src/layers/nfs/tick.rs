@@ -67,7 +67,7 @@ const ALWAYS: [&str; 2] = ["READ", "WRITE"];
 
 /// The last counters seen of every mount, with the source clock they were
 /// read at: a mount that left the samples (a block rejected for a sample,
-/// say) and comes back within a day is diffed against them over its own
+/// say) and comes back within an hour is diffed against them over its own
 /// interval.
 #[derive(Debug, Default)]
 pub struct NfsBaseline {
