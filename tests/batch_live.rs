@@ -230,9 +230,11 @@ fn batch_and_a_recording_give_the_same_figures_for_the_same_second() {
             // Two processes woken at one boundary read a few ms apart (10
             // ms on a loaded machine): at most a hundredth of a second's
             // I/O at each end of the window differs, 2 % of the run's peak
-            // rate. 5 % of it, and 1.0 for a lone request, is room enough;
+            // rate. 5 % of it, and 2.0 for the requests one fsync issues
+            // at once (its journal commit's and its cache flush's, which
+            // moved f/s from 2.00 to 3.96 in one CI run) is room enough;
             // windows half a second apart differ by most of a burst.
-            let tol = 0.05 * peak[key.1.as_str()][i] + 1.0;
+            let tol = 0.05 * peak[key.1.as_str()][i] + 2.0;
             match (x, y) {
                 (Some(x), Some(y)) if (x - y).abs() <= tol => {}
                 (None, None) => {}
