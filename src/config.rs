@@ -227,6 +227,15 @@ const LOCAL_TAKES_NO: &[&str] = &["port", "user", "identity_file"];
 const DB_KEYS: &[&str] = &["connect", "password_env", "label"];
 const THRESHOLD_KEYS: &[&str] = &["util_warn", "util_crit", "await_warn_ms", "await_crit_ms"];
 
+/// A path the config names under `key`: a string, not blank.
+fn path_of(key: &str, value: &DeValue, what: &str) -> Result<PathBuf, String> {
+    match value.as_str().map(str::trim) {
+        Some(p) if !p.is_empty() => Ok(PathBuf::from(p)),
+        Some(_) => Err(format!("{key} must not be empty")),
+        None => Err(expected(what, value)),
+    }
+}
+
 /// The directory strata's files live in: `$XDG_CONFIG_HOME/strata`, else
 /// `~/.config/strata`; `None` when neither variable is usable.
 pub fn config_dir() -> Option<PathBuf> {
@@ -342,22 +351,10 @@ pub fn parse(text: &str, source_name: &str) -> (Config, Vec<String>) {
                 .map(|cells| config.cells = cells),
             "node" => parse_ssh_tables(value, SshTable::Node, &mut problems)
                 .map(|nodes| config.nodes = nodes),
-            "record" => match value.as_str().map(str::trim) {
-                Some(p) if !p.is_empty() => {
-                    config.record = Some(PathBuf::from(p));
-                    Ok(())
-                }
-                Some(_) => Err("record must not be empty".to_owned()),
-                None => Err(expected("a file path", value)),
-            },
-            "record_dir" => match value.as_str().map(str::trim) {
-                Some(p) if !p.is_empty() => {
-                    config.record_dir = Some(PathBuf::from(p));
-                    Ok(())
-                }
-                Some(_) => Err("record_dir must not be empty".to_owned()),
-                None => Err(expected("a directory", value)),
-            },
+            "record" => path_of(name, value, "a file path").map(|p| config.record = Some(p)),
+            "record_dir" => {
+                path_of(name, value, "a directory").map(|p| config.record_dir = Some(p))
+            }
             "db" => parse_dbs(value, &mut problems).map(|dbs| config.dbs = dbs),
             _ => Err(format!("unknown key (known keys: {})", TOP_KEYS.join(", "))),
         };

@@ -574,26 +574,25 @@ impl Hangup {
 /// Debug builds only: lets the end-to-end test prove that a panic in the
 /// loop still gives the user their terminal back.
 fn test_panic_at() -> Option<Instant> {
+    test_ms("STRATA_TEST_PANIC_AFTER_MS").map(|d| Instant::now() + d)
+}
+
+/// Debug builds only: the milliseconds `var` holds.
+fn test_ms(var: &str) -> Option<Duration> {
     if !cfg!(debug_assertions) {
         return None;
     }
-    std::env::var("STRATA_TEST_PANIC_AFTER_MS")
+    std::env::var(var)
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
-        .map(|ms| Instant::now() + Duration::from_millis(ms))
+        .map(Duration::from_millis)
 }
 
 /// Debug builds only: holds the loop this long at the first key, as a
 /// jump across a large replay does, so that the end-to-end test proves a
 /// held loop still ends when its terminal goes or a signal comes.
 fn test_hold() -> Option<Duration> {
-    if !cfg!(debug_assertions) {
-        return None;
-    }
-    std::env::var("STRATA_TEST_HOLD_MS")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-        .map(Duration::from_millis)
+    test_ms("STRATA_TEST_HOLD_MS")
 }
 
 /// The descriptors of the terminal strata draws on and reads keys from,
