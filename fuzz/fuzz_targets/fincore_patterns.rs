@@ -6,6 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use std::time::Duration;
+use strata::remote::Protocol;
 use strata::remote::node::{FINCORE_EVERY, NodeProtocol};
 
 /// The script's octal words, in order.
