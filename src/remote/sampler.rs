@@ -135,8 +135,11 @@ pub fn sampler(script: &str, tag: &str, idle: Duration) -> Job {
 /// connection closed) kills the job, and so does `limit`. sshd makes the
 /// command a session and process-group leader, so the kill takes the
 /// job's children (fincore, cellcli) with it; where it is not a leader
-/// only the job's own sh is killed. Without `sleep` on its PATH a job has
-/// no limit, rather than none of its time.
+/// only the job's own sh is killed. The limit is counted in one-second
+/// sleeps, so that the job's end leaves no sleep behind for longer than a
+/// second (a `sleep LIMIT` in the background outlived a job killed between
+/// its start and the trap that ends it); without `sleep` on its PATH a job
+/// has no limit, rather than none of its time.
 pub fn side(marker: &str, body: &str, limit: Duration) -> Job {
     let limit = limit.as_secs().max(1);
     Job::new(
@@ -144,7 +147,7 @@ pub fn side(marker: &str, body: &str, limit: Duration) -> Job {
         format!(
             "exec 3<&0 </dev/null; ( {body} ) & J=$!; K=$J; \
              {{ read -r a b c d g x </proc/$$/stat; }} 2>/dev/null && [ \"$g\" = \"$$\" ] && K=-$$; \
-             {{ trap \"kill \\$s 2>/dev/null; exit 0\" TERM; sleep {limit} & s=$!; wait $s && kill -KILL $K; }} >/dev/null 2>&1 & W=$!; \
+             {{ n=0; while [ $n -lt {limit} ]; do sleep 1 || exit 0; n=$((n+1)); done; kill -KILL $K; }} >/dev/null 2>&1 & W=$!; \
              {{ read -r x <&3; kill -KILL $K; }} >/dev/null 2>&1 & Z=$!; \
              wait $J; e=$?; kill $W $Z 2>/dev/null; exit $e"
         ),
@@ -323,14 +326,17 @@ mod tests {
         assert!(wait_until(4, || job.try_wait().unwrap().is_some()));
         assert!(wait_until(2, || children(&hung) == 0), "its child stayed");
         // Done in time: its status, and no helper left behind.
-        let limit = 4000 + u64::from(n % 1000);
-        let (mut job, _stdin) = start_leader("exit 3", limit);
+        let (mut job, _stdin) = start_leader("exit 3", 60);
+        let group = job.id().to_string();
         assert!(wait_until(3, || job.try_wait().unwrap().is_some()));
         assert_eq!(job.wait().unwrap().code(), Some(3));
-        let helper = format!("^sleep {limit}$");
-        assert!(
-            wait_until(2, || children(&helper) == 0),
-            "its limit's sleep stayed"
-        );
+        let left = || {
+            let out = std::process::Command::new("pgrep")
+                .args(["-g", &group])
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&out.stdout).lines().count()
+        };
+        assert!(wait_until(3, || left() == 0), "its limit's sleep stayed");
     }
 }
