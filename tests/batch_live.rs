@@ -65,8 +65,17 @@ fn cpu_of(child: Child, bound: Duration) -> (i32, Duration) {
     panic!("strata (pid {pid}) still running after {bound:?}");
 }
 
+/// The two tests one at a time: the other's processes would delay this
+/// one's reads on a machine of two cores.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[test]
 fn batch_with_node_local_uses_no_more_cpu_than_without() {
+    let _serial = serial();
     let home = tempfile::tempdir().unwrap();
     let runs = [
         ("disks", true),
@@ -174,6 +183,7 @@ fn figures(json: &str) -> Figures {
 
 #[test]
 fn batch_and_a_recording_give_the_same_figures_for_the_same_second() {
+    let _serial = serial();
     let work = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let file = work.path().join("run.strec");
     let stop = Arc::new(AtomicBool::new(false));
@@ -227,14 +237,17 @@ fn batch_and_a_recording_give_the_same_figures_for_the_same_second() {
         let Some(b) = rec.get(key) else { continue };
         common += 1;
         for (i, (x, y)) in a.iter().zip(b).enumerate() {
-            // Two processes woken at one boundary read a few ms apart (10
-            // ms on a loaded machine): at most a hundredth of a second's
-            // I/O at each end of the window differs, 2 % of the run's peak
-            // rate. 5 % of it, and 2.0 for the requests one fsync issues
-            // at once (its journal commit's and its cache flush's, which
-            // moved f/s from 2.00 to 3.96 in one CI run) is room enough;
-            // windows half a second apart differ by most of a burst.
-            let tol = 0.05 * peak[key.1.as_str()][i] + 2.0;
+            // Two processes woken at one boundary read a few ms apart, and
+            // up to about 100 ms on a loaded machine of two cores (a CI run
+            // saw wkB/s 8808 against 24828 at the edge of a 175 MB/s
+            // burst: 9 % of the peak): 15 % of the run's peak rate, and
+            // two requests for those one fsync issues at once (its journal
+            // commit's and its cache flush's: f/s 2.00 against 3.96), of
+            // up to 32 kB each in the kB/s figures (rkB/s 8 against 0 on
+            // an idle read side), is room for that; windows half a second
+            // apart, as batch's were, differ by a third of the peak or more.
+            let requests = if RATES[i].contains("kB") { 64.0 } else { 2.0 };
+            let tol = 0.15 * peak[key.1.as_str()][i] + requests;
             match (x, y) {
                 (Some(x), Some(y)) if (x - y).abs() <= tol => {}
                 (None, None) => {}
