@@ -120,3 +120,85 @@ fn the_demo_recording_opens_with_its_cells_markers_and_load() {
         "{cel01}"
     );
 }
+
+/// What `strata CMD ARGS assets/demo.strec` prints, stdout then stderr,
+/// and its exit status, with no user config (HOME names nothing) in UTC.
+fn printed(cmd: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .arg(cmd)
+        .args(args)
+        .arg(DEMO)
+        .env("HOME", "/nonexistent/strata-golden")
+        .env("TZ", "UTC")
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    let status = out.status.code().unwrap();
+    format!(
+        "{}\n--- stderr\n{}--- exit {status}\n",
+        text(out.stdout),
+        text(out.stderr)
+    )
+}
+
+/// Export and summary of the demo are byte for byte what they printed
+/// before the layers took one shape (issue 28): a restructure must not
+/// move a figure. The goldens are deflated to keep the repository small;
+/// `STRATA_BLESS=1` writes them again, for a change that means to alter
+/// the output (say which in its commit).
+#[test]
+fn export_and_summary_of_the_demo_are_unchanged() {
+    use std::io::{Read, Write};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/golden/demo");
+    let mut runs: Vec<(String, &str, Vec<&str>)> = Vec::new();
+    for format in ["text", "json", "csv"] {
+        runs.push((
+            format!("summary.{format}"),
+            "summary",
+            vec!["--format", format],
+        ));
+    }
+    for format in ["text", "json"] {
+        runs.push((
+            format!("export.{format}"),
+            "export",
+            vec!["--format", format],
+        ));
+    }
+    for panel in ["disks", "nfs", "cache", "nics", "cells", "dnfs"] {
+        let args = vec!["--format", "csv", "--panel", panel];
+        runs.push((format!("export.{panel}.csv"), "export", args));
+    }
+    let bless = std::env::var_os("STRATA_BLESS").is_some();
+    let mut differ = Vec::new();
+    for (name, cmd, args) in runs {
+        let got = printed(cmd, &args);
+        let path = dir.join(format!("{name}.gz"));
+        if bless {
+            std::fs::create_dir_all(&dir).unwrap();
+            let file = std::fs::File::create(&path).unwrap();
+            let mut z = flate2::write::GzEncoder::new(file, flate2::Compression::best());
+            z.write_all(got.as_bytes()).unwrap();
+            z.finish().unwrap();
+            continue;
+        }
+        let mut want = String::new();
+        let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        flate2::read::GzDecoder::new(file)
+            .read_to_string(&mut want)
+            .unwrap();
+        if got != want {
+            let line = got.lines().zip(want.lines()).position(|(g, w)| g != w);
+            let at = line.unwrap_or(got.lines().count().min(want.lines().count()));
+            let show = |s: &str| s.lines().nth(at).unwrap_or("(end)").to_string();
+            differ.push(format!(
+                "{name}, line {}:\n  now:    {}\n  golden: {}",
+                at + 1,
+                show(&got),
+                show(&want)
+            ));
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
