@@ -12,6 +12,7 @@
 pub mod cache;
 pub mod cells;
 pub mod col;
+pub mod cpu;
 pub mod disks;
 pub mod dnfs;
 pub mod nfs;
