@@ -45,7 +45,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use strata::layers::cells::source::{CellEvent, run_cell};
-use strata::remote::HostStatus;
+use strata::link::HostStatus;
 
 const TMUX: Tmux = Tmux("strata-scale");
 
@@ -113,7 +113,7 @@ fn skew(plan: &Plan, keys: &Keys, sshds: &[Sshd], kh: &Path) {
                 tokio::spawn(run_cell(
                     i,
                     t,
-                    Arc::clone(&opts),
+                    strata::remote::Ssh(Arc::clone(&opts)),
                     tx.clone(),
                     cancel.clone(),
                 ));

@@ -60,8 +60,9 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use strata::remote::node::{NodeEvent, NodeProtocol, sampler_script};
-use strata::remote::{HostStatus, run_host};
+use strata::layers::node::{NodeEvent, NodeProtocol, sampler_script};
+use strata::link::HostStatus;
+use strata::remote::run_host;
 
 const TMUX: Tmux = Tmux("strata-nodes-scale");
 /// What a node may send at 1 s.

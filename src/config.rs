@@ -42,7 +42,7 @@
 
 use crate::core::text::is_unsafe;
 use crate::layers::dnfs::source::DbEntry;
-use crate::remote::target::{LOCAL_NODE, NodeTarget, SshTarget, host_name_ok, user_name_ok};
+use crate::link::target::{HostTarget, LOCAL_NODE, NodeTarget, host_name_ok, user_name_ok};
 use std::env;
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -190,7 +190,7 @@ pub const HISTORY_MEMORY_MIN: u64 = 1 << 20;
 pub const HISTORY_MEMORY_MAX: u64 = 1 << 40;
 
 fn default_fincore_every() -> u64 {
-    crate::remote::node::FINCORE_EVERY.as_secs()
+    crate::layers::node::FINCORE_EVERY.as_secs()
 }
 
 /// Shortest history worth charting: a few samples at the default interval.
@@ -671,14 +671,14 @@ fn parse_dbs(value: &DeValue, problems: &mut Vec<Problem>) -> Result<Vec<DbEntry
 impl CellEntry {
     /// The cell as the sampler reaches it; `default_user` where the entry
     /// names no user.
-    pub fn target(&self, default_user: &str) -> SshTarget {
+    pub fn target(&self, default_user: &str) -> HostTarget {
         let label = match (&self.label, self.port) {
             (Some(l), _) => l.clone(),
             (None, 22) => self.host.clone(),
             (None, p) if self.host.contains(':') => format!("[{}]:{p}", self.host),
             (None, p) => format!("{}:{p}", self.host),
         };
-        SshTarget {
+        HostTarget {
             label,
             host: self.host.clone(),
             port: self.port,
@@ -703,7 +703,7 @@ impl CellEntry {
                 label: self.label.clone().unwrap_or_else(|| LOCAL_NODE.to_owned()),
             }
         } else {
-            NodeTarget::Ssh(self.target(default_user))
+            NodeTarget::Remote(self.target(default_user))
         }
     }
 }
@@ -1223,7 +1223,7 @@ user = \"root\"
                 NodeTarget::Local {
                     label: "local".into()
                 },
-                NodeTarget::Ssh(SshTarget {
+                NodeTarget::Remote(HostTarget {
                     label: "db02".into(),
                     host: "exa1db02".into(),
                     port: 2200,
@@ -1272,7 +1272,7 @@ user = \"root\"
             messages[0].contains("is the local host, read without SSH: it takes no port"),
             "{messages:?}"
         );
-        let (_, errors) = crate::remote::target::parse_node_group("local:22\n", "u");
+        let (_, errors) = crate::link::target::parse_node_group("local:22\n", "u");
         assert!(errors[0].contains("local is the local host"), "{errors:?}");
     }
 

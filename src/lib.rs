@@ -22,6 +22,7 @@ pub mod export;
 pub mod format;
 pub mod frame_log;
 pub mod layers;
+pub mod link;
 pub mod live;
 pub mod model;
 pub mod parse;

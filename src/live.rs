@@ -16,12 +16,12 @@ use crate::layers::disks::source::DiskSource;
 use crate::layers::dnfs::source::DbEvent;
 use crate::layers::nfs::source::NfsSource;
 use crate::layers::nics::source::NicSource;
+use crate::layers::node::{NodeEvent, NodeFrame, NodeProtocol};
 use crate::layers::{LayerId, Sampler};
+use crate::link::target::NodeTarget;
 use crate::record::Existing;
 use crate::record::mark::MarkSocket;
 use crate::recording::control::Control;
-use crate::remote::node::{NodeEvent, NodeFrame, NodeProtocol};
-use crate::remote::target::NodeTarget;
 use crate::remote::{SshOptions, run_host};
 use crate::source::host::SelfMeter;
 use std::path::PathBuf;
@@ -174,7 +174,7 @@ fn spawn_nodes(
     ));
     for (node, n) in app.nodes.iter().enumerate() {
         match &n.link.target {
-            NodeTarget::Ssh(target) => {
+            NodeTarget::Remote(target) => {
                 let (ev_tx, ev_rx) = mpsc::channel::<NodeEvent>(8);
                 let (opts, proto) = (Arc::clone(opts), Arc::clone(&proto));
                 tasks.spawn(run_host(
@@ -459,7 +459,7 @@ impl Live {
             cell_tasks.spawn(run_cell(
                 i,
                 c.link.target.clone(),
-                std::sync::Arc::clone(&cell_opts),
+                crate::remote::Ssh(std::sync::Arc::clone(&cell_opts)),
                 cell_tx.clone(),
                 cancel.clone(),
             ));

@@ -9,8 +9,9 @@ use strata::layers::cache::source::CacheSource;
 use strata::layers::disks::report::Selection;
 use strata::layers::disks::source::DiskSource;
 use strata::layers::nfs::source::NfsSource;
-use strata::remote::target::{Given, NodeTarget, SshTarget, assemble, assemble_nodes};
-use strata::remote::{PassphraseStore, SshOptions};
+use strata::link::PassphraseStore;
+use strata::link::target::{Given, HostTarget, NodeTarget, assemble, assemble_nodes};
+use strata::remote::SshOptions;
 
 fn main() {
     let cli = Cli::parse();
@@ -157,7 +158,7 @@ fn batch(
             BatchPanel::Cache => &config.cache_files,
             _ => &[],
         };
-        let proto = strata::remote::node::NodeProtocol::new(
+        let proto = strata::layers::node::NodeProtocol::new(
             patterns,
             opts.interval,
             std::time::Duration::from_secs(config.fincore_every_secs),
@@ -356,7 +357,7 @@ fn read_groups(paths: &[std::path::PathBuf]) -> Vec<(String, Result<String, Stri
 
 /// The cells of --cell, --cell-group and the config's [[cell]]s, and a
 /// message for each that cannot be used.
-fn cell_targets(cli: &Cli, config: &strata::config::Config) -> (Vec<SshTarget>, Vec<String>) {
+fn cell_targets(cli: &Cli, config: &strata::config::Config) -> (Vec<HostTarget>, Vec<String>) {
     let user = default_user();
     let (cells, mut problems) = assemble(Given {
         specs: &cli.cells,
@@ -408,7 +409,7 @@ fn node_targets(cli: &Cli, config: &strata::config::Config) -> (Vec<NodeTarget>,
         default_user: &user,
         identity: cli.node_identity.as_deref(),
     });
-    if nodes.iter().any(|n| matches!(n, NodeTarget::Ssh(_))) {
+    if nodes.iter().any(|n| matches!(n, NodeTarget::Remote(_))) {
         problems.extend(identity_problem(
             "--node-identity",
             cli.node_identity.as_deref(),

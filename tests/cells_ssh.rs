@@ -27,9 +27,10 @@ use strata::layers::cells::cell_stream::parse_sample;
 use strata::layers::cells::source::{CellEvent, remote, run_cell};
 use strata::layers::disks::diskstats::parse_diskstats;
 use strata::layers::disks::source::DiskSource;
+use strata::link::frame::{FrameKind, FrameReader};
+use strata::link::{HostKeyError, HostStatus, HostTarget, LoginError, Unreachable};
 use strata::parse::uptime::parse_uptime_cs;
-use strata::remote::frame::{FrameKind, FrameReader};
-use strata::remote::{HostKeyError, HostStatus, LoginError, SshOptions, SshTarget, Unreachable};
+use strata::remote::{Ssh, SshOptions};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -64,18 +65,18 @@ fn is_sample(ev: &CellEvent, which: usize) -> bool {
 }
 
 impl Cells {
-    fn start(targets: Vec<SshTarget>, opts: SshOptions) -> Cells {
+    fn start(targets: Vec<HostTarget>, opts: SshOptions) -> Cells {
         Self::start_each(targets.into_iter().map(|t| (t, opts.clone())).collect())
     }
 
-    fn start_each(cells: Vec<(SshTarget, SshOptions)>) -> Cells {
+    fn start_each(cells: Vec<(HostTarget, SshOptions)>) -> Cells {
         let (tx, rx) = mpsc::channel(256);
         let cancel = CancellationToken::new();
         let tasks = cells
             .into_iter()
             .enumerate()
             .map(|(i, (t, o))| {
-                tokio::spawn(run_cell(i, t, Arc::new(o), tx.clone(), cancel.clone()))
+                tokio::spawn(run_cell(i, t, Ssh(Arc::new(o)), tx.clone(), cancel.clone()))
             })
             .collect();
         Cells {
@@ -658,7 +659,7 @@ async fn wrong_user_wrong_key_and_encrypted_keys() {
     // A store of its own: in one strata every host is batch or every one
     // interactive, and a batch cell retrying with the passphrase typed for
     // cell 3 would go live (once under load it did).
-    interactive.passphrases = strata::remote::PassphraseStore::new();
+    interactive.passphrases = strata::link::PassphraseStore::new();
     let mut wrong_user = target(&sshd, &keys, &keys.client_key);
     wrong_user.user = "strata-no-such-user".into();
     let mut cells = Cells::start_each(vec![
@@ -1008,7 +1009,7 @@ fn sampler_under(shell: &str, stdin_ends: bool) {
     let start = Instant::now();
     while frames
         .iter()
-        .filter(|f: &&strata::remote::frame::Frame| f.kind == FrameKind::Sample)
+        .filter(|f: &&strata::link::frame::Frame| f.kind == FrameKind::Sample)
         .count()
         < 3
         && start.elapsed() < Duration::from_secs(5)

@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use strata::app::{Input, Panel, View};
 use strata::layers::cells::source::CellEvent;
+use strata::link::HostStatus;
 use strata::recording::session::Player;
-use strata::remote::HostStatus;
 use strata::replay::Replayer;
 
 const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.strec");

@@ -154,7 +154,7 @@ fn live_database_when_strata_test_oracle_is_set() {
 /// first backoff would have ended.
 #[test]
 fn a_typed_password_is_tried_at_once() {
-    use strata::remote::{PassphraseStore, Secret};
+    use strata::link::{PassphraseStore, Secret};
     if client_present() {
         println!("SKIPPED: an Oracle client is installed here");
         return;

@@ -23,7 +23,7 @@ use common::tmux::{Tmux, have_tmux, skip};
 use sshd::{Keys, PASSPHRASE, Sshd, available, known_hosts, nonce, pgrep};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use strata::remote::sampler::{SAMPLER_MARKER, WATCHDOG_MARKER};
+use strata::link::sampler::{SAMPLER_MARKER, WATCHDOG_MARKER};
 
 /// The node's ForceCommand: the command strata sent, its sampler reading
 /// under `tree`.

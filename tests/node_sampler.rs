@@ -29,11 +29,11 @@ use strata::layers::nfs::report::NfsReport;
 use strata::layers::nfs::source::NfsSource;
 use strata::layers::nics::report::NicReport;
 use strata::layers::nics::source::NicSource;
-use strata::remote::frame::FrameReader;
-use strata::remote::node::{
+use strata::layers::node::{
     FINCORE_EVERY, FINCORE_LIMIT, NodeDecoder, NodeFrame, NodeProtocol, sampler_script,
 };
-use strata::remote::{Decoder, Protocol};
+use strata::link::frame::FrameReader;
+use strata::link::{Decoder, Protocol};
 
 /// The sampler under `sh`, reading under `root` (`R=` of its script).
 struct Sampler {

@@ -1054,7 +1054,7 @@ fn a_recorded_database_prints_one_value_per_figure() {
 fn cluster_recording(dir: &Path) -> std::path::PathBuf {
     use strata::app::input::NodeInput;
     use strata::app::{Input, SelfUsage};
-    use strata::remote::HostStatus;
+    use strata::link::HostStatus;
     let mut app = common::app_with(0);
     app.set_nodes(common::ssh_nodes(&["oracle@db01", "oracle@db02"]));
     let path = dir.join("cluster.strec");

@@ -115,7 +115,7 @@ async fn record_live(path: &std::path::Path) -> Live {
             tokio::spawn(run_cell(
                 i,
                 t,
-                Arc::clone(&opts),
+                strata::remote::Ssh(Arc::clone(&opts)),
                 tx.clone(),
                 cancel.clone(),
             ))

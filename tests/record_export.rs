@@ -29,9 +29,9 @@ use strata::layers::nfs::report::NfsReport;
 use strata::layers::nfs::source::NfsSource;
 use strata::layers::nics::report::NicReport;
 use strata::layers::nics::source::NicSource;
+use strata::link::HostStatus;
 use strata::recording::control::meta_of;
 use strata::recording::session::{Player, Recorder};
-use strata::remote::HostStatus;
 
 const T0: i64 = 1_795_000_000_000;
 /// Samples: over a minute, so the file holds several chunks.

@@ -16,10 +16,10 @@ use strata::cli::BatchPanel;
 use strata::export::cmd::{ExportArgs, run_export};
 use strata::export::summary::summarize;
 use strata::export::window::Window;
+use strata::link::HostStatus;
+use strata::link::target::{NodeTarget, parse_ssh_spec};
 use strata::recording::control::meta_of;
 use strata::recording::session::{Player, Recorder};
-use strata::remote::HostStatus;
-use strata::remote::target::{NodeTarget, parse_ssh_spec};
 
 const T0: i64 = 1_795_000_000_000;
 const N: u64 = 12;
@@ -31,7 +31,7 @@ fn record(path: &std::path::Path, as_local: bool) {
     if !as_local {
         let nodes = ["oracle@db01", "oracle@db02"]
             .iter()
-            .map(|s| NodeTarget::Ssh(parse_ssh_spec(s, "oracle").unwrap()))
+            .map(|s| NodeTarget::Remote(parse_ssh_spec(s, "oracle").unwrap()))
             .collect();
         app.set_nodes(nodes);
     }
@@ -211,7 +211,7 @@ fn a_nodes_fincore_rows_and_their_cadence_replay_as_recorded() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("f.strec");
     let mut app = common::app_with(0);
-    let node = NodeTarget::Ssh(parse_ssh_spec("oracle@db01", "oracle").unwrap());
+    let node = NodeTarget::Remote(parse_ssh_spec("oracle@db01", "oracle").unwrap());
     app.set_nodes(vec![node]);
     let mut rec = Recorder::create(&path, &meta_of(&app, T0)).unwrap();
     let raw = include_str!("fixtures/fincore/raw.txt");

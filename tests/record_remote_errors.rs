@@ -1,5 +1,5 @@
 //! Why a cell, a node or a database is not live is typed from where it
-//! happens up to the screen (`remote::error`, `layers::dnfs::error`), and
+//! happens up to the screen (`link::error`, `layers::dnfs::error`), and
 //! a recording stores it typed. Recordings made before, which hold each
 //! reason as its text (`{"Unreachable": "127.0.0.1:40319: Connection
 //! refused (os error 111)"}`), still open and say the same.
@@ -40,8 +40,8 @@ use strata::app::Input;
 use strata::layers::cells::source::CellEvent;
 use strata::layers::dnfs::error::{DbError, OraError, RowProblem};
 use strata::layers::dnfs::source::{DbEvent, DbStatus};
+use strata::link::{HostKeyError, HostStatus, LoginError, Unreachable};
 use strata::recording::session::{Player, Recorder};
-use strata::remote::{HostKeyError, HostStatus, LoginError, Unreachable};
 
 fn fixture(name: &str, ext: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -257,7 +257,7 @@ fn the_old_recordings_database_statuses_say_what_they_said() {
 #[test]
 fn typed_host_statuses_go_through_a_recording_unchanged() {
     use std::time::Duration;
-    use strata::remote::error::OfferedKey;
+    use strata::link::error::OfferedKey;
     let statuses = [
         HostStatus::Unreachable(Unreachable::Connect {
             at: "10.0.0.5:22".into(),

@@ -16,9 +16,9 @@ use strata::app::session::{ReplayCmd, Request};
 use strata::app::{Action, App, Input, SelfUsage};
 use strata::config::Config;
 use strata::layers::cells::source::CellEvent;
+use strata::link::HostStatus;
 use strata::recording::control::meta_of;
 use strata::recording::session::{Player, Recorder};
-use strata::remote::HostStatus;
 use strata::replay::Replayer;
 use strata::theme::Theme;
 

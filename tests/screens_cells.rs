@@ -409,7 +409,7 @@ fn one_cell_charts_its_groups_from_its_own_history() {
 #[test]
 fn a_cell_that_went_away_has_no_round_trip_and_is_named_once() {
     use strata::app::cells::CellFig;
-    use strata::remote::{HostStatus, Unreachable};
+    use strata::link::{HostStatus, Unreachable};
     let mut app = cells_app();
     assert!(app.cell_figure(1, CellFig::Rtt).is_some());
     app.ingest_cell_event(CellEvent::Status {
@@ -450,8 +450,8 @@ fn a_cell_that_went_away_has_no_round_trip_and_is_named_once() {
 /// wrapped, where one row and the border cut it at 80 columns.
 #[test]
 fn a_refused_cell_says_its_whole_reason_at_80_columns() {
-    use strata::remote::error::OfferedKey;
-    use strata::remote::{HostKeyError, HostStatus};
+    use strata::link::error::OfferedKey;
+    use strata::link::{HostKeyError, HostStatus};
     let mut app = cells_app();
     app.ingest_cell_event(CellEvent::Status {
         cell: 2,

@@ -19,8 +19,8 @@ use strata::layers::nfs::model::NfsMountCol;
 use strata::layers::nfs::tick::NfsRow;
 use strata::layers::nics::model::NicCol;
 use strata::layers::nics::tick::NicRow;
-use strata::remote::target::{NodeTarget, parse_ssh_spec};
-use strata::remote::{HostStatus, Unreachable};
+use strata::link::target::{NodeTarget, parse_ssh_spec};
+use strata::link::{HostStatus, Unreachable};
 
 const BASE_MS: i64 = 1_795_000_000_000;
 const STEPS: u64 = 20;
@@ -48,7 +48,7 @@ fn nodes_app_of(hosts: &[String], live: usize) -> App {
     let mut app = app_with(2);
     let targets = hosts
         .iter()
-        .map(|h| NodeTarget::Ssh(parse_ssh_spec(&format!("oracle@{h}"), "oracle").unwrap()))
+        .map(|h| NodeTarget::Remote(parse_ssh_spec(&format!("oracle@{h}"), "oracle").unwrap()))
         .collect();
     app.set_nodes(targets);
     for i in 0..live {

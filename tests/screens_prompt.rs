@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use strata::app::keymap::{KeyMode, map_key};
 use strata::app::{Action, App, Panel};
 use strata::layers::cells::source::CellEvent;
-use strata::remote::{HostStatus, PassphraseStore};
+use strata::link::{HostStatus, PassphraseStore};
 
 const KEY: &str = "/home/oracle/.ssh/id_cells";
 const OTHER: &str = "/home/oracle/.ssh/id_spare";
@@ -275,7 +275,7 @@ fn a_long_path_wraps_inside_the_prompt_on_a_narrow_screen() {
 #[test]
 fn a_database_without_a_password_is_asked_for_it_and_told_when_it_is_wrong() {
     use strata::layers::dnfs::source::{DbEvent, DbStatus, parse_db_spec};
-    use strata::remote::Secret;
+    use strata::link::Secret;
     let mut app = app_with(3);
     let store = PassphraseStore::new();
     app.set_passphrase_store(store.clone());

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-use strata::remote::{SshTarget, parse_ssh_spec};
+use strata::link::HostTarget;
+use strata::link::target::parse_ssh_spec;
 
 pub const HARD_DISKS: usize = 12;
 pub const FLASH: usize = 16;
@@ -62,7 +63,7 @@ pub fn spec(keys: &Keys, s: &Sshd) -> String {
 
 /// The hosts as strata's SSH tasks take them, logged in with the keys'
 /// client key.
-pub fn targets(keys: &Keys, sshds: &[Sshd]) -> Vec<SshTarget> {
+pub fn targets(keys: &Keys, sshds: &[Sshd]) -> Vec<HostTarget> {
     sshds
         .iter()
         .map(|s| {

@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let cut = data.first().map_or(1, |b| usize::from(*b).max(1));
-    let mut reader = strata::remote::frame::FrameReader::new();
+    let mut reader = strata::link::frame::FrameReader::new();
     for piece in data.chunks(cut) {
         for frame in reader.push(piece).into_iter().flatten() {
             let _ = strata::layers::cells::cell_stream::parse_sample(&frame);

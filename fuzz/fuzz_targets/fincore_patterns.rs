@@ -6,8 +6,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use std::time::Duration;
-use strata::remote::Protocol;
-use strata::remote::node::{FINCORE_EVERY, NodeProtocol};
+use strata::link::Protocol;
+use strata::layers::node::{FINCORE_EVERY, NodeProtocol};
 
 /// The script's octal words, in order.
 fn words(body: &str) -> Vec<&str> {

@@ -10,12 +10,12 @@ use libfuzzer_sys::fuzz_target;
 use std::sync::Arc;
 use strata::core::rootfs::{RemoteFiles, RootFs};
 use strata::layers::Sampler;
-use strata::remote::Decoder;
+use strata::link::Decoder;
 
 fuzz_target!(|data: &[u8]| {
     let cut = data.first().map_or(1, |b| usize::from(*b).max(1));
-    let mut reader = strata::remote::frame::FrameReader::new();
-    let mut decoder = strata::remote::node::NodeDecoder::default();
+    let mut reader = strata::link::frame::FrameReader::new();
+    let mut decoder = strata::layers::node::NodeDecoder::default();
     let files = Arc::new(RemoteFiles::default());
     let fs = RootFs::remote(Arc::clone(&files));
     let mut disks = strata::layers::disks::source::DiskSource::new(fs.clone());

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use strata::core::text::is_unsafe;
-use strata::remote::target::{NodeTarget, parse_host_group, parse_node_group};
+use strata::link::target::{NodeTarget, parse_host_group, parse_node_group};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     }
     for n in &nodes {
         assert!(!n.label().contains(is_unsafe), "{n:?}");
-        if let NodeTarget::Ssh(t) = n {
+        if let NodeTarget::Remote(t) = n {
             assert!(!t.host.is_empty() && !(t.host.clone() + &t.user).contains(is_unsafe), "{t:?}");
         }
     }

@@ -14,8 +14,8 @@ use crate::layers::cells::source::CellEvent;
 use crate::layers::disks::model::DiskCol;
 use crate::layers::disks::source::DiskSample;
 use crate::layers::disks::tick::{Baseline, DiskTick};
-use crate::remote::HostStatus;
-use crate::remote::target::SshTarget;
+use crate::link::HostStatus;
+use crate::link::target::HostTarget;
 use crate::store::Window;
 use std::time::Duration;
 
@@ -24,7 +24,7 @@ use std::time::Duration;
 pub struct CellView {
     /// Its connection; the message is also why its cellcli listing could
     /// not be read.
-    pub link: Link<SshTarget>,
+    pub link: Link<HostTarget>,
     baseline: Baseline,
     /// Its disks' figures and history, as the host's disks layer keeps them.
     pub disks: Layer<DiskTick>,
@@ -38,7 +38,7 @@ pub struct CellView {
 }
 
 impl CellView {
-    pub fn new(target: SshTarget, history: impl Into<Window>) -> CellView {
+    pub fn new(target: HostTarget, history: impl Into<Window>) -> CellView {
         CellView {
             link: Link::new(target),
             baseline: Baseline::default(),
@@ -185,7 +185,7 @@ impl Default for Cells {
 }
 
 impl Cells {
-    pub fn new(targets: Vec<SshTarget>, interval_s: f64, history: impl Into<Window>) -> Cells {
+    pub fn new(targets: Vec<HostTarget>, interval_s: f64, history: impl Into<Window>) -> Cells {
         let history = history.into();
         Cells {
             list: targets
@@ -455,7 +455,7 @@ mod tests {
     use super::*;
 
     fn cells() -> Cells {
-        let target = |name: &str| SshTarget {
+        let target = |name: &str| HostTarget {
             label: name.into(),
             host: name.into(),
             port: 22,

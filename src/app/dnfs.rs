@@ -277,10 +277,10 @@ impl super::host::NodeState {
     /// the host as written, and the name it reports (the local host's is
     /// `local_hostname`).
     pub fn names<'a>(&'a self, local_hostname: &'a str) -> NodeNames<'a> {
-        use crate::remote::target::NodeTarget;
+        use crate::link::target::NodeTarget;
         let (host, hostname) = match &self.link.target {
             NodeTarget::Local { .. } => (None, Some(local_hostname)),
-            NodeTarget::Ssh(t) => (Some(t.host.as_str()), self.hostname.as_deref()),
+            NodeTarget::Remote(t) => (Some(t.host.as_str()), self.hostname.as_deref()),
         };
         NodeNames {
             label: self.link.target.label(),
@@ -590,7 +590,7 @@ mod tests {
     #[test]
     fn a_nodes_names_are_its_label_its_host_and_what_it_reports() {
         use crate::app::host::NodeState;
-        use crate::remote::target::{NodeTarget, parse_node_spec};
+        use crate::link::target::{NodeTarget, parse_node_spec};
         let local = NodeState::new(
             NodeTarget::Local {
                 label: "local".into(),

@@ -16,7 +16,7 @@ use crate::layers::disks::source::DiskSample;
 use crate::layers::disks::tick::{Baseline, DiskTick};
 use crate::layers::nfs::tick::{NfsBaseline, NfsTick};
 use crate::layers::nics::tick::{NicBaseline, NicTick};
-use crate::remote::target::NodeTarget;
+use crate::link::target::NodeTarget;
 use crate::store::Window;
 
 /// One host's layers; histories hold `capacity` samples.

@@ -17,7 +17,7 @@ use crate::layers::dnfs::dnfs_sample::DnfsInstances;
 use crate::layers::dnfs::source::{DbEvent, DbStatus};
 use crate::layers::nfs::source::NfsSample;
 use crate::layers::nics::source::NicSample;
-use crate::remote::HostStatus;
+use crate::link::HostStatus;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Input {

@@ -3,12 +3,12 @@
 //! `remote` sends (status, keepalive round trip, stderr, samples), and the
 //! state its row shows, derived here for cells and nodes alike.
 
-use crate::remote::target::{NodeTarget, SshTarget};
-use crate::remote::{HostKeyError, HostStatus, LoginError, Unreachable};
+use crate::link::target::{HostTarget, NodeTarget};
+use crate::link::{HostKeyError, HostStatus, LoginError, Unreachable};
 use std::time::Duration;
 
 /// What a kind of host decides for itself about its link: the only
-/// places where cells (reached by an [`SshTarget`]) and nodes (by a
+/// places where cells (reached by an [`HostTarget`]) and nodes (by a
 /// [`NodeTarget`]) differ.
 pub trait Reach {
     /// The status before its task has said anything.
@@ -25,7 +25,7 @@ pub trait Reach {
 /// the sample arrives (or, after a seek, with its restated status before
 /// its next sample): a live cell without a sample is live. Its samples
 /// come on one stream, in order.
-impl Reach for SshTarget {
+impl Reach for HostTarget {
     fn first_status(&self) -> HostStatus {
         HostStatus::Connecting
     }
@@ -41,7 +41,7 @@ impl Reach for NodeTarget {
     fn first_status(&self) -> HostStatus {
         match self {
             NodeTarget::Local { .. } => HostStatus::Live,
-            NodeTarget::Ssh(_) => HostStatus::Connecting,
+            NodeTarget::Remote(_) => HostStatus::Connecting,
         }
     }
     const LIVE_BEFORE_SAMPLES: bool = false;
@@ -219,8 +219,8 @@ mod tests {
 
     const ITV: i64 = 1000;
 
-    fn cell() -> Link<SshTarget> {
-        Link::new(SshTarget {
+    fn cell() -> Link<HostTarget> {
+        Link::new(HostTarget {
             label: "cel01".into(),
             host: "cel01".into(),
             port: 22,

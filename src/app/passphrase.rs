@@ -12,7 +12,7 @@ use super::dnfs::Dnfs;
 use super::host::NodeState;
 use super::state::App;
 use crate::layers::dnfs::source::DbStatus;
-use crate::remote::{HostStatus, PassphraseStore, Secret};
+use crate::link::{HostStatus, PassphraseStore, Secret};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::Path;

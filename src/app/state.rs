@@ -16,8 +16,8 @@ use crate::layers::cache::model::{CacheCol, FileCol};
 use crate::layers::disks::model::{DISK_COLS, DiskCol};
 use crate::layers::disks::tick::{DiskRow, DiskTick};
 use crate::layers::nfs::model::NFS_OP_COLS;
-use crate::remote::HostStatus;
-use crate::remote::target::{NodeTarget, SshTarget};
+use crate::link::HostStatus;
+use crate::link::target::{HostTarget, NodeTarget};
 use crate::store::{Budget, Window};
 use crate::theme::Theme;
 
@@ -472,7 +472,7 @@ impl App {
     }
 
     /// The cells to show, in the order their samplers number them.
-    pub fn set_cells(&mut self, targets: Vec<SshTarget>) {
+    pub fn set_cells(&mut self, targets: Vec<HostTarget>) {
         self.cells = Cells::new(targets, self.interval_s, &self.window);
     }
 

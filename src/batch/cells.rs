@@ -18,8 +18,8 @@ use crate::layers::cells::cell_shares::{SHARE_COLS, Shares};
 use crate::layers::cells::model::{CellGroups, GROUP_COLS, GroupFigures};
 use crate::layers::cells::source::{CellEvent, run_cell};
 use crate::layers::report::{figure, json_opt};
+use crate::link::target::HostTarget;
 use crate::remote::SshOptions;
-use crate::remote::target::SshTarget;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::sync::Arc;
@@ -334,7 +334,7 @@ fn settled(cells: &Cells, now_ms: i64) -> bool {
 /// Prints `count` reports (or until SIGINT/SIGTERM) of `targets`, one per
 /// interval of `opts`, and returns the exit status.
 pub fn run_cells(
-    targets: Vec<SshTarget>,
+    targets: Vec<HostTarget>,
     opts: SshOptions,
     count: Option<u64>,
     format: Format,
@@ -350,7 +350,7 @@ pub fn run_cells(
 }
 
 async fn run(
-    targets: Vec<SshTarget>,
+    targets: Vec<HostTarget>,
     opts: SshOptions,
     count: Option<u64>,
     format: Format,
@@ -381,7 +381,7 @@ async fn run(
         tasks.spawn(run_cell(
             i,
             t,
-            Arc::clone(&opts),
+            crate::remote::Ssh(Arc::clone(&opts)),
             tx.clone(),
             cancel.clone(),
         ));
@@ -456,7 +456,8 @@ fn ingest(cells: &mut Cells, firsts: &mut [FirstInterval], ev: CellEvent, err: &
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::remote::{HostStatus, parse_ssh_spec};
+    use crate::link::HostStatus;
+    use crate::link::target::parse_ssh_spec;
 
     /// Two hard disks: 150 reads/s of 8 kB, 100 writes/s of 12.8 kB, 1000
     /// and 120 ms of waiting per second, busy 60 % and 40 %; one idle

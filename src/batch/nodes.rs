@@ -8,11 +8,12 @@ use super::run::banner;
 use crate::core::boundary::{self, FirstInterval};
 use crate::core::clock::now_ms;
 use crate::core::rootfs::{RemoteFiles, RootFs};
+use crate::layers::node::{NodeEvent, NodeProtocol};
 use crate::layers::report::{Format, Report, csv_field, json_str, printable};
+use crate::link::HostStatus;
+use crate::link::target::NodeTarget;
 use crate::parse::ParseError;
-use crate::remote::node::{NodeEvent, NodeProtocol};
-use crate::remote::target::NodeTarget;
-use crate::remote::{HostStatus, SshOptions, run_host};
+use crate::remote::{SshOptions, run_host};
 use crate::source::host::host_info;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -65,7 +66,7 @@ impl NodeReport {
 pub fn node_files(target: &NodeTarget, local: &RootFs) -> (RootFs, Option<Arc<RemoteFiles>>) {
     match target {
         NodeTarget::Local { .. } => (local.clone(), None),
-        NodeTarget::Ssh(_) => {
+        NodeTarget::Remote(_) => {
             let files = Arc::new(RemoteFiles::default());
             (RootFs::remote(Arc::clone(&files)), Some(files))
         }
@@ -180,7 +181,7 @@ impl<O: Write, E: Write> Run<O, E> {
         let proto = Arc::new(proto);
         let mut tasks = JoinSet::new();
         for (i, t) in targets.iter().enumerate() {
-            if let NodeTarget::Ssh(target) = t {
+            if let NodeTarget::Remote(target) = t {
                 let (opts, proto) = (Arc::clone(&opts), Arc::clone(&proto));
                 tasks.spawn(run_host(
                     i,

@@ -17,6 +17,7 @@ pub mod disks;
 pub mod dnfs;
 pub mod nfs;
 pub mod nics;
+pub mod node;
 pub mod report;
 pub mod tick;
 

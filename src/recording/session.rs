@@ -44,10 +44,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::{HostInfo, Input};
 use crate::config::Config;
+use crate::link::target::HostTarget;
 use crate::record::format::{self, SeriesDef, Tick, Value};
 use crate::record::shape::{self, Shape};
 use crate::record::{Existing, RecordError, RecordReader, RecordWriter, TickCursor};
-use crate::remote::target::SshTarget;
 
 /// What a recording says about the run it holds: enough to build the same app.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -56,13 +56,13 @@ pub struct Meta {
     pub host: HostInfo,
     pub interval_s: f64,
     pub config: Config,
-    pub cells: Vec<SshTarget>,
+    pub cells: Vec<HostTarget>,
     /// Recordings made before databases were read have none.
     #[serde(default)]
     pub dbs: Vec<crate::layers::dnfs::source::DbTarget>,
     /// Recordings made before nodes were sampled have none.
     #[serde(default)]
-    pub nodes: Vec<crate::remote::target::NodeTarget>,
+    pub nodes: Vec<crate::link::target::NodeTarget>,
     pub started_ms: i64,
 }
 
@@ -739,7 +739,7 @@ mod tests {
     use crate::app::cells::CellRestate;
     use crate::layers::cells::source::CellEvent;
     use crate::layers::disks::source::DiskSample;
-    use crate::remote::HostStatus;
+    use crate::link::HostStatus;
     use std::time::Duration;
 
     /// The names of the series a recording makes of an input.

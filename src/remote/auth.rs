@@ -2,9 +2,10 @@
 //! the target's identity file or ~/.ssh/id_ed25519, id_ecdsa, id_rsa.
 //! Unencrypted files are tried before an encrypted one is asked for.
 
-use super::error::LoginError;
 use super::session::HostHandler;
-use super::{SshOptions, SshTarget, home_ssh, hostkey};
+use super::{SshOptions, home_ssh, hostkey};
+use crate::link::HostTarget;
+use crate::link::error::LoginError;
 use russh::client::Handle;
 use russh::keys::agent::AgentIdentity;
 use russh::keys::agent::client::AgentClient;
@@ -25,7 +26,7 @@ pub(super) enum AuthEnd {
 
 const DEFAULT_IDENTITIES: [&str; 3] = ["id_ed25519", "id_ecdsa", "id_rsa"];
 
-fn identity_files(target: &SshTarget) -> Vec<PathBuf> {
+fn identity_files(target: &HostTarget) -> Vec<PathBuf> {
     match &target.identity {
         Some(p) => vec![p.clone()],
         None => DEFAULT_IDENTITIES
@@ -83,7 +84,7 @@ async fn load(path: &Path, passphrase: Option<zeroize::Zeroizing<String>>) -> Lo
 
 pub(super) async fn authenticate(
     h: &mut Handle<HostHandler>,
-    target: &SshTarget,
+    target: &HostTarget,
     opts: &SshOptions,
 ) -> Result<(), AuthEnd> {
     let user = target.user.as_str();

@@ -10,8 +10,8 @@
 //! directory 0755 and the file 0644 (after the umask) and starts a new
 //! file with an empty line; OpenSSH makes ~/.ssh 0700 and known_hosts 0600.
 
-use super::error::{HostKeyError, OfferedKey};
 use crate::core::error::kind_name;
+use crate::link::error::{HostKeyError, OfferedKey};
 use russh::keys::ssh_key::known_hosts::HostPatterns;
 use russh::keys::{Algorithm, HashAlg, PublicKey};
 use std::path::Path;

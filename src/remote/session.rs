@@ -1,16 +1,15 @@
 //! One connection to a host, from TCP connect to the end of its stream.
 
 use super::auth::{self, AuthEnd};
-use super::error::{self, HostKeyError, LoginError, Unreachable, secs};
-use super::frame::FrameReader;
 use super::hostkey;
-use super::sampler::Job;
-use super::{
-    Decoder, Events, HostEvent, HostStatus, Protocol, Reporter, SideJob, SshOptions, SshTarget,
-};
+use super::{Events, Reporter, SshOptions};
 use crate::core::boundary;
 use crate::core::clock::now_ms;
 use crate::core::error::kind_name;
+use crate::link::error::{self, HostKeyError, LoginError, Unreachable, secs};
+use crate::link::frame::FrameReader;
+use crate::link::sampler::{Job, idle_for};
+use crate::link::{Decoder, HostEvent, HostStatus, HostTarget, Protocol, SideJob};
 use russh::ChannelMsg;
 use russh::client::{self, Handle};
 use russh::keys::PublicKeyOrCertificate;
@@ -95,7 +94,10 @@ fn stall_after(interval: Duration) -> Duration {
     interval.saturating_mul(2) + Duration::from_secs(1)
 }
 
-async fn connect(target: &SshTarget, opts: &SshOptions) -> Result<Handle<HostHandler>, HostStatus> {
+async fn connect(
+    target: &HostTarget,
+    opts: &SshOptions,
+) -> Result<Handle<HostHandler>, HostStatus> {
     let at = format!("{}:{}", target.host, target.port);
     let t = opts.connect_timeout;
     let tcp = match timeout(
@@ -169,7 +171,7 @@ async fn connect(target: &SshTarget, opts: &SshOptions) -> Result<Handle<HostHan
 
 /// Connects, logs in and streams until the connection ends.
 pub(super) async fn run<P: Protocol>(
-    target: &SshTarget,
+    target: &HostTarget,
     opts: &SshOptions,
     proto: &P,
     rep: &mut Reporter<P::Event>,
@@ -182,7 +184,7 @@ pub(super) async fn run<P: Protocol>(
 
 /// Connects and logs in; how the connection ended when it got no further.
 async fn log_in<E: HostEvent>(
-    target: &SshTarget,
+    target: &HostTarget,
     opts: &SshOptions,
     ev: &Events<E>,
 ) -> Result<Handle<HostHandler>, End> {
@@ -338,7 +340,7 @@ impl Stderr {
 async fn open_sampler(
     handle: &Handle<HostHandler>,
     job: &Job,
-    target: &SshTarget,
+    target: &HostTarget,
     opts: &SshOptions,
     cancel: &CancellationToken,
 ) -> Result<(ChannelReadHalf, ChannelWriteHalf<client::Msg>), End> {
@@ -370,13 +372,13 @@ async fn open_sampler(
 
 async fn stream<P: Protocol>(
     handle: Arc<Handle<HostHandler>>,
-    target: &SshTarget,
+    target: &HostTarget,
     opts: &SshOptions,
     proto: &P,
     rep: &mut Reporter<P::Event>,
 ) -> End {
     let cancel = rep.ev.cancel.clone();
-    let job = proto.sampler(&opts.sampler_tag, super::sampler::idle_for(opts.interval));
+    let job = proto.sampler(&opts.sampler_tag, idle_for(opts.interval));
     let (mut ch, writer) = match open_sampler(&handle, &job, target, opts, &cancel).await {
         Ok(halves) => halves,
         Err(end) => return end,
@@ -553,7 +555,7 @@ fn spawn_helpers<E: HostEvent>(
 
 /// Why a host is lost when its sampler's channel closes: its exit status
 /// and the last of what it said on stderr.
-fn sampler_ended(target: &SshTarget, exit_status: Option<u32>, stderr_tail: &[u8]) -> Unreachable {
+fn sampler_ended(target: &HostTarget, exit_status: Option<u32>, stderr_tail: &[u8]) -> Unreachable {
     Unreachable::SamplerEnded {
         host: target.label.clone(),
         status: exit_status,
@@ -733,7 +735,7 @@ mod tests {
         );
         assert_eq!(said, "fatal: ?]0;EXITPWN??[2J?1m");
         let ended = sampler_ended(
-            &crate::remote::target::parse_ssh_spec("db01", "u").unwrap_or_else(|e| panic!("{e}")),
+            &crate::link::target::parse_ssh_spec("db01", "u").unwrap_or_else(|e| panic!("{e}")),
             Some(1),
             b"\x1b[2Jgone",
         );

@@ -3,7 +3,7 @@
 //! the passphrase's length can be read off the screen.
 
 use crate::app::App;
-use crate::remote::Secret;
+use crate::link::Secret;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

@@ -4,7 +4,7 @@
 use super::{app_with, cell_target, sample};
 use strata::app::App;
 use strata::layers::cells::source::CellEvent;
-use strata::remote::HostStatus;
+use strata::link::HostStatus;
 
 /// Wall clock of the fixture host's sample `k`.
 pub fn wall(k: u64) -> i64 {

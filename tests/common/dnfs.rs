@@ -104,12 +104,12 @@ pub fn rac_app() -> strata::app::App {
     use super::{cache_sample, nfs_sample, nic_sample, sample};
     use strata::app::Input;
     use strata::app::input::NodeInput;
-    use strata::remote::HostStatus;
-    use strata::remote::target::{NodeTarget, parse_ssh_spec};
+    use strata::link::HostStatus;
+    use strata::link::target::{NodeTarget, parse_ssh_spec};
     let mut app = super::app_with(2);
     let targets = ["oracle@db01.example.com", "oracle@10.0.0.12"]
         .iter()
-        .map(|s| NodeTarget::Ssh(parse_ssh_spec(s, "oracle").unwrap()))
+        .map(|s| NodeTarget::Remote(parse_ssh_spec(s, "oracle").unwrap()))
         .collect();
     app.set_nodes(targets);
     for node in 0..2usize {

@@ -5,12 +5,12 @@
 
 use strata::app::{App, HostInfo, Panel, View};
 use strata::config::Config;
+use strata::link::target::HostTarget;
 use strata::recording::session::Meta;
-use strata::remote::target::SshTarget;
 use strata::theme::Theme;
 
 /// The fixture host (db01, its redo logs watched) with `cells`.
-pub fn host_app(cells: Vec<SshTarget>, interval_s: f64) -> App {
+pub fn host_app(cells: Vec<HostTarget>, interval_s: f64) -> App {
     let host = HostInfo {
         hostname: "db01".into(),
         kernel: "5.15.0-301.163.5.el8uek.x86_64".into(),

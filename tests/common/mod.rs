@@ -283,8 +283,8 @@ pub fn redact_times(s: &str) -> String {
 }
 
 /// A cell of the screen tests: `celladmin@NAME`, on port 22, labelled NAME.
-pub fn cell_target(name: &str) -> strata::remote::target::SshTarget {
-    strata::remote::target::SshTarget {
+pub fn cell_target(name: &str) -> strata::link::target::HostTarget {
+    strata::link::target::HostTarget {
         label: name.into(),
         host: name.into(),
         port: 22,
@@ -294,11 +294,11 @@ pub fn cell_target(name: &str) -> strata::remote::target::SshTarget {
 }
 
 /// Database nodes reached over SSH as `oracle`, by `user@host` specs.
-pub fn ssh_nodes(specs: &[&str]) -> Vec<strata::remote::target::NodeTarget> {
-    use strata::remote::target::{NodeTarget, parse_ssh_spec};
+pub fn ssh_nodes(specs: &[&str]) -> Vec<strata::link::target::NodeTarget> {
+    use strata::link::target::{NodeTarget, parse_ssh_spec};
     specs
         .iter()
-        .map(|s| NodeTarget::Ssh(parse_ssh_spec(s, "oracle").unwrap()))
+        .map(|s| NodeTarget::Remote(parse_ssh_spec(s, "oracle").unwrap()))
         .collect()
 }
 

@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use strata::remote::{SshOptions, SshTarget, parse_ssh_spec};
+use strata::link::HostTarget;
+use strata::link::target::parse_ssh_spec;
+use strata::remote::SshOptions;
 
 pub const SSHD: &str = "/usr/sbin/sshd";
 
@@ -227,7 +229,7 @@ pub fn options(known_hosts: &Path, interval: Duration, tag: &str) -> SshOptions 
 }
 
 /// The cell `sshd` serves, logged into as the keys' user with `identity`.
-pub fn target(sshd: &Sshd, keys: &Keys, identity: &Path) -> SshTarget {
+pub fn target(sshd: &Sshd, keys: &Keys, identity: &Path) -> HostTarget {
     let spec = format!("{}@{}:{}", keys.user, sshd.ip, sshd.port);
     let mut t = parse_ssh_spec(&spec, "nobody").expect("spec");
     t.identity = Some(identity.to_path_buf());

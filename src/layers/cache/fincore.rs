@@ -1,5 +1,5 @@
 //! Residency of a node's watched files by util-linux `fincore`, run there
-//! on a channel of its own (src/remote/node.rs) at a slower cadence than
+//! on a channel of its own (src/layers/node.rs) at a slower cadence than
 //! the node's samples: mincore(2) and cachestat(2) need the file mapped or
 //! open on the machine that reads them, and strata installs nothing.
 //!
@@ -31,8 +31,8 @@
 use super::error::FileError;
 use super::residency::Residency;
 use super::source::{CacheFile, FileResidency};
+use crate::layers::node::FINCORE_MAX_FILES;
 use crate::parse::ParseError;
-use crate::remote::node::FINCORE_MAX_FILES;
 use std::collections::HashSet;
 
 /// What is known of a node's fincore runs: how often, how long ago, and

@@ -1,11 +1,11 @@
-//! What a cell's sampler frames hold (src/remote/frame.rs splits the
+//! What a cell's sampler frames hold (src/link/frame.rs splits the
 //! stream into frames): a sample is /proc/uptime's line then
 //! /proc/diskstats; the class block is what /sys/block says.
 
 use crate::layers::disks::diskstats::{DiskCounters, parse_diskstats};
+use crate::link::frame::Frame;
 use crate::parse::uptime::parse_uptime_cs;
 use crate::parse::{ParseError, Parsed};
-use crate::remote::frame::Frame;
 
 /// The counters of one `@@S` frame, read on the cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,7 +111,7 @@ pub fn parse_sys_block(text: &str, source_name: &str) -> Parsed<SysBlockEntry> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::remote::frame::FrameKind;
+    use crate::link::frame::FrameKind;
 
     #[test]
     fn sample_body() {

@@ -28,8 +28,8 @@ use super::dnfs_sample::{
 };
 use super::error::{DbError, OraError, RowProblem};
 use super::sql_rows::SqlRows;
-use crate::remote::backoff;
-use crate::remote::{PassphraseStore, Secret};
+use crate::link::backoff::backoff;
+use crate::link::{PassphraseStore, Secret};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;

@@ -1,4 +1,4 @@
-//! Storage cells over SSH (src/remote/ runs the connections): a cell's
+//! Storage cells over a transport (SSH today: src/remote/ runs the connections): a cell's
 //! sampler streams /proc/uptime and /proc/diskstats, read by the same
 //! parsers as the host's, and `cellcli` runs on its own channel where the
 //! cell has it.
@@ -8,10 +8,10 @@ pub mod remote;
 
 use crate::layers::cells::cell_stream::{CellSample, parse_sample, parse_sys_block};
 use crate::layers::disks::source::{Catalogue, DiskSample};
+use crate::link::frame::{Frame, FrameKind};
+use crate::link::sampler::Job;
+use crate::link::{Decoder, HostEvent, HostStatus, Protocol, SideJob, Transport};
 use crate::parse::ParseError;
-use crate::remote::frame::{Frame, FrameKind};
-use crate::remote::sampler::Job;
-use crate::remote::{Decoder, HostEvent, HostStatus, Protocol, SideJob};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -186,14 +186,16 @@ impl Decoded {
     }
 }
 
-/// Keeps one cell connected and streaming (src/remote/ says how) until
+/// Keeps one cell connected and streaming over `transport` until
 /// `cancel` fires or the receiver is dropped.
-pub async fn run_cell(
+pub async fn run_cell<T: Transport>(
     cell: usize,
-    target: crate::remote::SshTarget,
-    opts: Arc<crate::remote::SshOptions>,
+    target: crate::link::HostTarget,
+    transport: T,
     tx: tokio::sync::mpsc::Sender<CellEvent>,
     cancel: tokio_util::sync::CancellationToken,
 ) {
-    crate::remote::run_host(cell, target, opts, Arc::new(CellProtocol), tx, cancel).await;
+    transport
+        .run_host(cell, target, Arc::new(CellProtocol), tx, cancel)
+        .await;
 }

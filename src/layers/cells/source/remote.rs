@@ -6,13 +6,13 @@
 //! cells' samples are taken together rather than each at its own phase
 //! since it connected (the all-cell sums add figures of the same second).
 //!
-//! Lifetime: as every sampler's (src/remote/sampler.rs). Its only child
+//! Lifetime: as every sampler's (src/link/sampler.rs). Its only child
 //! is a `cat` that reads two /proc files.
 
-use crate::remote::sampler::Job;
-pub use crate::remote::sampler::SAMPLER_MARKER;
+use crate::link::sampler::Job;
+pub use crate::link::sampler::SAMPLER_MARKER;
 
-/// One line, read by `sh -s` (src/remote/sampler.rs says why).
+/// One line, read by `sh -s` (src/link/sampler.rs says why).
 ///
 /// `a FILE KEY` prints `KEY VALUE` when FILE has a value. The class block
 /// is printed once, then a sample frame at once and one per line read
@@ -41,7 +41,7 @@ const SAMPLER_SCRIPT: &str = concat!(
 /// What the long-lived sampling channel runs. `tag` is appended to the
 /// marker (e.g. a test's nonce); it may be empty.
 pub fn sampler_job(tag: &str, idle: std::time::Duration) -> Job {
-    crate::remote::sampler::sampler(SAMPLER_SCRIPT, tag, idle)
+    crate::link::sampler::sampler(SAMPLER_SCRIPT, tag, idle)
 }
 
 /// The script alone, for running it under a local shell in tests.

@@ -1,6 +1,6 @@
 //! What a remote sampler prints on its one long-lived SSH channel, for a
 //! cell (src/layers/cells/source/remote.rs) or a database node
-//! (src/remote/sampler.rs). It writes frames, here a cell's:
+//! (src/link/sampler.rs). It writes frames, here a cell's:
 //!
 //! ```text
 //! @@C 0                      once per connection: what /sys/block says

@@ -14,14 +14,14 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// A wait as the texts say it: `3.0 s`.
-pub(super) fn secs(d: Duration) -> String {
+pub fn secs(d: Duration) -> String {
     format!("{:.1} s", d.as_secs_f64())
 }
 
 /// `d` to the tenth of a second its sentence shows: a host silent again
 /// after a reconnect is then the same status, which is said once, not a
 /// new one each time by a few nanoseconds.
-pub(super) fn tenths(d: Duration) -> Duration {
+pub fn tenths(d: Duration) -> Duration {
     Duration::from_millis(u64::try_from((d.as_millis() + 50) / 100 * 100).unwrap_or(u64::MAX))
 }
 
@@ -556,7 +556,7 @@ mod tests {
     /// A status as a recording of before holds it, and the new form.
     #[test]
     fn a_host_status_of_before_reads_as_its_text() {
-        use crate::remote::HostStatus;
+        use crate::link::HostStatus;
         let old = serde_json::json!({ "Unreachable": "10.0.0.5:22: connect: Connection refused" });
         let s: HostStatus = serde_json::from_value(old.clone()).unwrap();
         assert_eq!(

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// One host (a storage cell or a database node) and how to log in to it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct SshTarget {
+pub struct HostTarget {
     /// What the panels call the host.
     pub label: String,
     /// A name or an address, as known_hosts knows it (IPv6 without brackets).
@@ -35,7 +35,7 @@ pub fn host_name_ok(host: &str) -> bool {
 
 /// Reads `[user@]host[:port]` or `[user@][v6addr]:port` (a bare IPv6
 /// address is taken whole, with port 22).
-pub fn parse_ssh_spec(spec: &str, default_user: &str) -> Result<SshTarget, String> {
+pub fn parse_ssh_spec(spec: &str, default_user: &str) -> Result<HostTarget, String> {
     let spec = spec.trim();
     let (user, hostport) = match spec.split_once('@') {
         Some((u, h)) => (u, h),
@@ -85,7 +85,7 @@ pub fn parse_ssh_spec(spec: &str, default_user: &str) -> Result<SshTarget, Strin
         (_, true) => format!("[{host}]:{port}"),
         (_, false) => format!("{host}:{port}"),
     };
-    Ok(SshTarget {
+    Ok(HostTarget {
         label,
         host: host.to_string(),
         port,
@@ -97,7 +97,7 @@ pub fn parse_ssh_spec(spec: &str, default_user: &str) -> Result<SshTarget, Strin
 /// Reads a group file: one cell per line, `#` starts a comment, blank
 /// lines are skipped. A bad or repeated line is reported as `line N: ...`
 /// and the others are kept.
-pub fn parse_host_group(text: &str, default_user: &str) -> (Vec<SshTarget>, Vec<String>) {
+pub fn parse_host_group(text: &str, default_user: &str) -> (Vec<HostTarget>, Vec<String>) {
     read_group(
         text,
         |spec| parse_ssh_spec(spec, default_user),
@@ -144,7 +144,7 @@ fn read_group<T>(
 
 /// Where the cells (or, with `T = NodeTarget`, the nodes) come from, as
 /// the user gave them.
-pub struct Given<'a, T = SshTarget> {
+pub struct Given<'a, T = HostTarget> {
     /// `--cell` (`--node`) arguments.
     pub specs: &'a [String],
     /// `--cell-group` (`--node-group`) files: the name and the text, or
@@ -201,9 +201,9 @@ impl<T> Given<'_, T> {
 /// Every cell once, in the order given (command line, group files, config),
 /// and a message for each one that cannot be used; a cell listed twice is
 /// reached once.
-pub fn assemble(given: Given) -> (Vec<SshTarget>, Vec<String>) {
+pub fn assemble(given: Given) -> (Vec<HostTarget>, Vec<String>) {
     let identity = given.identity;
-    let with_identity = |mut t: SshTarget| {
+    let with_identity = |mut t: HostTarget| {
         if let Some(i) = identity {
             t.identity = Some(i.to_path_buf());
         }
@@ -211,9 +211,9 @@ pub fn assemble(given: Given) -> (Vec<SshTarget>, Vec<String>) {
     };
     let (from_args, problems) =
         given.command_line("cell", parse_ssh_spec, parse_host_group, with_identity);
-    let mut cells: Vec<SshTarget> = Vec::new();
+    let mut cells: Vec<HostTarget> = Vec::new();
     for t in from_args.into_iter().chain(given.config) {
-        let same = |c: &SshTarget| (&c.user, &c.host, c.port) == (&t.user, &t.host, t.port);
+        let same = |c: &HostTarget| (&c.user, &c.host, c.port) == (&t.user, &t.host, t.port);
         if !cells.iter().any(same) {
             cells.push(t);
         }
@@ -224,8 +224,8 @@ pub fn assemble(given: Given) -> (Vec<SshTarget>, Vec<String>) {
 /// The name `--node` and `[[node]]` give the host strata runs on.
 pub const LOCAL_NODE: &str = "local";
 
-/// One database node: the host strata runs on, or one reached over SSH as
-/// a cell is. Its label names it everywhere (labels are keys): the
+/// One database node: the host strata runs on, or one reached over a
+/// transport (SSH today) as a cell is. Its label names it everywhere (labels are keys): the
 /// entry's label, else the host as the user wrote it, never a name the
 /// node reports.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -234,7 +234,10 @@ pub enum NodeTarget {
     Local {
         label: String,
     },
-    Ssh(SshTarget),
+    /// Recordings name it `Ssh`, as they did before transports were
+    /// neutral: the name stays, so that old and new files read alike.
+    #[serde(rename = "Ssh")]
+    Remote(HostTarget),
 }
 
 impl NodeTarget {
@@ -242,7 +245,7 @@ impl NodeTarget {
     pub fn label(&self) -> &str {
         match self {
             NodeTarget::Local { label } => label,
-            NodeTarget::Ssh(t) => &t.label,
+            NodeTarget::Remote(t) => &t.label,
         }
     }
 
@@ -251,7 +254,9 @@ impl NodeTarget {
     pub fn same_node(&self, other: &NodeTarget) -> bool {
         match (self, other) {
             (NodeTarget::Local { .. }, NodeTarget::Local { .. }) => true,
-            (NodeTarget::Ssh(a), NodeTarget::Ssh(b)) => (&a.host, a.port) == (&b.host, b.port),
+            (NodeTarget::Remote(a), NodeTarget::Remote(b)) => {
+                (&a.host, a.port) == (&b.host, b.port)
+            }
             _ => false,
         }
     }
@@ -260,7 +265,7 @@ impl NodeTarget {
     fn place(&self) -> String {
         match self {
             NodeTarget::Local { .. } => "the local host".to_string(),
-            NodeTarget::Ssh(t) => match (t.port, t.host.contains(':')) {
+            NodeTarget::Remote(t) => match (t.port, t.host.contains(':')) {
                 (22, _) => t.host.clone(),
                 (p, true) => format!("[{}]:{p}", t.host),
                 (p, false) => format!("{}:{p}", t.host),
@@ -283,7 +288,7 @@ pub fn parse_node_spec(spec: &str, default_user: &str) -> Result<NodeTarget, Str
             spec.trim()
         ));
     }
-    Ok(NodeTarget::Ssh(t))
+    Ok(NodeTarget::Remote(t))
 }
 
 /// Reads a node group file, as `parse_host_group` a cell one; `local` may
@@ -305,9 +310,9 @@ pub fn parse_node_group(text: &str, default_user: &str) -> (Vec<NodeTarget>, Vec
 pub fn assemble_nodes(given: Given<'_, NodeTarget>) -> (Vec<NodeTarget>, Vec<String>) {
     let identity = given.identity;
     let with_identity = |t: NodeTarget| match (t, identity) {
-        (NodeTarget::Ssh(mut c), Some(i)) => {
+        (NodeTarget::Remote(mut c), Some(i)) => {
             c.identity = Some(i.to_path_buf());
-            NodeTarget::Ssh(c)
+            NodeTarget::Remote(c)
         }
         (t, _) => t,
     };
@@ -345,7 +350,7 @@ mod tests {
             ),
             ("gone.txt".to_string(), Err("No such file".to_string())),
         ];
-        let config = vec![SshTarget {
+        let config = vec![HostTarget {
             label: "cel03".into(),
             host: "exa1cel03".into(),
             port: 22,
@@ -486,7 +491,7 @@ mod tests {
     }
 
     fn ssh(label: &str, host: &str, port: u16, user: &str) -> NodeTarget {
-        NodeTarget::Ssh(SshTarget {
+        NodeTarget::Remote(HostTarget {
             label: label.into(),
             host: host.into(),
             port,
@@ -559,9 +564,9 @@ mod tests {
         ];
         let from_config = |label: &str, host: &str, port: u16| match ssh(label, host, port, "root")
         {
-            NodeTarget::Ssh(mut c) => {
+            NodeTarget::Remote(mut c) => {
                 c.identity = Some("/k/cfg".into());
-                NodeTarget::Ssh(c)
+                NodeTarget::Remote(c)
             }
             local => local,
         };
@@ -586,7 +591,7 @@ mod tests {
             .iter()
             .map(|n| match n {
                 NodeTarget::Local { label } => (label.as_str(), None),
-                NodeTarget::Ssh(c) => (c.label.as_str(), c.identity.as_deref()),
+                NodeTarget::Remote(c) => (c.label.as_str(), c.identity.as_deref()),
             })
             .collect();
         assert_eq!(
