@@ -302,7 +302,7 @@ fn live_app(
 ) -> (App, strata::live::Sources) {
     let fs = RootFs::new(cli.root.clone().unwrap_or_else(|| "/".into()));
     let (theme, theme_err, no_color) = screen_theme(cli, &config);
-    let host = strata::source::host::host_info(&fs);
+    let host = strata::core::host::host_info(&fs);
     let targets = named_or_exit(cell_targets(cli, &config));
     let nodes = named_or_exit(node_targets(cli, &config));
     let mut cell_opts = cell_options(cli, interval, interactive);

@@ -262,7 +262,7 @@ fn rac_19c_instances_line_up_against_their_own_nodes() {
     use strata::layers::dnfs::path::{
         DbFigures, HostFigures, InstanceHost, NodeNames, line_up_instances,
     };
-    use strata::parse::route::parse_route;
+    use strata::layers::nics::route::parse_route;
     let instances = instances_19c();
     let t = tick("19c");
     // db01 holds the filer subnets on ens3f0 and ens3f1; db02 only

@@ -28,19 +28,7 @@ const MAIN: &str = "main";
 /// screen, so that they know links only through `link`; the modes (live,
 /// replay, batch, export) wire transports to layers.
 const TIERS: &[(&str, &[&str])] = &[
-    (
-        "base",
-        &[
-            "core",
-            "format",
-            "frame_log",
-            "model",
-            "parse",
-            "record",
-            "source",
-            "store",
-        ],
-    ),
+    ("base", &["core", "format", "frame_log", "record", "store"]),
     ("link", &["link"]),
     ("layers", &["layers"]),
     ("settings", &["config", "theme"]),

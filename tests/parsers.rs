@@ -2,11 +2,11 @@
 //! never a negative, NaN or infinite figure.
 
 use proptest::prelude::*;
+use strata::core::uptime::parse_uptime_cs;
 use strata::layers::disks::diskstats::{
     DiscardCounters, DiskCounters, FlushCounters, parse_diskstats, parse_sys_block_stat,
 };
 use strata::layers::disks::model::{DISK_COLS, DiskDelta};
-use strata::parse::uptime::parse_uptime_cs;
 
 fn real(name: &str) -> String {
     let path = format!("{}/tests/fixtures/real/{name}", env!("CARGO_MANIFEST_DIR"));

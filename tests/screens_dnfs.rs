@@ -221,7 +221,7 @@ fn path(kernel_nfs: f64, nics: (f64, f64), routes: &str) -> String {
 /// [`path`] drawn `width` columns wide.
 fn path_at(kernel_nfs: f64, nics: (f64, f64), routes: &str, width: u16) -> String {
     use strata::layers::dnfs::path::{HostFigures, PathView, line_up};
-    use strata::parse::route::parse_route;
+    use strata::layers::nics::route::parse_route;
     let d = dnfs();
     let tick = d.list[0].current(T0 + 1000, d.interval_ms).unwrap();
     let routes = parse_route(routes).items;

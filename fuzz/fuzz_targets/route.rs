@@ -5,6 +5,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let routes = strata::parse::route::parse_route(&text).items;
-    let _ = strata::parse::route::iface_of("192.168.10.5", &routes);
+    let routes = strata::layers::nics::route::parse_route(&text).items;
+    let _ = strata::layers::nics::route::iface_of("192.168.10.5", &routes);
 });

@@ -39,7 +39,7 @@ pub struct HostLayers {
     pub nics: Layer<NicTick>,
     pub(super) nic_baseline: NicBaseline,
     /// The host's IPv4 routes as the NIC source last read them.
-    pub routes: Vec<crate::parse::route::Route>,
+    pub routes: Vec<crate::layers::nics::route::Route>,
 }
 
 impl HostLayers {

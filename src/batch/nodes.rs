@@ -7,14 +7,14 @@
 use super::run::banner;
 use crate::core::boundary::{self, FirstInterval};
 use crate::core::clock::now_ms;
+use crate::core::error::ParseError;
+use crate::core::host::host_info;
 use crate::core::rootfs::{RemoteFiles, RootFs};
 use crate::layers::node::{NodeEvent, NodeProtocol};
 use crate::layers::report::{Format, Report, csv_field, json_str, printable};
 use crate::link::HostStatus;
 use crate::link::target::NodeTarget;
-use crate::parse::ParseError;
 use crate::remote::{SshOptions, run_host};
-use crate::source::host::host_info;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::Arc;
@@ -402,8 +402,8 @@ impl<O: Write, E: Write> Run<O, E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::error::SourceError;
     use crate::layers::report::Sampled;
-    use crate::source::SourceError;
 
     /// A node whose clock reads one second more at each sample; each
     /// report names the sample's time.

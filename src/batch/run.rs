@@ -4,9 +4,9 @@
 use super::{Format, printable};
 use crate::core::boundary::{self, FirstInterval};
 use crate::core::clock::now_ms;
+use crate::core::error::ParseError;
+use crate::core::host::host_info;
 use crate::core::rootfs::RootFs;
-use crate::parse::ParseError;
-use crate::source::host::host_info;
 use std::io::Write;
 use std::time::Duration;
 
@@ -145,10 +145,10 @@ fn warn_rejected(err: &mut impl Write, rejected: &[ParseError]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::error::SourceError;
     use crate::layers::disks::model::Units;
     use crate::layers::disks::report::Selection;
     use crate::layers::disks::source::DiskSource;
-    use crate::source::SourceError;
     use std::fs;
     use std::path::Path;
     use std::time::Instant;

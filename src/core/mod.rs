@@ -15,9 +15,13 @@ pub mod clock;
 pub mod duration;
 pub mod error;
 pub mod host;
+pub mod last_seen;
+pub mod parse;
 pub mod rootfs;
 pub mod size;
 pub mod text;
+pub mod total;
+pub mod uptime;
 pub mod userfile;
 // The one module allowed to call into libc and the kernel: Cargo.toml
 // denies unsafe code everywhere else.

@@ -21,7 +21,7 @@ pub mod node;
 pub mod report;
 pub mod tick;
 
-use crate::source::SourceError;
+use crate::core::error::SourceError;
 
 /// A layer, as the CLI names it (`strata batch nics`, `export --panel nics`).
 /// The variants' order is the order batch, export and summary list them.

@@ -38,11 +38,11 @@
 //! strata sends; tests point them at a fixture tree through sshd's
 //! ForceCommand.
 
+use crate::core::error::ParseError;
 use crate::core::rootfs::{FileSet, RemoteFiles};
 use crate::link::frame::{Frame, FrameKind};
 use crate::link::sampler::{self, Job};
 use crate::link::{Decoder, HostEvent, HostStatus, Protocol, SideJob};
-use crate::parse::ParseError;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -1,8 +1,8 @@
 //! What every layer's batch report shares: the output formats, the text
 //! helpers and the [`Report`] trait the batch loop drives.
 
-use crate::parse::ParseError;
-use crate::source::SourceError;
+use crate::core::error::ParseError;
+use crate::core::error::SourceError;
 
 /// Output formats of the batch printers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -138,7 +138,7 @@ macro_rules! host_report {
             fn sample(
                 &mut self,
                 wall_ms: i64,
-            ) -> Result<$crate::layers::report::Sampled, $crate::source::SourceError> {
+            ) -> Result<$crate::layers::report::Sampled, $crate::core::error::SourceError> {
                 let cur = self.source.sample(wall_ms)?;
                 let $tick = self.baseline.tick(&cur);
                 let $me = &mut *self;

@@ -23,7 +23,7 @@
 //! never read as counters. Text outside any frame (a login banner, output
 //! of a shell rc file) is skipped and counted.
 
-use crate::parse::ParseError;
+use crate::core::error::ParseError;
 
 /// A line longer than this (no newline yet) is garbage, not /proc text.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;

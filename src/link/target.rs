@@ -231,9 +231,7 @@ pub const LOCAL_NODE: &str = "local";
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum NodeTarget {
     /// The local host, read without SSH.
-    Local {
-        label: String,
-    },
+    Local { label: String },
     /// Recordings name it `Ssh`, as they did before transports were
     /// neutral: the name stays, so that old and new files read alike.
     #[serde(rename = "Ssh")]

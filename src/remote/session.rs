@@ -528,7 +528,7 @@ impl Unasked {
 
 /// Why a frame gave nothing, for the user (the next boundary asks
 /// again); false when strata quits.
-async fn say_broken<E: HostEvent>(ev: &Events<E>, e: &crate::parse::ParseError) -> bool {
+async fn say_broken<E: HostEvent>(ev: &Events<E>, e: &crate::core::error::ParseError) -> bool {
     ev.stderr(format!("a frame was not understood: {e}")).await
 }
 

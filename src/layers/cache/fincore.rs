@@ -31,8 +31,8 @@
 use super::error::FileError;
 use super::residency::Residency;
 use super::source::{CacheFile, FileResidency};
+use crate::core::error::ParseError;
 use crate::layers::node::FINCORE_MAX_FILES;
-use crate::parse::ParseError;
 use std::collections::HashSet;
 
 /// What is known of a node's fincore runs: how often, how long ago, and

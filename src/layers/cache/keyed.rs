@@ -1,7 +1,7 @@
 //! What /proc/meminfo and /proc/vmstat have in common: one value a name,
 //! read the same way.
 
-use crate::parse::{NameSet, Parsed};
+use crate::core::parse::{NameSet, Parsed};
 use std::collections::BTreeMap;
 
 /// Every name of one reading of a file of named values.

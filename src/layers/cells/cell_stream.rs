@@ -2,10 +2,11 @@
 //! stream into frames): a sample is /proc/uptime's line then
 //! /proc/diskstats; the class block is what /sys/block says.
 
+use crate::core::error::ParseError;
+use crate::core::parse::Parsed;
+use crate::core::uptime::parse_uptime_cs;
 use crate::layers::disks::diskstats::{DiskCounters, parse_diskstats};
 use crate::link::frame::Frame;
-use crate::parse::uptime::parse_uptime_cs;
-use crate::parse::{ParseError, Parsed};
 
 /// The counters of one `@@S` frame, read on the cell.
 #[derive(Debug, Clone, PartialEq, Eq)]

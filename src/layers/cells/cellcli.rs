@@ -16,7 +16,8 @@
 //! is decoded by the grammar of domain.md §6.1 into a [`MetricKind`]; the
 //! grammar is inferred from the names, not documented by Oracle.
 
-use crate::parse::{ParseError, Parsed};
+use crate::core::error::ParseError;
+use crate::core::parse::Parsed;
 use serde::{Deserialize, Serialize};
 
 /// The object family a metric name starts with.

@@ -13,11 +13,11 @@
 
 use super::cell_metrics::Media;
 use super::cell_shares::Shares;
+use crate::core::total::Delta;
 use crate::layers::col::cols;
 use crate::layers::disks::model::{ColKind, DiskCol, DiskDelta};
 use crate::layers::disks::source::DevClass;
 use crate::layers::disks::tick::{DiskRow, DiskTick};
-use crate::model::total::Delta;
 
 /// The group a cell's device counts in: whole physical disks only (no
 /// partition, no dm or md on top), hard disks as DISK, SSD and NVMe as

@@ -7,8 +7,8 @@ use super::pressure::{Psi, parse_psi};
 use super::stat::{ProcStat, parse_stat};
 use crate::core::error::{ParseError, SourceError};
 use crate::core::rootfs::RootFs;
+use crate::core::uptime::parse_uptime_cs;
 use crate::layers::cache::vmstat::VMSTAT;
-use crate::parse::uptime::parse_uptime_cs;
 
 /// Why a host has no pressure figures for a resource.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

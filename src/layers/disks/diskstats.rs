@@ -7,7 +7,8 @@
 //! from future kernels are ignored. Pre-2.6.25 partitions print 4 fields;
 //! iostat -x cannot show them and neither does strata, so they are skipped.
 
-use crate::parse::{ParseError, Parsed};
+use crate::core::error::ParseError;
+use crate::core::parse::Parsed;
 use serde::{Deserialize, Serialize};
 
 /// Discard counters (kernel 4.18+).

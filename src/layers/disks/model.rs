@@ -35,8 +35,8 @@
 //! strata sums in floating point and prints the true share.
 
 use super::diskstats::DiskCounters;
+use crate::core::total::Delta;
 use crate::layers::col::{ColDef, Figures, cols};
-use crate::model::total::Delta;
 
 /// One column of `iostat -x`, in iostat's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -2,10 +2,10 @@
 //! /proc/uptime, and what /sys/block says about each device.
 
 use super::diskstats::{DiskCounters, parse_diskstats};
+use crate::core::error::ParseError;
+use crate::core::error::SourceError;
 use crate::core::rootfs::RootFs;
-use crate::parse::ParseError;
-use crate::parse::uptime::parse_uptime_cs;
-use crate::source::SourceError;
+use crate::core::uptime::parse_uptime_cs;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 

@@ -4,9 +4,9 @@
 use super::diskstats::DiskCounters;
 use super::model::{DiskCol, DiskDelta, DiskRates, fell};
 use super::source::{DevClass, DeviceInfo, DiskSample};
+use crate::core::last_seen::LastSeen;
+use crate::core::total::complete_sum;
 use crate::layers::tick::{Row, Tick};
-use crate::model::last_seen::LastSeen;
-use crate::model::total::complete_sum;
 
 /// One device over one interval. Its delta is `None` before the source's
 /// second sample, or when the counters moved in a way no interval of I/O

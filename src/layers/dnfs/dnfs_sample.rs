@@ -15,7 +15,7 @@
 
 use super::error::{BadValue, RowProblem};
 use super::sql_rows::{SqlRows, parse_db_clock, parse_sql_csv};
-use crate::parse::ParseError;
+use crate::core::error::ParseError;
 use serde::{Deserialize, Serialize};
 
 pub const STATS_VIEW: &str = "gv$dnfs_stats";

@@ -22,9 +22,9 @@
 //!   files. The views have no bytes per server or channel, in any release.
 
 use super::dnfs_sample::{ChannelRow, DnfsSample, ServerRow, Shape, StatsRow};
+use crate::core::last_seen::LastSeen;
 use crate::layers::col::cols;
 use crate::layers::disks::model::ColKind;
-use crate::model::last_seen::LastSeen;
 use serde::{Deserialize, Serialize};
 
 const MIB: f64 = 1024.0 * 1024.0;

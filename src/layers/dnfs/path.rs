@@ -20,7 +20,7 @@
 
 use super::dnfs_sample::{ChannelRow, DnfsInstances, INSTANCE_VIEW};
 use super::model::{DnfsCol, DnfsTick, Figures};
-use crate::parse::route::{Route, iface_of};
+use crate::layers::nics::route::{Route, iface_of};
 use serde::Serialize;
 
 /// Below this dNFS MB/s nothing is flagged: too little to compare.
@@ -428,7 +428,7 @@ mod tests {
     use super::*;
     use crate::layers::dnfs::dnfs_sample::ChannelRow;
     use crate::layers::dnfs::model::{ChannelFigures, Figures};
-    use crate::parse::route::parse_route;
+    use crate::layers::nics::route::parse_route;
 
     const MB: f64 = 1024.0 * 1024.0;
 

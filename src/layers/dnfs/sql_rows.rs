@@ -8,7 +8,7 @@
 //! query under `SET MARKUP CSV ON` (12.2+): a header of quoted column names,
 //! then one line per row, strings quoted, numbers bare, NULL empty.
 
-use crate::parse::ParseError;
+use crate::core::error::ParseError;
 use serde::{Deserialize, Serialize};
 
 /// One query's result: column names in select order, then the rows.

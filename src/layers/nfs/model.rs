@@ -41,8 +41,8 @@
 //!   figures on each of them, and so has no sum of them across mounts.
 
 use super::mountstats::{NfsCounters, RpcOpCounters};
+use crate::core::total::Delta;
 use crate::layers::col::{Figures, cols};
-use crate::model::total::Delta;
 
 /// A per-mount figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -9,7 +9,7 @@
 //! export share it. Mount points and sources are escaped as in mountstats
 //! (a space is `\040`), so the two files can be matched word for word.
 
-use crate::parse::Parsed;
+use crate::core::parse::Parsed;
 
 /// The fields of a mountinfo line that identify a mount.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -27,7 +27,8 @@
 //! Lines with keys strata does not use (caps:, sec:, nfsv4:, fsc:, ...) are
 //! skipped, so new keys in future kernels do no harm.
 
-use crate::parse::{ParseError, Parsed};
+use crate::core::error::ParseError;
+use crate::core::parse::Parsed;
 
 /// The `bytes:` line: what applications and the server moved, in bytes,
 /// and the pages read and written.

@@ -11,10 +11,10 @@
 
 use super::mountinfo::{MountInfo, parse_mountinfo};
 use super::mountstats::{MountStats, NfsCounters, is_nfs, parse_mountstats};
+use crate::core::error::ParseError;
+use crate::core::error::SourceError;
 use crate::core::rootfs::RootFs;
-use crate::parse::ParseError;
-use crate::parse::uptime::parse_uptime_cs;
-use crate::source::SourceError;
+use crate::core::uptime::parse_uptime_cs;
 use std::collections::{HashMap, VecDeque};
 
 /// One NFS superblock: an export as mounted, however many mount points
@@ -94,7 +94,7 @@ impl NfsSource {
         // The clock first and the counters straight after, as for disks.
         let uptime_text = self.fs.read("/proc/uptime")?;
         let parsed = if self.still_without_nfs() {
-            crate::parse::Parsed::default()
+            crate::core::parse::Parsed::default()
         } else {
             parse_mountstats(&self.fs.read(MOUNTSTATS)?, MOUNTSTATS)
         };

@@ -5,9 +5,9 @@
 use super::model::{NfsMountDelta, NfsMountRates, NfsOpDelta, NfsOpRates};
 use super::mountstats::NfsCounters;
 use super::source::{NfsMount, NfsSample};
+use crate::core::last_seen::LastSeen;
+use crate::core::total::complete_sum;
 use crate::layers::tick::Tick;
-use crate::model::last_seen::LastSeen;
-use crate::model::total::complete_sum;
 
 /// One RPC op of a mount over one interval.
 #[derive(Debug, Clone)]

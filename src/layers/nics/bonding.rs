@@ -12,7 +12,7 @@
 //! key whose value cannot be read is rejected by line; the rest is kept.
 
 use super::net_sysfs::{Duplex, parse_duplex};
-use crate::parse::ParseError;
+use crate::core::error::ParseError;
 use serde::{Deserialize, Serialize};
 
 /// The bonding mode, from the name `bond_mode_name()` prints.

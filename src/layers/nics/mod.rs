@@ -9,5 +9,6 @@ pub mod model;
 pub mod net_sysfs;
 pub mod netdev;
 pub mod report;
+pub mod route;
 pub mod source;
 pub mod tick;

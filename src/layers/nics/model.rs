@@ -28,8 +28,8 @@
 
 use super::net_sysfs::Duplex;
 use super::netdev::NetDevCounters;
+use crate::core::total::Delta;
 use crate::layers::col::{Figures, cols};
-use crate::model::total::Delta;
 
 /// One figure of an interface over an interval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

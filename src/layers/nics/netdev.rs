@@ -9,7 +9,7 @@
 //! the column widths are relied on; a proposed kernel patch changes both.
 //! Counters past the 16th, should a kernel add some, are ignored.
 
-use crate::parse::Parsed;
+use crate::core::parse::Parsed;
 use serde::{Deserialize, Serialize};
 
 /// The cumulative counters of one interface, as the kernel prints them

@@ -40,11 +40,11 @@ use super::net_sysfs::{
     Duplex, OperState, parse_duplex, parse_operstate, parse_speed_mbps, uevent_value,
 };
 use super::netdev::{NetDevCounters, parse_net_dev};
+use crate::core::error::ParseError;
+use crate::core::error::SourceError;
 use crate::core::rootfs::RootFs;
-use crate::parse::ParseError;
-use crate::parse::route::{Route, parse_route};
-use crate::parse::uptime::parse_uptime_cs;
-use crate::source::SourceError;
+use crate::core::uptime::parse_uptime_cs;
+use crate::layers::nics::route::{Route, parse_route};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 

@@ -5,9 +5,9 @@ use super::bond::{BondBaseline, BondRow};
 use super::model::{LinkSpeed, NicDelta, NicRates};
 use super::netdev::NetDevCounters;
 use super::source::{LinkState, NicInfo, NicKind, NicSample};
+use crate::core::last_seen::LastSeen;
+use crate::core::total::complete_sum;
 use crate::layers::tick::{Row, Tick};
-use crate::model::last_seen::LastSeen;
-use crate::model::total::complete_sum;
 use std::collections::HashMap;
 
 /// One interface over one interval, with its link as read with the

@@ -6,12 +6,12 @@
 pub mod catalogue;
 pub mod remote;
 
+use crate::core::error::ParseError;
 use crate::layers::cells::cell_stream::{CellSample, parse_sample, parse_sys_block};
 use crate::layers::disks::source::{Catalogue, DiskSample};
 use crate::link::frame::{Frame, FrameKind};
 use crate::link::sampler::Job;
 use crate::link::{Decoder, HostEvent, HostStatus, Protocol, SideJob, Transport};
-use crate::parse::ParseError;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -1,13 +1,9 @@
-//! Pure parsers: text in, typed values out. No file system, no clock.
-//!
-//! Local files, text read from a remote host and test fixtures all go through
-//! these functions, so a figure means the same thing whatever its origin.
+//! What every pure parser shares: the good records of a text with the
+//! lines it rejected, and a cheap set of the names seen. Local files, text
+//! read from a remote host and test fixtures all go through the same
+//! parsers, so a figure means the same thing whatever its origin.
 
-pub mod route;
-pub mod uptime;
-
-// Every parser returns it; sources and reports carry it up, so it lives in core.
-pub use crate::core::error::ParseError;
+use super::error::ParseError;
 
 /// Names seen in one text, to reject a name seen twice: FNV-1a over
 /// borrowed names. Hashing each of /proc/vmstat's ~180 names with SipHash

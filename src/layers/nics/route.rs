@@ -10,7 +10,8 @@
 //! Addresses are the kernel's 32-bit values printed in hex in host byte
 //! order (little-endian on x86: 000AA8C0 is 192.168.10.0).
 
-use super::{ParseError, Parsed};
+use crate::core::error::ParseError;
+use crate::core::parse::Parsed;
 use std::net::Ipv4Addr;
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

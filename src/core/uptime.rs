@@ -1,6 +1,6 @@
 //! `/proc/uptime`: the clock that every local rate is computed over.
 
-use super::ParseError;
+use super::error::ParseError;
 
 /// Seconds since boot, in centiseconds, as sysstat reads it (`%lu.%lu`).
 ///
