@@ -32,8 +32,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
-use strata::app::{App, HostInfo, Input, SelfUsage};
+use strata::app::{App, Input};
 use strata::config::Config;
+use strata::core::host::HostInfo;
+use strata::core::host::SelfUsage;
 use strata::layers::disks::diskstats::DiskCounters;
 use strata::layers::disks::source::DiskSample;
 use strata::recording::control::meta_of;
@@ -238,15 +240,15 @@ fn churn(path: &std::path::Path, secs: i64) {
 
 /// CPU seconds of the summary and of the disks' CSV export of `path`.
 fn summary_and_export(path: &std::path::Path) -> (f64, f64) {
-    use strata::batch::Format;
     use strata::export::cmd::{ExportArgs, run_export, run_summary};
+    use strata::layers::report::Format;
     let (mut out, mut err) = (std::io::sink(), std::io::sink());
     let start = cpu_s();
     run_summary(path, None, None, None, Format::Text, &mut out, &mut err);
     let mid = cpu_s();
     let args = ExportArgs {
         format: Some(Format::Csv),
-        panel: Some(strata::cli::BatchPanel::Disks),
+        panel: Some(strata::layers::LayerId::Disks),
         ..ExportArgs::default()
     };
     run_export(path, &args, &mut out, &mut err);

@@ -1,6 +1,7 @@
 //! Command line.
 
-use crate::batch::Format;
+use crate::layers::LayerId;
+use crate::layers::report::Format;
 // Part of what the command line offers: tests check the config against it.
 pub use crate::core::duration::parse_interval;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -70,7 +71,7 @@ pub enum Command {
     /// Print a panel's figures every interval, without the screen UI.
     Batch {
         /// The panel to print.
-        panel: BatchPanel,
+        panel: LayerId,
         /// Number of reports (default: until interrupted).
         #[arg(long)]
         count: Option<u64>,
@@ -86,7 +87,7 @@ pub enum Command {
         #[arg(long, value_parser = parse_span)]
         duration: Option<u64>,
         /// Start a new file (FILE.1, FILE.2, ...) once the current one holds this much: 100M, 2G.
-        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        #[arg(long, value_name = "SIZE", value_parser = crate::core::size::parse_size)]
         rotate_size: Option<u64>,
     },
     /// Replay a recording in the same screens, with play, pause, steps and jumps.
@@ -102,7 +103,7 @@ pub enum Command {
         format: Format,
         /// The panel to print, as named after `strata batch`.
         #[arg(long, value_enum)]
-        panel: Option<BatchPanel>,
+        panel: Option<LayerId>,
         /// Rows from this time on (inclusive): HH:MM[:SS] or YYYY-MM-DD HH:MM[:SS] local time, +SPAN after the start, -SPAN before the end.
         #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
         from: Option<String>,
@@ -172,13 +173,6 @@ fn parse_span(s: &str) -> Result<u64, String> {
     crate::core::duration::parse_duration(s)
 }
 
-// `--rotate-size` takes it, and the config's `history_memory` too.
-pub use crate::core::size::parse_size;
-
-/// A panel of `strata batch` and `strata export`: one per layer, named by
-/// the registry.
-pub use crate::layers::LayerId as BatchPanel;
-
 /// Which devices and interfaces `strata batch` and `strata export` list,
 /// and in which units.
 #[derive(Debug, Clone, Copy, Default, Args)]
@@ -198,10 +192,10 @@ pub struct DeviceArgs {
 }
 
 impl DeviceArgs {
-    pub fn units(&self) -> Option<crate::config::Units> {
+    pub fn units(&self) -> Option<crate::layers::disks::model::Units> {
         self.units.map(|u| match u {
-            UnitsArg::KB => crate::config::Units::KB,
-            UnitsArg::MB => crate::config::Units::MB,
+            UnitsArg::KB => crate::layers::disks::model::Units::KB,
+            UnitsArg::MB => crate::layers::disks::model::Units::MB,
         })
     }
 }

@@ -41,6 +41,7 @@
 //! typo does not silently leave a setting at its default.
 
 use crate::core::text::is_unsafe;
+use crate::layers::disks::model::Units;
 use crate::layers::dnfs::source::DbEntry;
 use crate::link::target::{HostTarget, LOCAL_NODE, NodeTarget, host_name_ok, user_name_ok};
 use std::env;
@@ -58,7 +59,6 @@ pub use crate::core::duration::parse_duration;
 
 // The disk model's, where the columns it converts are; the config names
 // a default.
-pub use crate::layers::disks::model::Units;
 
 /// How alarming a figure is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -1,11 +1,13 @@
 use clap::Parser;
 use std::time::Duration;
 use strata::app::App;
-use strata::batch::run::{DiskReport, run_report};
-use strata::cli::{BatchPanel, Cli, Command, DeviceArgs};
+use strata::batch::run::run_report;
+use strata::cli::{Cli, Command, DeviceArgs};
 use strata::core::rootfs::RootFs;
+use strata::layers::LayerId;
 use strata::layers::cache::report::CacheReport;
 use strata::layers::cache::source::CacheSource;
+use strata::layers::disks::report::DiskReport;
 use strata::layers::disks::report::Selection;
 use strata::layers::disks::source::DiskSource;
 use strata::layers::nfs::source::NfsSource;
@@ -129,9 +131,9 @@ fn batch(
     cli: &Cli,
     config: &strata::config::Config,
     fs: &RootFs,
-    panel: BatchPanel,
+    panel: LayerId,
     count: Option<u64>,
-    format: strata::batch::Format,
+    format: strata::layers::report::Format,
     devices: DeviceArgs,
 ) -> i32 {
     let interval = interval_s(cli, config);
@@ -155,7 +157,7 @@ fn batch(
         let opts = cell_options(cli, interval, false);
         // Only the cache report has a use for the nodes' fincore runs.
         let patterns: &[String] = match panel {
-            BatchPanel::Cache => &config.cache_files,
+            LayerId::Cache => &config.cache_files,
             _ => &[],
         };
         let proto = strata::layers::node::NodeProtocol::new(
@@ -166,8 +168,8 @@ fn batch(
         return strata::batch::nodes::run_nodes(&nodes, reports, opts, proto, count, format);
     }
     match panel {
-        BatchPanel::Disks | BatchPanel::Nics | BatchPanel::Nfs | BatchPanel::Cache => 2,
-        BatchPanel::Cells => {
+        LayerId::Disks | LayerId::Nics | LayerId::Nfs | LayerId::Cache => 2,
+        LayerId::Cells => {
             let targets = named_or_exit(cell_targets(cli, config));
             if targets.is_empty() {
                 eprintln!("strata: {}", strata::batch::cells::NO_CELLS);
@@ -176,7 +178,7 @@ fn batch(
             let opts = cell_options(cli, interval, false);
             strata::batch::cells::run_cells(targets, opts, count, format)
         }
-        BatchPanel::Dnfs => {
+        LayerId::Dnfs => {
             let (targets, problems) =
                 strata::layers::dnfs::source::db_targets(&cli.dbs, &config.dbs);
             for p in &problems {
@@ -196,12 +198,12 @@ fn batch(
 fn host_report(
     config: &strata::config::Config,
     fs: &RootFs,
-    panel: BatchPanel,
-    format: strata::batch::Format,
+    panel: LayerId,
+    format: strata::layers::report::Format,
     devices: &DeviceArgs,
-) -> Option<Box<dyn strata::batch::run::Report>> {
+) -> Option<Box<dyn strata::layers::report::Report>> {
     Some(match panel {
-        BatchPanel::Disks => {
+        LayerId::Disks => {
             let units = devices.units().unwrap_or(config.units);
             let sel = Selection {
                 partitions: devices.partitions || config.show_partitions,
@@ -215,7 +217,7 @@ fn host_report(
                 sel,
             ))
         }
-        BatchPanel::Nics => {
+        LayerId::Nics => {
             let source = strata::layers::nics::source::NicSource::new(fs.clone());
             Box::new(strata::layers::nics::report::NicReport::new(
                 source,
@@ -223,18 +225,18 @@ fn host_report(
                 devices.all_devices,
             ))
         }
-        BatchPanel::Nfs => Box::new(strata::layers::nfs::report::NfsReport::new(
+        LayerId::Nfs => Box::new(strata::layers::nfs::report::NfsReport::new(
             NfsSource::new(fs.clone()),
             format,
         )),
-        BatchPanel::Cache => {
+        LayerId::Cache => {
             let patterns = config.cache_files.clone();
             Box::new(CacheReport::new(
                 CacheSource::new(fs.clone(), patterns),
                 format,
             ))
         }
-        BatchPanel::Cells | BatchPanel::Dnfs => return None,
+        LayerId::Cells | LayerId::Dnfs => return None,
     })
 }
 

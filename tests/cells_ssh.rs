@@ -875,7 +875,10 @@ async fn no_sampler_is_left_behind() {
             vec![target(&sshd, &keys, &keys.client_key)],
             options(&kh, interval, &tag),
         );
-        (cells, format!("{}-{tag}", remote::SAMPLER_MARKER))
+        (
+            cells,
+            format!("{}-{tag}", strata::link::sampler::SAMPLER_MARKER),
+        )
     };
     async fn sampler(cells: &mut Cells, marker: &str) -> u32 {
         assert_eq!(cells.samples(0, 2, Duration::from_secs(10)).await.len(), 2);

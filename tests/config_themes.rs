@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use ratatui::style::{Color, Modifier, Style};
 use strata::cli;
-use strata::config::{self, CellEntry, Config, Thresholds, Units};
+use strata::config::{self, CellEntry, Config, Thresholds};
+use strata::layers::disks::model::Units;
 use strata::theme::{self, ROLE_NAMES, Theme, ThemeError};
 
 fn fixtures(dir: &str) -> Vec<PathBuf> {

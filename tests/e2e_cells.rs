@@ -24,7 +24,7 @@ use sshd::{Keys, PASSPHRASE, Sshd, available, known_hosts, nonce, pgrep};
 use std::path::Path;
 use std::thread;
 use std::time::{Duration, Instant};
-use strata::layers::cells::source::remote::SAMPLER_MARKER;
+use strata::link::sampler::SAMPLER_MARKER;
 
 /// The line of the cells table that starts with `label`.
 fn row<'a>(screen: &'a str, label: &str) -> &'a str {

@@ -17,8 +17,6 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
-use strata::batch::Format;
-use strata::batch::run::Report;
 use strata::core::rootfs::{RemoteFiles, RootFs};
 use strata::layers::cache::report::CacheReport;
 use strata::layers::cache::source::CacheSource;
@@ -32,6 +30,8 @@ use strata::layers::nics::source::NicSource;
 use strata::layers::node::{
     FINCORE_EVERY, FINCORE_LIMIT, NodeDecoder, NodeFrame, NodeProtocol, sampler_script,
 };
+use strata::layers::report::Format;
+use strata::layers::report::Report;
 use strata::link::frame::FrameReader;
 use strata::link::{Decoder, Protocol};
 

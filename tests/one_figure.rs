@@ -17,12 +17,12 @@ mod common;
 use common::fidelity::app_of;
 use std::path::Path;
 use strata::app::{App, Panel, View};
-use strata::batch::Format;
-use strata::cli::BatchPanel;
 use strata::export::summary::report;
 use strata::export::walk::{Step, Walker};
 use strata::export::{ExportOptions, Window, export, summarize};
+use strata::layers::LayerId;
 use strata::layers::disks::report::Selection;
+use strata::layers::report::Format;
 use strata::recording::session::Player;
 
 /// The fixture sessions' start.
@@ -316,12 +316,12 @@ fn render(app: &mut App, stack: Vec<View>, w: u16, h: u16) -> String {
 /// The intervals a layer's figures are compared at.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Target {
-    panel: BatchPanel,
+    panel: LayerId,
     at_ms: i64,
 }
 
 /// A quarter, half and three quarters through each layer's intervals.
-fn targets(path: &Path, panels: &[BatchPanel]) -> Vec<Target> {
+fn targets(path: &Path, panels: &[LayerId]) -> Vec<Target> {
     let mut player = Player::open(path).unwrap();
     let mut walker = Walker::new(&player.meta, None);
     let mut steps: Vec<Target> = Vec::new();
@@ -725,8 +725,8 @@ fn cells(app: &mut App, out: &Printouts, figs: &mut Vec<Figure>) {
 /// were compared.
 fn compare(
     path: &Path,
-    panels: &[BatchPanel],
-    mut at: impl FnMut(&mut App, &Printouts, BatchPanel, &mut Vec<Figure>),
+    panels: &[LayerId],
+    mut at: impl FnMut(&mut App, &Printouts, LayerId, &mut Vec<Figure>),
 ) -> usize {
     let targets = targets(path, panels);
     let mut player = Player::open(path).unwrap();
@@ -772,22 +772,22 @@ fn compare(
 #[test]
 fn every_output_prints_one_value_per_figure() {
     let panels = [
-        BatchPanel::Disks,
-        BatchPanel::Cache,
-        BatchPanel::Nics,
-        BatchPanel::Cells,
+        LayerId::Disks,
+        LayerId::Cache,
+        LayerId::Nics,
+        LayerId::Cells,
     ];
     let compared = compare(
         Path::new(DEMO),
         &panels,
         |app, out, panel, figs| match panel {
-            BatchPanel::Disks => disks(app, out, true, figs),
-            BatchPanel::Cache => cache(app, out, figs),
-            BatchPanel::Nics => {
+            LayerId::Disks => disks(app, out, true, figs),
+            LayerId::Cache => cache(app, out, figs),
+            LayerId::Nics => {
                 nic(app, out, "eth0", true, figs);
                 nic(app, out, "strata-demo0", false, figs);
             }
-            BatchPanel::Cells => {
+            LayerId::Cells => {
                 cells(app, out, figs);
                 cell_disks(app, figs);
             }
@@ -800,7 +800,8 @@ fn every_output_prints_one_value_per_figure() {
 /// A session of the fixture host's NFS mounts, recorded by the recorder
 /// from what the real source read of a tree rewritten each second.
 fn nfs_recording(dir: &Path) -> std::path::PathBuf {
-    use strata::app::{Input, SelfUsage};
+    use strata::app::Input;
+    use strata::core::host::SelfUsage;
     let root = dir.join("root");
     std::fs::create_dir_all(root.join("proc/self")).unwrap();
     let fs = strata::core::rootfs::RootFs::new(root.clone());
@@ -955,7 +956,7 @@ fn nfs(app: &mut App, out: &Printouts, figs: &mut Vec<Figure>) {
 fn a_recorded_nfs_mount_prints_one_value_per_figure() {
     let dir = tempfile::tempdir().unwrap();
     let path = nfs_recording(dir.path());
-    let compared = compare(&path, &[BatchPanel::Nfs], |app, out, _, figs| {
+    let compared = compare(&path, &[LayerId::Nfs], |app, out, _, figs| {
         nfs(app, out, figs);
     });
     assert!(compared > 50, "{compared}");
@@ -964,7 +965,8 @@ fn a_recorded_nfs_mount_prints_one_value_per_figure() {
 /// A session of the fixture database PROD (19c RAC), recorded as the live
 /// loop records it: the app's clock, then each reading.
 fn dnfs_recording(dir: &Path) -> std::path::PathBuf {
-    use strata::app::{Input, SelfUsage};
+    use strata::app::Input;
+    use strata::core::host::SelfUsage;
     use strata::layers::dnfs::source::{DbEvent, DbStatus, parse_db_spec};
     let mut app = common::fidelity::host_app(Vec::new(), 5.0);
     app.set_dbs(vec![parse_db_spec("dbsnmp@//prod-scan:1521/PROD").unwrap()]);
@@ -1043,7 +1045,7 @@ fn dnfs(app: &mut App, out: &Printouts, figs: &mut Vec<Figure>) {
 fn a_recorded_database_prints_one_value_per_figure() {
     let dir = tempfile::tempdir().unwrap();
     let path = dnfs_recording(dir.path());
-    let compared = compare(&path, &[BatchPanel::Dnfs], |app, out, _, figs| {
+    let compared = compare(&path, &[LayerId::Dnfs], |app, out, _, figs| {
         dnfs(app, out, figs);
     });
     assert!(compared > 40, "{compared}");
@@ -1052,8 +1054,9 @@ fn a_recorded_database_prints_one_value_per_figure() {
 /// A session of two database nodes' disks (the fixture host's, node `i`
 /// `5 * i` seconds ahead), as the live loop records it.
 fn cluster_recording(dir: &Path) -> std::path::PathBuf {
+    use strata::app::Input;
     use strata::app::input::NodeInput;
-    use strata::app::{Input, SelfUsage};
+    use strata::core::host::SelfUsage;
     use strata::link::HostStatus;
     let mut app = common::app_with(0);
     app.set_nodes(common::ssh_nodes(&["oracle@db01", "oracle@db02"]));

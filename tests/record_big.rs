@@ -14,7 +14,8 @@ mod common;
 use std::fs::File;
 use std::path::Path;
 
-use strata::app::{Input, SelfUsage};
+use strata::app::Input;
+use strata::core::host::SelfUsage;
 use strata::record::RecordReader;
 use strata::record::format::FRAME_HEADER_LEN;
 use strata::recording::control::meta_of;

@@ -13,22 +13,24 @@ use common::{cache_sample, diskstats_text, fixture_root, sample};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use strata::app::{Input, SelfUsage};
-use strata::batch::Format;
-use strata::batch::run::{DiskReport, Report};
-use strata::cli::BatchPanel;
+use strata::app::Input;
 use strata::config::Config;
+use strata::core::host::SelfUsage;
 use strata::core::rootfs::RootFs;
 use strata::export::cmd::{ExportArgs, run_export, run_summary};
 use strata::export::summary::{Summary, stats, summarize};
 use strata::export::window::between_markers;
+use strata::layers::LayerId;
 use strata::layers::cells::source::CellEvent;
+use strata::layers::disks::report::DiskReport;
 use strata::layers::disks::report::Selection;
 use strata::layers::disks::source::DiskSource;
 use strata::layers::nfs::report::NfsReport;
 use strata::layers::nfs::source::NfsSource;
 use strata::layers::nics::report::NicReport;
 use strata::layers::nics::source::NicSource;
+use strata::layers::report::Format;
+use strata::layers::report::Report;
 use strata::link::HostStatus;
 use strata::recording::control::meta_of;
 use strata::recording::session::{Player, Recorder};
@@ -44,7 +46,7 @@ const STEADY: &str = "steady";
 /// (`None` for the first, which has no interval).
 struct Fixture {
     path: PathBuf,
-    batch: Vec<(BatchPanel, String, Vec<Option<String>>)>,
+    batch: Vec<(LayerId, String, Vec<Option<String>>)>,
 }
 
 fn write_tree(root: &Path, k: u64) {
@@ -137,20 +139,12 @@ fn record_into(dir: &Path) -> Fixture {
         path,
         batch: vec![
             (
-                BatchPanel::Disks,
+                LayerId::Disks,
                 strata::layers::disks::report::csv_header(units),
                 d,
             ),
-            (
-                BatchPanel::Nics,
-                strata::layers::nics::report::csv_header(),
-                n,
-            ),
-            (
-                BatchPanel::Nfs,
-                strata::layers::nfs::report::csv_header(),
-                f,
-            ),
+            (LayerId::Nics, strata::layers::nics::report::csv_header(), n),
+            (LayerId::Nfs, strata::layers::nfs::report::csv_header(), f),
         ],
     }
 }
@@ -167,7 +161,7 @@ fn fixture() -> &'static Fixture {
 
 /// What batch printed for `panel` over samples `ks`: its header, then the
 /// reports.
-fn batch_csv(panel: BatchPanel, ks: std::ops::RangeInclusive<usize>) -> String {
+fn batch_csv(panel: LayerId, ks: std::ops::RangeInclusive<usize>) -> String {
     let (_, header, reports) = fixture().batch.iter().find(|b| b.0 == panel).unwrap();
     let mut s = format!("{header}\n");
     for r in &reports[ks] {
@@ -187,7 +181,7 @@ fn export_file(path: &Path, args: ExportArgs) -> (i32, String, String) {
     (code, s(out), s(err))
 }
 
-fn csv_of(panel: BatchPanel) -> ExportArgs {
+fn csv_of(panel: LayerId) -> ExportArgs {
     ExportArgs {
         format: Some(Format::Csv),
         panel: Some(panel),
@@ -197,7 +191,7 @@ fn csv_of(panel: BatchPanel) -> ExportArgs {
 
 #[test]
 fn an_export_is_what_batch_printed_live_over_the_same_samples() {
-    for panel in [BatchPanel::Disks, BatchPanel::Nics, BatchPanel::Nfs] {
+    for panel in [LayerId::Disks, LayerId::Nics, LayerId::Nfs] {
         let (code, out, err) = export(csv_of(panel));
         assert_eq!((code, err.as_str()), (0, ""), "{panel:?}");
         let want = batch_csv(panel, 0..=N as usize - 1);
@@ -210,7 +204,7 @@ fn an_export_is_what_batch_printed_live_over_the_same_samples() {
 #[test]
 fn from_and_to_cut_the_rows_exactly() {
     let at = |k: i64| strata::format::local_datetime(T0 + k * 1000);
-    let want = batch_csv(BatchPanel::Disks, 10..=20);
+    let want = batch_csv(LayerId::Disks, 10..=20);
     // a full local date and time, a bare time of day, offsets from the start
     // and from the end (the last sample is at +74 s, the end at +74.9 s)
     let time_of_day = |k| at(k).split_once(' ').unwrap().1.to_string();
@@ -223,7 +217,7 @@ fn from_and_to_cut_the_rows_exactly() {
         let (code, out, err) = export(ExportArgs {
             from: Some(from.clone()),
             to: Some(to.clone()),
-            ..csv_of(BatchPanel::Disks)
+            ..csv_of(LayerId::Disks)
         });
         assert_eq!((code, err.as_str()), (0, ""), "{from} {to}");
         assert_eq!(out, want, "--from {from} --to {to}");
@@ -255,7 +249,7 @@ fn a_to_time_keeps_the_rows_printed_as_it() {
         let (code, out, err) = export(ExportArgs {
             from: Some(from.clone()),
             to: Some(at(20)),
-            ..csv_of(BatchPanel::Cells)
+            ..csv_of(LayerId::Cells)
         });
         assert_eq!((code, err.as_str()), (0, ""), "--from {from}");
         let stamps: Vec<&str> = out
@@ -290,10 +284,10 @@ fn a_to_time_keeps_the_rows_printed_as_it() {
 fn json_parses_and_carries_every_figure_of_the_csv() {
     let (code, json, err) = export(ExportArgs {
         format: Some(Format::Json),
-        ..csv_of(BatchPanel::Disks)
+        ..csv_of(LayerId::Disks)
     });
     assert_eq!((code, err.as_str()), (0, ""));
-    let (_, csv, _) = export(csv_of(BatchPanel::Disks));
+    let (_, csv, _) = export(csv_of(LayerId::Disks));
     let mut csv = csv.lines();
     let header: Vec<&str> = csv.next().unwrap().split(',').collect();
     let rows: Vec<&str> = csv.collect();
@@ -381,11 +375,11 @@ fn a_summary_between_markers_is_the_stats_of_the_samples_between_them() {
         (s.first_ms, s.last_ms),
         (Some(T0 + 21_000), Some(T0 + 50_021))
     );
-    let disks = s.samples.iter().find(|(p, _)| *p == BatchPanel::Disks);
-    assert_eq!(disks, Some(&(BatchPanel::Disks, 30)));
+    let disks = s.samples.iter().find(|(p, _)| *p == LayerId::Disks);
+    assert_eq!(disks, Some(&(LayerId::Disks, 30)));
     let mut v: Vec<f64> = (21..=50).map(total_reads).collect();
     let got = s
-        .figure(BatchPanel::Disks, "total", "r/s")
+        .figure(LayerId::Disks, "total", "r/s")
         .unwrap()
         .stats()
         .unwrap();
@@ -415,11 +409,9 @@ fn a_figure_never_known_prints_a_dash() {
     // round trip in any sample (nfsiostat prints 0.000), while its ops/s
     // (0) is known.
     let s = summary_between(RAMP, STEADY);
-    let rtt = s
-        .figure(BatchPanel::Nfs, "/home/oracle", "r RTT ms")
-        .unwrap();
+    let rtt = s.figure(LayerId::Nfs, "/home/oracle", "r RTT ms").unwrap();
     assert!(rtt.values.is_empty() && rtt.stats().is_none());
-    let ops = s.figure(BatchPanel::Nfs, "/home/oracle", "ops/s").unwrap();
+    let ops = s.figure(LayerId::Nfs, "/home/oracle", "ops/s").unwrap();
     assert_eq!(ops.stats().map(|s| (s.n, s.max)), Some((30, 0.0)));
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let between = [RAMP.to_string(), STEADY.to_string()];
@@ -461,7 +453,7 @@ fn the_binary_exports_and_sums_up_a_recording() {
     let file = fixture().path.to_str().unwrap();
     let (code, out, err) = strata(&["export", file, "--panel", "disks", "--format", "csv"]);
     assert_eq!((code, err.as_str()), (0, ""));
-    assert_eq!(out, batch_csv(BatchPanel::Disks, 0..=N as usize - 1));
+    assert_eq!(out, batch_csv(LayerId::Disks, 0..=N as usize - 1));
 
     let (code, out, err) = strata(&["summary", file, "--between", RAMP, STEADY]);
     assert_eq!((code, err.as_str()), (0, ""));
@@ -526,10 +518,10 @@ fn a_damaged_file_exports_up_to_the_damage_and_exits_3() {
     let cut = dir.path().join("cut.strec");
     // Into the last chunk: the first minute's chunk before it is whole.
     std::fs::write(&cut, &whole[..whole.len() - 64]).unwrap();
-    let (code, out, err) = export_file(&cut, csv_of(BatchPanel::Disks));
+    let (code, out, err) = export_file(&cut, csv_of(LayerId::Disks));
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("strata: recording"), "{err}");
-    let full = batch_csv(BatchPanel::Disks, 0..=N as usize - 1);
+    let full = batch_csv(LayerId::Disks, 0..=N as usize - 1);
     let diff = full.lines().zip(out.lines()).find(|(a, b)| a != b);
     assert!(
         full.starts_with(&out),
@@ -544,7 +536,7 @@ fn a_damaged_file_exports_up_to_the_damage_and_exits_3() {
     b[20..24].copy_from_slice(&crc.to_le_bytes());
     let newer = dir.path().join("newer.strec");
     std::fs::write(&newer, &b).unwrap();
-    let (code, out, err) = export_file(&newer, csv_of(BatchPanel::Disks));
+    let (code, out, err) = export_file(&newer, csv_of(LayerId::Disks));
     assert_eq!((code, out.as_str()), (1, ""));
     assert!(
         err.contains("cannot read") && err.contains("version"),
@@ -566,7 +558,7 @@ fn cache_at(path: &Path, at: &[u64]) -> (i32, String, String) {
     rec.close().unwrap();
     let json = ExportArgs {
         format: Some(Format::Json),
-        panel: Some(BatchPanel::Cache),
+        panel: Some(LayerId::Cache),
         ..ExportArgs::default()
     };
     export_file(path, json)
@@ -601,8 +593,8 @@ fn a_partial_first_interval_is_left_out_and_said() {
     let mut player = Player::open(&path).unwrap();
     let s = summarize(&mut player, &strata::export::Window::ALL);
     assert_eq!(
-        s.samples.iter().find(|(p, _)| *p == BatchPanel::Cache),
-        Some(&(BatchPanel::Cache, 4))
+        s.samples.iter().find(|(p, _)| *p == LayerId::Cache),
+        Some(&(LayerId::Cache, 4))
     );
     assert_eq!(s.first_ms, Some(T0 + 1290));
 }
@@ -631,7 +623,7 @@ fn a_round_with_a_cells_partial_interval_is_left_out_and_said() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/recordings/demo-2026-11-22.strec"
     ));
-    let (code, out, err) = export_file(demo, csv_of(BatchPanel::Cells));
+    let (code, out, err) = export_file(demo, csv_of(LayerId::Cells));
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("cel02: a 0.14 s interval left out (shorter than half the 1.00 s interval)"),
@@ -651,6 +643,6 @@ fn a_round_with_a_cells_partial_interval_is_left_out_and_said() {
     let rounds = out.lines().filter(|l| l.contains(",all,")).count();
     let mut player = Player::open(demo).unwrap();
     let s = summarize(&mut player, &strata::export::Window::ALL);
-    let cells = s.samples.iter().find(|(p, _)| *p == BatchPanel::Cells);
-    assert_eq!(cells, Some(&(BatchPanel::Cells, rounds)));
+    let cells = s.samples.iter().find(|(p, _)| *p == LayerId::Cells);
+    assert_eq!(cells, Some(&(LayerId::Cells, rounds)));
 }

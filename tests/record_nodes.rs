@@ -9,13 +9,14 @@
 mod common;
 
 use common::{nic_sample, sample};
+use strata::app::Input;
 use strata::app::input::NodeInput;
-use strata::app::{Input, SelfUsage};
-use strata::batch::Format;
-use strata::cli::BatchPanel;
+use strata::core::host::SelfUsage;
 use strata::export::cmd::{ExportArgs, run_export};
 use strata::export::summary::summarize;
 use strata::export::window::Window;
+use strata::layers::LayerId;
+use strata::layers::report::Format;
 use strata::link::HostStatus;
 use strata::link::target::{NodeTarget, parse_ssh_spec};
 use strata::recording::control::meta_of;
@@ -82,7 +83,7 @@ fn record(path: &std::path::Path, as_local: bool) {
     rec.close().unwrap();
 }
 
-fn export_csv(path: &std::path::Path, panel: BatchPanel) -> String {
+fn export_csv(path: &std::path::Path, panel: LayerId) -> String {
     let args = ExportArgs {
         format: Some(Format::Csv),
         panel: Some(panel),
@@ -104,7 +105,7 @@ fn a_clusters_recording_replays_exports_and_sums_up_per_node() {
     let labels: Vec<&str> = player.meta.nodes.iter().map(NodeTarget::label).collect();
     assert_eq!(labels, ["db01", "db02"]);
 
-    for panel in [BatchPanel::Disks, BatchPanel::Nics] {
+    for panel in [LayerId::Disks, LayerId::Nics] {
         let by_node = export_csv(&cluster, panel);
         let own = export_csv(&single, panel);
         let mut lines = by_node.lines();
@@ -156,11 +157,11 @@ fn a_clusters_recording_replays_exports_and_sums_up_per_node() {
     let mut player = Player::open(&cluster).unwrap();
     let s = summarize(&mut player, &Window::ALL);
     let f = s
-        .figure(BatchPanel::Disks, "db02:total", "r/s")
+        .figure(LayerId::Disks, "db02:total", "r/s")
         .expect("db02 total");
     assert_eq!(f.values.len(), N as usize - 1);
     assert!(
-        s.figure(BatchPanel::Disks, "total", "r/s")
+        s.figure(LayerId::Disks, "total", "r/s")
             .is_none_or(|f| f.values.is_empty())
     );
 }
@@ -184,10 +185,7 @@ fn a_clusters_summary_has_rows_and_counts_of_the_sampled_nodes_only() {
         .collect();
     assert!(own.is_empty(), "rows of a host never sampled: {own:?}");
     // the nodes' cache was never sampled either, but they were: listed
-    assert!(
-        s.figure(BatchPanel::Cache, "db02:host", "dirty MB")
-            .is_some()
-    );
+    assert!(s.figure(LayerId::Cache, "db02:host", "dirty MB").is_some());
     let text = strata::export::summary::report(&s, Format::Text, "c.strec", "h");
     let n = N - 1;
     let head = format!(
@@ -258,7 +256,7 @@ fn a_nodes_fincore_rows_and_their_cadence_replay_as_recorded() {
         assert_eq!((a.method, a.page_size), (b.method, b.page_size));
         assert_eq!(a.fincore, b.fincore);
     }
-    let csv = export_csv(&path, BatchPanel::Cache);
+    let csv = export_csv(&path, LayerId::Cache);
     let files: Vec<&str> = csv
         .lines()
         .skip(1)

@@ -17,10 +17,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use strata::app::{Input, SelfUsage};
-use strata::batch::Format;
-use strata::cli::BatchPanel;
+use strata::app::Input;
+use strata::core::host::SelfUsage;
 use strata::export::cmd::{ExportArgs, run_export};
+use strata::layers::LayerId;
+use strata::layers::report::Format;
 use strata::record::format::{self, FILE_HEADER_LEN, FrameKind};
 use strata::record::journal_path;
 use strata::recording::control::meta_of;
@@ -116,7 +117,7 @@ fn frame_table(bytes: &[u8]) -> Vec<Frame> {
 fn rows(path: &Path) -> (i32, BTreeMap<i64, Vec<String>>, String) {
     let args = ExportArgs {
         format: Some(Format::Csv),
-        panel: Some(BatchPanel::Disks),
+        panel: Some(LayerId::Disks),
         ..ExportArgs::default()
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());

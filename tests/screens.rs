@@ -543,7 +543,8 @@ fn a_vanished_path_moves_the_selection_and_enter_follows_it() {
 /// unit, and the breadcrumb is whole (the other panels' names give way).
 #[test]
 fn at_80x24_header_footer_and_breadcrumb_keep_what_matters() {
-    use strata::app::{Panel, SelfUsage};
+    use strata::app::Panel;
+    use strata::core::host::SelfUsage;
     let mut app = app_with(30);
     app.usage = SelfUsage {
         cpu_pct: Some(0.3),

@@ -394,12 +394,12 @@ fn in_the_app_dpi_1047_is_shown_and_the_other_layers_keep_working() {
 #[test]
 fn a_recorded_database_replays_exports_and_sums_up_as_it_was_read() {
     use strata::app::{Action, Input, Panel};
-    use strata::batch::Format;
-    use strata::cli::BatchPanel;
     use strata::export::cmd::{ExportArgs, run_export};
     use strata::export::summary::summarize;
     use strata::export::window::Window;
+    use strata::layers::LayerId;
     use strata::layers::dnfs::model::DnfsCol;
+    use strata::layers::report::Format;
     use strata::recording::control::meta_of;
     use strata::recording::session::{Player, Recorder};
     let dir = tempfile::tempdir().unwrap();
@@ -471,7 +471,7 @@ fn a_recorded_database_replays_exports_and_sums_up_as_it_was_read() {
     // export: batch's lines, one per reading that gave figures
     let args = ExportArgs {
         format: Some(Format::Csv),
-        panel: Some(BatchPanel::Dnfs),
+        panel: Some(LayerId::Dnfs),
         from: None,
         to: None,
         devices: Default::default(),
@@ -492,7 +492,7 @@ fn a_recorded_database_replays_exports_and_sums_up_as_it_was_read() {
     let s = summarize(&mut player, &Window::ALL);
     let label = &live.dnfs.list[0].target.label;
     let st = s
-        .figure(BatchPanel::Dnfs, label, "IOPS")
+        .figure(LayerId::Dnfs, label, "IOPS")
         .and_then(|f| f.stats())
         .unwrap();
     let max = iops.iter().copied().fold(f64::MIN, f64::max);
@@ -504,7 +504,8 @@ fn a_recorded_database_replays_exports_and_sums_up_as_it_was_read() {
 /// the last 300 intervals) is still on screen after the jump.
 #[test]
 fn a_jump_keeps_a_database_state_from_before_its_window() {
-    use strata::app::{Input, SelfUsage};
+    use strata::app::Input;
+    use strata::core::host::SelfUsage;
     use strata::recording::control::{meta_of, record_and_apply};
     use strata::recording::session::{Player, Recorder};
     use strata::replay::Replayer;

@@ -23,5 +23,4 @@ pub mod state;
 pub use action::Action;
 pub use input::Input;
 // The app's state carries them, so they are part of what `app` offers.
-pub use crate::core::host::{HostInfo, SelfUsage};
 pub use state::{App, HEADLESS_TICKS, Panel, View};

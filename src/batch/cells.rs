@@ -9,7 +9,7 @@
 //! once per interval. The sync `run_report` loop cannot wait on them, so
 //! the cells get a small current-thread loop of their own.
 
-use super::{Format, csv_field, json_str, printable};
+use super::{csv_field, json_str, printable};
 use crate::app::cells::Cells;
 use crate::core::boundary::FirstInterval;
 use crate::core::clock::now_ms;
@@ -17,6 +17,7 @@ use crate::format::{self, UNKNOWN};
 use crate::layers::cells::cell_shares::{SHARE_COLS, Shares};
 use crate::layers::cells::model::{CellGroups, GROUP_COLS, GroupFigures};
 use crate::layers::cells::source::{CellEvent, run_cell};
+use crate::layers::report::Format;
 use crate::layers::report::{figure, json_opt};
 use crate::link::target::HostTarget;
 use crate::remote::SshOptions;

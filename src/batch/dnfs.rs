@@ -8,11 +8,12 @@
 //! into the app's [`Dnfs`], as on the screen; this loop prints what that
 //! state holds once per interval.
 
-use super::{Format, csv_field, printable};
+use super::{csv_field, printable};
 use crate::app::dnfs::{DbView, Dnfs};
 use crate::format::{self, UNKNOWN};
 use crate::layers::dnfs::model::{DNFS_COLS, DnfsCol, DnfsTick, Figures};
 use crate::layers::dnfs::source::{DbOptions, DbTarget, spawn_dbs};
+use crate::layers::report::Format;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::time::{Duration, Instant};

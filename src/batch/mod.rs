@@ -8,7 +8,6 @@ pub mod run;
 
 // The formats and helpers every layer's report uses live with the layers;
 // batch/ and export/ keep using them through these paths.
-pub use crate::layers::report::Format;
 pub(crate) use crate::layers::report::{csv_field, json_str, printable};
 
 /// Runs a batch loop on a runtime of this thread and gives its exit code;

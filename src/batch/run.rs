@@ -1,18 +1,17 @@
 //! The batch loop: sample, wait an interval, sample, print. One loop for
 //! every panel; a panel plugs in through [`Report`].
 
-use super::{Format, printable};
+use super::printable;
 use crate::core::boundary::{self, FirstInterval};
 use crate::core::clock::now_ms;
 use crate::core::error::ParseError;
 use crate::core::host::host_info;
 use crate::core::rootfs::RootFs;
+use crate::layers::report::{Format, Report};
 use std::io::Write;
 use std::time::Duration;
 
-pub use crate::layers::report::{Report, Sampled};
 // main.rs and tests/record_export.rs name it here.
-pub use crate::layers::disks::report::DiskReport;
 
 /// Prints `count` reports of `panel` (or until interrupted), each over one
 /// interval: never a since-boot report. `root` is the tree the panel's
@@ -127,7 +126,7 @@ fn run(
 /// The first line of a text report, as sysstat's: the kernel, the host,
 /// the time of the first reading and what prints the report; then a blank
 /// line.
-pub fn banner(host: &crate::app::HostInfo, wall_ms: i64, what: &str) -> String {
+pub fn banner(host: &crate::core::host::HostInfo, wall_ms: i64, what: &str) -> String {
     format!(
         "Linux {} ({}) \t{} \t({what})\n",
         printable(&host.kernel),
@@ -147,8 +146,9 @@ mod tests {
     use super::*;
     use crate::core::error::SourceError;
     use crate::layers::disks::model::Units;
-    use crate::layers::disks::report::Selection;
+    use crate::layers::disks::report::{DiskReport, Selection};
     use crate::layers::disks::source::DiskSource;
+    use crate::layers::report::Sampled;
     use std::fs;
     use std::path::Path;
     use std::time::Instant;

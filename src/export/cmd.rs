@@ -8,16 +8,17 @@ use std::path::Path;
 use super::rows::{EXIT_USAGE, ExportOptions, export, say_notices};
 use super::summary::{report, summarize};
 use super::window::{Window, WindowError, between_markers, between_times};
-use crate::batch::Format;
-use crate::cli::{BatchPanel, DeviceArgs};
+use crate::cli::DeviceArgs;
+use crate::layers::LayerId;
 use crate::layers::disks::report::Selection;
+use crate::layers::report::Format;
 use crate::recording::session::Player;
 
 /// What `strata export` was given beyond the file.
 #[derive(Debug, Clone, Default)]
 pub struct ExportArgs {
     pub format: Option<Format>,
-    pub panel: Option<BatchPanel>,
+    pub panel: Option<LayerId>,
     pub from: Option<String>,
     pub to: Option<String>,
     /// Units and devices as `strata batch` takes them; what they leave

@@ -12,19 +12,20 @@ use std::io::Write;
 
 use super::walk::{Step, Walker};
 use super::window::Window;
-use crate::batch::{Format, cells, dnfs, run::banner};
-use crate::cli::BatchPanel;
-use crate::config::Units;
+use crate::batch::{cells, dnfs, run::banner};
 use crate::format;
+use crate::layers::LayerId;
 use crate::layers::cache::report as cache;
+use crate::layers::disks::model::Units;
 use crate::layers::disks::report as disks;
 use crate::layers::disks::report::Selection;
 use crate::layers::nfs::report as nfs;
 use crate::layers::nics::report as nics;
+use crate::layers::report::Format;
 use crate::recording::session::Player;
 
 /// Every panel, in the order `strata batch` lists them.
-pub const PANELS: [BatchPanel; 6] = BatchPanel::ALL;
+pub const PANELS: [LayerId; 6] = LayerId::ALL;
 
 /// Exit status of an export or a summary that read the file up to damage
 /// (or a file the writer did not close): what came before it is printed.
@@ -37,7 +38,7 @@ pub const EXIT_USAGE: i32 = 2;
 /// pass stops this long after the window's end, not at it.
 pub(crate) const LATE_MS: i64 = 600_000;
 
-pub fn panel_name(p: BatchPanel) -> &'static str {
+pub fn panel_name(p: LayerId) -> &'static str {
     p.name()
 }
 
@@ -54,7 +55,7 @@ pub(super) fn listed<S: AsRef<str>>(items: &[S], sep: &str) -> String {
 pub struct ExportOptions {
     pub format: Format,
     /// `None`: every panel with figures (not with CSV).
-    pub panel: Option<BatchPanel>,
+    pub panel: Option<LayerId>,
     pub window: Window,
     pub units: Units,
     pub sel: Selection,
@@ -70,7 +71,7 @@ pub fn export(
     out: &mut impl Write,
     err: &mut impl Write,
 ) -> i32 {
-    let panels: Vec<BatchPanel> = match opts.panel {
+    let panels: Vec<LayerId> = match opts.panel {
         Some(p) => vec![p],
         None if opts.format == Format::Csv => {
             let with = panels_with_figures(player, &opts.window);
@@ -137,7 +138,7 @@ pub fn say_notices(player: &Player, err: &mut impl Write) -> bool {
 }
 
 /// The panels that have figures in `window`, in [`PANELS`] order.
-pub fn panels_with_figures(player: &mut Player, window: &Window) -> Vec<BatchPanel> {
+pub fn panels_with_figures(player: &mut Player, window: &Window) -> Vec<LayerId> {
     player.rewind(i64::MIN);
     let mut walker = Walker::new(&player.meta, None);
     let mut seen = Vec::new();
@@ -163,7 +164,7 @@ pub fn panels_with_figures(player: &mut Player, window: &Window) -> Vec<BatchPan
 /// output closed.
 fn export_panel(
     player: &mut Player,
-    p: BatchPanel,
+    p: LayerId,
     opts: &ExportOptions,
     out: &mut impl Write,
     err: &mut impl Write,
@@ -249,21 +250,21 @@ fn export_panel(
 }
 
 /// The panels every host has: a recording with nodes has rows of each.
-fn is_host_panel(p: BatchPanel) -> bool {
+fn is_host_panel(p: LayerId) -> bool {
     matches!(
         p,
-        BatchPanel::Disks | BatchPanel::Nfs | BatchPanel::Cache | BatchPanel::Nics
+        LayerId::Disks | LayerId::Nfs | LayerId::Cache | LayerId::Nics
     )
 }
 
-fn csv_header(p: BatchPanel, units: Units) -> String {
+fn csv_header(p: LayerId, units: Units) -> String {
     match p {
-        BatchPanel::Disks => disks::csv_header(units),
-        BatchPanel::Nfs => nfs::csv_header(),
-        BatchPanel::Cache => cache::csv_header(),
-        BatchPanel::Nics => nics::csv_header(),
-        BatchPanel::Cells => cells::csv_header(),
-        BatchPanel::Dnfs => dnfs::csv_header(),
+        LayerId::Disks => disks::csv_header(units),
+        LayerId::Nfs => nfs::csv_header(),
+        LayerId::Cache => cache::csv_header(),
+        LayerId::Nics => nics::csv_header(),
+        LayerId::Cells => cells::csv_header(),
+        LayerId::Dnfs => dnfs::csv_header(),
     }
 }
 

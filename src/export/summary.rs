@@ -22,9 +22,9 @@ use super::rows::{PANELS, listed, panel_name};
 use super::walk::{Step, Walker};
 use super::window::Window;
 use crate::app::nics::{NicFig, nic_figure, nic_listed};
-use crate::batch::{Format, csv_field, printable};
-use crate::cli::BatchPanel;
+use crate::batch::{csv_field, printable};
 use crate::format::{self, UNKNOWN};
+use crate::layers::LayerId;
 use crate::layers::cache::model::{CacheCol, CacheTick};
 use crate::layers::cells::model::GroupCol;
 use crate::layers::disks::model::DiskCol;
@@ -33,6 +33,7 @@ use crate::layers::nfs::model::{NfsMountCol, NfsOpCol};
 use crate::layers::nfs::tick::NfsTick;
 use crate::layers::nics::model::NicCol;
 use crate::layers::nics::tick::NicTick;
+use crate::layers::report::Format;
 use crate::recording::session::Player;
 
 /// Statistics of the known values of a figure.
@@ -70,7 +71,7 @@ pub fn stats(values: &[f64]) -> Option<Stats> {
 /// where it was known.
 #[derive(Debug, Clone)]
 pub struct Figure {
-    pub panel: BatchPanel,
+    pub panel: LayerId,
     /// `total`, a mount, an interface, `DISK`...
     pub entity: String,
     /// The figure's name with its unit.
@@ -94,16 +95,16 @@ pub struct Summary {
     /// that ends at it.
     pub interval_ms: i64,
     /// Intervals with figures in the window, per panel (all hosts').
-    pub samples: Vec<(BatchPanel, usize)>,
+    pub samples: Vec<(LayerId, usize)>,
     /// Those of each database node, per panel, in the order of the
     /// recording's nodes; empty without nodes.
-    pub node_samples: Vec<(BatchPanel, Vec<(String, usize)>)>,
+    pub node_samples: Vec<(LayerId, Vec<(String, usize)>)>,
     /// In panel order, then in the order first seen.
     pub figures: Vec<Figure>,
 }
 
 impl Summary {
-    pub fn figure(&self, panel: BatchPanel, entity: &str, figure: &str) -> Option<&Figure> {
+    pub fn figure(&self, panel: LayerId, entity: &str, figure: &str) -> Option<&Figure> {
         self.figures
             .iter()
             .find(|f| f.panel == panel && f.entity == entity && f.figure == figure)
@@ -113,7 +114,7 @@ impl Summary {
 #[derive(Default)]
 struct Collector {
     figures: Vec<Figure>,
-    index: HashMap<(BatchPanel, String, &'static str), usize>,
+    index: HashMap<(LayerId, String, &'static str), usize>,
     /// The node the figures being put are of; `None`: the recording's host.
     node: Option<String>,
 }
@@ -121,7 +122,7 @@ struct Collector {
 impl Collector {
     /// Notes a figure's value at one sample; an unknown value still lists
     /// the figure.
-    fn put(&mut self, panel: BatchPanel, entity: &str, figure: &'static str, v: Option<f64>) {
+    fn put(&mut self, panel: LayerId, entity: &str, figure: &'static str, v: Option<f64>) {
         let entity = match &self.node {
             Some(n) => format!("{n}:{entity}"),
             None => entity.to_string(),
@@ -171,10 +172,10 @@ fn disks(c: &mut Collector, t: Option<&DiskTick>) {
             DiskCol::WAwait => latency(get(col), get(DiskCol::WPerS)),
             _ => get(col).map(|v| v / div),
         };
-        c.put(BatchPanel::Disks, "total", name, v);
+        c.put(LayerId::Disks, "total", name, v);
     }
     let busiest = t.and_then(|t| t.busiest()).map(|b| b.1);
-    c.put(BatchPanel::Disks, "busiest device", "%util", busiest);
+    c.put(LayerId::Disks, "busiest device", "%util", busiest);
 }
 
 fn nfs(c: &mut Collector, t: &NfsTick) {
@@ -196,7 +197,7 @@ fn nfs(c: &mut Collector, t: &NfsTick) {
                 ),
                 _ => nfs_figure(r, fig).map(|v| v / div),
             };
-            c.put(BatchPanel::Nfs, &entity, name, v);
+            c.put(LayerId::Nfs, &entity, name, v);
         }
     }
 }
@@ -216,14 +217,14 @@ const CACHE_FIGS: [(&str, CacheCol, f64); 9] = [
 fn cache(c: &mut Collector, t: Option<&CacheTick>) {
     for (name, col, div) in CACHE_FIGS {
         let v = t.and_then(|t| t.figures.get(col)).map(|v| v / div);
-        c.put(BatchPanel::Cache, "host", name, v);
+        c.put(LayerId::Cache, "host", name, v);
     }
 }
 
 fn nics(c: &mut Collector, t: Option<&NicTick>) {
     let mb = |v: Option<f64>| v.map(|v| v / 1024.0);
     let total = t.and_then(|t| t.total.as_ref());
-    let p = BatchPanel::Nics;
+    let p = LayerId::Nics;
     let fig = |col| nic_figure(total, NicFig::Col(col));
     c.put(p, "physical", "in MB/s", mb(fig(NicCol::RKbPerS)));
     c.put(p, "physical", "out MB/s", mb(fig(NicCol::WKbPerS)));
@@ -260,7 +261,7 @@ fn cells(c: &mut Collector, all: Option<&crate::layers::cells::model::AllCells>)
             .filter(|a| a.counted > 0)
             .and_then(|a| a.groups.get(media));
         for (name, col) in CELL_FIGS {
-            c.put(BatchPanel::Cells, entity, name, g.and_then(|g| g.get(col)));
+            c.put(LayerId::Cells, entity, name, g.and_then(|g| g.get(col)));
         }
     }
 }
@@ -276,12 +277,7 @@ const DNFS_FIGS: [(&str, crate::layers::dnfs::model::DnfsCol); 3] = [
 fn dnfs(c: &mut Collector, label: &str, tick: Option<&crate::layers::dnfs::model::DnfsTick>) {
     let total = tick.filter(|t| t.in_use).and_then(|t| t.total);
     for (name, col) in DNFS_FIGS {
-        c.put(
-            BatchPanel::Dnfs,
-            label,
-            name,
-            total.and_then(|f| f.get(col)),
-        );
+        c.put(LayerId::Dnfs, label, name, total.and_then(|f| f.get(col)));
     }
 }
 
@@ -315,8 +311,8 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
     for db in &meta.dbs {
         dnfs(&mut c, &db.label, None);
     }
-    let mut samples: HashMap<BatchPanel, usize> = HashMap::new();
-    let mut node_samples: HashMap<(BatchPanel, usize), usize> = HashMap::new();
+    let mut samples: HashMap<LayerId, usize> = HashMap::new();
+    let mut node_samples: HashMap<(LayerId, usize), usize> = HashMap::new();
     let (mut first_ms, mut last_ms) = (None::<i64>, None::<i64>);
     while let Some((at, input)) = player.next_input() {
         if at > window.to_ms.saturating_add(super::rows::LATE_MS) {
@@ -357,7 +353,7 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
             Step::Note { .. } | Step::Node { .. } => {}
         }
     }
-    let order = |p: &BatchPanel| PANELS.iter().position(|q| q == p).unwrap_or(PANELS.len());
+    let order = |p: &LayerId| PANELS.iter().position(|q| q == p).unwrap_or(PANELS.len());
     let mut figures = c.figures;
     figures.sort_by_key(|f| order(&f.panel));
     Summary {
@@ -377,8 +373,8 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
 /// Each node's samples per panel, for the panels any node has some of.
 fn per_node_counts(
     labels: &[String],
-    counts: &HashMap<(BatchPanel, usize), usize>,
-) -> Vec<(BatchPanel, Vec<(String, usize)>)> {
+    counts: &HashMap<(LayerId, usize), usize>,
+) -> Vec<(LayerId, Vec<(String, usize)>)> {
     PANELS
         .into_iter()
         .map(|p| {
@@ -500,7 +496,7 @@ fn text(s: &Summary, file: &str, host: &str) -> String {
 
 /// A panel's samples per node, after their sum: " over 2 nodes (db01 39,
 /// db02 38)"; nothing without nodes.
-fn per_node(s: &Summary, panel: BatchPanel) -> String {
+fn per_node(s: &Summary, panel: LayerId) -> String {
     let Some((_, per)) = s.node_samples.iter().find(|(p, _)| *p == panel) else {
         return String::new();
     };
@@ -635,7 +631,7 @@ mod tests {
             samples: Vec::new(),
             node_samples: Vec::new(),
             figures: vec![Figure {
-                panel: BatchPanel::Cells,
+                panel: LayerId::Cells,
                 entity: "DISK".into(),
                 figure: "r/s",
                 values: Vec::new(),

@@ -9,9 +9,9 @@ use crate::app::Input;
 use crate::app::cells::Cells;
 use crate::app::dnfs::Dnfs;
 use crate::app::input::NodeInput;
-use crate::cli::BatchPanel;
 use crate::core::boundary::FirstInterval;
 use crate::core::error::SampleError;
+use crate::layers::LayerId;
 use crate::layers::cache::model::{CacheBaseline, CacheTick};
 use crate::layers::disks::tick::{Baseline, DiskTick};
 use crate::layers::dnfs::source::{DbEvent, DbStatus};
@@ -45,21 +45,21 @@ pub enum Step {
     },
     /// A source's error, or what a cell wrote on stderr.
     Note {
-        panel: BatchPanel,
+        panel: LayerId,
         at_ms: i64,
         text: String,
     },
 }
 
 impl Step {
-    pub fn panel(&self) -> BatchPanel {
+    pub fn panel(&self) -> LayerId {
         match self {
-            Step::Disks(_) => BatchPanel::Disks,
-            Step::Nfs(_) => BatchPanel::Nfs,
-            Step::Cache(_) => BatchPanel::Cache,
-            Step::Nics(_) => BatchPanel::Nics,
-            Step::Cells { .. } => BatchPanel::Cells,
-            Step::Dnfs { .. } => BatchPanel::Dnfs,
+            Step::Disks(_) => LayerId::Disks,
+            Step::Nfs(_) => LayerId::Nfs,
+            Step::Cache(_) => LayerId::Cache,
+            Step::Nics(_) => LayerId::Nics,
+            Step::Cells { .. } => LayerId::Cells,
+            Step::Dnfs { .. } => LayerId::Dnfs,
             Step::Note { panel, .. } => *panel,
             Step::Node { step, .. } => step.panel(),
         }
@@ -101,12 +101,12 @@ struct Host {
     cache: CacheBaseline,
     nics: NicBaseline,
     /// Each panel's first interval.
-    firsts: HashMap<BatchPanel, FirstInterval>,
+    firsts: HashMap<LayerId, FirstInterval>,
 }
 
 /// The state the figures are computed from.
 pub struct Walker {
-    only: Option<BatchPanel>,
+    only: Option<LayerId>,
     local: Host,
     /// Each database node's, in `Meta::nodes` order.
     nodes: Vec<Host>,
@@ -127,7 +127,7 @@ pub struct Walker {
 impl Walker {
     /// A walker of the run `meta` describes; `only` skips the inputs of
     /// every other panel.
-    pub fn new(meta: &Meta, only: Option<BatchPanel>) -> Walker {
+    pub fn new(meta: &Meta, only: Option<LayerId>) -> Walker {
         Walker {
             only,
             local: Host::default(),
@@ -141,7 +141,7 @@ impl Walker {
         }
     }
 
-    fn wants(&self, p: BatchPanel) -> bool {
+    fn wants(&self, p: LayerId) -> bool {
         self.only.is_none_or(|o| o == p)
     }
 
@@ -149,7 +149,7 @@ impl Walker {
     /// it closes an interval (not the first, nor one after a reboot).
     pub fn apply(&mut self, at_ms: i64, input: Input) -> Option<Step> {
         let note = |panel, text: String| Some(Step::Note { panel, at_ms, text });
-        use BatchPanel as P;
+        use LayerId as P;
         let ask = Ask {
             at_ms,
             only: self.only,
@@ -236,7 +236,7 @@ impl Walker {
         }
         Some(match short {
             Some(text) => Step::Note {
-                panel: BatchPanel::Cells,
+                panel: LayerId::Cells,
                 at_ms,
                 text,
             },
@@ -254,7 +254,7 @@ impl Walker {
 struct Ask {
     /// When it was recorded.
     at_ms: i64,
-    only: Option<BatchPanel>,
+    only: Option<LayerId>,
     interval_ms: i64,
 }
 
@@ -267,11 +267,11 @@ struct Ask {
 macro_rules! host_step {
     ($name:ident, $sample:ty, $panel:ident) => {
         fn $name(&mut self, r: Result<$sample, SampleError>, ask: Ask) -> Option<Step> {
-            if ask.only.is_some_and(|o| o != BatchPanel::$panel) {
+            if ask.only.is_some_and(|o| o != LayerId::$panel) {
                 return None;
             }
             let note = |text| Step::Note {
-                panel: BatchPanel::$panel,
+                panel: LayerId::$panel,
                 at_ms: ask.at_ms,
                 text,
             };
@@ -279,8 +279,7 @@ macro_rules! host_step {
                 Ok(s) => {
                     let t = self.$name.tick(&s);
                     let cs = t.itv_cs?;
-                    if let Some(why) = self.first(BatchPanel::$panel).left_out(cs, ask.interval_ms)
-                    {
+                    if let Some(why) = self.first(LayerId::$panel).left_out(cs, ask.interval_ms) {
                         return Some(note(why));
                     }
                     Some(Step::$panel(t))
@@ -292,7 +291,7 @@ macro_rules! host_step {
 }
 
 impl Host {
-    fn first(&mut self, panel: BatchPanel) -> &mut FirstInterval {
+    fn first(&mut self, panel: LayerId) -> &mut FirstInterval {
         self.firsts.entry(panel).or_default()
     }
 

@@ -42,8 +42,9 @@ use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::app::{HostInfo, Input};
+use crate::app::Input;
 use crate::config::Config;
+use crate::core::host::HostInfo;
 use crate::link::target::HostTarget;
 use crate::record::format::{self, SeriesDef, Tick, Value};
 use crate::record::shape::{self, Shape};

@@ -6,7 +6,7 @@ use crate::app::App;
 use crate::app::cluster::Disks;
 use crate::app::list::Drawn;
 use crate::app::state::disk_sort_label;
-use crate::config::Units;
+use crate::layers::disks::model::Units;
 use crate::layers::disks::model::{ColKind, DISK_COLS, DiskCol};
 use crate::layers::disks::tick::DiskRow;
 use ratatui::Frame;

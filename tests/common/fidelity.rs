@@ -3,8 +3,9 @@
 //! by the test with fixture cells (record_replay.rs) and the one with
 //! cells on real sshd processes (record_cells_live.rs).
 
-use strata::app::{App, HostInfo, Panel, View};
+use strata::app::{App, Panel, View};
 use strata::config::Config;
+use strata::core::host::HostInfo;
 use strata::link::target::HostTarget;
 use strata::recording::session::Meta;
 use strata::theme::Theme;

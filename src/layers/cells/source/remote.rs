@@ -10,7 +10,6 @@
 //! is a `cat` that reads two /proc files.
 
 use crate::link::sampler::Job;
-pub use crate::link::sampler::SAMPLER_MARKER;
 
 /// One line, read by `sh -s` (src/link/sampler.rs says why).
 ///
