@@ -11,7 +11,7 @@ use crate::layers::report::{Format, Report};
 use std::io::Write;
 use std::time::Duration;
 
-// main.rs and tests/record_export.rs name it here.
+// main.rs and tests/recordings/export.rs name it here.
 
 /// Prints `count` reports of `panel` (or until interrupted), each over one
 /// interval: never a since-boot report. `root` is the tree the panel's

@@ -106,6 +106,8 @@ pub fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
+static POOL: Mutex<()> = Mutex::new(());
+
 /// The result of `run` on one item, with the failures of the attempts
 /// before the one that passed.
 pub type Attempts<T> = Result<(T, Vec<String>), String>;
@@ -120,6 +122,11 @@ pub fn run_all<I: Sync, T: Send>(
     deadline: Duration,
     run: impl Fn(&I) -> Result<T, String> + Sync,
 ) -> Vec<(usize, Attempts<T>)> {
+    // One pool at a time in a test binary: two suites' pools of tools at
+    // once would stall both past their margins.
+    let _one_pool = POOL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let next = AtomicUsize::new(0);
     let results = Mutex::new(Vec::new());
     let start = Instant::now();

@@ -5,7 +5,7 @@
 //! when the interval is the same:
 //! - rates are counter differences over the interval in seconds; the
 //!   interval is /proc/uptime's, in centiseconds (nicstat times its reads
-//!   with gettimeofday; see tests/nicstat_parity.rs);
+//!   with gettimeofday; see tests/figures/nicstat.rs);
 //! - rKB/s and wKB/s divide bytes by 1024; rAvs and wAvs are bytes per
 //!   packet, 0 when no packet went that way;
 //! - Sat is rx errs + rx drop + tx drop + tx fifo + tx colls + tx carrier

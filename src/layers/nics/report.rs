@@ -229,7 +229,7 @@ pub fn csv_report(tick: &NicTick, all_devices: bool) -> String {
         );
         for c in &NIC_COLS {
             // Unrounded: nicstat prints one to no decimals by magnitude,
-            // and tests/nicstat_parity.rs holds the text to these figures
+            // and tests/figures/nicstat.rs holds the text to these figures
             // rounded once.
             let _ = write!(s, ",{}", opt(value(r, c.col).map(|v| v.to_string())));
         }

@@ -1,0 +1,433 @@
+//! A database node's sampler (src/remote/node.rs) run by a real `sh` on
+//! this machine, without SSH: every host layer's report made from its
+//! frames equals, byte for byte, the report made by reading the same tree
+//! directly (`--root`), state after state; and on this machine's own /proc
+//! and /sys, the same devices and interfaces as the local sources see.
+//! With watched files, the node's fincore run (a command of its own, not
+//! part of the sampler) gives the rows fincore run here gives, and says
+//! plainly when fincore is not there.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common;
+
+use common::node_tree::{tree, write_state};
+use std::io::{Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::Duration;
+use strata::core::rootfs::{RemoteFiles, RootFs};
+use strata::layers::cache::report::CacheReport;
+use strata::layers::cache::source::CacheSource;
+use strata::layers::disks::model::Units;
+use strata::layers::disks::report::{DiskReport, Selection};
+use strata::layers::disks::source::DiskSource;
+use strata::layers::nfs::report::NfsReport;
+use strata::layers::nfs::source::NfsSource;
+use strata::layers::nics::report::NicReport;
+use strata::layers::nics::source::NicSource;
+use strata::layers::node::{
+    FINCORE_EVERY, FINCORE_LIMIT, NodeDecoder, NodeFrame, NodeProtocol, sampler_script,
+};
+use strata::layers::report::Format;
+use strata::layers::report::Report;
+use strata::link::frame::FrameReader;
+use strata::link::{Decoder, Protocol};
+
+/// The sampler under `sh`, reading under `root` (`R=` of its script).
+struct Sampler {
+    child: Child,
+    stdin: ChildStdin,
+    bytes: mpsc::Receiver<Vec<u8>>,
+    reader: FrameReader,
+    decoder: NodeDecoder,
+}
+
+impl Sampler {
+    fn start(root: &str) -> Sampler {
+        // The sampler takes its first sample unasked, when strata starts
+        // it: here the first request stands for that start.
+        let script = sampler_script().replacen("R=;", &format!("R={root};"), 1);
+        let script = format!("read -r t; {script}");
+        let mut child = Command::new("/bin/sh")
+            .arg("-c")
+            .arg(script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("sh");
+        let stdin = child.stdin.take().unwrap();
+        let mut out = child.stdout.take().unwrap();
+        let (tx, bytes) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = vec![0u8; 65536];
+            while let Ok(n) = out.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Sampler {
+            child,
+            stdin,
+            bytes,
+            reader: FrameReader::new(),
+            decoder: NodeDecoder::default(),
+        }
+    }
+
+    /// Asks for a sample and waits (at most 10 s) for it.
+    fn sample(&mut self) -> NodeFrame {
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+        for _ in 0..1000 {
+            let chunk = self
+                .bytes
+                .recv_timeout(Duration::from_secs(10))
+                .expect("the sampler answers");
+            for frame in self.reader.push(&chunk) {
+                if let Some(f) = self.decoder.decode(frame, 0) {
+                    return f;
+                }
+            }
+        }
+        panic!("no sample frame");
+    }
+}
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn apply(files: &RemoteFiles, frame: NodeFrame) {
+    let (rejected, _) = frame.put(files);
+    assert!(rejected.is_empty(), "{rejected:?}");
+}
+
+/// Every host panel in `format` over `fs`.
+fn reports(fs: &RootFs, format: Format) -> Vec<Box<dyn Report>> {
+    vec![
+        Box::new(DiskReport::new(
+            DiskSource::new(fs.clone()),
+            format,
+            Units::KB,
+            Selection {
+                partitions: true,
+                all_devices: true,
+                mapper_names: true,
+            },
+        )),
+        Box::new(NicReport::new(NicSource::new(fs.clone()), format, true)),
+        Box::new(NfsReport::new(NfsSource::new(fs.clone()), format)),
+        Box::new(CacheReport::new(
+            CacheSource::new(fs.clone(), Vec::new()),
+            format,
+        )),
+    ]
+}
+
+#[test]
+fn every_host_panel_from_the_frames_equals_the_tree_read_directly() {
+    let dir = tree();
+    let root = dir.path().to_str().unwrap().to_string();
+    let local = RootFs::new(&root);
+    let files = Arc::new(RemoteFiles::default());
+    let remote = RootFs::remote(Arc::clone(&files));
+    let mut sampler = Sampler::start(&root);
+    let formats = [Format::Text, Format::Json, Format::Csv];
+    let mut mine: Vec<_> = formats.iter().flat_map(|f| reports(&local, *f)).collect();
+    let mut theirs: Vec<_> = formats.iter().flat_map(|f| reports(&remote, *f)).collect();
+    let mut compared = 0;
+    for k in 0..5u64 {
+        write_state(dir.path(), k);
+        apply(&files, sampler.sample());
+        let wall_ms = 1_790_000_000_000 + k as i64 * 1010;
+        for (a, b) in mine.iter_mut().zip(theirs.iter_mut()) {
+            let (a, b) = (a.sample(wall_ms).unwrap(), b.sample(wall_ms).unwrap());
+            assert_eq!(a.uptime_cs, b.uptime_cs);
+            assert_eq!(a.rejected.len(), b.rejected.len(), "{:?}", b.rejected);
+            assert_eq!(a.report, b.report, "state {k}");
+            if k > 0 {
+                assert!(
+                    a.report.as_ref().is_some_and(|r| !r.is_empty()),
+                    "state {k}"
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, 4 * 12);
+    for (a, b) in mine.iter().zip(&theirs) {
+        assert_eq!(a.csv_header(), b.csv_header());
+    }
+}
+
+#[test]
+fn a_new_device_brings_its_facts_before_the_sample_that_shows_it() {
+    let dir = tree();
+    let root = dir.path().to_str().unwrap().to_string();
+    let files = Arc::new(RemoteFiles::default());
+    let kernel = dir.path().join("proc/sys/kernel");
+    std::fs::create_dir_all(&kernel).unwrap();
+    std::fs::write(kernel.join("hostname"), "db01.example.com\n").unwrap();
+    let mut sampler = Sampler::start(&root);
+    let first = sampler.sample();
+    assert!(first.facts.is_some(), "facts at connection");
+    // the name the node reports, for finding a RAC instance's node
+    assert_eq!(first.hostname().as_deref(), Some("db01.example.com"));
+    apply(&files, first);
+    assert!(sampler.sample().facts.is_none(), "no change, no facts");
+    let sdz = dir.path().join("sys/block/sdz");
+    std::fs::create_dir_all(sdz.join("queue")).unwrap();
+    std::fs::create_dir_all(sdz.join("device")).unwrap();
+    std::fs::write(sdz.join("queue/rotational"), "1\n").unwrap();
+    std::fs::write(sdz.join("size"), "2048\n").unwrap();
+    let frame = sampler.sample();
+    let facts = frame.facts.clone().expect("facts again");
+    assert_eq!(facts.files["/sys/block/sdz/size"], "2048");
+    assert!(facts.present.contains("/sys/block/sdz/device"));
+    let fs = RootFs::remote(Arc::clone(&files));
+    apply(&files, frame);
+    let cat = strata::layers::disks::source::read_catalogue(
+        &fs,
+        &["sdz".to_string()].into_iter().collect(),
+    );
+    assert_eq!(
+        cat["sdz"].class,
+        strata::layers::disks::source::DevClass::Hdd
+    );
+    assert_eq!(cat["sdz"].size_bytes, Some(2048 * 512));
+}
+
+#[test]
+fn on_this_machine_the_same_devices_and_interfaces_as_the_local_sources() {
+    let files = Arc::new(RemoteFiles::default());
+    let remote = RootFs::remote(Arc::clone(&files));
+    let local = RootFs::default();
+    let mut sampler = Sampler::start("");
+    apply(&files, sampler.sample());
+    let (d_local, d_remote) = (
+        DiskSource::new(local.clone()).sample(0).unwrap(),
+        DiskSource::new(remote.clone()).sample(0).unwrap(),
+    );
+    let names = |s: &strata::layers::disks::source::DiskSample| {
+        s.devices.iter().map(|d| d.name.clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(names(&d_local), names(&d_remote));
+    assert!(!names(&d_local).is_empty());
+    for (name, info) in d_local.catalogue.iter() {
+        assert_eq!(Some(info), d_remote.catalogue.get(name), "{name}");
+    }
+    let (n_local, n_remote) = (
+        NicSource::new(local).sample(0).unwrap(),
+        NicSource::new(remote).sample(0).unwrap(),
+    );
+    let nics = |s: &strata::layers::nics::source::NicSample| {
+        s.nics
+            .iter()
+            .map(|n| (n.counters.name.clone(), n.link.operstate, n.link.speed_mbps))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(nics(&n_local), nics(&n_remote));
+    for (name, info) in n_local.catalogue.iter() {
+        assert_eq!(Some(info), n_remote.catalogue.get(name), "{name}");
+    }
+}
+
+/// Files of a node to watch, with names fincore must escape; read once so
+/// that pages are resident.
+fn watched_tree(root: &std::path::Path) {
+    let u01 = root.join("u01");
+    std::fs::create_dir_all(&u01).unwrap();
+    std::fs::write(u01.join("redo 01.log"), vec![7u8; 20_000]).unwrap();
+    std::fs::write(u01.join("new\nline.log"), b"x").unwrap();
+    std::fs::write(u01.join("it's.log"), vec![1u8; 9000]).unwrap();
+    std::fs::write(u01.join("a.dbf"), b"dbf").unwrap();
+    std::fs::create_dir_all(u01.join("dir.log")).unwrap();
+    for e in std::fs::read_dir(&u01).unwrap() {
+        let _ = std::fs::read(e.unwrap().path());
+    }
+}
+
+fn fincore_here(files: &[std::path::PathBuf]) -> Option<String> {
+    let out = Command::new("fincore")
+        .args([
+            "--raw",
+            "--bytes",
+            "--noheadings",
+            "--output",
+            "RES,PAGES,SIZE,FILE",
+            "--",
+        ])
+        .args(files)
+        .env("LC_ALL", "C")
+        .output();
+    match out {
+        Ok(o) if o.status.success() => Some(String::from_utf8(o.stdout).unwrap()),
+        other => {
+            assert!(
+                std::env::var_os("STRATA_REQUIRE_FINCORE").is_none(),
+                "fincore required: {other:?}"
+            );
+            eprintln!("SKIPPED fincore on a node: no fincore here ({other:?})");
+            None
+        }
+    }
+}
+
+/// The node's fincore run (its side job's command line, as strata sends
+/// it on a channel of its own) under `sh`, reading under `root`, with
+/// PATH `path` when given: what it prints.
+fn fincore_run(proto: &NodeProtocol, root: &str, path: Option<&str>) -> String {
+    let job = proto.side().expect("a fincore job");
+    assert_eq!(job.name, "fincore");
+    assert!(
+        job.probe.is_none(),
+        "the run itself says when fincore is missing"
+    );
+    let run = job.job("", FINCORE_LIMIT);
+    let script = run.script().replacen("R=;", &format!("R={root};"), 1);
+    let mut cmd = Command::new("/bin/sh");
+    if let Some(p) = path {
+        cmd.env("PATH", p);
+    }
+    // As sshd runs it: its command line, the script on a stdin that stays
+    // open while it runs (its end would end the run).
+    let mut child = cmd
+        .arg("-c")
+        .arg(run.command_line())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(script.as_bytes()).unwrap();
+    stdin.write_all(b"\n").unwrap();
+    let out = child.wait_with_output().expect("sh");
+    drop(stdin);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn fincore_runs_on_the_node_give_the_rows_fincore_gives_until_the_next_run() {
+    let dir = tree();
+    let root = dir.path().to_str().unwrap().to_string();
+    watched_tree(dir.path());
+    let patterns = vec!["/u01/*.log".to_string(), "/u02/*.arc".to_string()];
+    let proto = NodeProtocol::new(&patterns, Duration::from_secs(1), FINCORE_EVERY);
+    // The sampler's script has no fincore in it: a sample never waits
+    // for a run.
+    let script = sampler_script();
+    assert!(
+        !script.contains("fincore") && !script.contains("fin()") && !script.contains("@@R"),
+        "{script}"
+    );
+    let mut sampler = Sampler::start(&root);
+    let files = Arc::new(RemoteFiles::default());
+    let mut cache = CacheSource::new(RootFs::remote(Arc::clone(&files)), patterns.clone());
+    write_state(dir.path(), 0);
+    let mut first = sampler.sample();
+    assert!(
+        first.files.fincore.is_none(),
+        "no residency in a sample frame"
+    );
+    let body = fincore_run(&proto, &root, None);
+    // what the node's loop does with a run's output: the next frame's
+    first.files.fincore = Some(body.clone());
+    apply(&files, first);
+    let s = cache.sample(1_000).unwrap();
+    assert!(s.rejected.is_empty(), "{:?}", s.rejected);
+    // sh's glob order is fincore's: byte order in the C locale; a
+    // directory is no file, and an unreadable pattern's row comes last
+    let u01 = dir.path().join("u01");
+    let expected: Vec<_> = ["it's.log", "new\nline.log", "redo 01.log"]
+        .iter()
+        .map(|n| u01.join(n))
+        .collect();
+    let Some(here) = fincore_here(&expected) else {
+        return;
+    };
+    let direct = strata::layers::cache::fincore::parse_fincore(&here, &patterns, "here");
+    let mut rows = direct.files.clone();
+    rows.push(strata::layers::cache::source::CacheFile {
+        path: "/u02/*.arc".into(),
+        result: Err(strata::layers::cache::error::FileError::NoMatch),
+    });
+    assert_eq!(s.files, rows, "{body}");
+    assert_eq!(
+        s.method,
+        Some(strata::layers::cache::residency::Method::Fincore)
+    );
+    let status = s.fincore.clone().unwrap();
+    assert_eq!(
+        (status.every_ms, status.at_ms, status.missing, status.capped),
+        (Some(10_000), Some(1_000), false, None)
+    );
+    assert!(body.len() < 400, "{} bytes: {body}", body.len());
+    // samples without a run: the rows stay, as old as they are
+    for k in 1..4 {
+        write_state(dir.path(), k);
+        let f = sampler.sample();
+        assert!(f.files.fincore.is_none(), "sample {k}");
+        apply(&files, f);
+        let s = cache.sample(1_000 + k as i64).unwrap();
+        assert_eq!(s.files, rows);
+        assert_eq!(s.fincore.unwrap().at_ms, Some(1_000));
+    }
+    let mut f = sampler.sample();
+    f.files.fincore = Some(fincore_run(&proto, &root, None));
+    apply(&files, f);
+    assert_eq!(
+        cache.sample(2_000).unwrap().fincore.unwrap().at_ms,
+        Some(2_000)
+    );
+}
+
+#[test]
+fn without_fincore_on_the_node_its_run_says_so() {
+    let dir = tree();
+    let root = dir.path().to_str().unwrap().to_string();
+    watched_tree(dir.path());
+    // a PATH with what the run needs and no fincore
+    let bin = dir.path().join(".bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for tool in ["sh", "getconf", "id"] {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("command -v {tool}"))
+            .output()
+            .unwrap();
+        let at = String::from_utf8(out.stdout).unwrap();
+        std::os::unix::fs::symlink(at.trim(), bin.join(tool)).unwrap();
+    }
+    let patterns = vec!["/u01/*.log".to_string()];
+    let proto = NodeProtocol::new(&patterns, Duration::from_secs(2), FINCORE_EVERY);
+    let body = fincore_run(&proto, &root, bin.to_str());
+    assert_eq!(body, "=e 10000\n=x\n");
+    let mut sampler = Sampler::start(&root);
+    write_state(dir.path(), 0);
+    let mut frame = sampler.sample();
+    frame.files.fincore = Some(body);
+    let files = Arc::new(RemoteFiles::default());
+    apply(&files, frame);
+    let mut cache = CacheSource::new(RootFs::remote(files), patterns);
+    let s = cache.sample(0).unwrap();
+    assert!(s.fincore.unwrap().missing);
+    assert_eq!(s.files.len(), 1);
+    assert_eq!(s.files[0].path, "/u01/*.log");
+    let e = s.files[0].result.as_ref().map(|_| ()).unwrap_err();
+    assert_eq!(*e, strata::layers::cache::error::FileError::NoFincore);
+    assert_eq!(e.to_string(), strata::layers::cache::fincore::NO_FINCORE);
+}
