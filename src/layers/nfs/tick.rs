@@ -75,6 +75,18 @@ pub struct NfsBaseline {
 }
 
 impl NfsBaseline {
+    /// One that forgets a mount gone for `forget_cs` of the source's
+    /// clock (the app's history window).
+    pub fn forgetting_after(forget_cs: u64) -> Self {
+        let last = LastSeen::forgetting_after(forget_cs);
+        NfsBaseline { last }
+    }
+
+    /// How many mounts' last counters are kept.
+    pub fn names_held(&self) -> usize {
+        self.last.len()
+    }
+
     /// Figures of the interval that ends with `cur`. The first sample gives
     /// none: strata never prints nfsiostat's since-mount report. A clock
     /// that went back (a reboot) starts a new baseline.

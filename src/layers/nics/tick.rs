@@ -76,6 +76,22 @@ pub struct NicBaseline {
 }
 
 impl NicBaseline {
+    /// One that forgets an interface gone for `forget_cs` of the source's
+    /// clock (the app's history window).
+    pub fn forgetting_after(forget_cs: u64) -> Self {
+        let last = LastSeen::forgetting_after(forget_cs);
+        NicBaseline {
+            last,
+            ..Default::default()
+        }
+    }
+
+    /// How many interfaces' last counters are kept (a bond's first sight
+    /// lasts only while it is listed).
+    pub fn names_held(&self) -> usize {
+        self.last.len()
+    }
+
     /// Figures of the interval that ends with `cur`. The first sample gives
     /// none, but its bonds are read (so warnings show from the start).
     pub fn tick(&mut self, cur: &NicSample) -> NicTick {
