@@ -293,6 +293,29 @@ mod tests {
         assert!(t.total.is_none(), "/a's figures cover 2 s, not this 1 s");
     }
 
+    /// A mount absent from one sample (its block rejected, say) is diffed
+    /// over its own 2 s: its JSON record and its CSV lines (one an op) say
+    /// 2.00, where they said the sample's 1.00.
+    #[test]
+    fn a_row_after_a_missed_sample_says_the_interval_its_rates_span() {
+        use crate::layers::nfs::report::{csv_report, json_report};
+        let mut b = NfsBaseline::default();
+        b.tick(&sample(
+            1000,
+            &[block("/a", 50, 100, 0), block("/b", 50, 0, 0)],
+        ));
+        b.tick(&sample(1100, &[block("/a", 51, 200, 0)]));
+        let t = b.tick(&sample(
+            1200,
+            &[block("/a", 52, 300, 0), block("/b", 52, 200, 0)],
+        ));
+        assert_eq!(read_ops(&t, "/b"), Some(100.0), "200 reads over 2 s");
+        let (json, csv) = (json_report(&t), csv_report(&t));
+        let (json_itv, csv_itv) = crate::layers::report::stamped_intervals(&json, &csv);
+        assert_eq!(json_itv, ["1.00", "2.00"], "/a then /b: {json}");
+        assert_eq!(csv_itv, ["1.00", "1.00", "2.00", "2.00"], "{csv}");
+    }
+
     #[test]
     fn reboot_and_repeated_readings() {
         let mut b = NfsBaseline::default();
