@@ -12,7 +12,11 @@
 //!                          # lengths in seconds (60, 120 and 240 by default)
 //! STRATA_BENCH_CHURN_DAY=24 cargo bench --bench record
 //!                          # alone: memory over 24 h of 12 new device names
-//!                          # a second, fed to the recorder and an app at once
+//!                          # and 12 new interface names a second, fed to the
+//!                          # recorder and an app at once; with
+//!                          # STRATA_BENCH_CHURN_HISTORY=600 (seconds) and
+//!                          # STRATA_BENCH_CHURN_MEMORY_MIB=16 another
+//!                          # history window and budget than the defaults
 //!
 //! A host of 76 block devices sampled once a second, on the workload of
 //! the reference's format comparison (../shared/reference/crates.md §8):
@@ -264,28 +268,74 @@ fn rss_mb() -> f64 {
     pages * 4096.0 / 1e6
 }
 
-/// `hours` of a host whose devices are renamed at 12 new names a second
-/// (24 devices, each living two seconds), fed at once (not in real time)
-/// to the recorder and to an app as the TUI's: resident memory, the
-/// series the recorder holds and the file's size at each mark.
+/// The 24 names of second `k` of a churning host, 12 of them new (each
+/// lives two seconds), with a counter that moves.
+fn churning(k: i64, prefix: &str) -> impl Iterator<Item = (i64, String, u64)> + '_ {
+    (0..24).map(move |j| {
+        let n = (k - j % 2) * 12 + j / 2;
+        (n, format!("{prefix}{n}"), (k * 10 + j) as u64)
+    })
+}
+
+/// `hours` of a host whose devices and interfaces are renamed at 12 new
+/// names a second each (24 of each, each living two seconds), fed at once
+/// (not in real time) to the recorder and to an app as the TUI's, under
+/// the config's history window and budget or those of the environment:
+/// resident memory, the names the app's layers hold, the bytes its charts
+/// reserve, the series the recorder holds and the file's size at each
+/// mark.
 fn churn_day(dir: &std::path::Path, hours: i64) {
+    use strata::layers::nics::netdev::NetDevCounters;
+    use strata::layers::nics::source::{NicReading, NicSample};
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+    let mut config = Config::default();
+    if let Some(secs) = env("STRATA_BENCH_CHURN_HISTORY") {
+        config.history_secs = secs;
+    }
+    if let Some(mib) = env("STRATA_BENCH_CHURN_MEMORY_MIB") {
+        config.history_memory = mib << 20;
+    }
+    println!(
+        "churn day: history {} s, history_memory {} MiB",
+        config.history_secs,
+        config.history_memory >> 20
+    );
     let path = dir.join("churn-day.strec");
-    let mut app = app();
+    let host = HostInfo {
+        hostname: "bench".into(),
+        kernel: "6.18".into(),
+    };
+    let mut app = App::new(config, Theme::default(), host, 1.0);
     let mut rec = Recorder::create(&path, &meta_of(&app, T0)).expect("create");
-    let marks = [1, 6, 12, 24]
+    let marks = [1, 2, 6, 12, 24]
         .map(|h| h * 3600)
         .map(|s: i64| s.min(hours * 3600));
+    let start = Instant::now();
     for k in 0..hours * 3600 {
-        let devices = (0..24)
-            .map(|j| {
-                let n = (k - j % 2) * 12 + j / 2;
-                DiskCounters {
-                    major: 8,
-                    minor: (n % 1_000_000) as u32,
-                    name: format!("sd{n}"),
-                    rd_ios: (k * 10 + j) as u64,
-                    ..DiskCounters::default()
-                }
+        let nics = NicSample {
+            uptime_cs: 100_000 + k as u64 * 100,
+            wall_ms: T0 + k * 1000 + 2,
+            nics: churning(k, "veth")
+                .map(|(_, name, bytes)| NicReading {
+                    counters: NetDevCounters::from_values(&name, [bytes; 16]),
+                    link: Default::default(),
+                })
+                .collect(),
+            bonds: Vec::new(),
+            routes: Vec::new(),
+            rejected: Vec::new(),
+            catalogue: Default::default(),
+        };
+        let input = Input::Nics(Ok(nics));
+        rec.record(T0 + k * 1000 + 3, &input).expect("record");
+        app.apply(input);
+        let devices = churning(k, "sd")
+            .map(|(n, name, rd_ios)| DiskCounters {
+                major: 8,
+                minor: (n % 1_000_000) as u32,
+                name,
+                rd_ios,
+                ..DiskCounters::default()
             })
             .collect();
         let sample = DiskSample {
@@ -307,12 +357,15 @@ fn churn_day(dir: &std::path::Path, hours: i64) {
         app.apply(clock);
         if marks.contains(&(k + 1)) {
             println!(
-                "churn day: {:>2} h, {} names seen: {:.1} MB resident, {} series held by the recorder, file {:.1} MB",
+                "churn day: {:>2} h, {} names seen: {:.1} MB resident, {} names held by the app, {:.1} MB of charts reserved, {} series held by the recorder, file {:.1} MB ({:.0} s)",
                 (k + 1) / 3600,
-                (k + 1) * 12,
+                (k + 1) * 24,
                 rss_mb(),
+                app.local.names_held(),
+                app.history_budget().reserved() as f64 / 1e6,
                 rec.series_held(),
-                rec.bytes() as f64 / 1e6
+                rec.bytes() as f64 / 1e6,
+                start.elapsed().as_secs_f64()
             );
         }
     }

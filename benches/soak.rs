@@ -7,7 +7,15 @@
 //! STRATA_SOAK_SECS=600 cargo bench --bench soak   # another length
 //! cargo bench --bench soak -- --quick             # smoke run of a minute (CI)
 //! STRATA_BENCH_QUICK=1 cargo bench --bench soak
+//! STRATA_SOAK_CHURN=1 STRATA_SOAK_SECS=300 cargo bench --bench soak
+//!                     # names that churn: issue 27's host
 //! ```
+//!
+//! With `STRATA_SOAK_CHURN=1` the host is issue 27's: its 1000 devices and
+//! 100 interfaces (/proc/net/dev) renamed at every rewrite, 2200 new names
+//! a second; the history is a minute (`STRATA_SOAK_HISTORY` sets it, in
+//! seconds) and `history_memory` 64 MiB (`STRATA_SOAK_MEMORY`), so that
+//! what the names cost shows beside the charts' budget.
 //!
 //! The host is scale/many_disks.rs's, its /proc/diskstats and /proc/uptime
 //! rewritten every 0.5 s by a thread of the bench. Both processes are the
@@ -44,6 +52,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 const DEVICES: usize = 1000;
+/// Interfaces of the churning host.
+const NICS: usize = 100;
 const INTERVAL: Duration = Duration::from_millis(500);
 const TOLERANCE_KIB: u64 = 2048;
 
@@ -53,6 +63,8 @@ struct Plan {
     history: Duration,
     /// The recorder must be flat from here on.
     settled: Duration,
+    /// Every name new at each rewrite, under this `history_memory`.
+    churn: Option<String>,
 }
 
 impl Plan {
@@ -62,12 +74,27 @@ impl Plan {
         let secs = std::env::var("STRATA_SOAK_SECS")
             .ok()
             .and_then(|s| s.parse::<u64>().ok());
+        if std::env::var("STRATA_SOAK_CHURN").is_ok_and(|v| v == "1") {
+            let history = std::env::var("STRATA_SOAK_HISTORY")
+                .ok()
+                .and_then(|s| s.parse::<u64>().ok())
+                .unwrap_or(60);
+            let memory = std::env::var("STRATA_SOAK_MEMORY").unwrap_or_else(|_| "64M".into());
+            return Plan {
+                run: Duration::from_secs(secs.unwrap_or(300)),
+                every: Duration::from_secs(15),
+                history: Duration::from_secs(history),
+                settled: Duration::from_secs(history),
+                churn: Some(memory),
+            };
+        }
         if quick {
             Plan {
                 run: Duration::from_secs(secs.unwrap_or(60)),
                 every: Duration::from_secs(5),
                 history: Duration::from_secs(20),
                 settled: Duration::from_secs(30),
+                churn: None,
             }
         } else {
             Plan {
@@ -75,6 +102,7 @@ impl Plan {
                 every: Duration::from_secs(30),
                 history: Duration::from_secs(600),
                 settled: Duration::from_secs(60),
+                churn: None,
             }
         }
     }
@@ -92,10 +120,7 @@ fn main() {
     let bin = env!("CARGO_BIN_EXE_strata");
     let dir = tempfile::tempdir().expect("temporary directory");
     let root = dir.path().join("root");
-    let mut host = ManyDisks::new(&root, DEVICES);
-    let config = dir.path().join("config.toml");
-    std::fs::write(&config, format!("history = {}\n", plan.history.as_secs()))
-        .expect("write the config");
+    let (mut host, config) = host_and_config(&plan, dir.path());
     let stop = Arc::new(AtomicBool::new(false));
     let writer = {
         let stop = Arc::clone(&stop);
@@ -125,7 +150,12 @@ fn main() {
         .expect("start the recorder");
     let rec = recorder.id();
     eprintln!(
-        "soak: {DEVICES} devices at {} s for {} s, RSS every {} s; TUI pid {tui:?}, recorder pid {rec}",
+        "soak: {DEVICES} devices{} at {} s for {} s, RSS every {} s; TUI pid {tui:?}, recorder pid {rec}",
+        match &plan.churn {
+            Some(m) =>
+                format!(" and {NICS} interfaces renamed at each rewrite, history_memory {m}"),
+            None => String::new(),
+        },
         INTERVAL.as_secs_f64(),
         plan.run.as_secs(),
         plan.every.as_secs()
@@ -185,6 +215,23 @@ fn main() {
     if !screen.contains("nvme") {
         println!("the TUI's last screen shows no device:\n{screen}");
     }
+}
+
+/// The synthetic host under `dir`/root, and the config both processes
+/// read: the plan's history, and its budget when the names churn.
+fn host_and_config(plan: &Plan, dir: &std::path::Path) -> (ManyDisks, std::path::PathBuf) {
+    let root = dir.join("root");
+    let (host, memory) = match &plan.churn {
+        Some(memory) => (
+            ManyDisks::churning(&root, DEVICES, NICS),
+            format!("history_memory = \"{memory}\"\n"),
+        ),
+        None => (ManyDisks::new(&root, DEVICES), String::new()),
+    };
+    let config = dir.join("config.toml");
+    let history = format!("history = {}\n", plan.history.as_secs());
+    std::fs::write(&config, history + &memory).expect("write the config");
+    (host, config)
 }
 
 fn mib(kib: Option<u64>) -> String {

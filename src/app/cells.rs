@@ -39,9 +39,10 @@ pub struct CellView {
 
 impl CellView {
     pub fn new(target: HostTarget, history: impl Into<Window>) -> CellView {
+        let history = history.into();
         CellView {
             link: Link::new(target),
-            baseline: Baseline::default(),
+            baseline: Baseline::forgetting_after(history.forget_cs),
             disks: Layer::new(history, DISK_HISTORY.len()),
             groups: None,
             cellcli: None,

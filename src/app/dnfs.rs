@@ -45,10 +45,11 @@ fn values(f: Option<&Figures>) -> [Option<f32>; DNFS_COLS.len()] {
 
 impl DbView {
     pub fn new(target: DbTarget, history: impl Into<Window>) -> DbView {
+        let history = history.into();
         DbView {
             target,
             status: DbStatus::Connecting,
-            baseline: DnfsBaseline::default(),
+            baseline: DnfsBaseline::forgetting_after(history.forget_cs),
             layer: Layer::new(history, DNFS_COLS.len()),
             last_sample_ms: None,
             instances: None,

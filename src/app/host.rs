@@ -45,16 +45,17 @@ pub struct HostLayers {
 impl HostLayers {
     pub fn new(window: impl Into<Window>) -> Self {
         let window = window.into();
+        let forget_cs = window.forget_cs;
         HostLayers {
             disks: Layer::new(&window, DISK_HISTORY.len()),
-            disk_baseline: Baseline::default(),
+            disk_baseline: Baseline::forgetting_after(forget_cs),
             spare_rows: Vec::new(),
             nfs: Layer::new(&window, NFS_HISTORY),
-            nfs_baseline: NfsBaseline::default(),
+            nfs_baseline: NfsBaseline::forgetting_after(forget_cs),
             cache: Layer::new(&window, CACHE_HISTORY),
             cache_baseline: CacheBaseline::default(),
             nics: Layer::new(window, NIC_HISTORY),
-            nic_baseline: NicBaseline::default(),
+            nic_baseline: NicBaseline::forgetting_after(forget_cs),
             routes: Vec::new(),
         }
     }
@@ -112,6 +113,22 @@ impl HostLayers {
             |c| history_index(c).map_or_else(Vec::new, |h| self.disks.series(TOTAL_ENTITY, h, n));
         let (a, b) = (series(cols[0]), series(cols[1]));
         a.iter().zip(&b).map(|(a, b)| (a + b) / per).collect()
+    }
+
+    /// How many names this host's layers hold, their charts' and their
+    /// baselines' together: those seen within the history window, however
+    /// many came and went before (devices or interfaces renamed all day).
+    pub fn names_held(&self) -> usize {
+        let charts = [
+            &self.disks.history,
+            &self.nfs.history,
+            &self.cache.history,
+            &self.nics.history,
+        ];
+        charts.iter().map(|h| h.entity_count()).sum::<usize>()
+            + self.disk_baseline.names_held()
+            + self.nfs_baseline.names_held()
+            + self.nic_baseline.names_held()
     }
 
     pub(super) fn freeze(&mut self) {
@@ -518,6 +535,89 @@ mod tests {
         app
     }
 
+    /// Devices and interfaces renamed all along (12 new names a second of
+    /// each, every one living 2 s), locally and on a node, under a history
+    /// of a minute: every map of their layers holds the names of the last
+    /// minute or so, not of the ten it ran. Before, the baselines kept
+    /// every name for an hour (7200 of each here).
+    #[test]
+    fn a_churning_host_holds_only_the_names_of_its_window() {
+        use crate::app::input::{Input, NodeInput};
+        use crate::layers::disks::diskstats::DiskCounters;
+        use crate::layers::nics::netdev::NetDevCounters;
+        use crate::layers::nics::source::{NicReading, NicSample};
+        let mut app = App::new(
+            Config {
+                history_secs: 60,
+                ..Config::default()
+            },
+            Theme::default(),
+            HostInfo::default(),
+            1.0,
+        );
+        app.set_nodes(vec![NodeTarget::Local {
+            label: "db0".into(),
+        }]);
+        // name k of second s: 12 new a second, each in two samples
+        let names = |s: u64, prefix: &str| -> Vec<(String, u64)> {
+            (0..24)
+                .map(|j| (format!("{prefix}{}", (s - j % 2) * 12 + j / 2), s * 10 + j))
+                .collect()
+        };
+        for s in 1..=600u64 {
+            let (uptime_cs, wall_ms) = (s * 100, BASE + s as i64 * 1000);
+            let disks = DiskSample {
+                uptime_cs,
+                wall_ms,
+                devices: names(s, "sd")
+                    .into_iter()
+                    .map(|(name, ios)| DiskCounters {
+                        name,
+                        rd_ios: ios,
+                        ..Default::default()
+                    })
+                    .collect(),
+                rejected: Vec::new(),
+                catalogue: Default::default(),
+            };
+            let nics = NicSample {
+                uptime_cs,
+                wall_ms,
+                nics: names(s, "veth")
+                    .into_iter()
+                    .map(|(name, bytes)| NicReading {
+                        counters: NetDevCounters::from_values(&name, [bytes; 16]),
+                        link: Default::default(),
+                    })
+                    .collect(),
+                bonds: Vec::new(),
+                routes: Vec::new(),
+                rejected: Vec::new(),
+                catalogue: Default::default(),
+            };
+            app.ingest_node(0, &NodeInput::Disks(Ok(disks.clone())));
+            app.ingest_node(0, &NodeInput::Nics(Ok(nics.clone())));
+            app.apply(Input::Disks(Ok(disks)));
+            app.apply(Input::Nics(Ok(nics)));
+        }
+        // A minute's names of each layer (12 a second), the 24 alive and
+        // the totals: charts and baselines, disks and NICs.
+        let most = 4 * (61 * 12 + 24) + 2;
+        for (host, l) in [("local", &app.local), ("db0", &app.nodes[0].layers)] {
+            let each = [
+                l.disks.history.entity_count(),
+                l.disk_baseline.names_held(),
+                l.nics.history.entity_count(),
+                l.nic_baseline.names_held(),
+            ];
+            assert!(
+                each.iter().all(|n| (700..=800).contains(n)),
+                "{host}: {each:?}"
+            );
+            assert!(l.names_held() <= most, "{host}: {}", l.names_held());
+        }
+    }
+
     #[test]
     fn a_budget_that_runs_out_on_the_devices_keeps_the_totals_history() {
         use crate::layers::disks::tick::{DiskRow, DiskTick};
@@ -525,8 +625,8 @@ mod tests {
         // 4 ticks of 8 figures: 128 bytes an entity; room for two
         let budget = Budget::new(256);
         let window = Window {
-            ticks: 4,
             budget: budget.clone(),
+            ..Window::from(4)
         };
         let mut layer = crate::app::layer::Layer::new(&window, DISK_HISTORY.len());
         let row = DiskRow::named;

@@ -281,6 +281,10 @@ impl App {
         let window = Window {
             ticks,
             budget: Budget::new(budget),
+            // The user's window, not the ticks a headless recorder keeps,
+            // and two samples at the least (a 10 s history at 60 s).
+            forget_cs: (config.history_secs as f64 * 100.0).max(ticks as f64 * interval_s * 100.0)
+                as u64,
         };
         let ui = UiState {
             stack: vec![View::Panel(Panel::Overview)],

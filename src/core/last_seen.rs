@@ -4,9 +4,11 @@
 //! An entity that misses a sample (a rejected line, a path that flapped)
 //! is diffed against its own last reading over its own interval, rather
 //! than counted from zero as if everything since boot happened in one
-//! interval. One gone for longer than [`FORGET_AFTER_CS`] is forgotten. A
-//! clock that went back (a reboot) forgets everything; the same reading
-//! twice (uptime did not advance) changes nothing.
+//! interval. One gone for longer than its horizon ([`FORGET_AFTER_CS`]
+//! unless told; the app's is its history window) is forgotten, so names
+//! that churn are held only while they live and a window after. A clock
+//! that went back (a reboot) forgets everything; the same reading twice
+//! (uptime did not advance) changes nothing.
 
 use std::collections::HashMap;
 
@@ -20,18 +22,36 @@ pub const FORGET_AFTER_CS: u64 = 3600 * 100;
 pub struct LastSeen<T> {
     uptime_cs: Option<u64>,
     last: HashMap<String, (T, u64)>,
+    /// Centiseconds of the source's clock a vanished entity is kept.
+    forget_cs: u64,
 }
 
 impl<T> Default for LastSeen<T> {
     fn default() -> Self {
-        LastSeen {
-            uptime_cs: None,
-            last: HashMap::new(),
-        }
+        LastSeen::forgetting_after(FORGET_AFTER_CS)
     }
 }
 
 impl<T> LastSeen<T> {
+    /// One that keeps a vanished entity's reading `forget_cs` centiseconds
+    /// of the source's clock.
+    pub fn forgetting_after(forget_cs: u64) -> Self {
+        LastSeen {
+            uptime_cs: None,
+            last: HashMap::new(),
+            forget_cs,
+        }
+    }
+
+    /// How many entities' readings are kept.
+    pub fn len(&self) -> usize {
+        self.last.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.last.is_empty()
+    }
+
     /// The interval a sample read at `cur_cs` closes: `None` for the first
     /// sample, a repeat, or a clock that went back, which forgets every
     /// reading.
@@ -63,8 +83,9 @@ impl<T> LastSeen<T> {
         for (name, t) in readings {
             self.last.insert(name, (t, cur_cs));
         }
+        let forget_cs = self.forget_cs;
         self.last
-            .retain(|_, (_, at)| cur_cs.saturating_sub(*at) <= FORGET_AFTER_CS);
+            .retain(|_, (_, at)| cur_cs.saturating_sub(*at) <= forget_cs);
         self.uptime_cs = Some(cur_cs);
     }
 }
@@ -92,5 +113,15 @@ mod tests {
         assert_eq!(l.get("b", 0), None, "gone an hour: forgotten");
         assert_eq!(l.interval(50), None, "the clock went back");
         assert_eq!(l.get("a", 50), None);
+    }
+
+    #[test]
+    fn a_shorter_horizon_forgets_sooner() {
+        let mut l = LastSeen::forgetting_after(500);
+        l.record(1000, [("a".to_string(), 1), ("b".to_string(), 2)]);
+        l.record(1500, [("a".to_string(), 3)]);
+        assert_eq!(l.get("b", 1500), Some((&2, 500)), "gone 5 s: kept");
+        l.record(1501, [("a".to_string(), 4)]);
+        assert_eq!((l.get("b", 1501), l.len()), (None, 1));
     }
 }

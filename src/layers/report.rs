@@ -63,6 +63,33 @@ fn interval_s(itv_cs: Option<u64>) -> Option<String> {
     itv_cs.map(|i| format!("{:.2}", i as f64 / 100.0))
 }
 
+/// The interval a row's figures span: its own counters' (longer than the
+/// sample's when the entity missed a sample, a line skipped or an
+/// interface or mount absent once, and was diffed over both), else the
+/// sample's. A row said 1.00 s over rates of 2 s.
+pub(crate) fn row_itv<D: crate::core::total::Delta>(
+    tick_itv: Option<u64>,
+    delta: Option<&D>,
+) -> Option<u64> {
+    delta.map(|d| d.itv_cs()).or(tick_itv)
+}
+
+/// The `interval_s` of each JSON record and of each CSV line of a report,
+/// as printed, for the tests of a row's own interval.
+#[cfg(test)]
+pub(crate) fn stamped_intervals(json: &str, csv: &str) -> (Vec<String>, Vec<String>) {
+    let field = |l: &str| {
+        let rest = l.split("\"interval_s\": ").nth(1).unwrap_or("");
+        rest.split(',').next().unwrap_or("").to_string()
+    };
+    let json = json.lines().map(field).collect();
+    let csv = csv
+        .lines()
+        .map(|l| l.split(',').nth(1).unwrap_or("").to_string())
+        .collect();
+    (json, csv)
+}
+
 /// What every JSON record of a host layer's report starts with: when its
 /// interval ended and how long it was (`null` when unknown).
 pub(crate) fn json_stamp(wall_ms: i64, itv_cs: Option<u64>) -> String {

@@ -95,11 +95,23 @@ impl Default for Budget {
     }
 }
 
-/// How much history each entity of a source keeps, within which budget.
-#[derive(Debug, Clone, Default)]
+/// How much history each entity of a source keeps, within which budget,
+/// and how long the baselines the same layers diff against remember an
+/// entity gone.
+#[derive(Debug, Clone)]
 pub struct Window {
     pub ticks: usize,
     pub budget: Budget,
+    /// Centiseconds of a source's clock a baseline keeps the last counters
+    /// of an entity gone: the history window, so that names that churn are
+    /// held no longer by a baseline than by the charts.
+    pub forget_cs: u64,
+}
+
+impl Default for Window {
+    fn default() -> Window {
+        Window::from(0)
+    }
 }
 
 impl From<usize> for Window {
@@ -107,6 +119,7 @@ impl From<usize> for Window {
         Window {
             ticks,
             budget: Budget::unlimited(),
+            forget_cs: crate::core::last_seen::FORGET_AFTER_CS,
         }
     }
 }
@@ -440,8 +453,8 @@ mod tests {
         // 4 ticks of 1 metric: 16 bytes an entity; room for two
         let budget = Budget::new(40);
         let window = Window {
-            ticks: 4,
             budget: budget.clone(),
+            ..Window::from(4)
         };
         let mut h = SourceHistory::new(&window, 1);
         tick(&mut h, 1, &[("a", 1.0), ("b", 2.0), ("c", 3.0)]);

@@ -15,6 +15,7 @@ use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
 use crate::layers::report::{
     Format, csv_field, csv_stamp, figure, host_report, json_opt, json_stamp, json_str, printable,
+    row_itv,
 };
 use std::fmt::Write as _;
 
@@ -103,18 +104,11 @@ pub fn text_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
     s
 }
 
-/// The interval a device's figures span: its own, when it missed a sample
-/// (a rejected line) and was diffed over two; a row said 1.00 s over rates
-/// of 2 s.
-fn row_itv(tick: &DiskTick, r: &DiskRow) -> Option<u64> {
-    r.delta.as_ref().map(|d| d.itv_cs).or(tick.itv_cs)
-}
-
 /// One JSON object per device, with iostat's keys; unknown figures are null.
 pub fn json_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
     let mut s = String::new();
     for r in report_rows(tick, sel) {
-        let stamp = json_stamp(tick.wall_ms, row_itv(tick, r));
+        let stamp = json_stamp(tick.wall_ms, row_itv(tick.itv_cs, r.delta.as_ref()));
         let _ = write!(
             s,
             "{{{stamp}, \"disk_device\": {}, \"name\": {}, \"class\": {}",
@@ -158,7 +152,7 @@ pub fn csv_header(units: Units) -> String {
 pub fn csv_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
     let mut s = String::new();
     for r in report_rows(tick, sel) {
-        let stamp = csv_stamp(tick.wall_ms, row_itv(tick, r));
+        let stamp = csv_stamp(tick.wall_ms, row_itv(tick.itv_cs, r.delta.as_ref()));
         let _ = write!(
             s,
             "{stamp},{},{},{}",
@@ -245,20 +239,11 @@ mod tests {
             ..Selection::default()
         };
         let json = json_report(&t, sel, Units::KB);
-        let itv: Vec<(&str, &str)> = json
-            .lines()
-            .map(|l| {
-                let field = |k: &str| l.split(k).nth(1).and_then(|r| r.split(',').next());
-                (
-                    field("\"name\": ").unwrap_or(""),
-                    field("\"interval_s\": ").unwrap_or(""),
-                )
-            })
-            .collect();
-        assert_eq!(itv, [("\"sda\"", "2.00"), ("\"sdb\"", "1.00")], "{json}");
         let csv = csv_report(&t, sel, Units::KB);
-        let itv: Vec<&str> = csv.lines().filter_map(|l| l.split(',').nth(1)).collect();
-        assert_eq!(itv, ["2.00", "1.00"], "{csv}");
+        assert!(json.starts_with("{\"timestamp\"") && json.contains("\"name\": \"sda\""));
+        let (json_itv, csv_itv) = crate::layers::report::stamped_intervals(&json, &csv);
+        assert_eq!(json_itv, ["2.00", "1.00"], "sda then sdb: {json}");
+        assert_eq!(csv_itv, ["2.00", "1.00"], "{csv}");
     }
 
     #[test]

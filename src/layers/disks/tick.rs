@@ -67,6 +67,18 @@ pub struct Baseline {
 }
 
 impl Baseline {
+    /// One that forgets a device gone for `forget_cs` of the source's
+    /// clock (the app's history window).
+    pub fn forgetting_after(forget_cs: u64) -> Self {
+        let last = LastSeen::forgetting_after(forget_cs);
+        Baseline { last }
+    }
+
+    /// How many devices' last counters are kept.
+    pub fn names_held(&self) -> usize {
+        self.last.len()
+    }
+
     /// Figures of the interval that ends with `cur`. The first sample gives
     /// none: the first report covers the first interval, never the time
     /// since boot. A clock that went back (a reboot) starts a new baseline.

@@ -205,6 +205,16 @@ fn near(x: u64, ops: f64) -> bool {
 }
 
 impl DnfsBaseline {
+    /// One that forgets a process or a channel gone for `forget_cs` of the
+    /// database's clock (the app's history window).
+    pub fn forgetting_after(forget_cs: u64) -> Self {
+        DnfsBaseline {
+            procs: LastSeen::forgetting_after(forget_cs),
+            chans: LastSeen::forgetting_after(forget_cs),
+            counting: ChannelCounting::default(),
+        }
+    }
+
     pub fn tick(&mut self, cur: &DnfsSample) -> DnfsTick {
         let now_cs = (cur.db_ms.max(0) / 10) as u64;
         let itv_cs = self.procs.interval(now_cs);

@@ -17,7 +17,7 @@ use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
 use crate::layers::report::host_report;
 use crate::layers::report::{
-    Format, csv_field, csv_stamp, json_opt, json_stamp, json_str, printable, to_fixed,
+    Format, csv_field, csv_stamp, json_opt, json_stamp, json_str, printable, row_itv, to_fixed,
 };
 use std::fmt::Write as _;
 
@@ -122,8 +122,8 @@ fn is_count(c: NfsOpCol) -> bool {
 /// null. Names are as the kernel escapes them (a space is `\040`).
 pub fn json_report(tick: &NfsTick) -> String {
     let mut s = String::new();
-    let stamp = json_stamp(tick.wall_ms, tick.itv_cs);
     for r in &tick.rows {
+        let stamp = json_stamp(tick.wall_ms, row_itv(tick.itv_cs, r.delta.as_ref()));
         let points: Vec<String> = r.mount_points.iter().map(|p| json_str(p)).collect();
         let _ = write!(
             s,
@@ -177,8 +177,8 @@ pub fn csv_header() -> String {
 /// which the kernel escapes inside names.
 pub fn csv_report(tick: &NfsTick) -> String {
     let mut s = String::new();
-    let stamp = csv_stamp(tick.wall_ms, tick.itv_cs);
     for r in &tick.rows {
+        let stamp = csv_stamp(tick.wall_ms, row_itv(tick.itv_cs, r.delta.as_ref()));
         let mut head = format!(
             "{stamp},{},{},{},{},{},{}",
             csv_field(&r.export),

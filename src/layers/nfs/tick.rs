@@ -75,6 +75,18 @@ pub struct NfsBaseline {
 }
 
 impl NfsBaseline {
+    /// One that forgets a mount gone for `forget_cs` of the source's
+    /// clock (the app's history window).
+    pub fn forgetting_after(forget_cs: u64) -> Self {
+        let last = LastSeen::forgetting_after(forget_cs);
+        NfsBaseline { last }
+    }
+
+    /// How many mounts' last counters are kept.
+    pub fn names_held(&self) -> usize {
+        self.last.len()
+    }
+
     /// Figures of the interval that ends with `cur`. The first sample gives
     /// none: strata never prints nfsiostat's since-mount report. A clock
     /// that went back (a reboot) starts a new baseline.
@@ -279,6 +291,29 @@ mod tests {
         ));
         assert_eq!(read_ops(&t, "/a"), Some(100.0));
         assert!(t.total.is_none(), "/a's figures cover 2 s, not this 1 s");
+    }
+
+    /// A mount absent from one sample (its block rejected, say) is diffed
+    /// over its own 2 s: its JSON record and its CSV lines (one an op) say
+    /// 2.00, where they said the sample's 1.00.
+    #[test]
+    fn a_row_after_a_missed_sample_says_the_interval_its_rates_span() {
+        use crate::layers::nfs::report::{csv_report, json_report};
+        let mut b = NfsBaseline::default();
+        b.tick(&sample(
+            1000,
+            &[block("/a", 50, 100, 0), block("/b", 50, 0, 0)],
+        ));
+        b.tick(&sample(1100, &[block("/a", 51, 200, 0)]));
+        let t = b.tick(&sample(
+            1200,
+            &[block("/a", 52, 300, 0), block("/b", 52, 200, 0)],
+        ));
+        assert_eq!(read_ops(&t, "/b"), Some(100.0), "200 reads over 2 s");
+        let (json, csv) = (json_report(&t), csv_report(&t));
+        let (json_itv, csv_itv) = crate::layers::report::stamped_intervals(&json, &csv);
+        assert_eq!(json_itv, ["1.00", "2.00"], "/a then /b: {json}");
+        assert_eq!(csv_itv, ["1.00", "1.00", "2.00", "2.00"], "{csv}");
     }
 
     #[test]

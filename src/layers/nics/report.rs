@@ -19,7 +19,9 @@ use super::tick::{NicBaseline, NicRow, NicTick};
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
 use crate::layers::report::host_report;
-use crate::layers::report::{Format, csv_stamp, figure, json_opt, json_stamp, json_str, printable};
+use crate::layers::report::{
+    Format, csv_stamp, figure, json_opt, json_stamp, json_str, printable, row_itv,
+};
 use std::fmt::Write as _;
 
 /// nicstat's `precision()`: decimals by magnitude.
@@ -159,8 +161,8 @@ fn json_bond(b: &BondRow) -> String {
 /// One JSON object per interface; unknown figures are null.
 pub fn json_report(tick: &NicTick, all_devices: bool) -> String {
     let mut s = String::new();
-    let stamp = json_stamp(tick.wall_ms, tick.itv_cs);
     for r in report_rows(tick, all_devices) {
+        let stamp = json_stamp(tick.wall_ms, row_itv(tick.itv_cs, r.delta.as_ref()));
         let info = r.info.as_deref();
         let _ = write!(
             s,
@@ -211,9 +213,9 @@ fn quoted(s: &str) -> String {
 /// warnings are one field, separated by "; ".
 pub fn csv_report(tick: &NicTick, all_devices: bool) -> String {
     let mut s = String::new();
-    let stamp = csv_stamp(tick.wall_ms, tick.itv_cs);
     let opt = |v: Option<String>| v.unwrap_or_default();
     for r in report_rows(tick, all_devices) {
+        let stamp = csv_stamp(tick.wall_ms, row_itv(tick.itv_cs, r.delta.as_ref()));
         let info = r.info.as_deref();
         let _ = write!(
             s,

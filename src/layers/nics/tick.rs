@@ -76,6 +76,22 @@ pub struct NicBaseline {
 }
 
 impl NicBaseline {
+    /// One that forgets an interface gone for `forget_cs` of the source's
+    /// clock (the app's history window).
+    pub fn forgetting_after(forget_cs: u64) -> Self {
+        let last = LastSeen::forgetting_after(forget_cs);
+        NicBaseline {
+            last,
+            ..Default::default()
+        }
+    }
+
+    /// How many interfaces' last counters are kept (a bond's first sight
+    /// lasts only while it is listed).
+    pub fn names_held(&self) -> usize {
+        self.last.len()
+    }
+
     /// Figures of the interval that ends with `cur`. The first sample gives
     /// none, but its bonds are read (so warnings show from the start).
     pub fn tick(&mut self, cur: &NicSample) -> NicTick {
@@ -255,6 +271,24 @@ mod tests {
         let t = b.tick(&sample(400, &[("eth0", 200, 2, g), ("eth1", 4000, 4, g)]));
         assert_eq!(get(&t, "eth0", NicCol::RKbPerS), Some(100.0 / 1024.0));
         assert!(t.total.is_some());
+    }
+
+    /// An interface absent from one sample (its line skipped, or gone and
+    /// back) is diffed over its own 2 s: its JSON and CSV rows say 2.00,
+    /// where they said the sample's 1.00.
+    #[test]
+    fn a_row_after_a_missed_sample_says_the_interval_its_rates_span() {
+        use crate::layers::nics::report::{csv_report, json_report};
+        let g = Some(1000);
+        let mut b = NicBaseline::default();
+        b.tick(&sample(100, &[("eth0", 0, 0, g), ("eth1", 0, 0, g)]));
+        b.tick(&sample(200, &[("eth0", 1000, 1, g)]));
+        let t = b.tick(&sample(300, &[("eth0", 2000, 2, g), ("eth1", 2000, 2, g)]));
+        assert_eq!(get(&t, "eth1", NicCol::RPkPerS), Some(1.0), "2 over 2 s");
+        let (json, csv) = (json_report(&t, true), csv_report(&t, true));
+        let (json_itv, csv_itv) = crate::layers::report::stamped_intervals(&json, &csv);
+        assert_eq!(json_itv, ["1.00", "2.00"], "eth0 then eth1: {json}");
+        assert_eq!(csv_itv, ["1.00", "2.00"], "{csv}");
     }
 
     #[test]
