@@ -136,7 +136,12 @@ fn app() -> App {
         hostname: "bench".into(),
         kernel: "6.18".into(),
     };
-    App::new(Config::default(), Theme::default(), host, 1.0)
+    App::new(
+        Config::default(),
+        Theme::default(),
+        host,
+        strata::core::duration::Interval::ONE_SECOND,
+    )
 }
 
 /// Records `secs` seconds; returns (series, bytes, seconds spent).
@@ -305,7 +310,12 @@ fn churn_day(dir: &std::path::Path, hours: i64) {
         hostname: "bench".into(),
         kernel: "6.18".into(),
     };
-    let mut app = App::new(config, Theme::default(), host, 1.0);
+    let mut app = App::new(
+        config,
+        Theme::default(),
+        host,
+        strata::core::duration::Interval::ONE_SECOND,
+    );
     let mut rec = Recorder::create(&path, &meta_of(&app, T0)).expect("create");
     let marks = [1, 2, 6, 12, 24]
         .map(|h| h * 3600)

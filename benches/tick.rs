@@ -582,7 +582,12 @@ fn new_app(history_secs: u64) -> App {
         hostname: "bench".into(),
         kernel: "6.1.0-synthetic".into(),
     };
-    App::new(config, Theme::default(), host, 1.0)
+    App::new(
+        config,
+        Theme::default(),
+        host,
+        strata::core::duration::Interval::ONE_SECOND,
+    )
 }
 
 // ---------------------------------------------------------------- 1. tick

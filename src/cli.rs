@@ -3,7 +3,6 @@
 use crate::layers::LayerId;
 use crate::layers::report::Format;
 // Part of what the command line offers: tests check the config against it.
-pub use crate::core::duration::parse_interval;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -15,8 +14,8 @@ use std::path::PathBuf;
 )]
 pub struct Cli {
     /// Seconds between samples (0.1 to 3600); default 1, or `interval` in the config.
-    #[arg(long, global = true, value_parser = parse_interval)]
-    pub interval: Option<f64>,
+    #[arg(long, global = true, value_parser = crate::core::duration::Interval::parse)]
+    pub interval: Option<crate::core::duration::Interval>,
     /// Read /proc and /sys under this directory instead of /.
     #[arg(long, global = true, value_name = "DIR")]
     pub root: Option<PathBuf>,

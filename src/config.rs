@@ -40,6 +40,7 @@
 //! keeps its default. Unknown keys are reported rather than ignored, so a
 //! typo does not silently leave a setting at its default.
 
+use crate::core::duration::Interval;
 use crate::core::text::is_unsafe;
 use crate::layers::disks::model::Units;
 use crate::layers::dnfs::source::DbEntry;
@@ -107,7 +108,7 @@ impl Thresholds {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Config {
     /// Seconds between samples.
-    pub interval: Option<f64>,
+    pub interval: Option<Interval>,
     pub theme: Option<String>,
     /// Seconds of history kept for charts.
     pub history_secs: u64,
@@ -372,17 +373,18 @@ pub fn parse(text: &str, source_name: &str) -> (Config, Vec<String>) {
     (config, messages)
 }
 
-fn parse_interval(value: &DeValue) -> Result<f64, String> {
+fn parse_interval(value: &DeValue) -> Result<Interval, String> {
     let secs = number(value).ok_or_else(|| expected("a number of seconds", value))?;
     // The CLI's own check, so `interval` and `--interval` cannot drift
     // apart; an f64's text parses back to exactly the same f64.
-    crate::core::duration::parse_interval(&secs.to_string())
+    Interval::parse(&secs.to_string())
 }
 
 /// Ring capacity for `history_secs` of samples every `interval_s`: at
 /// least 2 (a chart needs two points) and at most `MAX_HISTORY_TICKS`.
 /// When capped, also a message for the user saying how much is kept.
-pub fn history_ticks(history_secs: u64, interval_s: f64) -> (usize, Option<String>) {
+pub fn history_ticks(history_secs: u64, interval: Interval) -> (usize, Option<String>) {
+    let interval_s = interval.secs();
     let wanted = history_secs as f64 / interval_s;
     // A NaN (0 s of history every 0 s) fails this test and is capped like
     // an infinite demand instead of going through a cast.
@@ -1072,22 +1074,49 @@ mod tests {
 
     #[test]
     fn history_ticks_covers_the_history_up_to_the_cap() {
-        assert_eq!(history_ticks(3600, 1.0), (3600, None));
-        assert_eq!(history_ticks(3600, 0.7), (5143, None));
-        assert_eq!(history_ticks(10, 3600.0), (2, None));
-        assert_eq!(history_ticks(86_400, 1.0), (MAX_HISTORY_TICKS, None));
         assert_eq!(
-            history_ticks(HISTORY_MAX_SECS, 7.0),
+            history_ticks(3600, crate::core::duration::Interval::ONE_SECOND),
+            (3600, None)
+        );
+        assert_eq!(
+            history_ticks(
+                3600,
+                crate::core::duration::Interval::from_secs(0.7).unwrap()
+            ),
+            (5143, None)
+        );
+        assert_eq!(
+            history_ticks(
+                10,
+                crate::core::duration::Interval::from_secs(3600.0).unwrap()
+            ),
+            (2, None)
+        );
+        assert_eq!(
+            history_ticks(86_400, crate::core::duration::Interval::ONE_SECOND),
+            (MAX_HISTORY_TICKS, None)
+        );
+        assert_eq!(
+            history_ticks(
+                HISTORY_MAX_SECS,
+                crate::core::duration::Interval::from_secs(7.0).unwrap()
+            ),
             (MAX_HISTORY_TICKS, None)
         );
 
-        let (ticks, message) = history_ticks(HISTORY_MAX_SECS, 1.0);
+        let (ticks, message) = history_ticks(
+            HISTORY_MAX_SECS,
+            crate::core::duration::Interval::ONE_SECOND,
+        );
         assert_eq!(ticks, MAX_HISTORY_TICKS);
         assert_eq!(
             message.as_deref(),
             Some("history 7d at 1 s needs 604800 samples; keeping the last 86400 (1d)")
         );
-        let (ticks, message) = history_ticks(86_401, 0.1);
+        let (ticks, message) = history_ticks(
+            86_401,
+            crate::core::duration::Interval::from_secs(0.1).unwrap(),
+        );
         assert_eq!(ticks, MAX_HISTORY_TICKS);
         assert_eq!(
             message.as_deref(),
@@ -1096,12 +1125,15 @@ mod tests {
     }
 
     #[test]
-    fn history_ticks_survives_intervals_the_parsers_would_reject() {
-        for interval in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e-300] {
-            let (ticks, _) = history_ticks(3600, interval);
-            assert!((2..=MAX_HISTORY_TICKS).contains(&ticks), "{interval}");
-        }
-        assert_eq!(history_ticks(u64::MAX, 0.1).0, MAX_HISTORY_TICKS);
+    fn history_ticks_survives_the_widest_history() {
+        assert_eq!(
+            history_ticks(
+                u64::MAX,
+                crate::core::duration::Interval::from_secs(0.1).unwrap()
+            )
+            .0,
+            MAX_HISTORY_TICKS
+        );
     }
 
     #[test]

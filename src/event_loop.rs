@@ -7,6 +7,7 @@
 
 use crate::app::session::Request;
 use crate::app::{App, keymap};
+use crate::core::duration::Interval;
 use crate::core::sys;
 use crossterm::event::{Event, KeyEventKind};
 use ratatui::layout::{Position, Rect};
@@ -274,7 +275,7 @@ impl Frames {
             urgent: true,
             dirty_at: Some(Instant::now()),
             last: Instant::now() - FRAME,
-            data_gap: data_gap(app.interval_s),
+            data_gap: data_gap(app.interval),
             log,
         }
     }
@@ -337,10 +338,9 @@ impl Frames {
     }
 }
 
-/// The least time between two frames for new figures at `interval_s`.
-fn data_gap(interval_s: f64) -> Duration {
-    let share = Duration::try_from_secs_f64(interval_s / f64::from(DATA_FRAMES_PER_INTERVAL))
-        .unwrap_or(FRAME);
+/// The least time between two frames for new figures at `interval`.
+fn data_gap(interval: Interval) -> Duration {
+    let share = interval.duration() / DATA_FRAMES_PER_INTERVAL;
     share.clamp(FRAME, Duration::from_secs(1))
 }
 

@@ -164,7 +164,7 @@ fn spawn_nodes(
     cancel: &CancellationToken,
     tasks: &mut JoinSet<()>,
 ) -> mpsc::Receiver<Input> {
-    let every = Duration::from_secs_f64(app.interval_s);
+    let every = app.interval.duration();
     let (tx, rx) = mpsc::channel::<Input>(64);
     let patterns = app.config.cache_files.clone();
     let proto = Arc::new(NodeProtocol::new(
@@ -425,7 +425,7 @@ impl Live {
         how: Headless,
         headless: bool,
     ) -> anyhow::Result<Live> {
-        let every = Duration::from_secs_f64(app.interval_s);
+        let every = app.interval.duration();
         let Sources {
             disks,
             nfs,

@@ -3,6 +3,7 @@ use std::time::Duration;
 use strata::app::App;
 use strata::batch::run::run_report;
 use strata::cli::{Cli, Command, DeviceArgs};
+use strata::core::duration::Interval;
 use strata::core::rootfs::RootFs;
 use strata::layers::LayerId;
 use strata::layers::cache::report::CacheReport;
@@ -19,7 +20,7 @@ fn main() {
     let cli = Cli::parse();
     let (config, messages) = config_or_exit(&cli);
     let fs = RootFs::new(cli.root.clone().unwrap_or_else(|| "/".into()));
-    let interval = interval_s(&cli, &config);
+    let interval = interval(&cli, &config);
     // Patterns on the command line replace the config's, as --interval
     // replaces `interval`.
     let mut config = config;
@@ -136,7 +137,7 @@ fn batch(
     format: strata::layers::report::Format,
     devices: DeviceArgs,
 ) -> i32 {
-    let interval = interval_s(cli, config);
+    let interval = interval(cli, config);
     let nodes = named_or_exit(node_targets(cli, config));
     if let Some(mut local) = host_report(config, fs, panel, format, &devices) {
         if nodes.is_empty() {
@@ -162,7 +163,7 @@ fn batch(
         };
         let proto = strata::layers::node::NodeProtocol::new(
             patterns,
-            opts.interval,
+            opts.interval.duration(),
             std::time::Duration::from_secs(config.fincore_every_secs),
         );
         return strata::batch::nodes::run_nodes(&nodes, reports, opts, proto, count, format);
@@ -241,8 +242,10 @@ fn host_report(
 }
 
 /// Seconds between samples: --interval, else the config's, else one.
-fn interval_s(cli: &Cli, config: &strata::config::Config) -> f64 {
-    cli.interval.or(config.interval).unwrap_or(1.0)
+fn interval(cli: &Cli, config: &strata::config::Config) -> Interval {
+    cli.interval
+        .or(config.interval)
+        .unwrap_or(Interval::ONE_SECOND)
 }
 
 /// `strata replay FILE`: the recording on the screen; exits on an error.
@@ -261,7 +264,8 @@ fn replay(
     };
     let (theme, theme_err, no_color) = screen_theme(cli, config);
     let meta = player.meta.clone();
-    let mut app = App::new(meta.config, theme, meta.host, meta.interval_s);
+    let interval = meta.interval();
+    let mut app = App::new(meta.config, theme, meta.host, interval);
     app.set_cells(meta.cells);
     app.set_dbs(meta.dbs);
     app.set_nodes(meta.nodes);
@@ -299,7 +303,7 @@ fn live_app(
     cli: &Cli,
     config: strata::config::Config,
     messages: Vec<String>,
-    interval: f64,
+    interval: Interval,
     interactive: bool,
 ) -> (App, strata::live::Sources) {
     let fs = RootFs::new(cli.root.clone().unwrap_or_else(|| "/".into()));
@@ -421,13 +425,13 @@ fn node_targets(cli: &Cli, config: &strata::config::Config) -> (Vec<NodeTarget>,
 }
 
 /// How the cells are reached: the interval, known_hosts and --accept-new-host-keys.
-fn cell_options(cli: &Cli, interval: f64, interactive: bool) -> SshOptions {
+fn cell_options(cli: &Cli, interval: Interval, interactive: bool) -> SshOptions {
     let known_hosts = cli
         .known_hosts
         .clone()
         .or_else(strata::remote::default_known_hosts)
         .unwrap_or_else(|| ".ssh/known_hosts".into());
-    let mut opts = SshOptions::new(Duration::from_secs_f64(interval), known_hosts);
+    let mut opts = SshOptions::new(interval, known_hosts);
     opts.accept_new_host_keys = cli.accept_new_host_keys;
     opts.interactive = interactive;
     // Debug builds only: lets the end-to-end tests find this run's
@@ -454,9 +458,21 @@ mod tests {
             history_secs: 600,
             ..Default::default()
         };
-        let (screen, _) = live_app(&cli, config.clone(), Vec::new(), 0.5, true);
+        let (screen, _) = live_app(
+            &cli,
+            config.clone(),
+            Vec::new(),
+            Interval::from_secs(0.5).unwrap(),
+            true,
+        );
         assert_eq!(screen.history_ticks(), 1200);
-        let (headless, _) = live_app(&cli, config.clone(), Vec::new(), 0.5, false);
+        let (headless, _) = live_app(
+            &cli,
+            config.clone(),
+            Vec::new(),
+            Interval::from_secs(0.5).unwrap(),
+            false,
+        );
         assert_eq!(headless.history_ticks(), strata::app::HEADLESS_TICKS);
         assert_eq!(headless.local.disks.history.capacity(), 2);
         assert_eq!(headless.config, config);

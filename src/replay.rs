@@ -9,6 +9,7 @@
 //! A chart spans the whole history kept (an hour by default): after a jump
 //! it holds these intervals, and fills as the replay plays on.
 
+use crate::core::duration::Interval;
 use std::collections::HashMap;
 use std::future::Future;
 use std::path::Path;
@@ -31,7 +32,7 @@ pub struct Replayer {
     pos_ms: i64,
     playing: bool,
     speed: usize,
-    interval_ms: i64,
+    interval: Interval,
     /// The player's notices already put in the footer: each is said once,
     /// so a key the user presses clears it for good.
     notices_shown: usize,
@@ -40,7 +41,8 @@ pub struct Replayer {
 impl Replayer {
     /// The app a recording's meta describes, at the recording's start.
     pub fn new(player: Player, app: &mut App, file: &Path) -> Replayer {
-        let interval_ms = crate::core::duration::interval_ms(player.meta.interval_s);
+        let interval = player.meta.interval();
+        let interval_ms = interval.ms();
         // Stretches lost to damage show as gaps too (a damaged chunk of a
         // minute would not by its chunk times alone).
         let mut gaps = gaps(&player.chunk_times(), interval_ms);
@@ -61,7 +63,7 @@ impl Replayer {
             player,
             playing: false,
             speed: 0,
-            interval_ms,
+            interval,
             notices_shown: 0,
         };
         // Two samples in: the first figures over an interval are on screen.
@@ -98,7 +100,7 @@ impl Replayer {
     /// full, and of those before it what outlasts them (`Kept`).
     pub fn seek(&mut self, app: &mut App, t: i64) {
         let t = t.clamp(self.player.start_ms, self.player.end_ms);
-        let from = t.saturating_sub(REBUILD_SAMPLES * self.interval_ms);
+        let from = t.saturating_sub(REBUILD_SAMPLES * self.interval.ms());
         app.reset_data();
         let mut kept = Kept::default();
         self.player
@@ -146,12 +148,12 @@ impl Replayer {
                 // (the start, a marker, a pause): its samples, read at
                 // its boundary, have been played, and going only to its
                 // end left the screen as it was.
-                let end = interval_end(self.pos_ms, self.interval_ms) + self.interval_ms;
+                let end = interval_end(self.pos_ms, self.interval.ms()) + self.interval.ms();
                 self.advance_to(app, end);
             }
             ReplayCmd::Step(_) => {
                 self.playing = false;
-                let itv = self.interval_ms;
+                let itv = self.interval.ms();
                 self.seek(app, self.pos_ms.div_euclid(itv) * itv - 1);
             }
             ReplayCmd::Jump(ms) if ms > 0 => self.advance_to(app, self.pos_ms + ms),

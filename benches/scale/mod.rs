@@ -213,8 +213,10 @@ impl FrameLog {
 /// SSH options of the in-process skew runs: interval 1 s, no agent, no
 /// prompt.
 pub fn skew_options(kh: &Path) -> std::sync::Arc<strata::remote::SshOptions> {
-    let mut opts =
-        strata::remote::SshOptions::new(std::time::Duration::from_secs(1), kh.to_path_buf());
+    let mut opts = strata::remote::SshOptions::new(
+        strata::core::duration::Interval::ONE_SECOND,
+        kh.to_path_buf(),
+    );
     opts.agent_socket = None;
     opts.interactive = false;
     std::sync::Arc::new(opts)

@@ -7,6 +7,7 @@
 use super::layer::Layer;
 use super::link::Link;
 use super::state::{App, DISK_HISTORY};
+use crate::core::duration::Interval;
 use crate::layers::cells::cell_metrics::{CellDiskRow, CellSummary};
 use crate::layers::cells::cellcli::parse_cellcli_report;
 use crate::layers::cells::model::{AllCells, CellGroups, GroupFigures};
@@ -170,7 +171,7 @@ fn group_history(groups: Option<&CellGroups>) -> [GroupValues; 2] {
 #[derive(Debug)]
 pub struct Cells {
     pub list: Vec<CellView>,
-    pub interval_ms: i64,
+    pub interval: Interval,
     /// The all-cell DISK and FLASH figures over time, one point per round
     /// of samples (see [`Cells::close_round`]); `latest` is the last
     /// point's sum.
@@ -181,19 +182,19 @@ pub struct Cells {
 
 impl Default for Cells {
     fn default() -> Cells {
-        Cells::new(Vec::new(), 1.0, 2)
+        Cells::new(Vec::new(), Interval::ONE_SECOND, 2)
     }
 }
 
 impl Cells {
-    pub fn new(targets: Vec<HostTarget>, interval_s: f64, history: impl Into<Window>) -> Cells {
+    pub fn new(targets: Vec<HostTarget>, interval: Interval, history: impl Into<Window>) -> Cells {
         let history = history.into();
         Cells {
             list: targets
                 .into_iter()
                 .map(|t| CellView::new(t, &history))
                 .collect(),
-            interval_ms: crate::core::duration::interval_ms(interval_s),
+            interval,
             history: Layer::new(history, DISK_HISTORY.len()),
             last_point_ms: None,
         }
@@ -212,7 +213,7 @@ impl Cells {
     /// unknown, never zero, when nothing is. Call it on every sample and
     /// on the app's clock.
     pub fn close_round(&mut self, now_ms: i64) {
-        let itv = self.interval_ms;
+        let itv = self.interval.ms();
         let current: Vec<(i64, bool)> = self
             .list
             .iter()
@@ -246,7 +247,7 @@ impl Cells {
         AllCells::sum(
             self.list
                 .iter()
-                .map(|c| c.current_groups(now_ms, self.interval_ms)),
+                .map(|c| c.current_groups(now_ms, self.interval.ms())),
         )
     }
 }
@@ -384,7 +385,7 @@ impl App {
         match fig {
             CellFig::Rtt => c.link.current_rtt().map(|d| d.as_secs_f64() * 1000.0),
             CellFig::Group(media, col) => c
-                .current_groups(self.now_ms, self.cells.interval_ms)?
+                .current_groups(self.now_ms, self.cells.interval.ms())?
                 .get(media)?
                 .get(col),
         }
@@ -463,7 +464,11 @@ mod tests {
             user: "celladmin".into(),
             identity: None,
         };
-        Cells::new(vec![target("cel01"), target("cel02")], 1.0, 10)
+        Cells::new(
+            vec![target("cel01"), target("cel02")],
+            crate::core::duration::Interval::ONE_SECOND,
+            10,
+        )
     }
 
     /// A restate brings a fresh cell to what the restated one showed

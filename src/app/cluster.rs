@@ -161,7 +161,7 @@ impl App {
     /// The nodes whose figures are current: the cluster's tables list
     /// theirs, not a stale or a down node's.
     pub fn live_nodes(&self) -> impl Iterator<Item = (usize, &NodeState)> {
-        let interval_ms = crate::core::duration::interval_ms(self.interval_s);
+        let interval_ms = self.interval.ms();
         self.nodes
             .iter()
             .enumerate()

@@ -7,6 +7,7 @@
 //! `layers::dnfs::source::run_db`; the screen reads [`Dnfs`] and [`DnfsUi`].
 
 use super::layer::Layer;
+use crate::core::duration::Interval;
 use crate::layers::dnfs::dnfs_sample::DnfsInstances;
 use crate::layers::dnfs::error::DbError;
 use crate::layers::dnfs::model::{DNFS_COLS, DnfsBaseline, DnfsTick, Figures};
@@ -128,7 +129,7 @@ pub struct Dnfs {
     /// The databases on screen: live, or while paused as they were at the
     /// pause.
     pub list: Vec<DbView>,
-    pub interval_ms: i64,
+    pub interval: Interval,
     /// While paused: the live databases, which go on taking readings, and
     /// the time of the pause (the screen's "now", so nothing turns stale).
     paused: Option<(Vec<DbView>, i64)>,
@@ -136,19 +137,19 @@ pub struct Dnfs {
 
 impl Default for Dnfs {
     fn default() -> Dnfs {
-        Dnfs::new(Vec::new(), 1.0, 2)
+        Dnfs::new(Vec::new(), Interval::ONE_SECOND, 2)
     }
 }
 
 impl Dnfs {
-    pub fn new(targets: Vec<DbTarget>, interval_s: f64, history: impl Into<Window>) -> Dnfs {
+    pub fn new(targets: Vec<DbTarget>, interval: Interval, history: impl Into<Window>) -> Dnfs {
         let history = history.into();
         Dnfs {
             list: targets
                 .into_iter()
                 .map(|t| DbView::new(t, &history))
                 .collect(),
-            interval_ms: crate::core::duration::interval_ms(interval_s),
+            interval,
             paused: None,
         }
     }
@@ -301,7 +302,7 @@ impl super::App {
             return None;
         }
         let now = self.dnfs.shown_now(self.now_ms);
-        let itv = self.dnfs.interval_ms;
+        let itv = self.dnfs.interval.ms();
         if self.nodes.is_empty() {
             let ticks: Vec<&DnfsTick> = self
                 .dnfs
@@ -326,7 +327,7 @@ impl super::App {
                 })
             })
             .collect();
-        let interval_ms = crate::core::duration::interval_ms(self.interval_s);
+        let interval_ms = self.interval.ms();
         let nodes: Vec<(NodeNames, HostFigures)> = self
             .nodes
             .iter()
@@ -340,7 +341,7 @@ impl super::App {
 
     /// The databases to read, from `--db` and `[[db]]`.
     pub fn set_dbs(&mut self, targets: Vec<DbTarget>) {
-        self.dnfs = Dnfs::new(targets, self.interval_s, &self.window);
+        self.dnfs = Dnfs::new(targets, self.interval, &self.window);
     }
 
     /// One event of a database's reader (`layers::dnfs::source::run_db`).
@@ -501,7 +502,11 @@ mod tests {
 
     #[test]
     fn history_and_staleness() {
-        let mut d = Dnfs::new(vec![parse_db_spec("/").unwrap()], 1.0, 10);
+        let mut d = Dnfs::new(
+            vec![parse_db_spec("/").unwrap()],
+            crate::core::duration::Interval::ONE_SECOND,
+            10,
+        );
         d.ingest(DbEvent::Status {
             db: 0,
             status: DbStatus::Live,
@@ -530,7 +535,11 @@ mod tests {
 
     #[test]
     fn a_pause_holds_the_screen_while_readings_go_on() {
-        let mut d = Dnfs::new(vec![parse_db_spec("/").unwrap()], 1.0, 10);
+        let mut d = Dnfs::new(
+            vec![parse_db_spec("/").unwrap()],
+            crate::core::duration::Interval::ONE_SECOND,
+            10,
+        );
         let live = |d: &mut Dnfs, ms: i64, reads: u64| {
             d.ingest(DbEvent::Sample {
                 db: 0,

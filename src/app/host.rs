@@ -370,7 +370,7 @@ impl App {
     /// The cluster overview's rows, a node each in the order given, and
     /// the cluster's.
     pub fn cluster_rows(&self) -> (Vec<ClusterRow>, ClusterRow) {
-        let interval_ms = crate::core::duration::interval_ms(self.interval_s);
+        let interval_ms = self.interval.ms();
         let rows: Vec<ClusterRow> = self
             .nodes
             .iter()
@@ -445,7 +445,7 @@ impl App {
     /// current node has sampled: a node's frame may come a moment after
     /// another's, and a sum made before it came would dip for nothing.
     pub fn cluster_series(&self) -> ClusterSeries {
-        let iv = crate::core::duration::interval_ms(self.interval_s);
+        let iv = self.interval.ms();
         let at = |t: i64| crate::core::boundary::nearest(t, iv);
         let cap = self.local.disks.history.capacity();
         let times: Vec<Vec<i64>> = self
@@ -525,7 +525,12 @@ mod tests {
             hostname: "jump".into(),
             kernel: "6.1".into(),
         };
-        let mut app = App::new(Config::default(), Theme::default(), host, 1.0);
+        let mut app = App::new(
+            Config::default(),
+            Theme::default(),
+            host,
+            crate::core::duration::Interval::ONE_SECOND,
+        );
         let targets = (0..nodes)
             .map(|i| NodeTarget::Local {
                 label: format!("db{i}"),
@@ -553,7 +558,7 @@ mod tests {
             },
             Theme::default(),
             HostInfo::default(),
-            1.0,
+            crate::core::duration::Interval::ONE_SECOND,
         );
         app.set_nodes(vec![NodeTarget::Local {
             label: "db0".into(),

@@ -10,6 +10,7 @@ use super::list::{self, ListUi};
 use super::nfs::NFS_TABLE;
 use super::nics::{NIC_TABLE, WIRE_ENTITY};
 use crate::config::Config;
+use crate::core::duration::Interval;
 use crate::core::host::{HostInfo, SelfUsage};
 use crate::layers::LayerId;
 use crate::layers::cache::model::{CacheCol, FileCol};
@@ -172,7 +173,7 @@ pub struct Marker {
 pub struct App {
     pub host: HostInfo,
     pub config: Config,
-    pub interval_s: f64,
+    pub interval: Interval,
     pub theme: Theme,
     /// A message for the user (bad theme or config file, ...).
     pub notice: Option<String>,
@@ -274,17 +275,17 @@ pub struct UiState {
 }
 
 impl App {
-    pub fn new(config: Config, theme: Theme, host: HostInfo, interval_s: f64) -> App {
+    pub fn new(config: Config, theme: Theme, host: HostInfo, interval: Interval) -> App {
         let start_theme = theme.clone();
-        let (ticks, capped) = crate::config::history_ticks(config.history_secs, interval_s);
+        let (ticks, capped) = crate::config::history_ticks(config.history_secs, interval);
         let budget = usize::try_from(config.history_memory).unwrap_or(usize::MAX);
         let window = Window {
             ticks,
             budget: Budget::new(budget),
             // The user's window, not the ticks a headless recorder keeps,
             // and two samples at the least (a 10 s history at 60 s).
-            forget_cs: (config.history_secs as f64 * 100.0).max(ticks as f64 * interval_s * 100.0)
-                as u64,
+            forget_cs: (config.history_secs as f64 * 100.0)
+                .max(ticks as f64 * interval.secs() * 100.0) as u64,
         };
         let ui = UiState {
             stack: vec![View::Panel(Panel::Overview)],
@@ -326,7 +327,7 @@ impl App {
             notice: capped,
             host,
             config,
-            interval_s,
+            interval,
             theme,
             now_ms: 0,
             usage: SelfUsage::default(),
@@ -377,9 +378,9 @@ impl App {
             .iter()
             .map(|c| c.link.target.clone())
             .collect();
-        self.cells = Cells::new(cells, self.interval_s, &self.window);
+        self.cells = Cells::new(cells, self.interval, &self.window);
         let dbs = self.dnfs.list.iter().map(|d| d.target.clone()).collect();
-        self.dnfs = super::dnfs::Dnfs::new(dbs, self.interval_s, &self.window);
+        self.dnfs = super::dnfs::Dnfs::new(dbs, self.interval, &self.window);
         for n in &mut self.nodes {
             *n = NodeState::new(n.link.target.clone(), &self.window);
         }
@@ -478,7 +479,7 @@ impl App {
 
     /// The cells to show, in the order their samplers number them.
     pub fn set_cells(&mut self, targets: Vec<HostTarget>) {
-        self.cells = Cells::new(targets, self.interval_s, &self.window);
+        self.cells = Cells::new(targets, self.interval, &self.window);
     }
 
     /// Forgets every sample, keeping how the user has arranged the screen:
@@ -854,7 +855,7 @@ impl App {
     pub fn shown_node_not_current(&self, whole: bool) -> Option<String> {
         use super::host::NodeShown;
         let n = self.shown_node()?;
-        let interval_ms = crate::core::duration::interval_ms(self.interval_s);
+        let interval_ms = self.interval.ms();
         let state = n.link.state(self.now_ms, interval_ms);
         let sampled = n.link.last_sample_ms.is_some();
         if state.is_live() || (self.paused() && sampled) {
@@ -901,7 +902,7 @@ impl App {
     /// No database node's figures are current, and none waits for its
     /// first: the cluster's tables list none and will not by waiting.
     pub fn no_node_current(&self) -> bool {
-        let interval_ms = crate::core::duration::interval_ms(self.interval_s);
+        let interval_ms = self.interval.ms();
         !self.nodes.is_empty()
             && self.nodes.iter().all(|n| {
                 let first = matches!(n.link.status, HostStatus::Live | HostStatus::Connecting)
@@ -925,7 +926,7 @@ impl App {
 
     /// The node shown has stopped sending: its panels hold old figures.
     pub fn shown_node_stale(&self) -> bool {
-        let interval_ms = crate::core::duration::interval_ms(self.interval_s);
+        let interval_ms = self.interval.ms();
         self.shown_node()
             .is_some_and(|n| !n.link.is_current(self.now_ms, interval_ms))
     }

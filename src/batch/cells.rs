@@ -66,7 +66,7 @@ pub enum Counted {
 /// The lines of the report at `now_ms`: the cells in the order given, then
 /// all of them.
 pub fn lines(cells: &Cells, now_ms: i64) -> Vec<Line> {
-    let itv = cells.interval_ms;
+    let itv = cells.interval.ms();
     let mut out: Vec<Line> = cells
         .list
         .iter()
@@ -327,8 +327,8 @@ pub fn report(format: Format, lines: &[Line], wall_ms: i64) -> String {
 /// unreachable: the moment the first report can say something of each.
 fn settled(cells: &Cells, now_ms: i64) -> bool {
     cells.list.iter().all(|c| {
-        c.current_groups(now_ms, cells.interval_ms).is_some()
-            || c.link.state(now_ms, cells.interval_ms).reason().is_some()
+        c.current_groups(now_ms, cells.interval.ms()).is_some()
+            || c.link.state(now_ms, cells.interval.ms()).reason().is_some()
     })
 }
 
@@ -365,8 +365,8 @@ async fn run(
             return 1;
         }
     };
-    let every = opts.interval;
-    let mut cells = Cells::new(targets.clone(), every.as_secs_f64(), HISTORY);
+    let every = opts.interval.duration();
+    let mut cells = Cells::new(targets.clone(), opts.interval, HISTORY);
     let mut firsts = vec![FirstInterval::default(); targets.len()];
     let n = targets.len();
     let start = Instant::now();
@@ -441,7 +441,7 @@ fn ingest(cells: &mut Cells, firsts: &mut [FirstInterval], ev: CellEvent, err: &
     if let Some((label, text)) = cells.ingest(now_ms(), ev) {
         let _ = writeln!(err, "strata: {}: {}", printable(&label), printable(&text));
     }
-    let itv = cells.interval_ms;
+    let itv = cells.interval.ms();
     let Some((c, first)) = sampled.and_then(|i| Some((cells.list.get_mut(i)?, firsts.get_mut(i)?)))
     else {
         return;
@@ -598,7 +598,11 @@ mod tests {
     #[test]
     fn cells_without_figures_give_an_all_line_of_unknowns() {
         let t = |s: &str| parse_ssh_spec(s, "celladmin").unwrap();
-        let mut cells = Cells::new(vec![t("cel01"), t("cel02:2222")], 1.0, HISTORY);
+        let mut cells = Cells::new(
+            vec![t("cel01"), t("cel02:2222")],
+            crate::core::duration::Interval::ONE_SECOND,
+            HISTORY,
+        );
         cells.list[0].link.status = HostStatus::HostKeyRefused("changed key".into());
         cells.list[1].link.status = HostStatus::Live;
         cells.list[1].link.rtt = Some(Duration::from_micros(1500));
@@ -635,7 +639,11 @@ mod tests {
     fn a_cells_short_first_interval_is_another_baseline() {
         use crate::layers::disks::source::DiskSample;
         let t = parse_ssh_spec("cel01", "celladmin").unwrap();
-        let mut cells = Cells::new(vec![t], 1.0, HISTORY);
+        let mut cells = Cells::new(
+            vec![t],
+            crate::core::duration::Interval::ONE_SECOND,
+            HISTORY,
+        );
         cells.list[0].link.status = HostStatus::Live;
         let mut firsts = vec![FirstInterval::default(); 1];
         let now = now_ms();

@@ -10,6 +10,7 @@
 
 use super::{csv_field, printable};
 use crate::app::dnfs::{DbView, Dnfs};
+use crate::core::duration::Interval;
 use crate::format::{self, UNKNOWN};
 use crate::layers::dnfs::model::{DNFS_COLS, DnfsCol, DnfsTick, Figures};
 use crate::layers::dnfs::source::{DbOptions, DbTarget, spawn_dbs};
@@ -200,8 +201,8 @@ pub fn db_report(format: Format, dnfs: &Dnfs, db: usize, now_ms: i64) -> String 
     let Some(v) = dnfs.list.get(db) else {
         return String::new();
     };
-    let tick = v.current(now_ms, dnfs.interval_ms);
-    let state = v.state_label(now_ms, dnfs.interval_ms);
+    let tick = v.current(now_ms, dnfs.interval.ms());
+    let state = v.state_label(now_ms, dnfs.interval.ms());
     match format {
         Format::Text => text_line(
             now_ms,
@@ -218,15 +219,12 @@ pub fn db_report(format: Format, dnfs: &Dnfs, db: usize, now_ms: i64) -> String 
 /// figures.
 pub fn run_dnfs(
     targets: Vec<DbTarget>,
-    interval_s: f64,
+    interval: Interval,
     count: Option<u64>,
     format: Format,
 ) -> i32 {
-    let Ok(every) = Duration::try_from_secs_f64(interval_s) else {
-        eprintln!("strata: no interval of {interval_s} s");
-        return 1;
-    };
-    let mut dnfs = Dnfs::new(targets.clone(), interval_s, 2);
+    let every = interval.duration();
+    let mut dnfs = Dnfs::new(targets.clone(), interval, 2);
     let (tx, mut rx) = mpsc::channel(64);
     let cancel = CancellationToken::new();
     let threads = spawn_dbs(&targets, &DbOptions::new(every), tx, &cancel);
@@ -263,7 +261,7 @@ pub fn run_dnfs(
             }
             *said = why;
             missed |= db
-                .current(now, dnfs.interval_ms)
+                .current(now, dnfs.interval.ms())
                 .is_none_or(|t| t.total.is_none());
         }
         if write!(out, "{}", report(format, &dnfs, now))
@@ -306,7 +304,11 @@ mod tests {
     }
 
     fn dnfs_with(reads: &[u64]) -> Dnfs {
-        let mut d = Dnfs::new(vec![parse_db_spec("dbsnmp@//db1/PROD").unwrap()], 1.0, 4);
+        let mut d = Dnfs::new(
+            vec![parse_db_spec("dbsnmp@//db1/PROD").unwrap()],
+            crate::core::duration::Interval::ONE_SECOND,
+            4,
+        );
         d.ingest(DbEvent::Status {
             db: 0,
             status: DbStatus::Live,

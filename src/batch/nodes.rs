@@ -113,7 +113,7 @@ pub fn run_nodes(
     count: Option<u64>,
     format: Format,
 ) -> i32 {
-    let interval_ms = i64::try_from(opts.interval.as_millis()).unwrap_or(i64::MAX);
+    let interval_ms = opts.interval.ms();
     let mut run = Run::new(nodes, interval_ms, count, format, std::io::stdout().lock());
     super::block_on(run.go(targets, opts, proto))
 }
@@ -166,7 +166,7 @@ impl<O: Write, E: Write> Run<O, E> {
                 return 1;
             }
         };
-        let every = opts.interval;
+        let every = opts.interval.duration();
         // A node that never answers fails after its timeouts and retries:
         // the run gives it its intervals, a connection and a stall more.
         let deadline = count.map(|c| {

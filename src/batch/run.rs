@@ -4,12 +4,12 @@
 use super::printable;
 use crate::core::boundary::{self, FirstInterval};
 use crate::core::clock::now_ms;
+use crate::core::duration::Interval;
 use crate::core::error::ParseError;
 use crate::core::host::host_info;
 use crate::core::rootfs::RootFs;
 use crate::layers::report::{Format, Report};
 use std::io::Write;
-use std::time::Duration;
 
 // main.rs and tests/recordings/export.rs name it here.
 
@@ -21,14 +21,14 @@ use std::time::Duration;
 pub fn run_report(
     panel: &mut (impl Report + ?Sized),
     root: &RootFs,
-    interval_s: f64,
+    interval: Interval,
     count: Option<u64>,
     format: Format,
 ) -> i32 {
     run(
         panel,
         root,
-        interval_s,
+        interval,
         count,
         format,
         &mut std::io::stdout().lock(),
@@ -40,16 +40,13 @@ pub fn run_report(
 fn run(
     panel: &mut (impl Report + ?Sized),
     root: &RootFs,
-    interval_s: f64,
+    interval: Interval,
     count: Option<u64>,
     format: Format,
     out: &mut impl Write,
     err: &mut impl Write,
 ) -> i32 {
-    let Ok(every) = Duration::try_from_secs_f64(interval_s) else {
-        let _ = writeln!(err, "strata: no interval of {interval_s} s");
-        return 1;
-    };
+    let every = interval.duration();
     // Without a first reading there is nothing to diff against; a root that
     // cannot be read at all is better reported at once than every interval.
     let first = match panel.sample(now_ms()) {
@@ -151,6 +148,7 @@ mod tests {
     use crate::layers::report::Sampled;
     use std::fs;
     use std::path::Path;
+    use std::time::Duration;
     use std::time::Instant;
 
     const DISKSTATS: &str = "   8       0 sda 100 0 800 50 10 0 80 20 0 60 70\n";
@@ -197,7 +195,15 @@ mod tests {
         out: &mut Vec<u8>,
         err: &mut Vec<u8>,
     ) -> i32 {
-        run(panel, fs, 0.1, Some(plan.count), plan.format, out, err)
+        run(
+            panel,
+            fs,
+            crate::core::duration::Interval::from_secs(0.1).unwrap(),
+            Some(plan.count),
+            plan.format,
+            out,
+            err,
+        )
     }
 
     /// A report whose reading runs `before` first.

@@ -55,25 +55,68 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
     Ok(total)
 }
 
-/// An interval of `secs` in whole milliseconds, at least 1: the one
-/// rule by which staleness edges, boundaries and gaps turn the
-/// configured interval into ms. Rounded, since truncating would turn
-/// 1.001 s (1000.9999999999999 ms as f64) into 1000 ms in some places
-/// and 1001 ms in others.
-pub fn interval_ms(secs: f64) -> i64 {
-    ((secs * 1000.0).round() as i64).max(1)
+/// The sampling interval, in whole milliseconds from 0.1 s to 1 h: built
+/// once from `--interval` or the config (or a recording's header), and
+/// read in the unit each use wants, so that every staleness edge,
+/// boundary and gap turns it into the same milliseconds.
+///
+/// Config files and recordings hold it as seconds, a number, as they did
+/// before it had a type of its own.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(into = "f64", try_from = "f64")]
+pub struct Interval(i64);
+
+impl From<Interval> for f64 {
+    fn from(i: Interval) -> f64 {
+        i.secs()
+    }
 }
 
-/// A sampling interval in seconds, as `--interval` and the config's
-/// `interval` take it.
-pub fn parse_interval(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .parse()
-        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
-    if !(0.1..=3600.0).contains(&v) {
-        return Err(format!("{v} s is outside 0.1 to 3600 s"));
+impl TryFrom<f64> for Interval {
+    type Error = String;
+    fn try_from(secs: f64) -> Result<Interval, String> {
+        Interval::from_secs(secs).ok_or_else(|| format!("{secs} s is outside 0.1 to 3600 s"))
     }
-    Ok(v)
+}
+
+impl Interval {
+    pub const ONE_SECOND: Interval = Interval(1000);
+    const MIN_MS: i64 = 100;
+    const MAX_MS: i64 = 3_600_000;
+
+    /// A number of seconds, as `--interval` and the config's `interval`
+    /// take it: 0.1 to 3600, to the millisecond.
+    pub fn parse(s: &str) -> Result<Interval, String> {
+        let v: f64 = s
+            .parse()
+            .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+        Interval::from_secs(v).ok_or_else(|| format!("{v} s is outside 0.1 to 3600 s"))
+    }
+
+    /// `secs` to the nearest millisecond (1.001 s is 1000.9999999999999 ms
+    /// as f64: truncating lost a millisecond), or `None` outside 0.1 s to
+    /// 1 h.
+    pub fn from_secs(secs: f64) -> Option<Interval> {
+        if !(0.1..=3600.0).contains(&secs) {
+            return None;
+        }
+        let ms = (secs * 1000.0).round() as i64;
+        Some(Interval(ms.clamp(Self::MIN_MS, Self::MAX_MS)))
+    }
+
+    pub fn ms(self) -> i64 {
+        self.0
+    }
+
+    pub fn secs(self) -> f64 {
+        self.0 as f64 / 1000.0
+    }
+
+    pub fn duration(self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.0.unsigned_abs())
+    }
 }
 
 #[cfg(test)]
@@ -81,15 +124,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn interval_ms_is_the_nearest_whole_ms_for_every_interval_the_cli_takes() {
+    fn an_interval_is_the_nearest_whole_ms_for_every_interval_the_cli_takes() {
+        let ms = |s: f64| Interval::from_secs(s).map(Interval::ms);
         // 1.001 * 1000.0 is 1000.9999999999999 in f64: truncation lost a ms.
-        assert_eq!(interval_ms(1.001), 1001);
-        assert_eq!(interval_ms(2.002), 2002);
-        assert_eq!(interval_ms(0.1), 100);
-        assert_eq!(interval_ms(3600.0), 3_600_000);
+        assert_eq!(ms(1.001), Some(1001));
+        assert_eq!(ms(2.002), Some(2002));
+        assert_eq!(ms(0.1), Some(100));
+        assert_eq!(ms(3600.0), Some(3_600_000));
         for ms in 100..=20_000_i64 {
-            let secs = parse_interval(&format!("{}", ms as f64 / 1000.0)).unwrap();
-            assert_eq!(interval_ms(secs), ms, "{secs} s");
+            let i = Interval::parse(&format!("{}", ms as f64 / 1000.0)).unwrap();
+            assert_eq!(i.ms(), ms);
+            assert_eq!(i.duration().as_millis(), ms as u128);
+        }
+        assert_eq!(Interval::parse("1.5").unwrap().secs(), 1.5);
+        for bad in ["0.09", "3600.5", "x", "NaN", "-1", "inf"] {
+            assert!(Interval::parse(bad).is_err(), "{bad}");
         }
     }
 }

@@ -346,7 +346,7 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
             Step::Cells { now_ms, .. } => cells(&mut c, Some(&walker.cells.all(*now_ms))),
             Step::Dnfs { db, at_ms } => {
                 if let Some(v) = walker.dnfs.list.get(*db) {
-                    let tick = v.current(*at_ms, walker.dnfs.interval_ms);
+                    let tick = v.current(*at_ms, walker.dnfs.interval.ms());
                     dnfs(&mut c, &v.target.label, tick);
                 }
             }
@@ -360,7 +360,7 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
         window: window.clone(),
         first_ms,
         last_ms,
-        interval_ms: crate::core::duration::interval_ms(meta.interval_s),
+        interval_ms: meta.interval().ms(),
         samples: PANELS
             .into_iter()
             .filter_map(|p| Some((p, *samples.get(&p)?)))

@@ -10,6 +10,7 @@ use crate::app::cells::Cells;
 use crate::app::dnfs::Dnfs;
 use crate::app::input::NodeInput;
 use crate::core::boundary::FirstInterval;
+use crate::core::duration::Interval;
 use crate::core::error::SampleError;
 use crate::layers::LayerId;
 use crate::layers::cache::model::{CacheBaseline, CacheTick};
@@ -119,7 +120,7 @@ pub struct Walker {
     /// The run's interval: a first interval shorter than half of it is
     /// left out, a host layer's (see [`Host`]'s steps) or a cell's in a
     /// round (see [`Walker::round`]).
-    interval_ms: i64,
+    interval: Interval,
     /// Each cell's first interval, as a round counts it.
     cell_firsts: Vec<FirstInterval>,
 }
@@ -132,11 +133,11 @@ impl Walker {
             only,
             local: Host::default(),
             nodes: meta.nodes.iter().map(|_| Host::default()).collect(),
-            cells: Cells::new(meta.cells.clone(), meta.interval_s, CELL_HISTORY),
-            dnfs: Dnfs::new(meta.dbs.clone(), meta.interval_s, CELL_HISTORY),
+            cells: Cells::new(meta.cells.clone(), meta.interval(), CELL_HISTORY),
+            dnfs: Dnfs::new(meta.dbs.clone(), meta.interval(), CELL_HISTORY),
             now_ms: 0,
             cells_seq: 0,
-            interval_ms: crate::core::duration::interval_ms(meta.interval_s),
+            interval: meta.interval(),
             cell_firsts: vec![FirstInterval::default(); meta.cells.len()],
         }
     }
@@ -153,7 +154,7 @@ impl Walker {
         let ask = Ask {
             at_ms,
             only: self.only,
-            interval_ms: self.interval_ms,
+            interval_ms: self.interval.ms(),
         };
         match input {
             Input::Disks(r) => self.local.disks(r, ask),
@@ -195,7 +196,7 @@ impl Walker {
                     return None;
                 }
                 let v = self.dnfs.list.get(db)?;
-                let why = v.state_label(at_ms, self.dnfs.interval_ms);
+                let why = v.state_label(at_ms, self.dnfs.interval.ms());
                 note(P::Dnfs, format!("{}: {why}", v.target.label))
             }
             Input::Clock { now_ms, .. } => {
@@ -221,7 +222,7 @@ impl Walker {
         // As a host layer's short first interval: a round that counts a
         // cell's first interval, shorter than half the run's (the sampler
         // aligning on the clock), is left out, said as a note.
-        let (now_ms, itv) = (self.now_ms, self.cells.interval_ms);
+        let (now_ms, itv) = (self.now_ms, self.cells.interval.ms());
         let mut short = None;
         for (c, first) in self.cells.list.iter().zip(&mut self.cell_firsts) {
             let Some(cs) = c
@@ -230,7 +231,7 @@ impl Walker {
             else {
                 continue;
             };
-            if let Some(why) = first.left_out(cs, self.interval_ms) {
+            if let Some(why) = first.left_out(cs, self.interval.ms()) {
                 short.get_or_insert_with(|| format!("{}: {why}", c.link.target.label));
             }
         }

@@ -40,7 +40,7 @@ pub fn meta_of(app: &App, started_ms: i64) -> Meta {
     Meta {
         strata_version: env!("CARGO_PKG_VERSION").to_string(),
         host: app.host.clone(),
-        interval_s: app.interval_s,
+        interval_s: app.interval.secs(),
         config: app.config.clone(),
         cells: app
             .cells
@@ -454,7 +454,12 @@ mod tests {
             hostname: "h".into(),
             kernel: "6.1".into(),
         };
-        let mut app = App::new(Config::default(), Theme::default(), host, 1.0);
+        let mut app = App::new(
+            Config::default(),
+            Theme::default(),
+            host,
+            crate::core::duration::Interval::ONE_SECOND,
+        );
         let mut rec = Control::new(None).in_dir(Some(dir.path().to_path_buf()));
         rec.toggle(&mut app);
         let notice = app.notice.take().unwrap_or_default();

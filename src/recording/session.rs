@@ -44,6 +44,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::Input;
 use crate::config::Config;
+use crate::core::duration::Interval;
 use crate::core::host::HostInfo;
 use crate::link::target::HostTarget;
 use crate::record::format::{self, SeriesDef, Tick, Value};
@@ -65,6 +66,15 @@ pub struct Meta {
     #[serde(default)]
     pub nodes: Vec<crate::link::target::NodeTarget>,
     pub started_ms: i64,
+}
+
+impl Meta {
+    /// The run's interval: as recorded (seconds, the file's form since the
+    /// first recordings), else one second for a header that holds none a
+    /// live run could have had.
+    pub fn interval(&self) -> Interval {
+        Interval::from_secs(self.interval_s).unwrap_or(Interval::ONE_SECOND)
+    }
 }
 
 const SAME: u8 = 0;

@@ -25,6 +25,7 @@ mod auth;
 pub use auth::{MAX_IDENTITY_BYTES, decode_identity};
 mod session;
 
+use crate::core::duration::Interval;
 use crate::link::backoff::{backoff, next_random};
 use crate::link::{HostEvent, HostStatus, HostTarget, PassphraseStore, Protocol, Transport};
 use std::path::PathBuf;
@@ -36,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 /// How strata reaches its hosts over SSH; shared by every host's task.
 #[derive(Debug, Clone)]
 pub struct SshOptions {
-    pub interval: Duration,
+    pub interval: Interval,
     pub known_hosts: PathBuf,
     /// OpenSSH's StrictHostKeyChecking=accept-new: learn a host that
     /// known_hosts does not name at all; a changed key is still refused.
@@ -62,7 +63,7 @@ pub struct SshOptions {
 
 impl SshOptions {
     /// Defaults for everything but the interval and known_hosts.
-    pub fn new(interval: Duration, known_hosts: PathBuf) -> Self {
+    pub fn new(interval: Interval, known_hosts: PathBuf) -> Self {
         SshOptions {
             interval,
             known_hosts,

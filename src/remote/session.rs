@@ -378,7 +378,7 @@ async fn stream<P: Protocol>(
     rep: &mut Reporter<P::Event>,
 ) -> End {
     let cancel = rep.ev.cancel.clone();
-    let job = proto.sampler(&opts.sampler_tag, idle_for(opts.interval));
+    let job = proto.sampler(&opts.sampler_tag, idle_for(opts.interval.duration()));
     let (mut ch, writer) = match open_sampler(&handle, &job, target, opts, &cancel).await {
         Ok(halves) => halves,
         Err(end) => return end,
@@ -388,7 +388,7 @@ async fn stream<P: Protocol>(
     let mut reader = FrameReader::new();
     let mut decoder = proto.decoder();
     let mut live = false;
-    let stall = stall_after(opts.interval);
+    let stall = stall_after(opts.interval.duration());
     // The first frame also waits for the class block to be gathered.
     let mut deadline = tokio::time::Instant::now() + stall + opts.connect_timeout;
     let mut last_frame = Instant::now();
@@ -418,7 +418,7 @@ async fn stream<P: Protocol>(
                     return gone(Unreachable::CannotAsk { host }, live);
                 }
                 asked = true;
-                tick = boundary::next(opts.interval);
+                tick = boundary::next(opts.interval.duration());
                 continue;
             }
             _ = tokio::time::sleep_until(deadline) => {
@@ -455,7 +455,7 @@ async fn stream<P: Protocol>(
                     last_frame = Instant::now();
                     asked = false;
                     if tick <= tokio::time::Instant::now() {
-                        tick = boundary::next(opts.interval);
+                        tick = boundary::next(opts.interval.duration());
                     }
                     deadline = tokio::time::Instant::now() + stall;
                     if !live {
@@ -540,7 +540,11 @@ fn spawn_helpers<E: HostEvent>(
     side: Option<SideJob>,
 ) -> JoinSet<()> {
     let mut helpers = JoinSet::new();
-    helpers.spawn(rtt_loop(Arc::clone(handle), ev.clone(), opts.interval));
+    helpers.spawn(rtt_loop(
+        Arc::clone(handle),
+        ev.clone(),
+        opts.interval.duration(),
+    ));
     if let Some(job) = side {
         let every = job.every.unwrap_or(opts.side_every);
         let run = Run {

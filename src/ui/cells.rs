@@ -169,7 +169,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         return Drawn::default();
     };
     let all = app.cells.all(app.now_ms);
-    let (now, itv) = (app.now_ms, app.cells.interval_ms);
+    let (now, itv) = (app.now_ms, app.cells.interval.ms());
     let items: Vec<CellItem> = rows
         .iter()
         .map(|&i| {
@@ -323,13 +323,13 @@ pub fn draw_cell(f: &mut Frame, app: &App, area: Rect, i: usize) -> Drawn {
     let Some(c) = app.cells.list.get(i) else {
         return Drawn::default();
     };
-    let state = c.link.state(app.now_ms, app.cells.interval_ms);
+    let state = c.link.state(app.now_ms, app.cells.interval.ms());
     let mut block = panel_block(cell_title(c, &state), t, true);
     let reason = state.reason();
     // a cell gone or silent says why instead of its last figures
     // as the cells' table: a cell gone or silent has no figures, paused
     // or not (a pause does not hold the cells)
-    let groups = c.current_groups(app.now_ms, app.cells.interval_ms);
+    let groups = c.current_groups(app.now_ms, app.cells.interval.ms());
     // Beside figures (or a live cell's wait for them) the reason or its
     // last message is on the border; a cell down has the body to say its
     // reason whole (a host key's is longer than a border).
@@ -530,7 +530,7 @@ pub fn draw_cell_disk(f: &mut Frame, app: &App, area: Rect, i: usize, name: &str
         return;
     };
     // a cell gone or silent: why, not the disk's last figures as if current
-    let state = c.link.state(app.now_ms, app.cells.interval_ms);
+    let state = c.link.state(app.now_ms, app.cells.interval.ms());
     let why = c.link.not_current(&state, app.now_ms);
     if let Some(why) = why.filter(|_| !app.paused()) {
         let label = &c.link.target.label;

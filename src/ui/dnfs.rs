@@ -177,15 +177,15 @@ pub struct Ctx<'a> {
 // the databases' interval, in every level alike
 impl Ctx<'_> {
     fn current<'d>(&self, db: &'d DbView) -> Option<&'d DnfsTick> {
-        db.current(self.now_ms, self.dnfs.interval_ms)
+        db.current(self.now_ms, self.dnfs.interval.ms())
     }
 
     fn shown<'d>(&self, db: &'d DbView) -> Option<&'d DnfsTick> {
-        shown(db, self.now_ms, self.dnfs.interval_ms)
+        shown(db, self.now_ms, self.dnfs.interval.ms())
     }
 
     fn state_label(&self, db: &DbView) -> String {
-        db.state_label(self.now_ms, self.dnfs.interval_ms)
+        db.state_label(self.now_ms, self.dnfs.interval.ms())
     }
 }
 
@@ -917,7 +917,7 @@ pub fn overview_lines(
             t.muted,
         ))];
     }
-    let itv = dnfs.interval_ms;
+    let itv = dnfs.interval.ms();
     let mut spans = Vec::new();
     for (i, db) in dnfs.list.iter().enumerate() {
         if i > 0 {

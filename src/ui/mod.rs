@@ -219,7 +219,7 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
                 if drop >= 2 {
                     String::new()
                 } else {
-                    format!("  every {}s", trim_float(app.interval_s))
+                    format!("  every {}s", trim_float(app.interval.secs()))
                 },
                 t.muted,
             ),

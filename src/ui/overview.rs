@@ -202,7 +202,7 @@ fn draw_storage(f: &mut Frame, app: &App, area: Rect) {
         .map(|(media, name)| (name, all.groups.get(media)));
     let mut lines = group_lines(t, &groups, inner.width);
     lines.push(super::cells::shares_line(t, &all.groups.shares()));
-    let (now, itv) = (app.now_ms, app.cells.interval_ms);
+    let (now, itv) = (app.now_ms, app.cells.interval.ms());
     let down: Vec<String> = app
         .cells
         .list

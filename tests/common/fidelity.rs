@@ -20,7 +20,8 @@ pub fn host_app(cells: Vec<HostTarget>, interval_s: f64) -> App {
         cache_files: vec!["/u02/oradata/ORCL/redo*.log".into()],
         ..Config::default()
     };
-    let mut app = App::new(config, Theme::default(), host, interval_s);
+    let interval = strata::core::duration::Interval::from_secs(interval_s).unwrap();
+    let mut app = App::new(config, Theme::default(), host, interval);
     app.set_cells(cells);
     app
 }
@@ -28,7 +29,8 @@ pub fn host_app(cells: Vec<HostTarget>, interval_s: f64) -> App {
 /// The app a recording describes, as `strata replay` builds it.
 pub fn app_of(meta: &Meta) -> App {
     let meta = meta.clone();
-    let mut app = App::new(meta.config, Theme::default(), meta.host, meta.interval_s);
+    let interval = meta.interval();
+    let mut app = App::new(meta.config, Theme::default(), meta.host, interval);
     app.set_cells(meta.cells);
     app.set_dbs(meta.dbs);
     app.set_nodes(meta.nodes);

@@ -212,7 +212,12 @@ pub fn app_of_config(config: Config) -> App {
         hostname: "db01".into(),
         kernel: "5.15.0-301.163.5.el8uek.x86_64".into(),
     };
-    App::new(config, Theme::default(), host, 1.0)
+    App::new(
+        config,
+        Theme::default(),
+        host,
+        strata::core::duration::Interval::ONE_SECOND,
+    )
 }
 
 /// An app that has taken `n` samples of the fixture host.

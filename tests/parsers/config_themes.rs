@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use ratatui::style::{Color, Modifier, Style};
-use strata::cli;
 use strata::config::{self, CellEntry, Config, Thresholds};
+use strata::core::duration::Interval;
 use strata::layers::disks::model::Units;
 use strata::theme::{self, ROLE_NAMES, Theme, ThemeError};
 
@@ -435,7 +435,7 @@ fn full_config_sets_everything() {
     assert_eq!(
         config,
         Config {
-            interval: Some(2.5),
+            interval: Some(strata::core::duration::Interval::from_secs(2.5).unwrap()),
             theme: Some("light".into()),
             history_secs: 9000,
             history_memory: 512 << 20,
@@ -481,7 +481,7 @@ fn full_config_sets_everything() {
     assert_eq!(parse_fixture("valid", "empty.toml").0, Config::default());
 
     let (dotted, _) = parse_fixture("valid", "dotted.toml");
-    assert_eq!(dotted.interval, Some(1.0));
+    assert_eq!(dotted.interval, Interval::from_secs(1.0));
     assert_eq!(dotted.history_secs, 600);
     assert_eq!(dotted.thresholds.util_warn, 60.0);
     assert_eq!(dotted.thresholds.util_crit, 99.0);
@@ -524,7 +524,7 @@ fn every_invalid_config_fixture_names_file_line_and_key() {
 fn a_bad_key_keeps_its_default_and_the_good_keys_apply() {
     let (config, messages) = parse_fixture("invalid", "per-key.toml");
     assert_eq!(messages.len(), 1);
-    assert_eq!(config.interval, Some(2.0));
+    assert_eq!(config.interval, Interval::from_secs(2.0));
     assert_eq!(config.units, Units::MB);
     assert_eq!(config.thresholds.util_warn, Thresholds::default().util_warn);
     assert_eq!(config.thresholds.util_crit, 90.0);
@@ -577,11 +577,11 @@ fn interval_and_units() {
         let (config, messages) = config::parse(&format!("interval = {v}"), "c");
         (config.interval, messages.len())
     };
-    assert_eq!(interval("0.5"), (Some(0.5), 0));
-    assert_eq!(interval("0.1"), (Some(0.1), 0));
-    assert_eq!(interval("1e-1"), (Some(0.1), 0));
-    assert_eq!(interval("3600"), (Some(3600.0), 0));
-    assert_eq!(interval("3_600"), (Some(3600.0), 0));
+    assert_eq!(interval("0.5"), (Interval::from_secs(0.5), 0));
+    assert_eq!(interval("0.1"), (Interval::from_secs(0.1), 0));
+    assert_eq!(interval("1e-1"), (Interval::from_secs(0.1), 0));
+    assert_eq!(interval("3600"), (Interval::from_secs(3600.0), 0));
+    assert_eq!(interval("3_600"), (Interval::from_secs(3600.0), 0));
     assert_eq!(interval("3600.5"), (None, 1));
     assert_eq!(interval("0"), (None, 1));
     assert_eq!(interval("0.099"), (None, 1));
@@ -595,7 +595,7 @@ fn interval_and_units() {
     // The config takes exactly what --interval takes.
     for v in ["0.1", "0.099", "1e-10", "3600", "3600.000001", "2.5"] {
         let (config, _) = config::parse(&format!("interval = {v}"), "c");
-        assert_eq!(config.interval, cli::parse_interval(v).ok(), "{v}");
+        assert_eq!(config.interval, Interval::parse(v).ok(), "{v}");
     }
     let (_, messages) = config::parse("interval = 1e-10", "c");
     assert_eq!(

@@ -236,7 +236,7 @@ fn the_old_recordings_database_statuses_say_what_they_said() {
             let why = v.reason().unwrap_or_default();
             said += &format!(
                 "{t}\tdb{db}\t{}\t{}\n",
-                v.state_label(t, app.dnfs.interval_ms),
+                v.state_label(t, app.dnfs.interval.ms()),
                 why.replace('\n', "\\n")
             );
         }

@@ -39,7 +39,12 @@ fn live_app_keeping(history_secs: u64) -> App {
         history_secs,
         ..base.config.clone()
     };
-    let mut app = App::new(config, Theme::default(), base.host.clone(), 1.0);
+    let mut app = App::new(
+        config,
+        Theme::default(),
+        base.host.clone(),
+        strata::core::duration::Interval::ONE_SECOND,
+    );
     app.set_cells(
         base.cells
             .list

@@ -46,7 +46,11 @@ fn dnfs() -> Dnfs {
     .iter()
     .map(|s| parse_db_spec(s).unwrap())
     .collect();
-    let mut d = Dnfs::new(targets, 5.0, 60);
+    let mut d = Dnfs::new(
+        targets,
+        strata::core::duration::Interval::from_secs(5.0).unwrap(),
+        60,
+    );
     for db in 0..3 {
         d.ingest(DbEvent::Status {
             db,
@@ -223,7 +227,7 @@ fn path_at(kernel_nfs: f64, nics: (f64, f64), routes: &str, width: u16) -> Strin
     use strata::layers::dnfs::path::{HostFigures, PathView, line_up};
     use strata::layers::nics::route::parse_route;
     let d = dnfs();
-    let tick = d.list[0].current(T0 + 1000, d.interval_ms).unwrap();
+    let tick = d.list[0].current(T0 + 1000, d.interval.ms()).unwrap();
     let routes = parse_route(routes).items;
     let nic = vec![
         ("ens3f0".to_string(), Some(nics.0)),
@@ -431,7 +435,7 @@ fn a_recorded_database_replays_exports_and_sums_up_as_it_was_read() {
             Input::Db(DbEvent::Sample { db: 0, sample: s }),
         );
         let v = &live.dnfs.list[0];
-        if let Some(t) = v.current(at, live.dnfs.interval_ms)
+        if let Some(t) = v.current(at, live.dnfs.interval.ms())
             && v.layer.history.seq() > 0
             && t.wall_ms == at
         {

@@ -218,6 +218,7 @@ pub fn rooted_force_command(keys: &Keys, name: &str, tree: &Path) -> PathBuf {
 /// Cell options for tests: short timeouts and backoff, no agent, no
 /// prompt, and the test's tag on the sampler's marker.
 pub fn options(known_hosts: &Path, interval: Duration, tag: &str) -> SshOptions {
+    let interval = strata::core::duration::Interval::from_secs(interval.as_secs_f64()).unwrap();
     let mut o = SshOptions::new(interval, known_hosts.to_path_buf());
     o.connect_timeout = Duration::from_secs(3);
     o.agent_socket = None;
