@@ -104,7 +104,7 @@ impl Listed for Nics {
         &r.name
     }
     fn value(r: &NicRow, col: usize) -> Option<f64> {
-        nic_figure(r.rates.as_ref(), NIC_TABLE.get(col)?.0)
+        nic_figure(r.rates.as_ref(), *NIC_TABLE.get(col)?)
     }
 }
 

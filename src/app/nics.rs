@@ -18,20 +18,32 @@ pub enum NicFig {
     Drops,
 }
 
+impl NicFig {
+    /// The column's header: nicstat's, from the layer's table, or one of
+    /// the two sums.
+    pub fn header(self) -> &'static str {
+        match self {
+            NicFig::Col(c) => c.def().header,
+            NicFig::Errors => "errs/s",
+            NicFig::Drops => "drops/s",
+        }
+    }
+}
+
 /// The NIC panel's figure columns, in order.
-pub const NIC_TABLE: [(NicFig, &str); 12] = [
-    (NicFig::Col(NicCol::RKbPerS), "rKB/s"),
-    (NicFig::Col(NicCol::WKbPerS), "wKB/s"),
-    (NicFig::Col(NicCol::RPkPerS), "rPk/s"),
-    (NicFig::Col(NicCol::WPkPerS), "wPk/s"),
-    (NicFig::Col(NicCol::RAvs), "rAvs"),
-    (NicFig::Col(NicCol::WAvs), "wAvs"),
-    (NicFig::Col(NicCol::Util), "%Util"),
-    (NicFig::Col(NicCol::Sat), "Sat"),
-    (NicFig::Col(NicCol::RUtil), "%rUtil"),
-    (NicFig::Col(NicCol::WUtil), "%wUtil"),
-    (NicFig::Errors, "errs/s"),
-    (NicFig::Drops, "drops/s"),
+pub const NIC_TABLE: [NicFig; 12] = [
+    NicFig::Col(NicCol::RKbPerS),
+    NicFig::Col(NicCol::WKbPerS),
+    NicFig::Col(NicCol::RPkPerS),
+    NicFig::Col(NicCol::WPkPerS),
+    NicFig::Col(NicCol::RAvs),
+    NicFig::Col(NicCol::WAvs),
+    NicFig::Col(NicCol::Util),
+    NicFig::Col(NicCol::Sat),
+    NicFig::Col(NicCol::RUtil),
+    NicFig::Col(NicCol::WUtil),
+    NicFig::Errors,
+    NicFig::Drops,
 ];
 
 /// An interface's history holds the panel's figures, in its order.
@@ -52,7 +64,7 @@ pub fn nic_figure(rates: Option<&NicRates>, fig: NicFig) -> Option<f64> {
 
 /// Index in [`NIC_TABLE`] (and so in history) of a figure.
 pub fn nic_index(fig: NicFig) -> usize {
-    NIC_TABLE.iter().position(|(f, _)| *f == fig).unwrap_or(0)
+    NIC_TABLE.iter().position(|f| *f == fig).unwrap_or(0)
 }
 
 /// Whether the panel lists an interface: by default, as nicstat, those
@@ -110,7 +122,7 @@ impl HostLayers {
         self.nics
             .take(spans, tick, &sample.rejected, |layer, tick| {
                 let hist = |r: Option<&NicRates>| -> [Option<f32>; NIC_HISTORY] {
-                    std::array::from_fn(|i| nic_figure(r, NIC_TABLE[i].0).map(|v| v as f32))
+                    std::array::from_fn(|i| nic_figure(r, NIC_TABLE[i]).map(|v| v as f32))
                 };
                 let rows: Vec<(&str, [Option<f32>; NIC_HISTORY])> = tick
                     .rows

@@ -94,7 +94,7 @@ impl TableRow for Item<'_, NicRow> {
     }
 
     fn figure(&self, j: usize) -> (Option<f64>, Style) {
-        let fig = NIC_TABLE[j].0;
+        let fig = NIC_TABLE[j];
         let v = nic_figure(self.row.rates.as_ref(), fig);
         (v, style_of(self.app, kind_of(fig), v))
     }
@@ -127,7 +127,7 @@ impl LayerPanel for Nics {
     const NAME: &'static str = "Int";
     const SOURCE: &'static str = "net";
     fn header(col: usize) -> Option<&'static str> {
-        NIC_TABLE.get(col).map(|c| c.1)
+        NIC_TABLE.get(col).map(|f| f.header())
     }
 }
 
@@ -155,7 +155,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
         Col::text("Duplex", 7),
         Col::text("MTU", 5),
     ];
-    cols.extend(NIC_TABLE.iter().map(|(_, h)| Col::figure(*h)));
+    cols.extend(NIC_TABLE.iter().map(|f| Col::figure(f.header())));
     let frozen = table::with_node_col(app, &mut cols, 2, &rows);
     let mut lines: Vec<Line> = if warnings.is_empty() {
         let shown = if app.ui.show_all_nics {
