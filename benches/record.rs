@@ -155,7 +155,7 @@ fn record(path: &std::path::Path, secs: i64) -> (usize, u64, f64) {
         if k == 0 {
             let mut n = 0;
             let tree = serde_json::to_value(&input).expect("json");
-            strata::record::shape::split(
+            strata::recfile::shape::split(
                 &tree,
                 "",
                 &mut |_, _| {

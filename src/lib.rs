@@ -24,7 +24,7 @@ pub mod frame_log;
 pub mod layers;
 pub mod link;
 pub mod live;
-pub mod record;
+pub mod recfile;
 pub mod recording;
 pub mod remote;
 pub mod replay;

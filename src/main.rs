@@ -88,7 +88,7 @@ fn main() {
             ));
         }
         Some(Command::Mark { ref label }) => {
-            std::process::exit(strata::record::mark::send(label));
+            std::process::exit(strata::recfile::mark::send(label));
         }
         Some(Command::Record {
             ref file,
@@ -278,11 +278,11 @@ fn replay(
 }
 
 /// What `--force` makes of an existing finished recording.
-fn existing(cli: &Cli) -> strata::record::Existing {
+fn existing(cli: &Cli) -> strata::recfile::Existing {
     if cli.force {
-        strata::record::Existing::Replace
+        strata::recfile::Existing::Replace
     } else {
-        strata::record::Existing::Refuse
+        strata::recfile::Existing::Refuse
     }
 }
 

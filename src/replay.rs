@@ -271,7 +271,7 @@ impl Kept {
 /// Stretches with no chunk: a chunk spans at most a minute, so a next chunk
 /// that starts later than that (and a few intervals) leaves a gap.
 pub fn gaps(chunk_t0s: &[i64], interval_ms: i64) -> Vec<(i64, i64)> {
-    let span = crate::record::format::CHUNK_SPAN_MS;
+    let span = crate::recfile::format::CHUNK_SPAN_MS;
     chunk_t0s
         .windows(2)
         .filter(|w| w[1] - w[0] > span + 3 * interval_ms)

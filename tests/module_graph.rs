@@ -28,7 +28,7 @@ const MAIN: &str = "main";
 /// screen, so that they know links only through `link`; the modes (live,
 /// replay, batch, export) wire transports to layers.
 const TIERS: &[(&str, &[&str])] = &[
-    ("base", &["core", "format", "frame_log", "record", "store"]),
+    ("base", &["core", "format", "frame_log", "recfile", "store"]),
     ("link", &["link"]),
     ("layers", &["layers"]),
     ("settings", &["config", "theme"]),

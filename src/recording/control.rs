@@ -10,7 +10,7 @@ use super::session::{Meta, Recorder};
 use crate::app::session::RecStatus;
 use crate::app::{App, Input};
 use crate::core::clock::now_ms;
-use crate::record::{Existing, RecordError};
+use crate::recfile::{Existing, RecordError};
 
 /// The header's growth rate is over this window.
 const GROWTH_WINDOW: Duration = Duration::from_secs(60);

@@ -47,9 +47,9 @@ use crate::config::Config;
 use crate::core::duration::Interval;
 use crate::core::host::HostInfo;
 use crate::link::target::HostTarget;
-use crate::record::format::{self, SeriesDef, Tick, Value};
-use crate::record::shape::{self, Shape};
-use crate::record::{Existing, RecordError, RecordReader, RecordWriter, TickCursor};
+use crate::recfile::format::{self, SeriesDef, Tick, Value};
+use crate::recfile::shape::{self, Shape};
+use crate::recfile::{Existing, RecordError, RecordReader, RecordWriter, TickCursor};
 
 /// What a recording says about the run it holds: enough to build the same app.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -290,7 +290,7 @@ impl Recorder {
         // A shape no reader takes (a million devices) is refused before its
         // series are named and stated. By the least its numbers take in it
         // (`{"Num":[0,"U"]}` is 15 bytes): the writer checks the blob itself.
-        crate::record::writer::check_least(
+        crate::recfile::writer::check_least(
             "a sample's shape",
             numbers.saturating_mul(15),
             format::MAX_BLOB_LEN,
@@ -485,7 +485,7 @@ pub struct Player {
 
 /// A gap named by its time range, for the user: export, summary and replay
 /// print it with the other notices.
-pub fn gap_notice(g: &crate::record::Gap) -> String {
+pub fn gap_notice(g: &crate::recfile::Gap) -> String {
     let at =
         |ms: Option<i64>, none: &str| ms.map_or(none.to_owned(), crate::format::local_datetime);
     format!(

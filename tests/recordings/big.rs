@@ -16,8 +16,8 @@ use std::path::Path;
 
 use strata::app::Input;
 use strata::core::host::SelfUsage;
-use strata::record::RecordReader;
-use strata::record::format::FRAME_HEADER_LEN;
+use strata::recfile::RecordReader;
+use strata::recfile::format::FRAME_HEADER_LEN;
 use strata::recording::control::meta_of;
 use strata::recording::recover::run_recover;
 use strata::recording::session::Recorder;
@@ -108,8 +108,8 @@ fn a_journal_that_is_not_a_file_is_not_read() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("j.strec");
     recording_then_hole(&path);
-    std::fs::remove_file(strata::record::journal_path(&path)).ok();
-    std::os::unix::fs::symlink("/dev/zero", strata::record::journal_path(&path)).unwrap();
+    std::fs::remove_file(strata::recfile::journal_path(&path)).ok();
+    std::os::unix::fs::symlink("/dev/zero", strata::recfile::journal_path(&path)).unwrap();
     let before = peak_kb();
     let r = RecordReader::open(&path).unwrap();
     assert!(
@@ -131,7 +131,7 @@ fn a_journal_that_is_not_a_file_is_not_read() {
 #[ignore]
 fn measure_reading_a_300_mb_recording() {
     use std::io::Write;
-    use strata::record::format::{self, FrameKind, Tick};
+    use strata::recfile::format::{self, FrameKind, Tick};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.strec");
     let mut x = 0x9e37_79b9_7f4a_7c15_u64;

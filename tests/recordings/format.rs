@@ -9,8 +9,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use strata::record::format::{self, FILE_HEADER_LEN};
-use strata::record::{
+use strata::recfile::format::{self, FILE_HEADER_LEN};
+use strata::recfile::{
     NoticeSource, RecordError, RecordReader, RecordWriter, SeriesDef, SeriesKind, Tick, Value,
     journal_path,
 };
@@ -196,7 +196,7 @@ fn writer_refuses_unknown_series_wrong_kind_and_repeats() {
 /// still opens the chunk of the tick after it.
 #[test]
 fn pending_ticks_are_bounded_in_values_not_only_in_time() {
-    use strata::record::writer::MAX_PENDING_VALUES;
+    use strata::recfile::writer::MAX_PENDING_VALUES;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.strata");
     let n = 100_000u32;

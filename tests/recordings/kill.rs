@@ -142,7 +142,7 @@ fn a_clean_stop_closes_every_file_and_rotation_goes_on_in_the_next() {
             player.notices
         );
         assert!(
-            !strata::record::journal_path(p).exists(),
+            !strata::recfile::journal_path(p).exists(),
             "closed: no journal"
         );
         assert!(

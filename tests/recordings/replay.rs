@@ -353,7 +353,7 @@ fn damaged_sessions_replay_up_to_the_damage_with_a_notice() {
 
 mod fuzzish {
     use proptest::prelude::*;
-    use strata::record::format;
+    use strata::recfile::format;
     use strata::recording::session::Player;
 
     proptest! {

@@ -557,7 +557,7 @@ impl Drop for RecordWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::SeriesKind;
+    use crate::recfile::SeriesKind;
 
     /// A new recording at `path` of one counter, series 0.
     fn one_counter(path: &Path) -> RecordWriter {
@@ -606,7 +606,7 @@ mod tests {
             "{e:?}"
         );
         w.close().unwrap();
-        let r = crate::record::RecordReader::open(&path).unwrap();
+        let r = crate::recfile::RecordReader::open(&path).unwrap();
         assert!(r.notices().is_empty(), "{:?}", r.notices());
         let ticks = r.read_all().ticks;
         assert_eq!(ticks.len(), 1);
@@ -631,7 +631,7 @@ mod tests {
         }
         assert!(w.syncer.done() > 0, "no sync ran on the thread");
         w.close().unwrap();
-        let ticks = crate::record::RecordReader::open(&path)
+        let ticks = crate::recfile::RecordReader::open(&path)
             .unwrap()
             .read_all()
             .ticks;
