@@ -6,6 +6,8 @@ pub use crate::core::duration::parse_interval;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+pub mod assets;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "strata",
