@@ -54,8 +54,10 @@ fn git_commit(dir: &Path) -> Option<(String, String)> {
 }
 
 /// Reruns this script when HEAD moves: HEAD itself (a checkout), the
-/// branch it names (a commit) and packed-refs (where a branch may live
-/// without a file of its own). Only files that exist: Cargo reruns a
+/// branch it names (a commit), packed-refs (where a branch may live
+/// without a file of its own) and HEAD's reflog, which every move appends
+/// to (a commit on a branch that lived only in packed-refs writes a file
+/// not watched before). Only files that exist: Cargo reruns a
 /// script on every build while a file it watches is missing. A work tree
 /// made by `git worktree add` keeps HEAD in its own git dir and the
 /// branches in the common one, hence the two.
@@ -70,7 +72,11 @@ fn watch_head(dir: &Path) {
     let common = git(dir, &["rev-parse", "--git-common-dir"])
         .map(abs)
         .unwrap_or_else(|| git_dir.clone());
-    let mut files = vec![git_dir.join("HEAD"), common.join("packed-refs")];
+    let mut files = vec![
+        git_dir.join("HEAD"),
+        git_dir.join("logs").join("HEAD"),
+        common.join("packed-refs"),
+    ];
     if let Some(branch) = git(dir, &["symbolic-ref", "-q", "HEAD"]) {
         files.push(common.join(branch));
     }
