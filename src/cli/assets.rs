@@ -7,7 +7,7 @@ use super::Cli;
 use clap::CommandFactory;
 use clap_complete::Shell;
 use clap_mangen::Man;
-use clap_mangen::roff::{Roff, bold, italic, roman};
+use clap_mangen::roff::{Inline, Roff, bold, italic, roman};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -42,19 +42,18 @@ pub fn man_page() -> io::Result<Vec<u8>> {
     let mut out = Vec::new();
     man.render(&mut out)?;
     let mut extra = Roff::new();
-    extra.control("SH", ["ENVIRONMENT"]);
-    for (name, what) in ENVIRONMENT {
-        extra
-            .control("TP", [])
-            .text([bold(*name)])
-            .text([roman(*what)]);
-    }
-    extra.control("SH", ["FILES"]);
-    for (name, what) in FILES {
-        extra
-            .control("TP", [])
-            .text([italic(*name)])
-            .text([roman(*what)]);
+    // Names in bold as man-pages(7) sets variables, paths in italics.
+    for (title, entries, style) in [
+        ("ENVIRONMENT", ENVIRONMENT, bold as fn(String) -> Inline),
+        ("FILES", FILES, italic),
+    ] {
+        extra.control("SH", [title]);
+        for (name, what) in entries {
+            extra
+                .control("TP", [])
+                .text([style((*name).to_string())])
+                .text([roman(*what)]);
+        }
     }
     extra.control("SH", ["SEE ALSO"]);
     let mut see = Vec::new();
