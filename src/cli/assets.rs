@@ -24,7 +24,10 @@ fn command() -> clap::Command {
 }
 
 fn page(cmd: clap::Command) -> Man {
+    // The footer's source is the bare version: with the commit too, man
+    // cut it into the date. The VERSION section names the commit.
     Man::new(cmd)
+        .source(concat!("strata ", env!("CARGO_PKG_VERSION")))
         .manual("strata manual")
         .date(env!("STRATA_COMMIT_DATE"))
 }
@@ -168,7 +171,9 @@ mod tests {
             assert!(page.contains(&format!("strata\\-{}", sub.get_name())));
         }
         assert!(page.contains("STRATA_DB_PASSWORD"));
-        assert!(page.contains(env!("STRATA_LONG_VERSION")));
+        // The VERSION section names the commit (roff escapes the date's dashes).
+        let version = env!("STRATA_LONG_VERSION").replace('-', "\\-");
+        assert!(page.contains(&version), "no {version} in {page}");
     }
 
     #[test]
