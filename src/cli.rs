@@ -6,10 +6,14 @@ use crate::layers::report::Format;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+pub mod assets;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "strata",
-    version,
+    // The version and the commit it was built from (build.rs): a binary
+    // copied to a database node says which source it is.
+    version = env!("STRATA_LONG_VERSION"),
     about = "Live monitor of a database's storage path: block devices first, every layer on one time axis"
 )]
 pub struct Cli {
@@ -253,5 +257,28 @@ mod tests {
         // One identity file, as for the cells.
         let twice = ["strata", "--node-identity", "a", "--node-identity", "b"];
         assert!(Cli::try_parse_from(twice).is_err());
+    }
+
+    #[test]
+    fn version_names_the_release_and_the_commit_built() {
+        use clap::CommandFactory;
+        let v = Cli::command().render_version();
+        let rest = v
+            .strip_prefix(&format!("strata {} (git ", env!("CARGO_PKG_VERSION")))
+            .unwrap_or_else(|| panic!("{v:?}"));
+        let inner = rest.trim_end().strip_suffix(')').unwrap();
+        // `abc1234 2026-11-28` from a clone, `unknown` from a tarball
+        let mut words = inner.split(' ');
+        let commit = words.next().unwrap();
+        assert!(
+            commit == "unknown"
+                || (commit.len() >= 7 && commit.chars().all(|c| c.is_ascii_hexdigit())),
+            "{v:?}"
+        );
+        if let Some(date) = words.next() {
+            assert_eq!(date.len(), 10, "{v:?}");
+            assert_eq!(date.as_bytes()[4], b'-', "{v:?}");
+        }
+        assert_eq!(words.next(), None, "{v:?}");
     }
 }
