@@ -6,7 +6,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod batch_cells;
-mod batch_live;
 mod cells;
 mod cells_reboot;
 #[path = "../common/mod.rs"]
