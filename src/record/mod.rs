@@ -46,6 +46,8 @@ pub enum RecordError {
         /// `bytes` is a lower bound, counted before the thing is made.
         at_least: bool,
     },
+    #[error("a recorder holds at most {0} series names")]
+    TooManyNames(u64),
     #[error("a sample does not serialize: {0}")]
     Encode(String),
     #[error("{} exists: strata never overwrites a recording (--force replaces a finished one)", .0.display())]
