@@ -582,16 +582,22 @@ fn kind_from(c: &Cursor, b: u8) -> Result<SeriesKind, FormatError> {
 }
 
 pub fn encode_catalogue(series: &[SeriesRef<'_>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    put_catalogue(&mut out, series);
+    out
+}
+
+/// Appends [`encode_catalogue`]'s bytes to `out`.
+pub fn put_catalogue(out: &mut Vec<u8>, series: &[SeriesRef<'_>]) {
     let bytes: usize = series.iter().map(|s| 11 + s.name.len()).sum();
-    let mut out = Vec::with_capacity(bytes.saturating_add(10));
-    put_uvarint(&mut out, series.len() as u64);
+    out.reserve(bytes.saturating_add(10));
+    put_uvarint(out, series.len() as u64);
     for s in series {
-        put_uvarint(&mut out, u64::from(s.id));
+        put_uvarint(out, u64::from(s.id));
         out.push(kind_byte(s.kind));
-        put_uvarint(&mut out, s.name.len() as u64);
+        put_uvarint(out, s.name.len() as u64);
         out.extend_from_slice(s.name.as_bytes());
     }
-    out
 }
 
 pub fn decode_catalogue(payload: &[u8], base: u64) -> Result<Vec<SeriesDef>, FormatError> {
@@ -670,6 +676,27 @@ impl ChunkContext {
     }
 }
 
+/// A chunk's bytes (see [`write_chunk`]).
+pub fn encode_chunk(ticks: &[Tick], ctx: Option<&ChunkContext>) -> Vec<u8> {
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = write_chunk(ticks, ctx, &mut out);
+    out
+}
+
+/// A chunk's frame payload: [`compress`] of [`encode_chunk`], and the
+/// chunk's length, without the chunk in memory whole (its blobs go to the
+/// compressor as they are: the shape of a first sample of 100k devices is
+/// 51 MB).
+pub fn compress_chunk(ticks: &[Tick], ctx: Option<&ChunkContext>) -> (usize, Vec<u8>) {
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    // Writing into a Vec cannot fail.
+    let len = write_chunk(ticks, ctx, &mut e).unwrap_or(0);
+    (len, e.finish().unwrap_or_default())
+}
+
+/// Writes a chunk's bytes to `w`, in parts; gives their count.
+///
 /// Series-major chunk: all the columns' heads (id, flags, presence, first values: the
 /// high-entropy part) come before all their bodies (small deltas), so deflate's
 /// adaptive Huffman tables see two homogeneous streams instead of a mix (measured on
@@ -678,8 +705,13 @@ impl ChunkContext {
     clippy::too_many_lines,
     reason = "the chunk layout written in one pass, in the order decode_chunk_and_context reads it, so the two read side by side"
 )]
-pub fn encode_chunk(ticks: &[Tick], ctx: Option<&ChunkContext>) -> Vec<u8> {
+fn write_chunk(
+    ticks: &[Tick],
+    ctx: Option<&ChunkContext>,
+    w: &mut impl Write,
+) -> std::io::Result<usize> {
     let mut out = Vec::new();
+    let mut written = 0;
     put_uvarint(&mut out, ticks.len() as u64);
     let mut prev = 0i64;
     let mut prev_delta = 0i64;
@@ -695,7 +727,10 @@ pub fn encode_chunk(ticks: &[Tick], ctx: Option<&ChunkContext>) -> Vec<u8> {
     }
     for t in ticks {
         put_uvarint(&mut out, t.blob.len() as u64);
-        out.extend_from_slice(&t.blob);
+        w.write_all(&out)?;
+        w.write_all(&t.blob)?;
+        written += out.len() + t.blob.len();
+        out.clear();
     }
     // Every value by series, then by tick: one sort of what the ticks hold
     // (runs of ascending ids, one a tick), not a map of a vector a series,
@@ -816,8 +851,9 @@ pub fn encode_chunk(ticks: &[Tick], ctx: Option<&ChunkContext>) -> Vec<u8> {
             }
         }
     }
-    out.extend_from_slice(&body);
-    out
+    w.write_all(&out)?;
+    w.write_all(&body)?;
+    Ok(written + out.len() + body.len())
 }
 
 /// A column's head, read before any body: where its values go and how they start.
@@ -1183,6 +1219,29 @@ pub fn decode_record(buf: &[u8], offset: u64) -> Result<(&[u8], usize), FormatEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A chunk compressed as it is written, its blobs as they are, is the
+    /// compressed chunk, and its length the chunk's.
+    #[test]
+    fn a_chunk_compressed_in_parts_is_the_chunk_compressed() {
+        let ticks: Vec<Tick> = (0..50)
+            .map(|i| Tick {
+                wall_ms: 1000 * i,
+                values: vec![
+                    (1, Value::Counter(7 * i as u64)),
+                    (4, Value::Gauge(i as f64 / 3.0)),
+                ],
+                blob: format!("{{\"n\":{i}}}")
+                    .repeat(1 + i as usize % 40)
+                    .into_bytes(),
+            })
+            .collect();
+        let ctx = ChunkContext::after(&ticks[..10]);
+        for c in [None, Some(&ctx)] {
+            let raw = encode_chunk(&ticks, c);
+            assert_eq!(compress_chunk(&ticks, c), (raw.len(), compress(&raw)));
+        }
+    }
 
     /// A tick's record written in parts (its head, then its blob as it
     /// is) is the record of the tick, and a frame's header and payload are
