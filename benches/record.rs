@@ -178,8 +178,8 @@ fn cpu_s() -> f64 {
 
 /// The recorder's first tick of a host of `devices` devices: every series
 /// is new then. CPU seconds of the first disk sample, then of the second
-/// (its shape known).
-fn first_tick(dir: &std::path::Path, devices: usize) -> (f64, f64) {
+/// (its shape known), and the file's size.
+fn first_tick(dir: &std::path::Path, devices: usize) -> (f64, f64, u64) {
     let mut host = Host::with_devices(devices);
     let path = dir.join(format!("first-{devices}.strec"));
     let mut rec = Recorder::create(&path, &meta_of(&app(), T0)).expect("create");
@@ -193,6 +193,7 @@ fn first_tick(dir: &std::path::Path, devices: usize) -> (f64, f64) {
         .expect("record");
     let end = cpu_s();
     rec.close().expect("close");
+    let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
     // Both samples read back: a recording the reader refuses is no figure.
     let mut player = Player::open(&path).expect("open");
     let disks = std::iter::from_fn(|| player.next_input())
@@ -200,7 +201,7 @@ fn first_tick(dir: &std::path::Path, devices: usize) -> (f64, f64) {
         .count();
     assert_eq!(disks, 2, "{devices} devices: {:?}", player.notices);
     let _ = std::fs::remove_file(&path);
-    (mid - start, end - mid)
+    (mid - start, end - mid, bytes)
 }
 
 /// Devices that come and go each second in [`churn`], beside the host's.
@@ -333,9 +334,10 @@ fn main() {
         Err(_) => vec![5_000, 20_000, 100_000],
     };
     for devices in sizes {
-        let (first, second) = first_tick(&dir, devices);
+        let (first, second, bytes) = first_tick(&dir, devices);
         println!(
-            "record: first tick of {devices} devices: {first:.2} s of CPU (the next: {second:.2} s)"
+            "record: first tick of {devices} devices: {first:.2} s of CPU (the next: {second:.2} s; file {:.1} MB)",
+            bytes as f64 / 1e6
         );
     }
     let lengths: Vec<i64> = match std::env::var("STRATA_BENCH_CHURN") {

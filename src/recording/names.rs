@@ -22,11 +22,26 @@ pub struct Named {
     pub seen_ms: i64,
 }
 
+/// 24 bytes: a `Named` within would be padded to 16.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     start: usize,
-    len: usize,
-    named: Named,
+    len: u32,
+    id: u32,
+    seen_ms: i64,
+}
+
+impl Entry {
+    fn named(&self) -> Named {
+        Named {
+            id: self.id,
+            seen_ms: self.seen_ms,
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<usize> {
+        self.start..self.start + self.len as usize
+    }
 }
 
 #[derive(Debug, Default)]
@@ -46,7 +61,8 @@ pub struct SeriesNames {
 const STRETCH: usize = 64;
 
 /// An index + 1 must fit a slot's lower half: four billion names would be
-/// 100 GB of entries, which no recorder holds.
+/// 100 GB of entries, which no recorder holds (a name is then not held,
+/// as one over 4 GB is not).
 const MAX_ENTRIES: usize = u32::MAX as usize - 1;
 
 impl SeriesNames {
@@ -83,13 +99,16 @@ impl SeriesNames {
             if slot >> 32 == tag {
                 let at = (slot as u32 - 1) as usize;
                 let e = &mut self.entries[at];
-                if &self.text[e.start..e.start + e.len] == name {
-                    e.named.seen_ms = e.named.seen_ms.max(new.seen_ms);
-                    return (e.named, false);
+                if self.text[e.range()] == *name {
+                    e.seen_ms = e.seen_ms.max(new.seen_ms);
+                    return (e.named(), false);
                 }
             }
             pos = (pos + 1) & mask;
         }
+        let Ok(len) = u32::try_from(name.len()) else {
+            return (new, true);
+        };
         if self.entries.len() >= MAX_ENTRIES {
             return (new, true);
         }
@@ -100,8 +119,9 @@ impl SeriesNames {
         self.slots[pos] = (tag << 32) | (self.entries.len() as u64 + 1);
         self.entries.push(Entry {
             start: self.text.len(),
-            len: name.len(),
-            named: new,
+            len,
+            id: new.id,
+            seen_ms: new.seen_ms,
         });
         self.text.push_str(name);
         (new, true)
@@ -111,11 +131,11 @@ impl SeriesNames {
     /// [`retain`](Self::retain) only).
     pub fn name(&self, at: usize) -> Option<&str> {
         let e = self.entries.get(at)?;
-        self.text.get(e.start..e.start + e.len)
+        self.text.get(e.range())
     }
 
-    pub fn values(&self) -> impl Iterator<Item = &Named> {
-        self.entries.iter().map(|e| &e.named)
+    pub fn values(&self) -> impl Iterator<Item = Named> {
+        self.entries.iter().map(Entry::named)
     }
 
     /// Keeps the names `keep` says to, their text and table made anew at
@@ -124,11 +144,11 @@ impl SeriesNames {
         let old = std::mem::take(&mut self.text);
         let mut text = String::with_capacity(old.len());
         self.entries.retain_mut(|e| {
-            if !keep(&e.named) {
+            if !keep(&e.named()) {
                 return false;
             }
             let start = text.len();
-            text.push_str(&old[e.start..e.start + e.len]);
+            text.push_str(&old[e.range()]);
             e.start = start;
             true
         });
@@ -153,7 +173,7 @@ impl SeriesNames {
         let mask = size - 1;
         let mut slots = vec![0u64; size];
         for (i, e) in self.entries.iter().enumerate() {
-            let (tag, mut pos) = self.place(&self.text[e.start..e.start + e.len], mask);
+            let (tag, mut pos) = self.place(&self.text[e.range()], mask);
             while slots[pos] != 0 {
                 pos = (pos + 1) & mask;
             }
