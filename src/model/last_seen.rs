@@ -16,10 +16,19 @@ use std::collections::HashMap;
 /// a second, a million readings.
 pub const FORGET_AFTER_CS: u64 = 3600 * 100;
 
+/// How often readings past [`FORGET_AFTER_CS`] are looked for: a look at
+/// every sample went over every reading kept, and at 100 new names a
+/// second that is 360k readings a second by the end of the first hour, a
+/// churning hour's summary quadratic in its length. One a minute keeps at
+/// most a minute's more.
+const SWEEP_EVERY_CS: u64 = 60 * 100;
+
 #[derive(Debug, Clone)]
 pub struct LastSeen<T> {
     uptime_cs: Option<u64>,
     last: HashMap<String, (T, u64)>,
+    /// When readings were last looked over for forgetting.
+    swept_cs: u64,
 }
 
 impl<T> Default for LastSeen<T> {
@@ -27,6 +36,7 @@ impl<T> Default for LastSeen<T> {
         LastSeen {
             uptime_cs: None,
             last: HashMap::new(),
+            swept_cs: 0,
         }
     }
 }
@@ -51,7 +61,15 @@ impl<T> LastSeen<T> {
     pub fn get(&self, name: &str, cur_cs: u64) -> Option<(&T, u64)> {
         self.last
             .get(name)
+            .filter(|(_, at)| self.kept(*at))
             .map(|(t, at)| (t, cur_cs.saturating_sub(*at)))
+    }
+
+    /// Whether a reading at `at` is still kept: one a sweep has not got to
+    /// yet is as forgotten.
+    fn kept(&self, at: u64) -> bool {
+        self.uptime_cs
+            .is_none_or(|cur| cur.saturating_sub(at) <= FORGET_AFTER_CS)
     }
 
     /// Keeps a sample's readings as the new baseline, unless it repeats the
@@ -63,9 +81,12 @@ impl<T> LastSeen<T> {
         for (name, t) in readings {
             self.last.insert(name, (t, cur_cs));
         }
-        self.last
-            .retain(|_, (_, at)| cur_cs.saturating_sub(*at) <= FORGET_AFTER_CS);
         self.uptime_cs = Some(cur_cs);
+        if cur_cs.abs_diff(self.swept_cs) >= SWEEP_EVERY_CS {
+            self.swept_cs = cur_cs;
+            self.last
+                .retain(|_, (_, at)| cur_cs.saturating_sub(*at) <= FORGET_AFTER_CS);
+        }
     }
 }
 
@@ -92,5 +113,28 @@ mod tests {
         assert_eq!(l.get("b", 0), None, "gone an hour: forgotten");
         assert_eq!(l.interval(50), None, "the clock went back");
         assert_eq!(l.get("a", 50), None);
+    }
+
+    /// A reading is forgotten at the first sample past an hour after it,
+    /// whether or not the minute's look over the readings came yet; and
+    /// a look a minute on drops it, so readings held stay within an hour
+    /// and a minute of names.
+    #[test]
+    fn a_reading_is_forgotten_at_the_hour_between_sweeps() {
+        let mut l = LastSeen::default();
+        l.record(1000, [("old".to_string(), 1)]);
+        for (k, cur) in (1100..=1000 + FORGET_AFTER_CS + SWEEP_EVERY_CS + 100)
+            .step_by(100)
+            .enumerate()
+        {
+            assert_eq!(
+                l.get("old", cur).is_some(),
+                cur - 100 <= 1000 + FORGET_AFTER_CS,
+                "at {cur}"
+            );
+            l.record(cur, [(format!("n{k}"), 2)]);
+        }
+        assert!(l.last.len() < (FORGET_AFTER_CS + SWEEP_EVERY_CS) as usize / 100 + 2);
+        assert!(!l.last.contains_key("old"));
     }
 }
