@@ -9,7 +9,10 @@
 //!                          # the recorder's first tick at those device
 //!                          # counts (5k, 20k and 100k by default), alone;
 //!                          # STRATA_BENCH_CHURN=5,10 the churning recordings'
-//!                          # lengths in seconds (60, 120 and 240 by default)
+//!                          # lengths in seconds (60, 120 and 240 by default);
+//!                          # STRATA_BENCH_CHURN_MINUTES=15,30,60 adds
+//!                          # recordings of those minutes at 100 new names
+//!                          # a second (none by default)
 //! STRATA_BENCH_CHURN_DAY=24 cargo bench --bench record
 //!                          # alone: memory over 24 h of 12 new device names
 //!                          # a second, fed to the recorder and an app at once
@@ -24,8 +27,9 @@
 //! last minute (Player::open, then Replayer's jump to the end, which
 //! rebuilds the figures from the 300 samples before it). First, the CPU
 //! of the recorder's first tick of 5k, 20k and 100k devices, where every
-//! series is new; then the summary and export of recordings where 1100
-//! devices are renamed every second.
+//! series is new; then the summary and export of recordings where 550
+//! device names are new every second (1100 devices, each living two
+//! seconds).
 
 #![allow(clippy::expect_used)]
 
@@ -204,18 +208,23 @@ fn first_tick(dir: &std::path::Path, devices: usize) -> (f64, f64, u64) {
     (mid - start, end - mid, bytes)
 }
 
-/// Devices that come and go each second in [`churn`], beside the host's.
+/// Devices that come and go in [`churn`], beside the host's: each lives
+/// two samples, so half of them are new names each second (550).
 const CHURN: usize = 1100;
 
-/// Records `secs` seconds of the host's devices and [`CHURN`] more whose
-/// names are new each second (each lives two samples, so it has rates once).
-fn churn(path: &std::path::Path, secs: i64) {
+/// The same for the churning hours: 100 new names a second.
+const CHURN_HOUR: usize = 200;
+
+/// Records `secs` seconds of the host's devices and `devices` more, each
+/// living two samples (so it has rates once): `devices / 2` new names a
+/// second. Fed at once, not in real time.
+fn churn(path: &std::path::Path, secs: i64, devices: usize) {
     let mut host = Host::new();
     let mut rec = Recorder::create(path, &meta_of(&app(), T0)).expect("create");
     for k in 0..secs {
         let mut sample = host.sample(k);
-        for j in 0..CHURN as i64 {
-            let n = k * CHURN as i64 / 2 + j;
+        for j in 0..devices as i64 {
+            let n = k * devices as i64 / 2 + j;
             sample.devices.push(DiskCounters {
                 major: 259,
                 minor: (n % 1_000_000) as u32,
@@ -345,13 +354,24 @@ fn main() {
         Err(_) if quick => vec![10],
         Err(_) => vec![60, 120, 240],
     };
-    for secs in lengths {
+    // The churning hours: opt-in, an hour and three quarters recorded.
+    let minutes: Vec<i64> = std::env::var("STRATA_BENCH_CHURN_MINUTES")
+        .map(|list| list.split(',').filter_map(|n| n.parse().ok()).collect())
+        .unwrap_or_default();
+    let runs = lengths
+        .into_iter()
+        .map(|secs| (secs, CHURN))
+        .chain(minutes.into_iter().map(|m| (m * 60, CHURN_HOUR)));
+    for (secs, devices) in runs {
         let path = dir.join(format!("churn-{secs}.strec"));
-        churn(&path, secs);
+        let start = Instant::now();
+        churn(&path, secs, devices);
+        let took = start.elapsed().as_secs_f64();
         let (summary, export) = summary_and_export(&path);
         let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
         println!(
-            "churn: {secs} s with {CHURN} new names a second ({:.1} MB): summary {summary:.2} s, export {export:.2} s of CPU",
+            "churn: {secs} s with {} new names a second ({:.1} MB, recorded in {took:.0} s): summary {summary:.2} s, export {export:.2} s of CPU",
+            devices / 2,
             bytes as f64 / 1e6
         );
         let _ = std::fs::remove_file(&path);
