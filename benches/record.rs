@@ -9,7 +9,10 @@
 //!                          # the recorder's first tick at those device
 //!                          # counts (5k, 20k and 100k by default), alone;
 //!                          # STRATA_BENCH_CHURN=5,10 the churning recordings'
-//!                          # lengths in seconds (60, 120 and 240 by default)
+//!                          # lengths in seconds (60, 120 and 240 by default);
+//!                          # STRATA_BENCH_CHURN_MINUTES=15,30,60 adds
+//!                          # recordings of those minutes at 100 new names
+//!                          # a second (none by default)
 //! STRATA_BENCH_CHURN_DAY=24 cargo bench --bench record
 //!                          # alone: memory over 24 h of 12 new device names
 //!                          # and 12 new interface names a second, fed to the
@@ -28,8 +31,9 @@
 //! last minute (Player::open, then Replayer's jump to the end, which
 //! rebuilds the figures from the 300 samples before it). First, the CPU
 //! of the recorder's first tick of 5k, 20k and 100k devices, where every
-//! series is new; then the summary and export of recordings where 1100
-//! devices are renamed every second.
+//! series is new; then the summary and export of recordings where 550
+//! device names are new every second (1100 devices, each living two
+//! seconds).
 
 #![allow(clippy::expect_used)]
 
@@ -189,8 +193,8 @@ fn cpu_s() -> f64 {
 
 /// The recorder's first tick of a host of `devices` devices: every series
 /// is new then. CPU seconds of the first disk sample, then of the second
-/// (its shape known).
-fn first_tick(dir: &std::path::Path, devices: usize) -> (f64, f64) {
+/// (its shape known), and the file's size.
+fn first_tick(dir: &std::path::Path, devices: usize) -> (f64, f64, u64) {
     let mut host = Host::with_devices(devices);
     let path = dir.join(format!("first-{devices}.strec"));
     let mut rec = Recorder::create(&path, &meta_of(&app(), T0)).expect("create");
@@ -204,6 +208,7 @@ fn first_tick(dir: &std::path::Path, devices: usize) -> (f64, f64) {
         .expect("record");
     let end = cpu_s();
     rec.close().expect("close");
+    let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
     // Both samples read back: a recording the reader refuses is no figure.
     let mut player = Player::open(&path).expect("open");
     let disks = std::iter::from_fn(|| player.next_input())
@@ -211,21 +216,26 @@ fn first_tick(dir: &std::path::Path, devices: usize) -> (f64, f64) {
         .count();
     assert_eq!(disks, 2, "{devices} devices: {:?}", player.notices);
     let _ = std::fs::remove_file(&path);
-    (mid - start, end - mid)
+    (mid - start, end - mid, bytes)
 }
 
-/// Devices that come and go each second in [`churn`], beside the host's.
+/// Devices that come and go in [`churn`], beside the host's: each lives
+/// two samples, so half of them are new names each second (550).
 const CHURN: usize = 1100;
 
-/// Records `secs` seconds of the host's devices and [`CHURN`] more whose
-/// names are new each second (each lives two samples, so it has rates once).
-fn churn(path: &std::path::Path, secs: i64) {
+/// The same for the churning hours: 100 new names a second.
+const CHURN_HOUR: usize = 200;
+
+/// Records `secs` seconds of the host's devices and `devices` more, each
+/// living two samples (so it has rates once): `devices / 2` new names a
+/// second. Fed at once, not in real time.
+fn churn(path: &std::path::Path, secs: i64, devices: usize) {
     let mut host = Host::new();
     let mut rec = Recorder::create(path, &meta_of(&app(), T0)).expect("create");
     for k in 0..secs {
         let mut sample = host.sample(k);
-        for j in 0..CHURN as i64 {
-            let n = k * CHURN as i64 / 2 + j;
+        for j in 0..devices as i64 {
+            let n = k * devices as i64 / 2 + j;
             sample.devices.push(DiskCounters {
                 major: 259,
                 minor: (n % 1_000_000) as u32,
@@ -398,9 +408,10 @@ fn main() {
         Err(_) => vec![5_000, 20_000, 100_000],
     };
     for devices in sizes {
-        let (first, second) = first_tick(&dir, devices);
+        let (first, second, bytes) = first_tick(&dir, devices);
         println!(
-            "record: first tick of {devices} devices: {first:.2} s of CPU (the next: {second:.2} s)"
+            "record: first tick of {devices} devices: {first:.2} s of CPU (the next: {second:.2} s; file {:.1} MB)",
+            bytes as f64 / 1e6
         );
     }
     let lengths: Vec<i64> = match std::env::var("STRATA_BENCH_CHURN") {
@@ -408,13 +419,24 @@ fn main() {
         Err(_) if quick => vec![10],
         Err(_) => vec![60, 120, 240],
     };
-    for secs in lengths {
+    // The churning hours: opt-in, an hour and three quarters recorded.
+    let minutes: Vec<i64> = std::env::var("STRATA_BENCH_CHURN_MINUTES")
+        .map(|list| list.split(',').filter_map(|n| n.parse().ok()).collect())
+        .unwrap_or_default();
+    let runs = lengths
+        .into_iter()
+        .map(|secs| (secs, CHURN))
+        .chain(minutes.into_iter().map(|m| (m * 60, CHURN_HOUR)));
+    for (secs, devices) in runs {
         let path = dir.join(format!("churn-{secs}.strec"));
-        churn(&path, secs);
+        let start = Instant::now();
+        churn(&path, secs, devices);
+        let took = start.elapsed().as_secs_f64();
         let (summary, export) = summary_and_export(&path);
         let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
         println!(
-            "churn: {secs} s with {CHURN} new names a second ({:.1} MB): summary {summary:.2} s, export {export:.2} s of CPU",
+            "churn: {secs} s with {} new names a second ({:.1} MB, recorded in {took:.0} s): summary {summary:.2} s, export {export:.2} s of CPU",
+            devices / 2,
             bytes as f64 / 1e6
         );
         let _ = std::fs::remove_file(&path);

@@ -18,12 +18,21 @@ use std::collections::HashMap;
 /// a second, a million readings.
 pub const FORGET_AFTER_CS: u64 = 3600 * 100;
 
+/// How often readings past the horizon are looked for, at most: a look at
+/// every sample went over every reading kept, and at 100 new names a
+/// second that is 360k readings a second by the end of the first hour, a
+/// churning hour's summary quadratic in its length. A look an eighth of
+/// the horizon apart, at most a minute, keeps at most that much more.
+const SWEEP_EVERY_CS: u64 = 60 * 100;
+
 #[derive(Debug, Clone)]
 pub struct LastSeen<T> {
     uptime_cs: Option<u64>,
     last: HashMap<String, (T, u64)>,
     /// Centiseconds of the source's clock a vanished entity is kept.
     forget_cs: u64,
+    /// When readings were last looked over for forgetting.
+    swept_cs: u64,
 }
 
 impl<T> Default for LastSeen<T> {
@@ -40,10 +49,24 @@ impl<T> LastSeen<T> {
             uptime_cs: None,
             last: HashMap::new(),
             forget_cs,
+            swept_cs: 0,
         }
     }
 
-    /// How many entities' readings are kept.
+    /// The clock between two looks over the readings for forgetting.
+    fn sweep_every(&self) -> u64 {
+        (self.forget_cs / 8).clamp(1, SWEEP_EVERY_CS)
+    }
+
+    /// Whether a reading at `at` is still kept: one a look has not got to
+    /// yet is as forgotten.
+    fn kept(&self, at: u64) -> bool {
+        self.uptime_cs
+            .is_none_or(|cur| cur.saturating_sub(at) <= self.forget_cs)
+    }
+
+    /// How many entities' readings are held (some past the horizon, until
+    /// the next look drops them).
     pub fn len(&self) -> usize {
         self.last.len()
     }
@@ -71,6 +94,7 @@ impl<T> LastSeen<T> {
     pub fn get(&self, name: &str, cur_cs: u64) -> Option<(&T, u64)> {
         self.last
             .get(name)
+            .filter(|(_, at)| self.kept(*at))
             .map(|(t, at)| (t, cur_cs.saturating_sub(*at)))
     }
 
@@ -83,10 +107,13 @@ impl<T> LastSeen<T> {
         for (name, t) in readings {
             self.last.insert(name, (t, cur_cs));
         }
-        let forget_cs = self.forget_cs;
-        self.last
-            .retain(|_, (_, at)| cur_cs.saturating_sub(*at) <= forget_cs);
         self.uptime_cs = Some(cur_cs);
+        if cur_cs.abs_diff(self.swept_cs) >= self.sweep_every() {
+            self.swept_cs = cur_cs;
+            let forget_cs = self.forget_cs;
+            self.last
+                .retain(|_, (_, at)| cur_cs.saturating_sub(*at) <= forget_cs);
+        }
     }
 }
 
@@ -122,6 +149,32 @@ mod tests {
         l.record(1500, [("a".to_string(), 3)]);
         assert_eq!(l.get("b", 1500), Some((&2, 500)), "gone 5 s: kept");
         l.record(1501, [("a".to_string(), 4)]);
-        assert_eq!((l.get("b", 1501), l.len()), (None, 1));
+        assert_eq!(l.get("b", 1501), None, "gone past 5 s: as forgotten");
+        // The next look, an eighth of the horizon on, drops it.
+        l.record(1563, [("a".to_string(), 5)]);
+        assert_eq!(l.len(), 1);
+    }
+
+    /// A reading is forgotten at the first sample past an hour after it,
+    /// whether or not the minute's look over the readings came yet; and
+    /// a look a minute on drops it, so readings held stay within an hour
+    /// and a minute of names.
+    #[test]
+    fn a_reading_is_forgotten_at_the_hour_between_sweeps() {
+        let mut l = LastSeen::default();
+        l.record(1000, [("old".to_string(), 1)]);
+        for (k, cur) in (1100..=1000 + FORGET_AFTER_CS + SWEEP_EVERY_CS + 100)
+            .step_by(100)
+            .enumerate()
+        {
+            assert_eq!(
+                l.get("old", cur).is_some(),
+                cur - 100 <= 1000 + FORGET_AFTER_CS,
+                "at {cur}"
+            );
+            l.record(cur, [(format!("n{k}"), 2)]);
+        }
+        assert!(l.last.len() < (FORGET_AFTER_CS + SWEEP_EVERY_CS) as usize / 100 + 2);
+        assert!(!l.last.contains_key("old"));
     }
 }

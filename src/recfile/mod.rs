@@ -46,6 +46,10 @@ pub enum RecordError {
         /// `bytes` is a lower bound, counted before the thing is made.
         at_least: bool,
     },
+    #[error(
+        "a series' name could not be held beside the {0} held (four billion at most, none over 4 GB)"
+    )]
+    NameNotHeld(u64),
     #[error("a sample does not serialize: {0}")]
     Encode(String),
     #[error("{} exists: strata never overwrites a recording (--force replaces a finished one)", .0.display())]

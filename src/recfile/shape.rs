@@ -8,10 +8,15 @@
 //! only when it does. Joining a shape with the values of its series gives back the
 //! very same tree, bit for bit.
 
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value as Json};
 
 use super::format::{SeriesKind, Value};
+
+mod build;
 
 /// How a number was written, so it is read back as the same JSON number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,7 +56,9 @@ pub enum Shape {
     /// A number: the series that holds it.
     Num(u32, NumKind),
     Arr(Vec<Shape>),
-    Obj(Vec<(String, Shape)>),
+    /// Fields by name, as serde_json's map holds them; a struct's field
+    /// names are borrowed, not made for each sample.
+    Obj(Vec<(Cow<'static, str>, Shape)>),
 }
 
 /// The fields that name an element of a list, tried in this order: a device
@@ -67,61 +74,142 @@ pub fn split(
     series: &mut impl FnMut(&str, SeriesKind) -> u32,
     values: &mut Vec<(u32, Value)>,
 ) -> Shape {
-    let mut path = prefix.to_string();
-    walk(tree, &mut path, series, values)
+    Unnamed::of(tree).name(prefix, series, values)
 }
 
-fn walk(
-    tree: &Json,
-    path: &mut String,
-    series: &mut impl FnMut(&str, SeriesKind) -> u32,
-    values: &mut Vec<(u32, Value)>,
-) -> Shape {
+/// As [`split`] of `serde_json::to_value(value)`, made along the
+/// serialization (no tree is built); None where that does not follow
+/// serde_json (a float map key) or serde_json fails, so the caller takes
+/// the tree's way, which says why.
+pub fn split_value<T: Serialize + ?Sized>(value: &T) -> Option<Unnamed> {
+    build::unnamed(value)
+}
+
+/// A shape whose numbers are not yet in series: each `Num` holds where its
+/// value is in `raw`, until [`name`](Self::name) gives it its series.
+#[derive(Debug)]
+pub struct Unnamed {
+    shape: Shape,
+    raw: Vec<Value>,
+}
+
+impl Unnamed {
+    /// The shape of a JSON tree.
+    pub fn of(tree: &Json) -> Unnamed {
+        let mut raw = Vec::new();
+        let shape = of_tree(tree, &mut raw);
+        Unnamed { shape, raw }
+    }
+
+    /// The numbers it holds: the series it may bring.
+    pub fn numbers(&self) -> usize {
+        self.raw.len()
+    }
+
+    /// The shape, each number in the series `series` gives it by name (see
+    /// [`split`]), its values pushed to `values` in the order of the shape.
+    pub fn name(
+        mut self,
+        prefix: &str,
+        series: &mut impl FnMut(&str, SeriesKind) -> u32,
+        values: &mut Vec<(u32, Value)>,
+    ) -> Shape {
+        let mut ids = vec![0; self.raw.len()];
+        values.reserve(self.raw.len());
+        let mut namer = Namer {
+            series,
+            raw: &self.raw,
+            ids: &mut ids,
+            values,
+        };
+        walk(&self.shape, &mut prefix.to_string(), &mut namer);
+        renumber(&mut self.shape, &ids);
+        self.shape
+    }
+}
+
+/// The shape of a JSON tree, its numbers in `raw`.
+fn of_tree(tree: &Json, raw: &mut Vec<Value>) -> Shape {
     match tree {
         Json::Null => Shape::Null,
         Json::Bool(b) => Shape::Bool(*b),
         Json::String(s) => Shape::Str(s.clone()),
         Json::Number(n) => {
             let (kind, value) = number(n);
+            // Past u32::MAX numbers the shape is refused long before (see
+            // `MAX_BLOB_LEN`), and its ids would not fit anyway.
+            let at = u32::try_from(raw.len()).unwrap_or(u32::MAX);
+            raw.push(value);
+            Shape::Num(at, kind)
+        }
+        Json::Array(items) => Shape::Arr(items.iter().map(|t| of_tree(t, raw)).collect()),
+        Json::Object(fields) => Shape::Obj(
+            fields
+                .iter()
+                .map(|(k, v)| (Cow::Owned(k.clone()), of_tree(v, raw)))
+                .collect(),
+        ),
+    }
+}
+
+/// What names the numbers of an [`Unnamed`] shape.
+struct Namer<'a, F> {
+    series: &'a mut F,
+    raw: &'a [Value],
+    /// The series of each number, by its place in `raw`.
+    ids: &'a mut [u32],
+    values: &'a mut Vec<(u32, Value)>,
+}
+
+fn walk<F: FnMut(&str, SeriesKind) -> u32>(shape: &Shape, path: &mut String, n: &mut Namer<F>) {
+    match shape {
+        Shape::Null | Shape::Bool(_) | Shape::Str(_) => {}
+        Shape::Num(at, kind) => {
             let len = path.len();
             path.push_str(kind.suffix());
-            let id = series(path, kind.series_kind());
+            let id = (n.series)(path, kind.series_kind());
             path.truncate(len);
-            values.push((id, value));
-            Shape::Num(id, kind)
+            let at = *at as usize;
+            if let (Some(slot), Some(value)) = (n.ids.get_mut(at), n.raw.get(at)) {
+                *slot = id;
+                n.values.push((id, *value));
+            }
         }
-        Json::Array(items) => {
+        Shape::Arr(items) => {
             let keys = element_keys(items);
             let len = path.len();
-            let shapes = items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| {
-                    match &keys {
-                        Some(k) => path.push_str(&format!("[{}]", k[i])),
-                        None => path.push_str(&format!("[{i}]")),
+            for (i, item) in items.iter().enumerate() {
+                path.push('[');
+                match &keys {
+                    Some(k) => path.push_str(k[i]),
+                    None => {
+                        let _ = write!(path, "{i}");
                     }
-                    let s = walk(item, path, series, values);
-                    path.truncate(len);
-                    s
-                })
-                .collect();
-            Shape::Arr(shapes)
+                }
+                path.push(']');
+                walk(item, path, n);
+                path.truncate(len);
+            }
         }
-        Json::Object(fields) => {
+        Shape::Obj(fields) => {
             let len = path.len();
-            let shapes = fields
-                .iter()
-                .map(|(k, v)| {
-                    path.push('.');
-                    path.push_str(k);
-                    let s = walk(v, path, series, values);
-                    path.truncate(len);
-                    (k.clone(), s)
-                })
-                .collect();
-            Shape::Obj(shapes)
+            for (k, v) in fields {
+                path.push('.');
+                path.push_str(k);
+                walk(v, path, n);
+                path.truncate(len);
+            }
         }
+    }
+}
+
+/// Gives each number of `shape` its series, from where it was in `raw`.
+fn renumber(shape: &mut Shape, ids: &[u32]) {
+    match shape {
+        Shape::Null | Shape::Bool(_) | Shape::Str(_) => {}
+        Shape::Num(at, _) => *at = ids.get(*at as usize).copied().unwrap_or(*at),
+        Shape::Arr(items) => items.iter_mut().for_each(|s| renumber(s, ids)),
+        Shape::Obj(fields) => fields.iter_mut().for_each(|(_, s)| renumber(s, ids)),
     }
 }
 
@@ -317,21 +405,12 @@ impl<'s, 'v> serde::Serializer for Along<'s, 'v> {
         self.serialize_i64(i64::from(v))
     }
     fn serialize_i64(self, v: i64) -> Result<(), Differs> {
-        // A JSON number from a non-negative i64 reads as a u64.
-        if v >= 0 {
-            self.num(NumKind::U, Value::Counter(v as u64))
-        } else {
-            self.num(NumKind::I, Value::Counter(v as u64))
-        }
+        let (kind, value) = int(v);
+        self.num(kind, value)
     }
     fn serialize_i128(self, v: i128) -> Result<(), Differs> {
-        if let Ok(u) = u64::try_from(v) {
-            self.serialize_u64(u)
-        } else if let Ok(i) = i64::try_from(v) {
-            self.serialize_i64(i)
-        } else {
-            Err(Differs)
-        }
+        let (kind, value) = int128(v)?;
+        self.num(kind, value)
     }
     fn serialize_u8(self, v: u8) -> Result<(), Differs> {
         self.serialize_u64(u64::from(v))
@@ -352,11 +431,9 @@ impl<'s, 'v> serde::Serializer for Along<'s, 'v> {
         self.serialize_f64(f64::from(v))
     }
     fn serialize_f64(self, v: f64) -> Result<(), Differs> {
-        // A float JSON cannot hold (NaN, inf) is null in the tree.
-        if v.is_finite() {
-            self.num(NumKind::F, Value::Gauge(v))
-        } else {
-            self.serialize_unit()
+        match float(v) {
+            Some((kind, value)) => self.num(kind, value),
+            None => self.serialize_unit(),
         }
     }
     fn serialize_char(self, v: char) -> Result<(), Differs> {
@@ -499,7 +576,7 @@ items_as!(
 /// each is found by its name, and each may come once (serde_json would
 /// keep the last of two; the slower way then decides).
 struct Fields<'s, 'v> {
-    fields: &'s [(String, Shape)],
+    fields: &'s [(Cow<'static, str>, Shape)],
     /// How many fields came, and which: the first 64 in `few`.
     seen: usize,
     few: u64,
@@ -523,7 +600,7 @@ impl Fields<'_, '_> {
             _ => {
                 let i = self
                     .fields
-                    .binary_search_by(|(k, _)| k.as_str().cmp(name))
+                    .binary_search_by(|(k, _)| (**k).cmp(name))
                     .map_err(|_| Differs)?;
                 // at <= len: each find writes at `at` or just after it.
                 match out.trail.get_mut(out.at) {
@@ -740,6 +817,34 @@ impl serde::Serializer for KeyName {
     }
 }
 
+/// A number as serde_json's tree holds it.
+type Leaf = (NumKind, Value);
+
+/// A JSON number from a non-negative i64 reads as a u64.
+fn int(v: i64) -> Leaf {
+    if v >= 0 {
+        (NumKind::U, Value::Counter(v as u64))
+    } else {
+        (NumKind::I, Value::Counter(v as u64))
+    }
+}
+
+/// serde_json takes an i128 that fits a u64 or an i64, and fails the rest.
+fn int128(v: i128) -> Result<Leaf, Differs> {
+    if let Ok(u) = u64::try_from(v) {
+        Ok((NumKind::U, Value::Counter(u)))
+    } else if let Ok(i) = i64::try_from(v) {
+        Ok(int(i))
+    } else {
+        Err(Differs)
+    }
+}
+
+/// A float JSON cannot hold (NaN, inf) is null in the tree.
+fn float(v: f64) -> Option<Leaf> {
+    v.is_finite().then_some((NumKind::F, Value::Gauge(v)))
+}
+
 /// How a JSON number is kept: its kind and its value.
 fn number(n: &Number) -> (NumKind, Value) {
     if let Some(u) = n.as_u64() {
@@ -752,20 +857,27 @@ fn number(n: &Number) -> (NumKind, Value) {
 }
 
 /// The elements' names when every element has one and no two share it.
-fn element_keys(items: &[Json]) -> Option<Vec<&str>> {
-    let field = KEY_FIELDS.iter().find(|f| {
-        items
-            .iter()
-            .all(|it| it.get(**f).is_some_and(Json::is_string))
-    })?;
-    let keys: Vec<&str> = items
+fn element_keys(items: &[Shape]) -> Option<Vec<&str>> {
+    let field = KEY_FIELDS
         .iter()
-        .filter_map(|it| it.get(*field).and_then(Json::as_str))
-        .collect();
+        .find(|f| items.iter().all(|it| str_field(it, f).is_some()))?;
+    let keys: Vec<&str> = items.iter().filter_map(|it| str_field(it, field)).collect();
     let mut sorted = keys.clone();
     sorted.sort_unstable();
     sorted.dedup();
     (sorted.len() == keys.len()).then_some(keys)
+}
+
+/// The string an object shape holds in its field `name`.
+fn str_field<'a>(shape: &'a Shape, name: &str) -> Option<&'a str> {
+    let Shape::Obj(fields) = shape else {
+        return None;
+    };
+    let at = fields.binary_search_by(|(k, _)| (**k).cmp(name)).ok()?;
+    match &fields[at].1 {
+        Shape::Str(s) => Some(s),
+        _ => None,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -810,7 +922,7 @@ pub fn join(shape: &Shape, values: &[(u32, Value)]) -> Result<Json, JoinError> {
         Shape::Obj(fields) => {
             let mut m = Map::with_capacity(fields.len());
             for (k, s) in fields {
-                m.insert(k.clone(), join(s, values)?);
+                m.insert(k.to_string(), join(s, values)?);
             }
             Json::Object(m)
         }
@@ -914,21 +1026,24 @@ mod tests {
         }
     }
 
+    /// An enum of every kind of variant serde writes.
+    #[derive(Serialize)]
+    enum E {
+        Unit,
+        New(i32),
+        Tup(u8, f32),
+        Rec { a: Option<u64>, b: char },
+    }
+
+    #[derive(Serialize)]
+    struct Wrap(u16);
+
     /// Every way serde writes a value, compared along the serialization
     /// as serde_json's tree is compared: unit, newtype, tuple and struct
     /// variants, options, maps keyed by numbers, floats JSON cannot hold.
     #[test]
     fn same_value_agrees_with_the_tree_on_every_serde_form() {
         use std::collections::{BTreeMap, HashMap};
-        #[derive(Serialize)]
-        enum E {
-            Unit,
-            New(i32),
-            Tup(u8, f32),
-            Rec { a: Option<u64>, b: char },
-        }
-        #[derive(Serialize)]
-        struct Wrap(u16);
         #[derive(Serialize)]
         struct T {
             z: i64,
@@ -983,6 +1098,140 @@ mod tests {
         let mut values = Vec::new();
         assert!(same_value(&base, &shape, &mut values));
         assert_eq!(values.len(), 10, "{values:?}");
+    }
+
+    /// The shape, the series' names (in the order they were asked for)
+    /// and the values of an unnamed shape.
+    fn named(u: Unnamed) -> (Shape, Vec<String>, Vec<(u32, Value)>) {
+        let mut names = Vec::new();
+        let mut values = Vec::new();
+        let mut series = |n: &str, _| {
+            names.push(n.to_string());
+            names.len() as u32 - 1
+        };
+        let shape = u.name("t", &mut series, &mut values);
+        (shape, names, values)
+    }
+
+    /// Made along the serialization, a value's shape, its series' names and
+    /// its values are those its JSON tree gives, in every serde form: a
+    /// struct's fields put in the order of their names, a map's key given
+    /// twice (the last kept), elements named by their names.
+    #[test]
+    fn split_value_gives_what_the_tree_gives() {
+        use std::collections::{BTreeMap, HashMap};
+        #[derive(Serialize)]
+        struct Dev {
+            rd: u64,
+            name: String,
+            w: f64,
+        }
+        /// A map whose key comes twice, as a hand-written Serialize may write.
+        struct Twice;
+        impl Serialize for Twice {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeMap;
+                let mut m = s.serialize_map(None)?;
+                m.serialize_entry("b", &1)?;
+                m.serialize_entry("a", &-2)?;
+                m.serialize_entry("b", &[3.5, 4.0])?;
+                m.end()
+            }
+        }
+        #[derive(Serialize)]
+        struct T {
+            z: i64,
+            a: f64,
+            e: Vec<E>,
+            by_id: BTreeMap<u32, Wrap>,
+            by_name: HashMap<String, (bool, ())>,
+            r: Result<String, String>,
+            maybe: Option<i8>,
+            i: i128,
+            u: u128,
+            devs: Vec<Dev>,
+            same_names: Vec<Dev>,
+            twice: Twice,
+            #[serde(flatten)]
+            more: BTreeMap<char, f32>,
+        }
+        let dev = |name: &str, rd| Dev {
+            rd,
+            name: name.into(),
+            w: rd as f64 / 3.0,
+        };
+        let t = T {
+            z: -7,
+            a: f64::NAN,
+            e: vec![
+                E::Unit,
+                E::New(-3),
+                E::Tup(7, 0.1),
+                E::Rec { a: None, b: 'q' },
+                E::Rec { a: Some(4), b: 'r' },
+            ],
+            by_id: BTreeMap::from([(2, Wrap(5)), (10, Wrap(6))]),
+            by_name: HashMap::from([("x".into(), (true, ())), ("y".into(), (false, ()))]),
+            r: Err("no".into()),
+            maybe: Some(1),
+            i: -9,
+            u: u128::from(u64::MAX),
+            devs: vec![dev("sdb", 1), dev("sda", 2)],
+            same_names: vec![dev("x", 3), dev("x", 4)],
+            twice: Twice,
+            more: BTreeMap::from([('k', 1.5), ('a', f32::INFINITY)]),
+        };
+        let tree = serde_json::to_value(&t).unwrap();
+        let along = named(split_value(&t).unwrap());
+        let by_tree = named(Unnamed::of(&tree));
+        assert_eq!(along, by_tree);
+        assert_eq!(
+            join(&along.0, &{
+                let mut v = along.2.clone();
+                v.sort_by_key(|(id, _)| *id);
+                v
+            })
+            .unwrap(),
+            tree
+        );
+        assert!(
+            along.1.contains(&"t.devs[sda].rd".to_string()),
+            "{:?}",
+            along.1
+        );
+        assert!(
+            along.1.contains(&"t.same_names[1].w:f".to_string()),
+            "{:?}",
+            along.1
+        );
+        assert!(
+            along.1.contains(&"t.twice.b[1]:f".to_string()),
+            "{:?}",
+            along.1
+        );
+    }
+
+    /// What serde_json writes of a value in a way this does not follow (a
+    /// float key) or refuses (an i128 past an i64) is left to the tree's
+    /// way; an integer key is followed.
+    #[test]
+    fn split_value_leaves_what_it_does_not_follow_to_the_tree() {
+        use std::collections::{BTreeMap, HashMap};
+        let int_keys = BTreeMap::from([(1u8, HashMap::from([(2, 0.5)]))]);
+        assert!(split_value(&int_keys).is_some());
+        struct FloatKey;
+        impl Serialize for FloatKey {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeMap;
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry(&1.5, &1)?;
+                m.end()
+            }
+        }
+        assert!(serde_json::to_value(FloatKey).is_ok());
+        assert!(split_value(&FloatKey).is_none());
+        assert!(serde_json::to_value(i128::MIN).is_err());
+        assert!(split_value(&i128::MIN).is_none());
     }
 
     #[test]

@@ -4,5 +4,6 @@
 //! app and the format, so `recfile` stays below the app.
 
 pub mod control;
+mod names;
 pub mod recover;
 pub mod session;
