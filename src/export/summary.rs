@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 use super::rows::{PANELS, listed, panel_name};
 use super::walk::{Step, Walker};
 use super::window::Window;
-use crate::app::nics::{NicFig, nic_figure, nic_listed};
+use crate::app::nics::nic_listed;
 use crate::batch::{csv_field, printable};
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
@@ -32,6 +32,7 @@ use crate::layers::disks::tick::DiskTick;
 use crate::layers::nfs::model::{NfsMountCol, NfsOpCol};
 use crate::layers::nfs::tick::NfsTick;
 use crate::layers::nics::model::NicCol;
+use crate::layers::nics::state::{NicFig, nic_figure};
 use crate::layers::nics::tick::NicTick;
 use crate::layers::report::Format;
 use crate::recording::session::Player;
@@ -179,7 +180,7 @@ fn disks(c: &mut Collector, t: Option<&DiskTick>) {
 }
 
 fn nfs(c: &mut Collector, t: &NfsTick) {
-    use crate::app::nfs::{NfsFig, nfs_figure};
+    use crate::layers::nfs::state::{NfsFig, nfs_figure};
     const FIGS: [(&str, NfsFig, f64); 5] = [
         ("ops/s", NfsFig::Mount(NfsMountCol::OpsPerS), 1.0),
         ("rMB/s", NfsFig::Op("READ", NfsOpCol::KBPerS), 1024.0),

@@ -15,6 +15,8 @@ pub mod col;
 pub mod cpu;
 pub mod disks;
 pub mod dnfs;
+pub mod host;
+pub mod layer;
 pub mod nfs;
 pub mod nics;
 pub mod node;
