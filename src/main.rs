@@ -6,7 +6,6 @@ use strata::cli::{Cli, Command, DeviceArgs};
 use strata::core::duration::Interval;
 use strata::core::rootfs::RootFs;
 use strata::layers::LayerId;
-use strata::layers::disks::report::Selection;
 use strata::link::PassphraseStore;
 use strata::link::target::{Given, HostTarget, NodeTarget, assemble, assemble_nodes};
 use strata::remote::SshOptions;
@@ -198,21 +197,10 @@ fn host_report(
     format: strata::layers::report::Format,
     devices: &DeviceArgs,
 ) -> Option<Box<dyn strata::layers::report::Report>> {
-    let units = devices.units().unwrap_or(config.units);
-    let selection = Selection {
-        partitions: devices.partitions || config.show_partitions,
-        all_devices: devices.all_devices || config.show_all_devices,
-        mapper_names: devices.mapper_names,
-    };
     let opts = strata::layers::host::HostOptions {
         cache_files: config.cache_files.clone(),
     };
-    let how = strata::layers::host::ReportOptions {
-        format,
-        units,
-        selection,
-        all_interfaces: devices.all_devices,
-    };
+    let how = devices.report_options(format, config);
     strata::layers::host::report(panel, fs.clone(), &opts, &how)
 }
 

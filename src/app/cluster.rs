@@ -7,7 +7,6 @@
 use super::cache::CACHE_NODE_TABLE;
 use super::host::NodeState;
 use super::list::ListUi;
-use super::nics::nic_listed;
 use super::state::{App, UiState};
 use crate::layers::cache::model::CacheTick;
 use crate::layers::disks::model::DISK_COLS;
@@ -16,6 +15,7 @@ use crate::layers::host::HostLayers;
 use crate::layers::layer::Layer;
 use crate::layers::nfs::state::{NFS_TABLE, nfs_figure};
 use crate::layers::nfs::tick::{NfsRow, NfsTick};
+use crate::layers::nics::state::nic_listed;
 use crate::layers::nics::state::{NIC_TABLE, nic_figure};
 use crate::layers::nics::tick::{NicRow, NicTick};
 use std::borrow::Cow;

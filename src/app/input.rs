@@ -13,7 +13,7 @@ use crate::layers::LayerId;
 use crate::layers::cells::source::CellEvent;
 use crate::layers::dnfs::dnfs_sample::DnfsInstances;
 use crate::layers::dnfs::source::{DbEvent, DbStatus};
-use crate::layers::host::{HostLayer, HostLayers, HostState, Wrap, host_layers};
+use crate::layers::host::{HostLayer, HostLayers, HostSample, HostState, Wrap, host_layers};
 use crate::link::HostStatus;
 
 /// The inputs, with a variant per host layer (the recording's serde form
@@ -103,6 +103,14 @@ impl NodeInput {
         }
     }
 
+    /// A host layer's reading; `None` for what the node wrote on stderr.
+    pub fn into_host(self) -> Option<HostSample> {
+        match self {
+            $(NodeInput::$variant(r) => Some(HostSample::$variant(r)),)*
+            NodeInput::Stderr(_) => None,
+        }
+    }
+
     /// Into a host's layers: the sample's wall clock, if it was one.
     pub(super) fn apply_to(&self, l: &mut HostLayers) -> Option<i64> {
         match self {
@@ -128,6 +136,14 @@ impl Input {
         match self {
             $(Input::$variant(_) => Some(stringify!($field)),)*
             _ => None,
+        }
+    }
+
+    /// This machine's host layer's reading, or the input as it is.
+    pub fn into_host(self) -> Result<HostSample, Box<Input>> {
+        match self {
+            $(Input::$variant(r) => Ok(HostSample::$variant(r)),)*
+            other => Err(Box::new(other)),
         }
     }
 

@@ -4,19 +4,7 @@
 use super::state::App;
 use crate::layers::host::HostLayers;
 use crate::layers::nics::bond::BondRow;
-use crate::layers::nics::source::NicKind;
 use crate::layers::nics::tick::NicRow;
-
-/// Whether the panel lists an interface: by default, as nicstat, those
-/// that have seen a packet, and not the host's own plumbing (loopback,
-/// veths, tunnels); `a` shows them all.
-pub fn nic_listed(r: &NicRow, all: bool) -> bool {
-    all || (r.shown(false)
-        && !matches!(
-            r.kind(),
-            NicKind::Loopback | NicKind::Veth | NicKind::Virtual
-        ))
-}
 
 impl App {
     /// The interfaces shown, filtered and sorted as the user asked.

@@ -42,6 +42,26 @@ pub trait HostLayer: 'static {
     }
     /// The sample's wall clock, ms since the Unix epoch.
     fn wall_ms(sample: &Self::Sample) -> i64;
+    /// Figures over one interval, as the layer's baseline makes them.
+    type Tick: std::fmt::Debug + Send + 'static;
+    /// The counters a tick is diffed against, on their own: what export
+    /// keeps of a host layer (the app keeps them in its state).
+    type Baseline: Default;
+    fn tick(baseline: &mut Self::Baseline, sample: &Self::Sample) -> Self::Tick;
+    /// The interval a tick spans, in centiseconds of the source's clock;
+    /// `None` when it spans none (the first sample, a reboot).
+    fn itv_cs(tick: &Self::Tick) -> Option<u64>;
+    /// The wall clock of the sample that closed the tick's interval.
+    fn tick_ms(tick: &Self::Tick) -> i64;
+    /// One tick as `strata batch <layer>` prints it (export prints it so
+    /// too). `header_done`: whether a text header was printed already.
+    fn print(tick: &Self::Tick, how: &ReportOptions, header_done: &mut bool) -> String;
+    fn csv_header(how: &ReportOptions) -> String;
+    /// The layer's figures in `strata summary`: each one `put` as entity,
+    /// figure (name and unit) and value. Without a tick, the figures a
+    /// summary lists even when they are never known (entities that come
+    /// and go, mounts and interfaces, are listed as they are seen).
+    fn summarize(tick: Option<&Self::Tick>, put: &mut dyn FnMut(&str, &'static str, Option<f64>));
     /// `strata batch <layer>`'s printer over `fs`.
     fn report(fs: RootFs, opts: &HostOptions, how: &ReportOptions) -> Box<dyn Report>;
     /// Lines a node's frame could not carry, shown with the layer's own.
@@ -179,6 +199,91 @@ macro_rules! def_sources {
                 return <$layer as HostLayer>::own_thread(opts);
             })*
             false
+        }
+
+        /// A host layer's reading or why there is none, whatever the layer.
+        #[derive(Debug)]
+        pub enum HostSample {
+            $($variant(Result<<$layer as HostLayer>::Sample, SampleError>),)*
+        }
+
+        /// A host layer's figures over one interval.
+        #[derive(Debug)]
+        pub enum HostStep {
+            $($variant(<$layer as HostLayer>::Tick),)*
+        }
+
+        impl HostStep {
+            pub fn layer(&self) -> LayerId {
+                match self {
+                    $(HostStep::$variant(_) => <$layer as HostLayer>::ID,)*
+                }
+            }
+
+            pub fn at_ms(&self) -> i64 {
+                match self {
+                    $(HostStep::$variant(t) => <$layer as HostLayer>::tick_ms(t),)*
+                }
+            }
+
+            pub fn itv_cs(&self) -> Option<u64> {
+                match self {
+                    $(HostStep::$variant(t) => <$layer as HostLayer>::itv_cs(t),)*
+                }
+            }
+
+            /// As `strata batch` prints it.
+            pub fn print(&self, how: &ReportOptions, header_done: &mut bool) -> String {
+                match self {
+                    $(HostStep::$variant(t) => <$layer as HostLayer>::print(t, how, header_done),)*
+                }
+            }
+
+            /// Its figures in `strata summary`.
+            pub fn summarize(&self, put: &mut dyn FnMut(&str, &'static str, Option<f64>)) {
+                match self {
+                    $(HostStep::$variant(t) => <$layer as HostLayer>::summarize(Some(t), put),)*
+                }
+            }
+        }
+
+        /// The figures a summary lists of every host layer even when they
+        /// are never known, each with its layer.
+        pub fn summarize_unknown(put: &mut dyn FnMut(LayerId, &str, &'static str, Option<f64>)) {
+            $(<$layer as HostLayer>::summarize(None, &mut |e, f, v| {
+                put(<$layer as HostLayer>::ID, e, f, v)
+            });)*
+        }
+
+        /// A host layer's CSV header; `None` for the other layers.
+        pub fn csv_header(layer: LayerId, how: &ReportOptions) -> Option<String> {
+            $(if layer == <$layer as HostLayer>::ID {
+                return Some(<$layer as HostLayer>::csv_header(how));
+            })*
+            None
+        }
+
+        /// Whether `layer` is a host layer (every host, nodes too, has it).
+        pub fn is_host_layer(layer: LayerId) -> bool {
+            [$(<$layer as HostLayer>::ID,)*].contains(&layer)
+        }
+
+        /// One host's baselines without the app: export's.
+        #[derive(Default)]
+        pub struct HostBaselines {
+            $($field: <$layer as HostLayer>::Baseline,)*
+        }
+
+        impl HostBaselines {
+            /// A reading's tick (or why there is none), and its layer.
+            pub fn tick(&mut self, sample: HostSample) -> (LayerId, Result<HostStep, SampleError>) {
+                match sample {
+                    $(HostSample::$variant(r) => (
+                        <$layer as HostLayer>::ID,
+                        r.map(|s| HostStep::$variant(<$layer as HostLayer>::tick(&mut self.$field, &s))),
+                    ),)*
+                }
+            }
         }
 
         /// One host's layers in the app.

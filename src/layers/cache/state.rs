@@ -2,7 +2,7 @@
 //! each watched file's charted figures, and the counters the next sample
 //! is diffed against.
 
-use super::model::{CACHE_COLS, CacheBaseline, CacheTick, FileCol};
+use super::model::{CACHE_COLS, CacheBaseline, CacheCol, CacheTick, FileCol};
 use super::source::{CacheSample, CacheSource};
 use crate::core::error::SampleError;
 use crate::core::rootfs::RootFs;
@@ -45,6 +45,48 @@ impl HostLayer for Host {
     /// Watched files: a residency scan may hang on a dead NFS server's.
     fn own_thread(opts: &HostOptions) -> bool {
         !opts.cache_files.is_empty()
+    }
+
+    type Tick = CacheTick;
+    type Baseline = CacheBaseline;
+
+    fn tick(baseline: &mut CacheBaseline, sample: &CacheSample) -> CacheTick {
+        baseline.tick(sample)
+    }
+
+    fn itv_cs(tick: &CacheTick) -> Option<u64> {
+        tick.itv_cs
+    }
+
+    fn tick_ms(tick: &CacheTick) -> i64 {
+        tick.wall_ms
+    }
+
+    fn print(tick: &CacheTick, how: &ReportOptions, header_done: &mut bool) -> String {
+        super::report::report(how.format, tick, header_done)
+    }
+
+    fn csv_header(_: &ReportOptions) -> String {
+        super::report::csv_header()
+    }
+
+    /// The host's figures.
+    fn summarize(tick: Option<&CacheTick>, put: &mut dyn FnMut(&str, &'static str, Option<f64>)) {
+        const FIGS: [(&str, CacheCol, f64); 9] = [
+            ("cached MB", CacheCol::Cached, 1024.0),
+            ("cached-shmem MB", CacheCol::CachedLessShmem, 1024.0),
+            ("dirty MB", CacheCol::Dirty, 1024.0),
+            ("writeback MB", CacheCol::Writeback, 1024.0),
+            ("available MB", CacheCol::MemAvailable, 1024.0),
+            ("pgpgin kB/s", CacheCol::PgpginKbS, 1.0),
+            ("pgpgout kB/s", CacheCol::PgpgoutKbS, 1.0),
+            ("majflt/s", CacheCol::MajfltS, 1.0),
+            ("refault/s", CacheCol::RefaultS, 1.0),
+        ];
+        for (name, col, div) in FIGS {
+            let v = tick.and_then(|t| t.figures.get(col)).map(|v| v / div);
+            put("host", name, v);
+        }
     }
 
     fn report(fs: RootFs, opts: &HostOptions, how: &ReportOptions) -> Box<dyn Report> {

@@ -10,7 +10,7 @@ use crate::layers::LayerId;
 use crate::layers::disks::report::DiskReport;
 use crate::layers::host::{HostLayer, HostOptions, HostState, ReportOptions};
 use crate::layers::layer::Layer;
-use crate::layers::report::Report;
+use crate::layers::report::{Report, latency};
 use crate::store::Window;
 
 /// The metrics of a device kept in history for charts, in this order.
@@ -77,6 +77,53 @@ impl HostLayer for Host {
 
     fn source(fs: RootFs, _: &HostOptions) -> DiskSource {
         DiskSource::new(fs)
+    }
+
+    type Tick = DiskTick;
+    type Baseline = Baseline;
+
+    fn tick(baseline: &mut Baseline, sample: &DiskSample) -> DiskTick {
+        baseline.tick(sample)
+    }
+
+    fn itv_cs(tick: &DiskTick) -> Option<u64> {
+        tick.itv_cs
+    }
+
+    fn tick_ms(tick: &DiskTick) -> i64 {
+        tick.wall_ms
+    }
+
+    fn print(tick: &DiskTick, how: &ReportOptions, _: &mut bool) -> String {
+        super::report::report(how.format, tick, how.selection, how.units)
+    }
+
+    fn csv_header(how: &ReportOptions) -> String {
+        super::report::csv_header(how.units)
+    }
+
+    /// The totals, and the busiest device's %util.
+    fn summarize(tick: Option<&DiskTick>, put: &mut dyn FnMut(&str, &'static str, Option<f64>)) {
+        const FIGS: [(&str, DiskCol, f64); 6] = [
+            ("r/s", DiskCol::RPerS, 1.0),
+            ("w/s", DiskCol::WPerS, 1.0),
+            ("rMB/s", DiskCol::RkBPerS, 1024.0),
+            ("wMB/s", DiskCol::WkBPerS, 1024.0),
+            ("r_await ms", DiskCol::RAwait, 1.0),
+            ("w_await ms", DiskCol::WAwait, 1.0),
+        ];
+        let total = tick.and_then(|t| t.total.as_ref());
+        let get = |col| total.and_then(|r| r.get(col));
+        for (name, col, div) in FIGS {
+            let v = match col {
+                DiskCol::RAwait => latency(get(col), get(DiskCol::RPerS)),
+                DiskCol::WAwait => latency(get(col), get(DiskCol::WPerS)),
+                _ => get(col).map(|v| v / div),
+            };
+            put("total", name, v);
+        }
+        let busiest = tick.and_then(|t| t.busiest()).map(|b| b.1);
+        put("busiest device", "%util", busiest);
     }
 
     fn report(fs: RootFs, _: &HostOptions, how: &ReportOptions) -> Box<dyn Report> {

@@ -11,7 +11,7 @@ use crate::layers::LayerId;
 use crate::layers::host::{HostLayer, HostOptions, HostState, ReportOptions};
 use crate::layers::layer::Layer;
 use crate::layers::nfs::report::NfsReport;
-use crate::layers::report::Report;
+use crate::layers::report::{Report, latency};
 use crate::store::Window;
 
 /// A figure of the NFS table: a mount's own, or one of an operation's.
@@ -63,6 +63,53 @@ impl HostLayer for Host {
 
     fn source(fs: RootFs, _: &HostOptions) -> NfsSource {
         NfsSource::new(fs)
+    }
+
+    type Tick = NfsTick;
+    type Baseline = NfsBaseline;
+
+    fn tick(baseline: &mut NfsBaseline, sample: &NfsSample) -> NfsTick {
+        baseline.tick(sample)
+    }
+
+    fn itv_cs(tick: &NfsTick) -> Option<u64> {
+        tick.itv_cs
+    }
+
+    fn tick_ms(tick: &NfsTick) -> i64 {
+        tick.wall_ms
+    }
+
+    fn print(tick: &NfsTick, how: &ReportOptions, _: &mut bool) -> String {
+        super::report::report(how.format, tick)
+    }
+
+    fn csv_header(_: &ReportOptions) -> String {
+        super::report::csv_header()
+    }
+
+    /// Each mount, as it is seen.
+    fn summarize(tick: Option<&NfsTick>, put: &mut dyn FnMut(&str, &'static str, Option<f64>)) {
+        const FIGS: [(&str, NfsFig, f64); 5] = [
+            ("ops/s", NfsFig::Mount(NfsMountCol::OpsPerS), 1.0),
+            ("rMB/s", NfsFig::Op("READ", NfsOpCol::KBPerS), 1024.0),
+            ("wMB/s", NfsFig::Op("WRITE", NfsOpCol::KBPerS), 1024.0),
+            ("r RTT ms", NfsFig::Op("READ", NfsOpCol::AvgRttMs), 1.0),
+            ("w RTT ms", NfsFig::Op("WRITE", NfsOpCol::AvgRttMs), 1.0),
+        ];
+        for r in tick.iter().flat_map(|t| &t.rows) {
+            let entity = super::tick::mount_label(r);
+            for (name, fig, div) in FIGS {
+                let v = match fig {
+                    NfsFig::Op(op, NfsOpCol::AvgRttMs) => latency(
+                        nfs_figure(r, fig),
+                        nfs_figure(r, NfsFig::Op(op, NfsOpCol::OpsPerS)),
+                    ),
+                    _ => nfs_figure(r, fig).map(|v| v / div),
+                };
+                put(&entity, name, v);
+            }
+        }
     }
 
     fn report(fs: RootFs, _: &HostOptions, how: &ReportOptions) -> Box<dyn Report> {

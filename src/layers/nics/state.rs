@@ -4,7 +4,8 @@
 
 use super::model::{NicCol, NicRates};
 use super::route::Route;
-use super::source::{NicSample, NicSource};
+use super::source::{NicKind, NicSample, NicSource};
+use super::tick::NicRow;
 use super::tick::{NicBaseline, NicTick};
 use crate::core::error::SampleError;
 use crate::core::rootfs::RootFs;
@@ -73,6 +74,17 @@ pub fn nic_index(fig: NicFig) -> usize {
     NIC_TABLE.iter().position(|f| *f == fig).unwrap_or(0)
 }
 
+/// Whether the panel lists an interface: by default, as nicstat, those
+/// that have seen a packet, and not the host's own plumbing (loopback,
+/// veths, tunnels); `a` shows them all.
+pub fn nic_listed(r: &NicRow, all: bool) -> bool {
+    all || (r.shown(false)
+        && !matches!(
+            r.kind(),
+            NicKind::Loopback | NicKind::Veth | NicKind::Virtual
+        ))
+}
+
 /// The NIC layer of a host.
 #[derive(Debug)]
 pub struct Host;
@@ -86,6 +98,50 @@ impl HostLayer for Host {
 
     fn source(fs: RootFs, _: &HostOptions) -> NicSource {
         NicSource::new(fs)
+    }
+
+    type Tick = NicTick;
+    type Baseline = NicBaseline;
+
+    fn tick(baseline: &mut NicBaseline, sample: &NicSample) -> NicTick {
+        baseline.tick(sample)
+    }
+
+    fn itv_cs(tick: &NicTick) -> Option<u64> {
+        tick.itv_cs
+    }
+
+    fn tick_ms(tick: &NicTick) -> i64 {
+        tick.wall_ms
+    }
+
+    fn print(tick: &NicTick, how: &ReportOptions, _: &mut bool) -> String {
+        super::report::report(how.format, tick, how.all_interfaces)
+    }
+
+    fn csv_header(_: &ReportOptions) -> String {
+        super::report::csv_header()
+    }
+
+    /// The physical total, and each interface the panel lists.
+    fn summarize(tick: Option<&NicTick>, put: &mut dyn FnMut(&str, &'static str, Option<f64>)) {
+        let mb = |v: Option<f64>| v.map(|v| v / 1024.0);
+        let total = tick.and_then(|t| t.total.as_ref());
+        let fig = |col| nic_figure(total, NicFig::Col(col));
+        put("physical", "in MB/s", mb(fig(NicCol::RKbPerS)));
+        put("physical", "out MB/s", mb(fig(NicCol::WKbPerS)));
+        put("physical", "in pk/s", fig(NicCol::RPkPerS));
+        put("physical", "out pk/s", fig(NicCol::WPkPerS));
+        for r in tick
+            .iter()
+            .flat_map(|t| &t.rows)
+            .filter(|r| nic_listed(r, false))
+        {
+            let fig = |col| nic_figure(r.rates.as_ref(), NicFig::Col(col));
+            put(&r.name, "in MB/s", mb(fig(NicCol::RKbPerS)));
+            put(&r.name, "out MB/s", mb(fig(NicCol::WKbPerS)));
+            put(&r.name, "%util", fig(NicCol::Util));
+        }
     }
 
     fn report(fs: RootFs, _: &HostOptions, how: &ReportOptions) -> Box<dyn Report> {
