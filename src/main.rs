@@ -163,7 +163,6 @@ fn batch(
         return strata::batch::nodes::run_nodes(&nodes, reports, opts, proto, count, format);
     }
     match panel {
-        LayerId::Disks | LayerId::Nics | LayerId::Nfs | LayerId::Cache => 2,
         LayerId::Cells => {
             let targets = named_or_exit(cell_targets(cli, config));
             if targets.is_empty() {
@@ -185,11 +184,12 @@ fn batch(
             }
             strata::batch::dnfs::run_dnfs(targets, interval, count, format)
         }
+        // A host layer whose report could not be made.
+        _ => 2,
     }
 }
 
-/// The report of a host panel (disks, nics, nfs, cache) over `fs`; `None`
-/// for the other panels.
+/// The report of a host layer over `fs`; `None` for the other panels.
 fn host_report(
     config: &strata::config::Config,
     fs: &RootFs,

@@ -103,6 +103,14 @@ impl NodeInput {
         }
     }
 
+    /// Why a host layer has no reading, if this says so.
+    pub fn error(&self) -> Option<&SampleError> {
+        match self {
+            $(NodeInput::$variant(Err(e)) => Some(e),)*
+            _ => None,
+        }
+    }
+
     /// A host layer's reading; `None` for what the node wrote on stderr.
     pub fn into_host(self) -> Option<HostSample> {
         match self {

@@ -20,7 +20,7 @@ use crate::layers::report::Format;
 use crate::recording::session::Player;
 
 /// Every panel, in the order `strata batch` lists them.
-pub const PANELS: [LayerId; 6] = LayerId::ALL;
+pub const PANELS: [LayerId; LayerId::ALL.len()] = LayerId::ALL;
 
 /// Exit status of an export or a summary that read the file up to damage
 /// (or a file the writer did not close): what came before it is printed.

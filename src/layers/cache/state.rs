@@ -27,6 +27,8 @@ pub const FILE_HISTORY: [FileCol; 4] = [
 /// Slots per entity: the host's figures are the wider set.
 pub const CACHE_HISTORY: usize = CACHE_COLS.len();
 
+crate::layers::sampler!(CacheSource => CacheSample);
+
 /// The page cache layer of a host.
 #[derive(Debug)]
 pub struct Host;

@@ -64,6 +64,8 @@ pub fn push_disk_history(
     );
 }
 
+crate::layers::sampler!(DiskSource => DiskSample);
+
 /// The block-device layer of a host.
 #[derive(Debug)]
 pub struct Host;

@@ -50,6 +50,8 @@ pub fn nfs_figure(row: &NfsRow, fig: NfsFig) -> Option<f64> {
     }
 }
 
+crate::layers::sampler!(NfsSource => NfsSample);
+
 /// The kernel NFS client layer of a host.
 #[derive(Debug)]
 pub struct Host;

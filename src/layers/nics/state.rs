@@ -85,6 +85,8 @@ pub fn nic_listed(r: &NicRow, all: bool) -> bool {
         ))
 }
 
+crate::layers::sampler!(NicSource => NicSample);
+
 /// The NIC layer of a host.
 #[derive(Debug)]
 pub struct Host;
