@@ -238,3 +238,73 @@ pub fn mountstats_text(k: u64) -> String {
     );
     s
 }
+
+/// /proc/stat of a two-CPU host at state `k`: each CPU busy a share of
+/// every interval that changes with `k`, with I/O wait and steal.
+pub fn stat_text(k: u64) -> String {
+    let line = |name: &str, cpu: u64| {
+        let t = |base: u64| base + k * (base % 7 + 3 + cpu);
+        format!(
+            "{name} {} {} {} {} {} {} {} {} 0 0\n",
+            t(4705),
+            t(356),
+            t(584),
+            t(369_900),
+            t(230),
+            t(23),
+            t(41),
+            t(12),
+        )
+    };
+    let mut s = String::new();
+    let all = {
+        let sum = |base: u64| 2 * base + k * (2 * (base % 7 + 3) + 1);
+        format!(
+            "cpu  {} {} {} {} {} {} {} {} 0 0\n",
+            sum(4705),
+            sum(356),
+            sum(584),
+            sum(369_900),
+            sum(230),
+            sum(23),
+            sum(41),
+            sum(12),
+        )
+    };
+    s.push_str(&all);
+    s.push_str(&line("cpu0", 0));
+    s.push_str(&line("cpu1", 1));
+    s.push_str(&format!(
+        "intr {} 0 0\nctxt {}\nbtime 1795000000\nprocesses {}\nprocs_running {}\nprocs_blocked {}\nsoftirq 0 0\n",
+        1_000_000 + 1_500 * k,
+        2_000_000 + 2_700 * k,
+        9_000 + k,
+        1 + k % 3,
+        k % 2,
+    ));
+    s
+}
+
+/// /proc/loadavg at state `k`.
+pub fn loadavg_text(k: u64) -> String {
+    format!(
+        "0.{:02} 0.18 0.12 {}/{} 11206\n",
+        20 + k % 50,
+        1 + k % 3,
+        180 + k
+    )
+}
+
+/// A /proc/pressure file at state `k`: `full` for io and memory only
+/// (the cpu file's full line is all zero where it has one).
+pub fn pressure_text(resource: &str, k: u64) -> String {
+    let some = 1_000_000 + k * 37_000;
+    let mut s = format!("some avg10=1.50 avg60=0.80 avg300=0.20 total={some}\n");
+    if resource != "cpu" {
+        let full = 500_000 + k * 11_000;
+        s.push_str(&format!(
+            "full avg10=0.70 avg60=0.30 avg300=0.10 total={full}\n"
+        ));
+    }
+    s
+}

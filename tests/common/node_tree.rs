@@ -25,6 +25,14 @@ pub fn write_state(root: &Path, k: u64) {
         ("proc/self/mountstats", super::layers::mountstats_text(k)),
         ("proc/net/dev", super::layers::netdev_text(k)),
         ("proc/net/bonding/bond0", super::layers::bonding_text(k / 2)),
+        ("proc/stat", super::layers::stat_text(k)),
+        ("proc/loadavg", super::layers::loadavg_text(k)),
+        ("proc/pressure/cpu", super::layers::pressure_text("cpu", k)),
+        ("proc/pressure/io", super::layers::pressure_text("io", k)),
+        (
+            "proc/pressure/memory",
+            super::layers::pressure_text("memory", k),
+        ),
         (
             "proc/uptime",
             format!("{}.{:02} 0.00\n", cs / 100, cs % 100),
@@ -49,7 +57,7 @@ pub fn tree() -> tempfile::TempDir {
         .status()
         .unwrap();
     assert!(status.success());
-    for d in ["proc/self", "proc/net/bonding", ".staging"] {
+    for d in ["proc/self", "proc/net/bonding", "proc/pressure", ".staging"] {
         std::fs::create_dir_all(dir.path().join(d)).unwrap();
     }
     write_state(dir.path(), 0);
