@@ -119,6 +119,7 @@ macro_rules! host_layers {
             nfs Nfs $crate::layers::nfs::state::Host,
             cache Cache $crate::layers::cache::state::Host,
             nics Nics $crate::layers::nics::state::Host,
+            cpu Cpu $crate::layers::cpu::state::Host,
         }
     };
 }

@@ -36,6 +36,8 @@ pub enum LayerId {
     Cache,
     /// nicstat figures per interface; bond warnings in JSON and CSV.
     Nics,
+    /// mpstat -P ALL per CPU, sar's run queue, switches, swapping and load, and pressure stalls (cpu, io, memory).
+    Cpu,
     /// Storage cells over SSH: a line per cell (state, round trip, DISK and FLASH) and one over all cells.
     Cells,
     /// Oracle Direct NFS per database (--db): text as mondnfs prints it (time|iops), JSON and CSV with every figure.
@@ -57,7 +59,7 @@ pub struct LayerDef {
 }
 
 /// Every layer, in [`LayerId`] order.
-pub const LAYERS: [LayerDef; 6] = [
+pub const LAYERS: [LayerDef; 7] = [
     LayerDef {
         id: LayerId::Disks,
         name: "disks",
@@ -113,6 +115,13 @@ pub const LAYERS: [LayerDef; 6] = [
             ("a", "all interfaces"),
             ("p", "pause"),
         ],
+    },
+    LayerDef {
+        id: LayerId::Cpu,
+        name: "cpu",
+        title: "CPU",
+        noun: "CPU",
+        footer: &[("p", "pause")],
     },
     LayerDef {
         id: LayerId::Cells,

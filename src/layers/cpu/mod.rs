@@ -8,5 +8,7 @@
 pub mod loadavg;
 pub mod model;
 pub mod pressure;
+pub mod report;
 pub mod source;
 pub mod stat;
+pub mod state;

@@ -54,11 +54,14 @@ pub struct CpuSample {
     pub uptime_cs: u64,
     /// Wall clock of the reading, ms since the Unix epoch.
     pub wall_ms: i64,
-    pub stat: ProcStat,
+    /// (Boxed, as `psi`: most of a sample.)
+    pub stat: Box<ProcStat>,
     /// `None` when /proc/loadavg could not be read (see `rejected`).
     pub loadavg: Option<LoadAvg>,
     /// cpu, io and memory, in [`super::model::Resource`] order.
-    pub psi: [PsiRead; 3],
+    /// (Boxed: the array is most of a sample, which travels in an enum of
+    /// every layer's.)
+    pub psi: Box<[PsiRead; 3]>,
     /// pswpin and pswpout of /proc/vmstat: pages swapped in and out.
     pub swap: Option<(u64, u64)>,
     /// Lines of /proc/loadavg and /proc/vmstat that could not be read.
@@ -121,6 +124,7 @@ impl CpuSource {
             "/proc/pressure/memory",
         ]
         .map(|p| psi_read(&self.fs, p));
+        let psi = Box::new(psi);
         let swap = self.fs.read("/proc/vmstat").ok().and_then(|text| {
             let parsed =
                 VMSTAT.parse_keeping(&text, "/proc/vmstat", |n| n == "pswpin" || n == "pswpout");
@@ -137,7 +141,7 @@ impl CpuSource {
         Ok(CpuSample {
             uptime_cs,
             wall_ms,
-            stat,
+            stat: Box::new(stat),
             loadavg,
             psi,
             swap,
