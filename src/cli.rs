@@ -108,6 +108,8 @@ pub enum Command {
         #[arg(long, value_enum)]
         panel: Option<LayerId>,
         /// Rows from this time on (inclusive): HH:MM[:SS] or YYYY-MM-DD HH:MM[:SS] local time, +SPAN after the start, -SPAN before the end.
+        // The brackets are --help's (clap prints this comment), not a doc link.
+        #[allow(rustdoc::broken_intra_doc_links)]
         #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
         from: Option<String>,
         /// Rows up to this time (inclusive), in the forms of --from.

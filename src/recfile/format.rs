@@ -676,7 +676,7 @@ impl ChunkContext {
     }
 }
 
-/// A chunk's bytes (see [`write_chunk`]).
+/// A chunk's bytes (see `write_chunk`).
 pub fn encode_chunk(ticks: &[Tick], ctx: Option<&ChunkContext>) -> Vec<u8> {
     let mut out = Vec::new();
     // Writing into a Vec cannot fail.

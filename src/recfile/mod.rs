@@ -2,7 +2,7 @@
 //! samples, plus a side journal that makes each tick durable before its chunk is
 //! committed. This module knows numbers and series ids only, not sources or screens.
 //!
-//! Layout and codec: [`format`]; writing: [`writer`]; reading and recovery: [`reader`].
+//! Layout and codec: [`mod@format`]; writing: [`writer`]; reading and recovery: [`reader`].
 //! The app's inputs become ticks one level up, in [`crate::recording`].
 
 pub mod format;

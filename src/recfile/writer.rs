@@ -2,7 +2,7 @@
 //! write(2), so a kill -9 of strata loses at most the tick being written: the kernel
 //! holds the rest); once they span a minute the journal's ticks become one compressed chunk
 //! frame in the segment and the journal restarts. `sync_data` runs at most every
-//! [`SYNC_EVERY`], on a thread of its own ([`Syncer`]), which bounds what a power cut
+//! [`SYNC_EVERY`], on a thread of its own (`Syncer`), which bounds what a power cut
 //! (not a process kill) can lose; `close` syncs on the caller's thread.
 
 use std::fs::File;
@@ -48,7 +48,7 @@ fn check_len(what: &'static str, bytes: usize, max: usize) -> Result<(), RecordE
     check_least(what, bytes, max, false)
 }
 
-/// As [`check_len`]; with `at_least`, `bytes` is a lower bound.
+/// As `check_len`; with `at_least`, `bytes` is a lower bound.
 pub fn check_least(
     what: &'static str,
     bytes: usize,
