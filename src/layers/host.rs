@@ -1,7 +1,7 @@
 //! A host layer as one unit: what the live loop, a database node's
 //! sampler, the app and export need of each layer that reads a host's
 //! /proc and /sys (block devices, kernel NFS, page cache, NICs, CPU).
-//! [`host_layers!`] is their one list: the code that has to name each host
+//! `host_layers!` is their one list: the code that has to name each host
 //! layer (the live readers, the node's file list, the app's per-host state,
 //! the inputs a recording stores, export's walker) is generated from it, so
 //! a new host layer is a folder and a line there.
