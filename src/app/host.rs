@@ -112,6 +112,13 @@ pub struct ClusterRow {
     pub writeback_mb: Option<f64>,
     /// Kernel NFS client operations per second, over all its mounts.
     pub nfs_ops: Option<f64>,
+    /// %iowait over all its CPUs, as mpstat's "all".
+    pub iowait: Option<f64>,
+    /// The share of the interval some task stalled on I/O (sar's %sio).
+    pub io_some: Option<f64>,
+    /// CPUs counted times the interval (centiseconds): what weighs the
+    /// node's %iowait in the cluster's.
+    pub cpu_weight: Option<f64>,
 }
 
 impl ClusterRow {
@@ -119,6 +126,8 @@ impl ClusterRow {
     /// it is live.
     fn of(label: &str, (shown, why): (NodeShown, Option<String>), l: &HostLayers) -> ClusterRow {
         use crate::layers::cache::model::CacheCol;
+        use crate::layers::cpu::model::{CpuCol, PsiCol, Resource};
+        use crate::layers::cpu::state::CpuFig;
         use crate::layers::disks::model::DiskCol;
         use crate::layers::nfs::model::NfsMountCol;
         use crate::layers::nics::model::NicCol;
@@ -142,7 +151,16 @@ impl ClusterRow {
                 .map(|r| r.rates.as_ref().and_then(|x| x.get(NfsMountCol::OpsPerS)))
                 .sum::<Option<f64>>()
         });
+        let cpu = l
+            .cpu
+            .tick()
+            .filter(|_| live && l.cpu.error.is_none())
+            .and_then(|t| t.figures.as_ref());
+        let cpu_fig = |fig: CpuFig| cpu.and_then(|t| fig.of(t));
         ClusterRow {
+            iowait: cpu_fig(CpuFig::All(CpuCol::Iowait)),
+            io_some: cpu_fig(CpuFig::Psi(Resource::Io, PsiCol::Some)),
+            cpu_weight: cpu.map(|t| t.table.counted as f64 * t.itv_cs as f64),
             label: label.to_string(),
             shown,
             why,
@@ -212,6 +230,13 @@ impl ClusterRow {
             dirty_mb: sum(|r| r.dirty_mb),
             writeback_mb: sum(|r| r.writeback_mb),
             nfs_ops: sum(|r| r.nfs_ops),
+            // each node's share of its CPUs' time, weighed by how much
+            // CPU time it had: the share of the cluster's, as mpstat's
+            // "all" is of a host's
+            iowait: weighted(|r| r.cpu_weight, |r| r.iowait),
+            // a stall share has no sum over hosts
+            io_some: None,
+            cpu_weight: sum(|r| r.cpu_weight),
         }
     }
 }

@@ -61,7 +61,7 @@ impl Col {
     }
 }
 
-const COLS: [Col; 10] = [
+const COLS: [Col; 12] = [
     Col::fig("r/s", 7, 1, |r| r.r_s),
     Col::fig("w/s", 7, 1, |r| r.w_s),
     Col::fig("MB/s", 6, 1, |r| r.mb_s),
@@ -72,6 +72,10 @@ const COLS: [Col; 10] = [
     Col::fig("out MB/s", 8, 1, |r| r.nic_out_mb),
     Col::own("dirty/wb MB", 11, dirty),
     Col::fig("NFS op/s", 8, 1, |r| r.nfs_ops),
+    // What the disks wait on, in mpstat's and sar's names: last, so that
+    // 80 columns keep the I/O figures and the charts they had.
+    Col::fig("%iowait", 7, 2, |r| r.iowait),
+    Col::fig("%sio", 6, 2, |r| r.io_some),
 ];
 
 /// The busiest device's column: the one that grows into a line's spare
@@ -144,6 +148,14 @@ fn state_end(r: &ClusterRow, width: u16, name_w: u16) -> u16 {
 /// too narrow for them all: the block devices stay together on the first.
 const SECOND_LINE: usize = 6;
 
+/// The last columns, the CPU's: they take only room their line's chart
+/// can spare.
+const CPU_COLS: usize = 2;
+
+/// The columns a second line's chart keeps before the CPU's columns take
+/// any (the 80-column screen's chart).
+const SPARK_KEPT: u16 = 20;
+
 /// The least room a sparkline is drawn in.
 const SPARK_MIN: u16 = 8;
 
@@ -185,12 +197,21 @@ impl Fit<'static> {
     /// room: `sdb@127.0.…` did not say which node).
     fn choose(width: u16, height: u16, name_w: u16, busiest_want: u16) -> Self {
         let room = width.saturating_sub(name_w + 1);
-        let all = fitting(&COLS, room);
-        let (first, second) = match COLS.split_at(SECOND_LINE) {
-            (a, b) if all.len() < COLS.len() && height >= 6 => {
+        // the CPU's columns where a line keeps a chart of the width it had
+        // without them
+        let with_cpu = |mut cols: Vec<&'static Col>| {
+            let left = room.saturating_sub(cols_width(&cols) + SPARK_KEPT);
+            cols.extend(fitting(&COLS[COLS.len() - CPU_COLS..], left));
+            cols
+        };
+        let io = &COLS[..COLS.len() - CPU_COLS];
+        let all = fitting(io, room);
+        let (first, second) = match io.split_at(SECOND_LINE) {
+            _ if all.len() == io.len() => (with_cpu(all), Vec::new()),
+            (a, b) if height >= 6 => {
                 let (first, second) = (fitting(a, room), fitting(b, room));
                 if first.len() == a.len() && second.len() == b.len() {
-                    (first, second)
+                    (first, with_cpu(second))
                 } else {
                     (all, Vec::new())
                 }

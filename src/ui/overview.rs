@@ -542,8 +542,24 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     if let Some(line) = lines.get(6) {
         draw_busiest(f, app, *line, tick.busiest());
     }
-    if let Some(line) = lines.get(7) {
-        f.render_widget(Paragraph::new(totals_note(app, line.width)), *line);
+    // The CPU line, when the host has one, above the note: %iowait and io
+    // pressure beside the disks they wait on.
+    let cpu = cpu_line(app, inner.width);
+    let note_at = if cpu.is_some() { 8 } else { 7 };
+    if let (Some(line), Some(cpu)) = (lines.get(7), cpu) {
+        f.render_widget(Paragraph::new(cpu), *line);
+    }
+    let note_line = if note_at < inner.height {
+        Some(Rect {
+            y: inner.y + note_at,
+            height: 1,
+            ..inner
+        })
+    } else {
+        None
+    };
+    if let Some(line) = note_line {
+        f.render_widget(Paragraph::new(totals_note(app, line.width)), line);
     }
     let rest = Rect {
         y: inner.y + 9,
@@ -553,6 +569,31 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     if rest.height >= 2 {
         top_devices(f, app, rest);
     }
+}
+
+/// The host's CPU and pressure figures, the first of the layer's
+/// headline that fit in `width`, each named as mpstat and sar name it;
+/// `None` while the layer has no figures on screen.
+fn cpu_line(app: &App, width: u16) -> Option<Line<'static>> {
+    use crate::layers::cpu::state::{HEADLINE, decimals};
+    let t = &app.theme;
+    let cpu = &app.host().cpu;
+    let tick = cpu.tick().filter(|_| cpu.shown_error().is_none())?;
+    let figs = tick.figures.as_ref()?;
+    let mut spans = vec![Span::styled("cpu", t.muted)];
+    let mut used = 3;
+    for fig in HEADLINE {
+        let value = format::fit(fig.of(figs), 8, decimals(fig));
+        let text = format!(" {} {}", fig.header(), value.trim());
+        let w = text.chars().count();
+        if used + w > usize::from(width) {
+            break;
+        }
+        used += w;
+        spans.push(Span::styled(format!(" {} ", fig.header()), t.muted));
+        spans.push(Span::raw(value.trim().to_string()));
+    }
+    Some(Line::from(spans))
 }
 
 /// A line of the host's totals: its label, its value, and its history in

@@ -95,6 +95,27 @@ pub const CPU_HISTORY: [CpuFig; 12] = [
     CpuFig::Psi(Resource::Memory, PsiCol::Some),
 ];
 
+/// What a host's line on the overview says of its CPUs, most wanted
+/// first: a narrow screen keeps the first that fit.
+pub const HEADLINE: [CpuFig; 8] = [
+    CpuFig::All(CpuCol::Iowait),
+    CpuFig::Psi(Resource::Io, PsiCol::Some),
+    CpuFig::Psi(Resource::Io, PsiCol::Full),
+    CpuFig::All(CpuCol::Sys),
+    CpuFig::All(CpuCol::Usr),
+    CpuFig::All(CpuCol::Steal),
+    CpuFig::Sys(SysCol::Ldavg1),
+    CpuFig::Sys(SysCol::Blocked),
+];
+
+/// The decimals a figure is shown with: tasks whole, the rest two.
+pub fn decimals(fig: CpuFig) -> usize {
+    match fig {
+        CpuFig::Sys(c) if c.def().kind == super::model::SysColKind::Tasks => 0,
+        _ => 2,
+    }
+}
+
 /// The history entity of the host's CPU figures.
 pub const CPU_ENTITY: &str = "\u{2211}cpu";
 
