@@ -37,7 +37,15 @@ const TIERS: &[(&str, &[&str])] = &[
     ("transport", &["remote"]),
     (
         "modes",
-        &["batch", "check", "cli", "event_loop", "export", "live", "replay"],
+        &[
+            "batch",
+            "check",
+            "cli",
+            "event_loop",
+            "export",
+            "live",
+            "replay",
+        ],
     ),
     ("main", &["main"]),
 ];

@@ -90,7 +90,7 @@ pub fn kernel_line(target: &str, release: Option<&str>, hostname: Option<&str>) 
 fn layout(fields: usize) -> String {
     match fields {
         14 => "11 counters: a kernel before 4.18, no discard or flush counters".into(),
-        18 => "15 counters: discard from 4.18, no flush counters (before 5.5)".into(),
+        18 => "15 counters: discard, as 4.18 to 5.4 print them, no flush counters".into(),
         20 => "17 counters: discard and flush, 5.5 and later".into(),
         n if n > 20 => format!(
             "{} counters: a kernel newer than strata, whose extra counters are ignored",
@@ -155,7 +155,7 @@ pub fn disks_line(
         ));
     }
     if let Some(n) = sys_block {
-        what.push_str(&format!("; /sys/block lists {n}"));
+        what.push_str(&format!("; /sys/block: {n} whole devices"));
     }
     if let Some(first) = parsed.rejected.first() {
         return CheckLine::new(
@@ -503,13 +503,16 @@ mod tests {
         };
         for (n, says) in [
             (14, "14 fields a line (11 counters: a kernel before 4.18"),
-            (18, "18 fields a line (15 counters: discard from 4.18"),
+            (18, "18 fields a line (15 counters: discard, as 4.18 to 5.4"),
             (20, "20 fields a line (17 counters: discard and flush"),
         ] {
             let l = disks_line("h", Ok(line(n)), Some(1));
             assert_eq!(l.status, Status::Ok, "{l:?}");
             assert!(l.what.contains(says), "{l:?}");
-            assert!(l.what.ends_with("1 devices; /sys/block lists 1"), "{l:?}");
+            assert!(
+                l.what.ends_with("1 devices; /sys/block: 1 whole devices"),
+                "{l:?}"
+            );
         }
         let bad = disks_line("h", Ok("8 0 sda 1 2 3\n".into()), Some(0));
         assert_eq!(bad.status, Status::Fail);
