@@ -251,10 +251,12 @@ pub fn residency_line(
         .iter()
         .filter_map(|f| f.result.as_ref().err().map(|e| format!("{}: {e}", f.path)))
         .collect();
-    let method = s.method.map(Method::label).unwrap_or("no method");
-    what.push_str(&format!(
-        "; --cache-files: {measured} files measured by {method}"
-    ));
+    match s.method.map(Method::label) {
+        Some(method) if measured > 0 => what.push_str(&format!(
+            "; --cache-files: {measured} files measured by {method}"
+        )),
+        _ => what.push_str("; --cache-files: no file measured"),
+    }
     if failed.is_empty() {
         return CheckLine::new(target, "residency", status, what);
     }

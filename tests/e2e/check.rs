@@ -306,7 +306,7 @@ fn this_host_line_by_line_and_exit_0() {
         ],
         "{out}"
     );
-    let what = |i: usize| lines[i].splitn(2, "  ok    ").nth(1).unwrap_or(lines[i]);
+    let what = |i: usize| lines[i].split_once("  ok    ").map_or(lines[i], |x| x.1);
     let release = proc_line("/proc/sys/kernel/osrelease");
     let hostname = proc_line("/proc/sys/kernel/hostname");
     assert_eq!(what(0), format!("Linux {release}, host name {hostname}"));
