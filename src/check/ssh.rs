@@ -410,17 +410,22 @@ pub fn ssh_line(
                 known_hosts.display()
             ),
         ),
-        None => fail(
-            format!(
-                "no sample from {host} port {port} within {} s{}",
-                limit.as_secs(),
-                out.stderr
-                    .last()
-                    .map(|s| format!("; it said: {s}"))
-                    .unwrap_or_default()
-            ),
-            "check the network to the host and its load".to_string(),
-        ),
+        None => {
+            let said = out
+                .stderr
+                .last()
+                .map(|s| format!("; it said: {s}"))
+                .unwrap_or_default();
+            let when = if out.timed_out {
+                format!("within {} s", limit.as_secs())
+            } else {
+                "before its login ended".to_string()
+            };
+            fail(
+                format!("no answer from {host} port {port} {when}{said}"),
+                "check the network to the host and its load".to_string(),
+            )
+        }
     }
 }
 
@@ -539,7 +544,8 @@ pub fn node_lines(
             "the node's sampler sent its files",
         ),
     ];
-    let (Some(frame), true) = (out.frame, out.failure.is_none() || out.live) else {
+    // A frame comes only once the node is live.
+    let Some(frame) = out.frame else {
         return lines;
     };
     let Some(text) = out.probe else {
