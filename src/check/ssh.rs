@@ -268,6 +268,7 @@ pub fn keys_line(target: &HostTarget, k: &Keys) -> CheckLine {
     };
     let agent = match k.agent {
         None => "no ssh-agent (SSH_AUTH_SOCK unset)".to_string(),
+        Some(Ok(keys)) if keys.len() == 1 => "ssh-agent: 1 key".to_string(),
         Some(Ok(keys)) => format!("ssh-agent: {} keys", keys.len()),
         Some(Err(e)) => e.clone(),
     };

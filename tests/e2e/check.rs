@@ -607,6 +607,48 @@ fn which(cmd: &str) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// An ssh-agent of the test's own on a socket beside its keys, holding
+/// `key`; killed on Drop.
+struct Agent {
+    sock: PathBuf,
+    child: std::process::Child,
+}
+
+impl Agent {
+    fn start(keys: &Keys, key: &Path) -> Agent {
+        let sock = keys.path("agent.sock");
+        let child = Command::new("ssh-agent")
+            .arg("-D")
+            .arg("-a")
+            .arg(&sock)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("ssh-agent");
+        let start = Instant::now();
+        while !sock.exists() && start.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let added = Command::new("ssh-add")
+            .arg(key)
+            .env("SSH_AUTH_SOCK", &sock)
+            .stdin(Stdio::null())
+            .output()
+            .expect("ssh-add");
+        assert!(added.status.success(), "{added:?}");
+        Agent { sock, child }
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A cell logged in to with the agent's key alone (no identity file),
+/// as the monitor logs in: the keys line counts the agent's key.
 #[test]
 fn a_known_cell_is_logged_in_to_as_the_monitor_does() {
     let test = "a_known_cell_is_logged_in_to_as_the_monitor_does";
@@ -614,12 +656,14 @@ fn a_known_cell_is_logged_in_to_as_the_monitor_does() {
         return;
     }
     let keys = Keys::new();
+    let agent = Agent::start(&keys, &keys.client_key);
     let cell = Sshd::start(&keys, "127.0.0.83", "");
     let kh = sshd::known_hosts(&keys, &[&cell]);
     let tag = nonce("checkcell");
     let label = format!("{}:{}", cell.ip, cell.port);
     let spec = format!("{}@{label}", keys.user);
-    let (k, id) = (kh.to_string_lossy(), keys.client_key.to_string_lossy());
+    let k = kh.to_string_lossy();
+    let sock = agent.sock.to_string_lossy();
     let (code, out, err) = run(
         Path::new(KERNELS),
         keys.dir.path(),
@@ -631,10 +675,8 @@ fn a_known_cell_is_logged_in_to_as_the_monitor_does() {
             &spec,
             "--known-hosts",
             &k,
-            "--cell-identity",
-            &id,
         ],
-        &[("STRATA_TEST_SAMPLER_TAG", &tag)],
+        &[("STRATA_TEST_SAMPLER_TAG", &tag), ("SSH_AUTH_SOCK", &sock)],
     );
     println!("{out}{err}");
     assert_eq!(code, 0, "{out}{err}");
@@ -645,8 +687,7 @@ fn a_known_cell_is_logged_in_to_as_the_monitor_does() {
         "keys",
         "ok",
         format!(
-            "no ssh-agent (SSH_AUTH_SOCK unset); identity files {}; {} holds ssh-ed25519 for [{}]:{}",
-            keys.client_key.display(),
+            "ssh-agent: 1 key; no identity file; {} holds ssh-ed25519 for [{}]:{}",
             kh.display(),
             cell.ip,
             cell.port
