@@ -719,6 +719,61 @@ mod tests {
         assert!(s.starts_with("export LC_ALL=C; R=; "), "{s}");
     }
 
+    #[test]
+    fn a_changed_key_or_a_refused_login_says_what_to_do() {
+        use crate::link::error::{LoginError, OfferedKey};
+        let t = crate::link::target::parse_ssh_spec("oracle@db01:2222", "u").unwrap();
+        let kh = Path::new("/home/u/.ssh/known_hosts");
+        let out = |status| Outcome {
+            failure: Some(status),
+            ..Outcome::default()
+        };
+        let changed = HostStatus::HostKeyRefused(HostKeyError::Changed {
+            host: "db01".into(),
+            port: 2222,
+            offered: OfferedKey {
+                key_type: "ssh-ed25519".into(),
+                fingerprint: "SHA256:new".into(),
+            },
+            file: kh.display().to_string(),
+            line: 7,
+            known: "SHA256:old".into(),
+        });
+        let l = ssh_line(&t, &out(changed), kh, Duration::from_secs(40), "");
+        assert_eq!(l.status, Status::Fail);
+        assert_eq!(
+            l.what,
+            "HOST KEY CHANGED: db01 port 2222 offers ssh-ed25519 SHA256:new, /home/u/.ssh/known_hosts line 7 holds SHA256:old"
+        );
+        assert_eq!(
+            l.fix.as_deref(),
+            Some(
+                "if db01 was reinstalled, remove the old key (ssh-keygen -R '[db01]:2222' -f /home/u/.ssh/known_hosts) and add the new one; otherwise do not connect"
+            )
+        );
+        let refused = HostStatus::AuthFailed(LoginError::NoKeyAccepted {
+            user: "oracle".into(),
+            host: "db01:2222".into(),
+            tried: vec!["agent key SHA256:k refused".into()],
+        });
+        let l = ssh_line(&t, &out(refused), kh, Duration::from_secs(40), "");
+        assert_eq!(
+            l.what,
+            "login refused: oracle@db01:2222: no key accepted: agent key SHA256:k refused"
+        );
+        assert!(
+            l.fix
+                .unwrap()
+                .starts_with("add your public key to ~oracle/.ssh/authorized_keys on db01")
+        );
+        let silent = Outcome {
+            timed_out: true,
+            ..Outcome::default()
+        };
+        let l = ssh_line(&t, &silent, kh, Duration::from_secs(40), "");
+        assert_eq!(l.what, "no answer from db01 port 2222 within 40 s");
+    }
+
     fn probe(text: &str) -> FileSet {
         parse_files(text, "t").0
     }

@@ -708,3 +708,55 @@ fn a_known_cell_is_logged_in_to_as_the_monitor_does() {
     assert_lines(&out, &want);
     assert_nothing_left(&tag);
 }
+
+/// The node probe as a node's shell runs it (dash as sh, bash as OL7's,
+/// busybox sh where there is one), reading under a kernel tree: the layer
+/// files that exist, the CPU layer's files whole, its own findings.
+#[test]
+fn the_probe_runs_under_each_posix_shell() {
+    let shells: Vec<Vec<&str>> = [vec!["sh"], vec!["bash", "--posix"], vec!["busybox", "sh"]]
+        .into_iter()
+        .filter(|s| !which(s[0]).is_empty())
+        .collect();
+    assert!(shells.len() >= 2, "{shells:?}");
+    for (tree, psi) in [("rh7-3.10", false), ("uek6-5.4", true)] {
+        let root = format!("{KERNELS}/{tree}");
+        let script = strata::check::ssh::probe_script().replacen("R=;", &format!("R={root};"), 1);
+        for shell in &shells {
+            let out = Command::new(shell[0])
+                .args(&shell[1..])
+                .arg("-c")
+                .arg(&script)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            let what = format!("{shell:?} on {tree}: {text}");
+            assert!(out.status.success(), "{what}");
+            let (set, bad) = strata::layers::node::parse_files(&text, "probe");
+            assert!(bad.is_empty(), "{what}: {bad:?}");
+            for p in [
+                "/proc/diskstats",
+                "/proc/self/mountstats",
+                "/sys/block",
+                "/sys/class/net",
+            ] {
+                assert!(set.present.contains(p), "{what}: {p}");
+            }
+            assert_eq!(set.present.contains("/proc/pressure/io"), psi, "{what}");
+            assert_eq!(set.files.contains_key("/proc/pressure/io"), psi, "{what}");
+            assert_eq!(
+                set.files["/proc/loadavg"],
+                std::fs::read_to_string(format!("{root}/proc/loadavg")).unwrap(),
+                "{what}"
+            );
+            assert_eq!(set.files["/.strata-check/awk"], which("awk"), "{what}");
+            assert!(
+                set.files["/.strata-check/fincore-version"].starts_with("fincore from util-linux"),
+                "{what}"
+            );
+            let sh = &set.files["/.strata-check/sh"];
+            assert!(sh.contains(shell[0]) || shell[0] == "sh", "{what}");
+        }
+    }
+}
