@@ -45,6 +45,7 @@ use strata::layers::cache::residency::Method;
 use strata::layers::cache::source::CacheSource;
 use strata::layers::disks::diskstats::{DiscardCounters, DiskCounters, FlushCounters};
 use strata::layers::disks::source::{DiskSample, DiskSource};
+use strata::layers::host::HostState;
 use strata::layers::nfs::source::NfsSource;
 use strata::layers::nics::source::NicSource;
 use strata::theme::Theme;
@@ -603,7 +604,7 @@ fn bench_tick(table: &mut Table, n: usize, ticks: usize) {
     let first_sample = t0.elapsed();
     assert_eq!(first.devices.len(), n, "every synthetic line parses");
     assert!(first.rejected.is_empty(), "no synthetic line is rejected");
-    app.local.ingest_disks(first);
+    app.local.disks.ingest(&first);
 
     let mut total = Vec::with_capacity(ticks);
     let mut read = Vec::with_capacity(ticks);
@@ -613,7 +614,7 @@ fn bench_tick(table: &mut Table, n: usize, ticks: usize) {
         let t0 = Instant::now();
         let sample = source.sample(host.wall_ms).expect("sample");
         let t1 = Instant::now();
-        app.local.ingest_disks(sample);
+        app.local.disks.ingest(&sample);
         let t2 = Instant::now();
         total.push(t2 - t0);
         read.push(t1 - t0);
@@ -808,14 +809,16 @@ fn bench_host_sources(table: &mut Table, ticks: usize) {
     let mut tick = |app: &mut App, wall_ms: i64| -> [Duration; 4] {
         let t0 = Instant::now();
         app.local
-            .ingest_disks(disks.sample(wall_ms).expect("disks"));
+            .disks
+            .ingest(&disks.sample(wall_ms).expect("disks"));
         let t1 = Instant::now();
-        app.local.ingest_nics(nics.sample(wall_ms).expect("nics"));
+        app.local.nics.ingest(&nics.sample(wall_ms).expect("nics"));
         let t2 = Instant::now();
         app.local
-            .ingest_cache(cache.sample(wall_ms).expect("cache"));
+            .cache
+            .ingest(&cache.sample(wall_ms).expect("cache"));
         let t3 = Instant::now();
-        app.local.ingest_nfs(nfs.sample(wall_ms).expect("nfs"));
+        app.local.nfs.ingest(&nfs.sample(wall_ms).expect("nfs"));
         let t4 = Instant::now();
         [t1 - t0, t2 - t1, t3 - t2, t4 - t3]
     };
@@ -904,7 +907,7 @@ fn bench_memory(table: &mut Table, plan: &Plan) -> App {
 
     let mut app = new_app(plan.history_ticks);
     let rss_before = rss_kb("self");
-    app.local.ingest_disks(first);
+    app.local.disks.ingest(&first);
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let mut times = Vec::with_capacity(plan.history_ticks as usize);
     for _ in 0..plan.history_ticks {
@@ -921,7 +924,7 @@ fn bench_memory(table: &mut Table, plan: &Plan) -> App {
             catalogue: Arc::clone(&catalogue),
         };
         let t0 = Instant::now();
-        app.local.ingest_disks(sample);
+        app.local.disks.ingest(&sample);
         times.push(t0.elapsed());
     }
     let push_time: Duration = times.iter().sum();

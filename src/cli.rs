@@ -220,6 +220,25 @@ impl DeviceArgs {
             UnitsArg::MB => crate::layers::disks::model::Units::MB,
         })
     }
+
+    /// How `strata batch` and `strata export` print a host layer: these
+    /// arguments over `config`'s (export: the recorded run's).
+    pub fn report_options(
+        &self,
+        format: Format,
+        config: &crate::config::Config,
+    ) -> crate::layers::host::ReportOptions {
+        crate::layers::host::ReportOptions {
+            format,
+            units: self.units().unwrap_or(config.units),
+            selection: crate::layers::disks::report::Selection {
+                partitions: self.partitions || config.show_partitions,
+                all_devices: self.all_devices || config.show_all_devices,
+                mapper_names: self.mapper_names,
+            },
+            all_interfaces: self.all_devices,
+        }
+    }
 }
 
 /// How `strata check` prints its lines.

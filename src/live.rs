@@ -3,7 +3,7 @@
 //! most at a capped frame rate; `strata record` is the same without a
 //! screen.
 
-use crate::app::input::{NodeInput, on_host};
+use crate::app::input::{LocalWrap, NodeInput, NodeWrap};
 use crate::app::session::Request;
 use crate::app::{App, Input};
 use crate::core::clock::now_ms;
@@ -11,14 +11,11 @@ use crate::core::error::SampleError;
 use crate::core::host::SelfMeter;
 use crate::core::rootfs::{RemoteFiles, RootFs};
 use crate::event_loop::{self, Feed};
-use crate::layers::cache::source::CacheSource;
+use crate::layers::LayerId;
 use crate::layers::cells::source::{CellEvent, run_cell};
-use crate::layers::disks::source::DiskSource;
 use crate::layers::dnfs::source::DbEvent;
-use crate::layers::nfs::source::NfsSource;
-use crate::layers::nics::source::NicSource;
+use crate::layers::host::{HostOptions, HostSources, Reader, own_thread};
 use crate::layers::node::{NodeEvent, NodeFrame, NodeProtocol};
-use crate::layers::{LayerId, Sampler};
 use crate::link::target::NodeTarget;
 use crate::recfile::Existing;
 use crate::recfile::mark::MarkSocket;
@@ -34,10 +31,8 @@ use tokio_util::sync::CancellationToken;
 
 /// Every source the screen samples, each on its own task.
 pub struct Sources {
-    pub disks: DiskSource,
-    pub nfs: NfsSource,
-    pub cache: CacheSource,
-    pub nics: NicSource,
+    /// This machine's host layers.
+    pub host: HostSources,
     /// How to reach the app's cells and nodes, one task each.
     pub cells: SshOptions,
 }
@@ -45,23 +40,13 @@ pub struct Sources {
 /// A host layer's sampler with its type erased: reads at `wall_ms` and
 /// wraps the result as the layer's input, so one loop and one table spawn
 /// every layer.
-type Read = Box<dyn FnMut(i64) -> Input + Send>;
+type Read = Reader<Input>;
 
-fn reader<S: Sampler>(
-    mut source: S,
-    wrap: impl Fn(Result<S::Sample, SampleError>) -> Input + Send + 'static,
-) -> Read {
-    Box::new(move |wall_ms| wrap(source.sample(wall_ms).map_err(SampleError::from)))
-}
-
-/// A database node's four host layers, read by the same sources as this
+/// A database node's host layers, read by the same sources as this
 /// machine's from the files its sampler's frames bring.
 struct NodeSources {
     files: Arc<RemoteFiles>,
-    disks: DiskSource,
-    nfs: NfsSource,
-    cache: CacheSource,
-    nics: NicSource,
+    readers: Vec<(LayerId, Reader<NodeInput>)>,
 }
 
 impl NodeSources {
@@ -70,30 +55,25 @@ impl NodeSources {
     fn new(patterns: Vec<String>) -> Self {
         let files = Arc::new(RemoteFiles::default());
         let fs = RootFs::remote(Arc::clone(&files));
+        let opts = HostOptions {
+            cache_files: patterns,
+        };
         NodeSources {
             files,
-            disks: DiskSource::new(fs.clone()),
-            nfs: NfsSource::new(fs.clone()),
-            cache: CacheSource::new(fs.clone(), patterns),
-            nics: NicSource::new(fs),
+            readers: HostSources::new(fs, &opts).readers(NodeWrap),
         }
     }
 
-    /// The four layers' samples of one frame, at its time of receipt.
-    fn read(&mut self, frame: NodeFrame) -> [NodeInput; 4] {
-        let (rejected, wall_ms) = frame.put(&self.files);
-        let err = SampleError::from;
-        let mut disks = self.disks.sample(wall_ms).map_err(err);
-        // The frame's own unreadable lines show with the disks'.
-        if let Ok(d) = disks.as_mut() {
-            d.rejected.extend(rejected);
+    /// Every layer's sample of one frame, at its time of receipt. The
+    /// frame's own unreadable lines show with the first layer that takes
+    /// them (the disks').
+    fn read(&mut self, frame: NodeFrame) -> Vec<NodeInput> {
+        let (mut rejected, wall_ms) = frame.put(&self.files);
+        let mut inputs: Vec<NodeInput> = self.readers.iter_mut().map(|(_, r)| r(wall_ms)).collect();
+        for input in &mut inputs {
+            input.take_rejected(&mut rejected);
         }
-        [
-            NodeInput::Disks(disks),
-            NodeInput::Nfs(self.nfs.sample(wall_ms).map_err(err)),
-            NodeInput::Cache(self.cache.sample(wall_ms).map_err(err)),
-            NodeInput::Nics(self.nics.sample(wall_ms).map_err(err)),
-        ]
+        inputs
     }
 }
 
@@ -341,48 +321,28 @@ struct Live {
 /// A sampler's task and the layer it samples.
 type Layer = (tokio::task::Id, LayerId);
 
-/// This machine's four host layers' sources, to be read in groups.
-struct HostReaders {
-    disks: DiskSource,
-    nfs: NfsSource,
-    cache: CacheSource,
-    nics: NicSource,
-}
-
-impl HostReaders {
-    /// Two groups: the /proc and /sys files, read in a fraction of a
-    /// millisecond, and the page cache on its own when it watches files,
-    /// whose residency scan may hang on a dead NFS server's. Without files
-    /// (`no_files`) it is two /proc files too, and shares the hand-off
-    /// (each cost a recorder about a tenth of its CPU in context switches).
-    /// `node`: the database node this machine is, if any.
-    fn groups(self, node: Option<usize>, no_files: bool) -> Vec<Vec<(LayerId, Read)>> {
-        let n = node;
-        let mut files = vec![
-            (
-                LayerId::Disks,
-                reader(self.disks, on_host(n, Input::Disks, NodeInput::Disks)),
-            ),
-            (
-                LayerId::Nfs,
-                reader(self.nfs, on_host(n, Input::Nfs, NodeInput::Nfs)),
-            ),
-            (
-                LayerId::Nics,
-                reader(self.nics, on_host(n, Input::Nics, NodeInput::Nics)),
-            ),
-        ];
-        let cache = (
-            LayerId::Cache,
-            reader(self.cache, on_host(n, Input::Cache, NodeInput::Cache)),
-        );
-        if no_files {
-            files.push(cache);
-            vec![files]
+/// This machine's host layers' readers in groups: those that read /proc
+/// and /sys, in a fraction of a millisecond, together, sharing one
+/// hand-off (each cost a recorder about a tenth of its CPU in context
+/// switches), and each one whose read may hang on its own thread (the page
+/// cache's when it watches files, whose residency scan may hang on a dead
+/// NFS server's). `node`: the database node this machine is, if any.
+fn host_groups(
+    sources: HostSources,
+    node: Option<usize>,
+    opts: &HostOptions,
+) -> Vec<Vec<(LayerId, Read)>> {
+    let mut shared = Vec::new();
+    let mut groups = Vec::new();
+    for (layer, read) in sources.readers(LocalWrap { node }) {
+        if own_thread(layer, opts) {
+            groups.push(vec![(layer, read)]);
         } else {
-            vec![files, vec![cache]]
+            shared.push((layer, read));
         }
     }
+    groups.insert(0, shared);
+    groups
 }
 
 /// Each group of host layers' samplers on its own task, all sending to one
@@ -427,10 +387,7 @@ impl Live {
     ) -> anyhow::Result<Live> {
         let every = app.interval.duration();
         let Sources {
-            disks,
-            nfs,
-            cache,
-            nics,
+            host,
             cells: cell_opts,
         } = sources;
         // This machine's layers: its own without nodes; with nodes only as
@@ -438,13 +395,10 @@ impl Live {
         // and sampling it beside eight nodes was a tenth of strata's CPU.
         let local_node = local_node(app);
         let own = if app.nodes.is_empty() || local_node.is_some() {
-            let readers = HostReaders {
-                disks,
-                nfs,
-                cache,
-                nics,
+            let opts = HostOptions {
+                cache_files: app.config.cache_files.clone(),
             };
-            readers.groups(local_node, app.config.cache_files.is_empty())
+            host_groups(host, local_node, &opts)
         } else {
             Vec::new()
         };
@@ -692,30 +646,39 @@ mod tests {
     #[test]
     fn a_nodes_layer_fails_with_the_typed_read_error() {
         let mut sources = NodeSources::new(Vec::new());
-        let [disks, nfs, cache, nics] = sources.read(*frame("10.00 1.00", 1_000));
-        assert!(matches!(cache, NodeInput::Cache(Ok(_))), "{cache:?}");
+        let inputs = sources.read(*frame("10.00 1.00", 1_000));
+        let host_layers = LayerId::ALL
+            .iter()
+            .filter(|l| crate::layers::host::is_host_layer(**l));
+        assert_eq!(inputs.len(), host_layers.count(), "one input a host layer");
         let missing = |path: &str| SampleError::Io {
             path: path.into(),
             kind: "NotFound".into(),
             message: "not in the host's last frame from its sampler".into(),
         };
-        for (input, path) in [
-            (disks, "/proc/diskstats"),
-            (nfs, "/proc/self/mountstats"),
-            (nics, "/proc/net/dev"),
-        ] {
-            let (NodeInput::Disks(Err(e)) | NodeInput::Nfs(Err(e)) | NodeInput::Nics(Err(e))) =
-                input
-            else {
-                panic!("{path}: {input:?}");
+        let mut failed = 0;
+        for input in &inputs {
+            if let NodeInput::Cache(r) = input {
+                assert!(r.is_ok(), "{r:?}");
+                continue;
+            }
+            // Every other layer reads a file the frame lacks.
+            let Some(e) = input.error() else {
+                panic!("{input:?}");
             };
-            assert_eq!(e, missing(path));
+            let SampleError::Io { path, .. } = e else {
+                panic!("{e:?}");
+            };
+            assert!(crate::layers::host::node_files().contains(&path.as_str()));
+            assert_eq!(*e, missing(path));
             assert_eq!(e.io_kind(), Some(std::io::ErrorKind::NotFound));
             assert_eq!(
                 e.to_string(),
                 format!("cannot read {path}: not in the host's last frame from its sampler")
             );
+            failed += 1;
         }
+        assert_eq!(failed, inputs.len() - 1);
     }
 
     /// A reader that panics turns its layer stale with why, typed, in the

@@ -6,12 +6,6 @@ use strata::cli::{Cli, Command, DeviceArgs};
 use strata::core::duration::Interval;
 use strata::core::rootfs::RootFs;
 use strata::layers::LayerId;
-use strata::layers::cache::report::CacheReport;
-use strata::layers::cache::source::CacheSource;
-use strata::layers::disks::report::DiskReport;
-use strata::layers::disks::report::Selection;
-use strata::layers::disks::source::DiskSource;
-use strata::layers::nfs::source::NfsSource;
 use strata::link::PassphraseStore;
 use strata::link::target::{Given, HostTarget, NodeTarget, assemble, assemble_nodes};
 use strata::remote::SshOptions;
@@ -205,7 +199,6 @@ fn batch(
         return strata::batch::nodes::run_nodes(&nodes, reports, opts, proto, count, format);
     }
     match panel {
-        LayerId::Disks | LayerId::Nics | LayerId::Nfs | LayerId::Cache => 2,
         LayerId::Cells => {
             let targets = named_or_exit(cell_targets(cli, config));
             if targets.is_empty() {
@@ -227,11 +220,12 @@ fn batch(
             }
             strata::batch::dnfs::run_dnfs(targets, interval, count, format)
         }
+        // A host layer whose report could not be made.
+        _ => 2,
     }
 }
 
-/// The report of a host panel (disks, nics, nfs, cache) over `fs`; `None`
-/// for the other panels.
+/// The report of a host layer over `fs`; `None` for the other panels.
 fn host_report(
     config: &strata::config::Config,
     fs: &RootFs,
@@ -239,42 +233,11 @@ fn host_report(
     format: strata::layers::report::Format,
     devices: &DeviceArgs,
 ) -> Option<Box<dyn strata::layers::report::Report>> {
-    Some(match panel {
-        LayerId::Disks => {
-            let units = devices.units().unwrap_or(config.units);
-            let sel = Selection {
-                partitions: devices.partitions || config.show_partitions,
-                all_devices: devices.all_devices || config.show_all_devices,
-                mapper_names: devices.mapper_names,
-            };
-            Box::new(DiskReport::new(
-                DiskSource::new(fs.clone()),
-                format,
-                units,
-                sel,
-            ))
-        }
-        LayerId::Nics => {
-            let source = strata::layers::nics::source::NicSource::new(fs.clone());
-            Box::new(strata::layers::nics::report::NicReport::new(
-                source,
-                format,
-                devices.all_devices,
-            ))
-        }
-        LayerId::Nfs => Box::new(strata::layers::nfs::report::NfsReport::new(
-            NfsSource::new(fs.clone()),
-            format,
-        )),
-        LayerId::Cache => {
-            let patterns = config.cache_files.clone();
-            Box::new(CacheReport::new(
-                CacheSource::new(fs.clone(), patterns),
-                format,
-            ))
-        }
-        LayerId::Cells | LayerId::Dnfs => return None,
-    })
+    let opts = strata::layers::host::HostOptions {
+        cache_files: config.cache_files.clone(),
+    };
+    let how = devices.report_options(format, config);
+    strata::layers::host::report(panel, fs.clone(), &opts, &how)
 }
 
 /// Seconds between samples: --interval, else the config's, else one.
@@ -366,10 +329,12 @@ fn live_app(
         None,
     );
     let sources = strata::live::Sources {
-        disks: DiskSource::new(fs.clone()),
-        nfs: NfsSource::new(fs.clone()),
-        cache: CacheSource::new(fs.clone(), app.config.cache_files.clone()),
-        nics: strata::layers::nics::source::NicSource::new(fs.clone()),
+        host: strata::layers::host::HostSources::new(
+            fs.clone(),
+            &strata::layers::host::HostOptions {
+                cache_files: app.config.cache_files.clone(),
+            },
+        ),
         cells: cell_opts,
     };
     (app, sources)

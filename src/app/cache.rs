@@ -1,25 +1,8 @@
 //! The page cache layer of the app: the host's figures and the residency
 //! of the files the user watches.
 
-use super::host::HostLayers;
 use super::state::App;
-use crate::core::error::SampleError;
-use crate::layers::cache::model::{CACHE_COLS, CacheCol, FILE_COLS, FileCol, FileRow};
-use crate::layers::cache::source::CacheSample;
-
-/// The history entity that holds the host's page cache figures.
-pub const HOST_ENTITY: &str = "\u{2211}host";
-
-/// The file figures kept in history per watched file, in this order.
-pub const FILE_HISTORY: [FileCol; 4] = [
-    FileCol::ResPct,
-    FileCol::ResPages,
-    FileCol::Dirty,
-    FileCol::Writeback,
-];
-
-/// Slots per entity: the host's figures are the wider set.
-pub const CACHE_HISTORY: usize = CACHE_COLS.len();
+use crate::layers::cache::model::{CacheCol, FILE_COLS, FileRow};
 
 /// The file table's figure columns: the counts, not the per-interval
 /// changes (those go to JSON and CSV).
@@ -73,38 +56,5 @@ impl App {
             .files
             .iter()
             .find(|r| r.path == path)
-    }
-}
-
-impl HostLayers {
-    /// Takes a sample of /proc/meminfo, /proc/vmstat and the watched files.
-    pub fn ingest_cache(&mut self, sample: impl std::borrow::Borrow<CacheSample>) {
-        let sample = sample.borrow();
-        let tick = self.cache_baseline.tick(sample);
-        let spans = tick.itv_cs.is_some();
-        self.cache
-            .take(spans, tick, &sample.rejected, |layer, tick| {
-                let host: [Option<f32>; CACHE_HISTORY] =
-                    std::array::from_fn(|i| tick.figures.get(CACHE_COLS[i].col).map(|v| v as f32));
-                let files: Vec<(&str, [Option<f32>; CACHE_HISTORY])> = tick
-                    .files
-                    .iter()
-                    .map(|r| {
-                        let v = std::array::from_fn(|i| {
-                            let c = FILE_HISTORY.get(i)?;
-                            r.figures.as_ref()?.get(*c).map(|v| v as f32)
-                        });
-                        (r.path.as_str(), v)
-                    })
-                    .collect();
-                layer.history.push(
-                    tick.wall_ms,
-                    std::iter::once((HOST_ENTITY, &host[..]))
-                        .chain(files.iter().map(|(n, v)| (*n, &v[..]))),
-                );
-            });
-    }
-    pub fn cache_failed(&mut self, error: SampleError) {
-        self.cache.failed(error);
     }
 }

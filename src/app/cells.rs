@@ -4,9 +4,8 @@
 //! whose figures are current, and its history, one point per round of
 //! samples.
 
-use super::layer::Layer;
 use super::link::Link;
-use super::state::{App, DISK_HISTORY};
+use super::state::App;
 use crate::core::duration::Interval;
 use crate::layers::cells::cell_metrics::{CellDiskRow, CellSummary};
 use crate::layers::cells::cellcli::parse_cellcli_report;
@@ -14,7 +13,9 @@ use crate::layers::cells::model::{AllCells, CellGroups, GroupFigures};
 use crate::layers::cells::source::CellEvent;
 use crate::layers::disks::model::DiskCol;
 use crate::layers::disks::source::DiskSample;
+use crate::layers::disks::state::DISK_HISTORY;
 use crate::layers::disks::tick::{Baseline, DiskTick};
+use crate::layers::layer::Layer;
 use crate::link::HostStatus;
 use crate::link::target::HostTarget;
 use crate::store::Window;
@@ -108,7 +109,11 @@ impl CellView {
             .take(spans, tick, &sample.rejected, |layer, tick| {
                 let groups = CellGroups::of(tick);
                 *shown_groups = Some(groups);
-                super::state::push_disk_history(layer, tick, &group_history(Some(&groups)));
+                crate::layers::disks::state::push_disk_history(
+                    layer,
+                    tick,
+                    &group_history(Some(&groups)),
+                );
             });
     }
 }
@@ -238,7 +243,7 @@ impl Cells {
         self.history
             .history
             .push(at, values.iter().map(|(n, v)| (*n, &v[..])));
-        self.history.ingest(Some(all), Vec::new());
+        self.history.show(Some(all), Vec::new());
         self.last_point_ms = Some(at);
     }
 

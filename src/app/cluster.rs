@@ -5,16 +5,18 @@
 //! description of each table ([`Listed`]) serves both.
 
 use super::cache::CACHE_NODE_TABLE;
-use super::host::{HostLayers, NodeState};
-use super::layer::Layer;
+use super::host::NodeState;
 use super::list::ListUi;
-use super::nfs::{NFS_TABLE, nfs_figure};
-use super::nics::{NIC_TABLE, nic_figure, nic_listed};
 use super::state::{App, UiState};
 use crate::layers::cache::model::CacheTick;
 use crate::layers::disks::model::DISK_COLS;
 use crate::layers::disks::tick::{DiskRow, DiskTick};
+use crate::layers::host::HostLayers;
+use crate::layers::layer::Layer;
+use crate::layers::nfs::state::{NFS_TABLE, nfs_figure};
 use crate::layers::nfs::tick::{NfsRow, NfsTick};
+use crate::layers::nics::state::nic_listed;
+use crate::layers::nics::state::{NIC_TABLE, nic_figure};
 use crate::layers::nics::tick::{NicRow, NicTick};
 use std::borrow::Cow;
 

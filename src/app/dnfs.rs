@@ -6,7 +6,6 @@
 //! Entry points for the loop: [`Dnfs::ingest`] with each [`DbEvent`] of
 //! `layers::dnfs::source::run_db`; the screen reads [`Dnfs`] and [`DnfsUi`].
 
-use super::layer::Layer;
 use crate::core::duration::Interval;
 use crate::layers::dnfs::dnfs_sample::DnfsInstances;
 use crate::layers::dnfs::error::DbError;
@@ -15,6 +14,7 @@ use crate::layers::dnfs::path::{
     DbFigures, HostFigures, NodeNames, PathView, line_up, line_up_instances,
 };
 use crate::layers::dnfs::source::{DbEvent, DbStatus, DbTarget};
+use crate::layers::layer::Layer;
 use crate::store::Window;
 
 /// The history entity of a database's total.
@@ -216,7 +216,7 @@ impl Dnfs {
     }
 }
 
-impl super::host::HostLayers {
+impl crate::layers::host::HostLayers {
     /// What the path view lines dNFS up against on this host: its routes,
     /// each NIC's, the kernel NFS client's and the block devices' MB/s;
     /// only the routes when its figures are not `current`.
@@ -224,7 +224,7 @@ impl super::host::HostLayers {
         use crate::layers::disks::model::DiskCol;
         use crate::layers::nfs::model::NfsMountCol;
         use crate::layers::nics::model::NicCol;
-        let routes = &self.routes;
+        let routes = &self.nics.routes;
         if !current {
             return HostFigures {
                 routes,

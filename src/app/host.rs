@@ -3,89 +3,14 @@
 //! its sampler's frames. The same baselines and histories for every host,
 //! so a node's panel is the panel the same counters give locally.
 
-use super::cache::CACHE_HISTORY;
 use super::input::NodeInput;
-use super::layer::Layer;
 use super::link::{Link, LinkState};
-use super::nfs::NFS_HISTORY;
-use super::nics::NIC_HISTORY;
-use super::state::{App, DISK_HISTORY, push_disk_history};
-use crate::core::error::SampleError;
-use crate::layers::cache::model::{CacheBaseline, CacheTick};
-use crate::layers::disks::source::DiskSample;
-use crate::layers::disks::tick::{Baseline, DiskTick};
-use crate::layers::nfs::tick::{NfsBaseline, NfsTick};
-use crate::layers::nics::tick::{NicBaseline, NicTick};
+use super::state::App;
+use crate::layers::host::HostLayers;
 use crate::link::target::NodeTarget;
 use crate::store::Window;
 
-/// One host's layers; histories hold `capacity` samples.
-#[derive(Debug)]
-pub struct HostLayers {
-    /// Block devices; history holds [`DISK_HISTORY`] per device.
-    pub disks: Layer<DiskTick>,
-    pub(super) disk_baseline: Baseline,
-    /// The rows of the tick before the newest, for the next tick to reuse.
-    spare_rows: Vec<crate::layers::disks::tick::DiskRow>,
-    /// Kernel NFS mounts; history holds the NFS table's figures per mount.
-    pub nfs: Layer<NfsTick>,
-    pub(super) nfs_baseline: NfsBaseline,
-    /// The page cache; history holds the host's figures and each watched
-    /// file's.
-    pub cache: Layer<CacheTick>,
-    pub(super) cache_baseline: CacheBaseline,
-    /// Interfaces and bonds; history holds the NIC table's figures per
-    /// interface and the wire total.
-    pub nics: Layer<NicTick>,
-    pub(super) nic_baseline: NicBaseline,
-    /// The host's IPv4 routes as the NIC source last read them.
-    pub routes: Vec<crate::layers::nics::route::Route>,
-}
-
 impl HostLayers {
-    pub fn new(window: impl Into<Window>) -> Self {
-        let window = window.into();
-        let forget_cs = window.forget_cs;
-        HostLayers {
-            disks: Layer::new(&window, DISK_HISTORY.len()),
-            disk_baseline: Baseline::forgetting_after(forget_cs),
-            spare_rows: Vec::new(),
-            nfs: Layer::new(&window, NFS_HISTORY),
-            nfs_baseline: NfsBaseline::forgetting_after(forget_cs),
-            cache: Layer::new(&window, CACHE_HISTORY),
-            cache_baseline: CacheBaseline::default(),
-            nics: Layer::new(window, NIC_HISTORY),
-            nic_baseline: NicBaseline::forgetting_after(forget_cs),
-            routes: Vec::new(),
-        }
-    }
-
-    /// Takes a new sample of the disk source: figures over the interval
-    /// since the previous one go to the store, even while paused.
-    pub fn ingest_disks(&mut self, sample: impl std::borrow::Borrow<DiskSample>) {
-        let sample = sample.borrow();
-        let rows = std::mem::take(&mut self.spare_rows);
-        let tick = self.disk_baseline.tick_into(sample, rows);
-        let mut old = None;
-        self.disks.take(
-            tick.itv_cs.is_some(),
-            tick,
-            &sample.rejected,
-            |layer, tick| {
-                push_disk_history(layer, tick, &[]);
-                old = layer.latest.take();
-            },
-        );
-        if let Some(old) = old {
-            self.spare_rows = old.rows;
-            self.spare_rows.clear();
-        }
-    }
-
-    pub fn disks_failed(&mut self, error: SampleError) {
-        self.disks.failed(error);
-    }
-
     /// The host's IOPS (reads and writes a second over its whole disks)
     /// of its last `n` samples, oldest first; NaN where either is unknown.
     pub fn iops_series(&self, n: usize) -> Vec<f32> {
@@ -108,41 +33,11 @@ impl HostLayers {
         n: usize,
         per: f32,
     ) -> Vec<f32> {
-        use super::state::{TOTAL_ENTITY, history_index};
+        use crate::layers::disks::state::{TOTAL_ENTITY, history_index};
         let series =
             |c| history_index(c).map_or_else(Vec::new, |h| self.disks.series(TOTAL_ENTITY, h, n));
         let (a, b) = (series(cols[0]), series(cols[1]));
         a.iter().zip(&b).map(|(a, b)| (a + b) / per).collect()
-    }
-
-    /// How many names this host's layers hold, their charts' and their
-    /// baselines' together: those seen within the history window, however
-    /// many came and went before (devices or interfaces renamed all day).
-    pub fn names_held(&self) -> usize {
-        let charts = [
-            &self.disks.history,
-            &self.nfs.history,
-            &self.cache.history,
-            &self.nics.history,
-        ];
-        charts.iter().map(|h| h.entity_count()).sum::<usize>()
-            + self.disk_baseline.names_held()
-            + self.nfs_baseline.names_held()
-            + self.nic_baseline.names_held()
-    }
-
-    pub(super) fn freeze(&mut self) {
-        self.disks.freeze();
-        self.nfs.freeze();
-        self.cache.freeze();
-        self.nics.freeze();
-    }
-
-    pub(super) fn thaw(&mut self) {
-        self.disks.thaw();
-        self.nfs.thaw();
-        self.cache.thaw();
-        self.nics.thaw();
     }
 }
 
@@ -162,7 +57,7 @@ impl NodeState {
         NodeState {
             link: Link::new(target),
             hostname: None,
-            layers: HostLayers::new(capacity),
+            layers: HostLayers::new(&capacity.into()),
         }
     }
 }
@@ -173,34 +68,11 @@ impl App {
         let Some(n) = self.nodes.get_mut(node) else {
             return;
         };
-        let l = &mut n.layers;
-        let sampled_at = match input {
-            NodeInput::Disks(Ok(s)) => {
-                l.ingest_disks(s);
-                s.wall_ms
-            }
-            NodeInput::Nfs(Ok(s)) => {
-                l.ingest_nfs(s);
-                s.wall_ms
-            }
-            NodeInput::Cache(Ok(s)) => {
-                l.ingest_cache(s);
-                s.wall_ms
-            }
-            NodeInput::Nics(Ok(s)) => {
-                l.ingest_nics(s);
-                s.wall_ms
-            }
-            NodeInput::Disks(Err(e)) => return l.disks_failed(e.clone()),
-            NodeInput::Nfs(Err(e)) => return l.nfs_failed(e.clone()),
-            NodeInput::Cache(Err(e)) => return l.cache_failed(e.clone()),
-            NodeInput::Nics(Err(e)) => return l.nics_failed(e.clone()),
-            NodeInput::Stderr(t) => {
-                n.link.said(t);
-                return;
-            }
-        };
-        n.link.sampled(sampled_at);
+        if let NodeInput::Stderr(t) = input {
+            n.link.said(t);
+        } else if let Some(sampled_at) = input.apply_to(&mut n.layers) {
+            n.link.sampled(sampled_at);
+        }
     }
 }
 
@@ -501,9 +373,10 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::state::TOTAL_ENTITY;
     use crate::config::Config;
     use crate::core::host::HostInfo;
+    use crate::layers::disks::source::DiskSample;
+    use crate::layers::disks::state::{DISK_HISTORY, TOTAL_ENTITY, push_disk_history};
     use crate::theme::Theme;
     use std::collections::BTreeMap;
 
@@ -611,9 +484,9 @@ mod tests {
         for (host, l) in [("local", &app.local), ("db0", &app.nodes[0].layers)] {
             let each = [
                 l.disks.history.entity_count(),
-                l.disk_baseline.names_held(),
+                l.disks.baseline.names_held(),
                 l.nics.history.entity_count(),
-                l.nic_baseline.names_held(),
+                l.nics.baseline.names_held(),
             ];
             assert!(
                 each.iter().all(|n| (700..=800).contains(n)),
@@ -633,7 +506,7 @@ mod tests {
             budget: budget.clone(),
             ..Window::from(4)
         };
-        let mut layer = crate::app::layer::Layer::new(&window, DISK_HISTORY.len());
+        let mut layer = crate::layers::layer::Layer::new(&window, DISK_HISTORY.len());
         let row = DiskRow::named;
         let tick = DiskTick {
             wall_ms: BASE,

@@ -10,24 +10,24 @@ use super::state::App;
 use crate::core::error::SampleError;
 use crate::core::host::SelfUsage;
 use crate::layers::LayerId;
-use crate::layers::cache::source::CacheSample;
 use crate::layers::cells::source::CellEvent;
-use crate::layers::disks::source::DiskSample;
 use crate::layers::dnfs::dnfs_sample::DnfsInstances;
 use crate::layers::dnfs::source::{DbEvent, DbStatus};
-use crate::layers::nfs::source::NfsSample;
-use crate::layers::nics::source::NicSample;
+use crate::layers::host::{HostLayer, HostLayers, HostSample, HostState, Wrap, host_layers};
 use crate::link::HostStatus;
 
+/// The inputs, with a variant per host layer (the recording's serde form
+/// names each by its variant, as it always has).
+macro_rules! def_inputs {
+    (; $($field:ident $variant:ident $layer:path,)*) => {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Input {
-    /// A layer's sample, or why there is none (the screen shows the
-    /// error's Display; a recording made before errors were typed holds
-    /// its text, read as [`SampleError::Text`]).
-    Disks(Result<DiskSample, SampleError>),
-    Nfs(Result<NfsSample, SampleError>),
-    Cache(Result<CacheSample, SampleError>),
-    Nics(Result<NicSample, SampleError>),
+    $(
+        /// A host layer's sample, or why there is none (the screen shows
+        /// the error's Display; a recording made before errors were typed
+        /// holds its text, read as [`SampleError::Text`]).
+        $variant(Result<<$layer as HostLayer>::Sample, SampleError>),
+    )*
     Cell(CellEvent),
     /// A database's connection state or its gv$dnfs_* reading.
     Db(DbEvent),
@@ -73,35 +73,145 @@ pub enum Input {
 /// their own, which a seek keeps).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum NodeInput {
-    Disks(Result<DiskSample, SampleError>),
-    Nfs(Result<NfsSample, SampleError>),
-    Cache(Result<CacheSample, SampleError>),
-    Nics(Result<NicSample, SampleError>),
+    $($variant(Result<<$layer as HostLayer>::Sample, SampleError>),)*
     Stderr(String),
 }
+
 
 impl NodeInput {
     /// The input's kind, in a word (its stream's name ends with it).
     pub fn kind(&self) -> &'static str {
         match self {
-            NodeInput::Disks(_) => "disks",
-            NodeInput::Nfs(_) => "nfs",
-            NodeInput::Cache(_) => "cache",
-            NodeInput::Nics(_) => "nics",
+            $(NodeInput::$variant(_) => stringify!($field),)*
             NodeInput::Stderr(_) => "stderr",
         }
     }
 
     fn is_sample(&self) -> bool {
-        matches!(
-            self,
-            NodeInput::Disks(Ok(_))
-                | NodeInput::Nfs(Ok(_))
-                | NodeInput::Cache(Ok(_))
-                | NodeInput::Nics(Ok(_))
-        )
+        match self {
+            $(NodeInput::$variant(r) => r.is_ok(),)*
+            NodeInput::Stderr(_) => false,
+        }
+    }
+
+    /// Lines a node's frame could not carry, for the layer that shows
+    /// them (see [`HostLayer::reject`]).
+    pub fn take_rejected(&mut self, lines: &mut Vec<crate::core::error::ParseError>) {
+        match self {
+            $(NodeInput::$variant(Ok(s)) => <$layer as HostLayer>::reject(s, lines),)*
+            _ => {}
+        }
+    }
+
+    /// Why a host layer has no reading, if this says so.
+    pub fn error(&self) -> Option<&SampleError> {
+        match self {
+            $(NodeInput::$variant(Err(e)) => Some(e),)*
+            _ => None,
+        }
+    }
+
+    /// A host layer's reading; `None` for what the node wrote on stderr.
+    pub fn into_host(self) -> Option<HostSample> {
+        match self {
+            $(NodeInput::$variant(r) => Some(HostSample::$variant(r)),)*
+            NodeInput::Stderr(_) => None,
+        }
+    }
+
+    /// Into a host's layers: the sample's wall clock, if it was one.
+    pub(super) fn apply_to(&self, l: &mut HostLayers) -> Option<i64> {
+        match self {
+            $(
+                NodeInput::$variant(Ok(s)) => {
+                    l.$field.ingest(s);
+                    Some(<$layer as HostLayer>::wall_ms(s))
+                }
+                NodeInput::$variant(Err(e)) => {
+                    l.$field.failed(e.clone());
+                    None
+                }
+            )*
+            NodeInput::Stderr(_) => None,
+        }
     }
 }
+
+impl Input {
+    /// A host layer's input of this machine as a node's (`--node local`),
+    /// or the input as it is.
+    fn host_stream(&self) -> Option<&'static str> {
+        match self {
+            $(Input::$variant(_) => Some(stringify!($field)),)*
+            _ => None,
+        }
+    }
+
+    /// This machine's host layer's reading, or the input as it is.
+    pub fn into_host(self) -> Result<HostSample, Box<Input>> {
+        match self {
+            $(Input::$variant(r) => Ok(HostSample::$variant(r)),)*
+            other => Err(Box::new(other)),
+        }
+    }
+
+    fn is_host_sample(&self) -> bool {
+        match self {
+            $(Input::$variant(r) => r.is_ok(),)*
+            _ => false,
+        }
+    }
+
+    /// A host layer's input into this machine's layers; false for any
+    /// other input. `samples_only`: errors are left alone.
+    fn apply_local(&self, l: &mut HostLayers, samples_only: bool) -> bool {
+        match self {
+            $(
+                Input::$variant(Ok(s)) => l.$field.ingest(s),
+                Input::$variant(Err(e)) if !samples_only => l.$field.failed(e.clone()),
+            )*
+            _ => return false,
+        }
+        true
+    }
+
+    /// A host layer's "no sample, because": `None` for the layers whose
+    /// failures are events of their own (a cell's, a database's).
+    /// `node` is the node this machine is (`--node local`) when there are
+    /// nodes: its layers are that node's, not `App.local`'s.
+    pub fn failed(layer: LayerId, why: SampleError, node: Option<usize>) -> Option<Input> {
+        $(if layer == <$layer as HostLayer>::ID {
+            return Some(on_host(node, Input::$variant, NodeInput::$variant)(Err(why)));
+        })*
+        None
+    }
+}
+
+/// Makes this machine's inputs of its host layers (see [`on_host`]).
+#[derive(Debug, Clone, Copy)]
+pub struct LocalWrap {
+    /// The node this machine is, if any.
+    pub node: Option<usize>,
+}
+
+impl Wrap<Input> for LocalWrap {
+    $(fn $field(&self, r: Result<<$layer as HostLayer>::Sample, SampleError>) -> Input {
+        on_host(self.node, Input::$variant, NodeInput::$variant)(r)
+    })*
+}
+
+/// Makes a node's inputs of its host layers.
+#[derive(Debug, Clone, Copy)]
+pub struct NodeWrap;
+
+impl Wrap<NodeInput> for NodeWrap {
+    $(fn $field(&self, r: Result<<$layer as HostLayer>::Sample, SampleError>) -> NodeInput {
+        NodeInput::$variant(r)
+    })*
+}
+    };
+}
+host_layers!(def_inputs);
 
 impl Input {
     /// One input of each kind whose effect outlasts the next sample of its
@@ -168,11 +278,11 @@ impl Input {
     /// The stream an input belongs to: inputs of one stream share their
     /// shape from one sample to the next (a recording stores it once).
     pub fn stream(&self) -> String {
+        if let Some(layer) = self.host_stream() {
+            return layer.into();
+        }
         match self {
-            Input::Disks(_) => "disks".into(),
-            Input::Nfs(_) => "nfs".into(),
-            Input::Cache(_) => "cache".into(),
-            Input::Nics(_) => "nics".into(),
+            Input::Node { node, input } => format!("node{node}.{}", input.kind()),
             // One stream per kind: a cell's round trips and cellcli
             // reports come between its samples, and a stream whose shape
             // changed at every tick would state it again at every tick.
@@ -184,10 +294,11 @@ impl Input {
             Input::CellRestate(r) => format!("restate{}", r.cell),
             Input::Clock { .. } => "clock".into(),
             Input::Marker { .. } => "marker".into(),
-            Input::Node { node, input } => format!("node{node}.{}", input.kind()),
             Input::NodeStatus { node, .. } => format!("node{node}.status"),
             Input::NodeRtt { node, .. } => format!("node{node}.rtt"),
             Input::NodeHostname { node, .. } => format!("node{node}.hostname"),
+            // A host layer's, named above.
+            _ => String::new(),
         }
     }
 }
@@ -197,29 +308,12 @@ impl Input {
     /// diffed against: a recording that starts mid-run states the last of
     /// each first, so its first interval has figures.
     pub fn is_sample(&self) -> bool {
-        matches!(
-            self,
-            Input::Disks(Ok(_))
-                | Input::Nfs(Ok(_))
-                | Input::Cache(Ok(_))
-                | Input::Nics(Ok(_))
-                | Input::Cell(CellEvent::Sample { .. })
-                | Input::Db(DbEvent::Sample { .. })
-        ) || matches!(self, Input::Node { input, .. } if input.is_sample())
-    }
-
-    /// A host layer's "no sample, because": `None` for the layers whose
-    /// failures are events of their own (a cell's, a database's).
-    /// `node` is the node this machine is (`--node local`) when there are
-    /// nodes: its layers are that node's, not `App.local`'s.
-    pub fn failed(layer: LayerId, why: SampleError, node: Option<usize>) -> Option<Input> {
-        Some(match layer {
-            LayerId::Disks => on_host(node, Input::Disks, NodeInput::Disks)(Err(why)),
-            LayerId::Nfs => on_host(node, Input::Nfs, NodeInput::Nfs)(Err(why)),
-            LayerId::Cache => on_host(node, Input::Cache, NodeInput::Cache)(Err(why)),
-            LayerId::Nics => on_host(node, Input::Nics, NodeInput::Nics)(Err(why)),
-            LayerId::Cells | LayerId::Dnfs => return None,
-        })
+        self.is_host_sample()
+            || matches!(
+                self,
+                Input::Cell(CellEvent::Sample { .. }) | Input::Db(DbEvent::Sample { .. })
+            )
+            || matches!(self, Input::Node { input, .. } if input.is_sample())
     }
 }
 
@@ -242,15 +336,11 @@ pub fn on_host<T: 'static>(
 
 impl App {
     pub fn apply(&mut self, input: Input) {
+        if input.apply_local(&mut self.local, false) {
+            self.tell_budget();
+            return;
+        }
         match input {
-            Input::Disks(Ok(s)) => self.local.ingest_disks(s),
-            Input::Disks(Err(e)) => self.local.disks_failed(e),
-            Input::Nfs(Ok(s)) => self.local.ingest_nfs(s),
-            Input::Nfs(Err(e)) => self.local.nfs_failed(e),
-            Input::Cache(Ok(s)) => self.local.ingest_cache(s),
-            Input::Cache(Err(e)) => self.local.cache_failed(e),
-            Input::Nics(Ok(s)) => self.local.ingest_nics(s),
-            Input::Nics(Err(e)) => self.local.nics_failed(e),
             Input::Cell(ev) => self.ingest_cell_event(ev),
             Input::Db(ev) => self.ingest_db_event(ev),
             Input::CellRestate(r) => {
@@ -280,6 +370,8 @@ impl App {
                     n.hostname = Some(hostname).filter(|h| !h.is_empty());
                 }
             }
+            // A host layer's, applied above.
+            _ => {}
         }
         self.tell_budget();
     }
@@ -289,11 +381,11 @@ impl App {
     /// newest sample for a recording started later, and this spares it a
     /// copy per sample. Other inputs are left to `apply`.
     pub fn apply_sample(&mut self, input: &Input) -> bool {
+        if input.apply_local(&mut self.local, true) {
+            self.tell_budget();
+            return true;
+        }
         match input {
-            Input::Disks(Ok(s)) => self.local.ingest_disks(s),
-            Input::Nfs(Ok(s)) => self.local.ingest_nfs(s),
-            Input::Cache(Ok(s)) => self.local.ingest_cache(s),
-            Input::Nics(Ok(s)) => self.local.ingest_nics(s),
             Input::Cell(CellEvent::Sample { cell, sample }) => {
                 self.cells.ingest_sample(self.now_ms, *cell, sample);
                 self.review_passphrases();

@@ -11,7 +11,6 @@ pub mod dnfs;
 pub mod host;
 pub mod input;
 pub mod keymap;
-pub mod layer;
 pub mod link;
 pub mod list;
 pub mod nfs;

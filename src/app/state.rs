@@ -4,11 +4,8 @@ use super::action::Action;
 use super::cache::{CACHE_NODE_TABLE, FILE_TABLE};
 use super::cells::{CELL_TABLE, Cells};
 use super::cluster::{CacheNodes, Disks, Nfs, Nics};
-use super::host::{HostLayers, NodeState};
-use super::layer::Layer;
+use super::host::NodeState;
 use super::list::{self, ListUi};
-use super::nfs::NFS_TABLE;
-use super::nics::{NIC_TABLE, WIRE_ENTITY};
 use crate::config::Config;
 use crate::core::duration::Interval;
 use crate::core::host::{HostInfo, SelfUsage};
@@ -16,32 +13,16 @@ use crate::layers::LayerId;
 use crate::layers::cache::model::{CacheCol, FileCol};
 use crate::layers::disks::model::Units;
 use crate::layers::disks::model::{DISK_COLS, DiskCol};
+use crate::layers::disks::state::{DISK_HISTORY, TOTAL_ENTITY};
 use crate::layers::disks::tick::{DiskRow, DiskTick};
+use crate::layers::host::HostLayers;
 use crate::layers::nfs::model::NFS_OP_COLS;
+use crate::layers::nfs::state::NFS_TABLE;
+use crate::layers::nics::state::{NIC_TABLE, WIRE_ENTITY};
 use crate::link::HostStatus;
 use crate::link::target::{HostTarget, NodeTarget};
 use crate::store::{Budget, Window};
 use crate::theme::Theme;
-
-/// The metrics of a device kept in history for charts, in this order.
-pub const DISK_HISTORY: [DiskCol; 8] = [
-    DiskCol::RPerS,
-    DiskCol::WPerS,
-    DiskCol::RkBPerS,
-    DiskCol::WkBPerS,
-    DiskCol::RAwait,
-    DiskCol::WAwait,
-    DiskCol::AquSz,
-    DiskCol::Util,
-];
-
-/// The history entity that holds the host's disk totals; its %util slot
-/// holds the busiest device's %util.
-pub const TOTAL_ENTITY: &str = "\u{2211}total";
-
-pub fn history_index(col: DiskCol) -> Option<usize> {
-    DISK_HISTORY.iter().position(|c| *c == col)
-}
 
 /// Top-level panels, in Tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,37 +83,6 @@ pub enum View {
     /// One device of a cell (cell index, device name): the same view as a
     /// host device's, drawn from the cell's disks layer.
     CellDisk(usize, String),
-}
-
-/// Pushes a disk tick's charted figures into its layer's history: each
-/// device's, the total's (whose %util is the busiest device's), and
-/// `extra` entities of the same tick (a cell's DISK and FLASH groups).
-pub(crate) fn push_disk_history(
-    layer: &mut Layer<DiskTick>,
-    tick: &DiskTick,
-    extra: &[(&str, [Option<f32>; 8])],
-) {
-    let hist = |rates: Option<&crate::layers::disks::model::DiskRates>| -> [Option<f32>; 8] {
-        std::array::from_fn(|i| rates.and_then(|r| r.get(DISK_HISTORY[i])).map(|v| v as f32))
-    };
-    let rows: Vec<(&str, [Option<f32>; 8])> = tick
-        .rows
-        .iter()
-        .map(|r| (r.name.as_str(), hist(r.rates.as_ref())))
-        .collect();
-    let mut total = hist(tick.total.as_ref());
-    if let Some(i) = history_index(DiskCol::Util) {
-        total[i] = tick.busiest().map(|(_, u)| *u as f32);
-    }
-    // The total and the groups first: a budget handed out in push order
-    // would otherwise run out on the devices and leave the overview's
-    // totals without history.
-    layer.history.push(
-        tick.wall_ms,
-        std::iter::once((TOTAL_ENTITY, &total[..]))
-            .chain(extra.iter().map(|(n, v)| (*n, &v[..])))
-            .chain(rows.iter().map(|(n, v)| (*n, &v[..]))),
-    );
 }
 
 /// The parts of a device shown under its charts: partitions, or the
@@ -524,7 +474,7 @@ impl App {
             }
         }
         self.host_mut().disks.keep(names.iter().map(String::as_str));
-        let mut cache = vec![super::cache::HOST_ENTITY.to_string()];
+        let mut cache = vec![crate::layers::cache::state::HOST_ENTITY.to_string()];
         match self.ui.stack.last() {
             Some(View::Nfs(key)) => {
                 let key = key.clone();

@@ -10,7 +10,6 @@ use super::summary::{report, summarize};
 use super::window::{Window, WindowError, between_markers, between_times};
 use crate::cli::DeviceArgs;
 use crate::layers::LayerId;
-use crate::layers::disks::report::Selection;
 use crate::layers::report::Format;
 use crate::recording::session::Player;
 
@@ -69,16 +68,11 @@ pub fn run_export(
     // As `strata batch` under the config of the recorded run.
     let config = &player.meta.config;
     let opts = ExportOptions {
-        format: args.format.unwrap_or(Format::Text),
         panel: args.panel,
         window,
-        units: args.devices.units().unwrap_or(config.units),
-        sel: Selection {
-            partitions: args.devices.partitions || config.show_partitions,
-            all_devices: args.devices.all_devices || config.show_all_devices,
-            mapper_names: args.devices.mapper_names,
-        },
-        nic_all: args.devices.all_devices,
+        how: args
+            .devices
+            .report_options(args.format.unwrap_or(Format::Text), config),
     };
     export(&mut player, &opts, out, err)
 }

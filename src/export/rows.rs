@@ -15,17 +15,12 @@ use super::window::Window;
 use crate::batch::{cells, dnfs, run::banner};
 use crate::format;
 use crate::layers::LayerId;
-use crate::layers::cache::report as cache;
-use crate::layers::disks::model::Units;
-use crate::layers::disks::report as disks;
-use crate::layers::disks::report::Selection;
-use crate::layers::nfs::report as nfs;
-use crate::layers::nics::report as nics;
+use crate::layers::host::{self, ReportOptions};
 use crate::layers::report::Format;
 use crate::recording::session::Player;
 
 /// Every panel, in the order `strata batch` lists them.
-pub const PANELS: [LayerId; 6] = LayerId::ALL;
+pub const PANELS: [LayerId; LayerId::ALL.len()] = LayerId::ALL;
 
 /// Exit status of an export or a summary that read the file up to damage
 /// (or a file the writer did not close): what came before it is printed.
@@ -53,14 +48,11 @@ pub(super) fn listed<S: AsRef<str>>(items: &[S], sep: &str) -> String {
 
 #[derive(Debug, Clone)]
 pub struct ExportOptions {
-    pub format: Format,
     /// `None`: every panel with figures (not with CSV).
     pub panel: Option<LayerId>,
     pub window: Window,
-    pub units: Units,
-    pub sel: Selection,
-    /// Also interfaces that never saw a packet (`--all-devices`, as batch).
-    pub nic_all: bool,
+    /// As `strata batch` prints.
+    pub how: ReportOptions,
 }
 
 /// Prints the export; returns the exit status: 0, 1 when the window holds
@@ -73,7 +65,7 @@ pub fn export(
 ) -> i32 {
     let panels: Vec<LayerId> = match opts.panel {
         Some(p) => vec![p],
-        None if opts.format == Format::Csv => {
+        None if opts.how.format == Format::Csv => {
             let with = panels_with_figures(player, &opts.window);
             let names: Vec<&str> = with.into_iter().map(panel_name).collect();
             let _ = writeln!(
@@ -171,7 +163,7 @@ fn export_panel(
 ) -> Option<usize> {
     player.rewind(i64::MIN);
     let mut walker = Walker::new(&player.meta, Some(p));
-    let mut cache_header_done = false;
+    let mut header_done = false;
     let mut rows = 0;
     while let Some((at, input)) = player.next_input() {
         if at > opts.window.to_ms.saturating_add(LATE_MS) {
@@ -205,28 +197,27 @@ fn export_panel(
                 );
                 continue;
             }
-            Step::Disks(t) => disks::report(opts.format, t, opts.sel, opts.units),
-            Step::Nfs(t) => nfs::report(opts.format, t),
-            Step::Cache(t) => cache::report(opts.format, t, &mut cache_header_done),
-            Step::Nics(t) => nics::report(opts.format, t, opts.nic_all),
-            Step::Cells { at_ms, now_ms } => {
-                cells::report(opts.format, &cells::lines(&walker.cells, *now_ms), *at_ms)
-            }
-            Step::Dnfs { db, at_ms } => dnfs::db_report(opts.format, &walker.dnfs, *db, *at_ms),
+            Step::Host(h) => h.print(&opts.how, &mut header_done),
+            Step::Cells { at_ms, now_ms } => cells::report(
+                opts.how.format,
+                &cells::lines(&walker.cells, *now_ms),
+                *at_ms,
+            ),
+            Step::Dnfs { db, at_ms } => dnfs::db_report(opts.how.format, &walker.dnfs, *db, *at_ms),
             Step::Node { .. } => continue,
         };
         let with_nodes = !player.meta.nodes.is_empty() && is_host_panel(p);
         let report = if with_nodes {
-            crate::batch::nodes::tag(host, opts.format, &report)
+            crate::batch::nodes::tag(host, opts.how.format, &report)
         } else {
             report
         };
         if rows == 0 {
-            let head = match opts.format {
+            let head = match opts.how.format {
                 Format::Csv if !player.meta.nodes.is_empty() && is_host_panel(p) => {
-                    Some(format!("node,{}", csv_header(p, opts.units)))
+                    Some(format!("node,{}", csv_header(p, &opts.how)))
                 }
-                Format::Csv => Some(csv_header(p, opts.units)),
+                Format::Csv => Some(csv_header(p, &opts.how)),
                 Format::Text => Some(banner(
                     &player.meta.host,
                     step.at_ms(),
@@ -239,7 +230,7 @@ fn export_panel(
             }
         }
         rows += 1;
-        let report = match (opts.format, opts.panel) {
+        let report = match (opts.how.format, opts.panel) {
             (Format::Json, None) => tag_json(&report, panel_name(p)),
             _ => report,
         };
@@ -251,21 +242,14 @@ fn export_panel(
 
 /// The panels every host has: a recording with nodes has rows of each.
 fn is_host_panel(p: LayerId) -> bool {
-    matches!(
-        p,
-        LayerId::Disks | LayerId::Nfs | LayerId::Cache | LayerId::Nics
-    )
+    host::is_host_layer(p)
 }
 
-fn csv_header(p: LayerId, units: Units) -> String {
-    match p {
-        LayerId::Disks => disks::csv_header(units),
-        LayerId::Nfs => nfs::csv_header(),
-        LayerId::Cache => cache::csv_header(),
-        LayerId::Nics => nics::csv_header(),
-        LayerId::Cells => cells::csv_header(),
+fn csv_header(p: LayerId, how: &ReportOptions) -> String {
+    host::csv_header(p, how).unwrap_or_else(|| match p {
         LayerId::Dnfs => dnfs::csv_header(),
-    }
+        _ => cells::csv_header(),
+    })
 }
 
 /// Each line's object with `"panel"` as its first key: the batch printers

@@ -21,18 +21,11 @@ use std::fmt::Write as _;
 use super::rows::{PANELS, listed, panel_name};
 use super::walk::{Step, Walker};
 use super::window::Window;
-use crate::app::nics::{NicFig, nic_figure, nic_listed};
 use crate::batch::{csv_field, printable};
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
-use crate::layers::cache::model::{CacheCol, CacheTick};
 use crate::layers::cells::model::GroupCol;
-use crate::layers::disks::model::DiskCol;
-use crate::layers::disks::tick::DiskTick;
-use crate::layers::nfs::model::{NfsMountCol, NfsOpCol};
-use crate::layers::nfs::tick::NfsTick;
-use crate::layers::nics::model::NicCol;
-use crate::layers::nics::tick::NicTick;
+use crate::layers::host;
 use crate::layers::report::Format;
 use crate::recording::session::Player;
 
@@ -148,100 +141,6 @@ impl Collector {
     }
 }
 
-const DISK_FIGS: [(&str, DiskCol, f64); 6] = [
-    ("r/s", DiskCol::RPerS, 1.0),
-    ("w/s", DiskCol::WPerS, 1.0),
-    ("rMB/s", DiskCol::RkBPerS, 1024.0),
-    ("wMB/s", DiskCol::WkBPerS, 1024.0),
-    ("r_await ms", DiskCol::RAwait, 1.0),
-    ("w_await ms", DiskCol::WAwait, 1.0),
-];
-
-/// A latency over an interval without a request is no latency (iostat and
-/// nfsiostat print 0 there): left out, as an unknown figure is.
-fn latency(v: Option<f64>, requests: Option<f64>) -> Option<f64> {
-    v.filter(|_| requests.is_some_and(|n| n > 0.0))
-}
-
-fn disks(c: &mut Collector, t: Option<&DiskTick>) {
-    let total = t.and_then(|t| t.total.as_ref());
-    let get = |col| total.and_then(|r| r.get(col));
-    for (name, col, div) in DISK_FIGS {
-        let v = match col {
-            DiskCol::RAwait => latency(get(col), get(DiskCol::RPerS)),
-            DiskCol::WAwait => latency(get(col), get(DiskCol::WPerS)),
-            _ => get(col).map(|v| v / div),
-        };
-        c.put(LayerId::Disks, "total", name, v);
-    }
-    let busiest = t.and_then(|t| t.busiest()).map(|b| b.1);
-    c.put(LayerId::Disks, "busiest device", "%util", busiest);
-}
-
-fn nfs(c: &mut Collector, t: &NfsTick) {
-    use crate::app::nfs::{NfsFig, nfs_figure};
-    const FIGS: [(&str, NfsFig, f64); 5] = [
-        ("ops/s", NfsFig::Mount(NfsMountCol::OpsPerS), 1.0),
-        ("rMB/s", NfsFig::Op("READ", NfsOpCol::KBPerS), 1024.0),
-        ("wMB/s", NfsFig::Op("WRITE", NfsOpCol::KBPerS), 1024.0),
-        ("r RTT ms", NfsFig::Op("READ", NfsOpCol::AvgRttMs), 1.0),
-        ("w RTT ms", NfsFig::Op("WRITE", NfsOpCol::AvgRttMs), 1.0),
-    ];
-    for r in &t.rows {
-        let entity = crate::layers::nfs::tick::mount_label(r);
-        for (name, fig, div) in FIGS {
-            let v = match fig {
-                NfsFig::Op(op, NfsOpCol::AvgRttMs) => latency(
-                    nfs_figure(r, fig),
-                    nfs_figure(r, NfsFig::Op(op, NfsOpCol::OpsPerS)),
-                ),
-                _ => nfs_figure(r, fig).map(|v| v / div),
-            };
-            c.put(LayerId::Nfs, &entity, name, v);
-        }
-    }
-}
-
-const CACHE_FIGS: [(&str, CacheCol, f64); 9] = [
-    ("cached MB", CacheCol::Cached, 1024.0),
-    ("cached-shmem MB", CacheCol::CachedLessShmem, 1024.0),
-    ("dirty MB", CacheCol::Dirty, 1024.0),
-    ("writeback MB", CacheCol::Writeback, 1024.0),
-    ("available MB", CacheCol::MemAvailable, 1024.0),
-    ("pgpgin kB/s", CacheCol::PgpginKbS, 1.0),
-    ("pgpgout kB/s", CacheCol::PgpgoutKbS, 1.0),
-    ("majflt/s", CacheCol::MajfltS, 1.0),
-    ("refault/s", CacheCol::RefaultS, 1.0),
-];
-
-fn cache(c: &mut Collector, t: Option<&CacheTick>) {
-    for (name, col, div) in CACHE_FIGS {
-        let v = t.and_then(|t| t.figures.get(col)).map(|v| v / div);
-        c.put(LayerId::Cache, "host", name, v);
-    }
-}
-
-fn nics(c: &mut Collector, t: Option<&NicTick>) {
-    let mb = |v: Option<f64>| v.map(|v| v / 1024.0);
-    let total = t.and_then(|t| t.total.as_ref());
-    let p = LayerId::Nics;
-    let fig = |col| nic_figure(total, NicFig::Col(col));
-    c.put(p, "physical", "in MB/s", mb(fig(NicCol::RKbPerS)));
-    c.put(p, "physical", "out MB/s", mb(fig(NicCol::WKbPerS)));
-    c.put(p, "physical", "in pk/s", fig(NicCol::RPkPerS));
-    c.put(p, "physical", "out pk/s", fig(NicCol::WPkPerS));
-    for r in t
-        .iter()
-        .flat_map(|t| &t.rows)
-        .filter(|r| nic_listed(r, false))
-    {
-        let fig = |col| nic_figure(r.rates.as_ref(), NicFig::Col(col));
-        c.put(p, &r.name, "in MB/s", mb(fig(NicCol::RKbPerS)));
-        c.put(p, &r.name, "out MB/s", mb(fig(NicCol::WKbPerS)));
-        c.put(p, &r.name, "%util", fig(NicCol::Util));
-    }
-}
-
 const CELL_FIGS: [(&str, GroupCol); 7] = [
     ("r/s", GroupCol::RPerS),
     ("w/s", GroupCol::WPerS),
@@ -300,9 +199,7 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
     };
     for host in hosts {
         c.node = host;
-        disks(&mut c, None);
-        cache(&mut c, None);
-        nics(&mut c, None);
+        host::summarize_unknown(&mut |layer, entity, figure, v| c.put(layer, entity, figure, v));
     }
     c.node = None;
     if !meta.cells.is_empty() {
@@ -339,10 +236,10 @@ pub fn summarize(player: &mut Player, window: &Window) -> Summary {
             .and_then(|i| meta.nodes.get(i))
             .map(|n| n.label().to_string());
         match step {
-            Step::Disks(t) => disks(&mut c, Some(t)),
-            Step::Nfs(t) => nfs(&mut c, t),
-            Step::Cache(t) => cache(&mut c, Some(t)),
-            Step::Nics(t) => nics(&mut c, Some(t)),
+            Step::Host(h) => {
+                let layer = h.layer();
+                h.summarize(&mut |entity, figure, v| c.put(layer, entity, figure, v));
+            }
             Step::Cells { now_ms, .. } => cells(&mut c, Some(&walker.cells.all(*now_ms))),
             Step::Dnfs { db, at_ms } => {
                 if let Some(v) = walker.dnfs.list.get(*db) {

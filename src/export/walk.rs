@@ -8,42 +8,26 @@
 use crate::app::Input;
 use crate::app::cells::Cells;
 use crate::app::dnfs::Dnfs;
-use crate::app::input::NodeInput;
 use crate::core::boundary::FirstInterval;
 use crate::core::duration::Interval;
-use crate::core::error::SampleError;
 use crate::layers::LayerId;
-use crate::layers::cache::model::{CacheBaseline, CacheTick};
-use crate::layers::disks::tick::{Baseline, DiskTick};
 use crate::layers::dnfs::source::{DbEvent, DbStatus};
-use crate::layers::nfs::tick::{NfsBaseline, NfsTick};
-use crate::layers::nics::tick::{NicBaseline, NicTick};
+use crate::layers::host::{HostBaselines, HostSample, HostStep};
 use crate::recording::session::Meta;
 use std::collections::HashMap;
 
 /// What one input gave.
 #[derive(Debug)]
 pub enum Step {
-    Disks(DiskTick),
-    Nfs(NfsTick),
-    Cache(CacheTick),
-    Nics(NicTick),
+    /// A host layer's figures over an interval.
+    Host(Box<HostStep>),
     /// A round of the cells closed (a point of the all-cell history, as the
     /// overview charts it): its time, and the app's clock it was taken at.
-    Cells {
-        at_ms: i64,
-        now_ms: i64,
-    },
+    Cells { at_ms: i64, now_ms: i64 },
     /// A database's reading gave figures: the reading's wall clock.
-    Dnfs {
-        db: usize,
-        at_ms: i64,
-    },
-    /// A database node's host layer (one of the four above).
-    Node {
-        node: usize,
-        step: Box<Step>,
-    },
+    Dnfs { db: usize, at_ms: i64 },
+    /// A database node's host layer.
+    Node { node: usize, step: Box<Step> },
     /// A source's error, or what a cell wrote on stderr.
     Note {
         panel: LayerId,
@@ -55,10 +39,7 @@ pub enum Step {
 impl Step {
     pub fn panel(&self) -> LayerId {
         match self {
-            Step::Disks(_) => LayerId::Disks,
-            Step::Nfs(_) => LayerId::Nfs,
-            Step::Cache(_) => LayerId::Cache,
-            Step::Nics(_) => LayerId::Nics,
+            Step::Host(h) => h.layer(),
             Step::Cells { .. } => LayerId::Cells,
             Step::Dnfs { .. } => LayerId::Dnfs,
             Step::Note { panel, .. } => *panel,
@@ -79,10 +60,7 @@ impl Step {
     /// (the end of its interval), or the round's.
     pub fn at_ms(&self) -> i64 {
         match self {
-            Step::Disks(t) => t.wall_ms,
-            Step::Nfs(t) => t.wall_ms,
-            Step::Cache(t) => t.wall_ms,
-            Step::Nics(t) => t.wall_ms,
+            Step::Host(h) => h.at_ms(),
             Step::Cells { at_ms, .. } | Step::Dnfs { at_ms, .. } | Step::Note { at_ms, .. } => {
                 *at_ms
             }
@@ -97,10 +75,7 @@ const CELL_HISTORY: usize = 2;
 /// One host's baselines: this machine's, or a node's.
 #[derive(Default)]
 struct Host {
-    disks: Baseline,
-    nfs: NfsBaseline,
-    cache: CacheBaseline,
-    nics: NicBaseline,
+    baselines: HostBaselines,
     /// Each panel's first interval.
     firsts: HashMap<LayerId, FirstInterval>,
 }
@@ -156,20 +131,14 @@ impl Walker {
             only: self.only,
             interval_ms: self.interval.ms(),
         };
+        let input = match input.into_host() {
+            Ok(sample) => return self.local.step(sample, ask),
+            Err(other) => *other,
+        };
         match input {
-            Input::Disks(r) => self.local.disks(r, ask),
-            Input::Nfs(r) => self.local.nfs(r, ask),
-            Input::Cache(r) => self.local.cache(r, ask),
-            Input::Nics(r) => self.local.nics(r, ask),
             Input::Node { node, input } => {
                 let host = self.nodes.get_mut(node)?;
-                let step = match input {
-                    NodeInput::Disks(r) => host.disks(r, ask),
-                    NodeInput::Nfs(r) => host.nfs(r, ask),
-                    NodeInput::Cache(r) => host.cache(r, ask),
-                    NodeInput::Nics(r) => host.nics(r, ask),
-                    NodeInput::Stderr(_) => None,
-                }?;
+                let step = host.step(input.into_host()?, ask)?;
                 Some(Step::Node {
                     node,
                     step: Box::new(step),
@@ -259,45 +228,35 @@ struct Ask {
     interval_ms: i64,
 }
 
-/// A sample's step: figures when it closes an interval (not the first,
-/// nor one after a reboot), its error as a note; nothing for a panel not
-/// asked for. A first interval shorter than half the run's (the recorder
-/// started between two boundaries) gives a note instead of figures, by
-/// [`FirstInterval`]'s rule. A layer's `Step` variant is named as its
-/// panel.
-macro_rules! host_step {
-    ($name:ident, $sample:ty, $panel:ident) => {
-        fn $name(&mut self, r: Result<$sample, SampleError>, ask: Ask) -> Option<Step> {
-            if ask.only.is_some_and(|o| o != LayerId::$panel) {
-                return None;
-            }
-            let note = |text| Step::Note {
-                panel: LayerId::$panel,
-                at_ms: ask.at_ms,
-                text,
-            };
-            match r {
-                Ok(s) => {
-                    let t = self.$name.tick(&s);
-                    let cs = t.itv_cs?;
-                    if let Some(why) = self.first(LayerId::$panel).left_out(cs, ask.interval_ms) {
-                        return Some(note(why));
-                    }
-                    Some(Step::$panel(t))
-                }
-                Err(e) => Some(note(e.to_string())),
-            }
-        }
-    };
-}
-
 impl Host {
     fn first(&mut self, panel: LayerId) -> &mut FirstInterval {
         self.firsts.entry(panel).or_default()
     }
 
-    host_step!(disks, crate::layers::disks::source::DiskSample, Disks);
-    host_step!(nfs, crate::layers::nfs::source::NfsSample, Nfs);
-    host_step!(cache, crate::layers::cache::source::CacheSample, Cache);
-    host_step!(nics, crate::layers::nics::source::NicSample, Nics);
+    /// A sample's step: figures when it closes an interval (not the first,
+    /// nor one after a reboot), its error as a note; nothing for a panel
+    /// not asked for. A first interval shorter than half the run's (the
+    /// recorder started between two boundaries) gives a note instead of
+    /// figures, by [`FirstInterval`]'s rule.
+    fn step(&mut self, sample: HostSample, ask: Ask) -> Option<Step> {
+        let (panel, tick) = self.baselines.tick(sample);
+        if ask.only.is_some_and(|o| o != panel) {
+            return None;
+        }
+        let note = |text| Step::Note {
+            panel,
+            at_ms: ask.at_ms,
+            text,
+        };
+        match tick {
+            Ok(step) => {
+                let cs = step.itv_cs()?;
+                if let Some(why) = self.first(panel).left_out(cs, ask.interval_ms) {
+                    return Some(note(why));
+                }
+                Some(Step::Host(Box::new(step)))
+            }
+            Err(e) => Some(note(e.to_string())),
+        }
+    }
 }

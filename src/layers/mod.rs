@@ -15,6 +15,8 @@ pub mod col;
 pub mod cpu;
 pub mod disks;
 pub mod dnfs;
+pub mod host;
+pub mod layer;
 pub mod nfs;
 pub mod nics;
 pub mod node;
@@ -140,14 +142,15 @@ pub const LAYERS: [LayerDef; 6] = [
 
 impl LayerId {
     /// Every layer, in the order batch, export and summary list them.
-    pub const ALL: [LayerId; 6] = [
-        LayerId::Disks,
-        LayerId::Nfs,
-        LayerId::Cache,
-        LayerId::Nics,
-        LayerId::Cells,
-        LayerId::Dnfs,
-    ];
+    pub const ALL: [LayerId; LAYERS.len()] = {
+        let mut all = [LayerId::Disks; LAYERS.len()];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = LAYERS[i].id;
+            i += 1;
+        }
+        all
+    };
 
     pub fn def(self) -> &'static LayerDef {
         // `LAYERS` is in variant order, which a test below keeps.
@@ -171,19 +174,18 @@ pub trait Sampler: Send + 'static {
 /// A source whose inherent `sample` is its [`Sampler`] (the host layers').
 macro_rules! sampler {
     ($source:ty => $sample:ty) => {
-        impl Sampler for $source {
+        impl $crate::layers::Sampler for $source {
             type Sample = $sample;
-            fn sample(&mut self, wall_ms: i64) -> Result<$sample, SourceError> {
+            fn sample(
+                &mut self,
+                wall_ms: i64,
+            ) -> Result<$sample, $crate::core::error::SourceError> {
                 <$source>::sample(self, wall_ms)
             }
         }
     };
 }
-
-sampler!(crate::layers::disks::source::DiskSource => crate::layers::disks::source::DiskSample);
-sampler!(crate::layers::nfs::source::NfsSource => crate::layers::nfs::source::NfsSample);
-sampler!(crate::layers::cache::source::CacheSource => crate::layers::cache::source::CacheSample);
-sampler!(crate::layers::nics::source::NicSource => crate::layers::nics::source::NicSample);
+pub(crate) use sampler;
 
 #[cfg(test)]
 mod tests {

@@ -46,19 +46,6 @@ use crate::link::{Decoder, HostEvent, HostStatus, Protocol, SideJob};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The files of every sample, /proc/uptime first; `/proc/net/bonding/*`
-/// is added to them.
-pub const SAMPLE_FILES: [&str; 8] = [
-    "/proc/uptime",
-    "/proc/diskstats",
-    "/proc/net/dev",
-    "/proc/meminfo",
-    "/proc/vmstat",
-    "/proc/self/mountstats",
-    "/proc/self/mountinfo",
-    "/proc/net/route",
-];
-
 /// How often a node runs fincore by default (the config's
 /// `fincore_every`): every this many seconds' worth of samples. fincore
 /// asks mincore(2) about every page of every file (util-linux 2.38.1 took
@@ -151,7 +138,10 @@ fn fincore_script(patterns: &[String], every_ms: u64) -> String {
 /// exist, `l` a link's last component, `d` a listing (`$2` a glob), `f`
 /// whole files with their headers in one awk.
 fn script() -> String {
-    let files = SAMPLE_FILES.join(" ");
+    // Every host layer's files, from the one list of host layers: a
+    // layer's source reads on a node what its sampler sends, and nothing
+    // else. `/proc/net/bonding/*` is added to them.
+    let files = crate::layers::host::node_files().join(" ");
     [
         "export LC_ALL=C; R=; ",
         "a() { v=; if { read -r v <\"$R$1\"; } 2>/dev/null || [ -n \"$v\" ]; then printf \"=a %s %s\\n\" \"$1\" \"$v\"; fi; }; ",

@@ -181,3 +181,9 @@ macro_rules! host_report {
     };
 }
 pub(crate) use host_report;
+
+/// A latency over an interval without a request is no latency (iostat and
+/// nfsiostat print 0 there): left out, as an unknown figure is.
+pub fn latency(v: Option<f64>, requests: Option<f64>) -> Option<f64> {
+    v.filter(|_| requests.is_some_and(|n| n > 0.0))
+}

@@ -6,7 +6,7 @@ use super::panel_block;
 use super::table::{self, Col, Item, Table, TableRow};
 use super::widgets::Series;
 use crate::app::App;
-use crate::app::cache::{CACHE_NODE_TABLE, FILE_HISTORY, FILE_TABLE, HOST_ENTITY, file_figure};
+use crate::app::cache::{CACHE_NODE_TABLE, FILE_TABLE, file_figure};
 use crate::app::cluster::CacheNodes;
 use crate::app::list::Drawn;
 use crate::format;
@@ -14,6 +14,7 @@ use crate::layers::cache::fincore::{self, FincoreStatus};
 use crate::layers::cache::model::{
     CacheCol, CacheFigures, CacheKind, CacheTick, FILE_COLS, FileCol, FileKind, FileRow,
 };
+use crate::layers::cache::state::{FILE_HISTORY, HOST_ENTITY};
 use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
@@ -148,7 +149,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) -> Drawn {
             ],
         ),
     ];
-    let entity = (&app.host().cache, HOST_ENTITY);
+    let entity = (&*app.host().cache, HOST_ENTITY);
     super::history_charts(f, app, charts, entity, (Direction::Vertical, &specs));
     draw_files(f, app, bottom)
 }
@@ -499,7 +500,7 @@ pub fn draw_file(f: &mut Frame, app: &App, area: Rect, path: &str) {
             ],
         ),
     ];
-    let entity = (&app.host().cache, path);
+    let entity = (&*app.host().cache, path);
     super::history_charts(f, app, charts, entity, (Direction::Vertical, &specs));
 }
 

@@ -6,10 +6,8 @@ use super::table::{self, Col, TableRow};
 use super::widgets::Series;
 use crate::app::App;
 use crate::app::cells::{CELL_TABLE, CellView, DISK_GROUP, FLASH_GROUP, group_figure};
-use crate::app::layer::Layer;
 use crate::app::link::LinkState;
 use crate::app::list::Drawn;
-use crate::app::state::{DISK_HISTORY, history_index};
 use crate::format;
 use crate::layers::cells::cell_metrics::{
     CellDiskCol, CellDiskRow, CellSummary, FlashCacheCol, Media,
@@ -17,7 +15,9 @@ use crate::layers::cells::cell_metrics::{
 use crate::layers::cells::cell_shares::Shares;
 use crate::layers::cells::model::{AllCells, CellGroups, GROUP_COLS, media_of};
 use crate::layers::disks::model::DiskCol;
+use crate::layers::disks::state::{DISK_HISTORY, history_index};
 use crate::layers::disks::tick::DiskRow;
+use crate::layers::layer::Layer;
 use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};

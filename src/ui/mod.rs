@@ -450,7 +450,7 @@ pub(crate) fn history_charts<T: Clone, S: AsRef<str>>(
     f: &mut Frame,
     app: &App,
     area: Rect,
-    (layer, entity): (&crate::app::layer::Layer<T>, &str),
+    (layer, entity): (&crate::layers::layer::Layer<T>, &str),
     (direction, specs): (ratatui::layout::Direction, &[widgets::ChartSpec<'_, '_, S>]),
 ) {
     if layer.refused(entity) {
@@ -671,7 +671,7 @@ pub(crate) fn no_figures<T: Clone>(
     f: &mut Frame,
     app: &App,
     area: Rect,
-    (layer, what): (&crate::app::layer::Layer<T>, &str),
+    (layer, what): (&crate::layers::layer::Layer<T>, &str),
     whole: bool,
 ) {
     match layer.shown_error() {

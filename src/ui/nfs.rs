@@ -7,9 +7,9 @@ use super::widgets::Series;
 use crate::app::App;
 use crate::app::cluster::Nfs;
 use crate::app::list::Drawn;
-use crate::app::nfs::{NFS_TABLE, NfsFig, nfs_figure};
 use crate::layers::disks::model::ColKind;
 use crate::layers::nfs::model::{NFS_OP_COLS, NfsColKind, NfsOpCol};
+use crate::layers::nfs::state::{NFS_TABLE, NfsFig, nfs_figure};
 use crate::layers::nfs::tick::{NfsOpRow, NfsRow, mount_label};
 use crate::theme::Theme;
 use ratatui::Frame;
@@ -39,7 +39,7 @@ fn kind_of(fig: NfsFig) -> NfsColKind {
 /// The source's error or a rejected line, at the bottom of the block.
 pub(crate) fn with_source_state<'a, T: Clone>(
     block: Block<'a>,
-    layer: &crate::app::layer::Layer<T>,
+    layer: &crate::layers::layer::Layer<T>,
     what: &str,
     t: &Theme,
 ) -> Block<'a> {
@@ -61,7 +61,7 @@ pub(crate) fn source_framed<'a, T: Clone>(
     f: &mut Frame,
     area: Rect,
     title: impl Into<Line<'a>>,
-    (layer, what): (&crate::app::layer::Layer<T>, &str),
+    (layer, what): (&crate::layers::layer::Layer<T>, &str),
     t: &Theme,
 ) -> Rect {
     let block = with_source_state(panel_block(title, t, true), layer, what, t);
@@ -202,7 +202,7 @@ fn draw_mount_charts(f: &mut Frame, app: &App, area: Rect, key: &str, row: &NfsR
             vec![s("READ", 4, t.read), s("WRITE", 8, t.write)],
         ),
     ];
-    let entity = (&app.host().nfs, key);
+    let entity = (&*app.host().nfs, key);
     super::history_charts(f, app, area, entity, (Direction::Vertical, &specs));
 }
 

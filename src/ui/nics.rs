@@ -8,14 +8,14 @@ use super::widgets::Series;
 use super::{level_style, panel_block};
 use crate::app::App;
 use crate::app::cluster::Nics;
-use crate::app::host::HostLayers;
 use crate::app::list::{Drawn, ListUi};
-use crate::app::nics::{NIC_TABLE, NicFig, nic_figure, nic_index};
 use crate::format;
 use crate::layers::disks::model::ColKind;
+use crate::layers::host::HostLayers;
 use crate::layers::nics::bond::{BondRow, SlaveRow};
 use crate::layers::nics::model::{NIC_COLS, NicCol, NicColKind};
 use crate::layers::nics::net_sysfs::OperState;
+use crate::layers::nics::state::{NIC_TABLE, NicFig, nic_figure, nic_index};
 use crate::layers::nics::tick::NicRow;
 use crate::theme::Theme;
 use ratatui::Frame;
@@ -285,7 +285,7 @@ pub fn draw_nic(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
             ],
         ),
     ];
-    let entity = (&app.host().nics, name);
+    let entity = (&*app.host().nics, name);
     super::history_charts(f, app, charts, entity, (Direction::Vertical, &specs));
 
     let lines = now_lines(app, row, &facts);

@@ -8,11 +8,11 @@ use super::widgets::sparkline;
 use super::{level_style, panel_block};
 use crate::app::App;
 use crate::app::cluster::{Nfs, Nics};
-use crate::app::state::{TOTAL_ENTITY, history_index};
 use crate::format;
 use crate::layers::cache::model::CacheTick;
 use crate::layers::disks::model::Units;
 use crate::layers::disks::model::{ColKind, DiskCol};
+use crate::layers::disks::state::{TOTAL_ENTITY, history_index};
 use crate::layers::disks::tick::DiskRow;
 use crate::layers::nfs::tick::mount_label;
 use crate::layers::nics::tick::NicTick;
@@ -264,7 +264,7 @@ fn host_box<'a, T: Clone>(
     app: &App,
     area: Rect,
     (title, what): (&str, &str),
-    layer: &crate::app::layer::Layer<T>,
+    layer: &crate::layers::layer::Layer<T>,
     body: impl FnOnce(&T, Rect) -> Vec<Line<'a>>,
 ) {
     let inner = super::framed(f, area, title, &app.theme, false);
@@ -317,8 +317,8 @@ fn nfs_lines<'a>(app: &App, inner: Rect) -> Vec<Line<'a>> {
     if rows.is_empty() {
         return vec![Line::from(Span::styled("no NFS mounts", t.muted))];
     }
-    use crate::app::nfs::{NfsFig, nfs_figure};
     use crate::layers::nfs::model::{NfsMountCol, NfsOpCol};
+    use crate::layers::nfs::state::{NfsFig, nfs_figure};
     // ops/s 8 wide after the mount's space; each RTT a space and 7
     let fig = |r, f, w| format::fit(nfs_figure(r, f), w, 2);
     let cols = [

@@ -2,9 +2,9 @@
 
 use crate::app::App;
 use crate::app::cluster::Listed;
-use crate::app::host::HostLayers;
 use crate::app::list::{Drawn, ListUi};
 use crate::format;
+use crate::layers::host::HostLayers;
 use crate::layers::tick::Tick;
 use crate::theme::Theme;
 use ratatui::Frame;

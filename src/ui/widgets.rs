@@ -1,8 +1,8 @@
 //! Pieces several views draw: window statistics, sparklines, charts.
 
-use crate::app::layer::Layer;
 use crate::app::state::Marker;
 use crate::format;
+use crate::layers::layer::Layer;
 use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;

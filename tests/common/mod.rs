@@ -25,6 +25,7 @@ use strata::layers::cache::source::{CacheFile, CacheSample, FileResidency};
 use strata::layers::cache::vmstat::{VMSTAT, VmStat};
 use strata::layers::disks::diskstats::parse_diskstats;
 use strata::layers::disks::source::{DiskSample, read_catalogue};
+use strata::layers::host::HostState;
 use strata::layers::nfs::mountstats::parse_mountstats;
 use strata::layers::nfs::source::{NfsSample, group_mounts};
 use strata::layers::nics::source::{NicSample, NicSource};
@@ -224,10 +225,10 @@ pub fn app_of_config(config: Config) -> App {
 pub fn app_with(n: u64) -> App {
     let mut app = app_of_config(Config::default());
     for k in 0..n {
-        app.local.ingest_disks(sample(k));
-        app.local.ingest_nfs(nfs_sample(k));
-        app.local.ingest_cache(cache_sample(k));
-        app.local.ingest_nics(nic_sample(k));
+        app.local.disks.ingest(&sample(k));
+        app.local.nfs.ingest(&nfs_sample(k));
+        app.local.cache.ingest(&cache_sample(k));
+        app.local.nics.ingest(&nic_sample(k));
     }
     app.now_ms = 1_795_000_000_000 + n as i64 * 1000;
     app

@@ -22,6 +22,7 @@ use strata::export::walk::{Step, Walker};
 use strata::export::{ExportOptions, Window, export, summarize};
 use strata::layers::LayerId;
 use strata::layers::disks::report::Selection;
+use strata::layers::host::ReportOptions;
 use strata::layers::report::Format;
 use strata::recording::session::Player;
 
@@ -360,16 +361,18 @@ fn printouts(path: &Path, t: Target) -> Printouts {
     };
     let mut run = |format| {
         let opts = ExportOptions {
-            format,
             panel: Some(t.panel),
             window: window.clone(),
-            units: config.units,
-            sel: Selection {
-                partitions: config.show_partitions,
-                all_devices: config.show_all_devices,
-                mapper_names: false,
+            how: ReportOptions {
+                format,
+                units: config.units,
+                selection: Selection {
+                    partitions: config.show_partitions,
+                    all_devices: config.show_all_devices,
+                    mapper_names: false,
+                },
+                all_interfaces: true,
             },
-            nic_all: true,
         };
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let code = export(&mut player, &opts, &mut out, &mut err);

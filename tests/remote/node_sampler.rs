@@ -18,14 +18,12 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
 use strata::core::rootfs::{RemoteFiles, RootFs};
-use strata::layers::cache::report::CacheReport;
+use strata::layers::LayerId;
 use strata::layers::cache::source::CacheSource;
 use strata::layers::disks::model::Units;
-use strata::layers::disks::report::{DiskReport, Selection};
+use strata::layers::disks::report::Selection;
 use strata::layers::disks::source::DiskSource;
-use strata::layers::nfs::report::NfsReport;
-use strata::layers::nfs::source::NfsSource;
-use strata::layers::nics::report::NicReport;
+use strata::layers::host::{self, HostOptions, ReportOptions};
 use strata::layers::nics::source::NicSource;
 use strata::layers::node::{
     FINCORE_EVERY, FINCORE_LIMIT, NodeDecoder, NodeFrame, NodeProtocol, sampler_script,
@@ -109,26 +107,26 @@ fn apply(files: &RemoteFiles, frame: NodeFrame) {
     assert!(rejected.is_empty(), "{rejected:?}");
 }
 
-/// Every host panel in `format` over `fs`.
+/// Every host layer's report in `format` over `fs`, from the one list of
+/// host layers: a new layer is checked here without a line of its own.
 fn reports(fs: &RootFs, format: Format) -> Vec<Box<dyn Report>> {
-    vec![
-        Box::new(DiskReport::new(
-            DiskSource::new(fs.clone()),
-            format,
-            Units::KB,
-            Selection {
-                partitions: true,
-                all_devices: true,
-                mapper_names: true,
-            },
-        )),
-        Box::new(NicReport::new(NicSource::new(fs.clone()), format, true)),
-        Box::new(NfsReport::new(NfsSource::new(fs.clone()), format)),
-        Box::new(CacheReport::new(
-            CacheSource::new(fs.clone(), Vec::new()),
-            format,
-        )),
-    ]
+    let opts = HostOptions::default();
+    let how = ReportOptions {
+        format,
+        units: Units::KB,
+        selection: Selection {
+            partitions: true,
+            all_devices: true,
+            mapper_names: true,
+        },
+        all_interfaces: true,
+    };
+    let reports: Vec<Box<dyn Report>> = LayerId::ALL
+        .iter()
+        .filter_map(|l| host::report(*l, fs.clone(), &opts, &how))
+        .collect();
+    assert!(reports.len() >= 4, "every host layer has a report");
+    reports
 }
 
 #[test]

@@ -9,12 +9,12 @@ use crate::common;
 use common::cells::{cells_app, wall};
 use common::{render, sample};
 use strata::app::cells::{DISK_GROUP, FLASH_GROUP};
-use strata::app::state::history_index;
 use strata::app::{Action, App, Panel, View};
 use strata::layers::cells::cell_metrics::Media;
 use strata::layers::cells::model::GroupCol;
 use strata::layers::cells::source::CellEvent;
 use strata::layers::disks::model::DiskCol;
+use strata::layers::disks::state::history_index;
 
 /// cel01's cellcli listing (the reconstructed X7 cell: CD_00_cel01 on
 /// /dev/sda … FD_00_cel01 on /dev/nvme0n1), arrived `age_s` seconds ago.

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
+use strata::layers::host::HostState;
 
 use common::dnfs::{T0, prod_instances, rac_app, readings, sample};
 use common::redact_times;
@@ -369,7 +370,7 @@ fn in_the_app_dpi_1047_is_shown_and_the_other_layers_keep_working() {
 
     // the disks layer keeps sampling while the database cannot be read
     let before = app.local.disks.latest.as_ref().map(|t| t.wall_ms);
-    app.local.ingest_disks(common::sample(20));
+    app.local.disks.ingest(&common::sample(20));
     assert_ne!(app.local.disks.latest.as_ref().map(|t| t.wall_ms), before);
 
     // Enter on PROD, instance 1, nas1, the first channel; Esc climbs back

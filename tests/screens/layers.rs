@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
+use strata::layers::host::HostState;
 
 use common::{app_with, render};
 use strata::app::{Action, App, Panel};
@@ -328,8 +329,8 @@ fn pause_freezes_the_nic_layer() {
     goto(&mut app, Panel::Nics);
     keys(&mut app, &[Action::TogglePause]);
     let before = render(&mut app, 160, 24);
-    app.local.ingest_nics(common::nic_sample(30));
-    app.local.ingest_nics(common::nic_sample(31));
+    app.local.nics.ingest(&common::nic_sample(30));
+    app.local.nics.ingest(&common::nic_sample(31));
     assert_eq!(render(&mut app, 160, 24), before);
     keys(&mut app, &[Action::TogglePause]);
     assert_ne!(render(&mut app, 160, 24), before);

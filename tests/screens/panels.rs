@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
+use strata::layers::host::HostState;
 
 use common::{app_with, render};
 use ratatui::style::Color;
@@ -246,8 +247,8 @@ fn pause_freezes_the_figures_while_sampling_goes_on() {
     keys(&mut app, &[Action::GotoPanel(1), Action::TogglePause]);
     let before = render(&mut app, 200, 20);
     assert!(before.contains("PAUSED"));
-    app.local.ingest_disks(common::sample(10));
-    app.local.ingest_disks(common::sample(11));
+    app.local.disks.ingest(&common::sample(10));
+    app.local.disks.ingest(&common::sample(11));
     assert_eq!(render(&mut app, 200, 20), before);
     assert_eq!(
         app.local.disks.history.seq(),
@@ -312,9 +313,9 @@ fn theme_key_cycles_through_the_builtins() {
 #[test]
 fn a_failing_source_says_why_and_keeps_the_last_figures() {
     let mut app = app_with(10);
-    app.local.disks_failed(
-        "cannot read /srv/x/proc/diskstats: No such file or directory (os error 2)".into(),
-    );
+    app.local
+        .disks
+        .failed("cannot read /srv/x/proc/diskstats: No such file or directory (os error 2)".into());
     let screen = render(&mut app, 120, 40);
     assert!(
         screen.contains("disk source: cannot read /srv/x/proc/diskstats"),
@@ -325,7 +326,7 @@ fn a_failing_source_says_why_and_keeps_the_last_figures() {
     assert!(screen.contains("disk source: cannot read"));
     assert!(screen.contains("mpatha"), "the last figures stay on screen");
     // the next good sample clears the error
-    app.local.ingest_disks(common::sample(10));
+    app.local.disks.ingest(&common::sample(10));
     assert!(!render(&mut app, 160, 30).contains("disk source:"));
 }
 
@@ -338,10 +339,10 @@ fn a_failing_source_says_why_and_keeps_the_last_figures() {
 fn a_source_that_never_read_says_why_on_its_panel() {
     let mut app = common::app_of_config(strata::config::Config::default());
     let err = "cannot read /tmp/x/emptyroot/proc/uptime: No such file or directory (os error 2)";
-    app.local.disks_failed(err.into());
-    app.local.nfs_failed(err.into());
-    app.local.cache_failed(err.into());
-    app.local.nics_failed(err.into());
+    app.local.disks.failed(err.into());
+    app.local.nfs.failed(err.into());
+    app.local.cache.failed(err.into());
+    app.local.nics.failed(err.into());
     let words: Vec<&str> = err.split(' ').collect();
     for (panel, what) in [
         (0, "disk source:"),
@@ -375,15 +376,15 @@ fn a_source_that_never_read_says_why_on_its_panel() {
 fn the_panels_notes_are_whole_at_80_columns() {
     let mut app = common::app_of_config(strata::config::Config::default());
     for k in 0..3 {
-        app.local.ingest_disks(common::sample(k));
+        app.local.disks.ingest(&common::sample(k));
         let mut nfs = common::nfs_sample(k);
         nfs.mounts.clear();
-        app.local.ingest_nfs(nfs);
+        app.local.nfs.ingest(&nfs);
         let mut cache = common::cache_sample(k);
         cache.files.clear();
         cache.method = None;
-        app.local.ingest_cache(cache);
-        app.local.ingest_nics(common::nic_sample(k));
+        app.local.cache.ingest(&cache);
+        app.local.nics.ingest(&common::nic_sample(k));
     }
     for (panel, whole, cut) in [
         (2, "per-file residency", " pe│"),
@@ -434,7 +435,7 @@ fn rejected_lines_are_named_and_the_rest_shown() {
         "/proc/diskstats",
     );
     s.rejected = bad.rejected;
-    app.local.ingest_disks(s);
+    app.local.disks.ingest(&s);
     keys(&mut app, &[Action::GotoPanel(1)]);
     let screen = render(&mut app, 200, 20);
     assert!(
@@ -485,7 +486,7 @@ fn pause_keeps_the_charts_as_they_were() {
     };
     let mut app = common::app_of_config(config);
     for k in 0..14 {
-        app.local.ingest_disks(common::sample(k));
+        app.local.disks.ingest(&common::sample(k));
     }
     keys(&mut app, &[Action::GotoPanel(1)]);
     select(&mut app, "sda");
@@ -493,7 +494,7 @@ fn pause_keeps_the_charts_as_they_were() {
     let before = render(&mut app, 160, 50);
     // twice the window goes by: the live history has evicted all of it
     for k in 14..40 {
-        app.local.ingest_disks(common::sample(k));
+        app.local.disks.ingest(&common::sample(k));
     }
     assert_eq!(
         render(&mut app, 160, 50),
@@ -510,7 +511,7 @@ fn pause_keeps_the_charts_as_they_were() {
 fn a_failing_source_turns_the_badge_stale() {
     let mut app = app_with(5);
     assert!(render(&mut app, 120, 30).contains(" LIVE "));
-    app.local.disks_failed("cannot read /proc/diskstats".into());
+    app.local.disks.failed("cannot read /proc/diskstats".into());
     let screen = render(&mut app, 120, 30);
     assert!(screen.contains(" STALE ") && !screen.contains(" LIVE "));
     keys(&mut app, &[Action::GotoPanel(1), Action::Enter]);
@@ -529,7 +530,7 @@ fn a_vanished_path_moves_the_selection_and_enter_follows_it() {
     assert_eq!(app.ui.part_selected.as_deref(), Some("sdc"));
     let mut s = common::sample(5);
     s.devices.retain(|d| d.name != "sdc");
-    app.local.ingest_disks(s);
+    app.local.disks.ingest(&s);
     keys(&mut app, &[Action::Enter]);
     assert!(
         render(&mut app, 140, 44).contains("mpatha › sdb"),
@@ -607,7 +608,7 @@ fn footers_offer_no_key_for_a_table_that_is_not_there() {
     for k in 0..5 {
         let mut cache = common::cache_sample(k);
         cache.files.clear();
-        app.local.ingest_cache(cache);
+        app.local.cache.ingest(&cache);
     }
     app.now_ms = 1_795_000_000_000 + 5_000;
     for panel in [2, 5] {
@@ -732,10 +733,10 @@ fn every_layers_detail_says_why_the_budget_left_it_no_charts() {
     };
     let mut app = common::app_of_config(config);
     for k in 0..30 {
-        app.local.ingest_disks(common::sample(k));
-        app.local.ingest_nfs(common::nfs_sample(k));
-        app.local.ingest_cache(common::cache_sample(k));
-        app.local.ingest_nics(common::nic_sample(k));
+        app.local.disks.ingest(&common::sample(k));
+        app.local.nfs.ingest(&common::nfs_sample(k));
+        app.local.cache.ingest(&common::cache_sample(k));
+        app.local.nics.ingest(&common::nic_sample(k));
     }
     app.now_ms = 1_795_000_030_000;
     let why = "no history: the history budget (234.4 KiB) is full; raise history_memory";

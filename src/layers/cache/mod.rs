@@ -10,4 +10,5 @@ pub mod model;
 pub mod report;
 pub mod residency;
 pub mod source;
+pub mod state;
 pub mod vmstat;

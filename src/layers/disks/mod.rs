@@ -6,4 +6,5 @@ pub mod diskstats;
 pub mod model;
 pub mod report;
 pub mod source;
+pub mod state;
 pub mod tick;

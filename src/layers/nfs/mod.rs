@@ -7,4 +7,5 @@ pub mod mountinfo;
 pub mod mountstats;
 pub mod report;
 pub mod source;
+pub mod state;
 pub mod tick;

@@ -11,4 +11,5 @@ pub mod netdev;
 pub mod report;
 pub mod route;
 pub mod source;
+pub mod state;
 pub mod tick;

@@ -43,7 +43,7 @@ impl<T: Clone> Layer<T> {
 
     /// A good sample: its tick, when it gave figures, becomes the newest
     /// (its values went to `history` first, even while paused).
-    pub fn ingest(&mut self, tick: Option<T>, rejected: Vec<String>) {
+    pub fn show(&mut self, tick: Option<T>, rejected: Vec<String>) {
         self.error = None;
         self.rejected = rejected;
         if tick.is_some() {
@@ -69,11 +69,11 @@ impl<T: Clone> Layer<T> {
     ) {
         let rejected = rejected.into_iter().map(|r| r.to_string()).collect();
         if !spans {
-            self.ingest(None, rejected);
+            self.show(None, rejected);
             return;
         }
         chart(self, &tick);
-        self.ingest(Some(tick), rejected);
+        self.show(Some(tick), rejected);
     }
 
     pub fn freeze(&mut self) {
@@ -168,7 +168,7 @@ mod tests {
     fn push(l: &mut Layer<u32>, t: i64, v: f32) {
         let vals = [Some(v)];
         l.history.push(t, [("a", &vals[..])]);
-        l.ingest(Some(t as u32), Vec::new());
+        l.show(Some(t as u32), Vec::new());
     }
 
     #[test]
