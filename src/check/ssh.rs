@@ -704,7 +704,7 @@ mod tests {
     #[test]
     fn the_layer_table_names_every_file_the_node_sampler_and_the_cpu_source_read() {
         let all = all_layer_files();
-        for f in crate::layers::node::SAMPLE_FILES
+        for f in crate::layers::host::node_files()
             .iter()
             .chain(crate::layers::cpu::source::FILES.iter())
         {
