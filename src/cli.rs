@@ -125,6 +125,13 @@ pub enum Command {
         /// The copy; an existing file is refused.
         out: PathBuf,
     },
+    /// Whether each layer works on this host and on each node, cell and database given (or in the config), and what fixes it where not: one line per layer and target.
+    #[command(after_help = CHECK_HELP)]
+    Check {
+        /// text: aligned lines (coloured on a terminal); json: one object with `ok` and the lines.
+        #[arg(long, value_enum, default_value = "text")]
+        format: CheckFormat,
+    },
     /// Min, average, p95 and max of each panel's key figures over a recording, or a window of it.
     #[command(after_help = SUMMARY_HELP)]
     Summary {
@@ -152,6 +159,18 @@ recording's first day, or the next when the recording runs past midnight.
 Exit status: 0 rows printed; 1 the file cannot be read, or the window holds no figures; \
 2 a bad panel, time or option; 3 the file is damaged or was not closed: its notices go \
 to stderr, each gap named with its time range, and the rows outside the damage are printed.";
+
+const CHECK_HELP: &str = "\
+Each line: the target (this host, a node, a cell, a database), the layer or what it needs \
+(kernel, disks, cache, residency, nfs, nics, bonding, cpu, pressure, terminal, oracle; on \
+a node or cell keys, ssh, and on a node sh, files, fincore and its layers as read through \
+its sampler), ok, warn (works, with less), FAIL or n/a (not needed by anything asked for), \
+what was found and, after `| fix:`, what fixes it. Nodes and cells are logged in to as \
+the monitor does (--known-hosts, --accept-new-host-keys, the identity options); the \
+check never prompts.
+
+Exit status: 0 everything asked for works (warn and n/a lines included); 1 a line \
+says FAIL; 2 a bad option.";
 
 const RECOVER_HELP: &str = "\
 A damaged chunk (a minute of samples) is lost and the reading resumes at the next \
@@ -222,6 +241,13 @@ impl DeviceArgs {
             all_interfaces: self.all_devices,
         }
     }
+}
+
+/// How `strata check` prints its lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -14,6 +14,7 @@
 
 pub mod app;
 pub mod batch;
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod core;

@@ -81,6 +81,9 @@ fn main() {
                 &mut std::io::stderr(),
             ));
         }
+        Some(Command::Check { format }) => {
+            std::process::exit(check(&cli, &config, messages, fs, interval, format));
+        }
         Some(Command::Mark { ref label }) => {
             std::process::exit(strata::recfile::mark::send(label));
         }
@@ -109,6 +112,39 @@ fn main() {
             }
         }
     }
+}
+
+/// `strata check`: every target of the command line and the config, each
+/// one that cannot be used a failing line rather than an exit; the exit code.
+fn check(
+    cli: &Cli,
+    config: &strata::config::Config,
+    notes: Vec<String>,
+    fs: RootFs,
+    interval: Interval,
+    format: strata::cli::CheckFormat,
+) -> i32 {
+    let (nodes, mut problems) = node_targets(cli, config);
+    let (cells, more) = cell_targets(cli, config);
+    problems.extend(more);
+    let (dbs, more) = strata::layers::dnfs::source::db_targets(&cli.dbs, &config.dbs);
+    problems.extend(more);
+    let req = strata::check::Request {
+        fs,
+        root: cli
+            .root
+            .clone()
+            .filter(|r| r.as_path() != std::path::Path::new("/")),
+        cache_files: config.cache_files.clone(),
+        nodes,
+        cells,
+        dbs,
+        ssh: cell_options(cli, interval, false),
+        problems,
+        notes,
+    };
+    let json = format == strata::cli::CheckFormat::Json;
+    strata::check::run_and_print(req, json, &mut std::io::stdout().lock())
 }
 
 /// The config and what is wrong in it; a `--config` that cannot be read

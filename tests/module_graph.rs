@@ -26,7 +26,7 @@ const MAIN: &str = "main";
 /// The allowed direction, lowest tier first: a module may import its own
 /// tier and those below. Transport (`remote`) sits above the app and the
 /// screen, so that they know links only through `link`; the modes (live,
-/// replay, batch, export) wire transports to layers.
+/// replay, batch, export, check) wire transports to layers.
 const TIERS: &[(&str, &[&str])] = &[
     ("base", &["core", "format", "frame_log", "recfile", "store"]),
     ("link", &["link"]),
@@ -37,7 +37,15 @@ const TIERS: &[(&str, &[&str])] = &[
     ("transport", &["remote"]),
     (
         "modes",
-        &["batch", "cli", "event_loop", "export", "live", "replay"],
+        &[
+            "batch",
+            "check",
+            "cli",
+            "event_loop",
+            "export",
+            "live",
+            "replay",
+        ],
     ),
     ("main", &["main"]),
 ];

@@ -26,7 +26,9 @@ pub(super) enum AuthEnd {
 
 const DEFAULT_IDENTITIES: [&str; 3] = ["id_ed25519", "id_ecdsa", "id_rsa"];
 
-fn identity_files(target: &HostTarget) -> Vec<PathBuf> {
+/// The identity files a login to `target` tries after the agent's keys:
+/// its own, else those of ~/.ssh/id_ed25519, id_ecdsa, id_rsa that exist.
+pub fn identity_files(target: &HostTarget) -> Vec<PathBuf> {
     match &target.identity {
         Some(p) => vec![p.clone()],
         None => DEFAULT_IDENTITIES
@@ -80,6 +82,25 @@ async fn load(path: &Path, passphrase: Option<zeroize::Zeroizing<String>>) -> Lo
         Ok(Err(e)) => Loaded::Unreadable(e.to_string()),
         Err(e) => Loaded::Unreadable(e.to_string()),
     }
+}
+
+/// The fingerprints of the keys the ssh-agent at `sock` offers, as a
+/// login asks for them: what `strata check` counts.
+pub async fn agent_keys(sock: &Path) -> Result<Vec<String>, String> {
+    let mut agent = AgentClient::connect_uds(sock)
+        .await
+        .map_err(|e| format!("ssh-agent at {}: {e}", sock.display()))?;
+    let ids = agent
+        .request_identities()
+        .await
+        .map_err(|e| format!("ssh-agent at {}: {e}", sock.display()))?;
+    Ok(ids
+        .iter()
+        .filter_map(|id| match id {
+            AgentIdentity::PublicKey { key, .. } => Some(hostkey::fingerprint(key)),
+            _ => None,
+        })
+        .collect())
 }
 
 pub(super) async fn authenticate(

@@ -22,7 +22,7 @@
 pub mod hostkey;
 
 mod auth;
-pub use auth::{MAX_IDENTITY_BYTES, decode_identity};
+pub use auth::{MAX_IDENTITY_BYTES, agent_keys, decode_identity, identity_files};
 mod session;
 
 use crate::core::duration::Interval;

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cells;
+mod check;
 #[path = "../common/mod.rs"]
 mod common;
 mod hangup;

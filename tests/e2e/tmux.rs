@@ -216,6 +216,8 @@ enum Run {
     Screen(&'static str),
     /// Without a screen: it must exit 0.
     Exits,
+    /// `strata check` of a node no one answers for: its lines, and exit 1.
+    Check,
 }
 
 /// What the README's `strata` commands become here: the duration or
@@ -233,6 +235,7 @@ fn how(line: &str) -> Run {
     match words.get(1).copied() {
         Some("batch" | "record" | "export" | "summary") => Run::Exits,
         Some("replay") => Run::Screen("REPLAY"),
+        Some("check") => Run::Check,
         // The tab bar: the typed command line holds no such word.
         _ => Run::Screen("Overview"),
     }
@@ -312,6 +315,24 @@ fn exits_0(env: &str, line: &str) {
     );
 }
 
+/// The README's `strata check --node db01`: db01 is no host here, so its
+/// ssh line fails and so does the check, with this host's lines before.
+fn check_fails_on_db01(env: &str, line: &str) {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{env} && {line}"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{line}: {text}");
+    assert!(text.starts_with("this host  kernel "), "{line}: {text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("db01 ") && l.contains(" ssh ") && l.contains(" FAIL ")),
+        "{line}: {text}"
+    );
+}
+
 /// The README's commands run as written, with a short count or
 /// duration: a screen comes up and `q` ends it with status 0, or the
 /// command exits 0; `strata mark` marks the recording `--record` makes.
@@ -335,6 +356,7 @@ fn the_readmes_commands_run_as_written() {
         }
         match how(&line) {
             Run::Exits => exits_0(&env, &line),
+            Run::Check => check_fails_on_db01(&env, &line),
             Run::Screen(shows) => {
                 let t = Tmux::start("readme", 120, 40);
                 t.type_line(&format!("{env} && {line}; echo EXIT=$?"));
