@@ -57,7 +57,7 @@ pub fn host_lines(fs: &RootFs, target: &str) -> Vec<CheckLine> {
         cpu_line(target, &cpu),
         pressure_line(
             target,
-            cpu.as_ref().ok().map(|s| &s.psi),
+            cpu.as_ref().ok().map(|s| &*s.psi),
             release.as_deref(),
         ),
     ]
