@@ -4,7 +4,8 @@
 //! 8 NFSv3 mounts with the kernel's 22 per-op lines, /proc/meminfo and
 //! /proc/vmstat laid out as this machine's (its keys and order, the
 //! generator's values where it has them), mountinfo and routes.
-//! /proc/uptime is a link to this machine's: the node's clock is real.
+//! /proc/uptime is a link to this machine's: the node's clock is real; so
+//! are /proc/stat, /proc/loadavg and /proc/pressure/*, the CPU layer's.
 
 use crate::layers;
 use crate::scale::cells::replace;
@@ -202,6 +203,17 @@ pub fn make(tree: &Path, node: usize, templates: &Templates) {
         "5.15.0-301.163.5.el8uek.x86_64\n",
     );
     link("/proc/uptime", &p("proc/uptime"));
+    // The CPU layer's files are this machine's too: real, moving counters
+    // of the size a node's are.
+    for f in [
+        "stat",
+        "loadavg",
+        "pressure/cpu",
+        "pressure/io",
+        "pressure/memory",
+    ] {
+        link(&format!("/proc/{f}"), &p(&format!("proc/{f}")));
+    }
     for j in 0..BLOCK {
         let (_, _, name) = block_dev(j);
         let d = p(&format!("sys/block/{name}"));
