@@ -8,6 +8,7 @@
 mod cells;
 #[path = "../common/mod.rs"]
 mod common;
+mod cpu;
 mod hangup;
 mod nodes;
 #[allow(unsafe_code)]
