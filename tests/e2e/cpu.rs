@@ -15,7 +15,7 @@
 
 use crate::common;
 
-use common::node_tree::tree;
+use common::node_tree::{tree, write_state_without_psi};
 use common::tmux::skip;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
@@ -385,26 +385,6 @@ fn io_pressure_agrees_with_proc_pressure_io_read_in_the_same_seconds_under_dd() 
 
 // ------------------------------------------------- a kernel without PSI
 
-/// The CPU layer's files of the fixture host at state `k`, as
-/// common::node_tree::write_state writes them, but no pressure file:
-/// staged beside the tree and renamed into place, /proc/uptime last.
-fn write_cpu_state(root: &Path, k: u64) {
-    let cs = 100_000 + 100 * k + k * (k + 1) / 2;
-    let files = [
-        ("proc/stat", common::layers::stat_text(k)),
-        ("proc/loadavg", common::layers::loadavg_text(k)),
-        (
-            "proc/uptime",
-            format!("{}.{:02} 0.00\n", cs / 100, cs % 100),
-        ),
-    ];
-    for (rel, text) in &files {
-        let staged = root.join(".staging").join(rel.replace('/', "_"));
-        std::fs::write(&staged, text).unwrap();
-        std::fs::rename(&staged, root.join(rel)).unwrap();
-    }
-}
-
 /// Moves the tree to state 1, 2, ... every 50 ms until `stop` (at most
 /// 400 states, 20 s).
 fn advance(root: PathBuf, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<u64> {
@@ -413,7 +393,7 @@ fn advance(root: PathBuf, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<u64>
         let mut k = 0;
         while k < 400 && t.elapsed() < Duration::from_secs(20) && !stop.load(Ordering::Relaxed) {
             k += 1;
-            write_cpu_state(&root, k);
+            write_state_without_psi(&root, k);
             std::thread::sleep(Duration::from_millis(50));
         }
         k
