@@ -47,6 +47,27 @@ pub fn write_state(root: &Path, k: u64) {
     }
 }
 
+/// A kernel without PSI: the CPU layer's files of the fixture host at
+/// state `k` as [`write_state`] writes them, /proc/stat, /proc/loadavg and
+/// /proc/uptime, and no /proc/pressure (a tree made by [`tree`] whose
+/// proc/pressure was removed). Staged and renamed, /proc/uptime last.
+pub fn write_state_without_psi(root: &Path, k: u64) {
+    let cs = 100_000 + 100 * k + k * (k + 1) / 2;
+    let files = [
+        ("proc/stat", super::layers::stat_text(k)),
+        ("proc/loadavg", super::layers::loadavg_text(k)),
+        (
+            "proc/uptime",
+            format!("{}.{:02} 0.00\n", cs / 100, cs % 100),
+        ),
+    ];
+    for (rel, text) in &files {
+        let staged = root.join(".staging").join(rel.replace('/', "_"));
+        std::fs::write(&staged, text).unwrap();
+        std::fs::rename(&staged, root.join(rel)).unwrap();
+    }
+}
+
 /// A copy of the fixture host in a temp dir, at state 0.
 pub fn tree() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

@@ -9,6 +9,7 @@ mod cells;
 mod check;
 #[path = "../common/mod.rs"]
 mod common;
+mod cpu;
 mod cpu_fio;
 mod hangup;
 mod nodes;

@@ -1,4 +1,4 @@
-//! `strata batch disks|nics|nfs|cache --node …`: the real binary against
+//! `strata batch disks|nics|nfs|cache|cpu --node …`: the real binary against
 //! real OpenSSH sshd processes on loopback acting as database nodes (the
 //! harness is tests/sshd/mod.rs).
 //!
@@ -22,7 +22,7 @@ use crate::common;
 
 use crate::peer_tools;
 use crate::sshd;
-use common::node_tree::{tree, write_state};
+use common::node_tree::{tree, write_state, write_state_without_psi};
 
 use serde_json::Value;
 use sshd::{Keys, Sshd, available, known_hosts, nonce, pgrep};
@@ -548,7 +548,7 @@ fn each_node_reports_byte_for_byte_what_root_reads_of_its_tree() {
     let labels: Vec<String> = refs.iter().map(|s| label(s)).collect();
 
     let mut summary = Vec::new();
-    for panel in ["disks", "nics", "nfs", "cache", "disks-csv"] {
+    for panel in ["disks", "nics", "nfs", "cache", "cpu", "disks-csv"] {
         let (name, format) = match panel.strip_suffix("-csv") {
             Some(p) => (p, "csv"),
             None => (panel, "json"),
@@ -789,6 +789,111 @@ fn this_machine_as_a_node_shows_the_devices_interfaces_and_figures_of_the_local_
 
     let figures = under_load(&keys, &kh, &node, &tag);
     println!("{test}: samplers gone {gone:?}; {figures}");
+}
+
+/// The CPU and pressure layer over SSH, two nodes in one run of `batch
+/// cpu --format json`: this machine as it is (no ForceCommand), whose
+/// report has this machine's CPUs ("all" and each cpuN of /proc/stat)
+/// with their figures, and its io pressure, known when this machine's
+/// /proc/pressure/io reads; and a node whose tree is a kernel without PSI
+/// (no /proc/pressure: the sampler's missing files must reach strata as
+/// missing), whose every resource says why it has no pressure, never 0.
+#[test]
+fn a_node_shows_its_cpu_and_pressure_and_a_node_without_psi_says_not_available() {
+    let test = "a_node_shows_its_cpu_and_pressure_and_a_node_without_psi_says_not_available";
+    let Some(keys) = keys_or_skip(test) else {
+        return;
+    };
+    let _serial = serial();
+    let no_psi = tree();
+    std::fs::remove_dir_all(no_psi.path().join("proc/pressure")).unwrap();
+    let here = Sshd::start(&keys, "127.0.0.91", "");
+    let old = Sshd::start(
+        &keys,
+        "127.0.0.92",
+        &force_command(&keys, "nopsi", no_psi.path()),
+    );
+    let kh = known_hosts(&keys, &[&here, &old]);
+    // the old kernel's tree moves every 50 ms (at most 600 states, 30 s)
+    let stop = Arc::new(AtomicBool::new(false));
+    let adv = {
+        let (root, stop) = (no_psi.path().to_path_buf(), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let t = Instant::now();
+            let mut k = 0;
+            while k < 600 && t.elapsed() < Duration::from_secs(30) && !stop.load(Ordering::Relaxed)
+            {
+                k += 1;
+                write_state_without_psi(&root, k);
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            k
+        })
+    };
+    let tag = nonce("nodes");
+    let args = ["cpu", "--interval", "1", "--count", "2", "--format", "json"];
+    let mut run = Run::new(strata(&keys, &kh, &[&here, &old], &tag, &args));
+    let (status, _) = run.finish(Duration::from_secs(30));
+    stop.store(true, Ordering::Relaxed);
+    let states = adv.join().unwrap();
+    let gone = assert_no_sampler_left(&tag, "a --count run");
+    assert!(status.success(), "{status}\n{}", run.text(true));
+    let out = run.stdout();
+
+    // This machine's CPUs as /proc/stat lists them now.
+    let stat = std::fs::read_to_string("/proc/stat").unwrap();
+    let mut cpus = vec!["all".to_string()];
+    cpus.extend(stat.lines().filter_map(|l| {
+        let name = l.split_whitespace().next()?.strip_prefix("cpu")?;
+        (!name.is_empty()).then(|| name.to_string())
+    }));
+    let psi_here = std::fs::read_to_string("/proc/pressure/io").is_ok();
+    let mine = node_lines(&out, &label(&here));
+    assert_eq!(mine.len(), 2, "{}", run.text(true));
+    for l in &mine {
+        let v: Value = serde_json::from_str(l).unwrap();
+        let names: Vec<&str> = v["cpus"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["cpu"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, cpus, "{l}");
+        let all = &v["cpus"][0];
+        let modes: f64 = [
+            "usr", "nice", "sys", "iowait", "irq", "soft", "steal", "idle",
+        ]
+        .iter()
+        .map(|k| all[k].as_f64().unwrap_or_else(|| panic!("{k}: {l}")))
+        .sum();
+        // mpstat's modes of a CPU add up to 100, give or take the rounding
+        assert!((modes - 100.0).abs() < 0.1, "{modes}: {l}");
+        assert!(v["cswch/s"].as_f64().is_some_and(|c| c > 0.0), "{l}");
+        assert!(v["ldavg-1"].as_f64().is_some(), "{l}");
+        let io = &v["pressure"]["io"];
+        assert_eq!(io["available"], Value::Bool(psi_here), "{l}");
+        if psi_here {
+            let some = io["some"].as_f64().unwrap();
+            assert!((0.0..=100.0).contains(&some), "{l}");
+        }
+    }
+
+    let theirs = node_lines(&out, &label(&old));
+    assert_eq!(theirs.len(), 2, "{}", run.text(true));
+    let why = "not available: no /proc/pressure (a kernel before 4.20, or without CONFIG_PSI)";
+    for l in &theirs {
+        let v: Value = serde_json::from_str(l).unwrap();
+        for r in ["cpu", "io", "memory"] {
+            let want = serde_json::json!({"available": false, "why": why});
+            assert_eq!(v["pressure"][r], want, "{r}: {l}");
+        }
+        assert_eq!(v["cpus"].as_array().unwrap().len(), 3, "{l}");
+        assert!(v["cpus"][0]["usr"].as_f64().is_some_and(|u| u > 0.0), "{l}");
+    }
+    println!(
+        "{test}: {states} states, samplers gone after {gone:?}\n{}",
+        run.text(true)
+    );
 }
 
 /// Every node's first report covers at least half an interval, as

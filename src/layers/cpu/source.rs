@@ -85,7 +85,14 @@ pub const FILES: [&str; 7] = [
 ];
 
 fn psi_read(fs: &RootFs, path: &str) -> PsiRead {
-    match fs.read(path) {
+    psi_of(fs.read(path), path)
+}
+
+/// What a read of a pressure file gives: the file's figures, or why there
+/// are none. (Apart from the read, so that a test can hand it the
+/// EOPNOTSUPP of a psi=0 kernel, which no file of a fixture tree gives.)
+fn psi_of(read: Result<String, SourceError>, path: &str) -> PsiRead {
+    match read {
         Ok(text) => match parse_psi(&text, path) {
             Ok(psi) => PsiRead::Read(psi),
             Err(e) => PsiRead::Missing(PsiMissing::Unreadable(e.to_string())),
@@ -261,6 +268,53 @@ mod tests {
         assert!(
             matches!(&s.psi[1], PsiRead::Missing(PsiMissing::Unreadable(e)) if e.contains("/proc/pressure/io"))
         );
+    }
+
+    /// psi=0: the kernel keeps the files and fails every read with
+    /// EOPNOTSUPP (kernel/sched/psi.c `psi_show`), which Rust's std names
+    /// `Unsupported`. The figures say PSI is off, never 0.
+    #[test]
+    fn a_kernel_booted_with_psi_0_says_psi_is_off() {
+        let path = "/proc/pressure/io";
+        let refused = |errno: i32| {
+            psi_of(
+                Err(SourceError::Io {
+                    path: path.into(),
+                    err: std::io::Error::from_raw_os_error(errno),
+                }),
+                path,
+            )
+        };
+        // EOPNOTSUPP is 95 on Linux's every architecture but parisc's
+        let off = refused(95);
+        assert_eq!(off, PsiRead::Missing(PsiMissing::Off));
+        assert_eq!(refused(2), PsiRead::Missing(PsiMissing::NoFile));
+        assert!(matches!(
+            refused(13),
+            PsiRead::Missing(PsiMissing::Unreadable(e)) if e.contains("/proc/pressure/io")
+        ));
+        let a = tree("100.00 1\n", "cpu0 0 0 0 100\n", 0);
+        let mut s = CpuSource::new(RootFs::new(a.path())).sample(0).unwrap();
+        s.psi[Resource::Io as usize] = off;
+        let t = tick(
+            &s,
+            &CpuSample {
+                uptime_cs: s.uptime_cs + 200,
+                ..s.clone()
+            },
+        )
+        .unwrap();
+        let Pressure::NotAvailable(why) = &t.pressure[Resource::Io as usize] else {
+            panic!("{:?}", t.pressure)
+        };
+        assert_eq!(
+            why,
+            "not available: PSI is off (boot with psi=1 to turn it on)"
+        );
+        assert!(matches!(
+            t.pressure[Resource::Cpu as usize],
+            Pressure::Known(_)
+        ));
     }
 
     #[test]
