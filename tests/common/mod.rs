@@ -166,6 +166,7 @@ fn watched_files(k: u64) -> Vec<CacheFile> {
                 evicted: Some(0),
                 recently_evicted: Some(0),
             },
+            scanned_ms: None,
         })
     };
     vec![

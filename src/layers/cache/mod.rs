@@ -9,5 +9,6 @@ pub mod meminfo;
 pub mod model;
 pub mod report;
 pub mod residency;
+pub mod scan;
 pub mod source;
 pub mod vmstat;
