@@ -82,7 +82,7 @@ pub fn cachestat(file: &File) -> io::Result<Residency> {
 /// window needs a 256 KiB vector (4 KiB pages), and mapping a whole 100 GB
 /// file at once could exhaust a 32-bit address space.
 ///
-/// mincore looks up every page, cached or not: about 12 ms per GiB of
+/// mincore looks up every page, cached or not: 1.6 to 12 ms per GiB of
 /// file on the development VM (benches/cache.rs), where cachestat takes
 /// under 1 ms for 100 GiB. So the fallback is an incremental scan with a
 /// budget per tick (`scan.rs`), whose steps are smaller than this.

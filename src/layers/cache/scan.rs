@@ -2,9 +2,9 @@
 //!
 //! Without cachestat(2) (kernels before 6.5: all of OL7 and OL8, UEK7)
 //! residency is counted by asking mincore about every page of a PROT_NONE
-//! mapping, cached or not: about 12 ms of CPU per GiB (45 ns a page on the
-//! development VM), so 10 TB of datafiles is two minutes of CPU. Done
-//! whole at every tick, that stalls the sampler for minutes. Here a tick
+//! mapping, cached or not: 6 to 45 ns a page on the development VM
+//! (docs/performance.md), so 10 TB of datafiles is 20 s to two minutes of
+//! CPU. Done whole at every tick, that stalls the sampler for as long. Here a tick
 //! spends at most a budget of its thread's CPU time on mincore, a window
 //! at a time, and the next tick resumes where it stopped. A file's figure
 //! is the count of its last complete pass, stamped with the wall clock of
@@ -38,7 +38,8 @@ use std::time::Duration;
 pub const SCAN_BUDGET: Duration = Duration::from_millis(4);
 
 /// The cost of a byte of mincore assumed before a step has been timed:
-/// 45 ns a 4 KiB page on the development VM.
+/// 45 ns a 4 KiB page, the dearest measured on the development VM, so
+/// that a first step errs on the short side.
 const ASSUMED_NS_PER_BYTE: f64 = 45.0 / 4096.0;
 
 /// A step is sized to take at most this fraction of the budget, so that
@@ -337,8 +338,8 @@ mod tests {
 
     const PAGE: u64 = 4096;
     const GIB: u64 = 1 << 30;
-    /// The fake mincore's cost: 45 ns a page, as measured on the VM, and
-    /// 3 µs a call for the mapping.
+    /// The fake mincore's cost: 45 ns a page, the dearest measured on the
+    /// VM, and 3 µs a call for the mapping.
     const NS_PER_PAGE: u64 = 45;
     const NS_PER_CALL: u64 = 3000;
 
