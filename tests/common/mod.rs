@@ -7,6 +7,7 @@
 pub mod cells;
 pub mod dnfs;
 pub mod fidelity;
+pub mod kernels;
 pub mod layers;
 pub mod live_root;
 pub mod node_tree;

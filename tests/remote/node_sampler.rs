@@ -628,3 +628,47 @@ fn under_bash_posix_and_busybox_sh_the_node_sends_what_it_sends_under_dash() {
         shells.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
     );
 }
+
+/// Each old kernel's tree (Red Hat 3.10, UEK5 4.14, UEK6 5.4, UEK7 5.15)
+/// read as a node, under dash, bash in POSIX mode and busybox sh: every
+/// host layer's report of the interval equals, byte for byte, the one
+/// `--root` makes of the same tree (tests/figures/old_kernels.rs checks
+/// those figures against the trees' text).
+#[test]
+fn old_kernels_read_as_a_node_report_what_they_report_locally() {
+    use common::kernels::{KERNELS, SECONDS, advance, copy_kernel};
+    let bin = tempfile::tempdir().unwrap();
+    let shells = shells(&bin.path().join("applets"));
+    for kernel in KERNELS {
+        for sh in &shells {
+            let dir = copy_kernel(kernel);
+            let root = dir.path().to_str().unwrap().to_string();
+            let local = RootFs::new(&root);
+            let files = Arc::new(RemoteFiles::default());
+            let remote = RootFs::remote(Arc::clone(&files));
+            let mut sampler = Sampler::start_under(sh, &root);
+            let formats = [Format::Text, Format::Json, Format::Csv];
+            let mut mine: Vec<_> = formats.iter().flat_map(|f| reports(&local, *f)).collect();
+            let mut theirs: Vec<_> = formats.iter().flat_map(|f| reports(&remote, *f)).collect();
+            let mut compared = 0;
+            for k in 0..2 {
+                if k == 1 {
+                    advance(dir.path());
+                }
+                apply(&files, sampler.sample());
+                let wall_ms = 1_795_000_000_000 + k * SECONDS as i64 * 1000;
+                for (a, b) in mine.iter_mut().zip(theirs.iter_mut()) {
+                    let what = format!("{kernel} under {}, {}", sh.name, a.panel());
+                    let (a, b) = (a.sample(wall_ms).unwrap(), b.sample(wall_ms).unwrap());
+                    assert!(b.rejected.is_empty(), "{what}: {:?}", b.rejected);
+                    assert_eq!(a.report, b.report, "{what}");
+                    if k == 1 {
+                        assert!(a.report.is_some_and(|r| !r.is_empty()), "{what}");
+                        compared += 1;
+                    }
+                }
+            }
+            assert_eq!(compared, 3 * 4, "{kernel} under {}", sh.name);
+        }
+    }
+}
