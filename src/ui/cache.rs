@@ -14,6 +14,7 @@ use crate::layers::cache::fincore::{self, FincoreStatus};
 use crate::layers::cache::model::{
     CacheCol, CacheFigures, CacheKind, CacheTick, FILE_COLS, FileCol, FileKind, FileRow,
 };
+use crate::layers::cache::report::age_text;
 use crate::layers::cache::state::{FILE_HISTORY, HOST_ENTITY};
 use crate::theme::Theme;
 use ratatui::Frame;
@@ -247,7 +248,14 @@ impl TableRow for Item<'_, FileRow> {
                 Span::raw(r.path.clone()),
                 Span::styled(format!("  {e}"), self.app.theme.warn),
             ])),
-            None => Cell::from(r.path.clone()),
+            None => match r.age_ms {
+                // the mincore scan's last pass over a large file
+                Some(age) => Cell::from(Line::from(vec![
+                    Span::raw(r.path.clone()),
+                    Span::styled(format!("  {}", age_text(age)), self.app.theme.muted),
+                ])),
+                None => Cell::from(r.path.clone()),
+            },
         }]
     }
 
@@ -414,8 +422,13 @@ fn file_col(rows: &[&FileRow], cols: &[Col], width: u16) -> (Col, bool) {
     let wanted = |with_why: bool| {
         rows.iter()
             .map(|r| {
-                let why = r.error.as_ref().filter(|_| with_why);
-                r.path.chars().count() + why.map_or(0, |e| e.to_string().chars().count() + 2)
+                let why = r
+                    .error
+                    .as_ref()
+                    .filter(|_| with_why)
+                    .map(ToString::to_string);
+                let why = why.or_else(|| r.age_ms.filter(|_| with_why).map(age_text));
+                r.path.chars().count() + why.map_or(0, |e| e.chars().count() + 2)
             })
             .max()
             .map_or(4, |w| u16::try_from(w).unwrap_or(u16::MAX))

@@ -7,6 +7,7 @@
 pub mod cells;
 pub mod dnfs;
 pub mod fidelity;
+pub mod kernels;
 pub mod layers;
 pub mod live_root;
 pub mod node_tree;
@@ -167,6 +168,7 @@ fn watched_files(k: u64) -> Vec<CacheFile> {
                 evicted: Some(0),
                 recently_evicted: Some(0),
             },
+            scanned_ms: None,
         })
     };
     vec![

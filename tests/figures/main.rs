@@ -17,6 +17,7 @@ mod nfs;
 mod nfs_pairs;
 mod nfsiostat;
 mod nicstat;
+mod old_kernels;
 mod one_figure;
 #[allow(unsafe_code)]
 #[path = "../peer_tools/mod.rs"]

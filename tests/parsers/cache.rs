@@ -212,6 +212,7 @@ proptest! {
                         evicted: cachestat.then_some(p[3]),
                         recently_evicted: cachestat.then_some(p[4]),
                     },
+                    scanned_ms: None,
                 }),
             }).collect()
         };

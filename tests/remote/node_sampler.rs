@@ -6,6 +6,11 @@
 //! With watched files, the node's fincore run (a command of its own, not
 //! part of the sampler) gives the rows fincore run here gives, and says
 //! plainly when fincore is not there.
+//!
+//! The script is POSIX sh: under bash in POSIX mode (as OL7's /bin/sh,
+//! bash 4.2, runs it), under busybox sh, and under busybox sh with only
+//! busybox's applets on PATH (its awk, no fincore), it sends what dash
+//! sends, byte for byte.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -40,15 +45,93 @@ struct Sampler {
     bytes: mpsc::Receiver<Vec<u8>>,
     reader: FrameReader,
     decoder: NodeDecoder,
+    /// Every frame so far as it came: kind, number and body.
+    frames: Vec<String>,
+}
+
+/// A shell to run the scripts under: its command line, and the PATH it
+/// gets (`None`: this test's).
+#[derive(Clone, Debug)]
+struct Shell {
+    name: &'static str,
+    argv: Vec<String>,
+    path: Option<String>,
+}
+
+impl Shell {
+    fn command(&self) -> Command {
+        let mut cmd = Command::new(&self.argv[0]);
+        cmd.args(&self.argv[1..]);
+        if let Some(p) = &self.path {
+            cmd.env("PATH", p);
+        }
+        cmd
+    }
+}
+
+/// dash, bash in POSIX mode, busybox sh, and busybox sh with only
+/// busybox's applets on its PATH (in `applets`, made here): those
+/// installed. As root (`scripts/test`) they must all be.
+fn shells(applets: &std::path::Path) -> Vec<Shell> {
+    let find = crate::peer_tools::find_in_path;
+    let mut out = Vec::new();
+    for (name, tool, args) in [
+        ("dash", "dash", &[][..]),
+        ("bash --posix", "bash", &["--posix"][..]),
+        ("busybox sh", "busybox", &["sh"][..]),
+    ] {
+        let Some(exe) = find(tool) else {
+            assert!(
+                std::env::var_os("STRATA_REQUIRE_PARITY").is_none(),
+                "{tool} required (scripts/test installs it as root)"
+            );
+            eprintln!("SKIPPED the sampler under {name}: no {tool}");
+            continue;
+        };
+        let mut argv = vec![exe.display().to_string()];
+        argv.extend(args.iter().map(|a| a.to_string()));
+        out.push(Shell {
+            name,
+            argv: argv.clone(),
+            path: None,
+        });
+        if tool == "busybox" {
+            let list = Command::new(&exe)
+                .arg("--list")
+                .output()
+                .expect("busybox --list");
+            std::fs::create_dir_all(applets).unwrap();
+            for applet in String::from_utf8(list.stdout).unwrap().lines() {
+                let _ = std::os::unix::fs::symlink(&exe, applets.join(applet));
+            }
+            assert!(!applets.join("fincore").exists());
+            out.push(Shell {
+                name: "busybox sh, busybox's applets only",
+                argv,
+                path: Some(applets.display().to_string()),
+            });
+        }
+    }
+    out
 }
 
 impl Sampler {
     fn start(root: &str) -> Sampler {
+        let sh = Shell {
+            name: "sh",
+            argv: vec!["/bin/sh".into()],
+            path: None,
+        };
+        Sampler::start_under(&sh, root)
+    }
+
+    fn start_under(shell: &Shell, root: &str) -> Sampler {
         // The sampler takes its first sample unasked, when strata starts
         // it: here the first request stands for that start.
         let script = sampler_script().replacen("R=;", &format!("R={root};"), 1);
         let script = format!("read -r t; {script}");
-        let mut child = Command::new("/bin/sh")
+        let mut child = shell
+            .command()
             .arg("-c")
             .arg(script)
             .stdin(Stdio::piped())
@@ -73,6 +156,7 @@ impl Sampler {
             bytes,
             reader: FrameReader::new(),
             decoder: NodeDecoder::default(),
+            frames: Vec::new(),
         }
     }
 
@@ -86,6 +170,11 @@ impl Sampler {
                 .recv_timeout(Duration::from_secs(10))
                 .expect("the sampler answers");
             for frame in self.reader.push(&chunk) {
+                let seen = match &frame {
+                    Ok(f) => format!("{:?} {}\n{}", f.kind, f.seq, f.body),
+                    Err(e) => format!("bad frame: {e}"),
+                };
+                self.frames.push(seen);
                 if let Some(f) = self.decoder.decode(frame, 0) {
                     return f;
                 }
@@ -105,6 +194,14 @@ impl Drop for Sampler {
 fn apply(files: &RemoteFiles, frame: NodeFrame) {
     let (rejected, _) = frame.put(files);
     assert!(rejected.is_empty(), "{rejected:?}");
+}
+
+/// How many host layers there are: a report each.
+fn host_layers() -> usize {
+    LayerId::ALL
+        .iter()
+        .filter(|l| host::is_host_layer(**l))
+        .count()
 }
 
 /// Every host layer's report in `format` over `fs`, from the one list of
@@ -282,6 +379,16 @@ fn fincore_here(files: &[std::path::PathBuf]) -> Option<String> {
 /// it on a channel of its own) under `sh`, reading under `root`, with
 /// PATH `path` when given: what it prints.
 fn fincore_run(proto: &NodeProtocol, root: &str, path: Option<&str>) -> String {
+    let sh = Shell {
+        name: "sh",
+        argv: vec!["/bin/sh".into()],
+        path: path.map(str::to_string),
+    };
+    fincore_run_under(&sh, proto, root)
+}
+
+/// The node's fincore run under `shell`, as [`fincore_run`].
+fn fincore_run_under(shell: &Shell, proto: &NodeProtocol, root: &str) -> String {
     let job = proto.side().expect("a fincore job");
     assert_eq!(job.name, "fincore");
     assert!(
@@ -290,10 +397,7 @@ fn fincore_run(proto: &NodeProtocol, root: &str, path: Option<&str>) -> String {
     );
     let run = job.job("", FINCORE_LIMIT);
     let script = run.script().replacen("R=;", &format!("R={root};"), 1);
-    let mut cmd = Command::new("/bin/sh");
-    if let Some(p) = path {
-        cmd.env("PATH", p);
-    }
+    let mut cmd = shell.command();
     // As sshd runs it: its command line, the script on a stdin that stays
     // open while it runs (its end would end the run).
     let mut child = cmd
@@ -309,10 +413,11 @@ fn fincore_run(proto: &NodeProtocol, root: &str, path: Option<&str>) -> String {
     stdin.write_all(b"\n").unwrap();
     let out = child.wait_with_output().expect("sh");
     drop(stdin);
-    assert!(out.status.success(), "{out:?}");
+    assert!(out.status.success(), "{}: {out:?}", shell.name);
     assert!(
         out.stderr.is_empty(),
-        "{}",
+        "{}: {}",
+        shell.name,
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
@@ -428,4 +533,148 @@ fn without_fincore_on_the_node_its_run_says_so() {
     let e = s.files[0].result.as_ref().map(|_| ()).unwrap_err();
     assert_eq!(*e, strata::layers::cache::error::FileError::NoFincore);
     assert_eq!(e.to_string(), strata::layers::cache::fincore::NO_FINCORE);
+}
+
+/// Every frame the sampler sends over five states of a tree, and what
+/// the node's fincore run prints, are the same bytes under bash in POSIX
+/// mode and busybox sh as under dash; with busybox's applets alone on
+/// PATH (its awk, readlink and id; no fincore, no getconf) the frames are
+/// still the same and the run says `=x`, fincore missing, which the cache
+/// layer shows on the node's patterns while the other layers sample.
+#[test]
+fn under_bash_posix_and_busybox_sh_the_node_sends_what_it_sends_under_dash() {
+    let dir = tree();
+    let root = dir.path().to_str().unwrap().to_string();
+    watched_tree(dir.path());
+    let bin = tempfile::tempdir().unwrap();
+    let shells = shells(&bin.path().join("applets"));
+    let Some(dash) = shells.first().filter(|s| s.name == "dash") else {
+        return;
+    };
+    let mut samplers: Vec<Sampler> = shells
+        .iter()
+        .map(|sh| Sampler::start_under(sh, &root))
+        .collect();
+    let files: Vec<Arc<RemoteFiles>> = shells.iter().map(|_| Arc::default()).collect();
+    // every host layer's report over each shell's frames
+    let mut reps: Vec<Vec<Box<dyn Report>>> = files
+        .iter()
+        .map(|f| reports(&RootFs::remote(Arc::clone(f)), Format::Json))
+        .collect();
+    let mut reported = 0;
+    for k in 0..5u64 {
+        write_state(dir.path(), k);
+        for (s, f) in samplers.iter_mut().zip(&files) {
+            apply(f, s.sample());
+        }
+        let wall_ms = 1_790_000_000_000 + k as i64 * 1010;
+        let mut texts: Vec<Vec<Option<String>>> = Vec::new();
+        for r in &mut reps {
+            texts.push(
+                r.iter_mut()
+                    .map(|r| r.sample(wall_ms).unwrap().report)
+                    .collect(),
+            );
+        }
+        for (sh, t) in shells.iter().zip(&texts).skip(1) {
+            assert_eq!(t, &texts[0], "{} state {k}", sh.name);
+        }
+        reported += texts[0]
+            .iter()
+            .filter(|t| t.as_ref().is_some_and(|t| !t.is_empty()))
+            .count();
+    }
+    // every host layer at each state after the first
+    assert_eq!(reported, 4 * host_layers());
+    let expected = samplers[0].frames.clone();
+    // a class frame and five samples
+    assert_eq!(expected.len(), 6, "{expected:?}");
+    for (sh, s) in shells.iter().zip(&samplers).skip(1) {
+        assert_eq!(s.frames.len(), expected.len(), "{}", sh.name);
+        for (i, (a, b)) in expected.iter().zip(&s.frames).enumerate() {
+            assert!(
+                a == b,
+                "{} frame {i} differs from dash's:\n{a}\n----\n{b}",
+                sh.name
+            );
+        }
+    }
+
+    let patterns = vec!["/u01/*.log".to_string()];
+    let proto = NodeProtocol::new(&patterns, Duration::from_secs(1), FINCORE_EVERY);
+    let run = fincore_run_under(dash, &proto, &root);
+    let has_fincore = crate::peer_tools::find_in_path("fincore").is_some();
+    for sh in &shells[1..] {
+        let body = fincore_run_under(sh, &proto, &root);
+        if sh.path.is_some() {
+            assert_eq!(body, "=e 10000\n=x\n", "{}", sh.name);
+            // the cache layer of that node: its page cache, and why no file
+            let mut frame = samplers[0].sample();
+            frame.files.fincore = Some(body);
+            let node = Arc::new(RemoteFiles::default());
+            apply(&node, frame);
+            let mut cache = CacheSource::new(RootFs::remote(node), patterns.clone());
+            let c = cache.sample(0).unwrap();
+            assert!(c.meminfo.kb("MemTotal").is_some(), "{}", sh.name);
+            assert!(c.fincore.as_ref().is_some_and(|f| f.missing));
+            assert_eq!(
+                c.files[0].result,
+                Err(strata::layers::cache::error::FileError::NoFincore)
+            );
+        } else if has_fincore {
+            assert_eq!(body, run, "{}", sh.name);
+        }
+    }
+    if has_fincore {
+        assert!(run.contains("redo"), "{run}");
+    }
+    println!(
+        "the same {} frames under {}",
+        expected.len(),
+        shells.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+    );
+}
+
+/// Each old kernel's tree (Red Hat 3.10, UEK5 4.14, UEK6 5.4, UEK7 5.15)
+/// read as a node, under dash, bash in POSIX mode and busybox sh: every
+/// host layer's report of the interval equals, byte for byte, the one
+/// `--root` makes of the same tree (tests/figures/old_kernels.rs checks
+/// those figures against the trees' text).
+#[test]
+fn old_kernels_read_as_a_node_report_what_they_report_locally() {
+    use common::kernels::{KERNELS, SECONDS, advance, copy_kernel};
+    let bin = tempfile::tempdir().unwrap();
+    let shells = shells(&bin.path().join("applets"));
+    for kernel in KERNELS {
+        for sh in &shells {
+            let dir = copy_kernel(kernel);
+            let root = dir.path().to_str().unwrap().to_string();
+            let local = RootFs::new(&root);
+            let files = Arc::new(RemoteFiles::default());
+            let remote = RootFs::remote(Arc::clone(&files));
+            let mut sampler = Sampler::start_under(sh, &root);
+            let formats = [Format::Text, Format::Json, Format::Csv];
+            let mut mine: Vec<_> = formats.iter().flat_map(|f| reports(&local, *f)).collect();
+            let mut theirs: Vec<_> = formats.iter().flat_map(|f| reports(&remote, *f)).collect();
+            let mut compared = 0;
+            for k in 0..2 {
+                if k == 1 {
+                    advance(dir.path());
+                }
+                apply(&files, sampler.sample());
+                let wall_ms = 1_795_000_000_000 + k * SECONDS as i64 * 1000;
+                for (a, b) in mine.iter_mut().zip(theirs.iter_mut()) {
+                    let what = format!("{kernel} under {}, {}", sh.name, a.panel());
+                    let (a, b) = (a.sample(wall_ms).unwrap(), b.sample(wall_ms).unwrap());
+                    assert!(b.rejected.is_empty(), "{what}: {:?}", b.rejected);
+                    assert_eq!(a.report, b.report, "{what}");
+                    if k == 1 {
+                        assert!(a.report.is_some_and(|r| !r.is_empty()), "{what}");
+                        compared += 1;
+                    }
+                }
+            }
+            assert_eq!(compared, 3 * host_layers(), "{kernel} under {}", sh.name);
+        }
+    }
 }

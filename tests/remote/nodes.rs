@@ -1845,3 +1845,118 @@ fn frames_a_node_sends_unasked_are_dropped_counted_and_said() {
     assert_no_sampler_left(&tag, "a flooding node");
     println!("{test}: {took:?}, {said}");
 }
+
+/// A node with busybox for its userland, as on a minimal host: its login
+/// shell busybox sh and its PATH busybox's applets alone, so that the
+/// `sh` strata execs, the sampler's awk and readlink are busybox's, and
+/// there is no fincore (as on OL7, whose util-linux 2.23 has none). Over
+/// real sshd it samples every host layer of this machine as the local run
+/// does, and its watched files say that fincore is missing.
+#[test]
+fn a_busybox_node_without_fincore_says_so_and_samples_every_other_layer() {
+    let test = "a_busybox_node_without_fincore_says_so_and_samples_every_other_layer";
+    let Some(keys) = keys_or_skip(test) else {
+        return;
+    };
+    let Some(busybox) = peer_tools::find_in_path("busybox") else {
+        assert!(
+            std::env::var_os("STRATA_REQUIRE_SSHD").is_none(),
+            "{test}: busybox required (scripts/test installs it as root)"
+        );
+        eprintln!("SKIPPED {test}: no busybox");
+        return;
+    };
+    let _serial = serial();
+    let applets = keys.path("busybox-applets");
+    std::fs::create_dir_all(&applets).unwrap();
+    let list = Command::new(&busybox).arg("--list").output().unwrap();
+    for applet in String::from_utf8(list.stdout).unwrap().lines() {
+        std::os::unix::fs::symlink(&busybox, applets.join(applet)).unwrap();
+    }
+    assert!(!applets.join("fincore").exists());
+    let force = keys.path("login-busybox.sh");
+    std::fs::write(
+        &force,
+        format!(
+            "#!{} sh\nPATH={}; export PATH\nexec sh -c \"$SSH_ORIGINAL_COMMAND\"\n",
+            busybox.display(),
+            applets.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&force, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let node = Sshd::start(
+        &keys,
+        "127.0.0.89",
+        &format!("ForceCommand {}", force.display()),
+    );
+    let kh = known_hosts(&keys, &[&node]);
+    let tag = nonce("busybox");
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("redo01.log"), vec![7u8; 12_000]).unwrap();
+    let pattern = format!("{}/*.log", d.path().display());
+
+    let args = [
+        "cache",
+        "--interval",
+        "1",
+        "--count",
+        "2",
+        "--format",
+        "json",
+    ];
+    let args = [&args[..], &["--cache-files", &pattern]].concat();
+    let mut run = Run::new(strata(&keys, &kh, &[&node], &tag, &args));
+    samplers_up(&tag, 1, Duration::from_secs(10));
+    // the sampler (and its watchdog) are busybox's sh, not dash
+    let exes: Vec<PathBuf> = pgrep(&format!("strata-sampler-{tag}"))
+        .iter()
+        .filter_map(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).ok())
+        .collect();
+    let (status, _) = run.finish(Duration::from_secs(40));
+    let text = run.text(true);
+    assert!(status.success(), "{status}\n{text}\n{}", node.log_text());
+    assert!(
+        !exes.is_empty() && exes.iter().all(|e| *e == busybox),
+        "{exes:?}"
+    );
+    let records: Vec<Value> = run
+        .stdout()
+        .iter()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .collect();
+    let memory: Vec<&Value> = records.iter().filter(|v| v["record"] == "memory").collect();
+    assert_eq!(memory.len(), 2, "{text}");
+    assert!(
+        memory
+            .iter()
+            .all(|v| v["mem_total_kb"].as_f64().is_some_and(|kb| kb > 0.0)),
+        "{text}"
+    );
+    let file = records.iter().rev().find(|v| v["record"] == "file");
+    let missing = strata::layers::cache::fincore::NO_FINCORE;
+    assert!(
+        file.is_some_and(|v| v["file"] == pattern.as_str() && v["error"] == missing),
+        "{text}"
+    );
+
+    for (panel, key) in [("disks", "disk_device"), ("nics", "interface")] {
+        let args = [panel, "--interval", "1", "--count", "2", "--format", "json"];
+        let mut by_node = Run::new(strata(&keys, &kh, &[&node], &tag, &args));
+        let mut local = Run::new(strata(&keys, &kh, &[], &tag, &args));
+        let (s_node, _) = by_node.finish(Duration::from_secs(30));
+        let (s_local, _) = local.finish(Duration::from_secs(30));
+        assert!(s_node.success(), "{s_node}\n{}", by_node.text(true));
+        assert!(s_local.success(), "{s_local}\n{}", local.text(true));
+        let (a, b) = (names(&by_node.stdout(), key), names(&local.stdout(), key));
+        assert!(!b.is_empty(), "{panel}: no {key} locally");
+        assert_eq!(a, b, "{panel}: {key}s");
+    }
+    let args = ["nfs", "--interval", "1", "--count", "2", "--format", "json"];
+    let mut nfs = Run::new(strata(&keys, &kh, &[&node], &tag, &args));
+    let (s_nfs, _) = nfs.finish(Duration::from_secs(30));
+    assert!(s_nfs.success(), "{s_nfs}\n{}", nfs.text(true));
+    let gone = assert_no_sampler_left(&tag, "a busybox node");
+    println!("{test}: cache, disks, NICs and NFS sampled by busybox; samplers gone {gone:?}");
+}

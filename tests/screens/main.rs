@@ -12,6 +12,7 @@ mod dnfs;
 mod layers;
 mod markers;
 mod nodes;
+mod old_kernels;
 mod panels;
 mod prompt;
 mod sizes;

@@ -58,6 +58,9 @@ pub enum FileError {
     /// `files` files of a node's pattern that its run left out: unreadable,
     /// or neither owned nor writable by the login (see fincore.rs).
     NotMeasured { files: u64 },
+    /// A file the mincore fallback's incremental scan has not yet made a
+    /// whole pass over (see scan.rs): `scanned_bytes` of `size_bytes` so far.
+    FirstPass { scanned_bytes: u64, size_bytes: u64 },
     /// An error known only by its text: one a recording made before these
     /// errors were typed holds (written as a plain string, as it was then).
     #[serde(untagged)]
@@ -90,6 +93,16 @@ impl fmt::Display for FileError {
                 "the walk stopped after {paths} paths in {ms} ms; the files found before are watched"
             ),
             FileError::NoRunYet => f.write_str("no fincore run from the node yet"),
+            FileError::FirstPass {
+                scanned_bytes,
+                size_bytes,
+            } => write!(
+                f,
+                "mincore(2): first pass {}% of {}",
+                // u128: a percentage of 16 EiB still fits
+                u128::from(*scanned_bytes) * 100 / u128::from((*size_bytes).max(1)),
+                crate::format::bytes(*size_bytes)
+            ),
             FileError::NoFincore => f.write_str(NO_FINCORE),
             FileError::NotMeasured { files } => write!(
                 f,
@@ -195,6 +208,13 @@ mod tests {
             (
                 FileError::NotMeasured { files: 2 },
                 format!("2 files not measured: {NOT_MEASURED}"),
+            ),
+            (
+                FileError::FirstPass {
+                    scanned_bytes: 96 << 30,
+                    size_bytes: 256 << 30,
+                },
+                "mincore(2): first pass 37% of 256.0 GiB".into(),
             ),
             (FileError::Text("an old text".into()), "an old text".into()),
         ]

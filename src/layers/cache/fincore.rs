@@ -245,6 +245,7 @@ fn measured(path: String, pages: u64, size: u64) -> CacheFile {
                 cached: pages,
                 ..Residency::default()
             },
+            scanned_ms: None,
         }),
     }
 }

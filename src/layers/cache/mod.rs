@@ -9,6 +9,7 @@ pub mod meminfo;
 pub mod model;
 pub mod report;
 pub mod residency;
+pub mod scan;
 pub mod source;
 pub mod state;
 pub mod vmstat;

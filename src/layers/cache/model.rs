@@ -145,6 +145,10 @@ pub struct FileRow {
     /// `None` when the file could not be measured; then `error` says why.
     pub figures: Option<FileFigures>,
     pub error: Option<FileError>,
+    /// How much older than its sample the figures are (ms): a large file's
+    /// last complete pass of the mincore scan; `None` when they are the
+    /// sample's own.
+    pub age_ms: Option<u64>,
 }
 
 /// The sum over the files that could be measured.
@@ -304,6 +308,13 @@ fn file_figures(cur: &FileResidency, prev: Option<&FileResidency>, page_size: u6
     f
 }
 
+/// How much older than the sample at `wall_ms` a file's figure is; `None`
+/// when it is the sample's own.
+fn age_ms(r: &FileResidency, wall_ms: i64) -> Option<u64> {
+    let at = r.scanned_ms?;
+    (at < wall_ms).then(|| wall_ms.abs_diff(at))
+}
+
 /// Sums the measured files' figures; a column unknown for any one of them
 /// is unknown in the total.
 fn total(rows: &[FileRow], page_size: u64) -> Option<FileTotal> {
@@ -373,22 +384,29 @@ impl CacheBaseline {
         for f in &cur.files {
             files.push(match &f.result {
                 Ok(r) => {
+                    let age_ms = age_ms(r, cur.wall_ms);
                     // fincore's rows are a run several samples old, kept
-                    // until the next: no change over this interval is known.
+                    // until the next, and a mincore pass may span many
+                    // samples: a change over this interval is known only
+                    // between two figures of consecutive samples' own.
                     let prev = itv_cs
-                        .filter(|_| cur.method != Some(Method::Fincore))
+                        .filter(|_| cur.method != Some(Method::Fincore) && age_ms.is_none())
                         .and(self.files.get(&f.path));
-                    seen.insert(f.path.clone(), *r);
+                    if age_ms.is_none() {
+                        seen.insert(f.path.clone(), *r);
+                    }
                     FileRow {
                         path: f.path.clone(),
                         figures: Some(file_figures(r, prev, cur.page_size)),
                         error: None,
+                        age_ms,
                     }
                 }
                 Err(e) => FileRow {
                     path: f.path.clone(),
                     figures: None,
                     error: Some(e.clone()),
+                    age_ms: None,
                 },
             });
         }
@@ -449,6 +467,7 @@ mod tests {
                     evicted: Some(evicted),
                     recently_evicted: Some(0),
                 },
+                scanned_ms: None,
             }),
         }
     }
@@ -607,5 +626,45 @@ mod tests {
         let t = b.tick(&sample(1, MEM, "", vec![f]));
         assert_eq!(t.files[0].figures.unwrap().get(FileCol::Dirty), None);
         assert_eq!(t.total.unwrap().figures.get(FileCol::Dirty), None);
+    }
+
+    /// The mincore scan's figure of a pass completed at an earlier sample
+    /// carries its age and no change over the interval; one completed at
+    /// its own sample has neither, and a change only from another such.
+    #[test]
+    fn a_scanned_figure_older_than_its_sample_has_an_age_and_no_change() {
+        let scanned = |cached, at: i64, wall: i64, uptime| {
+            let mut f = file("/big.dbf", 1, 1 << 30, cached, 0);
+            if let Ok(r) = &mut f.result {
+                r.pages = Residency {
+                    cached,
+                    ..Residency::default()
+                };
+                r.scanned_ms = Some(at);
+            }
+            let mut s = sample(uptime, MEM, "", vec![f]);
+            (s.wall_ms, s.method) = (wall, Some(Method::Mincore));
+            s
+        };
+        let mut b = CacheBaseline::default();
+        let t = b.tick(&scanned(10, 1_000, 1_000, 100));
+        assert_eq!(t.files[0].age_ms, None);
+        // a new pass at the next sample: a change over the interval
+        let t = b.tick(&scanned(15, 2_000, 2_000, 200));
+        assert_eq!(t.files[0].age_ms, None);
+        let f = t.files[0].figures.unwrap();
+        assert_eq!(f.get(FileCol::ResDelta), Some(5.0));
+        // the same pass shown 42 s later: its age, no change
+        let t = b.tick(&scanned(15, 2_000, 44_000, 300));
+        assert_eq!(t.files[0].age_ms, Some(42_000));
+        let f = t.files[0].figures.unwrap();
+        assert_eq!(
+            (f.get(FileCol::ResPages), f.get(FileCol::ResDelta)),
+            (Some(15.0), None)
+        );
+        // a fresh pass after an old figure: no interval to diff over
+        let t = b.tick(&scanned(30, 45_000, 45_000, 400));
+        assert_eq!(t.files[0].age_ms, None);
+        assert_eq!(t.files[0].figures.unwrap().get(FileCol::ResDelta), None);
     }
 }

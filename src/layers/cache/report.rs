@@ -190,10 +190,23 @@ fn file_line(figures: Option<&FileFigures>, label: &str) -> String {
 }
 
 fn file_label(r: &FileRow) -> String {
-    match &r.error {
-        Some(e) => format!("{}: {e}", r.path),
-        None => r.path.clone(),
+    match (&r.error, r.age_ms) {
+        (Some(e), _) => format!("{}: {e}", r.path),
+        (None, Some(age)) => format!("{} ({})", r.path, age_text(age)),
+        (None, None) => r.path.clone(),
     }
+}
+
+/// A figure older than its sample, as the screen and the text report say
+/// it: "scanned 42 s ago", "scanned 1h 05m ago".
+pub fn age_text(age_ms: u64) -> String {
+    let s = age_ms / 1000;
+    let ago = match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        _ => format!("{}h {:02}m", s / 3600, s / 60 % 60),
+    };
+    format!("scanned {ago} ago")
 }
 
 fn total_label(tick: &CacheTick) -> String {
@@ -280,6 +293,11 @@ pub fn json_report(tick: &CacheTick) -> String {
             json_str(&r.path),
             json_opt(r.error.as_ref().map(|e| json_str(&e.to_string())))
         );
+        // only where the figures are older than the record: recordings of
+        // before, and cachestat's figures, keep their keys
+        if let Some(age) = r.age_ms {
+            let _ = write!(s, ", \"age_ms\": {age}");
+        }
         json_file_fields(&mut s, r.figures.as_ref());
         s.push_str("}\n");
     }
@@ -307,6 +325,8 @@ pub fn csv_header() -> String {
         s.push(',');
         s.push_str(c.json_key);
     }
+    // last, so that the columns before keep their places
+    s.push_str(",age_ms");
     s
 }
 
@@ -322,13 +342,13 @@ pub fn csv_report(tick: &CacheTick) -> String {
         let v = cache_number(c.col, tick.figures.get(c.col));
         let _ = write!(s, ",{}", v.unwrap_or_default());
     }
-    let _ = writeln!(s, "{empty_files}");
-    let file_fields = |s: &mut String, figures: Option<&FileFigures>| {
+    let _ = writeln!(s, "{empty_files},");
+    let file_fields = |s: &mut String, figures: Option<&FileFigures>, age: Option<u64>| {
         for c in &FILE_COLS {
             let v = file_number(c.col, figures.and_then(|f| f.get(c.col)));
             let _ = write!(s, ",{}", v.unwrap_or_default());
         }
-        s.push('\n');
+        let _ = writeln!(s, ",{}", age.map(|a| a.to_string()).unwrap_or_default());
     };
     for r in &tick.files {
         let _ = write!(
@@ -342,11 +362,11 @@ pub fn csv_report(tick: &CacheTick) -> String {
                     .unwrap_or_default()
             )
         );
-        file_fields(&mut s, r.figures.as_ref());
+        file_fields(&mut s, r.figures.as_ref(), r.age_ms);
     }
     if !tick.files.is_empty() {
         let _ = write!(s, "{stamp},total,,,{method}{empty_cache}");
-        file_fields(&mut s, tick.total.as_ref().map(|t| &t.figures));
+        file_fields(&mut s, tick.total.as_ref().map(|t| &t.figures), None);
     }
     s
 }
@@ -465,6 +485,40 @@ mod tests {
         );
     }
 
+    /// A figure of the mincore scan's last pass says how old it is in the
+    /// text, JSON and CSV; the sample's own figures say nothing more.
+    #[test]
+    fn an_old_figure_says_its_age_in_every_format() {
+        let figures = FileFigures::default();
+        let row = |path: &str, age_ms| FileRow {
+            path: path.into(),
+            figures: Some(figures),
+            error: None,
+            age_ms,
+        };
+        let tick = CacheTick {
+            itv_cs: Some(100),
+            files: vec![row("/old.dbf", Some(3_725_000)), row("/new.log", None)],
+            method: Some(Method::Mincore),
+            ..CacheTick::default()
+        };
+        let text = text_report(&tick, false);
+        assert!(text.contains(" /old.dbf (scanned 1h 02m ago)\n"), "{text}");
+        assert!(text.contains(" /new.log\n"), "{text}");
+        let json = json_report(&tick);
+        let files: Vec<&str> = json.lines().filter(|l| l.contains("\"file\"")).collect();
+        assert!(files[0].contains("\"age_ms\": 3725000"), "{json}");
+        assert!(!files[1].contains("age_ms"), "{json}");
+        let csv = csv_report(&tick);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(
+            lines[1].ends_with(",3725000") && lines[2].ends_with(','),
+            "{csv}"
+        );
+        assert_eq!(age_text(42_999), "scanned 42 s ago");
+        assert_eq!(age_text(61_000), "scanned 1m 01s ago");
+    }
+
     #[test]
     fn the_csv_header_and_every_line_have_the_same_number_of_fields() {
         let tick = CacheTick {
@@ -473,12 +527,14 @@ mod tests {
                 path: "/a,b".into(),
                 figures: None,
                 error: Some("no \"such\" file".into()),
+                age_ms: None,
             }],
             ..CacheTick::default()
         };
         let n = csv_header().split(',').count();
         let csv = csv_report(&tick);
         assert_eq!(csv.lines().count(), 3, "{csv}");
+        assert!(csv_header().ends_with(",age_ms"));
         for line in csv.lines() {
             // the quoted fields hold one comma between them
             let fields = line.split(',').count() - usize::from(line.contains("\"/a,b\""));

@@ -78,30 +78,26 @@ pub fn cachestat(file: &File) -> io::Result<Residency> {
     })
 }
 
-/// mincore is asked about this much of a file at a time: a 1 GiB window
-/// needs a 256 KiB vector (4 KiB pages), and mapping a whole 100 GB file at
-/// once could exhaust a 32-bit address space.
+/// mincore is asked about at most this much of a file at a time: a 1 GiB
+/// window needs a 256 KiB vector (4 KiB pages), and mapping a whole 100 GB
+/// file at once could exhaust a 32-bit address space.
 ///
-/// mincore looks up every page, cached or not: about 12 ms per GiB of
-/// file on the development VM (benches/cache.rs: 1.26 s a tick for 100
-/// GiB, where cachestat takes under 1 ms). The fallback suits a few GB of
-/// logs, not a whole datafile set.
+/// mincore looks up every page, cached or not: 1.6 to 12 ms per GiB of
+/// file on the development VM (benches/cache.rs), where cachestat takes
+/// under 1 ms for 100 GiB. So the fallback is an incremental scan with a
+/// budget per tick (`scan.rs`), whose steps are smaller than this.
 pub const MINCORE_WINDOW: u64 = 1 << 30;
 
-/// Resident pages of the first `size` bytes of `file`, by mapping it
-/// PROT_NONE a window at a time and asking mincore(2). `vec` is scratch
-/// space kept by the caller so a scan allocates once.
-pub fn mincore(file: &File, size: u64, page_size: u64, vec: &mut Vec<u8>) -> io::Result<u64> {
-    let window = MINCORE_WINDOW.max(page_size) / page_size * page_size;
-    let mut resident = 0u64;
-    let mut off = 0u64;
-    while off < size {
-        let len = window.min(size - off);
-        sys::mincore(file.as_fd(), off, len, vec)?;
-        resident += vec.iter().filter(|&&b| b & 1 == 1).count() as u64;
-        off += len;
+/// Resident pages of `file` from `off` for `len` bytes (at most
+/// [`MINCORE_WINDOW`]), by mapping it PROT_NONE and asking mincore(2).
+/// `vec` is scratch space kept by the caller so a scan allocates once.
+/// Pages past the end of the file are never resident.
+pub fn mincore(file: &File, off: u64, len: u64, vec: &mut Vec<u8>) -> io::Result<u64> {
+    if len == 0 {
+        return Ok(0);
     }
-    Ok(resident)
+    sys::mincore(file.as_fd(), off, len.min(MINCORE_WINDOW), vec)?;
+    Ok(vec.iter().filter(|&&b| b & 1 == 1).count() as u64)
 }
 
 /// Whether mincore(2) tells this process the truth about the file: the
@@ -128,7 +124,7 @@ mod tests {
         let path = dir.path().join("empty");
         let f = File::create(&path).unwrap();
         let mut vec = Vec::new();
-        assert_eq!(mincore(&f, 0, page_size(), &mut vec).unwrap(), 0);
+        assert_eq!(mincore(&f, 0, 0, &mut vec).unwrap(), 0);
         if let Ok(r) = cachestat(&f) {
             assert_eq!(r.cached, 0);
             assert_eq!(r.dirty, Some(0));

@@ -20,6 +20,7 @@ use super::fincore::{FincoreStatus, parse_fincore};
 use super::meminfo::{MEMINFO, MemInfo};
 use super::model::{MEMINFO_USED, VMSTAT_USED};
 use super::residency::{self, Method, Residency};
+use super::scan::{Outcome, Scanner, Target, TickCost};
 use super::vmstat::{VMSTAT, VmStat};
 use crate::core::error::ParseError;
 use crate::core::error::SourceError;
@@ -40,6 +41,13 @@ pub struct FileResidency {
     pub ino: u64,
     pub size_bytes: u64,
     pub pages: Residency,
+    /// Wall clock (ms since the epoch) of the sample whose scan completed
+    /// the figure, where it may be older than its sample: the mincore
+    /// fallback's pass over a large file spans many ticks (`scan.rs`).
+    /// `None`: measured whole in its own sample (cachestat, fincore's
+    /// rows, recordings made before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scanned_ms: Option<i64>,
 }
 
 /// A watched file, or a pattern that gave no file, with why.
@@ -103,6 +111,8 @@ pub struct CacheSource {
     page_size: u64,
     /// mincore's vector, kept between scans.
     vec: Vec<u8>,
+    /// The mincore fallback's passes over the files, across ticks.
+    scanner: Scanner,
     /// Watched files kept open between scans, by path, with the identity
     /// they were opened with: a scan then costs a stat(2) of the path and
     /// the residency call, where opening afresh cost five system calls.
@@ -141,7 +151,7 @@ impl CacheSource {
                 _ => p,
             })
             .collect();
-        CacheSource {
+        let mut source = CacheSource {
             fs,
             patterns,
             watched: Vec::new(),
@@ -151,9 +161,24 @@ impl CacheSource {
             forced: false,
             page_size: residency::page_size(),
             vec: Vec::new(),
+            scanner: Scanner::new(residency::page_size(), super::scan::SCAN_BUDGET),
             open: HashMap::new(),
             node: NodeRuns::default(),
+        };
+        if cachestat_off() {
+            source.force_method(Method::Mincore);
         }
+        source
+    }
+
+    /// The mincore fallback's work per tick (its thread's CPU time).
+    pub fn set_scan_budget(&mut self, budget: std::time::Duration) {
+        self.scanner.set_budget(budget);
+    }
+
+    /// What the mincore fallback did at the last sample.
+    pub fn scan_cost(&self) -> TickCost {
+        self.scanner.last_tick()
     }
 
     /// Measures with `method` only, even where the kernel lacks it (then
@@ -184,7 +209,7 @@ impl CacheSource {
         rejected.extend(vm.rejected);
         let watched = !self.patterns.is_empty();
         let (files, fincore) = if self.fs.local_path("/").is_some() {
-            (self.scan(uptime_cs), None)
+            (self.scan(uptime_cs, wall_ms), None)
         } else {
             let (files, status) = self.node_scan(wall_ms, &mut rejected);
             self.method = Method::Fincore;
@@ -246,7 +271,7 @@ impl CacheSource {
     }
 
     /// Expands the patterns when due, then measures every watched file.
-    fn scan(&mut self, uptime_cs: u64) -> Vec<CacheFile> {
+    fn scan(&mut self, uptime_cs: u64, wall_ms: i64) -> Vec<CacheFile> {
         if self.patterns.is_empty() {
             return Vec::new();
         }
@@ -270,34 +295,106 @@ impl CacheSource {
         }
         let watched = std::mem::take(&mut self.watched);
         let mut out = Vec::with_capacity(watched.len());
+        // Files left to the mincore scan: their row, path, and stat.
+        let mut scanned: Vec<(usize, &Path, std::fs::Metadata)> = Vec::new();
         for w in &watched {
-            out.push(match w {
-                Watched::Problem { pattern, error } => CacheFile {
-                    path: pattern.clone(),
-                    result: Err(error.clone()),
-                },
-                Watched::File { shown, real } => {
-                    let result = self.measure(real).map_err(|e| match e {
-                        Failed::NotRegular => FileError::NotRegular,
-                        Failed::Io(e) => {
-                            if e.kind() == io::ErrorKind::NotFound {
-                                self.expand_soon = true;
-                            }
-                            FileError::of_io(&e, self.method)
-                        }
+            let (shown, real) = match w {
+                Watched::Problem { pattern, error } => {
+                    out.push(CacheFile {
+                        path: pattern.clone(),
+                        result: Err(error.clone()),
                     });
-                    CacheFile {
-                        path: shown.clone(),
-                        result,
-                    }
+                    continue;
                 }
+                Watched::File { shown, real } => (shown, real),
+            };
+            let result = match self.measure(real) {
+                Ok(Measured::Done(r)) => Ok(r),
+                Ok(Measured::Scan(meta)) => {
+                    scanned.push((out.len(), real, meta));
+                    // the scan's outcome replaces it below
+                    Err(FileError::NoRunYet)
+                }
+                Err(e) => Err(self.said(e)),
+            };
+            out.push(CacheFile {
+                path: shown.clone(),
+                result,
             });
+        }
+        if self.method == Method::Mincore {
+            for ((row, _, meta), outcome) in scanned.iter().zip(self.run_scan(&scanned, wall_ms)) {
+                let result = match outcome {
+                    Outcome::Figure { cached, scanned_ms } => Ok(FileResidency {
+                        dev: meta.dev(),
+                        ino: meta.ino(),
+                        size_bytes: meta.len(),
+                        pages: Residency {
+                            cached,
+                            ..Residency::default()
+                        },
+                        scanned_ms: Some(scanned_ms),
+                    }),
+                    Outcome::FirstPass { scanned_bytes } => Err(FileError::FirstPass {
+                        scanned_bytes,
+                        size_bytes: meta.len(),
+                    }),
+                    Outcome::Failed(e) => Err(self.said(Failed::Io(e))),
+                };
+                if let Some(f) = out.get_mut(*row) {
+                    f.result = result;
+                }
+            }
         }
         self.watched = watched;
         out
     }
 
-    fn measure(&mut self, real: &Path) -> Result<FileResidency, Failed> {
+    /// A failed file as its row says it; a vanished one brings the next
+    /// expansion forward.
+    fn said(&mut self, e: Failed) -> FileError {
+        match e {
+            Failed::NotRegular => FileError::NotRegular,
+            Failed::Io(e) => {
+                if e.kind() == io::ErrorKind::NotFound {
+                    self.expand_soon = true;
+                }
+                FileError::of_io(&e, self.method)
+            }
+        }
+    }
+
+    /// One tick of the mincore scan over `files` (row, path, stat), with
+    /// the descriptors `measure` kept open.
+    fn run_scan(
+        &mut self,
+        files: &[(usize, &Path, std::fs::Metadata)],
+        wall_ms: i64,
+    ) -> Vec<Outcome> {
+        let targets: Vec<Target<'_>> = files
+            .iter()
+            .map(|(_, real, meta)| Target {
+                key: real,
+                dev: meta.dev(),
+                ino: meta.ino(),
+                size: meta.len(),
+            })
+            .collect();
+        let (open, vec) = (&self.open, &mut self.vec);
+        let probe = |i: usize, off: u64, len: u64| -> io::Result<u64> {
+            let file = files
+                .get(i)
+                .and_then(|(_, real, _)| open.get(*real))
+                .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
+            residency::mincore(&file.file, off, len, vec)
+        };
+        self.scanner
+            .tick(&targets, wall_ms, probe, super::scan::work_clock())
+    }
+
+    /// Stats `real` and keeps it open; measures it at once by cachestat,
+    /// or leaves it to the mincore scan.
+    fn measure(&mut self, real: &Path) -> Result<Measured, Failed> {
         // Out of the map until it is measured: a file gone or replaced is
         // closed here, so strata never holds a deleted file's space.
         let kept = self.open.remove(real);
@@ -328,53 +425,48 @@ impl CacheSource {
                 }
             }
         };
-        let pages = self.residency(&file.file, real, &meta)?;
-        self.open.insert(real.to_path_buf(), file);
-        Ok(FileResidency {
-            dev: meta.dev(),
-            ino: meta.ino(),
-            size_bytes: meta.len(),
-            pages,
-        })
-    }
-
-    fn residency(
-        &mut self,
-        file: &std::fs::File,
-        real: &Path,
-        meta: &std::fs::Metadata,
-    ) -> io::Result<Residency> {
-        Ok(match self.method {
-            Method::Cachestat => match residency::cachestat(file) {
-                Ok(r) => r,
-                Err(e) if e.raw_os_error() == Some(libc::ENOSYS) && !self.forced => {
-                    // A kernel before 6.5: mincore from now on.
-                    self.method = Method::Mincore;
-                    self.mincore(file, real, meta)?
+        if self.method == Method::Cachestat {
+            match residency::cachestat(&file.file) {
+                Ok(pages) => {
+                    self.open.insert(real.to_path_buf(), file);
+                    return Ok(Measured::Done(FileResidency {
+                        dev: meta.dev(),
+                        ino: meta.ino(),
+                        size_bytes: meta.len(),
+                        pages,
+                        scanned_ms: None,
+                    }));
                 }
-                Err(e) => return Err(e),
-            },
-            Method::Mincore => self.mincore(file, real, meta)?,
-            // fincore runs on a node, whose files are never measured here.
-            Method::Fincore => return Err(io::ErrorKind::Unsupported.into()),
-        })
-    }
-
-    fn mincore(
-        &mut self,
-        file: &std::fs::File,
-        real: &Path,
-        meta: &std::fs::Metadata,
-    ) -> io::Result<Residency> {
-        if !residency::mincore_truthful(real, meta) {
-            return Err(io::Error::from_raw_os_error(libc::EPERM));
+                // A kernel before 6.5: mincore from now on.
+                Err(e) if e.raw_os_error() == Some(libc::ENOSYS) && !self.forced => {
+                    self.method = Method::Mincore;
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
-        let cached = residency::mincore(file, meta.len(), self.page_size, &mut self.vec)?;
-        Ok(Residency {
-            cached,
-            ..Residency::default()
-        })
+        if self.method != Method::Mincore {
+            // fincore runs on a node, whose files are never measured here.
+            return Err(io::Error::from(io::ErrorKind::Unsupported).into());
+        }
+        // Since 5.0 mincore calls every page resident for anyone else.
+        if !residency::mincore_truthful(real, &meta) {
+            return Err(io::Error::from_raw_os_error(libc::EPERM).into());
+        }
+        self.open.insert(real.to_path_buf(), file);
+        Ok(Measured::Scan(meta))
     }
+}
+
+/// A watched file measured at once, or left to the mincore scan.
+enum Measured {
+    Done(FileResidency),
+    Scan(std::fs::Metadata),
+}
+
+/// `STRATA_CACHESTAT=off`: measure by the mincore fallback as on a kernel
+/// before 6.5, for tests and benchmarks of the fallback on a newer one.
+fn cachestat_off() -> bool {
+    std::env::var_os("STRATA_CACHESTAT").is_some_and(|v| v == "off")
 }
 
 /// Why a watched file could not be measured, before it is said by the
