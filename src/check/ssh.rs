@@ -83,7 +83,7 @@ fn all_layer_files() -> Vec<&'static str> {
 /// fixture tree in tests), in the node frames' own markup
 /// (`layers::node::parse_files`): `=e PATH` for each layer file that
 /// exists, the CPU layer's files whole (the sampler does not send them),
-/// and its findings as attributes under [`FOUND`]. A pressure file that
+/// and its findings as attributes under `FOUND`. A pressure file that
 /// exists and gives no text is PSI turned off.
 pub fn probe_script() -> String {
     let files = all_layer_files().join(" ");
