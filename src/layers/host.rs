@@ -10,6 +10,7 @@ use crate::core::error::SampleError;
 use crate::core::rootfs::RootFs;
 use crate::layers::disks::model::Units;
 use crate::layers::disks::report::Selection;
+use crate::layers::layer::Layer;
 use crate::layers::report::{Format, Report};
 use crate::layers::{LayerId, Sampler};
 use crate::store::Window;
@@ -72,17 +73,69 @@ pub trait HostLayer: 'static {
 /// each database node.
 pub trait HostState: std::fmt::Debug {
     type Sample;
+    type Tick: Clone;
     fn new(window: &Window) -> Self;
     /// A good reading: its figures over the interval since the last go to
     /// the history, even while paused.
     fn ingest(&mut self, sample: &Self::Sample);
+    /// What the screen shows of the layer.
+    fn layer(&self) -> &Layer<Self::Tick>;
+    fn layer_mut(&mut self) -> &mut Layer<Self::Tick>;
+    /// How many names the layer's baseline holds (its charts' are
+    /// counted apart).
+    fn baseline_names(&self) -> usize {
+        0
+    }
     /// No reading, because.
-    fn failed(&mut self, error: SampleError);
-    fn freeze(&mut self);
-    fn thaw(&mut self);
+    fn failed(&mut self, error: SampleError) {
+        self.layer_mut().failed(error);
+    }
+    fn freeze(&mut self) {
+        self.layer_mut().freeze();
+    }
+    fn thaw(&mut self) {
+        self.layer_mut().thaw();
+    }
     /// How many names the layer holds, its charts' and its baseline's.
-    fn names_held(&self) -> usize;
+    fn names_held(&self) -> usize {
+        self.layer().history.entity_count() + self.baseline_names()
+    }
 }
+
+/// A host layer's state that holds its [`Layer`] in a field `layer`:
+/// the screen reads the layer through the state, and [`HostState`]'s
+/// `layer` and `layer_mut` are that field.
+macro_rules! layer_state {
+    ($state:ty, $tick:ty) => {
+        impl std::ops::Deref for $state {
+            type Target = $crate::layers::layer::Layer<$tick>;
+            fn deref(&self) -> &Self::Target {
+                &self.layer
+            }
+        }
+
+        impl std::ops::DerefMut for $state {
+            fn deref_mut(&mut self) -> &mut Self::Target {
+                &mut self.layer
+            }
+        }
+    };
+}
+pub(crate) use layer_state;
+
+/// [`HostState`]'s `layer` and `layer_mut`, inside its impl, for a state
+/// whose layer is its field `layer`.
+macro_rules! layer_field {
+    () => {
+        fn layer(&self) -> &$crate::layers::layer::Layer<Self::Tick> {
+            &self.layer
+        }
+        fn layer_mut(&mut self) -> &mut $crate::layers::layer::Layer<Self::Tick> {
+            &mut self.layer
+        }
+    };
+}
+pub(crate) use layer_field;
 
 /// What a host layer's source is built with, beyond the files it reads.
 #[derive(Debug, Clone, Default)]

@@ -4,7 +4,6 @@
 
 use super::model::{CACHE_COLS, CacheBaseline, CacheCol, CacheTick, FileCol};
 use super::source::{CacheSample, CacheSource};
-use crate::core::error::SampleError;
 use crate::core::rootfs::RootFs;
 use crate::layers::LayerId;
 use crate::layers::cache::report::CacheReport;
@@ -111,20 +110,11 @@ pub struct CacheState {
     pub baseline: CacheBaseline,
 }
 
-impl std::ops::Deref for CacheState {
-    type Target = Layer<CacheTick>;
-    fn deref(&self) -> &Layer<CacheTick> {
-        &self.layer
-    }
-}
-
-impl std::ops::DerefMut for CacheState {
-    fn deref_mut(&mut self) -> &mut Layer<CacheTick> {
-        &mut self.layer
-    }
-}
+crate::layers::host::layer_state!(CacheState, CacheTick);
 
 impl HostState for CacheState {
+    crate::layers::host::layer_field!();
+    type Tick = CacheTick;
     type Sample = CacheSample;
 
     fn new(window: &Window) -> Self {
@@ -159,22 +149,5 @@ impl HostState for CacheState {
                         .chain(files.iter().map(|(n, v)| (*n, &v[..]))),
                 );
             });
-    }
-
-    fn failed(&mut self, error: SampleError) {
-        self.layer.failed(error);
-    }
-
-    fn freeze(&mut self) {
-        self.layer.freeze();
-    }
-
-    fn thaw(&mut self) {
-        self.layer.thaw();
-    }
-
-    /// The cache's baseline holds no names of its own.
-    fn names_held(&self) -> usize {
-        self.layer.history.entity_count()
     }
 }

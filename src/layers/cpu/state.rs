@@ -4,7 +4,6 @@
 
 use super::model::{CpuCol, CpuTick, Pressure, PsiCol, Resource, SysCol};
 use super::source::{CpuSample, CpuSource};
-use crate::core::error::SampleError;
 use crate::core::rootfs::RootFs;
 use crate::layers::LayerId;
 use crate::layers::host::{HostLayer, HostOptions, HostState, ReportOptions};
@@ -193,14 +192,11 @@ pub struct CpuState {
     baseline: CpuBaseline,
 }
 
-impl std::ops::Deref for CpuState {
-    type Target = Layer<CpuInterval>;
-    fn deref(&self) -> &Layer<CpuInterval> {
-        &self.layer
-    }
-}
+crate::layers::host::layer_state!(CpuState, CpuInterval);
 
 impl HostState for CpuState {
+    crate::layers::host::layer_field!();
+    type Tick = CpuInterval;
     type Sample = CpuSample;
 
     fn new(window: &Window) -> Self {
@@ -224,21 +220,5 @@ impl HostState for CpuState {
                     .history
                     .push(tick.wall_ms, std::iter::once((CPU_ENTITY, &host[..])));
             });
-    }
-
-    fn failed(&mut self, error: SampleError) {
-        self.layer.failed(error);
-    }
-
-    fn freeze(&mut self) {
-        self.layer.freeze();
-    }
-
-    fn thaw(&mut self) {
-        self.layer.thaw();
-    }
-
-    fn names_held(&self) -> usize {
-        self.layer.history.entity_count()
     }
 }

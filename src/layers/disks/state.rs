@@ -4,7 +4,6 @@
 use super::model::{DiskCol, DiskRates};
 use super::source::{DiskSample, DiskSource};
 use super::tick::{Baseline, DiskRow, DiskTick};
-use crate::core::error::SampleError;
 use crate::core::rootfs::RootFs;
 use crate::layers::LayerId;
 use crate::layers::disks::report::DiskReport;
@@ -155,20 +154,11 @@ pub struct DiskState {
     spare_rows: Vec<DiskRow>,
 }
 
-impl std::ops::Deref for DiskState {
-    type Target = Layer<DiskTick>;
-    fn deref(&self) -> &Layer<DiskTick> {
-        &self.layer
-    }
-}
-
-impl std::ops::DerefMut for DiskState {
-    fn deref_mut(&mut self) -> &mut Layer<DiskTick> {
-        &mut self.layer
-    }
-}
+crate::layers::host::layer_state!(DiskState, DiskTick);
 
 impl HostState for DiskState {
+    crate::layers::host::layer_field!();
+    type Tick = DiskTick;
     type Sample = DiskSample;
 
     fn new(window: &Window) -> Self {
@@ -198,19 +188,7 @@ impl HostState for DiskState {
         }
     }
 
-    fn failed(&mut self, error: SampleError) {
-        self.layer.failed(error);
-    }
-
-    fn freeze(&mut self) {
-        self.layer.freeze();
-    }
-
-    fn thaw(&mut self) {
-        self.layer.thaw();
-    }
-
-    fn names_held(&self) -> usize {
-        self.layer.history.entity_count() + self.baseline.names_held()
+    fn baseline_names(&self) -> usize {
+        self.baseline.names_held()
     }
 }

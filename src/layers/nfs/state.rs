@@ -5,7 +5,6 @@
 use super::model::{NfsMountCol, NfsOpCol};
 use super::source::{NfsSample, NfsSource};
 use super::tick::{NfsBaseline, NfsOpRow, NfsRow, NfsTick};
-use crate::core::error::SampleError;
 use crate::core::rootfs::RootFs;
 use crate::layers::LayerId;
 use crate::layers::host::{HostLayer, HostOptions, HostState, ReportOptions};
@@ -130,20 +129,11 @@ pub struct NfsState {
     pub baseline: NfsBaseline,
 }
 
-impl std::ops::Deref for NfsState {
-    type Target = Layer<NfsTick>;
-    fn deref(&self) -> &Layer<NfsTick> {
-        &self.layer
-    }
-}
-
-impl std::ops::DerefMut for NfsState {
-    fn deref_mut(&mut self) -> &mut Layer<NfsTick> {
-        &mut self.layer
-    }
-}
+crate::layers::host::layer_state!(NfsState, NfsTick);
 
 impl HostState for NfsState {
+    crate::layers::host::layer_field!();
+    type Tick = NfsTick;
     type Sample = NfsSample;
 
     fn new(window: &Window) -> Self {
@@ -175,19 +165,7 @@ impl HostState for NfsState {
             });
     }
 
-    fn failed(&mut self, error: SampleError) {
-        self.layer.failed(error);
-    }
-
-    fn freeze(&mut self) {
-        self.layer.freeze();
-    }
-
-    fn thaw(&mut self) {
-        self.layer.thaw();
-    }
-
-    fn names_held(&self) -> usize {
-        self.layer.history.entity_count() + self.baseline.names_held()
+    fn baseline_names(&self) -> usize {
+        self.baseline.names_held()
     }
 }

@@ -7,7 +7,6 @@ use super::route::Route;
 use super::source::{NicKind, NicSample, NicSource};
 use super::tick::NicRow;
 use super::tick::{NicBaseline, NicTick};
-use crate::core::error::SampleError;
 use crate::core::rootfs::RootFs;
 use crate::layers::LayerId;
 use crate::layers::host::{HostLayer, HostOptions, HostState, ReportOptions};
@@ -169,20 +168,11 @@ pub struct NicState {
     pub routes: Vec<Route>,
 }
 
-impl std::ops::Deref for NicState {
-    type Target = Layer<NicTick>;
-    fn deref(&self) -> &Layer<NicTick> {
-        &self.layer
-    }
-}
-
-impl std::ops::DerefMut for NicState {
-    fn deref_mut(&mut self) -> &mut Layer<NicTick> {
-        &mut self.layer
-    }
-}
+crate::layers::host::layer_state!(NicState, NicTick);
 
 impl HostState for NicState {
+    crate::layers::host::layer_field!();
+    type Tick = NicTick;
     type Sample = NicSample;
 
     fn new(window: &Window) -> Self {
@@ -220,19 +210,7 @@ impl HostState for NicState {
             });
     }
 
-    fn failed(&mut self, error: SampleError) {
-        self.layer.failed(error);
-    }
-
-    fn freeze(&mut self) {
-        self.layer.freeze();
-    }
-
-    fn thaw(&mut self) {
-        self.layer.thaw();
-    }
-
-    fn names_held(&self) -> usize {
-        self.layer.history.entity_count() + self.baseline.names_held()
+    fn baseline_names(&self) -> usize {
+        self.baseline.names_held()
     }
 }
