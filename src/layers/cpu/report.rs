@@ -8,7 +8,7 @@ use super::model::{
     CPU_COLS, CpuState, CpuTick, PSI_COLS, Pressure, Resource, SYS_COLS, SysCol, SysColKind,
 };
 use super::source::CpuSource;
-use super::state::{CpuBaseline, CpuInterval};
+use super::state::{CpuBaseline, CpuFig, CpuInterval, decimals};
 use crate::format;
 use crate::layers::LayerId;
 use crate::layers::report::host_report;
@@ -28,8 +28,7 @@ fn cell(v: Option<f64>, width: usize) -> String {
 /// A host figure as sar and vmstat print it: tasks whole, the rest with
 /// two decimals; `None` when unknown.
 fn sys_figure(c: &crate::layers::col::ColDef<SysCol, SysColKind>, t: &CpuTick) -> Option<String> {
-    let decimals = if c.kind == SysColKind::Tasks { 0 } else { 2 };
-    to_fixed(t.sys.get(c.col), decimals)
+    to_fixed(t.sys.get(c.col), decimals(CpuFig::Sys(c.col)))
 }
 
 /// What a CPU's row says when its figures are unknown.
