@@ -176,6 +176,7 @@ fn record(path: &std::path::Path, secs: i64) -> (usize, u64, f64) {
             usage: SelfUsage {
                 cpu_pct: Some(0.5 + (k % 7) as f64 / 10.0),
                 rss_bytes: Some(30 << 20),
+                ..SelfUsage::default()
             },
         };
         rec.record(T0 + k * 1000 + 900, &clock).expect("record");

@@ -20,6 +20,7 @@ pub mod config;
 pub mod core;
 pub mod event_loop;
 pub mod export;
+pub mod expose;
 pub mod format;
 pub mod frame_log;
 pub mod layers;

@@ -33,7 +33,7 @@ const TIERS: &[(&str, &[&str])] = &[
     ("layers", &["layers"]),
     ("settings", &["config", "theme"]),
     ("app", &["app"]),
-    ("view", &["recording", "ui"]),
+    ("view", &["expose", "recording", "ui"]),
     ("transport", &["remote"]),
     (
         "modes",

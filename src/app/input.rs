@@ -14,6 +14,7 @@ use crate::layers::cells::source::CellEvent;
 use crate::layers::dnfs::dnfs_sample::DnfsInstances;
 use crate::layers::dnfs::source::{DbEvent, DbStatus};
 use crate::layers::host::{HostLayer, HostLayers, HostSample, HostState, Wrap, host_layers};
+use crate::layers::metric::Sink;
 use crate::link::HostStatus;
 
 /// The inputs, with a variant per host layer (the recording's serde form
@@ -111,6 +112,22 @@ impl NodeInput {
         }
     }
 
+    /// A host layer's good reading: its layer and wall clock.
+    pub fn reading(&self) -> Option<(LayerId, i64)> {
+        match self {
+            $(NodeInput::$variant(Ok(s)) => Some((<$layer as HostLayer>::ID, <$layer as HostLayer>::wall_ms(s))),)*
+            _ => None,
+        }
+    }
+
+    /// A host layer's reading as series (see [`HostLayer::expose`]).
+    pub fn expose(&self, sink: &mut dyn Sink) {
+        match self {
+            $(NodeInput::$variant(Ok(s)) => <$layer as HostLayer>::expose(s, sink),)*
+            _ => {}
+        }
+    }
+
     /// A host layer's reading; `None` for what the node wrote on stderr.
     pub fn into_host(self) -> Option<HostSample> {
         match self {
@@ -152,6 +169,22 @@ impl Input {
         match self {
             $(Input::$variant(r) => Ok(HostSample::$variant(r)),)*
             other => Err(Box::new(other)),
+        }
+    }
+
+    /// This machine's host layer's good reading: its layer and wall clock.
+    pub fn host_reading(&self) -> Option<(LayerId, i64)> {
+        match self {
+            $(Input::$variant(Ok(s)) => Some((<$layer as HostLayer>::ID, <$layer as HostLayer>::wall_ms(s))),)*
+            _ => None,
+        }
+    }
+
+    /// This machine's host layer's reading as series.
+    pub fn expose_host(&self, sink: &mut dyn Sink) {
+        match self {
+            $(Input::$variant(Ok(s)) => <$layer as HostLayer>::expose(s, sink),)*
+            _ => {}
         }
     }
 

@@ -12,6 +12,10 @@ pub struct HostInfo {
 pub struct SelfUsage {
     pub cpu_pct: Option<f64>,
     pub rss_bytes: Option<u64>,
+    /// CPU time since strata started, for `/metrics`; a recording does
+    /// not keep it (the header shows the share above).
+    #[serde(skip)]
+    pub cpu_seconds: Option<f64>,
 }
 
 use super::rootfs::RootFs;
@@ -59,6 +63,7 @@ impl SelfMeter {
         SelfUsage {
             cpu_pct,
             rss_bytes: stat.rss.checked_mul(procfs::page_size()),
+            cpu_seconds: (tps > 0.0).then(|| ticks as f64 / tps),
         }
     }
 }

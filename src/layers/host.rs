@@ -11,6 +11,7 @@ use crate::core::rootfs::RootFs;
 use crate::layers::disks::model::Units;
 use crate::layers::disks::report::Selection;
 use crate::layers::layer::Layer;
+use crate::layers::metric::{Family, Sink};
 use crate::layers::report::{Format, Report};
 use crate::layers::{LayerId, Sampler};
 use crate::store::Window;
@@ -65,6 +66,10 @@ pub trait HostLayer: 'static {
     fn summarize(tick: Option<&Self::Tick>, put: &mut dyn FnMut(&str, &'static str, Option<f64>));
     /// `strata batch <layer>`'s printer over `fs`.
     fn report(fs: RootFs, opts: &HostOptions, how: &ReportOptions) -> Box<dyn Report>;
+    /// The layer's metric families, in the order `/metrics` lists them.
+    fn families() -> Vec<&'static Family>;
+    /// A sample's series: its raw counters and gauges.
+    fn expose(sample: &Self::Sample, sink: &mut dyn Sink);
     /// Lines a node's frame could not carry, shown with the layer's own.
     fn reject(_sample: &mut Self::Sample, _lines: &mut Vec<crate::core::error::ParseError>) {}
 }
@@ -317,6 +322,13 @@ macro_rules! def_sources {
             None
         }
 
+        /// Every host layer's metric families, each with its layer.
+        pub fn families() -> Vec<(LayerId, &'static Family)> {
+            let mut out = Vec::new();
+            $(out.extend(<$layer as HostLayer>::families().into_iter().map(|f| (<$layer as HostLayer>::ID, f)));)*
+            out
+        }
+
         /// Whether `layer` is a host layer (every host, nodes too, has it).
         pub fn is_host_layer(layer: LayerId) -> bool {
             [$(<$layer as HostLayer>::ID,)*].contains(&layer)
@@ -351,6 +363,28 @@ macro_rules! def_sources {
                 HostLayers {
                     $($field: <<$layer as HostLayer>::State as HostState>::new(window),)*
                 }
+            }
+
+            /// Why a layer has no reading now, if it has none.
+            pub fn error(&self, layer: LayerId) -> Option<&SampleError> {
+                $(if layer == <$layer as HostLayer>::ID {
+                    return self.$field.layer().error.as_ref();
+                })*
+                None
+            }
+
+            /// Whether a layer's newest reading succeeded; `None` before
+            /// its first reading or failure.
+            pub fn up(&self, layer: LayerId) -> Option<bool> {
+                $(if layer == <$layer as HostLayer>::ID {
+                    let l = self.$field.layer();
+                    return match (&l.error, &l.latest) {
+                        (Some(_), _) => Some(false),
+                        (None, Some(_)) => Some(true),
+                        (None, None) => None,
+                    };
+                })*
+                None
             }
 
             pub fn names_held(&self) -> usize {

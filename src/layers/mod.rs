@@ -17,6 +17,7 @@ pub mod disks;
 pub mod dnfs;
 pub mod host;
 pub mod layer;
+pub mod metric;
 pub mod nfs;
 pub mod nics;
 pub mod node;

@@ -214,6 +214,12 @@ impl Control {
         self
     }
 
+    /// The newest sample of each stream: what a recording started now
+    /// would state first, and what `/metrics` shows.
+    pub fn newest(&self) -> impl Iterator<Item = &Input> {
+        self.last.values()
+    }
+
     pub fn is_recording(&self) -> bool {
         self.recorder.is_some()
     }

@@ -10,6 +10,7 @@ mod cache_residency;
 mod common;
 mod dnfs;
 mod dnfs_oracle;
+mod exposition;
 mod iostat;
 mod mpstat;
 mod nfs;

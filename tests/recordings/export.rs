@@ -126,6 +126,7 @@ fn record_into(dir: &Path) -> Fixture {
         let usage = SelfUsage {
             cpu_pct: Some(1.0),
             rss_bytes: Some(20 << 20),
+            ..SelfUsage::default()
         };
         let now_ms = t + 900;
         inputs.push((now_ms, Input::Clock { now_ms, usage }));

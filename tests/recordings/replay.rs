@@ -149,6 +149,7 @@ fn inputs(k: u64) -> Vec<(i64, Input)> {
             usage: SelfUsage {
                 cpu_pct: Some(1.5 + k as f64 / 10.0),
                 rss_bytes: Some(20 << 20),
+                ..SelfUsage::default()
             },
         },
     ));
@@ -426,6 +427,7 @@ fn long_inputs(k: u64) -> Vec<(i64, Input)> {
             usage: SelfUsage {
                 cpu_pct: Some(1.5),
                 rss_bytes: Some(20 << 20),
+                ..SelfUsage::default()
             },
         },
     ));

@@ -550,6 +550,7 @@ fn at_80x24_header_footer_and_breadcrumb_keep_what_matters() {
     app.usage = SelfUsage {
         cpu_pct: Some(0.3),
         rss_bytes: Some(9 * 1024 * 1024),
+        ..SelfUsage::default()
     };
     for (i, panel) in Panel::ALL.iter().enumerate() {
         keys(&mut app, &[Action::GotoPanel(i)]);

@@ -6,6 +6,7 @@ pub mod error;
 pub mod fincore;
 pub mod keyed;
 pub mod meminfo;
+pub mod metrics;
 pub mod model;
 pub mod report;
 pub mod residency;

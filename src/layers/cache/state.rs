@@ -36,6 +36,18 @@ impl HostLayer for Host {
     const ID: LayerId = LayerId::Cache;
     type Sample = CacheSample;
     type Source = CacheSource;
+    fn families() -> Vec<&'static crate::layers::metric::Family> {
+        super::metrics::families().collect()
+    }
+    fn expose(sample: &CacheSample, sink: &mut dyn crate::layers::metric::Sink) {
+        super::metrics::expose(
+            &sample.meminfo,
+            &sample.vmstat,
+            &sample.files,
+            sample.page_size,
+            sink,
+        );
+    }
     type State = CacheState;
     const NODE_FILES: &'static [&'static str] = &["/proc/meminfo", "/proc/vmstat"];
 

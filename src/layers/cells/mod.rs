@@ -8,5 +8,6 @@ pub mod cell_metrics;
 pub mod cell_shares;
 pub mod cell_stream;
 pub mod cellcli;
+pub mod metrics;
 pub mod model;
 pub mod source;

@@ -16,17 +16,22 @@ use super::cell_shares::Shares;
 use crate::core::total::Delta;
 use crate::layers::col::cols;
 use crate::layers::disks::model::{ColKind, DiskCol, DiskDelta};
-use crate::layers::disks::source::DevClass;
+use crate::layers::disks::source::{DevClass, DeviceInfo};
 use crate::layers::disks::tick::{DiskRow, DiskTick};
 
 /// The group a cell's device counts in: whole physical disks only (no
 /// partition, no dm or md on top), hard disks as DISK, SSD and NVMe as
 /// FLASH.
 pub fn media_of(row: &DiskRow) -> Option<Media> {
-    if !row.counts_in_totals() {
+    media_of_device(row.info.as_deref()?)
+}
+
+/// [`media_of`] a device of a cell's catalogue.
+pub fn media_of_device(info: &DeviceInfo) -> Option<Media> {
+    if !info.counts_in_totals() {
         return None;
     }
-    match row.class() {
+    match info.class {
         DevClass::Hdd => Some(Media::Disk),
         DevClass::Ssd | DevClass::Nvme => Some(Media::Flash),
         _ => None,

@@ -6,6 +6,7 @@
 //! whether the host waits on its storage.
 
 pub mod loadavg;
+pub mod metrics;
 pub mod model;
 pub mod pressure;
 pub mod report;

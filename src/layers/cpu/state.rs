@@ -128,6 +128,12 @@ impl HostLayer for Host {
     const ID: LayerId = LayerId::Cpu;
     type Sample = CpuSample;
     type Source = CpuSource;
+    fn families() -> Vec<&'static crate::layers::metric::Family> {
+        super::metrics::families().collect()
+    }
+    fn expose(sample: &CpuSample, sink: &mut dyn crate::layers::metric::Sink) {
+        super::metrics::expose(sample, sink);
+    }
     type State = CpuState;
     const NODE_FILES: &'static [&'static str] = &super::source::FILES;
     type Tick = CpuInterval;

@@ -3,6 +3,7 @@
 //! disks go through this very model.
 
 pub mod diskstats;
+pub mod metrics;
 pub mod model;
 pub mod report;
 pub mod source;

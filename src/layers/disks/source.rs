@@ -77,6 +77,15 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
+    /// Whether the device's I/O reaches storage without being counted
+    /// again in another device's: a whole physical disk, not a partition
+    /// and not a device other devices are built on top of.
+    pub fn counts_in_totals(&self) -> bool {
+        !self.is_partition()
+            && matches!(self.class, DevClass::Hdd | DevClass::Ssd | DevClass::Nvme)
+            && self.slaves.is_empty()
+    }
+
     /// A device /sys tells no more about than this.
     pub fn plain(
         name: &str,

@@ -73,6 +73,12 @@ impl HostLayer for Host {
     const ID: LayerId = LayerId::Disks;
     type Sample = DiskSample;
     type Source = DiskSource;
+    fn families() -> Vec<&'static crate::layers::metric::Family> {
+        super::metrics::families().collect()
+    }
+    fn expose(sample: &DiskSample, sink: &mut dyn crate::layers::metric::Sink) {
+        super::metrics::expose(sample, sink);
+    }
     type State = DiskState;
     const NODE_FILES: &'static [&'static str] = &["/proc/diskstats"];
 

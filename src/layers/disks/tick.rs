@@ -31,12 +31,7 @@ impl DiskRow {
     /// again on another device: a whole physical disk, which /sys must have
     /// confirmed (without /sys a partition could pass for a disk).
     pub fn counts_in_totals(&self) -> bool {
-        let Some(info) = &self.info else {
-            return false;
-        };
-        !info.is_partition()
-            && matches!(info.class, DevClass::Hdd | DevClass::Ssd | DevClass::Nvme)
-            && info.slaves.is_empty()
+        self.info.as_ref().is_some_and(|i| i.counts_in_totals())
     }
 
     /// Whether a listing shows this device: partitions only when asked, and

@@ -6,6 +6,7 @@
 
 pub mod dnfs_sample;
 pub mod error;
+pub mod metrics;
 pub mod model;
 pub mod path;
 pub mod source;

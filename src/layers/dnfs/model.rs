@@ -21,6 +21,8 @@
 //! - Per server: its channels' sends and receives, its channels, its open
 //!   files. The views have no bytes per server or channel, in any release.
 
+use std::collections::BTreeMap;
+
 use super::dnfs_sample::{ChannelRow, DnfsSample, ServerRow, Shape, StatsRow};
 use crate::core::last_seen::LastSeen;
 use crate::layers::col::cols;
@@ -161,6 +163,33 @@ pub struct DnfsTick {
     pub channels: Vec<ChannelFigures>,
     /// The reading's rejected rows, as the panel and batch say them.
     pub rejected: Vec<String>,
+    /// The database's running totals as of this reading (made again from
+    /// the readings, never stored).
+    #[serde(skip)]
+    pub totals: DnfsTotals,
+}
+
+/// Running totals of a database since strata first read it: what
+/// `/metrics` exposes as counters. The views count per process (and per
+/// process's channel), and a process that exits takes its counts with
+/// it, so their sum is no counter; these add each process's counts over
+/// each interval (all of them for a process first seen), and only go up.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DnfsTotals {
+    /// By INST_ID: reads, writes, and the bytes of each where the views
+    /// count bytes.
+    pub instances: BTreeMap<u32, InstTotals>,
+    /// By (INST_ID, server, path): sends and receives, once strata knows
+    /// how the channels count.
+    pub channels: BTreeMap<(u32, String, String), [u64; 2]>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct InstTotals {
+    pub reads: u64,
+    pub writes: u64,
+    pub read_bytes: Option<u64>,
+    pub write_bytes: Option<u64>,
 }
 
 /// The previous readings of one database.
@@ -169,6 +198,9 @@ pub struct DnfsBaseline {
     procs: LastSeen<StatsRow>,
     chans: LastSeen<(u64, u64)>,
     pub counting: ChannelCounting,
+    totals: DnfsTotals,
+    /// Whether a reading started the totals.
+    totalling: bool,
 }
 
 fn proc_key(inst: u32, pnum: u64) -> String {
@@ -178,13 +210,7 @@ fn proc_key(inst: u32, pnum: u64) -> String {
 /// A process's counts over `secs`; from zero when it is new or its counts
 /// fell (a reused PNUM).
 fn proc_figures(prev: Option<&StatsRow>, cur: &StatsRow, secs: f64, bytes: bool) -> Figures {
-    let fell = |p: &StatsRow| {
-        cur.nfs_read < p.nfs_read
-            || cur.nfs_write < p.nfs_write
-            || matches!((p.read_bytes, cur.read_bytes), (Some(a), Some(b)) if b < a)
-            || matches!((p.write_bytes, cur.write_bytes), (Some(a), Some(b)) if b < a)
-    };
-    let prev = prev.filter(|p| !fell(p));
+    let prev = prev.filter(|p| !fell(p, cur));
     let d = |c: u64, p: Option<u64>| c.saturating_sub(p.unwrap_or(0)) as f64 / secs;
     let db = |c: Option<u64>, p: Option<Option<u64>>| match p {
         Some(p) => Some(c?.saturating_sub(p?) as f64 / secs),
@@ -196,6 +222,14 @@ fn proc_figures(prev: Option<&StatsRow>, cur: &StatsRow, secs: f64, bytes: bool)
         read_bytes_per_s: db(cur.read_bytes, prev.map(|p| p.read_bytes)).filter(|_| bytes),
         write_bytes_per_s: db(cur.write_bytes, prev.map(|p| p.write_bytes)).filter(|_| bytes),
     }
+}
+
+/// Whether a process's counts fell since `p`: its PNUM was reused.
+fn fell(p: &StatsRow, cur: &StatsRow) -> bool {
+    cur.nfs_read < p.nfs_read
+        || cur.nfs_write < p.nfs_write
+        || matches!((p.read_bytes, cur.read_bytes), (Some(a), Some(b)) if b < a)
+        || matches!((p.write_bytes, cur.write_bytes), (Some(a), Some(b)) if b < a)
 }
 
 /// Whether `x` lies within a factor of two of `ops`.
@@ -212,6 +246,8 @@ impl DnfsBaseline {
             procs: LastSeen::forgetting_after(forget_cs),
             chans: LastSeen::forgetting_after(forget_cs),
             counting: ChannelCounting::default(),
+            totals: DnfsTotals::default(),
+            totalling: false,
         }
     }
 
@@ -222,6 +258,14 @@ impl DnfsBaseline {
         let bytes = cur.shape.byte_columns;
 
         let (instances, ops_by_inst) = self.instances(cur, now_cs, itv_cs, bytes);
+        // The first reading starts the totals with every process's counts;
+        // later ones add what each did since. A repeated clock or one that
+        // went back adds nothing (every process would look new).
+        let totalling = itv_cs.is_some() || !self.totalling;
+        if totalling {
+            self.add_processes(cur, now_cs, bytes);
+            self.totalling = true;
+        }
         self.procs.record(
             now_cs,
             cur.stats
@@ -251,6 +295,9 @@ impl DnfsBaseline {
         }
         let counting = self.counting;
         let channels = channel_figures(&cur.channels, &prevs, chan_itv, counting);
+        if totalling {
+            self.add_channels(&cur.channels, &prevs);
+        }
         self.chans.record(
             now_cs,
             cur.channels
@@ -270,6 +317,66 @@ impl DnfsBaseline {
             servers,
             channels,
             rejected: cur.rejected.iter().map(ToString::to_string).collect(),
+            totals: self.totals.clone(),
+        }
+    }
+
+    /// Adds each process's reads and writes since its last reading (all
+    /// of them when it is new, or its counts fell: a reused PNUM).
+    fn add_processes(&mut self, cur: &DnfsSample, now_cs: u64, bytes: bool) {
+        for s in &cur.stats {
+            let prev = self
+                .procs
+                .get(&proc_key(s.inst_id, s.pnum), now_cs)
+                .map(|(p, _)| p)
+                .filter(|p| !fell(p, s));
+            let d = |c: u64, p: Option<u64>| c.saturating_sub(p.unwrap_or(0));
+            let db = |c: Option<u64>, p: Option<Option<u64>>| -> Option<u64> {
+                Some(c?.saturating_sub(p.flatten().unwrap_or(0)))
+            };
+            let t = self
+                .totals
+                .instances
+                .entry(s.inst_id)
+                .or_insert(InstTotals {
+                    read_bytes: bytes.then_some(0),
+                    write_bytes: bytes.then_some(0),
+                    ..InstTotals::default()
+                });
+            t.reads = t
+                .reads
+                .saturating_add(d(s.nfs_read, prev.map(|p| p.nfs_read)));
+            t.writes = t
+                .writes
+                .saturating_add(d(s.nfs_write, prev.map(|p| p.nfs_write)));
+            let add = |total: Option<u64>, v: Option<u64>| Some(total?.saturating_add(v?));
+            t.read_bytes = add(t.read_bytes, db(s.read_bytes, prev.map(|p| p.read_bytes)));
+            t.write_bytes = add(
+                t.write_bytes,
+                db(s.write_bytes, prev.map(|p| p.write_bytes)),
+            );
+        }
+    }
+
+    /// Adds each channel's sends and receives over the interval, as the
+    /// channels count; nothing while that is undetermined.
+    fn add_channels(&mut self, channels: &[ChannelRow], prevs: &[Option<(u64, u64)>]) {
+        for (c, prev) in channels.iter().zip(prevs) {
+            let (sends, recvs) = match (self.counting, prev) {
+                (ChannelCounting::SinceLastSelect, _) => (c.sends, c.recvs),
+                (ChannelCounting::Cumulative, Some((s, r))) if c.sends >= *s && c.recvs >= *r => {
+                    (c.sends - s, c.recvs - r)
+                }
+                (ChannelCounting::Cumulative, _) => (c.sends, c.recvs),
+                (ChannelCounting::Undetermined, _) => continue,
+            };
+            let t = self
+                .totals
+                .channels
+                .entry((c.inst_id, c.server.clone(), c.path.clone()))
+                .or_default();
+            t[0] = t[0].saturating_add(sends);
+            t[1] = t[1].saturating_add(recvs);
         }
     }
 
@@ -512,6 +619,36 @@ mod tests {
         let f = t.total.unwrap();
         assert_eq!(f.get(DnfsCol::AvgIoKb), Some(8.0));
         assert_eq!(f.get(DnfsCol::WriteMbPerS), Some(0.156_25));
+    }
+
+    #[test]
+    fn the_running_totals_only_go_up_by_what_each_process_did() {
+        let mut b = DnfsBaseline::default();
+        let reads = |t: &DnfsTick| t.totals.instances.get(&1).map(|i| (i.reads, i.writes));
+        let t = b.tick(&sample(
+            1_000_000,
+            vec![stat(1, 20, 1000, 0), stat(1, 21, 500, 0)],
+            vec![],
+        ));
+        assert_eq!(reads(&t), Some((1500, 0)), "the first reading starts them");
+        // as above: +400, 21 exited (its 500 stay counted), 22 new with 100
+        let t = b.tick(&sample(
+            1_002_000,
+            vec![stat(1, 20, 1400, 0), stat(1, 22, 100, 0)],
+            vec![],
+        ));
+        assert_eq!(reads(&t), Some((2000, 0)));
+        // the reused pnum 20: its 60 reads and 40 writes
+        let t = b.tick(&sample(
+            1_004_000,
+            vec![stat(1, 20, 60, 40), stat(1, 22, 100, 0)],
+            vec![],
+        ));
+        assert_eq!(reads(&t), Some((2060, 40)));
+        assert_eq!(t.totals.instances[&1].write_bytes, Some(40 * 8192));
+        // the database's clock went back: nothing added, nothing taken
+        let t = b.tick(&sample(1_003_000, vec![stat(1, 20, 99, 99)], vec![]));
+        assert_eq!(reads(&t), Some((2060, 40)));
     }
 
     #[test]

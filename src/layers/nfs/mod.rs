@@ -2,6 +2,7 @@
 //! into per-mount and per-operation rates (nfsiostat's figures), and
 //! printed by `strata batch nfs`.
 
+pub mod metrics;
 pub mod model;
 pub mod mountinfo;
 pub mod mountstats;

@@ -59,6 +59,12 @@ impl HostLayer for Host {
     const ID: LayerId = LayerId::Nfs;
     type Sample = NfsSample;
     type Source = NfsSource;
+    fn families() -> Vec<&'static crate::layers::metric::Family> {
+        super::metrics::families().collect()
+    }
+    fn expose(sample: &NfsSample, sink: &mut dyn crate::layers::metric::Sink) {
+        super::metrics::expose(&sample.mounts, sink);
+    }
     type State = NfsState;
     const NODE_FILES: &'static [&'static str] = &["/proc/self/mountstats", "/proc/self/mountinfo"];
 

@@ -5,6 +5,7 @@
 
 pub mod bond;
 pub mod bonding;
+pub mod metrics;
 pub mod model;
 pub mod net_sysfs;
 pub mod netdev;

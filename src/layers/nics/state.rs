@@ -94,6 +94,12 @@ impl HostLayer for Host {
     const ID: LayerId = LayerId::Nics;
     type Sample = NicSample;
     type Source = NicSource;
+    fn families() -> Vec<&'static crate::layers::metric::Family> {
+        super::metrics::families().collect()
+    }
+    fn expose(sample: &NicSample, sink: &mut dyn crate::layers::metric::Sink) {
+        super::metrics::expose(&sample.nics, &sample.bonds, sink);
+    }
     type State = NicState;
     const NODE_FILES: &'static [&'static str] = &["/proc/net/dev", "/proc/net/route"];
 
