@@ -25,6 +25,9 @@ pub use families::{
     LINK_LAST_ERROR, LINK_UP, PROCESS_CPU, PROCESS_RSS, SOURCE_LAST_ERROR, SOURCE_UP,
 };
 
+/// How long a cell's CellCLI listing stands for "now".
+const CELLCLI_FRESH_MS: i64 = 5 * 60 * 1000;
+
 /// One series: its labels in order and its value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
@@ -141,6 +144,23 @@ impl Collector {
                     }
                 }
                 _ => {}
+            }
+        }
+        // A cell's CellCLI figures are cellsrv's over its last minute, read
+        // every few minutes: kept while the cell is up and the listing is
+        // younger than that.
+        for c in &app.cells.list {
+            if let Some((at, summary)) = &c.cellcli
+                && c.link.status == HostStatus::Live
+                && now_ms.saturating_sub(*at) <= CELLCLI_FRESH_MS
+            {
+                crate::layers::cells::metrics::expose_cellsrv(
+                    summary,
+                    &mut Gather {
+                        by_name: &mut by_name,
+                        owner: ("cell", &c.link.target.label),
+                    },
+                );
             }
         }
         for d in &app.dnfs.list {
