@@ -25,6 +25,7 @@ pub mod frame_log;
 pub mod layers;
 pub mod link;
 pub mod live;
+pub mod metrics;
 pub mod recfile;
 pub mod recording;
 pub mod remote;
