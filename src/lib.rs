@@ -30,6 +30,7 @@ pub mod recfile;
 pub mod recording;
 pub mod remote;
 pub mod replay;
+pub mod serve;
 pub mod store;
 pub mod theme;
 pub mod ui;

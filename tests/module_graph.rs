@@ -24,9 +24,10 @@ type Graph = BTreeMap<String, BTreeSet<String>>;
 const MAIN: &str = "main";
 
 /// The allowed direction, lowest tier first: a module may import its own
-/// tier and those below. Transport (`remote`, and `serve` for /metrics) sits above the app and the
-/// screen, so that they know links only through `link`; the modes (live,
-/// replay, batch, export, check) wire transports to layers.
+/// tier and those below. Transport (`remote`, and `serve` for /metrics)
+/// sits above the app and the screen, so that they know links only through
+/// `link`; the modes (live, replay, batch, export, check) wire transports
+/// to layers.
 const TIERS: &[(&str, &[&str])] = &[
     (
         "base",
@@ -37,7 +38,7 @@ const TIERS: &[(&str, &[&str])] = &[
     ("settings", &["config", "theme"]),
     ("app", &["app"]),
     ("view", &["recording", "ui"]),
-    ("transport", &["remote"]),
+    ("transport", &["remote", "serve"]),
     (
         "modes",
         &[
