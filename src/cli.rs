@@ -62,11 +62,30 @@ pub struct Cli {
     /// Replace a finished recording at the path of --record or `strata record` (never one in progress).
     #[arg(long, global = true)]
     pub force: bool,
+    /// Serve every figure as OpenMetrics on http://ADDR:PORT/metrics while the screen runs, for Prometheus to scrape; PORT alone listens on loopback.
+    #[arg(long, value_name = "ADDR:PORT", value_parser = parse_listen)]
+    pub listen: Option<std::net::SocketAddr>,
+    /// TLS and basic auth of --listen and `strata serve`, in the Prometheus exporter-toolkit's web config format (tls_server_config, basic_auth_users with bcrypt hashes).
+    #[arg(long = "web-config", global = true, value_name = "FILE")]
+    pub web_config: Option<PathBuf>,
     /// An Oracle database whose Direct NFS views are read (repeatable): user@//host:port/service, user@alias, / (OS authentication or wallet) or /@alias; the password comes from STRATA_DB_PASSWORD, never the command line.
     #[arg(long = "db", global = true, value_name = "CONNECT")]
     pub dbs: Vec<String>,
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// `ADDR:PORT`, or `:PORT` and `PORT` for loopback: serving another
+/// address than loopback is the user's explicit choice. There is no
+/// default port: the exporters' range 9100-9999 is fully allocated, and a
+/// port strata picked could be another exporter's.
+fn parse_listen(s: &str) -> Result<std::net::SocketAddr, String> {
+    let port_only = s.strip_prefix(':').unwrap_or(s);
+    if let Ok(port) = port_only.parse::<u16>() {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    s.parse()
+        .map_err(|_| format!("{s:?}: expected ADDR:PORT (127.0.0.1:9500, [::1]:9500) or a port"))
 }
 
 #[derive(Debug, Subcommand)]
@@ -92,6 +111,18 @@ pub enum Command {
         /// Start a new file (FILE.1, FILE.2, ...) once the current one holds this much: 100M, 2G.
         #[arg(long, value_name = "SIZE", value_parser = crate::core::size::parse_size)]
         rotate_size: Option<u64>,
+    },
+    /// Serve every figure of every node, cell and database as OpenMetrics on http://ADDR:PORT/metrics without the screen, for Prometheus to scrape; --record FILE records at the same time.
+    Serve {
+        /// Where /metrics is served: ADDR:PORT, or PORT alone for loopback.
+        #[arg(long, value_name = "ADDR:PORT", value_parser = parse_listen)]
+        listen: std::net::SocketAddr,
+        /// Record every layer's samples to FILE too, as `strata record` does.
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
+        /// Stop after this long: 90s, 30m, 12h, 2d.
+        #[arg(long, value_parser = parse_span)]
+        duration: Option<u64>,
     },
     /// Replay a recording in the same screens, with play, pause, steps and jumps.
     Replay { file: PathBuf },

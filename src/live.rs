@@ -247,14 +247,77 @@ pub fn run(
     source: Sources,
     record: Option<PathBuf>,
     existing: Existing,
+    exporter: Option<Exporter>,
 ) -> anyhow::Result<()> {
     let how = Headless {
         existing,
         ..Headless::default()
     };
     event_loop::run(&mut app, true, |app| {
-        Live::start(app, source, record, how, false)
+        let mut live = Live::start(app, source, record, how, false)?;
+        live.exporter = exporter;
+        Ok(live)
     })
+}
+
+/// `strata serve`: the live loop without a screen, serving `/metrics`
+/// and recording too when `record` says where, until a signal or the
+/// duration.
+pub fn serve(
+    mut app: App,
+    source: Sources,
+    listen: std::net::SocketAddr,
+    web_config: Option<&std::path::Path>,
+    record: Option<PathBuf>,
+    how: Headless,
+) -> anyhow::Result<()> {
+    let exporter = Exporter::start(listen, web_config)?;
+    say(&format!("serving /metrics on {}", exporter.url()));
+    let result = event_loop::run(&mut app, false, |app| {
+        let mut live = Live::start(app, source, record, how, true)?;
+        live.exporter = Some(exporter);
+        Ok(live)
+    });
+    let error = result.as_ref().err().map(ToString::to_string);
+    if let Some(n) = app.notice.take().filter(|n| Some(n) != error.as_ref()) {
+        say(&n);
+    }
+    result
+}
+
+/// `/metrics` beside the loop: the server (on a thread of its own, so a
+/// scrape never waits on the loop nor the loop on a scrape), and what
+/// makes each exposition of the app and the newest samples.
+pub struct Exporter {
+    server: crate::serve::Server,
+    publisher: crate::serve::Publisher,
+    collector: crate::expose::Collector,
+}
+
+impl Exporter {
+    pub fn start(
+        listen: std::net::SocketAddr,
+        web_config: Option<&std::path::Path>,
+    ) -> anyhow::Result<Exporter> {
+        let (server, publisher) = crate::serve::start(listen, web_config)?;
+        Ok(Exporter {
+            server,
+            publisher,
+            collector: crate::expose::Collector::default(),
+        })
+    }
+
+    pub fn url(&self) -> String {
+        let scheme = if self.server.tls() { "https" } else { "http" };
+        format!("{scheme}://{}/metrics", self.server.local_addr())
+    }
+
+    /// A new exposition, from now on the one every scrape gets.
+    fn publish<'a>(&mut self, app: &App, newest: impl Iterator<Item = &'a Input>) {
+        let exposition = self.collector.build(app, newest, now_ms());
+        self.publisher
+            .publish(crate::expose::to_metrics(&exposition));
+    }
 }
 
 /// How `strata record` runs without a screen.
@@ -316,6 +379,10 @@ struct Live {
     how: Headless,
     deadline: Option<Instant>,
     headless: bool,
+    /// Whether the run was asked to record: without a screen, one that
+    /// fails is then the end of the run.
+    recording_asked: bool,
+    exporter: Option<Exporter>,
 }
 
 /// A sampler's task and the layer it samples.
@@ -478,6 +545,8 @@ impl Live {
             how,
             deadline: how.duration.map(|d| Instant::now() + d),
             headless,
+            recording_asked: record.is_some(),
+            exporter: None,
         })
     }
 
@@ -493,12 +562,15 @@ impl Live {
             },
         );
         self.rec.refresh(app);
+        if let Some(x) = &mut self.exporter {
+            x.publish(app, self.rec.newest());
+        }
         if !self.headless {
             return;
         }
         // A recording that failed ends the run: its notice is the run's
         // error, said once on the way out.
-        if !self.rec.is_recording() {
+        if self.recording_asked && !self.rec.is_recording() {
             app.quit = true;
             return;
         }

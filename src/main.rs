@@ -103,10 +103,41 @@ fn main() {
                 std::process::exit(1);
             }
         }
+        Some(Command::Serve {
+            listen,
+            ref record,
+            duration,
+        }) => {
+            let (app, sources) = live_app(&cli, config, messages, interval, false);
+            let how = strata::live::Headless {
+                duration: duration.map(Duration::from_secs),
+                rotate_bytes: None,
+                existing: existing(&cli),
+            };
+            let web = cli.web_config.as_deref();
+            if let Err(e) = strata::live::serve(app, sources, listen, web, record.clone(), how) {
+                eprintln!("strata: {e:#}");
+                std::process::exit(1);
+            }
+        }
         None => {
+            // Bound before the screen takes the terminal: a port in use is
+            // said plainly, not behind the screen.
+            let exporter = match cli.listen {
+                Some(listen) => {
+                    match strata::live::Exporter::start(listen, cli.web_config.as_deref()) {
+                        Ok(x) => Some(x),
+                        Err(e) => {
+                            eprintln!("strata: {e:#}");
+                            std::process::exit(1);
+                        }
+                    }
+                }
+                None => None,
+            };
             let (app, sources) = live_app(&cli, config, messages, interval, true);
             let record = cli.record.clone().or_else(|| app.config.record.clone());
-            if let Err(e) = strata::live::run(app, sources, record, existing(&cli)) {
+            if let Err(e) = strata::live::run(app, sources, record, existing(&cli), exporter) {
                 eprintln!("strata: {e}");
                 std::process::exit(1);
             }

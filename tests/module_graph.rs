@@ -24,17 +24,21 @@ type Graph = BTreeMap<String, BTreeSet<String>>;
 const MAIN: &str = "main";
 
 /// The allowed direction, lowest tier first: a module may import its own
-/// tier and those below. Transport (`remote`) sits above the app and the
-/// screen, so that they know links only through `link`; the modes (live,
-/// replay, batch, export, check) wire transports to layers.
+/// tier and those below. Transport (`remote`, and `serve` for /metrics)
+/// sits above the app and the screen, so that they know links only through
+/// `link`; the modes (live, replay, batch, export, check) wire transports
+/// to layers.
 const TIERS: &[(&str, &[&str])] = &[
-    ("base", &["core", "format", "frame_log", "recfile", "store"]),
+    (
+        "base",
+        &["core", "format", "frame_log", "metrics", "recfile", "store"],
+    ),
     ("link", &["link"]),
     ("layers", &["layers"]),
     ("settings", &["config", "theme"]),
     ("app", &["app"]),
     ("view", &["expose", "recording", "ui"]),
-    ("transport", &["remote"]),
+    ("transport", &["remote", "serve"]),
     (
         "modes",
         &[

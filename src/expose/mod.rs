@@ -366,3 +366,34 @@ pub fn families_page() -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// The exposition as the server's families. A series the model refuses
+/// (none should be: the families are declared and checked by the tests)
+/// is left out, not the scrape.
+pub fn to_metrics(e: &Exposition) -> crate::metrics::Exposition {
+    use crate::layers::metric::MetricType;
+    use crate::metrics::{Family, Kind};
+    let families: Vec<Family> = e
+        .iter()
+        .filter_map(|s| {
+            let f = s.family;
+            let kind = match f.kind {
+                MetricType::Counter => Kind::Counter,
+                MetricType::Gauge => Kind::Gauge,
+                MetricType::Untyped => Kind::Unknown,
+            };
+            let unit = (!f.unit.is_empty()).then_some(f.unit);
+            let mut m = Family::new(f.family_name(), f.help, unit, kind).ok()?;
+            for x in &s.samples {
+                let labels = x
+                    .labels
+                    .iter()
+                    .map(|(k, v)| ((*k).to_string(), v.clone()))
+                    .collect();
+                let _ = m.push(labels, x.value);
+            }
+            Some(m)
+        })
+        .collect();
+    crate::metrics::Exposition::new(families).unwrap_or_default()
+}
