@@ -87,61 +87,85 @@ fn main() {
         Some(Command::Mark { ref label }) => {
             std::process::exit(strata::recfile::mark::send(label));
         }
+        Some(Command::Record { .. } | Command::Serve { .. }) | None => {
+            live_modes(&cli, config, messages, interval);
+        }
+    }
+}
+
+/// The modes that sample live: the screen, `record` and `serve`.
+fn live_modes(
+    cli: &Cli,
+    config: strata::config::Config,
+    messages: Vec<String>,
+    interval: Interval,
+) {
+    match cli.command {
         Some(Command::Record {
             ref file,
             duration,
             rotate_size,
         }) => {
-            let (app, sources) = live_app(&cli, config, messages, interval, false);
-            let how = strata::live::Headless {
-                duration: duration.map(Duration::from_secs),
-                rotate_bytes: rotate_size,
-                existing: existing(&cli),
-            };
-            if let Err(e) = strata::live::record(app, sources, file.clone(), how) {
-                eprintln!("strata: {e}");
-                std::process::exit(1);
-            }
+            let how = headless(cli, duration, rotate_size);
+            let (app, sources) = live_app(cli, config, messages, interval, false);
+            exit_on(strata::live::record(app, sources, file.clone(), how));
         }
         Some(Command::Serve {
             listen,
             ref record,
             duration,
         }) => {
-            let (app, sources) = live_app(&cli, config, messages, interval, false);
-            let how = strata::live::Headless {
-                duration: duration.map(Duration::from_secs),
-                rotate_bytes: None,
-                existing: existing(&cli),
-            };
+            let how = headless(cli, duration, None);
+            let (app, sources) = live_app(cli, config, messages, interval, false);
             let web = cli.web_config.as_deref();
-            if let Err(e) = strata::live::serve(app, sources, listen, web, record.clone(), how) {
-                eprintln!("strata: {e:#}");
-                std::process::exit(1);
-            }
+            exit_on(strata::live::serve(
+                app,
+                sources,
+                listen,
+                web,
+                record.clone(),
+                how,
+            ));
         }
         None => {
             // Bound before the screen takes the terminal: a port in use is
             // said plainly, not behind the screen.
-            let exporter = match cli.listen {
-                Some(listen) => {
-                    match strata::live::Exporter::start(listen, cli.web_config.as_deref()) {
-                        Ok(x) => Some(x),
-                        Err(e) => {
-                            eprintln!("strata: {e:#}");
-                            std::process::exit(1);
-                        }
-                    }
-                }
-                None => None,
-            };
-            let (app, sources) = live_app(&cli, config, messages, interval, true);
+            let exporter = cli
+                .listen
+                .map(|listen| strata::live::Exporter::start(listen, cli.web_config.as_deref()))
+                .transpose()
+                .unwrap_or_else(|e| {
+                    exit_on(Err(e));
+                    None
+                });
+            let (app, sources) = live_app(cli, config, messages, interval, true);
             let record = cli.record.clone().or_else(|| app.config.record.clone());
-            if let Err(e) = strata::live::run(app, sources, record, existing(&cli), exporter) {
-                eprintln!("strata: {e}");
-                std::process::exit(1);
-            }
+            exit_on(strata::live::run(
+                app,
+                sources,
+                record,
+                existing(cli),
+                exporter,
+            ));
         }
+        _ => {}
+    }
+}
+
+/// How a run without a screen (`record`, `serve`) ends and rotates.
+fn headless(cli: &Cli, duration: Option<u64>, rotate_bytes: Option<u64>) -> strata::live::Headless {
+    strata::live::Headless {
+        duration: duration.map(Duration::from_secs),
+        rotate_bytes,
+        existing: existing(cli),
+    }
+}
+
+/// A run's error, said once, is its exit status 1.
+fn exit_on(result: anyhow::Result<()>) {
+    if let Err(e) = result {
+        eprintln!("strata: {e:#}");
+        std::process::exit(1);
     }
 }
 
