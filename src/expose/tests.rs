@@ -1,5 +1,7 @@
 use super::*;
 
+type Exposition1 = [Series; 1];
+
 #[test]
 fn the_families_page_is_up_to_date() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/metric-families.md");
@@ -37,6 +39,15 @@ fn no_family_is_declared_twice() {
             f.name
         );
         assert!(!f.help.is_empty() && !f.source.is_empty(), "{}", f.name);
+        // and the server's model takes it as declared
+        let e: Exposition1 = [Series {
+            family: f,
+            samples: vec![Sample {
+                labels: Vec::new(),
+                value: 1.0,
+            }],
+        }];
+        assert_eq!(to_metrics(&e.to_vec()).families().len(), 1, "{}", f.name);
     }
     assert!(seen.len() > 100, "{} families", seen.len());
 }

@@ -1,11 +1,13 @@
 //! The two text formats Prometheus scrapes, written from an
-//! [`Exposition`]: OpenMetrics 1.0.0, which Prometheus asks for first, and
-//! the Prometheus text format 0.0.4, which every scraper reads. The format
-//! is chosen from the request's Accept header as client_golang's promhttp
-//! chooses it ([`Format::negotiate`]).
+//! [`Exposition`] by the Prometheus project's crates: OpenMetrics 1.0.0
+//! (prometheus-client's encoder), which Prometheus asks for first, and the
+//! Prometheus text format 0.0.4 (the prometheus crate's `TextEncoder`),
+//! which every scraper reads. The format is chosen from the request's
+//! Accept header as client_golang's promhttp chooses it
+//! ([`Format::negotiate`]).
 
 use super::{Exposition, Family, Kind};
-use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// A text exposition format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -75,127 +77,149 @@ impl Format {
 }
 
 /// The exposition in `format`, appended to `out`.
-pub fn encode(exposition: &Exposition, format: Format, out: &mut String) {
-    for family in exposition.families() {
-        match format {
-            Format::OpenMetrics => openmetrics_family(family, out),
-            Format::Text => text_family(family, out),
+pub fn encode(exposition: &Arc<Exposition>, format: Format, out: &mut String) {
+    match format {
+        Format::OpenMetrics => {
+            let mut registry = prometheus_client::registry::Registry::default();
+            registry.register_collector(Box::new(OpenMetrics(Arc::clone(exposition))));
+            // Writing to a String cannot fail, and every family was
+            // checked when it was made.
+            let _ = prometheus_client::encoding::text::encode(out, &registry);
         }
-    }
-    if format == Format::OpenMetrics {
-        out.push_str("# EOF\n");
+        Format::Text => {
+            // A family at a time: the crate's model is a copy of every
+            // name and label, and the whole exposition's at once was
+            // megabytes a scrape left in the allocator's arenas.
+            let encoder = prometheus::TextEncoder::new();
+            for f in exposition.families() {
+                if let Some(mf) = text_family(f) {
+                    let _ = encoder.encode_utf8(std::slice::from_ref(&mf), out);
+                }
+            }
+        }
     }
 }
 
 /// The exposition in `format`, as bytes for a response body.
-pub fn to_bytes(exposition: &Exposition, format: Format) -> Vec<u8> {
+pub fn to_bytes(exposition: &Arc<Exposition>, format: Format) -> Vec<u8> {
     // about 80 bytes a sample: the capacity saves the doubling copies
     let mut out = String::with_capacity(64 + exposition.len() * 80);
     encode(exposition, format, &mut out);
     out.into_bytes()
 }
 
-fn openmetrics_family(f: &Family, out: &mut String) {
-    if f.samples().is_empty() {
-        return;
-    }
-    out.push_str("# HELP ");
-    out.push_str(f.name());
-    out.push(' ');
-    escape(f.help(), true, out);
-    out.push_str("\n# TYPE ");
-    out.push_str(f.name());
-    out.push(' ');
-    out.push_str(f.kind().openmetrics());
-    out.push('\n');
-    if let Some(unit) = f.unit() {
-        out.push_str("# UNIT ");
-        out.push_str(f.name());
-        out.push(' ');
-        out.push_str(unit);
-        out.push('\n');
-    }
-    samples(f, out);
-}
+/// The exposition as prometheus-client's collector of it.
+#[derive(Debug)]
+struct OpenMetrics(Arc<Exposition>);
 
-fn text_family(f: &Family, out: &mut String) {
-    if f.samples().is_empty() {
-        return;
-    }
-    let name = f.sample_name();
-    let kind = match f.kind() {
-        Kind::Counter => "counter",
-        Kind::Gauge | Kind::StateSet | Kind::Info => "gauge",
-        Kind::Unknown => "untyped",
-    };
-    out.push_str("# HELP ");
-    out.push_str(&name);
-    out.push(' ');
-    escape(f.help(), false, out);
-    out.push_str("\n# TYPE ");
-    out.push_str(&name);
-    out.push(' ');
-    out.push_str(kind);
-    out.push('\n');
-    samples(f, out);
-}
-
-/// The sample lines, alike in both formats.
-fn samples(f: &Family, out: &mut String) {
-    let name = f.sample_name();
-    for s in f.samples() {
-        out.push_str(&name);
-        if !s.labels().is_empty() {
-            out.push('{');
-            for (i, (k, v)) in s.labels().iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
+impl prometheus_client::collector::Collector for OpenMetrics {
+    fn encode(
+        &self,
+        mut encoder: prometheus_client::encoding::DescriptorEncoder,
+    ) -> Result<(), std::fmt::Error> {
+        use prometheus_client::encoding::NoLabelSet;
+        use prometheus_client::metrics::MetricType;
+        use prometheus_client::registry::Unit;
+        for f in self.0.families().iter().filter(|f| !f.samples().is_empty()) {
+            // The crate writes the unit after the name it is given.
+            let (name, unit) = match f.unit() {
+                Some(u) => (
+                    f.name()
+                        .strip_suffix(u)
+                        .and_then(|n| n.strip_suffix('_'))
+                        .unwrap_or(f.name()),
+                    Some(match u {
+                        "bytes" => Unit::Bytes,
+                        "seconds" => Unit::Seconds,
+                        "ratios" => Unit::Ratios,
+                        other => Unit::Other(other.to_string()),
+                    }),
+                ),
+                None => (f.name(), None),
+            };
+            let kind = match f.kind() {
+                Kind::Counter => MetricType::Counter,
+                Kind::Gauge => MetricType::Gauge,
+                Kind::Info => MetricType::Info,
+                Kind::Unknown => MetricType::Unknown,
+            };
+            let mut metric = encoder.encode_descriptor(name, f.help(), unit.as_ref(), kind)?;
+            for s in f.samples() {
+                let labels: Vec<(&str, &str)> = s
+                    .labels()
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect();
+                // Whole numbers as integers (a count reads as one), the
+                // rest as floats; both read back to the same f64.
+                let v = s.value();
+                let whole = v.fract() == 0.0 && v.abs() <= 9_007_199_254_740_992.0;
+                if f.kind() == Kind::Info {
+                    metric.encode_info(&labels)?;
+                    continue;
                 }
-                out.push_str(k);
-                out.push_str("=\"");
-                escape(v, true, out);
-                out.push('"');
+                let mut family = metric.encode_family(&labels)?;
+                match f.kind() {
+                    Kind::Counter if whole => {
+                        family.encode_counter::<NoLabelSet, u64, u64>(&(v as u64), None)?;
+                    }
+                    Kind::Counter => family.encode_counter::<NoLabelSet, f64, f64>(&v, None)?,
+                    _ if whole => family.encode_gauge(&(v as i64))?,
+                    _ => family.encode_gauge(&v)?,
+                }
             }
-            out.push('}');
         }
-        out.push(' ');
-        value(s.value(), out);
-        out.push('\n');
+        Ok(())
     }
 }
 
-/// Backslash and newline escaped, and the double quote where `quote`
-/// (label values in both formats, HELP in OpenMetrics).
-fn escape(s: &str, quote: bool, out: &mut String) {
-    if !s.contains(['\\', '\n', '"']) {
-        out.push_str(s);
-        return;
+/// A family as the prometheus crate's model has it: the name its samples
+/// carry (`_total` for a counter), infos as gauges of 1, and untyped
+/// families as gauges too: the crate's text encoder writes no `untyped`
+/// (it panics on one), and a gauge reads the same in PromQL.
+fn text_family(f: &Family) -> Option<prometheus::proto::MetricFamily> {
+    use prometheus::proto::{Counter, Gauge, LabelPair, Metric, MetricFamily, MetricType};
+    if f.samples().is_empty() {
+        return None;
     }
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '"' if quote => out.push_str("\\\""),
-            c => out.push(c),
-        }
-    }
-}
-
-/// A value Prometheus parses back to the same f64: integers in plain
-/// digits (a counter of 2^53 reads back exactly), other values in Rust's
-/// shortest round-trip form, with an exponent only where plain digits
-/// would run long; NaN and the infinities as both formats spell them.
-pub fn value(v: f64, out: &mut String) {
-    if v.is_nan() {
-        out.push_str("NaN");
-    } else if v.is_infinite() {
-        out.push_str(if v > 0.0 { "+Inf" } else { "-Inf" });
-    } else if v.fract() == 0.0 && v.abs() < 1e21 {
-        // Display of an integral f64 below 1e21 is its digits, no point
-        let _ = write!(out, "{v}");
-    } else if v != 0.0 && (v.abs() < 1e-5 || v.abs() >= 1e21) {
-        let _ = write!(out, "{v:e}");
-    } else {
-        let _ = write!(out, "{v}");
-    }
+    let mut mf = MetricFamily::default();
+    mf.set_name(f.sample_name());
+    mf.set_help(f.help().to_string());
+    mf.set_field_type(match f.kind() {
+        Kind::Counter => MetricType::COUNTER,
+        Kind::Gauge | Kind::Info | Kind::Unknown => MetricType::GAUGE,
+    });
+    let metrics = f
+        .samples()
+        .iter()
+        .map(|s| {
+            let mut m = Metric::default();
+            m.set_label(
+                s.labels()
+                    .iter()
+                    .map(|(k, v)| {
+                        let mut l = LabelPair::default();
+                        l.set_name(k.clone());
+                        l.set_value(v.clone());
+                        l
+                    })
+                    .collect(),
+            );
+            match f.kind() {
+                Kind::Counter => {
+                    let mut c = Counter::default();
+                    c.set_value(s.value());
+                    m.set_counter(c);
+                }
+                Kind::Gauge | Kind::Info | Kind::Unknown => {
+                    let mut g = Gauge::default();
+                    g.set_value(s.value());
+                    m.set_gauge(g);
+                }
+            }
+            m
+        })
+        .collect();
+    mf.set_metric(metrics);
+    Some(mf)
 }

@@ -26,35 +26,22 @@ pub enum Kind {
     Counter,
     /// A value that goes up and down.
     Gauge,
-    /// One of a set of states: each sample carries a label named as the
-    /// family with the state's name, value 1 for the state held and 0 for
-    /// the others (a link's state, a bond's mode). 0.0.4 sees a gauge.
-    StateSet,
     /// Facts as labels with the value 1 (a host's kernel, strata's
     /// version): samples named `<name>_info`. 0.0.4 sees a gauge.
     Info,
     /// What node_exporter exposes untyped (its vmstat fields), kept so
-    /// that a family of its name is the family its users know.
+    /// that a family of its name is the family its users know; the 0.0.4
+    /// text, whose encoder writes no untyped, sees a gauge.
     Unknown,
 }
 
 impl Kind {
-    fn openmetrics(self) -> &'static str {
-        match self {
-            Kind::Counter => "counter",
-            Kind::Gauge => "gauge",
-            Kind::StateSet => "stateset",
-            Kind::Info => "info",
-            Kind::Unknown => "unknown",
-        }
-    }
-
     /// The suffix the samples' name adds to the family's.
     fn sample_suffix(self) -> &'static str {
         match self {
             Kind::Counter => "_total",
             Kind::Info => "_info",
-            Kind::Gauge | Kind::StateSet | Kind::Unknown => "",
+            Kind::Gauge | Kind::Unknown => "",
         }
     }
 }
@@ -154,6 +141,10 @@ impl Family {
         if help.trim().is_empty() {
             return bad("every family has a help text");
         }
+        // The OpenMetrics encoder writes HELP as given.
+        if help.contains(['\\', '\n', '"']) {
+            return bad("a help text without backslash, double quote or newline");
+        }
         if RESERVED_SUFFIXES.iter().any(|s| name.ends_with(s)) {
             return bad(
                 "ends in a suffix OpenMetrics gives to samples (_total, _info, _count, ...): \
@@ -169,8 +160,8 @@ impl Family {
                 Some("not [a-z0-9_]+")
             } else if !name.ends_with(&format!("_{unit}")) {
                 Some("the family's name must end in _<unit> (OpenMetrics)")
-            } else if matches!(kind, Kind::StateSet | Kind::Info) {
-                Some("a stateset or an info has no unit (OpenMetrics)")
+            } else if kind == Kind::Info {
+                Some("an info has no unit (OpenMetrics)")
             } else {
                 None
             };
@@ -193,7 +184,7 @@ impl Family {
 
     /// Adds a sample. Label names are checked here; label values may hold
     /// anything, the encoders escape them. A counter's value is never
-    /// negative or NaN, a stateset's is 0 or 1 and an info's is 1.
+    /// negative or NaN, and an info's is 1.
     pub fn sample(&mut self, labels: &[(&str, &str)], value: f64) -> Result<(), MetricsError> {
         let owned = labels
             .iter()
@@ -222,18 +213,10 @@ impl Family {
                 });
             }
         }
-        if self.kind == Kind::StateSet && !labels.iter().any(|(k, _)| *k == self.name) {
-            return Err(MetricsError::Label {
-                family: self.name.clone(),
-                label: self.name.clone(),
-                why: "a stateset's sample carries a label named as its family",
-            });
-        }
         let why = match self.kind {
             Kind::Counter if value.is_nan() || value < 0.0 => {
                 Some("a counter is never NaN or negative")
             }
-            Kind::StateSet if value != 0.0 && value != 1.0 => Some("a stateset's value is 0 or 1"),
             Kind::Info if value != 1.0 => Some("an info's value is 1"),
             _ => None,
         };

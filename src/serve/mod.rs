@@ -85,7 +85,7 @@ const MAX_HEADERS: usize = 64;
 /// One published exposition and its encodings, made by the first scrape
 /// that asks for each and shared by the scrapes after it.
 struct Snapshot {
-    exposition: Exposition,
+    exposition: Arc<Exposition>,
     /// by format (OpenMetrics, text) and gzip (no, yes)
     encoded: [OnceLock<Bytes>; 4],
 }
@@ -93,7 +93,7 @@ struct Snapshot {
 impl Snapshot {
     fn new(exposition: Exposition) -> Snapshot {
         Snapshot {
-            exposition,
+            exposition: Arc::new(exposition),
             encoded: Default::default(),
         }
     }

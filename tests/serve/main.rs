@@ -60,8 +60,8 @@ pub fn have_om_parser() -> Result<(), String> {
 }
 
 /// Counters with labels (one at 2^53), a counter and a gauge with units,
-/// label values and a help text that need escaping, a stateset, an info
-/// and a gauge without labels; `k` moves the values.
+/// label values that need escaping, an untyped family (node_exporter's
+/// vmstat), an info and a gauge without labels; `k` moves the values.
 pub fn families(k: u64) -> Exposition {
     let mut reads = Family::new(
         "node_disk_reads_completed",
@@ -90,7 +90,7 @@ pub fn families(k: u64) -> Exposition {
         .unwrap();
     let mut dirty = Family::new(
         "strata_test_dirty_bytes",
-        "Memory waiting for writeback, \"Dirty\" in /proc/meminfo; a \\ and a\nnewline.",
+        "Memory waiting for writeback (Dirty in /proc/meminfo).",
         Some("bytes"),
         Kind::Gauge,
     )
@@ -99,22 +99,19 @@ pub fn families(k: u64) -> Exposition {
         .sample(&[("node", "db \"1\" \\ x\ny")], 1.5e-7)
         .unwrap();
     dirty.sample(&[("node", "db2")], 4096.0).unwrap();
-    let mut link = Family::new(
-        "strata_link_state",
-        "Each node's link state.",
+    let mut pgpgin = Family::new(
+        "node_vmstat_pgpgin",
+        "/proc/vmstat information field pgpgin.",
         None,
-        Kind::StateSet,
+        Kind::Unknown,
     )
     .unwrap();
-    for (state, v) in [("live", 1.0), ("down", 0.0)] {
-        link.sample(&[("node", "db1"), ("strata_link_state", state)], v)
-            .unwrap();
-    }
+    pgpgin.sample(&[("node", "db1")], (77 + k) as f64).unwrap();
     let mut build = Family::new("strata_build", "strata's version.", None, Kind::Info).unwrap();
     build.sample(&[("version", "0.1.0")], 1.0).unwrap();
     let mut tick = Family::new("strata_test_tick", "The test's tick.", None, Kind::Gauge).unwrap();
     tick.sample(&[], k as f64).unwrap();
-    Exposition::new(vec![reads, time, dirty, link, build, tick]).unwrap()
+    Exposition::new(vec![reads, time, dirty, pgpgin, build, tick]).unwrap()
 }
 
 /// A response as read off the wire.

@@ -246,9 +246,9 @@ fn check_scraped(p: &Prometheus, job: &str) {
         |r| r.len() == 1,
     );
     p.wait_for(
-        &format!("strata_link_state{{job=\"{job}\",strata_link_state=\"live\"}}"),
+        &format!("node_vmstat_pgpgin{{job=\"{job}\",node=\"db1\"}}"),
         WAIT,
-        |r| r.len() == 1 && r[0].1 == 1.0,
+        |r| r.len() == 1 && r[0].1 >= 77.0,
     );
     let dur = p.query(&format!("scrape_duration_seconds{{job=\"{job}\"}}"));
     eprintln!(

@@ -4,7 +4,7 @@
 //! OpenMetrics reference parser of the Python client on OpenMetrics.
 //! promtool 2.42 reads only the 0.0.4 text: on OpenMetrics it would find
 //! a counter's HELP under the family's name without `_total`, and the
-//! `stateset` and `info` types unknown.
+//! `info` and `unknown` types unknown.
 
 use super::{PROMTOOL, PYTHON, families, get, have_om_parser, or_skip};
 use std::io::Write;
@@ -86,12 +86,11 @@ for f in text_string_to_metric_families(sys.stdin.read()):
   node_disk_reads_completed_total [('device', 'nvme0n1'), ('node', 'db1')] 9007199254740992
 node_disk_read_time_seconds counter 'seconds' 'The total number of seconds spent by all reads.'
   node_disk_read_time_seconds_total [('device', 'sda'), ('node', 'db1')] 19.345
-strata_test_dirty_bytes gauge 'bytes' 'Memory waiting for writeback, "Dirty" in /proc/meminfo; a \\ and a\nnewline.'
+strata_test_dirty_bytes gauge 'bytes' 'Memory waiting for writeback (Dirty in /proc/meminfo).'
   strata_test_dirty_bytes [('node', 'db "1" \\ x\ny')] 1.5e-07
   strata_test_dirty_bytes [('node', 'db2')] 4096
-strata_link_state stateset '' "Each node's link state."
-  strata_link_state [('node', 'db1'), ('strata_link_state', 'live')] 1
-  strata_link_state [('node', 'db1'), ('strata_link_state', 'down')] 0
+node_vmstat_pgpgin unknown '' '/proc/vmstat information field pgpgin.'
+  node_vmstat_pgpgin [('node', 'db1')] 84
 strata_build info '' "strata's version."
   strata_build_info [('version', '0.1.0')] 1
 strata_test_tick gauge '' "The test's tick."
