@@ -351,18 +351,53 @@ fn data_gap(interval: Interval) -> Duration {
 /// deaf to signals, long after the terminal was gone. Here that spin, if
 /// the terminal goes during a poll, is a thread's the loop leaves behind
 /// when it ends, and the reader looks at the terminal before each poll.
+///
+/// Between keys the thread sleeps in poll(2) on the terminal and a pipe
+/// that a resize (SIGWINCH) and [`Keys::stop`] write to: crossterm's poll
+/// with a timeout, in a loop, woke it ten times a second (a sixth of the
+/// TUI's CPU at 1 s).
 fn keys(tty: Tty) -> Keys {
     let (tx, rx) = tokio::sync::mpsc::channel(64);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let stopped = std::sync::Arc::clone(&stop);
+    // crossterm reads stdin when it is a terminal, else its own open of
+    // /dev/tty, which only its timed poll sees.
+    let mut sleep = tty.fds[0].and_then(|fd| {
+        sys::Wake::new().ok().map(|wake| KeySleep {
+            wake,
+            fd,
+            readable: false,
+        })
+    });
+    let waker = sleep.as_ref().map(|s| s.wake.waker());
+    // crossterm took SIGWINCH when its reader was made (start_reader):
+    // its action runs first, so its resize is there when this one wakes.
+    let winch = waker
+        .clone()
+        .and_then(|w| sys::wake_on_signal(libc::SIGWINCH, w));
+    if winch.is_none() {
+        sleep = None;
+    }
     let reader = move || {
         use std::sync::atomic::Ordering;
+        let mut timeout = Duration::ZERO;
         while !stopped.load(Ordering::Relaxed) && !tty.gone() {
-            let ev = match crossterm::event::poll(KEY_POLL) {
-                Ok(false) => continue,
+            let ev = match crossterm::event::poll(timeout) {
+                Ok(false) => {
+                    timeout = match sleep.as_mut() {
+                        Some(s) => s.until_input(timeout),
+                        None => KEY_POLL,
+                    };
+                    continue;
+                }
                 Ok(true) => crossterm::event::read(),
                 Err(e) => Err(e),
             };
+            // What one read of the terminal brought may hold more keys.
+            timeout = Duration::ZERO;
+            if let Some(s) = sleep.as_mut() {
+                s.readable = false;
+            }
             let failed = ev.is_err();
             if tx.blocking_send(ev).is_err() || failed {
                 break;
@@ -373,17 +408,60 @@ fn keys(tty: Tty) -> Keys {
         .name("keys".into())
         .spawn(reader)
         .ok();
-    Keys { rx, stop, thread }
+    Keys {
+        rx,
+        stop,
+        thread,
+        waker,
+        winch,
+    }
 }
 
 /// How long the keys' reader waits for a key before it looks at the
-/// terminal and its stop again: also the most a stop waits for it.
+/// terminal and its stop again, when it cannot sleep until one (and
+/// after a resize's wake-up): also the most a stop waits for it.
 const KEY_POLL: Duration = Duration::from_millis(100);
+
+/// The keys' reader's sleep between keys.
+struct KeySleep {
+    wake: sys::Wake,
+    /// The terminal crossterm reads.
+    fd: std::os::fd::RawFd,
+    /// The last sleep ended with the terminal readable.
+    readable: bool,
+}
+
+impl KeySleep {
+    /// Sleeps until the terminal has input, goes, or a resize or a stop
+    /// comes, once crossterm's poll with `waited` had nothing; says how
+    /// long crossterm's next poll may wait.
+    fn until_input(&mut self, waited: Duration) -> Duration {
+        if waited.is_zero() && self.readable {
+            // The terminal said input, crossterm took none: its epoll is
+            // edge-triggered and may hold bytes it has already been told
+            // of. Its timed poll, as before, rather than a spin.
+            self.readable = false;
+            return KEY_POLL;
+        }
+        let woken = sys::wait(&self.wake, &[self.fd], true, None);
+        self.wake.drain();
+        self.readable = woken.readable;
+        if woken.wake && !woken.readable {
+            // A resize: crossterm's own pipe has it, or has it soon.
+            KEY_POLL
+        } else {
+            Duration::ZERO
+        }
+    }
+}
 
 struct Keys {
     rx: tokio::sync::mpsc::Receiver<std::io::Result<Event>>,
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
+    /// Wakes the reader from its sleep between keys.
+    waker: Option<sys::Waker>,
+    winch: Option<signal_hook_registry::SigId>,
 }
 
 impl Keys {
@@ -397,6 +475,12 @@ impl Keys {
     /// and is left to end with the process.
     async fn stop(mut self) {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(w) = &self.waker {
+            w.wake();
+        }
+        if let Some(id) = self.winch.take() {
+            sys::forget_signal(id);
+        }
         self.rx.close();
         let Some(thread) = self.thread.take() else {
             return;

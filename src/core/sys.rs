@@ -272,6 +272,15 @@ pub fn note_signal(
     .ok()
 }
 
+/// Wakes `wake` whenever the process gets `sig`, after the actions
+/// registered before this one (the registry runs them in that order).
+/// Undone by [`forget_signal`].
+pub fn wake_on_signal(sig: libc::c_int, wake: Waker) -> Option<signal_hook_registry::SigId> {
+    // SAFETY: as in note_signal: one write(2) of one byte to a pipe the
+    // action owns, nothing allocated.
+    unsafe { signal_hook_registry::register(sig, move || wake.wake()) }.ok()
+}
+
 /// A pipe that wakes a thread blocked in [`wait`]: a signal's action, or
 /// another thread, writes a byte to it through a [`Waker`].
 pub struct Wake {
