@@ -155,9 +155,11 @@ async fn event_loop<F: Feed>(
     // A terminal registered with the runtime says when it hangs up; else
     // a tick asks. A recording without a terminal has nothing to watch.
     // Each tick woke the loop (and polled every branch) four times a second.
-    let watching = |hangup: &Hangup| {
-        (tty.is_some() && !hangup.registered()) || panic_at.is_some() || frames_logged()
-    };
+    // The environment is read once: the guard is asked at every turn, and
+    // getenv's lock and scan each time were 1 % of a recorder's CPU.
+    let logged = frames_logged();
+    let watching =
+        |hangup: &Hangup| (tty.is_some() && !hangup.registered()) || panic_at.is_some() || logged;
     // Every way out goes past the end of the loop, errors too: the keys'
     // reader must stop before the terminal is given back.
     let mut result = Ok(());
