@@ -155,9 +155,11 @@ async fn event_loop<F: Feed>(
     // A terminal registered with the runtime says when it hangs up; else
     // a tick asks. A recording without a terminal has nothing to watch.
     // Each tick woke the loop (and polled every branch) four times a second.
-    let watching = |hangup: &Hangup| {
-        (tty.is_some() && !hangup.registered()) || panic_at.is_some() || frames_logged()
-    };
+    // The environment is read once: the guard is asked at every turn, and
+    // getenv's lock and scan each time were 1 % of a recorder's CPU.
+    let logged = frames_logged();
+    let watching =
+        |hangup: &Hangup| (tty.is_some() && !hangup.registered()) || panic_at.is_some() || logged;
     // Every way out goes past the end of the loop, errors too: the keys'
     // reader must stop before the terminal is given back.
     let mut result = Ok(());
@@ -351,18 +353,53 @@ fn data_gap(interval: Interval) -> Duration {
 /// deaf to signals, long after the terminal was gone. Here that spin, if
 /// the terminal goes during a poll, is a thread's the loop leaves behind
 /// when it ends, and the reader looks at the terminal before each poll.
+///
+/// Between keys the thread sleeps in poll(2) on the terminal and a pipe
+/// that a resize (SIGWINCH) and [`Keys::stop`] write to: crossterm's poll
+/// with a timeout, in a loop, woke it ten times a second (a sixth of the
+/// TUI's CPU at 1 s).
 fn keys(tty: Tty) -> Keys {
     let (tx, rx) = tokio::sync::mpsc::channel(64);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let stopped = std::sync::Arc::clone(&stop);
+    // crossterm reads stdin when it is a terminal, else its own open of
+    // /dev/tty, which only its timed poll sees.
+    let mut sleep = tty.fds[0].and_then(|fd| {
+        sys::Wake::new().ok().map(|wake| KeySleep {
+            wake,
+            fd,
+            readable: false,
+        })
+    });
+    let waker = sleep.as_ref().map(|s| s.wake.waker());
+    // crossterm took SIGWINCH when its reader was made (start_reader):
+    // its action runs first, so its resize is there when this one wakes.
+    let winch = waker
+        .clone()
+        .and_then(|w| sys::wake_on_signal(libc::SIGWINCH, w));
+    if winch.is_none() {
+        sleep = None;
+    }
     let reader = move || {
         use std::sync::atomic::Ordering;
+        let mut timeout = Duration::ZERO;
         while !stopped.load(Ordering::Relaxed) && !tty.gone() {
-            let ev = match crossterm::event::poll(KEY_POLL) {
-                Ok(false) => continue,
+            let ev = match crossterm::event::poll(timeout) {
+                Ok(false) => {
+                    timeout = match sleep.as_mut() {
+                        Some(s) => s.until_input(timeout),
+                        None => KEY_POLL,
+                    };
+                    continue;
+                }
                 Ok(true) => crossterm::event::read(),
                 Err(e) => Err(e),
             };
+            // What one read of the terminal brought may hold more keys.
+            timeout = Duration::ZERO;
+            if let Some(s) = sleep.as_mut() {
+                s.readable = false;
+            }
             let failed = ev.is_err();
             if tx.blocking_send(ev).is_err() || failed {
                 break;
@@ -373,17 +410,60 @@ fn keys(tty: Tty) -> Keys {
         .name("keys".into())
         .spawn(reader)
         .ok();
-    Keys { rx, stop, thread }
+    Keys {
+        rx,
+        stop,
+        thread,
+        waker,
+        winch,
+    }
 }
 
 /// How long the keys' reader waits for a key before it looks at the
-/// terminal and its stop again: also the most a stop waits for it.
+/// terminal and its stop again, when it cannot sleep until one (and
+/// after a resize's wake-up): also the most a stop waits for it.
 const KEY_POLL: Duration = Duration::from_millis(100);
+
+/// The keys' reader's sleep between keys.
+struct KeySleep {
+    wake: sys::Wake,
+    /// The terminal crossterm reads.
+    fd: std::os::fd::RawFd,
+    /// The last sleep ended with the terminal readable.
+    readable: bool,
+}
+
+impl KeySleep {
+    /// Sleeps until the terminal has input, goes, or a resize or a stop
+    /// comes, once crossterm's poll with `waited` had nothing; says how
+    /// long crossterm's next poll may wait.
+    fn until_input(&mut self, waited: Duration) -> Duration {
+        if waited.is_zero() && self.readable {
+            // The terminal said input, crossterm took none: its epoll is
+            // edge-triggered and may hold bytes it has already been told
+            // of. Its timed poll, as before, rather than a spin.
+            self.readable = false;
+            return KEY_POLL;
+        }
+        let woken = sys::wait(&self.wake, &[self.fd], true, None);
+        self.wake.drain();
+        self.readable = woken.readable;
+        if woken.wake && !woken.readable {
+            // A resize: crossterm's own pipe has it, or has it soon.
+            KEY_POLL
+        } else {
+            Duration::ZERO
+        }
+    }
+}
 
 struct Keys {
     rx: tokio::sync::mpsc::Receiver<std::io::Result<Event>>,
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
+    /// Wakes the reader from its sleep between keys.
+    waker: Option<sys::Waker>,
+    winch: Option<signal_hook_registry::SigId>,
 }
 
 impl Keys {
@@ -397,6 +477,12 @@ impl Keys {
     /// and is left to end with the process.
     async fn stop(mut self) {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(w) = &self.waker {
+            w.wake();
+        }
+        if let Some(id) = self.winch.take() {
+            sys::forget_signal(id);
+        }
         self.rx.close();
         let Some(thread) = self.thread.take() else {
             return;
@@ -420,18 +506,27 @@ impl Keys {
 /// loop that turns acts on it at once, a slow machine's too), it gives the terminal back (if
 /// it is there) and exits, 128 + the signal's number (129 for a terminal
 /// gone).
+///
+/// Until one of them comes the thread sleeps in poll(2) on the terminal
+/// and a pipe the signals write to, and costs nothing: a sleep of 50 ms
+/// in a loop was 20 wake-ups a second, 40 % of a recorder's CPU.
 struct Watchdog {
     state: std::sync::Arc<std::sync::atomic::AtomicU8>,
     turns: std::sync::Arc<std::sync::atomic::AtomicU64>,
     recording: std::sync::Arc<AtomicBool>,
     ids: Vec<signal_hook_registry::SigId>,
+    /// Wakes the thread when the loop ends, so that it ends too.
+    waker: Option<sys::Waker>,
 }
 
-/// How long a held loop has to end by itself: with the watch's period,
-/// under the second in which every mode ends once its terminal is gone.
+/// How long a held loop has to end by itself: with [`WATCH_HELD`], under
+/// the second in which every mode ends once its terminal is gone.
 const GRACE: Duration = Duration::from_millis(700);
 /// How long a loop that turns has.
 const GRACE_TURNING: Duration = Duration::from_secs(10);
+/// How often the watchdog looks at the loop once a signal came or the
+/// terminal went (before that, it sleeps until one of them).
+const WATCH_HELD: Duration = Duration::from_millis(50);
 const LOOPING: u8 = 0;
 const LOOP_ENDED: u8 = 1;
 
@@ -441,21 +536,41 @@ impl Watchdog {
         use std::sync::atomic::{AtomicI32, AtomicU8, Ordering};
         let state = Arc::new(AtomicU8::new(LOOPING));
         let signal = Arc::new(AtomicI32::new(0));
+        // Without a pipe (no descriptor left) the thread looks every
+        // WATCH_HELD, as it always did before.
+        let wake = sys::Wake::new().ok();
+        let waker = wake.as_ref().map(sys::Wake::waker);
         let mut ids = Vec::new();
         for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT] {
-            ids.extend(sys::note_signal(sig, Arc::clone(&signal)));
+            ids.extend(sys::note_signal(sig, Arc::clone(&signal), waker.clone()));
         }
         let turns = Arc::new(std::sync::atomic::AtomicU64::new(0));
         let recording = Arc::new(AtomicBool::new(false));
         let looping = Arc::clone(&state);
         let turned = Arc::clone(&turns);
         let records = Arc::clone(&recording);
+        // Only a screen's terminal is watched here: a headless recording's
+        // loop sees its terminal go by itself.
+        let watched: Vec<std::os::fd::RawFd> = if screen {
+            tty.fds.into_iter().flatten().collect()
+        } else {
+            Vec::new()
+        };
         let watch = move || {
             // When the signal or the loss was first seen, which, and the
             // loop's turns then.
             let mut since: Option<(std::time::Instant, i32, u64)> = None;
             while looping.load(Ordering::Relaxed) == LOOPING {
-                std::thread::sleep(Duration::from_millis(50));
+                match (&wake, since) {
+                    (Some(wake), None) => {
+                        sys::wait(wake, &watched, false, None);
+                        wake.drain();
+                    }
+                    _ => std::thread::sleep(WATCH_HELD),
+                }
+                if looping.load(Ordering::Relaxed) != LOOPING {
+                    return;
+                }
                 let sig = signal.load(Ordering::Relaxed);
                 let why = if sig != 0 {
                     Some(sig)
@@ -491,6 +606,7 @@ impl Watchdog {
             turns,
             recording,
             ids,
+            waker,
         }
     }
 
@@ -506,6 +622,9 @@ impl Watchdog {
     fn loop_ended(&self) {
         self.state
             .store(LOOP_ENDED, std::sync::atomic::Ordering::Relaxed);
+        if let Some(w) = &self.waker {
+            w.wake();
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 
 use std::ffi::CString;
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
@@ -249,21 +249,159 @@ pub fn register_stdio(fd: RawFd) -> Option<tokio::io::unix::AsyncFd<StdioFd>> {
     .ok()
 }
 
-/// Stores `sig` into `seen` whenever the process gets `sig`, beside
-/// whatever else handles it (tokio's own action stays); `None` when it
-/// cannot be registered. Undone by [`forget_signal`].
+/// Stores `sig` into `seen` whenever the process gets `sig`, and wakes
+/// `wake` if there is one, beside whatever else handles it (tokio's own action stays);
+/// `None` when it cannot be registered. Undone by [`forget_signal`].
 pub fn note_signal(
     sig: libc::c_int,
     seen: std::sync::Arc<std::sync::atomic::AtomicI32>,
+    wake: Option<Waker>,
 ) -> Option<signal_hook_registry::SigId> {
-    // SAFETY: the action only stores to an atomic, which is
-    // async-signal-safe, and allocates nothing.
+    // SAFETY: the action stores to an atomic and writes one byte to a
+    // pipe (write(2) is async-signal-safe; the registry keeps errno), and
+    // allocates nothing. The pipe's write end is the action's own (an
+    // Arc), closed only once the registry has dropped the action.
     unsafe {
         signal_hook_registry::register(sig, move || {
             seen.store(sig, std::sync::atomic::Ordering::Relaxed);
+            if let Some(w) = &wake {
+                w.wake();
+            }
         })
     }
     .ok()
+}
+
+/// Wakes `wake` whenever the process gets `sig`, after the actions
+/// registered before this one (the registry runs them in that order).
+/// Undone by [`forget_signal`].
+pub fn wake_on_signal(sig: libc::c_int, wake: Waker) -> Option<signal_hook_registry::SigId> {
+    // SAFETY: as in note_signal: one write(2) of one byte to a pipe the
+    // action owns, nothing allocated.
+    unsafe { signal_hook_registry::register(sig, move || wake.wake()) }.ok()
+}
+
+/// A pipe that wakes a thread blocked in [`wait`]: a signal's action, or
+/// another thread, writes a byte to it through a [`Waker`].
+pub struct Wake {
+    read: OwnedFd,
+    write: std::sync::Arc<OwnedFd>,
+}
+
+/// The write end of a [`Wake`]: cheap to clone, safe in a signal handler.
+#[derive(Clone)]
+pub struct Waker(std::sync::Arc<OwnedFd>);
+
+impl Wake {
+    pub fn new() -> io::Result<Wake> {
+        let mut fds: [libc::c_int; 2] = [-1, -1];
+        // SAFETY: pipe2 writes two descriptors into the array, which lives
+        // on this stack; on success both are new and owned by nothing else.
+        let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: pipe2 succeeded: both are open and this is their one owner.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        Ok(Wake {
+            read,
+            write: std::sync::Arc::new(write),
+        })
+    }
+
+    pub fn waker(&self) -> Waker {
+        Waker(std::sync::Arc::clone(&self.write))
+    }
+
+    /// Empties the pipe, so that the next [`wait`] blocks until a new wake.
+    pub fn drain(&self) {
+        let mut buf = [0u8; 64];
+        loop {
+            // SAFETY: reads at most the buffer's length into it; the fd is
+            // this pipe's read end, non-blocking.
+            let n =
+                unsafe { libc::read(self.read.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+            if n <= 0 {
+                return;
+            }
+        }
+    }
+}
+
+impl Waker {
+    /// One byte into the pipe; a full pipe is already awake.
+    pub fn wake(&self) {
+        let byte = 1u8;
+        // SAFETY: writes one byte from a local to a pipe the Arc keeps
+        // open; non-blocking, so a full pipe returns EAGAIN, ignored.
+        let _ = unsafe { libc::write(self.0.as_raw_fd(), (&raw const byte).cast(), 1) };
+    }
+}
+
+/// What [`wait`] saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Woken {
+    /// The wake pipe had a byte (a signal, a stop).
+    pub wake: bool,
+    /// A watched fd was readable (`readable` asked for it).
+    pub readable: bool,
+    /// A watched fd hung up, failed or is not open.
+    pub gone: bool,
+}
+
+/// Blocks until `wake` is woken, one of `fds` hangs up (or fails), with
+/// `readable` until one has input, or `timeout` passes (`None`: no
+/// limit). Nothing is read. A signal that interrupts the wait returns
+/// it with nothing seen; so does a failed poll.
+pub fn wait(
+    wake: &Wake,
+    fds: &[RawFd],
+    readable: bool,
+    timeout: Option<std::time::Duration>,
+) -> Woken {
+    const MAX: usize = 3;
+    let none = libc::pollfd {
+        fd: -1,
+        events: 0,
+        revents: 0,
+    };
+    let mut pfds = [none; MAX];
+    pfds[0] = libc::pollfd {
+        fd: wake.read.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let events = if readable { libc::POLLIN } else { 0 };
+    let mut n = 1;
+    for &fd in fds.iter().take(MAX - 1) {
+        pfds[n] = libc::pollfd {
+            fd,
+            events,
+            revents: 0,
+        };
+        n += 1;
+    }
+    let ms = timeout.map_or(-1, |t| {
+        libc::c_int::try_from(t.as_millis()).unwrap_or(libc::c_int::MAX)
+    });
+    // SAFETY: `n` valid pollfds on this stack (poll ignores a negative
+    // fd); poll only writes their `revents`. A closed or bogus fd is
+    // reported (POLLNVAL), not dereferenced.
+    let rc = unsafe { libc::poll(pfds.as_mut_ptr(), n as libc::nfds_t, ms) };
+    let mut woken = Woken {
+        wake: false,
+        readable: false,
+        gone: false,
+    };
+    if rc <= 0 {
+        return woken;
+    }
+    woken.wake = pfds[0].revents & libc::POLLIN != 0;
+    for p in &pfds[1..n] {
+        woken.readable |= p.revents & libc::POLLIN != 0;
+        woken.gone |= p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0;
+    }
+    woken
 }
 
 pub fn forget_signal(id: signal_hook_registry::SigId) {
@@ -297,6 +435,34 @@ mod tests {
     use super::*;
     use std::io::{BufRead, BufReader};
     use std::os::fd::AsFd;
+
+    /// A wait ends at a wake, a hangup of a watched fd or its timeout, and
+    /// a drained pipe sleeps again.
+    #[test]
+    fn a_wait_ends_at_a_wake_a_hangup_or_its_timeout() {
+        let wake = Wake::new().unwrap();
+        let short = Some(std::time::Duration::from_millis(20));
+        let nothing = Woken {
+            wake: false,
+            readable: false,
+            gone: false,
+        };
+        assert_eq!(wait(&wake, &[], false, short), nothing);
+        let waker = wake.waker();
+        let woke = std::thread::spawn(move || waker.wake());
+        let woken = wait(&wake, &[], false, None);
+        woke.join().unwrap();
+        assert!(woken.wake && !woken.gone, "{woken:?}");
+        wake.drain();
+        assert_eq!(wait(&wake, &[], false, short), nothing);
+        // A pipe whose writer closed stands for a terminal that hung up.
+        let other = Wake::new().unwrap();
+        let Wake { read, write } = other;
+        assert_eq!(wait(&wake, &[read.as_raw_fd()], false, short), nothing);
+        drop(write);
+        let woken = wait(&wake, &[read.as_raw_fd()], false, None);
+        assert!(woken.gone && !woken.wake, "{woken:?}");
+    }
 
     /// A mount in a namespace is reported once to a watcher of that
     /// namespace's table, and nothing before it. The namespace is a child's
