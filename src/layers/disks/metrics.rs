@@ -61,12 +61,24 @@ disk_fields! {
     (Gauge, "io_now", "The number of I/Os currently in progress.", "", "/proc/diskstats field 12", |d| count(d.ios_pgr.into())),
     (Counter, "io_time_seconds_total", "Total seconds spent doing I/Os.", "seconds", "/proc/diskstats field 13 / 1000", |d| ms(d.tot_ticks.into())),
     (Counter, "io_time_weighted_seconds_total", "The weighted # of seconds spent doing I/Os.", "seconds", "/proc/diskstats field 14 / 1000", |d| ms(d.rq_ticks.into())),
-    (Counter, "discards_completed_total", "The total number of discards completed successfully.", "", "/proc/diskstats field 15 (kernel 4.18+)", |d| d.discard.and_then(|x| count(x.ios))),
-    (Counter, "discards_merged_total", "The total number of discards merged.", "", "/proc/diskstats field 16 (kernel 4.18+)", |d| d.discard.and_then(|x| count(x.merges))),
-    (Counter, "discarded_sectors_total", "The total number of sectors discarded successfully.", "", "/proc/diskstats field 17 (kernel 4.18+)", |d| d.discard.and_then(|x| count(x.sectors))),
-    (Counter, "discard_time_seconds_total", "This is the total number of seconds spent by all discards.", "seconds", "/proc/diskstats field 18 / 1000 (kernel 4.18+)", |d| d.discard.and_then(|x| ms(x.ticks.into()))),
-    (Counter, "flush_requests_total", "The total number of flush requests completed successfully", "", "/proc/diskstats field 19 (kernel 5.5+)", |d| d.flush.and_then(|x| count(x.ios))),
-    (Counter, "flush_requests_time_seconds_total", "This is the total number of seconds spent by all flush requests.", "seconds", "/proc/diskstats field 20 / 1000 (kernel 5.5+)", |d| d.flush.and_then(|x| ms(x.ticks.into()))),
+    (Counter, "discards_completed_total", "The total number of discards completed successfully.", "", "/proc/diskstats field 15 (kernel 4.18+)", |d| discarded(d).and_then(|x| count(x.ios))),
+    (Counter, "discards_merged_total", "The total number of discards merged.", "", "/proc/diskstats field 16 (kernel 4.18+)", |d| discarded(d).and_then(|x| count(x.merges))),
+    (Counter, "discarded_sectors_total", "The total number of sectors discarded successfully.", "", "/proc/diskstats field 17 (kernel 4.18+)", |d| discarded(d).and_then(|x| count(x.sectors))),
+    (Counter, "discard_time_seconds_total", "This is the total number of seconds spent by all discards.", "seconds", "/proc/diskstats field 18 / 1000 (kernel 4.18+)", |d| discarded(d).and_then(|x| ms(x.ticks.into()))),
+    (Counter, "flush_requests_total", "The total number of flush requests completed successfully", "", "/proc/diskstats field 19 (kernel 5.5+)", |d| flushed(d).and_then(|x| count(x.ios))),
+    (Counter, "flush_requests_time_seconds_total", "This is the total number of seconds spent by all flush requests.", "seconds", "/proc/diskstats field 20 / 1000 (kernel 5.5+)", |d| flushed(d).and_then(|x| ms(x.ticks.into()))),
+}
+
+/// A device's discard counters, once it has discarded: a device that
+/// never did (most of a database's) has no discard series, rather than
+/// four series of zeros each (an absent series is 0 in a `sum`).
+fn discarded(d: &DiskCounters) -> Option<super::diskstats::DiscardCounters> {
+    d.discard.filter(|x| x.ios > 0)
+}
+
+/// A device's flush counters, once it has flushed (as [`discarded`]).
+fn flushed(d: &DiskCounters) -> Option<super::diskstats::FlushCounters> {
+    d.flush.filter(|x| x.ios > 0)
 }
 
 /// Every device that has done I/O since boot (iostat hides the others,

@@ -284,7 +284,10 @@ pub fn expose(mounts: &[NfsMount], sink: &mut dyn Sink) {
         let labels = [m.export.as_str(), protocol, addr];
         put_fields(&MOUNT_FIELDS, c, &labels, sink);
         put_fields(&XPRT_FIELDS, c, &labels, sink);
-        for op in &c.ops {
+        // An operation the mount never performed has no series: NFSv3's
+        // 22 and v4's 60-odd are mostly never used by a database, and
+        // their zeros were most of a fleet's exposition.
+        for op in c.ops.iter().filter(|o| o.ops > 0 || o.ntrans > 0) {
             put_fields(
                 &OP_FIELDS,
                 op,
