@@ -41,12 +41,6 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::watch;
 
-/// Where `--listen` binds when given no address: loopback, so that serving
-/// to the network is the user's explicit choice. 9853 is in the range
-/// exporters take (9100-9999); the Prometheus wiki's list of default port
-/// allocations, where an exporter claims its port, was not checked.
-pub const DEFAULT_LISTEN: &str = "127.0.0.1:9853";
-
 /// What one client can take of the server.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {

@@ -223,8 +223,14 @@ enum Run {
 /// What the README's `strata` commands become here: the duration or
 /// count made short; `strata mark` needs a strata that records.
 fn shortened(line: &str) -> String {
-    line.replace("--count 10", "--count 2")
-        .replace("--duration 8h", "--duration 3s")
+    let line = line
+        .replace("--count 10", "--count 2")
+        .replace("--duration 8h", "--duration 3s");
+    // `serve` runs until stopped: a short run that must serve and end.
+    if line.contains("strata serve") && !line.contains("--duration") {
+        return format!("{line} --duration 2s");
+    }
+    line
 }
 
 fn how(line: &str) -> Run {
@@ -233,7 +239,7 @@ fn how(line: &str) -> Run {
         .skip_while(|w| w.contains('='))
         .collect();
     match words.get(1).copied() {
-        Some("batch" | "record" | "export" | "summary") => Run::Exits,
+        Some("batch" | "record" | "export" | "summary" | "serve") => Run::Exits,
         Some("replay") => Run::Screen("REPLAY"),
         Some("check") => Run::Check,
         // The tab bar: the typed command line holds no such word.
