@@ -15,6 +15,13 @@
 //! STRATA_BENCH_QUICK=1 cargo bench --bench exposition   # smoke run (CI)
 //! ```
 //!
+//! Then the release binary's screen with `--listen`, in tmux, this host
+//! at 1 s, recording: a quiet window, then one as long with 50 scrapes a
+//! second and two clients that hang (one sends half a request, one never
+//! reads its answer): the frames' times (STRATA_FRAME_LOG), the sampling
+//! cadence (each interval of the recording, from `strata export`) and
+//! strata's CPU, window by window. A scraper must change none of them.
+//!
 //! Benchmarks report, they do not gate: a figure over its budget (5 ms a
 //! scrape, 2 MB on the wire) is marked OVER and the exit status stays 0.
 
@@ -88,6 +95,11 @@ const CELL_DISKS: usize = 28;
 
 fn main() {
     let quick = std::env::var("STRATA_BENCH_QUICK").is_ok_and(|v| v == "1");
+    in_process(quick);
+    flooded_screen(if quick { 4 } else { 30 });
+}
+
+fn in_process(quick: bool) {
     let rounds = if quick { 5 } else { 100 };
     let dir = tempfile::tempdir().unwrap();
     let (app, last) = fleet(dir.path());
@@ -305,4 +317,172 @@ fn fleet(dir: &std::path::Path) -> (App, BTreeMap<String, Input>) {
         }
     }
     (app, last)
+}
+
+const TMUX: scale::Tmux = scale::Tmux("strata-exposition");
+
+/// The screen with `--listen`, quiet for `secs`, then flooded for `secs`.
+fn flooded_screen(secs: u64) {
+    if std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        println!("screen under a scrape flood: SKIPPED: no tmux");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("frames.log");
+    let rec = dir.path().join("run.strec");
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let addr: std::net::SocketAddr = ([127, 0, 0, 1], port).into();
+    let cmd = format!(
+        "exec env {}={} HOME={} {} --interval 1 --listen {port} --record {}",
+        strata::frame_log::VAR,
+        log.display(),
+        dir.path().display(),
+        env!("CARGO_BIN_EXE_strata"),
+        rec.display()
+    );
+    let Some(pid) = TMUX.launch("flood", &cmd) else {
+        println!("screen under a scrape flood: SKIPPED: no pane pid");
+        return;
+    };
+    let start = Instant::now();
+    let at = |s: u64| start + Duration::from_secs(s);
+    let sleep_until = |t: Instant| std::thread::sleep(t.saturating_duration_since(Instant::now()));
+    let warm = 3;
+    sleep_until(at(warm));
+    let cpu0 = scale::cpu_ticks(pid);
+    let quiet_ms = strata::core::clock::now_ms();
+    sleep_until(at(warm + secs));
+    let cpu1 = scale::cpu_ticks(pid);
+    let flood_ms = strata::core::clock::now_ms();
+    // two that hang: half a request, and a request whose answer is never read
+    let mut half = std::net::TcpStream::connect(addr).unwrap();
+    half.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    let mut unread = std::net::TcpStream::connect(addr).unwrap();
+    unread
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let (scrapes, bytes, slowest) = flood(addr, at(warm + 2 * secs), secs);
+    let cpu2 = scale::cpu_ticks(pid);
+    let end_ms = strata::core::clock::now_ms();
+    TMUX.quit("flood");
+    drop((half, unread));
+    std::thread::sleep(Duration::from_secs(1));
+    println!(
+        "screen with --listen, {secs} s quiet then {secs} s of {scrapes} scrapes ({:.1} a second, {} kB each, slowest {:.1} ms) and two hung clients:",
+        scrapes as f64 / secs as f64,
+        bytes / scrapes.max(1) as usize / 1024,
+        slowest.as_secs_f64() * 1e3
+    );
+    let Some(frames) = scale::FrameLog::read(&log, start) else {
+        println!("  no frame log");
+        return;
+    };
+    let cadence = intervals(&rec);
+    for (name, from, to, a, b, t0, t1) in [
+        ("quiet", warm, warm + secs, cpu0, cpu1, quiet_ms, flood_ms),
+        (
+            "flooded",
+            warm + secs,
+            warm + 2 * secs,
+            cpu1,
+            cpu2,
+            flood_ms,
+            end_ms,
+        ),
+    ] {
+        let cpu = match (a, b) {
+            (Some(a), Some(b)) => format!("{:.2} %", (b - a) as f64 / secs as f64),
+            _ => "–".into(),
+        };
+        // timestamps are whole seconds: a second's slack at each end
+        let itv: Vec<f64> = cadence
+            .iter()
+            .filter(|(ms, _)| *ms >= t0 && *ms + 1000 <= t1)
+            .map(|(_, s)| *s)
+            .collect();
+        let lo = itv.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = itv.iter().copied().fold(0.0, f64::max);
+        println!(
+            "  {name}: {}; {} samples, intervals {lo:.2}–{hi:.2} s; strata's CPU {cpu}",
+            frames.stats(from, to).line(),
+            itv.len()
+        );
+    }
+}
+
+/// 50 scrapes a second until `stop`: how many, their bytes, the slowest.
+fn flood(addr: std::net::SocketAddr, stop: Instant, secs: u64) -> (u64, usize, Duration) {
+    let mut scrapes = 0u64;
+    let mut bytes = 0usize;
+    let mut slowest = Duration::ZERO;
+    let mut next = Instant::now();
+    while Instant::now() < stop && scrapes < 50 * (secs + 2) {
+        std::thread::sleep(next.saturating_duration_since(Instant::now()));
+        next += Duration::from_millis(20);
+        let t = Instant::now();
+        bytes += scrape(addr);
+        slowest = slowest.max(t.elapsed());
+        scrapes += 1;
+    }
+    (scrapes, bytes, slowest)
+}
+
+/// One scrape of `/metrics` as Prometheus asks: the bytes of the answer.
+fn scrape(addr: std::net::SocketAddr) -> usize {
+    use std::io::Read as _;
+    let Ok(mut s) = std::net::TcpStream::connect(addr) else {
+        return 0;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+    let req = "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: application/openmetrics-text;version=1.0.0\r\nConnection: close\r\n\r\n";
+    if s.write_all(req.as_bytes()).is_err() {
+        return 0;
+    }
+    let mut body = Vec::new();
+    let _ = s.read_to_end(&mut body);
+    body.len()
+}
+
+/// `YYYY-MM-DDTHH:MM:SS+HHMM` as ms since the epoch.
+fn epoch_ms(ts: &str) -> Option<i64> {
+    let n = |a: usize, b: usize| ts.get(a..b)?.parse::<i64>().ok();
+    let (y, m, d) = (n(0, 4)?, n(5, 7)?, n(8, 10)?);
+    let secs = n(11, 13)? * 3600 + n(14, 16)? * 60 + n(17, 19)?;
+    let sign = if ts.get(19..20)? == "-" { -1 } else { 1 };
+    let off = sign * (n(20, 22)? * 3600 + n(22, 24)? * 60);
+    // days from the civil date (Howard Hinnant's algorithm)
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some((days * 86_400 + secs - off) * 1000)
+}
+
+/// (wall ms, interval s) of each CPU interval the recording holds.
+fn intervals(rec: &std::path::Path) -> Vec<(i64, f64)> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["export", "--panel", "cpu", "--format", "json"])
+        .arg(rec)
+        .output();
+    let Ok(out) = out else {
+        return Vec::new();
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).ok()?;
+            let ts = v.get("timestamp")?.as_str()?;
+            Some((epoch_ms(ts)?, v.get("interval_s")?.as_f64()?))
+        })
+        .collect()
 }
