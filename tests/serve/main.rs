@@ -1,21 +1,33 @@
 //! The /metrics server (src/serve) from outside: HTTP answers, promtool
 //! and the OpenMetrics reference parser on both encodings, a real
 //! Prometheus scraping it over plain HTTP and over TLS with basic auth,
-//! and a scrape flood beside a publisher.
+//! and a scrape flood beside a publisher; and the `strata` binary itself
+//! (fleet.rs) with two nodes and two cells over loopback sshd under load,
+//! a node that dies, and TLS with basic auth, into a real Prometheus.
 //!
 //! One test binary for the group (docs/tests.md says why). The tests that
 //! need Debian's `prometheus` (prometheus, promtool), `openssl` and
 //! `python3-prometheus-client` print SKIPPED without them, or fail when
 //! STRATA_REQUIRE_PROMETHEUS=1 (scripts/test sets it as root after
-//! installing them). Everything listens on loopback; every wait is
+//! installing them). The fleet tests also need sshd (else SKIPPED, or a
+//! failure with STRATA_REQUIRE_SSHD=1) and root for their loop device and
+//! network namespace. Everything listens on loopback; every wait is
 //! bounded; child processes are killed on drop.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "../common/mod.rs"]
+mod common;
+mod fleet;
 mod flood;
 mod http;
+#[allow(unsafe_code)]
+#[path = "../peer_tools/mod.rs"]
+mod peer_tools;
 mod prometheus;
 mod promtool;
+#[path = "../sshd/mod.rs"]
+mod sshd;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};

@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use strata::serve::start;
 
 /// A Prometheus child process, killed on drop.
-struct Prometheus {
+pub(crate) struct Prometheus {
     child: Child,
-    addr: SocketAddr,
+    pub(crate) addr: SocketAddr,
     _dir: tempfile::TempDir,
 }
 
@@ -25,7 +25,7 @@ impl Drop for Prometheus {
     }
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -34,7 +34,7 @@ fn free_port() -> u16 {
 }
 
 /// A GET to Prometheus's own (plain HTTP) API.
-fn api(addr: SocketAddr, path: &str) -> Option<serde_json::Value> {
+pub(crate) fn api(addr: SocketAddr, path: &str) -> Option<serde_json::Value> {
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
     s.write_all(
@@ -53,7 +53,7 @@ fn api(addr: SocketAddr, path: &str) -> Option<serde_json::Value> {
     serde_json::from_str(json).ok()
 }
 
-fn urlencode(q: &str) -> String {
+pub(crate) fn urlencode(q: &str) -> String {
     q.bytes()
         .map(|b| match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-' => (b as char).to_string(),
@@ -65,7 +65,7 @@ fn urlencode(q: &str) -> String {
 impl Prometheus {
     /// Starts Prometheus with `scrape_configs` (YAML, indented as the
     /// list under that key) and waits, bounded, until it is ready.
-    fn start(scrape_configs: &str) -> Prometheus {
+    pub(crate) fn start(scrape_configs: &str) -> Prometheus {
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("prometheus.yml");
         std::fs::write(
@@ -118,7 +118,7 @@ impl Prometheus {
     }
 
     /// The instant vector of `query`, as (labels, value) pairs.
-    fn query(&self, query: &str) -> Vec<(serde_json::Value, f64)> {
+    pub(crate) fn query(&self, query: &str) -> Vec<(serde_json::Value, f64)> {
         let Some(v) = api(
             self.addr,
             &format!("/api/v1/query?query={}", urlencode(query)),
@@ -143,7 +143,7 @@ impl Prometheus {
     }
 
     /// Polls `query` (bounded) until `ok` holds for its result.
-    fn wait_for(
+    pub(crate) fn wait_for(
         &self,
         query: &str,
         within: Duration,
@@ -178,7 +178,7 @@ fn ready(addr: SocketAddr) -> bool {
     raw.starts_with(b"HTTP/1.1 200")
 }
 
-fn job(name: &str, target: SocketAddr, extra: &str) -> String {
+pub(crate) fn job(name: &str, target: SocketAddr, extra: &str) -> String {
     format!("  - job_name: {name}\n{extra}    static_configs:\n      - targets: ['{target}']\n")
 }
 
@@ -216,7 +216,7 @@ impl Drop for Ticker {
     }
 }
 
-const WAIT: Duration = Duration::from_secs(20);
+pub(crate) const WAIT: Duration = Duration::from_secs(20);
 
 fn check_scraped(p: &Prometheus, job: &str) {
     let up = p.wait_for(&format!("up{{job=\"{job}\"}}"), WAIT, |r| {

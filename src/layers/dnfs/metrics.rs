@@ -2,6 +2,9 @@
 //! of gv$dnfs_stats and gv$dnfs_channels ([`super::model::DnfsTotals`]),
 //! per instance and per channel (server and path), so that `rate()` of
 //! them gives the panel's r/s, w/s and MB/s, and a channel's sends/s.
+//! The instance's label is `instance_name` (gv$instance's column), not
+//! `instance`: Prometheus owns that one (the scraped target) and renames a
+//! scraped `instance` to `exported_instance`.
 
 use super::model::{DnfsTick, InstTotals};
 use crate::layers::metric::{Family, Field, MetricType, Sink, count, put_fields};
@@ -17,7 +20,7 @@ const fn inst(
         help,
         unit,
         kind: MetricType::Counter,
-        labels: &["instance"],
+        labels: &["instance_name"],
         node_exporter: false,
         source,
     }
@@ -69,7 +72,7 @@ const fn chan(name: &'static str, help: &'static str, source: &'static str) -> F
         help,
         unit: "",
         kind: MetricType::Counter,
-        labels: &["instance", "server", "path"],
+        labels: &["instance_name", "server", "path"],
         node_exporter: false,
         source,
     }
