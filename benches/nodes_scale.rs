@@ -172,12 +172,106 @@ fn main() {
     }
     if only.is_none() {
         skew(plan.skew_secs.min(10), &keys, &nodes, &kh);
+        serve(&plan, &keys, &cells, &nodes[..plan.nodes], &kh);
     }
     let compression = negotiated(&nodes[0]);
     table(&runs, raw, &compression);
     stop.store(true, Ordering::Relaxed);
     let _ = cell_gen.join();
     let _ = node_gen.join();
+}
+
+/// `strata serve` of the cells and nodes, scraped once a second as
+/// Prometheus scrapes (OpenMetrics, gzip): the whole process's CPU and
+/// RSS over the steady window, and what a scrape took and weighed.
+fn serve(plan: &Plan, keys: &Keys, cells: &[Sshd], nodes: &[Sshd], kh: &Path) {
+    use std::io::Read as _;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
+    cmd.arg("serve")
+        .arg("--listen")
+        .arg(port.to_string())
+        .arg("--known-hosts")
+        .arg(kh)
+        .arg("--cell-identity")
+        .arg(&keys.client_key)
+        .arg("--node-identity")
+        .arg(&keys.client_key)
+        .args(["--interval", "1"])
+        .env("HOME", keys.dir.path())
+        .env_remove("SSH_AUTH_SOCK")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    for c in cells {
+        cmd.arg("--cell").arg(spec(keys, c));
+    }
+    for n in nodes {
+        cmd.arg("--node").arg(spec(keys, n));
+    }
+    let Ok(mut child) = cmd.spawn() else {
+        println!("serve: SKIPPED: strata did not start");
+        return;
+    };
+    let pid = child.id();
+    let scrape = || -> Option<(Duration, usize, usize)> {
+        let t = Instant::now();
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+        s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+        s.write_all(
+            b"GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: application/openmetrics-text;version=1.0.0\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n",
+        )
+        .ok()?;
+        let mut body = Vec::new();
+        s.read_to_end(&mut body).ok()?;
+        let took = t.elapsed();
+        let text = String::from_utf8_lossy(&body);
+        let series = text.lines().filter(|l| !l.starts_with('#')).count();
+        Some((took, body.len(), series))
+    };
+    let start = Instant::now();
+    let until = |secs: u64| start + Duration::from_secs(secs);
+    let mut samples = Vec::new();
+    let mut cpu0 = None;
+    let mut k = 0;
+    while Instant::now() < until(plan.warm_secs + plan.steady_secs) && k < 1000 {
+        k += 1;
+        std::thread::sleep(until(k).saturating_duration_since(Instant::now()));
+        if cpu0.is_none() && Instant::now() >= until(plan.warm_secs) {
+            cpu0 = cpu_ticks(pid).map(|c| (c, Instant::now()));
+        }
+        if let Some(s) = scrape()
+            && cpu0.is_some()
+        {
+            samples.push(s);
+        }
+    }
+    let cpu1 = cpu_ticks(pid);
+    let rss = scale::rss_kib(pid);
+    let _ = child.kill();
+    let _ = child.wait();
+    let cpu = match (cpu0, cpu1) {
+        (Some((a, t)), Some(b)) => format!("{:.2} %", (b - a) as f64 / t.elapsed().as_secs_f64()),
+        _ => "–".into(),
+    };
+    let mut took: Vec<Duration> = samples.iter().map(|s| s.0).collect();
+    took.sort();
+    let med = took.get(took.len() / 2).copied().unwrap_or_default();
+    let max = took.last().copied().unwrap_or_default();
+    let bytes = samples.iter().map(|s| s.1).max().unwrap_or(0);
+    println!(
+        "serve: {} cells, {} nodes, one scrape a second ({} in {} s, gzip): strata's CPU {cpu} (budget 3 %), RSS {} MiB; a scrape {:.1} ms median, {:.1} ms max, {} kB on the wire",
+        cells.len(),
+        nodes.len(),
+        samples.len(),
+        plan.steady_secs,
+        rss.map_or("–".into(), |r| format!("{:.1}", r as f64 / 1024.0)),
+        med.as_secs_f64() * 1e3,
+        max.as_secs_f64() * 1e3,
+        bytes / 1024
+    );
 }
 
 /// sshd at DEBUG1 (its config takes the first LogLevel), restarted.
