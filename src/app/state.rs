@@ -9,7 +9,6 @@ use super::list::{self, ListUi};
 use crate::config::Config;
 use crate::core::duration::Interval;
 use crate::core::host::{HostInfo, SelfUsage};
-use crate::layers::LayerId;
 use crate::layers::cache::model::{CacheCol, FileCol};
 use crate::layers::disks::model::Units;
 use crate::layers::disks::model::{DISK_COLS, DiskCol};
@@ -19,50 +18,54 @@ use crate::layers::host::HostLayers;
 use crate::layers::nfs::model::NFS_OP_COLS;
 use crate::layers::nfs::state::NFS_TABLE;
 use crate::layers::nics::state::{NIC_TABLE, WIRE_ENTITY};
+use crate::layers::{LayerId, TABS};
 use crate::link::HostStatus;
 use crate::link::target::{HostTarget, NodeTarget};
 use crate::store::{Budget, Window};
 use crate::theme::Theme;
 
-/// Top-level panels, in Tab order.
+/// Top-level panels, in Tab order: the overview, then a layer's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Panel {
     Overview,
-    Disks,
-    Cache,
-    Nfs,
-    Nics,
-    Cells,
-    Databases,
+    Layer(LayerId),
 }
 
 impl Panel {
-    pub const ALL: [Panel; 7] = [
-        Panel::Overview,
-        Panel::Disks,
-        Panel::Cache,
-        Panel::Nfs,
-        Panel::Nics,
-        Panel::Cells,
-        Panel::Databases,
-    ];
+    /// The overview, then the layers' tabs in the registry's order.
+    pub const ALL: [Panel; TABS.len() + 1] = {
+        let mut all = [Panel::Overview; TABS.len() + 1];
+        let mut i = 0;
+        while i < TABS.len() {
+            all[i + 1] = Panel::Layer(TABS[i]);
+            i += 1;
+        }
+        all
+    };
 
     /// The layer a tab shows; the overview is every layer's.
     pub fn layer(self) -> Option<LayerId> {
         match self {
             Panel::Overview => None,
-            Panel::Disks => Some(LayerId::Disks),
-            Panel::Cache => Some(LayerId::Cache),
-            Panel::Nfs => Some(LayerId::Nfs),
-            Panel::Nics => Some(LayerId::Nics),
-            Panel::Cells => Some(LayerId::Cells),
-            Panel::Databases => Some(LayerId::Dnfs),
+            Panel::Layer(id) => Some(id),
         }
     }
 
     pub fn title(self) -> &'static str {
         self.layer().map_or("Overview", |l| l.def().title)
     }
+}
+
+/// The tabs by the names they had as variants, for code that means one
+/// tab (`goto(Panel::Nics)`).
+#[allow(non_upper_case_globals)]
+impl Panel {
+    pub const Disks: Panel = Panel::Layer(LayerId::Disks);
+    pub const Cache: Panel = Panel::Layer(LayerId::Cache);
+    pub const Nfs: Panel = Panel::Layer(LayerId::Nfs);
+    pub const Nics: Panel = Panel::Layer(LayerId::Nics);
+    pub const Cells: Panel = Panel::Layer(LayerId::Cells);
+    pub const Databases: Panel = Panel::Layer(LayerId::Dnfs);
 }
 
 /// One level of the drill-down.
@@ -900,7 +903,8 @@ impl App {
             | View::Disk(_)
             | View::CellDisk(..)
             | View::CacheFile(_)
-            | View::Nic(_) => None,
+            | View::Nic(_)
+            | View::Panel(Panel::Layer(_)) => None,
         }
     }
 
@@ -1005,7 +1009,7 @@ impl App {
                 let i = (self.ui.cluster_selected as isize).saturating_add(delta);
                 self.ui.cluster_selected = i.clamp(0, last) as usize;
             }
-            View::Panel(Panel::Overview) | View::CacheFile(_) => {}
+            View::Panel(Panel::Overview | Panel::Layer(_)) | View::CacheFile(_) => {}
         }
     }
 
@@ -1089,6 +1093,7 @@ impl App {
                     });
                 }
             }
+            View::Panel(Panel::Layer(_)) => {}
         }
     }
 }

@@ -142,6 +142,8 @@ pub fn draw(f: &mut Frame, app: &App) -> Drawn {
             );
             none
         }
+        // a layer without a tab
+        View::Panel(Panel::Layer(_)) => none,
     };
     draw_footer(f, app, footer);
     markers::draw(f, app, area);
