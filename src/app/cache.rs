@@ -1,8 +1,13 @@
 //! The page cache layer of the app: the host's figures and the residency
 //! of the files the user watches.
 
-use super::state::App;
+use super::cluster::CacheNodes;
+use super::list::ListUi;
+use super::state::{App, View};
+use super::views::LayerView;
+use crate::layers::LayerId;
 use crate::layers::cache::model::{CacheCol, FILE_COLS, FileRow};
+use crate::layers::cache::state::HOST_ENTITY;
 
 /// The file table's figure columns: the counts, not the per-interval
 /// changes (those go to JSON and CSV).
@@ -56,5 +61,73 @@ impl App {
             .files
             .iter()
             .find(|r| r.path == path)
+    }
+
+    /// The watched files' paths as their table lists them.
+    fn cache_paths(&self) -> Vec<String> {
+        self.cache_files().iter().map(|r| r.path.clone()).collect()
+    }
+}
+
+/// The page cache panel (the watched files; the cluster's, a row per
+/// node) and one file's view ([`View::CacheFile`]).
+pub(super) struct CacheView;
+
+impl LayerView for CacheView {
+    fn id(&self) -> LayerId {
+        LayerId::Cache
+    }
+    fn owns(&self, view: &View) -> bool {
+        matches!(view, View::CacheFile(_))
+    }
+    fn sorted<'a>(&self, app: &'a mut App) -> Option<(&'a mut ListUi, usize)> {
+        match app.view() {
+            View::Panel(_) if app.shows_cluster() => {
+                Some((&mut app.ui.cache_nodes, CACHE_NODE_TABLE.len()))
+            }
+            View::Panel(_) => Some((&mut app.ui.cache_files, FILE_TABLE)),
+            _ => None,
+        }
+    }
+    fn step(&self, app: &mut App, delta: isize) {
+        match app.view() {
+            View::Panel(_) if app.shows_cluster() => app.step::<CacheNodes>(delta),
+            View::Panel(_) => {
+                let paths = app.cache_paths();
+                app.ui.cache_files.step(&paths, delta);
+            }
+            _ => {}
+        }
+    }
+    fn enter(&self, app: &mut App) {
+        match app.view() {
+            // a node of the cluster's cache → that node's cache panel
+            View::Panel(_) if app.shows_cluster() => {
+                app.enter::<CacheNodes>();
+            }
+            View::Panel(_) => {
+                let mut paths = app.cache_paths();
+                if let Some(at) = app.ui.cache_files.enter(&paths) {
+                    app.ui.stack.push(View::CacheFile(paths.swap_remove(at)));
+                }
+            }
+            _ => {}
+        }
+    }
+    fn popped(&self, app: &mut App, view: View, _top: bool) {
+        if let View::CacheFile(path) = view {
+            app.ui.cache_files.selected = Some(path);
+        }
+    }
+    fn carry(&self, app: &mut App, from: Option<usize>, to: Option<usize>) -> bool {
+        app.carry::<CacheNodes>(from, to);
+        true
+    }
+    fn keep(&self, app: &mut App) {
+        let mut cache = vec![HOST_ENTITY.to_string()];
+        if let Some(View::CacheFile(path)) = app.ui.stack.last() {
+            cache.push(path.clone());
+        }
+        app.host_mut().cache.keep(cache.iter().map(String::as_str));
     }
 }

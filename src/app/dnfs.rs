@@ -6,7 +6,10 @@
 //! Entry points for the loop: [`Dnfs::ingest`] with each [`DbEvent`] of
 //! `layers::dnfs::source::run_db`; the screen reads [`Dnfs`] and [`DnfsUi`].
 
+use super::state::App;
+use super::views::LayerView;
 use crate::core::duration::Interval;
+use crate::layers::LayerId;
 use crate::layers::dnfs::dnfs_sample::DnfsInstances;
 use crate::layers::dnfs::error::DbError;
 use crate::layers::dnfs::model::{DNFS_COLS, DnfsBaseline, DnfsTick, Figures};
@@ -356,13 +359,31 @@ impl super::App {
 
     /// Esc in the database panel climbs its drill-down first; true when it
     /// did.
-    pub(super) fn dnfs_back(&mut self) -> bool {
-        let here = matches!(self.view(), super::View::Panel(super::Panel::Databases));
-        if here && self.ui.dnfs.depth() > 0 {
+    fn dnfs_back(&mut self) -> bool {
+        if self.ui.dnfs.depth() > 0 {
             self.ui.dnfs.up();
             return true;
         }
         false
+    }
+}
+
+/// The database panel, whose drill-down is its own (database →
+/// instance → server → channel), not the app's stack.
+pub(super) struct DnfsView;
+
+impl LayerView for DnfsView {
+    fn id(&self) -> LayerId {
+        LayerId::Dnfs
+    }
+    fn step(&self, app: &mut App, delta: isize) {
+        app.ui.dnfs.move_by(&app.dnfs, delta);
+    }
+    fn enter(&self, app: &mut App) {
+        app.ui.dnfs.enter(&app.dnfs);
+    }
+    fn back(&self, app: &mut App) -> bool {
+        app.dnfs_back()
     }
 }
 

@@ -1,13 +1,18 @@
 //! The kernel NFS client layer of the app: mounts as nfsiostat sees them.
 
-use super::state::App;
+use super::cluster::Nfs;
+use super::list::ListUi;
+use super::state::{App, View};
+use super::views::LayerView;
+use crate::layers::LayerId;
 use crate::layers::nfs::model::NFS_OP_COLS;
+use crate::layers::nfs::state::NFS_TABLE;
 use crate::layers::nfs::tick::{NfsOpRow, NfsRow};
 
 impl App {
     /// The mounts shown, filtered and sorted as the user asked.
     pub fn nfs_rows(&self) -> Vec<&NfsRow> {
-        self.rows_in::<super::cluster::Nfs>(self.host())
+        self.rows_in::<Nfs>(self.host())
     }
 
     pub fn nfs_row(&self, key: &str) -> Option<&NfsRow> {
@@ -30,5 +35,56 @@ impl App {
 
     pub fn nfs_op_names(&self, key: &str) -> Vec<String> {
         self.nfs_ops(key).iter().map(|o| o.name.clone()).collect()
+    }
+}
+
+/// The NFS panel and one mount's view ([`View::Nfs`]): its operations.
+pub(super) struct NfsView;
+
+impl LayerView for NfsView {
+    fn id(&self) -> LayerId {
+        LayerId::Nfs
+    }
+    fn owns(&self, view: &View) -> bool {
+        matches!(view, View::Nfs(_))
+    }
+    fn sorted<'a>(&self, app: &'a mut App) -> Option<(&'a mut ListUi, usize)> {
+        match app.view() {
+            View::Panel(_) => Some((&mut app.ui.nfs, NFS_TABLE.len())),
+            _ => Some((&mut app.ui.nfs_ops, NFS_OP_COLS.len())),
+        }
+    }
+    fn step(&self, app: &mut App, delta: isize) {
+        match app.view().clone() {
+            View::Nfs(key) => {
+                let names = app.nfs_op_names(&key);
+                app.ui.nfs_ops.step(&names, delta);
+            }
+            _ => app.step::<Nfs>(delta),
+        }
+    }
+    fn enter(&self, app: &mut App) {
+        // in the cluster's table, a row opens on its own node
+        if let View::Panel(_) = app.view()
+            && let Some(key) = app.enter::<Nfs>()
+        {
+            app.ui.nfs_ops.selected = None;
+            app.ui.stack.push(View::Nfs(key));
+        }
+    }
+    fn popped(&self, app: &mut App, view: View, _top: bool) {
+        if let View::Nfs(key) = view {
+            app.ui.nfs.selected = Some(key);
+        }
+    }
+    fn carry(&self, app: &mut App, from: Option<usize>, to: Option<usize>) -> bool {
+        app.carry::<Nfs>(from, to);
+        true
+    }
+    fn keep(&self, app: &mut App) {
+        if let Some(View::Nfs(key)) = app.ui.stack.last() {
+            let key = key.clone();
+            app.host_mut().nfs.keep([key.as_str()]);
+        }
     }
 }

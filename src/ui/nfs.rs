@@ -5,6 +5,9 @@ use super::panel_block;
 use super::table::{self, Col, Item, LayerPanel, Table, TableRow};
 use super::widgets::Series;
 use crate::app::App;
+use crate::app::View;
+use crate::layers::LayerId;
+
 use crate::app::cluster::Nfs;
 use crate::app::list::Drawn;
 use crate::layers::disks::model::ColKind;
@@ -243,4 +246,33 @@ pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
         false,
     );
     Table::new(cols, 1, &app.ui.nfs_ops).draw(f, table_area, t, &items)
+}
+
+/// The NFS panel and one mount's view.
+pub(super) struct NfsScreen;
+
+impl super::LayerScreen for NfsScreen {
+    fn id(&self) -> LayerId {
+        LayerId::Nfs
+    }
+    fn draw(&self, f: &mut Frame, app: &App, area: Rect, view: &View) -> Drawn {
+        match view {
+            // one of a node's mounts while the node is gone or silent
+            View::Nfs(key) if super::node_detail_not_current(f, app, area, key) => Drawn::default(),
+            View::Nfs(key) => draw_mount(f, app, area, key),
+            _ => draw(f, app, area),
+        }
+    }
+    fn crumb(&self, app: &App, view: &View) -> String {
+        let View::Nfs(key) = view else {
+            return String::new();
+        };
+        app.nfs_row(key).map_or(key.clone(), |r| r.export.clone())
+    }
+    fn footer(&self, _: &App, view: &View) -> Option<&'static [(&'static str, &'static str)]> {
+        match view {
+            View::Nfs(_) => Some(&[("s/S", "sort operations"), ("Esc", "back"), ("p", "pause")]),
+            _ => None,
+        }
+    }
 }

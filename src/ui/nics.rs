@@ -7,6 +7,9 @@ use super::table::{self, Col, Item, LayerPanel, Table, TableRow};
 use super::widgets::Series;
 use super::{level_style, panel_block};
 use crate::app::App;
+use crate::app::View;
+use crate::layers::LayerId;
+
 use crate::app::cluster::Nics;
 use crate::app::list::{Drawn, ListUi};
 use crate::format;
@@ -447,5 +450,39 @@ fn draw_bond(f: &mut Frame, app: &App, area: Rect, b: &BondRow) -> Drawn {
     Drawn {
         page_rows: None,
         ..Table::new(cols, 1, &list).draw(f, table_area, t, &items)
+    }
+}
+
+/// The NIC panel and one interface's view.
+pub(super) struct NicsScreen;
+
+impl super::LayerScreen for NicsScreen {
+    fn id(&self) -> LayerId {
+        LayerId::Nics
+    }
+    fn draw(&self, f: &mut Frame, app: &App, area: Rect, view: &View) -> Drawn {
+        match view {
+            // one of a node's interfaces while the node is gone or silent
+            View::Nic(name) if super::node_detail_not_current(f, app, area, name) => {
+                Drawn::default()
+            }
+            View::Nic(name) => draw_nic(f, app, area, name),
+            _ => draw(f, app, area),
+        }
+    }
+    fn crumb(&self, _: &App, view: &View) -> String {
+        match view {
+            View::Nic(name) => name.clone(),
+            _ => String::new(),
+        }
+    }
+    fn footer(&self, app: &App, view: &View) -> Option<&'static [(&'static str, &'static str)]> {
+        match view {
+            View::Nic(name) if app.bond(name).is_some() => {
+                Some(&[("Enter", "slave"), ("Esc", "back"), ("p", "pause")])
+            }
+            View::Nic(_) => Some(&[("Esc", "back"), ("p", "pause"), ("c", "theme")]),
+            _ => None,
+        }
     }
 }
