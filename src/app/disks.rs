@@ -6,8 +6,8 @@ use super::list::{self, ListUi};
 use super::state::{App, View};
 use super::views::LayerView;
 use crate::layers::LayerId;
+use crate::layers::col::Units;
 use crate::layers::disks::model::DISK_COLS;
-use crate::layers::disks::model::Units;
 use crate::layers::disks::state::TOTAL_ENTITY;
 use crate::layers::disks::tick::{DiskRow, DiskTick};
 

@@ -12,7 +12,7 @@ use crate::app::disks::parts_in;
 use crate::app::list::ListUi;
 use crate::format;
 use crate::layers::cells::cell_metrics::{CELL_DISK_COLS, CellDiskRow};
-use crate::layers::disks::model::Units;
+use crate::layers::col::Units;
 use crate::layers::disks::model::{DISK_COLS, DiskCol};
 use crate::layers::disks::state::{DISK_HISTORY, history_index};
 use crate::layers::disks::tick::{DiskRow, DiskTick};

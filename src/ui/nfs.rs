@@ -10,7 +10,7 @@ use crate::layers::LayerId;
 
 use crate::app::cluster::Nfs;
 use crate::app::list::Drawn;
-use crate::layers::disks::model::ColKind;
+use crate::layers::col::ColKind;
 use crate::layers::nfs::model::{NFS_OP_COLS, NfsColKind, NfsOpCol};
 use crate::layers::nfs::state::{NFS_TABLE, NfsFig, nfs_figure};
 use crate::layers::nfs::tick::{NfsOpRow, NfsRow, mount_label};

@@ -13,7 +13,7 @@ use crate::layers::LayerId;
 use crate::app::cluster::Nics;
 use crate::app::list::{Drawn, ListUi};
 use crate::format;
-use crate::layers::disks::model::ColKind;
+use crate::layers::col::ColKind;
 use crate::layers::host::HostLayers;
 use crate::layers::nics::bond::{BondRow, SlaveRow};
 use crate::layers::nics::model::{NIC_COLS, NicCol, NicColKind};
