@@ -1,13 +1,16 @@
 //! The page cache layer of the app: the host's figures and the residency
 //! of the files the user watches.
 
-use super::cluster::CacheNodes;
+use super::cluster::{CacheNodes, Listed, kept_in};
 use super::list::ListUi;
-use super::state::{App, View};
+use super::state::{App, UiState, View};
 use super::views::LayerView;
 use crate::layers::LayerId;
-use crate::layers::cache::model::{CacheCol, FILE_COLS, FileRow};
+use crate::layers::cache::model::FileCol;
+use crate::layers::cache::model::{CacheCol, CacheTick, FILE_COLS, FileRow};
 use crate::layers::cache::state::HOST_ENTITY;
+use crate::layers::host::HostLayers;
+use crate::layers::layer::Layer;
 
 /// The file table's figure columns: the counts, not the per-interval
 /// changes (those go to JSON and CSV).
@@ -69,6 +72,28 @@ impl App {
     }
 }
 
+/// A node's row is its figures: only its node's label can match a filter,
+/// and its node is what it is selected by.
+impl Listed for CacheNodes {
+    type Row = CacheTick;
+    kept_in!(cache_nodes, cache: CacheTick);
+    fn rows<'a>(_: &App, tick: &'a CacheTick) -> Vec<&'a CacheTick> {
+        vec![tick]
+    }
+    fn matches(_: &CacheTick, _: &str) -> bool {
+        false
+    }
+    fn name(_: &CacheTick) -> &str {
+        ""
+    }
+    fn key(_: &CacheTick) -> &str {
+        ""
+    }
+    fn value(t: &CacheTick, col: usize) -> Option<f64> {
+        t.figures.get(*CACHE_NODE_TABLE.get(col)?)
+    }
+}
+
 /// The page cache panel (the watched files; the cluster's, a row per
 /// node) and one file's view ([`View::CacheFile`]).
 pub(super) struct CacheView;
@@ -122,6 +147,16 @@ impl LayerView for CacheView {
     fn carry(&self, app: &mut App, from: Option<usize>, to: Option<usize>) -> bool {
         app.carry::<CacheNodes>(from, to);
         true
+    }
+    fn open(&self, ui: &mut UiState) {
+        ui.cache_files = ListUi::sorted_by(FileCol::Res as usize);
+        // the node writing most back first
+        ui.cache_nodes = ListUi::sorted_by(
+            CACHE_NODE_TABLE
+                .iter()
+                .position(|c| *c == CacheCol::Dirty)
+                .unwrap_or(0),
+        );
     }
     fn keep(&self, app: &mut App) {
         let mut cache = vec![HOST_ENTITY.to_string()];

@@ -1,15 +1,18 @@
 //! The disks layer of the app: iostat's devices, a device's parts, and
 //! the view of its panel.
 
-use super::cluster::Disks;
+use super::cluster::{Disks, Listed, kept_in};
 use super::list::{self, ListUi};
-use super::state::{App, View};
+use super::state::{App, UiState, View};
 use super::views::LayerView;
 use crate::layers::LayerId;
 use crate::layers::col::Units;
 use crate::layers::disks::model::DISK_COLS;
+use crate::layers::disks::model::DiskCol;
 use crate::layers::disks::state::TOTAL_ENTITY;
 use crate::layers::disks::tick::{DiskRow, DiskTick};
+use crate::layers::host::HostLayers;
+use crate::layers::layer::Layer;
 
 /// The parts of a device shown under its charts: partitions, or the
 /// devices under a dm/md device.
@@ -90,6 +93,28 @@ impl App {
     }
 }
 
+/// The disks table: iostat's devices as `P` and `A` let them through.
+impl Listed for Disks {
+    type Row = DiskRow;
+    kept_in!(disks, disks: DiskTick);
+    fn rows<'a>(app: &App, tick: &'a DiskTick) -> Vec<&'a DiskRow> {
+        let (parts, all) = (app.ui.show_partitions, app.ui.show_all_devices);
+        tick.rows.iter().filter(|r| r.shown(parts, all)).collect()
+    }
+    fn matches(r: &DiskRow, filter: &str) -> bool {
+        r.name.to_lowercase().contains(filter) || r.display_name().to_lowercase().contains(filter)
+    }
+    fn name(r: &DiskRow) -> &str {
+        r.display_name()
+    }
+    fn key(r: &DiskRow) -> &str {
+        &r.name
+    }
+    fn value(r: &DiskRow, col: usize) -> Option<f64> {
+        r.rates?.get(DISK_COLS.get(col)?.col)
+    }
+}
+
 /// The disks panel and one device's view ([`View::Disk`]).
 pub(super) struct DisksView;
 
@@ -134,6 +159,9 @@ impl LayerView for DisksView {
     fn carry(&self, app: &mut App, from: Option<usize>, to: Option<usize>) -> bool {
         app.carry::<Disks>(from, to);
         true
+    }
+    fn open(&self, ui: &mut UiState) {
+        ui.disks = ListUi::sorted_by(DiskCol::Util as usize);
     }
     fn keep(&self, app: &mut App) {
         let mut names = vec![TOTAL_ENTITY.to_string()];

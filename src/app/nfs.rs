@@ -1,13 +1,15 @@
 //! The kernel NFS client layer of the app: mounts as nfsiostat sees them.
 
-use super::cluster::Nfs;
+use super::cluster::{Listed, Nfs, kept_in};
 use super::list::ListUi;
-use super::state::{App, View};
+use super::state::{App, UiState, View};
 use super::views::LayerView;
 use crate::layers::LayerId;
+use crate::layers::host::HostLayers;
+use crate::layers::layer::Layer;
 use crate::layers::nfs::model::NFS_OP_COLS;
-use crate::layers::nfs::state::NFS_TABLE;
-use crate::layers::nfs::tick::{NfsOpRow, NfsRow};
+use crate::layers::nfs::state::{NFS_TABLE, nfs_figure};
+use crate::layers::nfs::tick::{NfsOpRow, NfsRow, NfsTick};
 
 impl App {
     /// The mounts shown, filtered and sorted as the user asked.
@@ -35,6 +37,30 @@ impl App {
 
     pub fn nfs_op_names(&self, key: &str) -> Vec<String> {
         self.nfs_ops(key).iter().map(|o| o.name.clone()).collect()
+    }
+}
+
+/// The kernel NFS table: the mounts.
+impl Listed for Nfs {
+    type Row = NfsRow;
+    kept_in!(nfs, nfs: NfsTick);
+    fn rows<'a>(_: &App, tick: &'a NfsTick) -> Vec<&'a NfsRow> {
+        tick.rows.iter().collect()
+    }
+    fn matches(r: &NfsRow, filter: &str) -> bool {
+        r.export.to_lowercase().contains(filter)
+            || r.mount_points
+                .iter()
+                .any(|m| m.to_lowercase().contains(filter))
+    }
+    fn name(r: &NfsRow) -> &str {
+        &r.export
+    }
+    fn key(r: &NfsRow) -> &str {
+        &r.key
+    }
+    fn value(r: &NfsRow, col: usize) -> Option<f64> {
+        nfs_figure(r, NFS_TABLE.get(col)?.0)
     }
 }
 
@@ -80,6 +106,9 @@ impl LayerView for NfsView {
     fn carry(&self, app: &mut App, from: Option<usize>, to: Option<usize>) -> bool {
         app.carry::<Nfs>(from, to);
         true
+    }
+    fn open(&self, ui: &mut UiState) {
+        ui.nfs = ListUi::sorted_by(0);
     }
     fn keep(&self, app: &mut App) {
         if let Some(View::Nfs(key)) = app.ui.stack.last() {

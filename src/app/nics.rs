@@ -1,15 +1,16 @@
 //! The NIC layer of the app: interfaces with nicstat's figures, the wire
 //! total and the bonds.
 
-use super::cluster::Nics;
+use super::cluster::{Listed, Nics, kept_in};
 use super::list::ListUi;
-use super::state::{App, View};
+use super::state::{App, UiState, View};
 use super::views::LayerView;
 use crate::layers::LayerId;
 use crate::layers::host::HostLayers;
+use crate::layers::layer::Layer;
 use crate::layers::nics::bond::BondRow;
-use crate::layers::nics::state::{NIC_TABLE, WIRE_ENTITY};
-use crate::layers::nics::tick::NicRow;
+use crate::layers::nics::state::{NIC_TABLE, WIRE_ENTITY, nic_figure, nic_listed};
+use crate::layers::nics::tick::{NicRow, NicTick};
 
 impl App {
     /// The interfaces shown, filtered and sorted as the user asked.
@@ -53,6 +54,28 @@ impl HostLayers {
     /// The bond `name` of this host, if it is one.
     pub fn bond(&self, name: &str) -> Option<&BondRow> {
         self.nics.tick()?.bonds().iter().find(|b| b.name() == name)
+    }
+}
+
+/// The NIC table: the interfaces `a` lets through.
+impl Listed for Nics {
+    type Row = NicRow;
+    kept_in!(nics, nics: NicTick);
+    fn rows<'a>(app: &App, tick: &'a NicTick) -> Vec<&'a NicRow> {
+        let all = app.ui.show_all_nics;
+        tick.rows.iter().filter(|r| nic_listed(r, all)).collect()
+    }
+    fn matches(r: &NicRow, filter: &str) -> bool {
+        r.name.to_lowercase().contains(filter)
+    }
+    fn name(r: &NicRow) -> &str {
+        &r.name
+    }
+    fn key(r: &NicRow) -> &str {
+        &r.name
+    }
+    fn value(r: &NicRow, col: usize) -> Option<f64> {
+        nic_figure(r.rates.as_ref(), *NIC_TABLE.get(col)?)
     }
 }
 
@@ -118,6 +141,13 @@ impl LayerView for NicsView {
     }
     fn carry(&self, app: &mut App, from: Option<usize>, to: Option<usize>) -> bool {
         app.carry::<Nics>(from, to);
+        true
+    }
+    fn open(&self, ui: &mut UiState) {
+        ui.nics = ListUi::sorted_by(0);
+    }
+    fn toggle_all(&self, app: &mut App) -> bool {
+        app.ui.show_all_nics = !app.ui.show_all_nics;
         true
     }
     fn keep(&self, app: &mut App) {

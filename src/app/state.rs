@@ -1,7 +1,6 @@
 //! What the screen shows and how the user has arranged it.
 
 use super::action::Action;
-use super::cache::CACHE_NODE_TABLE;
 use super::cells::Cells;
 use super::host::NodeState;
 use super::list::ListUi;
@@ -9,9 +8,7 @@ use super::views;
 use crate::config::Config;
 use crate::core::duration::Interval;
 use crate::core::host::{HostInfo, SelfUsage};
-use crate::layers::cache::model::{CacheCol, FileCol};
 use crate::layers::col::Units;
-use crate::layers::disks::model::DiskCol;
 use crate::layers::host::HostLayers;
 use crate::layers::{LayerId, TABS};
 use crate::link::HostStatus;
@@ -196,22 +193,17 @@ impl App {
             forget_cs: (config.history_secs as f64 * 100.0)
                 .max(ticks as f64 * interval.secs() * 100.0) as u64,
         };
-        let ui = UiState {
+        let mut ui = UiState {
             stack: vec![View::Panel(Panel::Overview)],
             node: None,
             cluster_selected: 0,
-            disks: ListUi::sorted_by(DiskCol::Util as usize),
-            nfs: ListUi::sorted_by(0),
+            // each layer's view sorts its tables as they first open
+            disks: ListUi::default(),
+            nfs: ListUi::default(),
             nfs_ops: ListUi::default(),
-            cache_files: ListUi::sorted_by(FileCol::Res as usize),
-            // the node writing most back first
-            cache_nodes: ListUi::sorted_by(
-                CACHE_NODE_TABLE
-                    .iter()
-                    .position(|c| *c == CacheCol::Dirty)
-                    .unwrap_or(0),
-            ),
-            nics: ListUi::sorted_by(0),
+            cache_files: ListUi::default(),
+            cache_nodes: ListUi::default(),
+            nics: ListUi::default(),
             cells: ListUi::default(),
             cell_disks: ListUi::default(),
             dnfs: Default::default(),
@@ -232,6 +224,9 @@ impl App {
             prompt: None,
             marker_list: None,
         };
+        for v in views::all() {
+            v.open(&mut ui);
+        }
         App {
             notice: capped,
             host,
@@ -368,7 +363,7 @@ impl App {
     /// to the next one's; false for a panel that has no cluster table.
     fn carry_selection(&mut self, from: Option<usize>, to: Option<usize>) -> bool {
         match self.panel().layer() {
-            Some(id) => views::of(id).carry(self, from, to),
+            Some(id) => views::of(id).is_some_and(|v| v.carry(self, from, to)),
             None => false,
         }
     }
@@ -448,7 +443,7 @@ impl App {
     /// Back out of a drill-down (or a dNFS view's own level), or clear the
     /// filter at the top.
     fn go_back(&mut self) {
-        if let Some(v) = self.view().layer().map(views::of)
+        if let Some(v) = self.view().layer().and_then(views::of)
             && v.back(self)
         {
             return;
@@ -457,7 +452,7 @@ impl App {
             // back in the table, the entity drilled into stays selected
             let top = self.ui.stack.len() == 2;
             if let Some(view) = self.ui.stack.pop()
-                && let Some(v) = view.layer().map(views::of)
+                && let Some(v) = view.layer().and_then(views::of)
             {
                 v.popped(self, view, top);
             }
@@ -574,10 +569,12 @@ impl App {
                 self.ui.filter.clear();
             }
             Action::TogglePartitions => self.ui.show_partitions = !self.ui.show_partitions,
-            Action::ToggleAllDevices => match self.panel() {
-                Panel::Nics => self.ui.show_all_nics = !self.ui.show_all_nics,
-                _ => self.ui.show_all_devices = !self.ui.show_all_devices,
-            },
+            Action::ToggleAllDevices => {
+                let view = self.panel().layer().and_then(views::of);
+                if !view.is_some_and(|v| v.toggle_all(self)) {
+                    self.ui.show_all_devices = !self.ui.show_all_devices;
+                }
+            }
             Action::CycleGroup => self.cycle_cell_group(),
             Action::CycleNode => self.cycle_node(),
             Action::ToggleUnits => {
@@ -736,12 +733,12 @@ impl App {
     /// The table the sort keys act on in the current view, and its
     /// number of figure columns.
     fn sorted_list(&mut self) -> Option<(&mut ListUi, usize)> {
-        views::of(self.view().layer()?).sorted(self)
+        views::of(self.view().layer()?)?.sorted(self)
     }
 
     /// The table h/l scroll sideways in the current view.
     fn scrolled_list(&mut self) -> Option<&mut ListUi> {
-        views::of(self.view().layer()?).scrolled(self)
+        views::of(self.view().layer()?)?.scrolled(self)
     }
 
     /// The moving keys scroll the help overlay, any other closes it;
@@ -799,7 +796,11 @@ impl App {
 
     fn move_selection(&mut self, delta: isize) {
         match self.view().layer() {
-            Some(id) => views::of(id).step(self, delta),
+            Some(id) => {
+                if let Some(v) = views::of(id) {
+                    v.step(self, delta);
+                }
+            }
             None if self.shows_cluster() => {
                 let last = self.nodes.len().saturating_sub(1) as isize;
                 let i = (self.ui.cluster_selected as isize).saturating_add(delta);
@@ -816,7 +817,11 @@ impl App {
 
     fn drill_down(&mut self) {
         match self.view().layer() {
-            Some(id) => views::of(id).enter(self),
+            Some(id) => {
+                if let Some(v) = views::of(id) {
+                    v.enter(self);
+                }
+            }
             // cluster → node: its own overview
             None if self.shows_cluster() => {
                 self.ui.node = Some(self.ui.cluster_selected.min(self.nodes.len() - 1));

@@ -5,8 +5,8 @@
 //! the app finds it by [`LayerId`] in [`VIEWS`], not by a match.
 
 use super::list::ListUi;
-use super::state::{App, Panel, View};
-use crate::layers::LayerId;
+use super::state::{App, Panel, UiState, View};
+use crate::layers::{LayerId, TABS};
 
 /// What the app does on a layer's panel and its drill-down views. Each
 /// method acts on the app's current view, which is the layer's.
@@ -46,34 +46,31 @@ pub(crate) trait LayerView: Sync {
     /// While paused: the series the current view draws are kept out of
     /// the live history, so they stop eroding.
     fn keep(&self, _app: &mut App) {}
-}
-
-/// A layer without a panel of its own (yet).
-struct NoPanel(LayerId);
-
-impl LayerView for NoPanel {
-    fn id(&self) -> LayerId {
-        self.0
+    /// The layer's tables as they first open (their sort).
+    fn open(&self, _ui: &mut UiState) {}
+    /// `a` on the layer's panel, where it is the layer's own: true when it
+    /// was (else it shows every device).
+    fn toggle_all(&self, _app: &mut App) -> bool {
+        false
     }
 }
 
-/// Every layer's view, in [`LayerId`] order.
-const VIEWS: [&dyn LayerView; LayerId::ALL.len()] = [
+/// The view of each layer that has a panel ([`crate::layers::TABS`]).
+const VIEWS: [&dyn LayerView; TABS.len()] = [
     &super::disks::DisksView,
     &super::nfs::NfsView,
     &super::cache::CacheView,
     &super::nics::NicsView,
-    &NoPanel(LayerId::Cpu),
     &super::cells::CellsView,
     &super::dnfs::DnfsView,
 ];
 
-/// The view of layer `id`.
-pub(crate) fn of(id: LayerId) -> &'static dyn LayerView {
-    VIEWS[id as usize]
+/// The view of layer `id`; `None` for a layer without a panel.
+pub(crate) fn of(id: LayerId) -> Option<&'static dyn LayerView> {
+    all().find(|v| v.id() == id)
 }
 
-/// Every layer's view, in [`LayerId`] order.
+/// Every layer's view.
 pub(crate) fn all() -> impl Iterator<Item = &'static dyn LayerView> {
     VIEWS.iter().copied()
 }
@@ -105,9 +102,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_views_are_in_layer_order() {
-        for (i, id) in LayerId::ALL.iter().enumerate() {
-            assert_eq!(VIEWS[i].id(), *id);
+    fn every_tab_has_one_view() {
+        for id in TABS {
+            assert_eq!(all().filter(|v| v.id() == id).count(), 1, "{id:?}");
         }
     }
 }

@@ -1,18 +1,17 @@
 //! The page cache panel: the host's cache figures with history, and the
 //! residency of the watched files as fincore shows it; one file's detail.
 
-use super::nfs::source_framed;
 use super::panel_block;
+use super::source_framed;
 use super::table::{self, Col, Item, Table, TableRow};
 use super::widgets::Series;
 use crate::app::App;
 use crate::app::View;
-use crate::layers::LayerId;
-
 use crate::app::cache::{CACHE_NODE_TABLE, FILE_TABLE, file_figure};
 use crate::app::cluster::CacheNodes;
 use crate::app::list::Drawn;
 use crate::format;
+use crate::layers::LayerId;
 use crate::layers::cache::fincore::{self, FincoreStatus};
 use crate::layers::cache::model::{
     CacheCol, CacheFigures, CacheKind, CacheTick, FILE_COLS, FileCol, FileKind, FileRow,

@@ -6,12 +6,11 @@ use super::table::{self, Col, TableRow};
 use super::widgets::Series;
 use crate::app::App;
 use crate::app::View;
-use crate::layers::LayerId;
-
 use crate::app::cells::{CELL_TABLE, CellView, DISK_GROUP, FLASH_GROUP, group_figure};
 use crate::app::link::LinkState;
 use crate::app::list::Drawn;
 use crate::format;
+use crate::layers::LayerId;
 use crate::layers::cells::cell_metrics::{
     CellDiskCol, CellDiskRow, CellSummary, FlashCacheCol, Media,
 };

@@ -4,11 +4,10 @@ use super::table::{self, Col, Table, TableRow};
 use super::{level_style, panel_block};
 use crate::app::App;
 use crate::app::View;
-use crate::layers::LayerId;
-
 use crate::app::cluster::Disks;
 use crate::app::disks::disk_sort_label;
 use crate::app::list::Drawn;
+use crate::layers::LayerId;
 use crate::layers::col::{ColKind, Units};
 use crate::layers::disks::model::{DISK_COLS, DiskCol};
 use crate::layers::disks::tick::DiskRow;
@@ -49,7 +48,7 @@ fn disks_block(app: &App, shown: usize, total: usize) -> Block<'_> {
     }
     title.push(Span::raw(" "));
     let block = panel_block(Line::from(title), t, true);
-    super::nfs::with_source_state(block, &app.host().disks, super::detail::DISK_SOURCE, t)
+    super::with_source_state(block, &app.host().disks, super::detail::DISK_SOURCE, t)
 }
 
 /// A device's row: its name, its class and the figures of `cols`, each

@@ -30,6 +30,8 @@ use crate::app::list::Drawn;
 use crate::app::{App, Panel, View};
 use crate::format;
 use crate::layers::LayerId;
+use crate::layers::layer::Layer;
+use crate::theme::Theme;
 use ratatui::backend::Backend;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -58,18 +60,6 @@ trait LayerScreen: Sync {
     /// Whether one of the footer's keys does something on `view`.
     fn offered(&self, _app: &App, _view: &View, _key: &str) -> bool {
         true
-    }
-}
-
-/// A layer without a tab of its own (yet).
-struct NoScreen(LayerId);
-
-impl LayerScreen for NoScreen {
-    fn id(&self) -> LayerId {
-        self.0
-    }
-    fn draw(&self, _: &mut Frame, _: &App, _: Rect, _: &View) -> Drawn {
-        Drawn::default()
     }
 }
 
@@ -102,27 +92,26 @@ impl LayerScreen for DnfsScreen {
     }
 }
 
-/// Every layer's screen, in [`LayerId`] order.
-const SCREENS: [&dyn LayerScreen; LayerId::ALL.len()] = [
+/// The screen of each layer that has a tab ([`crate::layers::TABS`]).
+const SCREENS: [&dyn LayerScreen; crate::layers::TABS.len()] = [
     &disks::DisksScreen,
     &nfs::NfsScreen,
     &cache::CacheScreen,
     &nics::NicsScreen,
-    &NoScreen(LayerId::Cpu),
     &cells::CellsScreen,
     &DnfsScreen,
 ];
 
-fn screen(id: LayerId) -> &'static dyn LayerScreen {
-    let screen = SCREENS[id as usize];
-    debug_assert_eq!(screen.id(), id);
-    screen
+/// The screen of layer `id`; `None` for a layer without a tab.
+fn screen(id: LayerId) -> Option<&'static dyn LayerScreen> {
+    SCREENS.iter().copied().find(|s| s.id() == id)
 }
 
 #[test]
-fn the_screens_are_in_layer_order() {
-    for (i, id) in LayerId::ALL.iter().enumerate() {
-        assert_eq!(SCREENS[i].id(), *id);
+fn every_tab_has_one_screen() {
+    for id in crate::layers::TABS {
+        let n = SCREENS.iter().filter(|s| s.id() == id).count();
+        assert_eq!(n, 1, "{id:?}");
     }
 }
 
@@ -182,7 +171,7 @@ pub fn draw(f: &mut Frame, app: &App) -> Drawn {
     draw_header(f, app, header);
     draw_nav(f, app, nav);
     let mut drawn = match app.view().layer() {
-        Some(id) => screen(id).draw(f, app, body, app.view()),
+        Some(id) => screen(id).map_or_else(Drawn::default, |s| s.draw(f, app, body, app.view())),
         None => {
             overview::draw(f, app, body);
             Drawn::default()
@@ -367,7 +356,8 @@ pub fn breadcrumb(app: &App) -> Vec<String> {
                 View::Panel(p) => p.title().to_string(),
                 v => v
                     .layer()
-                    .map_or_else(String::new, |id| screen(id).crumb(app, v)),
+                    .and_then(screen)
+                    .map_or_else(String::new, |s| s.crumb(app, v)),
             }
         }))
         .collect()
@@ -422,7 +412,9 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 ("c", "theme"),
             ],
             view => view.layer().map_or(&[][..], |id| {
-                screen(id).footer(app, view).unwrap_or(id.def().footer)
+                screen(id)
+                    .and_then(|s| s.footer(app, view))
+                    .unwrap_or(id.def().footer)
             }),
         };
         // A replay's own keys come first: without them its footer was the
@@ -449,6 +441,40 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
         key_line(&keys, area.width, t)
     };
     f.render_widget(Paragraph::new(line), area);
+}
+
+/// The source's error or a rejected line, at the bottom of the block.
+pub(crate) fn with_source_state<'a, T: Clone>(
+    block: Block<'a>,
+    layer: &Layer<T>,
+    what: &str,
+    t: &Theme,
+) -> Block<'a> {
+    if let Some(err) = layer.shown_error() {
+        block.title_bottom(Line::from(Span::styled(format!(" {what}: {err} "), t.crit)))
+    } else if let Some(bad) = layer.shown_rejected().first() {
+        block.title_bottom(Line::from(Span::styled(
+            format!(" rejected: {bad} "),
+            t.warn,
+        )))
+    } else {
+        block
+    }
+}
+
+/// A frame of the focused panel or detail, [`with_source_state`] at its
+/// bottom; the room inside it.
+pub(crate) fn source_framed<'a, T: Clone>(
+    f: &mut Frame,
+    area: Rect,
+    title: impl Into<Line<'a>>,
+    (layer, what): (&Layer<T>, &str),
+    t: &Theme,
+) -> Rect {
+    let block = with_source_state(panel_block(title, t, true), layer, what, t);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    inner
 }
 
 /// [`widgets::charts`] of one entity's history, over its layer's time
@@ -522,7 +548,8 @@ pub(crate) fn none_here(recorded: bool, what: &str, advice: &'static str) -> Str
 fn offered(app: &App, key: &str) -> bool {
     let view = app.view();
     view.layer()
-        .is_none_or(|id| screen(id).offered(app, view, key))
+        .and_then(screen)
+        .is_none_or(|s| s.offered(app, view, key))
 }
 
 /// A footer's keys, as many of the view's as the width holds, first ones

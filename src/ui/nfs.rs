@@ -1,25 +1,23 @@
 //! The kernel NFS panel (a row per mount, nfsiostat's figures) and one
 //! mount's detail: its charts and its operations.
 
-use super::panel_block;
+use super::source_framed;
 use super::table::{self, Col, Item, LayerPanel, Table, TableRow};
 use super::widgets::Series;
 use crate::app::App;
 use crate::app::View;
-use crate::layers::LayerId;
-
 use crate::app::cluster::Nfs;
 use crate::app::list::Drawn;
+use crate::layers::LayerId;
 use crate::layers::col::ColKind;
 use crate::layers::nfs::model::{NFS_OP_COLS, NfsColKind, NfsOpCol};
 use crate::layers::nfs::state::{NFS_TABLE, NfsFig, nfs_figure};
 use crate::layers::nfs::tick::{NfsOpRow, NfsRow, mount_label};
-use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell};
+use ratatui::text::Span;
+use ratatui::widgets::Cell;
 
 /// Latency figures are coloured by the await thresholds, as disks' are.
 fn style_of(app: &App, kind: NfsColKind, v: Option<f64>) -> Style {
@@ -37,40 +35,6 @@ fn kind_of(fig: NfsFig) -> NfsColKind {
         NfsFig::Mount(c) => c.def().kind,
         NfsFig::Op(_, c) => c.def().kind,
     }
-}
-
-/// The source's error or a rejected line, at the bottom of the block.
-pub(crate) fn with_source_state<'a, T: Clone>(
-    block: Block<'a>,
-    layer: &crate::layers::layer::Layer<T>,
-    what: &str,
-    t: &Theme,
-) -> Block<'a> {
-    if let Some(err) = layer.shown_error() {
-        block.title_bottom(Line::from(Span::styled(format!(" {what}: {err} "), t.crit)))
-    } else if let Some(bad) = layer.shown_rejected().first() {
-        block.title_bottom(Line::from(Span::styled(
-            format!(" rejected: {bad} "),
-            t.warn,
-        )))
-    } else {
-        block
-    }
-}
-
-/// A frame of the focused panel or detail, [`with_source_state`] at its
-/// bottom; the room inside it.
-pub(crate) fn source_framed<'a, T: Clone>(
-    f: &mut Frame,
-    area: Rect,
-    title: impl Into<Line<'a>>,
-    (layer, what): (&crate::layers::layer::Layer<T>, &str),
-    t: &Theme,
-) -> Rect {
-    let block = with_source_state(panel_block(title, t, true), layer, what, t);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    inner
 }
 
 /// A mount: its export, where it is mounted and nfsiostat's figures.

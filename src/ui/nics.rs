@@ -2,17 +2,16 @@
 //! and one interface's detail: its charts, its figures now, its link and,
 //! for a bond, its slaves.
 
-use super::nfs::source_framed;
+use super::source_framed;
 use super::table::{self, Col, Item, LayerPanel, Table, TableRow};
 use super::widgets::Series;
 use super::{level_style, panel_block};
 use crate::app::App;
 use crate::app::View;
-use crate::layers::LayerId;
-
 use crate::app::cluster::Nics;
 use crate::app::list::{Drawn, ListUi};
 use crate::format;
+use crate::layers::LayerId;
 use crate::layers::col::ColKind;
 use crate::layers::host::HostLayers;
 use crate::layers::nics::bond::{BondRow, SlaveRow};
