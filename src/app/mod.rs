@@ -19,7 +19,7 @@ pub mod nics;
 pub mod passphrase;
 pub mod session;
 pub mod state;
-pub mod views;
+pub(crate) mod views;
 
 pub use action::Action;
 pub use input::Input;
