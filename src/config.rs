@@ -42,7 +42,7 @@
 
 use crate::core::duration::Interval;
 use crate::core::text::is_unsafe;
-use crate::layers::disks::model::Units;
+use crate::layers::col::Units;
 use crate::layers::dnfs::source::DbEntry;
 use crate::link::target::{HostTarget, LOCAL_NODE, NodeTarget, host_name_ok, user_name_ok};
 use std::env;
@@ -54,7 +54,7 @@ use std::path::{Path, PathBuf};
 use toml::Spanned;
 use toml::de::{DeInteger, DeString, DeTable, DeValue};
 
-use crate::layers::disks::model::ColKind;
+use crate::layers::col::ColKind;
 // The config's `history` takes it, and tests check against it here.
 pub use crate::core::duration::parse_duration;
 

@@ -5,8 +5,11 @@
 //! samples.
 
 use super::link::Link;
-use super::state::App;
+use super::list::ListUi;
+use super::state::{App, View};
+use super::views::LayerView;
 use crate::core::duration::Interval;
+use crate::layers::LayerId;
 use crate::layers::cells::cell_metrics::{CellDiskRow, CellSummary};
 use crate::layers::cells::cellcli::parse_cellcli_report;
 use crate::layers::cells::model::{AllCells, CellGroups, GroupFigures};
@@ -454,6 +457,83 @@ impl App {
             Some(Media::Disk) => Some(Media::Flash),
             Some(_) => None,
         };
+    }
+
+    /// Cell `i`'s devices' names as its table lists them.
+    fn cell_disk_names(&self, i: usize) -> Vec<String> {
+        self.cell_disk_rows(i)
+            .iter()
+            .map(|r| r.name.clone())
+            .collect()
+    }
+}
+
+/// The cells panel, one cell's view ([`View::Cell`]: its groups and its
+/// disks) and one of its disks ([`View::CellDisk`]).
+pub(super) struct CellsView;
+
+impl LayerView for CellsView {
+    fn id(&self) -> LayerId {
+        LayerId::Cells
+    }
+    fn owns(&self, view: &View) -> bool {
+        matches!(view, View::Cell(_) | View::CellDisk(..))
+    }
+    fn sorted<'a>(&self, app: &'a mut App) -> Option<(&'a mut ListUi, usize)> {
+        match app.view() {
+            View::Panel(_) => Some((&mut app.ui.cells, CELL_TABLE.len())),
+            View::Cell(_) => Some((&mut app.ui.cell_disks, DISK_HISTORY.len())),
+            _ => None,
+        }
+    }
+    fn step(&self, app: &mut App, delta: isize) {
+        match app.view() {
+            View::Panel(_) => {
+                let labels: Vec<String> = app
+                    .cell_rows()
+                    .iter()
+                    .map(|&i| app.cells.list[i].link.target.label.clone())
+                    .collect();
+                app.ui.cells.step(&labels, delta);
+            }
+            View::Cell(i) => {
+                let names = app.cell_disk_names(*i);
+                app.ui.cell_disks.step(&names, delta);
+            }
+            _ => app.step_part(delta),
+        }
+    }
+    fn enter(&self, app: &mut App) {
+        match *app.view() {
+            View::Panel(_) => {
+                let rows = app.cell_rows();
+                let labels: Vec<&str> = rows
+                    .iter()
+                    .map(|&i| app.cells.list[i].link.target.label.as_str())
+                    .collect();
+                if let Some(at) = app.ui.cells.enter(&labels) {
+                    app.ui.cell_disks.selected = None;
+                    app.ui.stack.push(View::Cell(rows[at]));
+                }
+            }
+            View::Cell(i) => {
+                let mut names = app.cell_disk_names(i);
+                if let Some(at) = app.ui.cell_disks.enter(&names) {
+                    app.ui.part_selected = None;
+                    app.ui.stack.push(View::CellDisk(i, names.swap_remove(at)));
+                }
+            }
+            View::CellDisk(i, _) => app.enter_part(|child| View::CellDisk(i, child)),
+            _ => {}
+        }
+    }
+    fn popped(&self, app: &mut App, view: View, _top: bool) {
+        if let View::CellDisk(_, name) = view {
+            app.ui.part_selected = None;
+            if let Some(View::Cell(_)) = app.ui.stack.last() {
+                app.ui.cell_disks.selected = Some(name);
+            }
+        }
     }
 }
 

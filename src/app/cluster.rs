@@ -2,22 +2,14 @@
 //! and none chosen, the disks, NICs, NFS and cache panels list every live
 //! node's rows in one table led by the node, filtered and sorted as one
 //! node's table is, so the cluster's busiest disk or NIC is on top. One
-//! description of each table ([`Listed`]) serves both.
+//! description of each table ([`Listed`]) serves both; each table's is in
+//! its layer's file (app/disks.rs, nics.rs, nfs.rs, cache.rs).
 
-use super::cache::CACHE_NODE_TABLE;
 use super::host::NodeState;
 use super::list::ListUi;
 use super::state::{App, UiState};
-use crate::layers::cache::model::CacheTick;
-use crate::layers::disks::model::DISK_COLS;
-use crate::layers::disks::tick::{DiskRow, DiskTick};
 use crate::layers::host::HostLayers;
 use crate::layers::layer::Layer;
-use crate::layers::nfs::state::{NFS_TABLE, nfs_figure};
-use crate::layers::nfs::tick::{NfsRow, NfsTick};
-use crate::layers::nics::state::nic_listed;
-use crate::layers::nics::state::{NIC_TABLE, nic_figure};
-use crate::layers::nics::tick::{NicRow, NicTick};
 use std::borrow::Cow;
 
 /// What a layer's table lists of a host and how it sorts and selects.
@@ -67,93 +59,7 @@ macro_rules! kept_in {
         }
     };
 }
-
-impl Listed for Disks {
-    type Row = DiskRow;
-    kept_in!(disks, disks: DiskTick);
-    fn rows<'a>(app: &App, tick: &'a DiskTick) -> Vec<&'a DiskRow> {
-        let (parts, all) = (app.ui.show_partitions, app.ui.show_all_devices);
-        tick.rows.iter().filter(|r| r.shown(parts, all)).collect()
-    }
-    fn matches(r: &DiskRow, filter: &str) -> bool {
-        r.name.to_lowercase().contains(filter) || r.display_name().to_lowercase().contains(filter)
-    }
-    fn name(r: &DiskRow) -> &str {
-        r.display_name()
-    }
-    fn key(r: &DiskRow) -> &str {
-        &r.name
-    }
-    fn value(r: &DiskRow, col: usize) -> Option<f64> {
-        r.rates?.get(DISK_COLS.get(col)?.col)
-    }
-}
-
-impl Listed for Nics {
-    type Row = NicRow;
-    kept_in!(nics, nics: NicTick);
-    fn rows<'a>(app: &App, tick: &'a NicTick) -> Vec<&'a NicRow> {
-        let all = app.ui.show_all_nics;
-        tick.rows.iter().filter(|r| nic_listed(r, all)).collect()
-    }
-    fn matches(r: &NicRow, filter: &str) -> bool {
-        r.name.to_lowercase().contains(filter)
-    }
-    fn name(r: &NicRow) -> &str {
-        &r.name
-    }
-    fn key(r: &NicRow) -> &str {
-        &r.name
-    }
-    fn value(r: &NicRow, col: usize) -> Option<f64> {
-        nic_figure(r.rates.as_ref(), *NIC_TABLE.get(col)?)
-    }
-}
-
-impl Listed for Nfs {
-    type Row = NfsRow;
-    kept_in!(nfs, nfs: NfsTick);
-    fn rows<'a>(_: &App, tick: &'a NfsTick) -> Vec<&'a NfsRow> {
-        tick.rows.iter().collect()
-    }
-    fn matches(r: &NfsRow, filter: &str) -> bool {
-        r.export.to_lowercase().contains(filter)
-            || r.mount_points
-                .iter()
-                .any(|m| m.to_lowercase().contains(filter))
-    }
-    fn name(r: &NfsRow) -> &str {
-        &r.export
-    }
-    fn key(r: &NfsRow) -> &str {
-        &r.key
-    }
-    fn value(r: &NfsRow, col: usize) -> Option<f64> {
-        nfs_figure(r, NFS_TABLE.get(col)?.0)
-    }
-}
-
-/// A node's row is its figures: only its node's label can match a filter,
-/// and its node is what it is selected by.
-impl Listed for CacheNodes {
-    type Row = CacheTick;
-    kept_in!(cache_nodes, cache: CacheTick);
-    fn rows<'a>(_: &App, tick: &'a CacheTick) -> Vec<&'a CacheTick> {
-        vec![tick]
-    }
-    fn matches(_: &CacheTick, _: &str) -> bool {
-        false
-    }
-    fn name(_: &CacheTick) -> &str {
-        ""
-    }
-    fn key(_: &CacheTick) -> &str {
-        ""
-    }
-    fn value(t: &CacheTick, col: usize) -> Option<f64> {
-        t.figures.get(*CACHE_NODE_TABLE.get(col)?)
-    }
-}
+pub(super) use kept_in;
 
 /// A row of a layer's table with its node: `None` for the host the panels
 /// show, a node's index in the cluster's table.

@@ -6,7 +6,10 @@
 //! Entry points for the loop: [`Dnfs::ingest`] with each [`DbEvent`] of
 //! `layers::dnfs::source::run_db`; the screen reads [`Dnfs`] and [`DnfsUi`].
 
+use super::state::App;
+use super::views::LayerView;
 use crate::core::duration::Interval;
+use crate::layers::LayerId;
 use crate::layers::dnfs::dnfs_sample::DnfsInstances;
 use crate::layers::dnfs::error::DbError;
 use crate::layers::dnfs::model::{DNFS_COLS, DnfsBaseline, DnfsTick, Figures};
@@ -216,64 +219,6 @@ impl Dnfs {
     }
 }
 
-impl crate::layers::host::HostLayers {
-    /// What the path view lines dNFS up against on this host: its routes,
-    /// each NIC's, the kernel NFS client's and the block devices' MB/s;
-    /// only the routes when its figures are not `current`.
-    pub fn path_figures(&self, current: bool) -> HostFigures<'_> {
-        use crate::layers::disks::model::DiskCol;
-        use crate::layers::nfs::model::NfsMountCol;
-        use crate::layers::nics::model::NicCol;
-        let routes = &self.nics.routes;
-        if !current {
-            return HostFigures {
-                routes,
-                ..HostFigures::default()
-            };
-        }
-        let mb = |r: Option<f64>, w: Option<f64>| Some((r? + w?) / 1024.0);
-        let nic_mb_s: Vec<(String, Option<f64>)> = self
-            .nics
-            .tick()
-            .map(|t| {
-                t.rows
-                    .iter()
-                    .map(|r| {
-                        let get = |c| r.rates.as_ref().and_then(|x| x.get(c));
-                        (
-                            r.name.clone(),
-                            mb(get(NicCol::RKbPerS), get(NicCol::WKbPerS)),
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        // what went over the wire for the mounts: the server's bytes, as
-        // nfsiostat's kB/s
-        let kernel_nfs_mb_s = self
-            .nfs
-            .tick()
-            .and_then(|t| t.total.as_ref())
-            .and_then(|x| {
-                mb(
-                    x.get(NfsMountCol::ServerReadKBs),
-                    x.get(NfsMountCol::ServerWriteKBs),
-                )
-            });
-        let block_mb_s = self
-            .disks
-            .tick()
-            .and_then(|t| t.total.as_ref())
-            .and_then(|x| mb(x.get(DiskCol::RkBPerS), x.get(DiskCol::WkBPerS)));
-        HostFigures {
-            routes,
-            nic_mb_s,
-            kernel_nfs_mb_s,
-            block_mb_s,
-        }
-    }
-}
-
 impl super::host::NodeState {
     /// The names an instance's HOST_NAME may give this node by: its label,
     /// the host as written, and the name it reports (the local host's is
@@ -356,13 +301,31 @@ impl super::App {
 
     /// Esc in the database panel climbs its drill-down first; true when it
     /// did.
-    pub(super) fn dnfs_back(&mut self) -> bool {
-        let here = matches!(self.view(), super::View::Panel(super::Panel::Databases));
-        if here && self.ui.dnfs.depth() > 0 {
+    fn dnfs_back(&mut self) -> bool {
+        if self.ui.dnfs.depth() > 0 {
             self.ui.dnfs.up();
             return true;
         }
         false
+    }
+}
+
+/// The database panel, whose drill-down is its own (database →
+/// instance → server → channel), not the app's stack.
+pub(super) struct DnfsView;
+
+impl LayerView for DnfsView {
+    fn id(&self) -> LayerId {
+        LayerId::Dnfs
+    }
+    fn step(&self, app: &mut App, delta: isize) {
+        app.ui.dnfs.move_by(&app.dnfs, delta);
+    }
+    fn enter(&self, app: &mut App) {
+        app.ui.dnfs.enter(&app.dnfs);
+    }
+    fn back(&self, app: &mut App) -> bool {
+        app.dnfs_back()
     }
 }
 

@@ -7,6 +7,7 @@ pub mod action;
 pub mod cache;
 pub mod cells;
 pub mod cluster;
+pub mod disks;
 pub mod dnfs;
 pub mod host;
 pub mod input;
@@ -18,6 +19,7 @@ pub mod nics;
 pub mod passphrase;
 pub mod session;
 pub mod state;
+pub(crate) mod views;
 
 pub use action::Action;
 pub use input::Input;

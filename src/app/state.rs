@@ -1,62 +1,45 @@
 //! What the screen shows and how the user has arranged it.
 
 use super::action::Action;
-use super::cache::{CACHE_NODE_TABLE, FILE_TABLE};
-use super::cells::{CELL_TABLE, Cells};
-use super::cluster::{CacheNodes, Disks, Nfs, Nics};
+use super::cells::Cells;
 use super::host::NodeState;
-use super::list::{self, ListUi};
+use super::list::ListUi;
+use super::views;
 use crate::config::Config;
 use crate::core::duration::Interval;
 use crate::core::host::{HostInfo, SelfUsage};
-use crate::layers::LayerId;
-use crate::layers::cache::model::{CacheCol, FileCol};
-use crate::layers::disks::model::Units;
-use crate::layers::disks::model::{DISK_COLS, DiskCol};
-use crate::layers::disks::state::{DISK_HISTORY, TOTAL_ENTITY};
-use crate::layers::disks::tick::{DiskRow, DiskTick};
+use crate::layers::col::Units;
 use crate::layers::host::HostLayers;
-use crate::layers::nfs::model::NFS_OP_COLS;
-use crate::layers::nfs::state::NFS_TABLE;
-use crate::layers::nics::state::{NIC_TABLE, WIRE_ENTITY};
+use crate::layers::{LayerId, TABS};
 use crate::link::HostStatus;
 use crate::link::target::{HostTarget, NodeTarget};
 use crate::store::{Budget, Window};
 use crate::theme::Theme;
 
-/// Top-level panels, in Tab order.
+/// Top-level panels, in Tab order: the overview, then a layer's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Panel {
     Overview,
-    Disks,
-    Cache,
-    Nfs,
-    Nics,
-    Cells,
-    Databases,
+    Layer(LayerId),
 }
 
 impl Panel {
-    pub const ALL: [Panel; 7] = [
-        Panel::Overview,
-        Panel::Disks,
-        Panel::Cache,
-        Panel::Nfs,
-        Panel::Nics,
-        Panel::Cells,
-        Panel::Databases,
-    ];
+    /// The overview, then the layers' tabs in the registry's order.
+    pub const ALL: [Panel; TABS.len() + 1] = {
+        let mut all = [Panel::Overview; TABS.len() + 1];
+        let mut i = 0;
+        while i < TABS.len() {
+            all[i + 1] = Panel::Layer(TABS[i]);
+            i += 1;
+        }
+        all
+    };
 
     /// The layer a tab shows; the overview is every layer's.
     pub fn layer(self) -> Option<LayerId> {
         match self {
             Panel::Overview => None,
-            Panel::Disks => Some(LayerId::Disks),
-            Panel::Cache => Some(LayerId::Cache),
-            Panel::Nfs => Some(LayerId::Nfs),
-            Panel::Nics => Some(LayerId::Nics),
-            Panel::Cells => Some(LayerId::Cells),
-            Panel::Databases => Some(LayerId::Dnfs),
+            Panel::Layer(id) => Some(id),
         }
     }
 
@@ -83,33 +66,6 @@ pub enum View {
     /// One device of a cell (cell index, device name): the same view as a
     /// host device's, drawn from the cell's disks layer.
     CellDisk(usize, String),
-}
-
-/// The parts of a device shown under its charts: partitions, or the
-/// devices under a dm/md device.
-pub fn parts_in<'a>(tick: Option<&'a DiskTick>, name: &str) -> Vec<&'a DiskRow> {
-    let Some(tick) = tick else {
-        return Vec::new();
-    };
-    let Some(info) = tick
-        .rows
-        .iter()
-        .find(|r| r.name == name)
-        .and_then(|r| r.info.as_ref())
-    else {
-        return Vec::new();
-    };
-    info.partitions
-        .iter()
-        .chain(info.slaves.iter())
-        .filter_map(|p| tick.rows.iter().find(|r| &r.name == p))
-        .collect()
-}
-
-/// The disks table's sort label: "Device" or the column's header.
-pub fn disk_sort_label(sort: Option<usize>, units: Units) -> &'static str {
-    sort.and_then(|i| DISK_COLS.get(i))
-        .map_or("Device", |c| units.header(c.col))
 }
 
 /// A labelled moment of the run: `m` in the UI or `strata mark`.
@@ -237,22 +193,17 @@ impl App {
             forget_cs: (config.history_secs as f64 * 100.0)
                 .max(ticks as f64 * interval.secs() * 100.0) as u64,
         };
-        let ui = UiState {
+        let mut ui = UiState {
             stack: vec![View::Panel(Panel::Overview)],
             node: None,
             cluster_selected: 0,
-            disks: ListUi::sorted_by(DiskCol::Util as usize),
-            nfs: ListUi::sorted_by(0),
+            // each layer's view sorts its tables as they first open
+            disks: ListUi::default(),
+            nfs: ListUi::default(),
             nfs_ops: ListUi::default(),
-            cache_files: ListUi::sorted_by(FileCol::Res as usize),
-            // the node writing most back first
-            cache_nodes: ListUi::sorted_by(
-                CACHE_NODE_TABLE
-                    .iter()
-                    .position(|c| *c == CacheCol::Dirty)
-                    .unwrap_or(0),
-            ),
-            nics: ListUi::sorted_by(0),
+            cache_files: ListUi::default(),
+            cache_nodes: ListUi::default(),
+            nics: ListUi::default(),
             cells: ListUi::default(),
             cell_disks: ListUi::default(),
             dnfs: Default::default(),
@@ -273,6 +224,9 @@ impl App {
             prompt: None,
             marker_list: None,
         };
+        for v in views::all() {
+            v.open(&mut ui);
+        }
         App {
             notice: capped,
             host,
@@ -381,7 +335,7 @@ impl App {
         }
     }
 
-    fn host_mut(&mut self) -> &mut HostLayers {
+    pub(super) fn host_mut(&mut self) -> &mut HostLayers {
         match self.ui.node.and_then(|i| self.nodes.get_mut(i)) {
             Some(n) => &mut n.layers,
             None => &mut self.local,
@@ -408,14 +362,10 @@ impl App {
     /// Carries the selection of the panel's table from one host's table
     /// to the next one's; false for a panel that has no cluster table.
     fn carry_selection(&mut self, from: Option<usize>, to: Option<usize>) -> bool {
-        match self.panel() {
-            Panel::Disks => self.carry::<Disks>(from, to),
-            Panel::Nics => self.carry::<Nics>(from, to),
-            Panel::Nfs => self.carry::<Nfs>(from, to),
-            Panel::Cache => self.carry::<CacheNodes>(from, to),
-            _ => return false,
+        match self.panel().layer() {
+            Some(id) => views::of(id).is_some_and(|v| v.carry(self, from, to)),
+            None => false,
         }
-        true
     }
 
     /// The database nodes, in the order their samplers number them.
@@ -449,48 +399,15 @@ impl App {
         self.ui.paused
     }
 
-    /// The disk figures on screen: frozen while paused, the newest otherwise.
-    pub fn view_tick(&self) -> Option<&DiskTick> {
-        self.host().disks.tick()
-    }
-
     /// While paused, copies the series the current view draws out of the
     /// live history, so they stop eroding.
     fn freeze_view(&mut self) {
         if !self.ui.paused {
             return;
         }
-        let mut names = vec![TOTAL_ENTITY.to_string()];
-        if let Some(View::Disk(name)) = self.ui.stack.last() {
-            names.push(name.clone());
-            let info = self
-                .host()
-                .disks
-                .tick()
-                .and_then(|t| t.rows.iter().find(|r| &r.name == name))
-                .and_then(|r| r.info.as_ref());
-            if let Some(info) = info {
-                names.extend(info.partitions.iter().chain(&info.slaves).cloned());
-            }
+        for v in views::all() {
+            v.keep(self);
         }
-        self.host_mut().disks.keep(names.iter().map(String::as_str));
-        let mut cache = vec![crate::layers::cache::state::HOST_ENTITY.to_string()];
-        match self.ui.stack.last() {
-            Some(View::Nfs(key)) => {
-                let key = key.clone();
-                self.host_mut().nfs.keep([key.as_str()]);
-            }
-            Some(View::CacheFile(path)) => cache.push(path.clone()),
-            _ => {}
-        }
-        self.host_mut().cache.keep(cache.iter().map(String::as_str));
-        let mut nics = vec![WIRE_ENTITY.to_string()];
-        if let Some(View::Nic(name)) = self.ui.stack.last() {
-            let name = name.clone();
-            nics.extend(self.bond_slave_names(&name));
-            nics.push(name);
-        }
-        self.host_mut().nics.keep(nics.iter().map(String::as_str));
     }
 
     pub fn view(&self) -> &View {
@@ -504,58 +421,6 @@ impl App {
         match self.ui.stack.first() {
             Some(View::Panel(p)) => *p,
             _ => Panel::Overview,
-        }
-    }
-
-    /// Rows of the disks panel: filtered and sorted as the user asked.
-    pub fn disk_rows(&self) -> Vec<&DiskRow> {
-        self.rows_in::<Disks>(self.host())
-    }
-
-    /// Index of the selected part among `parts`; the first when the
-    /// selected one is gone.
-    pub fn part_index(&self, parts: &[&DiskRow]) -> usize {
-        list::index_of(
-            self.ui.part_selected.as_deref(),
-            parts.iter().map(|p| p.name.as_str()),
-        )
-    }
-
-    /// The watched files' paths as their table lists them.
-    fn cache_paths(&self) -> Vec<String> {
-        self.cache_files().iter().map(|r| r.path.clone()).collect()
-    }
-
-    /// Cell `i`'s devices' names as its table lists them.
-    fn cell_disk_names(&self, i: usize) -> Vec<String> {
-        self.cell_disk_rows(i)
-            .iter()
-            .map(|r| r.name.clone())
-            .collect()
-    }
-
-    /// Index of the selected slave among a bond's; the first when the
-    /// selected one is gone.
-    pub fn slave_index(&self, slaves: &[String]) -> usize {
-        self.ui
-            .slaves
-            .selected
-            .as_ref()
-            .and_then(|s| slaves.iter().position(|p| p == s))
-            .unwrap_or(0)
-    }
-
-    /// The parts of a host device shown under its charts.
-    pub fn parts_of(&self, name: &str) -> Vec<&DiskRow> {
-        parts_in(self.view_tick(), name)
-    }
-
-    /// The parts of the device the current view shows, host's or cell's.
-    pub fn parts_here(&self) -> Vec<&DiskRow> {
-        match self.view() {
-            View::Disk(name) => self.parts_of(name),
-            View::CellDisk(i, name) => parts_in(self.cell_disk_tick(*i), name),
-            _ => Vec::new(),
         }
     }
 
@@ -578,36 +443,18 @@ impl App {
     /// Back out of a drill-down (or a dNFS view's own level), or clear the
     /// filter at the top.
     fn go_back(&mut self) {
-        if self.dnfs_back() {
+        if let Some(v) = self.view().layer().and_then(views::of)
+            && v.back(self)
+        {
             return;
         }
         if self.ui.stack.len() > 1 {
             // back in the table, the entity drilled into stays selected
             let top = self.ui.stack.len() == 2;
-            match self.ui.stack.pop() {
-                Some(View::Disk(name)) => {
-                    self.ui.part_selected = None;
-                    if top {
-                        self.ui.disks.selected = Some(name);
-                    }
-                }
-                Some(View::CellDisk(_, name)) => {
-                    self.ui.part_selected = None;
-                    if let Some(View::Cell(_)) = self.ui.stack.last() {
-                        self.ui.cell_disks.selected = Some(name);
-                    }
-                }
-                Some(View::Nfs(key)) => self.ui.nfs.selected = Some(key),
-                Some(View::CacheFile(path)) => self.ui.cache_files.selected = Some(path),
-                Some(View::Nic(name)) => {
-                    if top {
-                        self.ui.slaves.selected = None;
-                        self.ui.nics.selected = Some(name);
-                    } else {
-                        self.ui.slaves.selected = Some(name);
-                    }
-                }
-                _ => {}
+            if let Some(view) = self.ui.stack.pop()
+                && let Some(v) = view.layer().and_then(views::of)
+            {
+                v.popped(self, view, top);
             }
         } else if !self.ui.filter.is_empty() {
             self.ui.filter.clear();
@@ -722,10 +569,12 @@ impl App {
                 self.ui.filter.clear();
             }
             Action::TogglePartitions => self.ui.show_partitions = !self.ui.show_partitions,
-            Action::ToggleAllDevices => match self.panel() {
-                Panel::Nics => self.ui.show_all_nics = !self.ui.show_all_nics,
-                _ => self.ui.show_all_devices = !self.ui.show_all_devices,
-            },
+            Action::ToggleAllDevices => {
+                let view = self.panel().layer().and_then(views::of);
+                if !view.is_some_and(|v| v.toggle_all(self)) {
+                    self.ui.show_all_devices = !self.ui.show_all_devices;
+                }
+            }
             Action::CycleGroup => self.cycle_cell_group(),
             Action::CycleNode => self.cycle_node(),
             Action::ToggleUnits => {
@@ -884,32 +733,12 @@ impl App {
     /// The table the sort keys act on in the current view, and its
     /// number of figure columns.
     fn sorted_list(&mut self) -> Option<(&mut ListUi, usize)> {
-        match self.view() {
-            View::Panel(Panel::Disks) => Some((&mut self.ui.disks, DISK_COLS.len())),
-            View::Panel(Panel::Nfs) => Some((&mut self.ui.nfs, NFS_TABLE.len())),
-            View::Nfs(_) => Some((&mut self.ui.nfs_ops, NFS_OP_COLS.len())),
-            View::Panel(Panel::Cache) if self.shows_cluster() => {
-                Some((&mut self.ui.cache_nodes, CACHE_NODE_TABLE.len()))
-            }
-            View::Panel(Panel::Cache) => Some((&mut self.ui.cache_files, FILE_TABLE)),
-            View::Panel(Panel::Nics) => Some((&mut self.ui.nics, NIC_TABLE.len())),
-            View::Panel(Panel::Cells) => Some((&mut self.ui.cells, CELL_TABLE.len())),
-            View::Cell(_) => Some((&mut self.ui.cell_disks, DISK_HISTORY.len())),
-            View::Panel(Panel::Databases) => None,
-            View::Panel(Panel::Overview)
-            | View::Disk(_)
-            | View::CellDisk(..)
-            | View::CacheFile(_)
-            | View::Nic(_) => None,
-        }
+        views::of(self.view().layer()?)?.sorted(self)
     }
 
     /// The table h/l scroll sideways in the current view.
     fn scrolled_list(&mut self) -> Option<&mut ListUi> {
-        match self.view() {
-            View::Nic(_) => Some(&mut self.ui.slaves),
-            _ => self.sorted_list().map(|(list, _)| list),
-        }
+        views::of(self.view().layer()?)?.scrolled(self)
     }
 
     /// The moving keys scroll the help overlay, any other closes it;
@@ -966,46 +795,18 @@ impl App {
     }
 
     fn move_selection(&mut self, delta: isize) {
-        match self.view().clone() {
-            View::Panel(Panel::Databases) => self.ui.dnfs.move_by(&self.dnfs, delta),
-            View::Panel(Panel::Disks) => self.step::<Disks>(delta),
-            View::Disk(_) | View::CellDisk(..) => {
-                let names: Vec<String> = self.parts_here().iter().map(|p| p.name.clone()).collect();
-                list::step_selected(&mut self.ui.part_selected, &names, delta);
+        match self.view().layer() {
+            Some(id) => {
+                if let Some(v) = views::of(id) {
+                    v.step(self, delta);
+                }
             }
-            View::Panel(Panel::Nfs) => self.step::<Nfs>(delta),
-            View::Nfs(key) => {
-                let names = self.nfs_op_names(&key);
-                self.ui.nfs_ops.step(&names, delta);
-            }
-            View::Panel(Panel::Cache) if self.shows_cluster() => self.step::<CacheNodes>(delta),
-            View::Panel(Panel::Cache) => {
-                let paths = self.cache_paths();
-                self.ui.cache_files.step(&paths, delta);
-            }
-            View::Panel(Panel::Nics) => self.step::<Nics>(delta),
-            View::Nic(name) => {
-                let slaves = self.bond_slave_names(&name);
-                self.ui.slaves.step(&slaves, delta);
-            }
-            View::Panel(Panel::Cells) => {
-                let labels: Vec<String> = self
-                    .cell_rows()
-                    .iter()
-                    .map(|&i| self.cells.list[i].link.target.label.clone())
-                    .collect();
-                self.ui.cells.step(&labels, delta);
-            }
-            View::Cell(i) => {
-                let names = self.cell_disk_names(i);
-                self.ui.cell_disks.step(&names, delta);
-            }
-            View::Panel(Panel::Overview) if self.shows_cluster() => {
+            None if self.shows_cluster() => {
                 let last = self.nodes.len().saturating_sub(1) as isize;
                 let i = (self.ui.cluster_selected as isize).saturating_add(delta);
                 self.ui.cluster_selected = i.clamp(0, last) as usize;
             }
-            View::Panel(Panel::Overview) | View::CacheFile(_) => {}
+            None => {}
         }
     }
 
@@ -1015,80 +816,17 @@ impl App {
     }
 
     fn drill_down(&mut self) {
-        match self.view().clone() {
-            View::Panel(Panel::Databases) => self.ui.dnfs.enter(&self.dnfs),
+        match self.view().layer() {
+            Some(id) => {
+                if let Some(v) = views::of(id) {
+                    v.enter(self);
+                }
+            }
             // cluster → node: its own overview
-            View::Panel(Panel::Overview) if self.shows_cluster() => {
+            None if self.shows_cluster() => {
                 self.ui.node = Some(self.ui.cluster_selected.min(self.nodes.len() - 1));
             }
-            View::Panel(Panel::Overview) => self.ui.stack = vec![View::Panel(Panel::Disks)],
-            // in the cluster's tables, a row opens on its own node
-            View::Panel(Panel::Nfs) => {
-                if let Some(key) = self.enter::<Nfs>() {
-                    self.ui.nfs_ops.selected = None;
-                    self.ui.stack.push(View::Nfs(key));
-                }
-            }
-            // a node of the cluster's cache → that node's cache panel
-            View::Panel(Panel::Cache) if self.shows_cluster() => {
-                self.enter::<CacheNodes>();
-            }
-            View::Panel(Panel::Cache) => {
-                let mut paths = self.cache_paths();
-                if let Some(at) = self.ui.cache_files.enter(&paths) {
-                    self.ui.stack.push(View::CacheFile(paths.swap_remove(at)));
-                }
-            }
-            View::Panel(Panel::Nics) => {
-                if let Some(name) = self.enter::<Nics>() {
-                    self.ui.slaves.selected = None;
-                    self.ui.stack.push(View::Nic(name));
-                }
-            }
-            View::Nic(name) => {
-                let slaves = self.bond_slave_names(&name);
-                if let Some(s) = slaves.get(self.slave_index(&slaves)) {
-                    let child = s.clone();
-                    self.ui.slaves.selected = None;
-                    self.ui.stack.push(View::Nic(child));
-                }
-            }
-            View::Panel(Panel::Cells) => {
-                let rows = self.cell_rows();
-                let labels: Vec<&str> = rows
-                    .iter()
-                    .map(|&i| self.cells.list[i].link.target.label.as_str())
-                    .collect();
-                if let Some(at) = self.ui.cells.enter(&labels) {
-                    self.ui.cell_disks.selected = None;
-                    self.ui.stack.push(View::Cell(rows[at]));
-                }
-            }
-            View::Cell(i) => {
-                let mut names = self.cell_disk_names(i);
-                if let Some(at) = self.ui.cell_disks.enter(&names) {
-                    self.ui.part_selected = None;
-                    self.ui.stack.push(View::CellDisk(i, names.swap_remove(at)));
-                }
-            }
-            View::Nfs(_) | View::CacheFile(_) => {}
-            View::Panel(Panel::Disks) => {
-                if let Some(name) = self.enter::<Disks>() {
-                    self.ui.part_selected = None;
-                    self.ui.stack.push(View::Disk(name));
-                }
-            }
-            view @ (View::Disk(_) | View::CellDisk(..)) => {
-                let parts = self.parts_here();
-                if let Some(p) = parts.get(self.part_index(&parts)) {
-                    let child = p.name.clone();
-                    self.ui.part_selected = None;
-                    self.ui.stack.push(match view {
-                        View::CellDisk(i, _) => View::CellDisk(i, child),
-                        _ => View::Disk(child),
-                    });
-                }
-            }
+            None => self.ui.stack = vec![View::Panel(Panel::Disks)],
         }
     }
 }

@@ -142,7 +142,7 @@ fn warn_rejected(err: &mut impl Write, rejected: &[ParseError]) {
 mod tests {
     use super::*;
     use crate::core::error::SourceError;
-    use crate::layers::disks::model::Units;
+    use crate::layers::col::Units;
     use crate::layers::disks::report::{DiskReport, Selection};
     use crate::layers::disks::source::DiskSource;
     use crate::layers::report::Sampled;

@@ -4,6 +4,36 @@
 
 use std::marker::PhantomData;
 
+/// Throughput units: kB or MB (the disks panel and `batch disks`, and
+/// wherever a layer shows a throughput).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum Units {
+    #[default]
+    KB,
+    MB,
+}
+
+/// What a column holds, which decides its unit conversion and colouring:
+/// iostat's kinds, which other layers' columns borrow where theirs are
+/// the same (an ops rate, a throughput, a latency).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColKind {
+    /// Operations per second.
+    Ops,
+    /// Kilobytes per second (MB/s when the user asks for MB).
+    Throughput,
+    /// A percentage of requests merged.
+    MergePct,
+    /// Milliseconds per request.
+    Await,
+    /// Kilobytes per request.
+    ReqSize,
+    /// Average queue length.
+    Queue,
+    /// Percentage of the interval the device was busy.
+    Util,
+}
+
 /// One figure a layer shows: `C` names it, `K` says what it holds (which
 /// decides its formatting and colouring in that layer), and `X` is what
 /// only that layer's columns carry, such as the disks' header in MB units

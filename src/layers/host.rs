@@ -8,7 +8,7 @@
 
 use crate::core::error::SampleError;
 use crate::core::rootfs::RootFs;
-use crate::layers::disks::model::Units;
+use crate::layers::col::Units;
 use crate::layers::disks::report::Selection;
 use crate::layers::layer::Layer;
 use crate::layers::metric::{Family, Sink};

@@ -150,6 +150,17 @@ pub const LAYERS: [LayerDef; 7] = [
     },
 ];
 
+/// The layers with a tab of their own, in the order the tabs follow the
+/// overview (Tab, and the digit keys 2 to 7); the CPU has none yet.
+pub const TABS: [LayerId; 6] = [
+    LayerId::Disks,
+    LayerId::Cache,
+    LayerId::Nfs,
+    LayerId::Nics,
+    LayerId::Cells,
+    LayerId::Dnfs,
+];
+
 impl LayerId {
     /// Every layer, in the order batch, export and summary list them.
     pub const ALL: [LayerId; LAYERS.len()] = {

@@ -1,15 +1,17 @@
 //! The page cache panel: the host's cache figures with history, and the
 //! residency of the watched files as fincore shows it; one file's detail.
 
-use super::nfs::source_framed;
 use super::panel_block;
+use super::source_framed;
 use super::table::{self, Col, Item, Table, TableRow};
 use super::widgets::Series;
 use crate::app::App;
+use crate::app::View;
 use crate::app::cache::{CACHE_NODE_TABLE, FILE_TABLE, file_figure};
 use crate::app::cluster::CacheNodes;
 use crate::app::list::Drawn;
 use crate::format;
+use crate::layers::LayerId;
 use crate::layers::cache::fincore::{self, FincoreStatus};
 use crate::layers::cache::model::{
     CacheCol, CacheFigures, CacheKind, CacheTick, FILE_COLS, FileCol, FileKind, FileRow,
@@ -527,4 +529,55 @@ pub(crate) fn summary(app: &App) -> Option<[(String, String); 4]> {
         ("dirty".into(), g(CacheCol::Dirty)),
         ("writeback".into(), g(CacheCol::Writeback)),
     ])
+}
+
+/// The page cache panel and one watched file's view.
+pub(super) struct CacheScreen;
+
+impl super::LayerScreen for CacheScreen {
+    fn id(&self) -> LayerId {
+        LayerId::Cache
+    }
+    fn draw(&self, f: &mut Frame, app: &App, area: Rect, view: &View) -> Drawn {
+        match view {
+            // one of a node's files while the node is gone or silent
+            View::CacheFile(path) if super::node_detail_not_current(f, app, area, path) => {}
+            View::CacheFile(path) => draw_file(f, app, area, path),
+            _ => return draw(f, app, area),
+        }
+        Drawn::default()
+    }
+    fn crumb(&self, _: &App, view: &View) -> String {
+        match view {
+            View::CacheFile(path) => path.clone(),
+            _ => String::new(),
+        }
+    }
+    fn footer(&self, app: &App, view: &View) -> Option<&'static [(&'static str, &'static str)]> {
+        match view {
+            View::Panel(_) if app.shows_cluster() => Some(&[
+                ("Enter", "node"),
+                ("s/S", "sort"),
+                ("r", "reverse"),
+                ("/", "filter"),
+                ("n", "nodes"),
+                ("p", "pause"),
+            ]),
+            View::CacheFile(_) => Some(&[("Esc", "back"), ("p", "pause"), ("c", "theme")]),
+            _ => None,
+        }
+    }
+    fn offered(&self, app: &App, view: &View, key: &str) -> bool {
+        match (view, key) {
+            (View::Panel(_), "Enter" | "s/S") if !app.shows_cluster() => {
+                !app.cache_files().is_empty()
+            }
+            // reverse and filter while any file is watched: a filter that
+            // matches none must stay at hand to be changed
+            (View::Panel(_), "r" | "/") if !app.shows_cluster() => {
+                app.host().cache.tick().is_some_and(|t| !t.files.is_empty())
+            }
+            _ => true,
+        }
+    }
 }

@@ -5,10 +5,12 @@ use super::panel_block;
 use super::table::{self, Col, TableRow};
 use super::widgets::Series;
 use crate::app::App;
+use crate::app::View;
 use crate::app::cells::{CELL_TABLE, CellView, DISK_GROUP, FLASH_GROUP, group_figure};
 use crate::app::link::LinkState;
 use crate::app::list::Drawn;
 use crate::format;
+use crate::layers::LayerId;
 use crate::layers::cells::cell_metrics::{
     CellDiskCol, CellDiskRow, CellSummary, FlashCacheCol, Media,
 };
@@ -617,5 +619,60 @@ fn group_charts<T: Clone>(
         ];
         let specs = (Direction::Horizontal, &specs[..]);
         super::history_charts(f, app, *row, (layer, entity), specs);
+    }
+}
+
+/// The cells panel, one cell's view and one of its disks'.
+pub(super) struct CellsScreen;
+
+impl super::LayerScreen for CellsScreen {
+    fn id(&self) -> LayerId {
+        LayerId::Cells
+    }
+    fn draw(&self, f: &mut Frame, app: &App, area: Rect, view: &View) -> Drawn {
+        match view {
+            View::Cell(i) => draw_cell(f, app, area, *i),
+            View::CellDisk(i, name) => {
+                draw_cell_disk(f, app, area, *i, name);
+                Drawn::default()
+            }
+            _ => draw(f, app, area),
+        }
+    }
+    fn crumb(&self, app: &App, view: &View) -> String {
+        match view {
+            View::Cell(i) => app
+                .cells
+                .list
+                .get(*i)
+                .map_or_else(|| i.to_string(), |c| c.link.target.label.clone()),
+            View::CellDisk(_, name) => name.clone(),
+            _ => String::new(),
+        }
+    }
+    fn footer(&self, _: &App, view: &View) -> Option<&'static [(&'static str, &'static str)]> {
+        match view {
+            View::Cell(_) => Some(&[
+                ("Enter", "disk"),
+                ("d", "DISK/FLASH"),
+                ("s/S", "sort disks"),
+                ("Esc", "back"),
+                ("p", "pause"),
+            ]),
+            View::CellDisk(..) => Some(&[
+                ("Enter", "part"),
+                ("Esc", "back"),
+                ("p", "pause"),
+                ("c", "theme"),
+            ]),
+            _ => None,
+        }
+    }
+    fn offered(&self, app: &App, view: &View, key: &str) -> bool {
+        match (view, key) {
+            (View::CellDisk(..), "Enter") => !app.parts_here().is_empty(),
+            (View::Panel(_), "Enter" | "s/S" | "r" | "/") => !app.cells.list.is_empty(),
+            _ => true,
+        }
     }
 }

@@ -3,11 +3,13 @@
 use super::table::{self, Col, Table, TableRow};
 use super::{level_style, panel_block};
 use crate::app::App;
+use crate::app::View;
 use crate::app::cluster::Disks;
+use crate::app::disks::disk_sort_label;
 use crate::app::list::Drawn;
-use crate::app::state::disk_sort_label;
-use crate::layers::disks::model::Units;
-use crate::layers::disks::model::{ColKind, DISK_COLS, DiskCol};
+use crate::layers::LayerId;
+use crate::layers::col::{ColKind, Units};
+use crate::layers::disks::model::{DISK_COLS, DiskCol};
 use crate::layers::disks::tick::DiskRow;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -46,7 +48,7 @@ fn disks_block(app: &App, shown: usize, total: usize) -> Block<'_> {
     }
     title.push(Span::raw(" "));
     let block = panel_block(Line::from(title), t, true);
-    super::nfs::with_source_state(block, &app.host().disks, super::detail::DISK_SOURCE, t)
+    super::with_source_state(block, &app.host().disks, super::detail::DISK_SOURCE, t)
 }
 
 /// A device's row: its name, its class and the figures of `cols`, each
@@ -134,5 +136,48 @@ fn figure_style(r: &DiskRow, c: DiskCol, v: Option<f64>, app: &App) -> Style {
         None => t.muted,
         Some(_) if kind == ColKind::Util && !r.class().util_meaningful() => t.muted,
         Some(x) => level_style(t, app.config.thresholds.level(kind, x)),
+    }
+}
+
+/// The disks panel and one device's view.
+pub(super) struct DisksScreen;
+
+impl super::LayerScreen for DisksScreen {
+    fn id(&self) -> LayerId {
+        LayerId::Disks
+    }
+    fn draw(&self, f: &mut Frame, app: &App, area: Rect, view: &View) -> Drawn {
+        match view {
+            // one of a node's disks while the node is gone or silent: why,
+            // not its last figures as if current
+            View::Disk(name) if super::node_detail_not_current(f, app, area, name) => {}
+            View::Disk(name) => {
+                super::detail::draw(f, app, area, name, super::detail::Device::host(app))
+            }
+            _ => return draw(f, app, area),
+        }
+        Drawn::default()
+    }
+    fn crumb(&self, app: &App, view: &View) -> String {
+        let View::Disk(n) = view else {
+            return String::new();
+        };
+        app.view_tick()
+            .and_then(|t| t.rows.iter().find(|r| &r.name == n))
+            .map_or(n.to_string(), |r| r.display_name().to_string())
+    }
+    fn footer(&self, _: &App, view: &View) -> Option<&'static [(&'static str, &'static str)]> {
+        match view {
+            View::Disk(_) => Some(&[
+                ("Enter", "part"),
+                ("Esc", "back"),
+                ("p", "pause"),
+                ("c", "theme"),
+            ]),
+            _ => None,
+        }
+    }
+    fn offered(&self, app: &App, view: &View, key: &str) -> bool {
+        !matches!((view, key), (View::Disk(_), "Enter")) || !app.parts_here().is_empty()
     }
 }

@@ -29,6 +29,9 @@ mod widgets;
 use crate::app::list::Drawn;
 use crate::app::{App, Panel, View};
 use crate::format;
+use crate::layers::LayerId;
+use crate::layers::layer::Layer;
+use crate::theme::Theme;
 use ratatui::backend::Backend;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -36,6 +39,81 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::{Frame, Terminal};
 use std::borrow::Cow;
+
+/// What the screen does for a layer: draws its panel and its drill-down
+/// views, names them in the breadcrumb and says which of the footer's
+/// keys they offer. Each layer's lives in its own file here, and
+/// [`SCREENS`] finds it by [`LayerId`].
+trait LayerScreen: Sync {
+    fn id(&self) -> LayerId;
+    /// Draws `view`, the layer's panel or one of its drill-down views.
+    fn draw(&self, f: &mut Frame, app: &App, area: Rect, view: &View) -> Drawn;
+    /// The breadcrumb's word for one of the layer's drill-down views.
+    fn crumb(&self, _app: &App, _view: &View) -> String {
+        String::new()
+    }
+    /// The footer's keys where they are not the layer's
+    /// ([`crate::layers::LayerDef::footer`]).
+    fn footer(&self, _app: &App, _view: &View) -> Option<&'static [(&'static str, &'static str)]> {
+        None
+    }
+    /// Whether one of the footer's keys does something on `view`.
+    fn offered(&self, _app: &App, _view: &View, _key: &str) -> bool {
+        true
+    }
+}
+
+/// The database panel: drawn from its narrow [`dnfs::Ctx`], not the app.
+struct DnfsScreen;
+
+impl LayerScreen for DnfsScreen {
+    fn id(&self) -> LayerId {
+        LayerId::Dnfs
+    }
+    fn draw(&self, f: &mut Frame, app: &App, area: Rect, _: &View) -> Drawn {
+        let path = app.path_view();
+        dnfs::draw(
+            f,
+            area,
+            dnfs::Ctx {
+                t: &app.theme,
+                dnfs: &app.dnfs,
+                ui: &app.ui.dnfs,
+                now_ms: app.now_ms,
+                marks: &app.markers,
+                recorded: app.replay.is_some(),
+                path: path.as_ref(),
+            },
+        );
+        Drawn::default()
+    }
+    fn offered(&self, app: &App, _: &View, key: &str) -> bool {
+        key != "Enter" || !app.dnfs.list.is_empty()
+    }
+}
+
+/// The screen of each layer that has a tab ([`crate::layers::TABS`]).
+const SCREENS: [&dyn LayerScreen; crate::layers::TABS.len()] = [
+    &disks::DisksScreen,
+    &nfs::NfsScreen,
+    &cache::CacheScreen,
+    &nics::NicsScreen,
+    &cells::CellsScreen,
+    &DnfsScreen,
+];
+
+/// The screen of layer `id`; `None` for a layer without a tab.
+fn screen(id: LayerId) -> Option<&'static dyn LayerScreen> {
+    SCREENS.iter().copied().find(|s| s.id() == id)
+}
+
+#[test]
+fn every_tab_has_one_screen() {
+    for id in crate::layers::TABS {
+        let n = SCREENS.iter().filter(|s| s.id() == id).count();
+        assert_eq!(n, 1, "{id:?}");
+    }
+}
 
 /// The smallest screen the layout works on.
 pub const MIN_WIDTH: u16 = 60;
@@ -92,55 +170,11 @@ pub fn draw(f: &mut Frame, app: &App) -> Drawn {
     };
     draw_header(f, app, header);
     draw_nav(f, app, nav);
-    let none = Drawn::default();
-    let mut drawn = match app.view() {
-        // one of a node's disks, mounts, files or NICs while the node is
-        // gone or silent: why, not its last figures as if current
-        View::Disk(name) | View::Nfs(name) | View::CacheFile(name) | View::Nic(name)
-            if node_detail_not_current(f, app, body, name) =>
-        {
-            none
-        }
-        View::Panel(Panel::Overview) => {
+    let mut drawn = match app.view().layer() {
+        Some(id) => screen(id).map_or_else(Drawn::default, |s| s.draw(f, app, body, app.view())),
+        None => {
             overview::draw(f, app, body);
-            none
-        }
-        View::Panel(Panel::Disks) => disks::draw(f, app, body),
-        View::Disk(name) => {
-            detail::draw(f, app, body, name, detail::Device::host(app));
-            none
-        }
-        View::CellDisk(i, name) => {
-            cells::draw_cell_disk(f, app, body, *i, name);
-            none
-        }
-        View::Panel(Panel::Nfs) => nfs::draw(f, app, body),
-        View::Nfs(key) => nfs::draw_mount(f, app, body, key),
-        View::Panel(Panel::Cache) => cache::draw(f, app, body),
-        View::CacheFile(path) => {
-            cache::draw_file(f, app, body, path);
-            none
-        }
-        View::Panel(Panel::Nics) => nics::draw(f, app, body),
-        View::Nic(name) => nics::draw_nic(f, app, body, name),
-        View::Panel(Panel::Cells) => cells::draw(f, app, body),
-        View::Cell(i) => cells::draw_cell(f, app, body, *i),
-        View::Panel(Panel::Databases) => {
-            let path = app.path_view();
-            dnfs::draw(
-                f,
-                body,
-                dnfs::Ctx {
-                    t: &app.theme,
-                    dnfs: &app.dnfs,
-                    ui: &app.ui.dnfs,
-                    now_ms: app.now_ms,
-                    marks: &app.markers,
-                    recorded: app.replay.is_some(),
-                    path: path.as_ref(),
-                },
-            );
-            none
+            Drawn::default()
         }
     };
     draw_footer(f, app, footer);
@@ -312,11 +346,6 @@ fn shown_host(app: &App) -> String {
 
 /// Where the user is, from the top panel down.
 pub fn breadcrumb(app: &App) -> Vec<String> {
-    let names = |n: &str| -> String {
-        app.view_tick()
-            .and_then(|t| t.rows.iter().find(|r| r.name == n))
-            .map_or(n.to_string(), |r| r.display_name().to_string())
-    };
     let host = (!app.nodes.is_empty()).then(|| match app.shown_node() {
         Some(n) => n.link.target.label().to_string(),
         None => "cluster".to_string(),
@@ -325,16 +354,10 @@ pub fn breadcrumb(app: &App) -> Vec<String> {
         .chain(app.ui.stack.iter().map(|v| {
             match v {
                 View::Panel(p) => p.title().to_string(),
-                View::Disk(n) => names(n),
-                View::CacheFile(path) => path.clone(),
-                View::Nic(name) => name.clone(),
-                View::CellDisk(_, name) => name.clone(),
-                View::Cell(i) => app
-                    .cells
-                    .list
-                    .get(*i)
-                    .map_or_else(|| i.to_string(), |c| c.link.target.label.clone()),
-                View::Nfs(key) => app.nfs_row(key).map_or(key.clone(), |r| r.export.clone()),
+                v => v
+                    .layer()
+                    .and_then(screen)
+                    .map_or_else(String::new, |s| s.crumb(app, v)),
             }
         }))
         .collect()
@@ -388,34 +411,11 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
                 ("p", "pause"),
                 ("c", "theme"),
             ],
-            View::Panel(Panel::Cache) if app.shows_cluster() => &[
-                ("Enter", "node"),
-                ("s/S", "sort"),
-                ("r", "reverse"),
-                ("/", "filter"),
-                ("n", "nodes"),
-                ("p", "pause"),
-            ],
-            View::Panel(p) => p.layer().map_or(&[][..], |l| l.def().footer),
-            View::CacheFile(_) => &[("Esc", "back"), ("p", "pause"), ("c", "theme")],
-            View::Nic(name) if app.bond(name).is_some() => {
-                &[("Enter", "slave"), ("Esc", "back"), ("p", "pause")]
-            }
-            View::Nic(_) => &[("Esc", "back"), ("p", "pause"), ("c", "theme")],
-            View::Cell(_) => &[
-                ("Enter", "disk"),
-                ("d", "DISK/FLASH"),
-                ("s/S", "sort disks"),
-                ("Esc", "back"),
-                ("p", "pause"),
-            ],
-            View::Nfs(_) => &[("s/S", "sort operations"), ("Esc", "back"), ("p", "pause")],
-            View::Disk(_) | View::CellDisk(..) => &[
-                ("Enter", "part"),
-                ("Esc", "back"),
-                ("p", "pause"),
-                ("c", "theme"),
-            ],
+            view => view.layer().map_or(&[][..], |id| {
+                screen(id)
+                    .and_then(|s| s.footer(app, view))
+                    .unwrap_or(id.def().footer)
+            }),
         };
         // A replay's own keys come first: without them its footer was the
         // live one and none of them showed until `?`.
@@ -441,6 +441,40 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
         key_line(&keys, area.width, t)
     };
     f.render_widget(Paragraph::new(line), area);
+}
+
+/// The source's error or a rejected line, at the bottom of the block.
+pub(crate) fn with_source_state<'a, T: Clone>(
+    block: Block<'a>,
+    layer: &Layer<T>,
+    what: &str,
+    t: &Theme,
+) -> Block<'a> {
+    if let Some(err) = layer.shown_error() {
+        block.title_bottom(Line::from(Span::styled(format!(" {what}: {err} "), t.crit)))
+    } else if let Some(bad) = layer.shown_rejected().first() {
+        block.title_bottom(Line::from(Span::styled(
+            format!(" rejected: {bad} "),
+            t.warn,
+        )))
+    } else {
+        block
+    }
+}
+
+/// A frame of the focused panel or detail, [`with_source_state`] at its
+/// bottom; the room inside it.
+pub(crate) fn source_framed<'a, T: Clone>(
+    f: &mut Frame,
+    area: Rect,
+    title: impl Into<Line<'a>>,
+    (layer, what): (&Layer<T>, &str),
+    t: &Theme,
+) -> Rect {
+    let block = with_source_state(panel_block(title, t, true), layer, what, t);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    inner
 }
 
 /// [`widgets::charts`] of one entity's history, over its layer's time
@@ -512,20 +546,10 @@ pub(crate) fn none_here(recorded: bool, what: &str, advice: &'static str) -> Str
 /// databases there are none of; no sort, reverse or filter of files
 /// nobody watches or of cells there are none of.
 fn offered(app: &App, key: &str) -> bool {
-    match (app.view(), key) {
-        (View::Disk(_) | View::CellDisk(..), "Enter") => !app.parts_here().is_empty(),
-        (View::Panel(Panel::Cache), "Enter" | "s/S") if !app.shows_cluster() => {
-            !app.cache_files().is_empty()
-        }
-        // reverse and filter while any file is watched: a filter that
-        // matches none must stay at hand to be changed
-        (View::Panel(Panel::Cache), "r" | "/") if !app.shows_cluster() => {
-            app.host().cache.tick().is_some_and(|t| !t.files.is_empty())
-        }
-        (View::Panel(Panel::Cells), "Enter" | "s/S" | "r" | "/") => !app.cells.list.is_empty(),
-        (View::Panel(Panel::Databases), "Enter") => !app.dnfs.list.is_empty(),
-        _ => true,
-    }
+    let view = app.view();
+    view.layer()
+        .and_then(screen)
+        .is_none_or(|s| s.offered(app, view, key))
 }
 
 /// A footer's keys, as many of the view's as the width holds, first ones
@@ -682,7 +706,7 @@ pub(crate) fn no_figures<T: Clone>(
 
 /// A node's detail of `name` while the node's figures are not current:
 /// its frame and why, whole; true when drawn.
-fn node_detail_not_current(f: &mut Frame, app: &App, area: Rect, name: &str) -> bool {
+pub(super) fn node_detail_not_current(f: &mut Frame, app: &App, area: Rect, name: &str) -> bool {
     let Some(why) = app.shown_node_not_current(true) else {
         return false;
     };

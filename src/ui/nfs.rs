@@ -1,22 +1,23 @@
 //! The kernel NFS panel (a row per mount, nfsiostat's figures) and one
 //! mount's detail: its charts and its operations.
 
-use super::panel_block;
+use super::source_framed;
 use super::table::{self, Col, Item, LayerPanel, Table, TableRow};
 use super::widgets::Series;
 use crate::app::App;
+use crate::app::View;
 use crate::app::cluster::Nfs;
 use crate::app::list::Drawn;
-use crate::layers::disks::model::ColKind;
+use crate::layers::LayerId;
+use crate::layers::col::ColKind;
 use crate::layers::nfs::model::{NFS_OP_COLS, NfsColKind, NfsOpCol};
 use crate::layers::nfs::state::{NFS_TABLE, NfsFig, nfs_figure};
 use crate::layers::nfs::tick::{NfsOpRow, NfsRow, mount_label};
-use crate::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell};
+use ratatui::text::Span;
+use ratatui::widgets::Cell;
 
 /// Latency figures are coloured by the await thresholds, as disks' are.
 fn style_of(app: &App, kind: NfsColKind, v: Option<f64>) -> Style {
@@ -34,40 +35,6 @@ fn kind_of(fig: NfsFig) -> NfsColKind {
         NfsFig::Mount(c) => c.def().kind,
         NfsFig::Op(_, c) => c.def().kind,
     }
-}
-
-/// The source's error or a rejected line, at the bottom of the block.
-pub(crate) fn with_source_state<'a, T: Clone>(
-    block: Block<'a>,
-    layer: &crate::layers::layer::Layer<T>,
-    what: &str,
-    t: &Theme,
-) -> Block<'a> {
-    if let Some(err) = layer.shown_error() {
-        block.title_bottom(Line::from(Span::styled(format!(" {what}: {err} "), t.crit)))
-    } else if let Some(bad) = layer.shown_rejected().first() {
-        block.title_bottom(Line::from(Span::styled(
-            format!(" rejected: {bad} "),
-            t.warn,
-        )))
-    } else {
-        block
-    }
-}
-
-/// A frame of the focused panel or detail, [`with_source_state`] at its
-/// bottom; the room inside it.
-pub(crate) fn source_framed<'a, T: Clone>(
-    f: &mut Frame,
-    area: Rect,
-    title: impl Into<Line<'a>>,
-    (layer, what): (&crate::layers::layer::Layer<T>, &str),
-    t: &Theme,
-) -> Rect {
-    let block = with_source_state(panel_block(title, t, true), layer, what, t);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    inner
 }
 
 /// A mount: its export, where it is mounted and nfsiostat's figures.
@@ -243,4 +210,33 @@ pub fn draw_mount(f: &mut Frame, app: &App, area: Rect, key: &str) -> Drawn {
         false,
     );
     Table::new(cols, 1, &app.ui.nfs_ops).draw(f, table_area, t, &items)
+}
+
+/// The NFS panel and one mount's view.
+pub(super) struct NfsScreen;
+
+impl super::LayerScreen for NfsScreen {
+    fn id(&self) -> LayerId {
+        LayerId::Nfs
+    }
+    fn draw(&self, f: &mut Frame, app: &App, area: Rect, view: &View) -> Drawn {
+        match view {
+            // one of a node's mounts while the node is gone or silent
+            View::Nfs(key) if super::node_detail_not_current(f, app, area, key) => Drawn::default(),
+            View::Nfs(key) => draw_mount(f, app, area, key),
+            _ => draw(f, app, area),
+        }
+    }
+    fn crumb(&self, app: &App, view: &View) -> String {
+        let View::Nfs(key) = view else {
+            return String::new();
+        };
+        app.nfs_row(key).map_or(key.clone(), |r| r.export.clone())
+    }
+    fn footer(&self, _: &App, view: &View) -> Option<&'static [(&'static str, &'static str)]> {
+        match view {
+            View::Nfs(_) => Some(&[("s/S", "sort operations"), ("Esc", "back"), ("p", "pause")]),
+            _ => None,
+        }
+    }
 }

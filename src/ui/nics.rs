@@ -2,15 +2,17 @@
 //! and one interface's detail: its charts, its figures now, its link and,
 //! for a bond, its slaves.
 
-use super::nfs::source_framed;
+use super::source_framed;
 use super::table::{self, Col, Item, LayerPanel, Table, TableRow};
 use super::widgets::Series;
 use super::{level_style, panel_block};
 use crate::app::App;
+use crate::app::View;
 use crate::app::cluster::Nics;
 use crate::app::list::{Drawn, ListUi};
 use crate::format;
-use crate::layers::disks::model::ColKind;
+use crate::layers::LayerId;
+use crate::layers::col::ColKind;
 use crate::layers::host::HostLayers;
 use crate::layers::nics::bond::{BondRow, SlaveRow};
 use crate::layers::nics::model::{NIC_COLS, NicCol, NicColKind};
@@ -447,5 +449,39 @@ fn draw_bond(f: &mut Frame, app: &App, area: Rect, b: &BondRow) -> Drawn {
     Drawn {
         page_rows: None,
         ..Table::new(cols, 1, &list).draw(f, table_area, t, &items)
+    }
+}
+
+/// The NIC panel and one interface's view.
+pub(super) struct NicsScreen;
+
+impl super::LayerScreen for NicsScreen {
+    fn id(&self) -> LayerId {
+        LayerId::Nics
+    }
+    fn draw(&self, f: &mut Frame, app: &App, area: Rect, view: &View) -> Drawn {
+        match view {
+            // one of a node's interfaces while the node is gone or silent
+            View::Nic(name) if super::node_detail_not_current(f, app, area, name) => {
+                Drawn::default()
+            }
+            View::Nic(name) => draw_nic(f, app, area, name),
+            _ => draw(f, app, area),
+        }
+    }
+    fn crumb(&self, _: &App, view: &View) -> String {
+        match view {
+            View::Nic(name) => name.clone(),
+            _ => String::new(),
+        }
+    }
+    fn footer(&self, app: &App, view: &View) -> Option<&'static [(&'static str, &'static str)]> {
+        match view {
+            View::Nic(name) if app.bond(name).is_some() => {
+                Some(&[("Enter", "slave"), ("Esc", "back"), ("p", "pause")])
+            }
+            View::Nic(_) => Some(&[("Esc", "back"), ("p", "pause"), ("c", "theme")]),
+            _ => None,
+        }
     }
 }

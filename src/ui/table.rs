@@ -339,7 +339,7 @@ pub(crate) fn layer_panel<L: LayerPanel>(
     let block = if app.shows_cluster() {
         block
     } else {
-        super::nfs::with_source_state(block, L::layer(app.host()), L::SOURCE, &app.theme)
+        super::with_source_state(block, L::layer(app.host()), L::SOURCE, &app.theme)
     };
     let inner = layer_frame::<L>(f, area, app, (block, L::SOURCE))?;
     Some((inner, total))

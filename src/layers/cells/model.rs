@@ -14,8 +14,8 @@
 use super::cell_metrics::Media;
 use super::cell_shares::Shares;
 use crate::core::total::Delta;
-use crate::layers::col::cols;
-use crate::layers::disks::model::{ColKind, DiskCol, DiskDelta};
+use crate::layers::col::{ColKind, cols};
+use crate::layers::disks::model::{DiskCol, DiskDelta};
 use crate::layers::disks::source::{DevClass, DeviceInfo};
 use crate::layers::disks::tick::{DiskRow, DiskTick};
 

@@ -36,7 +36,10 @@
 
 use super::diskstats::DiskCounters;
 use crate::core::total::Delta;
+// The units and column kinds are every layer's; their old home keeps
+// the names for what imports them from here.
 use crate::layers::col::{ColDef, Figures, cols};
+pub use crate::layers::col::{ColKind, Units};
 
 /// One column of `iostat -x`, in iostat's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -65,14 +68,7 @@ pub enum DiskCol {
     Util,
 }
 
-/// Throughput units of the disks panel and `batch disks`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-pub enum Units {
-    #[default]
-    KB,
-    MB,
-}
-
+/// The disks' figures in the units the user chose.
 impl Units {
     /// A figure of `col` (held in kB) in these units. iostat -m divides
     /// sectors by 2048; kB / 1024 is the very same float, dividing by a
@@ -91,25 +87,6 @@ impl Units {
             Units::MB => col.def().header_mb(),
         }
     }
-}
-
-/// What a column holds, which decides its unit conversion and colouring.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ColKind {
-    /// Operations per second.
-    Ops,
-    /// Kilobytes per second (MB/s when the user asks for MB).
-    Throughput,
-    /// A percentage of requests merged.
-    MergePct,
-    /// Milliseconds per request.
-    Await,
-    /// Kilobytes per request.
-    ReqSize,
-    /// Average queue length.
-    Queue,
-    /// Percentage of the interval the device was busy.
-    Util,
 }
 
 cols! {

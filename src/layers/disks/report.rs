@@ -6,13 +6,13 @@
 //! 5.5) print as "–" where iostat prints 0.00. Devices are named as iostat
 //! -x names them (dm-0), or by their mapper names with `-N`, as iostat -N.
 
-use super::model::Units;
 use super::model::{DISK_COLS, DiskCol};
 use super::source::DiskSource;
 use super::tick::Baseline;
 use super::tick::{DiskRow, DiskTick};
 use crate::format::{self, UNKNOWN};
 use crate::layers::LayerId;
+use crate::layers::col::Units;
 use crate::layers::report::{
     Format, csv_field, csv_stamp, figure, host_report, json_opt, json_stamp, json_str, printable,
     row_itv,
@@ -125,9 +125,7 @@ pub fn json_report(tick: &DiskTick, sel: Selection, units: Units) -> String {
         ];
         for c in order {
             let key = match (units, c.def().kind) {
-                (Units::MB, crate::layers::disks::model::ColKind::Throughput) => {
-                    c.def().header_mb()
-                }
+                (Units::MB, crate::layers::col::ColKind::Throughput) => c.def().header_mb(),
                 _ => c.def().json_key,
             };
             let v = value(r, c, units);

@@ -25,8 +25,8 @@ use std::collections::BTreeMap;
 
 use super::dnfs_sample::{ChannelRow, DnfsSample, ServerRow, Shape, StatsRow};
 use crate::core::last_seen::LastSeen;
+use crate::layers::col::ColKind;
 use crate::layers::col::cols;
-use crate::layers::disks::model::ColKind;
 use serde::{Deserialize, Serialize};
 
 const MIB: f64 = 1024.0 * 1024.0;

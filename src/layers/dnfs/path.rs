@@ -20,6 +20,10 @@
 
 use super::dnfs_sample::{ChannelRow, DnfsInstances, INSTANCE_VIEW};
 use super::model::{DnfsCol, DnfsTick, Figures};
+use crate::layers::disks::model::DiskCol;
+use crate::layers::host::HostLayers;
+use crate::layers::nfs::model::NfsMountCol;
+use crate::layers::nics::model::NicCol;
 use crate::layers::nics::route::{Route, iface_of};
 use serde::Serialize;
 
@@ -118,6 +122,61 @@ pub struct HostFigures<'a> {
 fn mb_s(f: Option<&Figures>) -> Option<f64> {
     let f = f?;
     Some(f.get(DnfsCol::ReadMbPerS)? + f.get(DnfsCol::WriteMbPerS)?)
+}
+
+impl HostLayers {
+    /// What the path view lines dNFS up against on this host: its routes,
+    /// each NIC's, the kernel NFS client's and the block devices' MB/s;
+    /// only the routes when its figures are not `current`.
+    pub fn path_figures(&self, current: bool) -> HostFigures<'_> {
+        let routes = &self.nics.routes;
+        if !current {
+            return HostFigures {
+                routes,
+                ..HostFigures::default()
+            };
+        }
+        let mb = |r: Option<f64>, w: Option<f64>| Some((r? + w?) / 1024.0);
+        let nic_mb_s: Vec<(String, Option<f64>)> = self
+            .nics
+            .tick()
+            .map(|t| {
+                t.rows
+                    .iter()
+                    .map(|r| {
+                        let get = |c| r.rates.as_ref().and_then(|x| x.get(c));
+                        (
+                            r.name.clone(),
+                            mb(get(NicCol::RKbPerS), get(NicCol::WKbPerS)),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        // what went over the wire for the mounts: the server's bytes, as
+        // nfsiostat's kB/s
+        let kernel_nfs_mb_s = self
+            .nfs
+            .tick()
+            .and_then(|t| t.total.as_ref())
+            .and_then(|x| {
+                mb(
+                    x.get(NfsMountCol::ServerReadKBs),
+                    x.get(NfsMountCol::ServerWriteKBs),
+                )
+            });
+        let block_mb_s = self
+            .disks
+            .tick()
+            .and_then(|t| t.total.as_ref())
+            .and_then(|x| mb(x.get(DiskCol::RkBPerS), x.get(DiskCol::WkBPerS)));
+        HostFigures {
+            routes,
+            nic_mb_s,
+            kernel_nfs_mb_s,
+            block_mb_s,
+        }
+    }
 }
 
 /// Lines the layers up. `dbs` are the current ticks of the databases,
