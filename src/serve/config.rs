@@ -84,10 +84,23 @@ const EXTRA_HEADERS: [(&str, &[&str]); 5] = [
 /// Parses the YAML of a web config and checks what needs no file: the
 /// password hashes, the headers, the rate limit and the TLS options.
 pub fn parse(text: &str) -> Result<WebConfigFile, String> {
+    parse_file(text).map_err(|e| crate::core::text::printable(&e).into_owned())
+}
+
+/// [`parse`], its messages as they come: the YAML parser's quotes the
+/// file's lines under its first, which is kept alone (a message is one
+/// line, and a quoted line may hold anything).
+fn parse_file(text: &str) -> Result<WebConfigFile, String> {
     if text.trim().is_empty() {
         return Ok(WebConfigFile::default());
     }
-    let file: WebConfigFile = serde_saphyr::from_str(text).map_err(|e| e.to_string())?;
+    let file: WebConfigFile = serde_saphyr::from_str(text).map_err(|e| {
+        e.to_string()
+            .lines()
+            .next()
+            .unwrap_or("not YAML")
+            .to_string()
+    })?;
     for (user, hash) in file.basic_auth_users.iter().flatten() {
         if hash.parse::<bcrypt::HashParts>().is_err() {
             return Err(format!(
@@ -325,7 +338,11 @@ impl WebConfig {
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let file = parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         let dir = path.parent().unwrap_or(Path::new("."));
-        Self::from_file(file, dir).map_err(|e| format!("{}: {e}", path.display()))
+        // The file names it holds and what was found there, made printable.
+        Self::from_file(file, dir).map_err(|e| {
+            let e = crate::core::text::printable(&e);
+            format!("{}: {e}", path.display())
+        })
     }
 
     /// The config of a parsed file whose relative names are under `dir`.
@@ -437,6 +454,17 @@ fn server_config(t: &TlsFile, dir: &Path) -> Result<ServerConfig, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_yaml_error_is_one_printable_line() {
+        let e = parse("rate_limit:\n  burst: 10\n  \u{1b}[31mred: 1\n").unwrap_err();
+        assert!(!e.contains(crate::core::text::is_unsafe), "{e:?}");
+        let e = parse("http_server_config:\n  headers: {}\n  burst: 10\n").unwrap_err();
+        assert!(
+            e.contains("unknown field `burst`") && !e.contains('\n'),
+            "{e:?}"
+        );
+    }
 
     #[test]
     fn the_documented_keys_parse() {
