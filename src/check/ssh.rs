@@ -33,7 +33,7 @@ const FOUND: &str = "/.strata-check";
 /// The files each host layer reads on a node: those it cannot go without,
 /// then those it does without (showing less). `/proc/uptime` is every
 /// layer's clock.
-pub const LAYER_FILES: [(&str, &[&str], &[&str]); 5] = [
+pub const LAYER_FILES: [(&str, &[&str], &[&str]); 6] = [
     (
         "disks",
         &["/proc/uptime", "/proc/diskstats"],
@@ -63,6 +63,13 @@ pub const LAYER_FILES: [(&str, &[&str], &[&str]); 5] = [
             "/proc/pressure/io",
             "/proc/pressure/memory",
         ],
+    ),
+    // The processes' own files are read by the sampler's awk
+    // (`=f /proc/strata/procs`), which the probe finds.
+    (
+        "procs",
+        &["/proc/uptime"],
+        &["/proc/sys/kernel/task_delayacct"],
     ),
 ];
 

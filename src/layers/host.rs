@@ -36,6 +36,13 @@ pub trait HostLayer: 'static {
     /// missing here reads as missing on every node.
     const NODE_FILES: &'static [&'static str];
     fn source(fs: RootFs, opts: &HostOptions) -> Self::Source;
+    /// The body of a sh function a node's sampler runs in each sample,
+    /// for a layer whose files are not a fixed list (`$R` the root, `$T`
+    /// the sampler's private temporary directory, or empty): it prints
+    /// `=f PATH` and the file's lines, which the layer's source reads.
+    fn node_script() -> Option<String> {
+        None
+    }
     /// Whether the layer reads on a thread of its own: a read that may
     /// hang (a watched file on a dead NFS server) must not hold up the
     /// others' /proc reads.
@@ -178,6 +185,7 @@ macro_rules! host_layers {
             cache Cache $crate::layers::cache::state::Host,
             nics Nics $crate::layers::nics::state::Host,
             cpu Cpu $crate::layers::cpu::state::Host,
+            procs Procs $crate::layers::procs::state::Host,
         }
     };
 }
@@ -237,6 +245,18 @@ macro_rules! def_sources {
                 }
             }
             files
+        }
+
+        /// The sh functions a node's sampler defines, each named as its
+        /// layer's field, and the calls that run them in each sample.
+        pub fn node_scripts() -> (String, String) {
+            let mut defs = String::new();
+            let mut calls = String::new();
+            $(if let Some(body) = <$layer as HostLayer>::node_script() {
+                defs.push_str(&format!("{}() {{ {body} }}; ", stringify!($field)));
+                calls.push_str(&format!("{}; ", stringify!($field)));
+            })*
+            (defs, calls)
         }
 
         /// `strata batch <layer>`'s printer, for a host layer.

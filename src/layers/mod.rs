@@ -21,6 +21,7 @@ pub mod metric;
 pub mod nfs;
 pub mod nics;
 pub mod node;
+pub mod procs;
 pub mod report;
 pub mod tick;
 
@@ -39,6 +40,8 @@ pub enum LayerId {
     Nics,
     /// mpstat -P ALL per CPU, sar's run queue, switches, swapping and load, and pressure stalls (cpu, io, memory).
     Cpu,
+    /// Who does the I/O: pidstat -d per process (text), with each process's Oracle role and instance and each role's sums (JSON, CSV).
+    Procs,
     /// Storage cells over SSH: a line per cell (state, round trip, DISK and FLASH) and one over all cells.
     Cells,
     /// Oracle Direct NFS per database (--db): text as mondnfs prints it (time|iops), JSON and CSV with every figure.
@@ -60,7 +63,7 @@ pub struct LayerDef {
 }
 
 /// Every layer, in [`LayerId`] order.
-pub const LAYERS: [LayerDef; 7] = [
+pub const LAYERS: [LayerDef; 8] = [
     LayerDef {
         id: LayerId::Disks,
         name: "disks",
@@ -123,6 +126,19 @@ pub const LAYERS: [LayerDef; 7] = [
         title: "CPU",
         noun: "CPU",
         footer: &[("p", "pause")],
+    },
+    LayerDef {
+        id: LayerId::Procs,
+        name: "procs",
+        title: "Procs",
+        noun: "process",
+        footer: &[
+            ("Enter", "processes"),
+            ("s/S", "sort"),
+            ("r", "reverse"),
+            ("/", "filter"),
+            ("p", "pause"),
+        ],
     },
     LayerDef {
         id: LayerId::Cells,

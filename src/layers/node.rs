@@ -142,8 +142,13 @@ fn script() -> String {
     // layer's source reads on a node what its sampler sends, and nothing
     // else. `/proc/net/bonding/*` is added to them.
     let files = crate::layers::host::node_files().join(" ");
+    // The layers' own readers (the processes'), and the private directory
+    // they keep what they sent last in, removed when the sampler ends.
+    let (defs, calls) = crate::layers::host::node_scripts();
     [
         "export LC_ALL=C; R=; ",
+        "T=$(mktemp -d 2>/dev/null) || T=; trap '[ -n \"$T\" ] && rm -rf \"$T\"' EXIT; trap 'exit 0' HUP INT TERM PIPE; ",
+        &defs,
         "a() { v=; if { read -r v <\"$R$1\"; } 2>/dev/null || [ -n \"$v\" ]; then printf \"=a %s %s\\n\" \"$1\" \"$v\"; fi; }; ",
         "e() { for x; do [ -e \"$R$x\" ] && printf \"=e %s\\n\" \"$x\"; done; }; ",
         "l() { t=$(readlink \"$R$1\" 2>/dev/null) && printf \"=l %s %s\\n\" \"$1\" \"${t##*/}\"; }; ",
@@ -160,7 +165,7 @@ fn script() -> String {
         "[ -r \"$R$i/uevent\" ] && set -- \"$@\" \"$R$i/uevent\"; done; [ $# -gt 0 ] && f \"$@\"; }; ",
         &format!("sample() {{ set --; for p in {files}; do [ -r \"$R$p\" ] && set -- \"$@\" \"$R$p\"; done; "),
         "for p in \"$R\"/proc/net/bonding/*; do [ -r \"$p\" ] && set -- \"$@\" \"$p\"; done; f \"$@\"; d /proc/net/bonding \"*\"; ",
-        &format!("for i in \"$R\"/sys/class/net/*; do [ -d \"$i\" ] || continue; i=${{i#\"$R\"}}; for x in {LINK_ATTRS}; do a \"$i/$x\"; done; done; }}; "),
+        &format!("for i in \"$R\"/sys/class/net/*; do [ -d \"$i\" ] || continue; i=${{i#\"$R\"}}; for x in {LINK_ATTRS}; do a \"$i/$x\"; done; done; {calls}}}; "),
         "s=0; K=; while :; do ",
         "k=$(echo \"$R\"/sys/block/* \"$R\"/sys/block/*/*/partition \"$R\"/sys/block/*/slaves/* \"$R\"/sys/class/net/* \"$R\"/sys/class/net/*/master); ",
         "[ $((s % 60)) -eq 59 ] && K=; ",

@@ -1,0 +1,175 @@
+//! The process layer on `/metrics`, bounded whatever the number of
+//! processes: each role's running totals (a role's processes come and go,
+//! so the totals are strata's sums of their increases since it started,
+//! as the dNFS totals are), and the [`TOP`] busiest processes of the
+//! interval with their own /proc/PID/io counters. node_exporter has no
+//! per-process families; process-exporter's are per process group.
+
+use super::pid::IoCounters;
+use super::table::ProcSample;
+use crate::layers::metric::{Family, Field, MetricType, Sink, count, put_fields};
+
+/// The busiest processes exposed each interval.
+pub const TOP: usize = 10;
+
+const fn role(
+    name: &'static str,
+    help: &'static str,
+    unit: &'static str,
+    source: &'static str,
+) -> Family {
+    Family {
+        name,
+        help,
+        unit,
+        kind: MetricType::Counter,
+        labels: &["role", "instance_name"],
+        node_exporter: false,
+        source,
+    }
+}
+
+const fn top(
+    name: &'static str,
+    help: &'static str,
+    unit: &'static str,
+    source: &'static str,
+) -> Family {
+    Family {
+        name,
+        help,
+        unit,
+        kind: MetricType::Counter,
+        labels: &["pid", "comm", "role", "instance_name"],
+        node_exporter: false,
+        source,
+    }
+}
+
+pub static ROLE_FIELDS: [Field<IoCounters>; 4] = [
+    Field {
+        family: role(
+            "strata_process_role_read_bytes_total",
+            "Bytes a role's processes caused to be read from storage, since strata started.",
+            "bytes",
+            "sum of /proc/PID/io read_bytes increases",
+        ),
+        get: |c| count(c.read_bytes),
+    },
+    Field {
+        family: role(
+            "strata_process_role_written_bytes_total",
+            "Bytes a role's processes caused to be written to storage, since strata started.",
+            "bytes",
+            "sum of /proc/PID/io write_bytes increases",
+        ),
+        get: |c| count(c.write_bytes),
+    },
+    Field {
+        family: role(
+            "strata_process_role_rchar_bytes_total",
+            "Bytes a role's processes read through system calls, since strata started.",
+            "bytes",
+            "sum of /proc/PID/io rchar increases",
+        ),
+        get: |c| count(c.rchar),
+    },
+    Field {
+        family: role(
+            "strata_process_role_wchar_bytes_total",
+            "Bytes a role's processes wrote through system calls, since strata started.",
+            "bytes",
+            "sum of /proc/PID/io wchar increases",
+        ),
+        get: |c| count(c.wchar),
+    },
+];
+
+pub static ROLE_DELAY: Family = role(
+    "strata_process_role_blkio_delay_seconds_total",
+    "Seconds a role's processes waited for block I/O, since strata started (delay accounting).",
+    "seconds",
+    "sum of /proc/PID/stat delayacct_blkio_ticks increases / USER_HZ",
+);
+
+pub static TOP_FIELDS: [Field<IoCounters>; 2] = [
+    Field {
+        family: top(
+            "strata_process_top_read_bytes_total",
+            "Bytes the interval's busiest processes caused to be read from storage, since each started.",
+            "bytes",
+            "/proc/PID/io read_bytes",
+        ),
+        get: |c| count(c.read_bytes),
+    },
+    Field {
+        family: top(
+            "strata_process_top_written_bytes_total",
+            "Bytes the interval's busiest processes caused to be written to storage, since each started.",
+            "bytes",
+            "/proc/PID/io write_bytes",
+        ),
+        get: |c| count(c.write_bytes),
+    },
+];
+
+pub static PROCESSES: Family = Family {
+    name: "strata_processes",
+    help: "Processes seen, by whether their I/O counters could be read.",
+    unit: "",
+    kind: MetricType::Gauge,
+    labels: &["io"],
+    node_exporter: false,
+    source: "/proc/[0-9]*/io",
+};
+
+pub fn families() -> impl Iterator<Item = &'static Family> {
+    [&PROCESSES]
+        .into_iter()
+        .chain(ROLE_FIELDS.iter().map(|f| &f.family))
+        .chain([&ROLE_DELAY])
+        .chain(TOP_FIELDS.iter().map(|f| &f.family))
+}
+
+pub fn expose(s: &ProcSample, sink: &mut dyn Sink) {
+    sink.put(&PROCESSES, &["readable"], f64::from(s.readable));
+    sink.put(
+        &PROCESSES,
+        &["unreadable"],
+        f64::from(s.processes.saturating_sub(s.readable)),
+    );
+    for t in &s.totals {
+        let label = t.role.label();
+        let inst = t.instance.as_deref().unwrap_or("");
+        put_fields(&ROLE_FIELDS, &t.io, &[&label, inst], sink);
+        if let Some(v) = count(t.blkio_ticks) {
+            sink.put(
+                &ROLE_DELAY,
+                &[&label, inst],
+                v / super::table::USER_HZ as f64,
+            );
+        }
+    }
+    let mut busiest: Vec<_> = s
+        .rows
+        .iter()
+        .filter_map(|r| Some((r, r.io?, r.delta?)))
+        .filter(|(_, _, d)| d.read_bytes > 0 || d.write_bytes > 0)
+        .collect();
+    busiest.sort_by_key(|(r, _, d)| {
+        (
+            std::cmp::Reverse(d.read_bytes.saturating_add(d.write_bytes)),
+            r.pid,
+        )
+    });
+    for (r, io, _) in busiest.into_iter().take(TOP) {
+        let pid = r.pid.to_string();
+        let label = r.role.label();
+        put_fields(
+            &TOP_FIELDS,
+            &io,
+            &[&pid, &r.comm, &label, r.instance.as_deref().unwrap_or("")],
+            sink,
+        );
+    }
+}
