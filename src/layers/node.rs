@@ -142,12 +142,11 @@ fn script() -> String {
     // layer's source reads on a node what its sampler sends, and nothing
     // else. `/proc/net/bonding/*` is added to them.
     let files = crate::layers::host::node_files().join(" ");
-    // The layers' own readers (the processes'), and the private directory
-    // they keep what they sent last in, removed when the sampler ends.
+    // The layers' own readers (the processes'), which keep what they sent
+    // last in the sampler's private directory `$T`.
     let (defs, calls) = crate::layers::host::node_scripts();
     [
         "export LC_ALL=C; R=; ",
-        "T=$(mktemp -d 2>/dev/null) || T=; trap '[ -n \"$T\" ] && rm -rf \"$T\"' EXIT; trap 'exit 0' HUP INT TERM PIPE; ",
         &defs,
         "a() { v=; if { read -r v <\"$R$1\"; } 2>/dev/null || [ -n \"$v\" ]; then printf \"=a %s %s\\n\" \"$1\" \"$v\"; fi; }; ",
         "e() { for x; do [ -e \"$R$x\" ] && printf \"=e %s\\n\" \"$x\"; done; }; ",
@@ -178,7 +177,7 @@ fn script() -> String {
 
 /// What a node's sampling channel runs; `tag` ends the marker.
 pub fn sampler_job(tag: &str, idle: Duration) -> Job {
-    sampler::sampler(&script(), tag, idle)
+    sampler::sampler_with_dir(&script(), tag, idle)
 }
 
 /// The script alone, for running it under a local shell in tests.

@@ -89,6 +89,17 @@ impl Job {
 /// first request, so strata writes nothing while sh may still be reading
 /// the script), then one per line it reads.
 pub fn sampler(script: &str, tag: &str, idle: Duration) -> Job {
+    sampler_job(script, tag, idle, false)
+}
+
+/// [`sampler`] with a private temporary directory in `$T` (mktemp -d,
+/// 0700; empty where mktemp fails), removed on every way out the sampler
+/// has: for a script that keeps what it sent last between two samples.
+pub fn sampler_with_dir(script: &str, tag: &str, idle: Duration) -> Job {
+    sampler_job(script, tag, idle, true)
+}
+
+fn sampler_job(script: &str, tag: &str, idle: Duration, dir: bool) -> Job {
     let tag = clean_tag(tag);
     let sep = if tag.is_empty() { "" } else { "-" };
     let idle = idle.as_secs().max(1);
@@ -116,9 +127,17 @@ pub fn sampler(script: &str, tag: &str, idle: Duration) -> Job {
     // its requests, a failed write, a hangup or a TERM. The watchdog holds
     // none of the channel's descriptors, which would keep sshd from
     // closing the channel when the sampler ends.
+    let (mk, rm) = if dir {
+        (
+            "T=$(mktemp -d 2>/dev/null) || T=; ",
+            "; [ -n \\\"\\$T\\\" ] && rm -rf \\\"\\$T\\\"",
+        )
+    } else {
+        ("", "")
+    };
     let watchdog = format!(
-        "sh -c \"{dog}\" {WATCHDOG_MARKER}{sep}{tag} $$ </dev/null >/dev/null 2>&1 & D=$!; \
-         trap \"kill $D 2>/dev/null\" EXIT; trap \"exit 0\" HUP PIPE TERM; "
+        "{mk}sh -c \"{dog}\" {WATCHDOG_MARKER}{sep}{tag} $$ </dev/null >/dev/null 2>&1 & D=$!; \
+         trap \"kill $D 2>/dev/null{rm}\" EXIT; trap \"exit 0\" HUP PIPE TERM; "
     );
     Job::new(
         &format!("{SAMPLER_MARKER}{sep}{tag}"),
@@ -165,6 +184,24 @@ mod tests {
     use super::*;
 
     const ONE_S: Duration = Duration::from_secs(1);
+
+    /// The private directory is made before the script and removed when
+    /// it ends, by the same trap that ends the watchdog.
+    #[test]
+    fn a_sampler_with_a_directory_removes_it_on_its_way_out() {
+        let job = sampler_with_dir("echo \"$T\"; [ -d \"$T\" ] && echo made", "t", ONE_S);
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(job.script())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines();
+        let dir = lines.next().unwrap_or("");
+        assert!(dir.starts_with('/'), "{text}");
+        assert_eq!(lines.next(), Some("made"));
+        assert!(!std::path::Path::new(dir).exists(), "{dir} left behind");
+    }
 
     #[test]
     fn the_command_line_has_no_shell_syntax_and_the_script_one_line() {

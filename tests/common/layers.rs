@@ -308,3 +308,62 @@ pub fn pressure_text(resource: &str, k: u64) -> String {
     }
     s
 }
+
+/// The processes of a host at state `k`, each file as (path, text): a DB
+/// writer and a log writer that write, a session that reads, and one that
+/// does nothing; their counters grow with `k`. The stat lines have the 52
+/// fields of a 5.x kernel; what strata reads of them is fields 2, 3, 14,
+/// 15, 22 and 42.
+pub fn procs_files(k: u64) -> Vec<(String, Vec<u8>)> {
+    let procs: [(u32, &str, &[u8], u64, u64); 4] = [
+        (300, "oracle", b"ora_dbw0_PROD1\0", 0, 40_960),
+        (301, "oracle", b"ora_lgwr_PROD1\0", 0, 4_096),
+        (302, "oracle", b"oraclePROD1 (LOCAL=NO)\0", 81_920, 0),
+        (303, "sleep", b"sleep\x0060\0", 0, 0),
+    ];
+    let mut out = Vec::new();
+    for (pid, comm, argv, rd, wr) in procs {
+        let mut f: Vec<String> = (3..=52).map(|n| (n % 7).to_string()).collect();
+        f[0] = "S".into();
+        f[22 - 3] = "5000".into();
+        f[42 - 3] = (k * u64::from(pid % 3)).to_string();
+        out.push((
+            format!("proc/{pid}/stat"),
+            format!("{pid} ({comm}) {}\n", f.join(" ")).into_bytes(),
+        ));
+        out.push((
+            format!("proc/{pid}/io"),
+            format!(
+                "rchar: {}\nwchar: {}\nsyscr: {}\nsyscw: {}\nread_bytes: {}\nwrite_bytes: {}\ncancelled_write_bytes: 0\n",
+                1000 + k * rd,
+                1000 + k * wr,
+                10 + k * (rd / 8192),
+                10 + k * (wr / 4096),
+                k * rd,
+                k * wr
+            )
+            .into_bytes(),
+        ));
+        out.push((
+            format!("proc/{pid}/status"),
+            b"Name:\toracle\nUmask:\t0022\nState:\tS (sleeping)\nUid:\t54321\t54321\t54321\t54321\n".to_vec(),
+        ));
+        out.push((format!("proc/{pid}/cmdline"), argv.to_vec()));
+    }
+    out.push((
+        "etc/passwd".into(),
+        b"root:x:0:0:root:/root:/bin/sh\noracle:x:54321:54321::/home/oracle:/bin/bash\n".to_vec(),
+    ));
+    out
+}
+
+/// Writes [`procs_files`] of state `k` under `root`.
+pub fn write_procs(root: &std::path::Path, k: u64) {
+    for (rel, bytes) in procs_files(k) {
+        let path = root.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(path, bytes).unwrap();
+    }
+}

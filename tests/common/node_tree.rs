@@ -45,6 +45,7 @@ pub fn write_state(root: &Path, k: u64) {
     for (rel, _) in &files {
         std::fs::rename(staged(rel), root.join(rel)).unwrap();
     }
+    super::layers::write_procs(root, k);
 }
 
 /// A kernel without PSI: the CPU layer's files of the fixture host at

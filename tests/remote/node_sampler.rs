@@ -592,6 +592,29 @@ fn under_bash_posix_and_busybox_sh_the_node_sends_what_it_sends_under_dash() {
     for (sh, s) in shells.iter().zip(&samplers).skip(1) {
         assert_eq!(s.frames.len(), expected.len(), "{}", sh.name);
         for (i, (a, b)) in expected.iter().zip(&s.frames).enumerate() {
+            // busybox's awk ends a string at its first NUL: of a process's
+            // command line it sends only the first argument.
+            let first_args = |f: &str| {
+                f.lines()
+                    .map(|l| match l.rsplit_once('\t') {
+                        Some((head, _)) if l.starts_with("p ") => {
+                            let argv0 = head.rsplit('\t').next().unwrap_or("");
+                            format!("{head}\t{argv0}\n")
+                        }
+                        _ => format!("{l}\n"),
+                    })
+                    .collect::<String>()
+            };
+            let a = &if sh.name.contains("busybox's applets") {
+                first_args(a)
+            } else {
+                a.clone()
+            };
+            let b = &if sh.name.contains("busybox's applets") {
+                first_args(b)
+            } else {
+                b.clone()
+            };
             assert!(
                 a == b,
                 "{} frame {i} differs from dash's:\n{a}\n----\n{b}",

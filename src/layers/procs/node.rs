@@ -41,12 +41,15 @@ pub fn script() -> String {
         "o=index(s,\"(\"); c=0; t=s; while((k=index(t,\")\"))>0){c+=k; t=substr(t,k+1)}; if(o==0||c<=o) continue; ",
         "comm=substr(s,o+1,c-o-1); n=split(substr(s,c+1),x,\" \"); if(n<20) continue; start=x[20]; blk=(n>=40)?x[40]:\"-\"; ",
         "f=d \"/io\"; delete io; io[\"rchar:\"]=\"\"; m=0; while((getline y < f)>0){split(y,z,\" \"); io[z[1]]=z[2]; m++}; close(f); ",
-        "iv=(m>=7)?io[\"rchar:\"] \",\" io[\"wchar:\"] \",\" io[\"syscr:\"] \",\" io[\"syscw:\"] \",\" io[\"read_bytes:\"] \",\" io[\"write_bytes:\"] \",\" io[\"cancelled_write_bytes:\"]:\"-\"; ",
+        "if(m<7){r=(getline y < (d \"/stat\")); close(d \"/stat\"); if(r<=0) continue}; iv=(m>=7)?io[\"rchar:\"] \",\" io[\"wchar:\"] \",\" io[\"syscr:\"] \",\" io[\"syscw:\"] \",\" io[\"read_bytes:\"] \",\" io[\"write_bytes:\"] \",\" io[\"cancelled_write_bytes:\"]:\"-\"; ",
         "seen[pid]=1; split(prev[pid],w,\" \"); ",
         "if(prev[pid]!=\"\" && w[2]==start){uid=puid[pid]; line=pid \" \" start \" \" uid \" \" blk \" \" iv; if(line!=prev[pid]) print \"p \" line; state[pid]=line; continue} ",
         "uid=\"-\"; f=d \"/status\"; while((getline y < f)>0){if(y ~ /^Uid:/){split(y,z,\" \"); uid=z[2]; break}}; close(f); if(uid==\"-\") continue; ",
-        "a0=\"\"; cl=\"\"; f=d \"/cmdline\"; if((getline cl < f)>0){split(cl,z,\"\\0\"); a0=z[1]; gsub(/[^ -~]/,\" \",cl); sub(/ +$/,\"\",cl)}; close(f); ",
-        "gsub(/[^ -~]/,\"?\",comm); gsub(/[^ -~]/,\"?\",a0); ",
+        // The first argument ends at the first NUL (or other control
+        // character); busybox's awk, whose strings end at a NUL, reads
+        // only that far anyway.
+        "a0=\"\"; cl=\"\"; f=d \"/cmdline\"; if((getline cl < f)>0){p=match(cl,/[^ -~\\200-\\377]/); a0=(p>0)?substr(cl,1,p-1):cl; gsub(/[^ -~\\200-\\377]/,\" \",cl); sub(/ +$/,\"\",cl)}; close(f); ",
+        "gsub(/[^ -~\\200-\\377]/,\"?\",comm); ",
         "line=pid \" \" start \" \" uid \" \" blk \" \" iv; state[pid]=line; print \"p \" line \"\\t\" comm \"\\t\" substr(a0,1,256) \"\\t\" substr(cl,1,256); ",
         "if(!(uid in named)){named[uid]=1; want=1}} ",
         "for(p in prev) if(!(p in seen)) print \"g \" p; ",

@@ -93,7 +93,7 @@ pub fn parse_stat(text: &str, source_name: &str) -> Result<PidStat, ParseError> 
     if close < open {
         return Err(bad());
     }
-    let comm = line[open + 1..close].to_string();
+    let comm = clean_comm(&line[open + 1..close]);
     // Fields from 3 (state) on: index i here is field i + 3.
     let rest: Vec<&str> = line[close + 1..].split_ascii_whitespace().collect();
     let field = |n: usize| -> Option<&str> { rest.get(n.checked_sub(3)?).copied() };
@@ -156,24 +156,32 @@ pub fn parse_io(text: &str, source_name: &str) -> Result<IoCounters, ParseError>
 /// program's first arguments.
 pub const CMDLINE_MAX: usize = 256;
 
-/// `/proc/PID/cmdline` (the arguments, each ended by a NUL) as one line:
-/// its first argument, and the whole line with blanks between the
-/// arguments, both cut at [`CMDLINE_MAX`] characters and with control
-/// characters made `?` (a process names itself: a name is outside input
-/// and must not move the terminal's cursor). Empty for a kernel thread or
-/// a zombie.
+/// `/proc/PID/cmdline` (the arguments, each ended by a NUL) as text: its
+/// first argument (up to the first NUL or other control character), and
+/// the whole line with every control character a blank (a process names
+/// itself: its name is outside input and must not move the terminal's
+/// cursor), trailing blanks cut, each at most [`CMDLINE_MAX`] bytes.
+/// Empty for a kernel thread or a zombie. A node's awk makes the same of
+/// the same bytes.
 pub fn parse_cmdline(bytes: &[u8]) -> (String, String) {
-    let text = String::from_utf8_lossy(bytes);
-    let text = text.trim_end_matches('\0');
-    let clean = |s: &str| -> String {
-        s.chars()
-            .take(CMDLINE_MAX)
-            .map(|c| if c.is_control() { '?' } else { c })
-            .collect()
-    };
-    let argv0 = clean(text.split('\0').next().unwrap_or(""));
-    let line = clean(&text.replace('\0', " "));
-    (argv0, line)
+    let cut = |b: &[u8]| String::from_utf8_lossy(&b[..b.len().min(CMDLINE_MAX)]).into_owned();
+    let first = bytes
+        .iter()
+        .position(|b| b.is_ascii_control())
+        .unwrap_or(bytes.len());
+    let line: Vec<u8> = bytes
+        .iter()
+        .map(|b| if b.is_ascii_control() { b' ' } else { *b })
+        .collect();
+    let end = line.iter().rposition(|b| *b != b' ').map_or(0, |i| i + 1);
+    (cut(&bytes[..first]), cut(&line[..end]))
+}
+
+/// A command name as strata keeps it: control characters made `?`.
+pub fn clean_comm(comm: &str) -> String {
+    comm.chars()
+        .map(|c| if c.is_ascii_control() { '?' } else { c })
+        .collect()
 }
 
 #[cfg(test)]
@@ -260,7 +268,7 @@ mod tests {
         assert_eq!(line, "oraclePROD1 (LOCAL=NO)");
         let (argv0, line) = parse_cmdline(b"dd\0if=/dev/zero\0of=/x\x1b[2J\0");
         assert_eq!(argv0, "dd");
-        assert_eq!(line, "dd if=/dev/zero of=/x?[2J");
+        assert_eq!(line, "dd if=/dev/zero of=/x [2J");
         assert_eq!(parse_cmdline(b""), (String::new(), String::new()));
     }
 }

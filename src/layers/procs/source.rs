@@ -168,6 +168,20 @@ impl ProcSource {
                 &format!("/proc/{pid}/io"),
             )?),
             Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(Unread::Denied),
+            // No io where the process is still there: a kernel without
+            // per-task I/O accounting.
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound && {
+                    dir.pop();
+                    dir.push("stat");
+                    let there = dir.exists();
+                    dir.pop();
+                    dir.push("io");
+                    there
+                } =>
+            {
+                Err(Unread::NoFile)
+            }
             // Gone, or an error of an exiting process (ESRCH).
             Err(_) => {
                 dir.pop();
