@@ -33,7 +33,7 @@ pub fn script() -> String {
     let awk = [
         "BEGIN{",
         "S=(T==\"\")?\"\":T \"/procs\"; full=1; ",
-        "if(S!=\"\"){while((getline l < S)>0){full=0; split(l,w,\" \"); prev[w[1]]=l; puid[w[1]]=w[3]}; close(S)} ",
+        "if(S!=\"\"){while((getline l < S)>0){full=0; split(l,w,\" \"); split(l,tt,\"\\t\"); prev[w[1]]=tt[1]; puid[w[1]]=w[3]; pc[w[1]]=tt[2]}; close(S)} ",
         "print (full?\"F\":\"D\"); ",
         "while((getline y < \"/proc/self/status\")>0) if(y ~ /^Uid:/){split(y,z,\" \"); print \"r \" z[3]; break}; close(\"/proc/self/status\"); ",
         "for(i=1;i<ARGC;i++){d=ARGV[i]; pid=d; sub(/.*\\//,\"\",pid); if(pid !~ /^[0-9]+$/) continue; ",
@@ -43,14 +43,16 @@ pub fn script() -> String {
         "f=d \"/io\"; delete io; io[\"rchar:\"]=\"\"; m=0; while((getline y < f)>0){split(y,z,\" \"); io[z[1]]=z[2]; m++}; close(f); ",
         "if(m<7){r=(getline y < (d \"/stat\")); close(d \"/stat\"); if(r<=0) continue}; iv=(m>=7)?io[\"rchar:\"] \",\" io[\"wchar:\"] \",\" io[\"syscr:\"] \",\" io[\"syscw:\"] \",\" io[\"read_bytes:\"] \",\" io[\"write_bytes:\"] \",\" io[\"cancelled_write_bytes:\"]:\"-\"; ",
         "seen[pid]=1; split(prev[pid],w,\" \"); ",
-        "if(prev[pid]!=\"\" && w[2]==start){uid=puid[pid]; line=pid \" \" start \" \" uid \" \" blk \" \" iv; if(line!=prev[pid]) print \"p \" line; state[pid]=line; continue} ",
+        "gsub(/[^ -~\\200-\\377]/,\"?\",comm); ",
+        // Known by PID, start and name: a process that exec(2)s keeps
+        // the first two and is sent with its new names.
+        "if(prev[pid]!=\"\" && w[2]==start && pc[pid]==comm){uid=puid[pid]; line=pid \" \" start \" \" uid \" \" blk \" \" iv; if(line!=prev[pid]) print \"p \" line; state[pid]=line \"\\t\" comm; continue} ",
         "uid=\"-\"; f=d \"/status\"; while((getline y < f)>0){if(y ~ /^Uid:/){split(y,z,\" \"); uid=z[2]; break}}; close(f); if(uid==\"-\") continue; ",
         // The first argument ends at the first NUL (or other control
         // character); busybox's awk, whose strings end at a NUL, reads
         // only that far anyway.
         "a0=\"\"; cl=\"\"; f=d \"/cmdline\"; if((getline cl < f)>0){p=match(cl,/[^ -~\\200-\\377]/); a0=(p>0)?substr(cl,1,p-1):cl; gsub(/[^ -~\\200-\\377]/,\" \",cl); sub(/ +$/,\"\",cl)}; close(f); ",
-        "gsub(/[^ -~\\200-\\377]/,\"?\",comm); ",
-        "line=pid \" \" start \" \" uid \" \" blk \" \" iv; state[pid]=line; print \"p \" line \"\\t\" comm \"\\t\" substr(a0,1,256) \"\\t\" substr(cl,1,256); ",
+        "line=pid \" \" start \" \" uid \" \" blk \" \" iv; state[pid]=line \"\\t\" comm; print \"p \" line \"\\t\" comm \"\\t\" substr(a0,1,256) \"\\t\" substr(cl,1,256); ",
         "if(!(uid in named)){named[uid]=1; want=1}} ",
         "for(p in prev) if(!(p in seen)) print \"g \" p; ",
         "if(want||full){f=R \"/etc/passwd\"; while((getline y < f)>0){split(y,z,\":\"); if(z[3] in named) print \"u \" z[3] \" \" z[1]}; close(f)} ",

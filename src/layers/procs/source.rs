@@ -205,7 +205,7 @@ impl ProcSource {
                 uid
             }
         };
-        let cmd = if self.table.knows(pid, stat.start) {
+        let cmd = if self.table.knows(pid, stat.start, &stat.comm) {
             None
         } else {
             dir.push("cmdline");

@@ -198,10 +198,14 @@ pub struct ProcTable {
 }
 
 impl ProcTable {
-    /// Whether the table already has the command line of this process:
-    /// a reader reads /proc/PID/cmdline only when not.
-    pub fn knows(&self, pid: u32, start: u64) -> bool {
-        self.procs.get(&pid).is_some_and(|e| e.start == start)
+    /// Whether the table already has the command line of this process
+    /// under this command name: a reader reads /proc/PID/cmdline only
+    /// when not (a process that exec(2)s keeps its PID and start, and
+    /// takes the new program's name).
+    pub fn knows(&self, pid: u32, start: u64, comm: &str) -> bool {
+        self.procs
+            .get(&pid)
+            .is_some_and(|e| e.start == start && e.comm == comm)
     }
 
     /// How many processes the table holds.
@@ -239,14 +243,13 @@ impl ProcTable {
         for s in seen {
             sample.processes += 1;
             let known = self.procs.get(&s.pid).filter(|e| e.start == s.stat.start);
-            let (prev_io, prev_blkio, names) = match known {
-                Some(e) => (e.io, e.blkio, None),
-                None => {
-                    let (argv0, cmd) = s.cmd.clone().unwrap_or_default();
-                    let (role, instance) = classify(&argv0, &s.stat.comm);
-                    (None, None, Some((cmd, role, instance)))
-                }
-            };
+            let renamed = known.is_none_or(|e| e.comm != s.stat.comm);
+            let names = renamed.then(|| {
+                let (argv0, cmd) = s.cmd.clone().unwrap_or_default();
+                let (role, instance) = classify(&argv0, &s.stat.comm);
+                (cmd, role, instance)
+            });
+            let (prev_io, prev_blkio) = known.map_or((None, None), |e| (e.io, e.blkio));
             // Started after the last reading: every count is the interval's.
             let new = known.is_none() && since.is_some_and(|l| s.stat.start > l);
             let io = s.io.as_ref().ok().copied();
@@ -272,6 +275,7 @@ impl ProcTable {
                 seen: now,
             });
             if let Some((cmd, role, instance)) = names {
+                // A process exec(2)ed anew keeps its counters.
                 *entry = Entry {
                     start: s.stat.start,
                     uid: s.uid,
@@ -279,8 +283,8 @@ impl ProcTable {
                     cmd,
                     role,
                     instance,
-                    io: None,
-                    blkio: None,
+                    io: prev_io,
+                    blkio: prev_blkio,
                     seen: now,
                 };
             }
@@ -426,6 +430,21 @@ mod tests {
         assert!(r.new);
         assert_eq!(r.role, Role::Command("oracle".into()));
         assert_eq!(r.delta.map(|d| d.read_bytes), Some(300));
+    }
+
+    #[test]
+    fn a_process_that_execs_takes_its_new_name_and_keeps_its_counters() {
+        let mut t = ProcTable::default();
+        let mut sh = seen(10, 5, "bash", 100);
+        sh.stat.comm = "bash".into();
+        t.update(1000, 0, [sh]);
+        assert!(t.knows(10, 5, "bash"));
+        assert!(!t.knows(10, 5, "dd"));
+        let mut dd = seen(10, 5, "ora_dbw0_P1", 4196);
+        dd.stat.comm = "dd".into();
+        let s = t.update(1100, 1000, [dd]);
+        assert_eq!(s.rows[0].role, Role::DbWriter);
+        assert_eq!(s.rows[0].delta.map(|d| d.read_bytes), Some(4096));
     }
 
     #[test]
