@@ -13,7 +13,7 @@ use crate::app::{App, View};
 use crate::format;
 use crate::layers::LayerId;
 use crate::layers::col::Units;
-use crate::layers::procs::model::{ProcCol, ProcColKind};
+use crate::layers::procs::model::{ProcCol, ProcColKind, ProcFig};
 use crate::layers::procs::state::chart_index;
 use crate::layers::procs::table::{DelayAcct, USER_HZ};
 use crate::theme::Theme;
@@ -388,23 +388,10 @@ fn draw_role(f: &mut Frame, app: &App, area: Rect, name: &str) -> Drawn {
         .draw(f, inner, t, &items)
 }
 
-/// One process: its names, its figures now and its charts.
-fn draw_proc(f: &mut Frame, app: &App, area: Rect, p: &ProcNames) -> Drawn {
+/// A process's names, its figures now (or that it did no I/O) and what
+/// its charts' gaps are.
+fn names_lines(app: &App, p: &ProcNames, fig: Option<&ProcFig>) -> Vec<Line<'static>> {
     let t = &app.theme;
-    let layer = &app.host().procs;
-    let title = super::title_of(
-        &[
-            format!("pid {}", p.pid),
-            if p.cmd.is_empty() {
-                p.comm.clone()
-            } else {
-                p.cmd.clone()
-            },
-        ],
-        area.width,
-    );
-    let inner = super::source_framed(f, area, title, (layer, SOURCE), t);
-    let fig = app.proc_fig(p);
     let units = app.ui.units;
     // ticks after boot: seconds, as ps's START is of its clock
     let started = p.start as f64 / USER_HZ as f64;
@@ -467,6 +454,28 @@ fn draw_proc(f: &mut Frame, app: &App, area: Rect, p: &ProcNames) -> Drawn {
         "an interval the process did no I/O in has no value: a gap in its charts",
         t.muted,
     )));
+    lines
+}
+
+/// One process: its names, its figures now and its charts.
+fn draw_proc(f: &mut Frame, app: &App, area: Rect, p: &ProcNames) -> Drawn {
+    let t = &app.theme;
+    let layer = &app.host().procs;
+    let title = super::title_of(
+        &[
+            format!("pid {}", p.pid),
+            if p.cmd.is_empty() {
+                p.comm.clone()
+            } else {
+                p.cmd.clone()
+            },
+        ],
+        area.width,
+    );
+    let inner = super::source_framed(f, area, title, (layer, SOURCE), t);
+    let fig = app.proc_fig(p);
+    let units = app.ui.units;
+    let lines = names_lines(app, p, fig);
     let rows = super::widgets::wrapped_rows(&lines, usize::from(inner.width));
     let h = u16::try_from(rows)
         .unwrap_or(u16::MAX)

@@ -21,7 +21,10 @@ pub const ORACLE: u32 = 54321;
 /// second, idle every this many seconds (0: never)).
 type Spec = (u32, &'static str, &'static str, u32, (u64, u64), u64, u64);
 
-fn specs(sid: &str) -> Vec<(u32, String, &'static str, u32, (u64, u64), u64, u64)> {
+/// A [`Spec`] of one instance: its first argument and comm named.
+type Named = (u32, String, String, u32, (u64, u64), u64, u64);
+
+fn specs(sid: &str) -> Vec<Named> {
     let base: [Spec; 9] = [
         (4101, "ora_dbw0_", "ora_dbw0_", ORACLE, (0, 41_000), 3, 0),
         (4102, "ora_dbw1_", "ora_dbw1_", ORACLE, (0, 29_500), 2, 4),
@@ -64,7 +67,6 @@ fn specs(sid: &str) -> Vec<(u32, String, &'static str, u32, (u64, u64), u64, u64
             } else {
                 comm.to_string()
             };
-            let comm: &'static str = Box::leak(comm.into_boxed_str());
             (pid, name, comm, uid, kb, blkio, idle)
         })
         .collect()
@@ -101,7 +103,7 @@ fn seen(sid: &str, k: u64, pmon_denied: bool) -> Vec<Seen> {
                 pid,
                 uid,
                 stat: PidStat {
-                    comm: comm.to_string(),
+                    comm,
                     state: 'S',
                     cpu_ticks: 100 * moved,
                     start: 1_234 + u64::from(pid % 97),
