@@ -119,6 +119,10 @@ pub struct ClusterRow {
     /// CPUs counted times the interval (centiseconds): what weighs the
     /// node's %iowait in the cluster's.
     pub cpu_weight: Option<f64>,
+    /// The busiest I/O role and process (`ProcState::top`), and the
+    /// role's kB read and written a second; on the cluster's row the
+    /// busiest node's, `role@node`.
+    pub top_io: Option<(String, String, f64)>,
 }
 
 impl ClusterRow {
@@ -157,7 +161,15 @@ impl ClusterRow {
             .filter(|_| live && l.cpu.error.is_none())
             .and_then(|t| t.figures.as_ref());
         let cpu_fig = |fig: CpuFig| cpu.and_then(|t| fig.of(t));
+        let procs = (live && l.procs.error.is_none()).then_some(&l.procs);
+        let top_io = procs.and_then(|p| {
+            let (role, process) = p.top()?;
+            let t = crate::app::procs::proc_tick(l)?;
+            let busy = crate::layers::procs::model::busy(&t.roles.first()?.figures);
+            Some((role, process, busy))
+        });
         ClusterRow {
+            top_io,
             iowait: cpu_fig(CpuFig::All(CpuCol::Iowait)),
             io_some: cpu_fig(CpuFig::Psi(Resource::Io, PsiCol::Some)),
             cpu_weight: cpu.map(|t| t.table.counted as f64 * t.itv_cs as f64),
@@ -209,6 +221,13 @@ impl ClusterRow {
                     .map(|(d, u)| (format!("{d}@{}", r.label), *u))
             })
             .max_by(|a, b| a.1.total_cmp(&b.1));
+        let top_io = live
+            .iter()
+            .filter_map(|r| {
+                let (role, process, busy) = r.top_io.as_ref()?;
+                Some((format!("{role}@{}", r.label), process.clone(), *busy))
+            })
+            .max_by(|a, b| a.2.total_cmp(&b.2));
         let label = if live.len() == rows.len() {
             "cluster".to_string()
         } else {
@@ -237,6 +256,7 @@ impl ClusterRow {
             // a stall share has no sum over hosts
             io_some: None,
             cpu_weight: sum(|r| r.cpu_weight),
+            top_io,
         }
     }
 }

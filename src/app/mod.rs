@@ -17,6 +17,7 @@ pub mod list;
 pub mod nfs;
 pub mod nics;
 pub mod passphrase;
+pub mod procs;
 pub mod session;
 pub mod state;
 pub(crate) mod views;

@@ -66,6 +66,11 @@ pub enum View {
     /// One device of a cell (cell index, device name): the same view as a
     /// host device's, drawn from the cell's disks layer.
     CellDisk(usize, String),
+    /// One role and instance of the process panel ("DBWR PROD1"): its
+    /// processes on the hosts the panel shows.
+    ProcRole(String),
+    /// One process: its names as it was opened, and its charts.
+    Proc(Box<super::procs::ProcNames>),
 }
 
 /// A labelled moment of the run: `m` in the UI or `strata mark`.
@@ -155,6 +160,10 @@ pub struct UiState {
     pub cell_group: Option<crate::layers::cells::cell_metrics::Media>,
     /// The slave table of a bond's detail view.
     pub slaves: ListUi,
+    /// The process panel's roles (sort: an index into ROLE_TABLE) and a
+    /// role's processes (sort: an index into PROC_TABLE).
+    pub proc_roles: ListUi,
+    pub procs: ListUi,
     /// The NIC table lists every interface, not only used wire-facing ones.
     pub show_all_nics: bool,
     /// Selected row among a device's parts in its detail view.
@@ -209,6 +218,8 @@ impl App {
             dnfs: Default::default(),
             cell_group: None,
             slaves: ListUi::default(),
+            proc_roles: ListUi::default(),
+            procs: ListUi::default(),
             show_all_nics: false,
             part_selected: None,
             filter: String::new(),
@@ -477,6 +488,12 @@ impl App {
     }
 
     fn start_filter(&mut self) {
+        // a drill-down that lists its own rows filters them where it is
+        let here = self.view().layer().and_then(views::of);
+        if here.is_some_and(|v| v.filters_in_place(self.view())) {
+            self.ui.filter_edit = Some(self.ui.filter.clone());
+            return;
+        }
         // a filter narrows the panel's table; the overview has none
         let panel = match self.panel() {
             Panel::Overview => Panel::Disks,

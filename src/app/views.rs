@@ -46,6 +46,11 @@ pub(crate) trait LayerView: Sync {
     /// While paused: the series the current view draws are kept out of
     /// the live history, so they stop eroding.
     fn keep(&self, _app: &mut App) {}
+    /// `/` on `view`, one of the layer's drill-downs, filters its own
+    /// rows rather than going back to the panel's table.
+    fn filters_in_place(&self, _view: &View) -> bool {
+        false
+    }
     /// The layer's tables as they first open (their sort).
     fn open(&self, _ui: &mut UiState) {}
     /// `a` on the layer's panel, where it is the layer's own: true when it
@@ -63,6 +68,7 @@ const VIEWS: [&dyn LayerView; TABS.len()] = [
     &super::nics::NicsView,
     &super::cells::CellsView,
     &super::dnfs::DnfsView,
+    &super::procs::ProcsView,
 ];
 
 /// The view of layer `id`; `None` for a layer without a panel.
@@ -95,6 +101,7 @@ impl Panel {
     pub const Nics: Panel = Panel::Layer(LayerId::Nics);
     pub const Cells: Panel = Panel::Layer(LayerId::Cells);
     pub const Databases: Panel = Panel::Layer(LayerId::Dnfs);
+    pub const Procs: Panel = Panel::Layer(LayerId::Procs);
 }
 
 #[cfg(test)]

@@ -167,14 +167,15 @@ pub const LAYERS: [LayerDef; 8] = [
 ];
 
 /// The layers with a tab of their own, in the order the tabs follow the
-/// overview (Tab, and the digit keys 2 to 7); the CPU has none yet.
-pub const TABS: [LayerId; 6] = [
+/// overview (Tab, and the digit keys 2 to 8); the CPU has none yet.
+pub const TABS: [LayerId; 7] = [
     LayerId::Disks,
     LayerId::Cache,
     LayerId::Nfs,
     LayerId::Nics,
     LayerId::Cells,
     LayerId::Dnfs,
+    LayerId::Procs,
 ];
 
 impl LayerId {

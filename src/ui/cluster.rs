@@ -61,7 +61,7 @@ impl Col {
     }
 }
 
-const COLS: [Col; 12] = [
+const COLS: [Col; 13] = [
     Col::fig("r/s", 7, 1, |r| r.r_s),
     Col::fig("w/s", 7, 1, |r| r.w_s),
     Col::fig("MB/s", 6, 1, |r| r.mb_s),
@@ -76,7 +76,30 @@ const COLS: [Col; 12] = [
     // 80 columns keep the I/O figures and the charts they had.
     Col::fig("%iowait", 7, 2, |r| r.iowait),
     Col::fig("%sio", 6, 2, |r| r.io_some),
+    // Who does the I/O: last of all, the first to go on a narrow screen,
+    // and only where a host has the process layer's figures.
+    Col::own(TOP_IO, 32, top_io),
 ];
+
+/// The top I/O role's column.
+const TOP_IO: &str = "top I/O role · process";
+
+/// The role and its process when both fit whole in `w`, else the role
+/// alone, cut with a mark only when even it does not fit.
+fn top_io(r: &ClusterRow, w: usize) -> String {
+    match &r.top_io {
+        Some((role, process, _)) => {
+            let both = format!("{role} · {process}");
+            let text = if both.chars().count() <= w {
+                both
+            } else {
+                truncate(role, w)
+            };
+            format!("{text:<w$}")
+        }
+        None => format!("{:<w$}", "–"),
+    }
+}
 
 /// The busiest device's column: the one that grows into a line's spare
 /// room, for the cluster's `dev@node`.
@@ -152,6 +175,9 @@ const SECOND_LINE: usize = 6;
 /// can spare.
 const CPU_COLS: usize = 2;
 
+/// The columns after the CPU's: the top I/O role's.
+const TOP_COLS: usize = 1;
+
 /// The columns a second line's chart keeps before the CPU's columns take
 /// any (the 80-column screen's chart).
 const SPARK_KEPT: u16 = 20;
@@ -195,16 +221,23 @@ impl Fit<'static> {
     /// out whole, never cut. The busiest device's column then takes what
     /// its line has to spare, up to `busiest_want` (a sparkline has less
     /// room: `sdb@127.0.…` did not say which node).
-    fn choose(width: u16, height: u16, name_w: u16, busiest_want: u16) -> Self {
+    fn choose(width: u16, height: u16, name_w: u16, busiest_want: u16, top: bool) -> Self {
         let room = width.saturating_sub(name_w + 1);
-        // the CPU's columns where a line keeps a chart of the width it had
-        // without them
+        let extra = CPU_COLS + TOP_COLS;
+        // the top I/O role only where some host has one
+        let tail = if top {
+            &COLS[COLS.len() - extra..]
+        } else {
+            &COLS[COLS.len() - extra..COLS.len() - TOP_COLS]
+        };
+        // the CPU's columns (then the top I/O role's) where a line keeps
+        // a chart of the width it had without them
         let with_cpu = |mut cols: Vec<&'static Col>| {
             let left = room.saturating_sub(cols_width(&cols) + SPARK_KEPT);
-            cols.extend(fitting(&COLS[COLS.len() - CPU_COLS..], left));
+            cols.extend(fitting(tail, left));
             cols
         };
-        let io = &COLS[..COLS.len() - CPU_COLS];
+        let io = &COLS[..COLS.len() - extra];
         let all = fitting(io, room);
         let (first, second) = match io.split_at(SECOND_LINE) {
             _ if all.len() == io.len() => (with_cpu(all), Vec::new()),
@@ -308,6 +341,11 @@ fn busiest_want(rows: &[ClusterRow], total: &ClusterRow) -> u16 {
         .unwrap_or(0)
 }
 
+/// Whether a node has the process layer's top I/O role.
+fn has_top(rows: &[ClusterRow]) -> bool {
+    rows.iter().any(|r| r.top_io.is_some())
+}
+
 /// The node name column's width: the longest label, at most 20.
 fn name_width(rows: &[ClusterRow], total: &ClusterRow) -> u16 {
     rows.iter()
@@ -329,6 +367,7 @@ pub fn rows_wanted((rows, total): (&[ClusterRow], &ClusterRow), width: u16) -> u
         u16::MAX,
         name_width(rows, total),
         busiest_want(rows, total),
+        has_top(rows),
     );
     let nodes: u16 = rows.iter().map(|r| fit.row_lines(r)).sum();
     2 + fit.lines() + fit.row_lines(total) + nodes
@@ -340,7 +379,13 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, (rows, total): (&[ClusterRow],
     let live = rows.iter().filter(|r| r.shown == NodeShown::Live).count();
     let inner = panel_block(String::new(), t, true).inner(area);
     let name_w = name_width(rows, total);
-    let fit = Fit::choose(inner.width, inner.height, name_w, busiest_want(rows, total));
+    let fit = Fit::choose(
+        inner.width,
+        inner.height,
+        name_w,
+        busiest_want(rows, total),
+        has_top(rows),
+    );
     let room = inner
         .height
         .saturating_sub(fit.lines() + fit.row_lines(total));
@@ -482,7 +527,12 @@ fn figure_lines<'a>(
         let mut head = vec![Span::styled(lead, t.header)];
         for c in cols {
             let w = usize::from(fit.width(c));
-            head.push(Span::styled(format!(" {:>w$}", c.header), t.header));
+            let text = if c.header == TOP_IO {
+                format!(" {:<w$}", c.header)
+            } else {
+                format!(" {:>w$}", c.header)
+            };
+            head.push(Span::styled(text, t.header));
         }
         head
     };

@@ -22,6 +22,7 @@ pub(crate) mod nfs;
 mod nics;
 mod overview;
 mod passphrase;
+mod procs;
 mod table;
 mod timeline;
 mod widgets;
@@ -100,6 +101,7 @@ const SCREENS: [&dyn LayerScreen; crate::layers::TABS.len()] = [
     &nics::NicsScreen,
     &cells::CellsScreen,
     &DnfsScreen,
+    &procs::ProcsScreen,
 ];
 
 /// The screen of layer `id`; `None` for a layer without a tab.

@@ -544,11 +544,10 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
     }
     // The CPU line, when the host has one, above the note: %iowait and io
     // pressure beside the disks they wait on.
-    let cpu = cpu_line(app, inner.width);
-    let note_at = if cpu.is_some() { 8 } else { 7 };
-    if let (Some(line), Some(cpu)) = (lines.get(7), cpu) {
-        f.render_widget(Paragraph::new(cpu), *line);
-    }
+    let mut note_at = draw_cpu(f, app, &lines);
+    // who does the I/O, under the CPU: the first line a low box drops
+    let top_rows = draw_top_io(f, app, inner, note_at);
+    note_at += top_rows;
     let note_line = if note_at < inner.height {
         Some(Rect {
             y: inner.y + note_at,
@@ -562,8 +561,8 @@ fn draw_disks(f: &mut Frame, app: &App, area: Rect) {
         f.render_widget(Paragraph::new(totals_note(app, line.width)), line);
     }
     let rest = Rect {
-        y: inner.y + 9,
-        height: inner.height.saturating_sub(9),
+        y: inner.y + 9 + top_rows,
+        height: inner.height.saturating_sub(9 + top_rows),
         ..inner
     };
     if rest.height >= 2 {
@@ -592,6 +591,65 @@ fn cpu_line(app: &App, width: u16) -> Option<Line<'static>> {
         used += w;
         spans.push(Span::styled(format!(" {} ", fig.header()), t.muted));
         spans.push(Span::raw(value.trim().to_string()));
+    }
+    Some(Line::from(spans))
+}
+
+/// The CPU line on the host box's eighth line, when the host has one;
+/// the row the totals' note goes on.
+fn draw_cpu(f: &mut Frame, app: &App, lines: &[Rect]) -> u16 {
+    let Some(line) = lines
+        .first()
+        .map(|l| l.width)
+        .and_then(|w| cpu_line(app, w))
+    else {
+        return 7;
+    };
+    if let Some(at) = lines.get(7) {
+        f.render_widget(Paragraph::new(line), *at);
+    }
+    8
+}
+
+/// The top I/O line on row `at` of the host's box, when the host has
+/// one and the box the row: the rows it takes below the CPU's (its row
+/// is kept even where the box is too low for it, as the note's is).
+fn draw_top_io(f: &mut Frame, app: &App, inner: Rect, at: u16) -> u16 {
+    let Some(top) = top_io_line(app, inner.width) else {
+        return 0;
+    };
+    if at < inner.height {
+        let line = Rect {
+            y: inner.y + at,
+            height: 1,
+            ..inner
+        };
+        f.render_widget(Paragraph::new(top), line);
+    }
+    1
+}
+
+/// The host's busiest I/O role and process (`ProcState::top`), the
+/// process left out when the line is too narrow for both, the line when
+/// it is too narrow for the role; `None` while the layer has no figures
+/// on screen or nothing moved.
+fn top_io_line(app: &App, width: u16) -> Option<Line<'static>> {
+    let t = &app.theme;
+    let procs = &app.host().procs;
+    if procs.shown_error().is_some() {
+        return None;
+    }
+    let (role, process) = procs.top()?;
+    let lead = "top I/O ";
+    let width = usize::from(width);
+    let used = lead.chars().count() + role.chars().count();
+    if used > width {
+        return None;
+    }
+    let mut spans = vec![Span::styled(lead, t.muted), Span::styled(role, t.accent)];
+    if used + 3 + process.chars().count() <= width {
+        spans.push(Span::styled(" · ", t.muted));
+        spans.push(Span::raw(process));
     }
     Some(Line::from(spans))
 }

@@ -11,6 +11,7 @@ pub mod kernels;
 pub mod layers;
 pub mod live_root;
 pub mod node_tree;
+pub mod procs;
 pub mod tmux;
 
 use std::collections::BTreeSet;

@@ -16,6 +16,7 @@ mod nodes;
 #[allow(unsafe_code)]
 #[path = "../peer_tools/mod.rs"]
 mod peer_tools;
+mod procs;
 mod replay;
 mod small;
 #[path = "../sshd/mod.rs"]

@@ -391,7 +391,8 @@ fn nics_come_after_nfs_in_tab_order() {
             "NFS",
             "NICs",
             "Cells",
-            "Databases"
+            "Databases",
+            "Procs"
         ]
     );
     let mut app = app_with(2);

@@ -14,5 +14,6 @@ mod markers;
 mod nodes;
 mod old_kernels;
 mod panels;
+mod procs;
 mod prompt;
 mod sizes;

@@ -120,6 +120,13 @@ fn screens() -> Vec<(&'static str, App)> {
         ("db_instance", dnfs_level(2)),
         ("db_server", dnfs_level(3)),
         ("db_channel", dnfs_level(4)),
+        // who does the I/O: the roles, a role's processes, one process,
+        // and the cluster's overview with each node's top role
+        ("procs_roles", crate::procs::roles()),
+        ("procs_role", crate::procs::role()),
+        ("procs_process", crate::procs::process()),
+        ("procs_cluster_roles", crate::procs::cluster_roles()),
+        ("procs_cluster", common::procs::procs_cluster_app()),
     ]
 }
 

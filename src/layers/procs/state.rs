@@ -141,7 +141,7 @@ impl ProcState {
     /// The host's busiest role and process of the newest interval, as the
     /// overview and the cluster table name them: `None` when nothing moved.
     pub fn top(&self) -> Option<(String, String)> {
-        let t = self.layer.latest.as_ref()?.figures.as_ref()?;
+        let t = self.layer.tick()?.figures.as_ref()?;
         let role = t.roles.first().filter(|r| busy(&r.figures) > 0.0)?;
         let p = t.procs.first()?;
         Some((role.name(), format!("{} {}", p.row.pid, p.row.comm)))
