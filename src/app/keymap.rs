@@ -21,8 +21,8 @@ pub const KEY_HELP: &[(&str, &str)] = &[
     ("Esc  Backspace", "back up one level"),
     ("Tab  Shift-Tab", "next / previous panel"),
     (
-        "1 … 7",
-        "overview / disks / cache / NFS / NICs / cells / databases",
+        "1 … 8",
+        "overview, disks, cache, NFS, NICs, cells, databases, procs",
     ),
     ("s  S", "sort by the next / previous column"),
     ("r", "reverse the sort order"),

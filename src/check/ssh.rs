@@ -65,12 +65,10 @@ pub const LAYER_FILES: [(&str, &[&str], &[&str]); 6] = [
         ],
     ),
     // The processes' own files are read by the sampler's awk
-    // (`=f /proc/strata/procs`), which the probe finds.
-    (
-        "procs",
-        &["/proc/uptime"],
-        &["/proc/sys/kernel/task_delayacct"],
-    ),
+    // (`=f /proc/strata/procs`), which the probe finds. Without
+    // kernel.task_delayacct (before 5.14) the delay is kept unless the
+    // kernel was booted without it: nothing is shown as –.
+    ("procs", &["/proc/uptime"], &[]),
 ];
 
 /// Every path of [`LAYER_FILES`], once each.

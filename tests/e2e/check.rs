@@ -587,7 +587,7 @@ fn a_known_node_is_checked_through_its_own_sampler() {
         l(),
         "files",
         "warn",
-        "every file disks, cache, nfs, nics, cpu cannot go without is there; missing, and shown as –: cpu: /proc/pressure/cpu, cpu: /proc/pressure/io, cpu: /proc/pressure/memory".into(),
+        "every file disks, cache, nfs, nics, cpu, procs cannot go without is there; missing, and shown as –: cpu: /proc/pressure/cpu, cpu: /proc/pressure/io, cpu: /proc/pressure/memory".into(),
         None,
     ));
     want.push((l(), "fincore", "ok", fincore, None));

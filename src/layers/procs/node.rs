@@ -13,6 +13,7 @@
 //!                        of /proc/PID/io joined by commas, or "-" when it
 //!                        cannot be read; BLKIO "-" on an old kernel; the
 //!                        names only with a process the run had not seen
+//! a 1                    kernel.task_delayacct ("-": no such sysctl)
 //! r UID                  the UID the awk reads as (its effective UID)
 //! g PID                  a process that ended
 //! u UID NAME             a user's name (/etc/passwd)
@@ -22,7 +23,7 @@
 //! 2^53): it compares them as strings and never adds them.
 
 use super::pid::{IoCounters, PidStat};
-use super::table::{Seen, Unread};
+use super::table::{DelayAcct, Seen, Unread};
 use crate::core::error::ParseError;
 use std::collections::{BTreeMap, HashMap};
 
@@ -35,6 +36,7 @@ pub fn script() -> String {
         "S=(T==\"\")?\"\":T \"/procs\"; full=1; ",
         "if(S!=\"\"){while((getline l < S)>0){full=0; split(l,w,\" \"); split(l,tt,\"\\t\"); prev[w[1]]=tt[1]; puid[w[1]]=w[3]; pc[w[1]]=tt[2]}; close(S)} ",
         "print (full?\"F\":\"D\"); ",
+        "v=\"-\"; if((getline v < (R \"/proc/sys/kernel/task_delayacct\"))<=0) v=\"-\"; close(R \"/proc/sys/kernel/task_delayacct\"); print \"a \" v; ",
         "while((getline y < \"/proc/self/status\")>0) if(y ~ /^Uid:/){split(y,z,\" \"); print \"r \" z[3]; break}; close(\"/proc/self/status\"); ",
         "for(i=1;i<ARGC;i++){d=ARGV[i]; pid=d; sub(/.*\\//,\"\",pid); if(pid !~ /^[0-9]+$/) continue; ",
         "f=d \"/stat\"; s=\"\"; r=(getline s < f); close(f); if(r<=0) continue; ",
@@ -72,6 +74,8 @@ pub struct NodeMirror {
     pub users: BTreeMap<u32, String>,
     /// The login's UID, which the awk reads of itself.
     pub reader: Option<u32>,
+    /// kernel.task_delayacct as the node read it.
+    pub delayacct: DelayAcct,
 }
 
 /// What one text did to the mirror.
@@ -125,6 +129,13 @@ impl NodeMirror {
                     out.restarted = true;
                 }
                 ("D", _) => {}
+                ("a", v) => {
+                    self.delayacct = match v.trim() {
+                        "1" => DelayAcct::On,
+                        "0" => DelayAcct::Off,
+                        _ => DelayAcct::Unknown,
+                    };
+                }
                 ("r", v) => match v.trim().parse::<u32>() {
                     Ok(uid) => self.reader = Some(uid),
                     Err(_) => out.rejected.push(bad("'r UID'")),
@@ -151,7 +162,7 @@ impl NodeMirror {
                         ));
                     }
                 }
-                _ => out.rejected.push(bad("F, D, r, p, g or u")),
+                _ => out.rejected.push(bad("F, D, a, r, p, g or u")),
             }
         }
         out

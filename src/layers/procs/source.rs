@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 /// The virtual file a node's sampler sends the processes in.
 pub const NODE_FILE: &str = "/proc/strata/procs";
 
-/// The files a sample reads beside the processes' own.
-pub const FILES: [&str; 2] = ["/proc/uptime", "/proc/sys/kernel/task_delayacct"];
+/// The files a node's sampler sends for the layer beside its awk's lines.
+pub const FILES: [&str; 1] = ["/proc/uptime"];
 
 pub struct ProcSource {
     fs: RootFs,
@@ -231,12 +231,8 @@ impl ProcSource {
         // mirror; the table still diffs each process against its last
         // counters, which are the same process's.
         let news = self.mirror.apply(&text, NODE_FILE);
-        let delay = delayacct(
-            self.fs.read_once("/proc/sys/kernel/task_delayacct").ok(),
-            None,
-        );
         let mut sample = self.table.update(uptime_cs, wall_ms, self.mirror.seen());
-        sample.delayacct = delay;
+        sample.delayacct = self.mirror.delayacct;
         sample.reader = self.mirror.reader;
         sample.rejected = news.rejected;
         self.users.names = self.mirror.users.clone();
