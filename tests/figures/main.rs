@@ -1,4 +1,4 @@
-//! Figures against the reference tools run on the same counters (iostat, nicstat, nfsiostat, mpstat), and one figure's one value everywhere it is printed.
+//! Figures against the reference tools run on the same counters (iostat, nicstat, nfsiostat, mpstat, pidstat -d), and one figure's one value everywhere it is printed.
 //!
 //! One test binary for the group (docs/tests.md says why): each file
 //! of the folder is a module, and the helpers they share are declared once here.
@@ -23,3 +23,4 @@ mod one_figure;
 #[allow(unsafe_code)]
 #[path = "../peer_tools/mod.rs"]
 mod peer_tools;
+mod pidstat;

@@ -162,33 +162,23 @@ impl ProcSource {
         let name = format!("/proc/{pid}/stat");
         let stat = parse_stat(&String::from_utf8_lossy(&self.buf), &name)?;
         dir.push("io");
-        let io = match read_into(dir, &mut self.buf) {
+        let read = read_into(dir, &mut self.buf);
+        dir.pop();
+        let io = match read {
             Ok(()) => Ok(parse_io(
                 &String::from_utf8_lossy(&self.buf),
                 &format!("/proc/{pid}/io"),
             )?),
             Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(Unread::Denied),
-            // No io where the process is still there: a kernel without
-            // per-task I/O accounting.
-            Err(e)
-                if e.kind() == std::io::ErrorKind::NotFound && {
-                    dir.pop();
-                    dir.push("stat");
-                    let there = dir.exists();
-                    dir.pop();
-                    dir.push("io");
-                    there
-                } =>
-            {
+            // No io in a process's directory that is still there: a kernel
+            // without per-task I/O accounting. The process is read all the
+            // same (its block I/O delay, its owner), as pidstat does.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir.is_dir() => {
                 Err(Unread::NoFile)
             }
             // Gone, or an error of an exiting process (ESRCH).
-            Err(_) => {
-                dir.pop();
-                return Ok(None);
-            }
+            Err(_) => return Ok(None),
         };
-        dir.pop();
         let key = (pid, stat.start);
         let uid = match self.owners.get(&key) {
             Some(uid) => *uid,
@@ -335,6 +325,36 @@ mod tests {
         assert_eq!(second.rows.len(), 1);
         assert_eq!(second.rows[0].delta.map(|d| d.read_bytes), Some(8192));
         assert_eq!(second.user(54321), "oracle");
+    }
+
+    #[test]
+    fn a_process_without_an_io_file_is_unreadable_not_gone() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        write(r, "proc/uptime", "100.00 1\n");
+        proc(r, 300, "ora_dbw0_PROD1", 50, 0);
+        proc(r, 301, "ora_lgwr_PROD1", 50, 0);
+        std::fs::remove_file(r.join("proc/301/io")).unwrap();
+        let mut s = ProcSource::new(RootFs::new(r));
+        let first = s.sample(0).unwrap();
+        assert_eq!((first.processes, first.readable), (2, 1));
+        assert_eq!(first.unreadable.len(), 1);
+        assert_eq!(first.unreadable[0].why, Unread::NoFile);
+        // Its block I/O delay moves: a row, its I/O unknown.
+        write(r, "proc/uptime", "101.00 1\n");
+        let stat = std::fs::read_to_string(r.join("proc/301/stat")).unwrap();
+        write(r, "proc/301/stat", &stat.replace(" 7 0 0\n", " 7 0 5\n"));
+        let second = s.sample(1000).unwrap();
+        assert_eq!(second.rows.len(), 1);
+        let row = &second.rows[0];
+        assert_eq!((row.pid, row.io, row.delta), (301, None, None));
+        assert_eq!(row.blkio_ticks, Some(5));
+        // A process whose directory went with its io file is gone.
+        std::fs::remove_dir_all(r.join("proc/301")).unwrap();
+        write(r, "proc/uptime", "102.00 1\n");
+        let third = s.sample(2000).unwrap();
+        assert_eq!((third.processes, third.readable), (1, 1));
+        assert!(third.unreadable.is_empty());
     }
 
     #[test]
