@@ -49,7 +49,7 @@ const fn top(
 pub static ROLE_FIELDS: [Field<IoCounters>; 4] = [
     Field {
         family: role(
-            "strata_process_role_read_bytes_total",
+            "strata_procs_role_read_bytes_total",
             "Bytes a role's processes caused to be read from storage, since strata started.",
             "bytes",
             "sum of /proc/PID/io read_bytes increases",
@@ -58,7 +58,7 @@ pub static ROLE_FIELDS: [Field<IoCounters>; 4] = [
     },
     Field {
         family: role(
-            "strata_process_role_written_bytes_total",
+            "strata_procs_role_written_bytes_total",
             "Bytes a role's processes caused to be written to storage, since strata started.",
             "bytes",
             "sum of /proc/PID/io write_bytes increases",
@@ -67,7 +67,7 @@ pub static ROLE_FIELDS: [Field<IoCounters>; 4] = [
     },
     Field {
         family: role(
-            "strata_process_role_rchar_bytes_total",
+            "strata_procs_role_rchar_bytes_total",
             "Bytes a role's processes read through system calls, since strata started.",
             "bytes",
             "sum of /proc/PID/io rchar increases",
@@ -76,7 +76,7 @@ pub static ROLE_FIELDS: [Field<IoCounters>; 4] = [
     },
     Field {
         family: role(
-            "strata_process_role_wchar_bytes_total",
+            "strata_procs_role_wchar_bytes_total",
             "Bytes a role's processes wrote through system calls, since strata started.",
             "bytes",
             "sum of /proc/PID/io wchar increases",
@@ -86,7 +86,7 @@ pub static ROLE_FIELDS: [Field<IoCounters>; 4] = [
 ];
 
 pub static ROLE_DELAY: Family = role(
-    "strata_process_role_blkio_delay_seconds_total",
+    "strata_procs_role_blkio_delay_seconds_total",
     "Seconds a role's processes waited for block I/O, since strata started (delay accounting).",
     "seconds",
     "sum of /proc/PID/stat delayacct_blkio_ticks increases / USER_HZ",
@@ -95,7 +95,7 @@ pub static ROLE_DELAY: Family = role(
 pub static TOP_FIELDS: [Field<IoCounters>; 2] = [
     Field {
         family: top(
-            "strata_process_top_read_bytes_total",
+            "strata_procs_top_read_bytes_total",
             "Bytes the interval's busiest processes caused to be read from storage, since each started.",
             "bytes",
             "/proc/PID/io read_bytes",
@@ -104,7 +104,7 @@ pub static TOP_FIELDS: [Field<IoCounters>; 2] = [
     },
     Field {
         family: top(
-            "strata_process_top_written_bytes_total",
+            "strata_procs_top_written_bytes_total",
             "Bytes the interval's busiest processes caused to be written to storage, since each started.",
             "bytes",
             "/proc/PID/io write_bytes",
@@ -114,7 +114,7 @@ pub static TOP_FIELDS: [Field<IoCounters>; 2] = [
 ];
 
 pub static PROCESSES: Family = Family {
-    name: "strata_processes",
+    name: "strata_procs_processes",
     help: "Processes seen, by whether their I/O counters could be read.",
     unit: "",
     kind: MetricType::Gauge,
@@ -170,6 +170,84 @@ pub fn expose(s: &ProcSample, sink: &mut dyn Sink) {
             &io,
             &[&pid, &r.comm, &label, r.instance.as_deref().unwrap_or("")],
             sink,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layers::procs::pid::PidStat;
+    use crate::layers::procs::table::{ProcTable, Seen};
+
+    #[derive(Default)]
+    struct Series(Vec<(&'static str, Vec<String>, f64)>);
+
+    impl Sink for Series {
+        fn put(&mut self, family: &'static Family, labels: &[&str], value: f64) {
+            assert_eq!(labels.len(), family.labels.len(), "{}", family.name);
+            self.0.push((
+                family.name,
+                labels.iter().map(|l| l.to_string()).collect(),
+                value,
+            ));
+        }
+    }
+
+    fn seen(pid: u32, argv0: &str, written: u64) -> Seen {
+        Seen {
+            pid,
+            uid: 0,
+            stat: PidStat {
+                comm: "dd".into(),
+                state: 'D',
+                cpu_ticks: 0,
+                start: 5,
+                blkio_ticks: Some(pid.into()),
+            },
+            io: Ok(IoCounters {
+                write_bytes: written,
+                ..IoCounters::default()
+            }),
+            cmd: Some((argv0.into(), argv0.into())),
+        }
+    }
+
+    /// However many processes move, a scrape has the top ten of each
+    /// top family, a series per role and the two counts.
+    #[test]
+    fn the_series_do_not_grow_with_the_processes() {
+        let mut t = ProcTable::default();
+        let names = |pid: u32| format!("ora_p{:03}_PROD1", pid % 1000);
+        t.update(1000, 0, (1..=500).map(|p| seen(p, &names(p), 0)));
+        let s = t.update(
+            1100,
+            1000,
+            (1..=500).map(|p| seen(p, &names(p), u64::from(p) * 4096)),
+        );
+        let mut out = Series::default();
+        expose(&s, &mut out);
+        let count = |name: &str| out.0.iter().filter(|(n, ..)| *n == name).count();
+        assert_eq!(count("strata_procs_top_written_bytes_total"), TOP);
+        assert_eq!(count("strata_procs_role_written_bytes_total"), 1);
+        assert_eq!(count("strata_procs_processes"), 2);
+        // The busiest first: PID 500 wrote the most, and its counter is
+        // its own /proc/PID/io's.
+        let top = out
+            .0
+            .iter()
+            .find(|(n, l, _)| *n == "strata_procs_top_written_bytes_total" && l[0] == "500");
+        assert_eq!(top.map(|t| t.2), Some(500.0 * 4096.0));
+        let role = out
+            .0
+            .iter()
+            .find(|(n, ..)| *n == "strata_procs_role_written_bytes_total");
+        assert_eq!(
+            role.map(|r| (r.1.clone(), r.2)),
+            Some((
+                vec!["PX".into(), "PROD1".into()],
+                4096.0 * 500.0 * 501.0 / 2.0
+            ))
         );
     }
 }
