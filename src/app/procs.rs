@@ -48,6 +48,10 @@ pub const PROC_TABLE: [ProcCol; 9] = [
 /// What the key of a cluster's sum row starts with.
 pub const SUM_MARK: &str = "\u{2211} ";
 
+/// What a cluster's sum of a role over its nodes and instances is named
+/// by, after the role: "DBWR (all)".
+pub const ALL_INSTANCES: &str = " (all)";
+
 /// One row of the roles table: a role and instance of one host, or in
 /// the cluster's table of one node or summed over the live nodes.
 #[derive(Debug, Clone, PartialEq)]
@@ -153,9 +157,10 @@ fn add_into(to: &mut ProcFigures, from: &ProcFigures) {
 impl App {
     /// The roles table's rows, before the filter and the sort: the shown
     /// host's roles, or in the cluster's table each live node's and, for
-    /// each role and instance on more than one node, the sum over the
-    /// live nodes (a node without it adds nothing; a figure unknown on a
-    /// node, or a node without figures, makes the sum's unknown).
+    /// each role on more than one node or of more than one instance, the
+    /// sum over the live nodes and every instance, "DBWR (all)" (a node
+    /// without it adds nothing; a figure unknown on a node, or a node
+    /// without figures, makes the sum's unknown).
     fn role_lines_all(&self) -> Vec<RoleLine> {
         let hosts = self.shown_hosts();
         let line = |i: Option<usize>, r: &RoleFig| {
@@ -184,15 +189,23 @@ impl App {
         if self.shows_cluster() {
             let mut sums: Vec<RoleLine> = Vec::new();
             for l in &lines {
-                // a role and instance of one node is its own sum
-                let on = lines.iter().filter(|o| o.name == l.name).count();
-                if on < 2 || sums.iter().any(|s| s.name == l.name) {
+                // A role of one instance on one node is its own sum; a
+                // role on several nodes or of several instances is summed
+                // over them all (a RAC database's DBWR of PROD1 and PROD2).
+                let on = lines.iter().filter(|o| o.role == l.role).count();
+                let name = format!("{}{ALL_INSTANCES}", l.role);
+                if on < 2 || sums.iter().any(|s| s.name == name) {
                     continue;
                 }
+                let instanced = lines
+                    .iter()
+                    .any(|o| o.role == l.role && o.instance.is_some());
                 let mut sum = RoleLine {
                     node: None,
                     sum: true,
-                    key: format!("{SUM_MARK}{}", l.name),
+                    key: format!("{SUM_MARK}{name}"),
+                    instance: instanced.then(|| "all".to_string()),
+                    name,
                     active: 0,
                     unreadable: 0,
                     figures: ProcFigures::new(
@@ -201,16 +214,19 @@ impl App {
                     ..l.clone()
                 };
                 for (_, h) in &hosts {
-                    match proc_tick(h) {
-                        Some(t) => match t.roles.iter().find(|r| r.name() == l.name) {
-                            Some(r) => {
-                                sum.active += r.active;
-                                sum.unreadable += r.unreadable;
-                                add_into(&mut sum.figures, &r.figures);
-                            }
-                            None => add_into(&mut sum.figures, &idle(t)),
-                        },
-                        None => sum.figures = ProcFigures::default(),
+                    let Some(t) = proc_tick(h) else {
+                        sum.figures = ProcFigures::default();
+                        continue;
+                    };
+                    let mut any = false;
+                    for r in t.roles.iter().filter(|r| r.role.label() == l.role) {
+                        any = true;
+                        sum.active += r.active;
+                        sum.unreadable += r.unreadable;
+                        add_into(&mut sum.figures, &r.figures);
+                    }
+                    if !any {
+                        add_into(&mut sum.figures, &idle(t));
                     }
                 }
                 sums.push(sum);
@@ -282,7 +298,12 @@ impl App {
                 let procs = t.map_or(&[][..], |t| &t.procs[..]);
                 procs
                     .iter()
-                    .filter(move |p| role_name(p) == name)
+                    .filter(move |p| {
+                        role_name(p) == name
+                            || name
+                                .strip_suffix(ALL_INSTANCES)
+                                .is_some_and(|role| p.row.role.label() == role)
+                    })
                     .map(move |p| {
                         let own = proc_key(p);
                         ProcLine {

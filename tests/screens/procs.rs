@@ -142,10 +142,12 @@ fn a_process_shows_its_names_and_charts_and_says_idle_seconds_are_gaps() {
 fn the_clusters_roles_are_each_nodes_and_their_sums() {
     let mut app = cluster_roles();
     let screen = render(&mut app, 120, 40);
-    // dd runs on both nodes: summed; each instance's roles are its own
+    // dd runs on both nodes: summed; a role of an instance on each node
+    // is summed over the instances, the cluster's DBWR
     let dd = line_with(&screen, "∑ cluster dd");
     assert!(dd.contains("4096.00"), "{dd}");
-    assert!(!screen.contains("∑ cluster DBWR"), "{screen}");
+    let dbwr = line_with(&screen, "∑ cluster DBWR");
+    assert!(dbwr.contains("all") && dbwr.contains("141000.00"), "{dbwr}");
     assert!(line_with(&screen, "db02      DBWR").contains("PROD2"));
     // db02 keeps no I/O delay: its iodelay is unknown, so is the sum's
     let systemd = line_with(&screen, "∑ cluster systemd");
@@ -161,15 +163,15 @@ fn the_clusters_roles_are_each_nodes_and_their_sums() {
             .position(|l| l.key == key)
             .expect(key)
     };
-    let at = keys_to(&app, "∑ dd");
+    let at = keys_to(&app, "∑ dd (all)");
     app.update(Action::Down);
     let now = keys_to(&app, app.ui.proc_roles.selected.clone().unwrap().as_str());
     keys(&mut app, &vec![Action::Down; at - now]);
     app.update(Action::Enter);
-    assert_eq!(app.view(), &View::ProcRole("dd".into()));
+    assert_eq!(app.view(), &View::ProcRole("dd (all)".into()));
     assert_eq!(app.ui.node, None);
     let dd = render(&mut app, 120, 40);
-    assert!(dd.contains("dd · 2 of 2 processes"), "{dd}");
+    assert!(dd.contains("dd (all) · 2 of 2 processes"), "{dd}");
     assert!(line_with(&dd, "db01").contains("8800"), "{dd}");
     assert!(line_with(&dd, "db02").contains("8800"), "{dd}");
 }
