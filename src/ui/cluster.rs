@@ -192,6 +192,9 @@ struct Fit<'a> {
     name_w: u16,
     first: Vec<&'a Col>,
     second: Vec<&'a Col>,
+    /// A line of its own for the top I/O role, where neither line above
+    /// had room for it and the panel has the height.
+    third: Vec<&'a Col>,
     /// The busiest device's column's width: its own, and what its line
     /// has to spare up to what its names want.
     busiest_w: u16,
@@ -256,11 +259,18 @@ impl Fit<'static> {
             .find(|c| c.header == BUSIEST)
             .map_or(0, |c| c.width);
         let spare = room.saturating_sub(cols_width(&first));
+        // The header's, the cluster's and a node's three lines.
+        let placed = first.iter().chain(&second).any(|c| c.header == TOP_IO);
+        let third = match COLS.last() {
+            Some(c) if top && !placed && height >= 9 && room > c.width => vec![c],
+            _ => Vec::new(),
+        };
         Fit {
             name_w,
             busiest_w: own + busiest_want.saturating_sub(own).min(spare),
             first,
             second,
+            third,
         }
     }
 }
@@ -275,8 +285,15 @@ impl Fit<'_> {
         }
     }
 
+    /// The lines after the first that have columns.
+    fn more(&self) -> impl Iterator<Item = &Vec<&Col>> {
+        [&self.second, &self.third]
+            .into_iter()
+            .filter(|l| !l.is_empty())
+    }
+
     fn lines(&self) -> u16 {
-        if self.second.is_empty() { 1 } else { 2 }
+        1 + self.more().count() as u16
     }
 
     /// The lines a row takes: a node that is not live has its state alone.
@@ -507,19 +524,22 @@ fn figure_lines<'a>(
             (" ", name_style)
         };
         let mut spans = vec![Span::styled(format!("{mark}{}", name(&r.label)), flag)];
-        let mut second = vec![Span::raw(blank.clone())];
+        let mut more: Vec<Vec<Span<'a>>> =
+            fit.more().map(|_| vec![Span::raw(blank.clone())]).collect();
         match state_of(r, state_room(width, name_w)) {
             // A node that is not live has no current figures: its state
             // takes the line.
             Some(state) => spans.push(Span::styled(format!(" {state}"), t.warn)),
             None => {
                 figures(&mut spans, &fit.first, r, style);
-                figures(&mut second, &fit.second, r, style);
+                for (line, cols) in more.iter_mut().zip(fit.more()) {
+                    figures(line, cols, r, style);
+                }
             }
         }
         let mut out = vec![Line::from(spans)];
-        if fit.row_lines(r) == 2 {
-            out.push(Line::from(second));
+        if fit.row_lines(r) > 1 {
+            out.extend(more.into_iter().map(Line::from));
         }
         out
     };
@@ -537,13 +557,20 @@ fn figure_lines<'a>(
         head
     };
     let mut head = vec![header(format!(" {}", name("node")), &fit.first)];
-    if fit.lines() == 2 {
-        head.push(header(blank.clone(), &fit.second));
+    for cols in fit.more() {
+        head.push(header(blank.clone(), cols));
     }
     if spark_room >= SPARK_MIN
         && let Some(last) = head.last_mut()
     {
-        last.push(Span::styled(" IOPS", t.header));
+        // over the sparklines, where the last header line's columns end
+        // before them (the top I/O role's line)
+        let used: usize = last.iter().map(|s| s.content.chars().count()).sum();
+        let at = usize::from(width.saturating_sub(spark_room)).saturating_sub(1);
+        last.push(Span::styled(
+            format!("{} IOPS", " ".repeat(at.saturating_sub(used))),
+            t.header,
+        ));
     }
     // The cluster's row under the header: on a low screen the nodes' rows
     // go before it does.

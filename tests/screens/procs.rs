@@ -192,8 +192,14 @@ fn the_overview_names_each_hosts_top_io_role() {
         "{wide}"
     );
     assert!(line_with(&wide, "!cluster").contains("session PROD2@db02"));
-    // 80 columns: the column goes first, the I/O figures stay whole
+    // 80 columns: a line of its own under each row's two, the I/O
+    // figures whole
     let narrow = render(&mut cluster, 80, 24);
-    assert!(!narrow.contains("top I/O"), "{narrow}");
+    assert!(narrow.contains("top I/O role · process"), "{narrow}");
     assert!(narrow.contains("%iowait"), "{narrow}");
+    let db02 = narrow.lines().skip_while(|l| !l.contains("!db02")).nth(2);
+    assert!(
+        db02.is_some_and(|l| l.contains("session PROD2 · 5200 oracle")),
+        "{narrow}"
+    );
 }
