@@ -42,9 +42,7 @@ use strata::layers::cpu::model::{CpuFigures, CpuState, cpu_table};
 use strata::layers::cpu::stat::{CpuTimes, parse_stat};
 
 use crate::peer_tools;
-use peer_tools::{
-    Rng, can_bind_in_namespace, find_in_path, or_skip, outcome, run_all, run_bounded, sh_quote,
-};
+use peer_tools::{Rng, or_skip, outcome, run_all, run_bounded, sh_quote};
 
 const SEED: u64 = 0x57a7_a105_c9a0_0001;
 const PAIRS: usize = 48;
@@ -405,9 +403,7 @@ fn run_pair(mpstat: &Path, p: &Pair) -> Result<Tally, String> {
 
 #[test]
 fn the_cpu_layer_matches_mpstat() {
-    let env = find_in_path("mpstat")
-        .ok_or_else(|| "mpstat not found (sysstat)".to_string())
-        .and_then(|m| can_bind_in_namespace(&[]).map(|()| m));
+    let env = peer_tools::sysstat_in_namespace("mpstat");
     let Some(mpstat) = or_skip("mpstat parity", "STRATA_REQUIRE_PARITY", env) else {
         return;
     };

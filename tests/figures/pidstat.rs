@@ -61,9 +61,7 @@ use strata::layers::procs::report::{pidstat_shows, text_report};
 use strata::layers::procs::source::ProcSource;
 
 use crate::peer_tools;
-use peer_tools::{
-    Rng, can_bind_in_namespace, find_in_path, or_skip, outcome, run_all, run_bounded, sh_quote,
-};
+use peer_tools::{Rng, or_skip, outcome, run_all, run_bounded, sh_quote};
 
 const SEED: u64 = 0x9d57_a7d1_0000_0001;
 const PAIRS: usize = 12;
@@ -793,9 +791,7 @@ fn run_pair(pidstat: &Path, p: &Pair) -> Result<Tally, String> {
 
 #[test]
 fn the_process_layer_matches_pidstat_d() {
-    let env = find_in_path("pidstat")
-        .ok_or_else(|| "pidstat not found (sysstat)".to_string())
-        .and_then(|m| can_bind_in_namespace(&[]).map(|()| m));
+    let env = peer_tools::sysstat_in_namespace("pidstat");
     let Some(pidstat) = or_skip("pidstat parity", "STRATA_REQUIRE_PARITY", env) else {
         return;
     };

@@ -198,6 +198,16 @@ pub fn can_bind_in_namespace(unshare_flags: &[&str]) -> Result<(), String> {
 
 /// What a test needs, or `None` after printing why it is skipped; when the
 /// environment variable `require` is 1, a skip is a failure instead.
+/// A sysstat tool (`mpstat`, `pidstat`) to run on generated /proc trees
+/// bound over the real ones in a private mount namespace: its path, or
+/// why it cannot run here.
+#[allow(dead_code)]
+pub fn sysstat_in_namespace(cmd: &str) -> Result<PathBuf, String> {
+    let path = find_in_path(cmd).ok_or_else(|| format!("{cmd} not found (sysstat)"))?;
+    can_bind_in_namespace(&[])?;
+    Ok(path)
+}
+
 pub fn or_skip<T>(test: &str, require: &str, env: Result<T, String>) -> Option<T> {
     match env {
         Ok(env) => Some(env),
