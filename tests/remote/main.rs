@@ -15,5 +15,6 @@ mod nodes;
 #[allow(unsafe_code)]
 #[path = "../peer_tools/mod.rs"]
 mod peer_tools;
+mod procs;
 #[path = "../sshd/mod.rs"]
 mod sshd;

@@ -39,7 +39,7 @@ const STRATA: &str = env!("CARGO_BIN_EXE_strata");
 /// One test at a time: they wait for the wall clock and load the disk.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn serial() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -48,7 +48,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 /// `strata batch ARGS` with the nodes in `nodes` (none: a local run), in
 /// a HOME of the test's own, without ssh-agent, with the test's sampler
 /// tag.
-fn strata(keys: &Keys, kh: &Path, nodes: &[&Sshd], tag: &str, args: &[&str]) -> Child {
+pub(crate) fn strata(keys: &Keys, kh: &Path, nodes: &[&Sshd], tag: &str, args: &[&str]) -> Child {
     let mut cmd = Command::new(STRATA);
     cmd.arg("batch").args(args);
     if !nodes.is_empty() {
@@ -76,27 +76,27 @@ fn spec(keys: &Keys, s: &Sshd) -> String {
 }
 
 /// The node's label as strata prints it (not port 22: host:port).
-fn label(s: &Sshd) -> String {
+pub(crate) fn label(s: &Sshd) -> String {
     format!("{}:{}", s.ip, s.port)
 }
 
 /// A line a run printed: when it came, whether on stderr, and its text.
 #[derive(Clone, Debug)]
-struct Line {
-    at: Instant,
-    err: bool,
-    text: String,
+pub(crate) struct Line {
+    pub(crate) at: Instant,
+    pub(crate) err: bool,
+    pub(crate) text: String,
 }
 
 /// A running strata: its lines as they come, stdout and stderr.
-struct Run {
+pub(crate) struct Run {
     child: Child,
     rx: mpsc::Receiver<Line>,
     lines: Vec<Line>,
 }
 
 impl Run {
-    fn new(mut child: Child) -> Run {
+    pub(crate) fn new(mut child: Child) -> Run {
         let (tx, rx) = mpsc::channel();
         let out = child.stdout.take().expect("stdout");
         let err = child.stderr.take().expect("stderr");
@@ -126,7 +126,11 @@ impl Run {
     }
 
     /// Reads lines until one satisfies `pred` (its time) or `within` passes.
-    fn until(&mut self, within: Duration, pred: impl Fn(&Line) -> bool) -> Option<Instant> {
+    pub(crate) fn until(
+        &mut self,
+        within: Duration,
+        pred: impl Fn(&Line) -> bool,
+    ) -> Option<Instant> {
         let end = Instant::now() + within;
         loop {
             let left = end.saturating_duration_since(Instant::now());
@@ -143,7 +147,7 @@ impl Run {
         }
     }
 
-    fn interrupt(&self) {
+    pub(crate) fn interrupt(&self) {
         let _ = Command::new("kill")
             .args(["-INT", &self.child.id().to_string()])
             .status();
@@ -151,7 +155,7 @@ impl Run {
 
     /// Waits (at most `within`) for the exit, then for the last lines;
     /// kills and fails on timeout. The exit status and the time it took.
-    fn finish(&mut self, within: Duration) -> (ExitStatus, Duration) {
+    pub(crate) fn finish(&mut self, within: Duration) -> (ExitStatus, Duration) {
         let t = Instant::now();
         let status = loop {
             if let Some(s) = self.child.try_wait().expect("try_wait") {
@@ -179,7 +183,7 @@ impl Run {
         (status, took)
     }
 
-    fn stdout(&self) -> Vec<&str> {
+    pub(crate) fn stdout(&self) -> Vec<&str> {
         self.lines
             .iter()
             .filter(|l| !l.err)
@@ -193,7 +197,7 @@ impl Run {
     }
 
     /// Everything printed, stderr too when `all`.
-    fn text(&self, all: bool) -> String {
+    pub(crate) fn text(&self, all: bool) -> String {
         self.lines
             .iter()
             .filter(|l| all || !l.err)
@@ -238,7 +242,7 @@ fn samplers_up(tag: &str, n: usize, bound: Duration) -> Duration {
     t.elapsed()
 }
 
-fn assert_no_sampler_left(tag: &str, after: &str) -> Duration {
+pub(crate) fn assert_no_sampler_left(tag: &str, after: &str) -> Duration {
     match samplers_gone(tag, Duration::from_secs(2)) {
         Ok(d) => d,
         Err(left) => {
@@ -388,7 +392,7 @@ fn by_interval<'a>(lines: impl Iterator<Item = &'a str>) -> BTreeMap<String, Vec
     m
 }
 
-fn node_lines<'a>(lines: &[&'a str], label: &str) -> Vec<&'a str> {
+pub(crate) fn node_lines<'a>(lines: &[&'a str], label: &str) -> Vec<&'a str> {
     let prefix = format!("{{\"node\": \"{label}\", ");
     lines
         .iter()
@@ -480,7 +484,7 @@ fn late_baselines(run: &Run, labels: &[String], csv: bool) -> usize {
 // ----------------------------------------------------------------- tests
 
 /// Keys and the sshds of a test; None when it is skipped.
-fn keys_or_skip(test: &str) -> Option<Keys> {
+pub(crate) fn keys_or_skip(test: &str) -> Option<Keys> {
     available(test).then(Keys::new)
 }
 

@@ -38,12 +38,21 @@ pub fn script() -> String {
         "print (full?\"F\":\"D\"); ",
         "v=\"-\"; if((getline v < (R \"/proc/sys/kernel/task_delayacct\"))<=0) v=\"-\"; close(R \"/proc/sys/kernel/task_delayacct\"); print \"a \" v; ",
         "while((getline y < \"/proc/self/status\")>0) if(y ~ /^Uid:/){split(y,z,\" \"); print \"r \" z[3]; break}; close(\"/proc/self/status\"); ",
+        // Every /proc/PID/io in one grep, not a getline each: a file that
+        // opens and then refuses its read (another user's process, or one
+        // protected even from root, whose io checks ptrace access at
+        // read(2)) is a fatal "read error" to mawk, Debian's and Ubuntu's
+        // awk, which then sends no process at all; grep -s skips it. A
+        // process without its counters here is unread ("-"), as before.
+        "q=\"\"; n=split(R,x,sprintf(\"%c\",39)); for(j=1;j<=n;j++) q=q (j>1?sprintf(\"%c\\\"%c\\\"%c\",39,39,39):\"\") x[j]; ",
+        "c=\"grep -s -H ^ \" sprintf(\"%c\",39) q sprintf(\"%c\",39) \"/proc/[0-9]*/io 2>/dev/null\"; ",
+        "while((c | getline y)>0){if(!match(y,/\\/proc\\/[0-9]+\\/io:[a-z_]+: *[0-9]+$/)) continue; y=substr(y,RSTART+6); k=index(y,\"/\"); p=substr(y,1,k-1); split(substr(y,k+4),z,\" \"); if(!((p \" \" z[1]) in iov)) ion[p]++; iov[p \" \" z[1]]=z[2]}; close(c); ",
         "for(i=1;i<ARGC;i++){d=ARGV[i]; pid=d; sub(/.*\\//,\"\",pid); if(pid !~ /^[0-9]+$/) continue; ",
         "f=d \"/stat\"; s=\"\"; r=(getline s < f); close(f); if(r<=0) continue; ",
         "o=index(s,\"(\"); c=0; t=s; while((k=index(t,\")\"))>0){c+=k; t=substr(t,k+1)}; if(o==0||c<=o) continue; ",
         "comm=substr(s,o+1,c-o-1); n=split(substr(s,c+1),x,\" \"); if(n<20) continue; start=x[20]; blk=(n>=40)?x[40]:\"-\"; ",
-        "f=d \"/io\"; delete io; io[\"rchar:\"]=\"\"; m=0; while((getline y < f)>0){split(y,z,\" \"); io[z[1]]=z[2]; m++}; close(f); ",
-        "if(m<7){r=(getline y < (d \"/stat\")); close(d \"/stat\"); if(r<=0) continue}; iv=(m>=7)?io[\"rchar:\"] \",\" io[\"wchar:\"] \",\" io[\"syscr:\"] \",\" io[\"syscw:\"] \",\" io[\"read_bytes:\"] \",\" io[\"write_bytes:\"] \",\" io[\"cancelled_write_bytes:\"]:\"-\"; ",
+        "m=ion[pid]+0; v=pid \" \"; ",
+        "if(m<7){r=(getline y < (d \"/stat\")); close(d \"/stat\"); if(r<=0) continue}; iv=(m>=7)?iov[v \"rchar:\"] \",\" iov[v \"wchar:\"] \",\" iov[v \"syscr:\"] \",\" iov[v \"syscw:\"] \",\" iov[v \"read_bytes:\"] \",\" iov[v \"write_bytes:\"] \",\" iov[v \"cancelled_write_bytes:\"]:\"-\"; ",
         "seen[pid]=1; split(prev[pid],w,\" \"); ",
         "gsub(/[^ -~\\200-\\377]/,\"?\",comm); ",
         // Known by PID, start and name: a process that exec(2)s keeps
@@ -311,6 +320,31 @@ mod script_tests {
             String::from_utf8_lossy(&out.stderr)
         );
         String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// A process whose io opens and then fails its read (here a
+    /// directory: EISDIR; on a live host another user's process, or one
+    /// protected from root: EACCES at read(2)) is sent unread, and every
+    /// other process with its counters. Each getline on such a file was a
+    /// fatal "read error" to mawk, which then sent no process at all.
+    #[test]
+    fn an_io_file_that_refuses_its_read_leaves_the_others_read() {
+        let root = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let r = root.path();
+        write(r, "etc/passwd", "oracle:x:54321:54321::/:/bin/sh\n");
+        proc(r, 1, "init", b"/sbin/init\0", 1, 0, false);
+        std::fs::create_dir_all(r.join("proc/1/io")).unwrap();
+        proc(r, 10, "dd", b"ora_dbw0_PROD1\0", 50, 4096, true);
+        let out = run(r, tmp.path());
+        let body = out.strip_prefix("=f /proc/strata/procs\n").unwrap();
+        let mut m = NodeMirror::default();
+        let a = m.apply(body, "x");
+        assert!(a.rejected.is_empty(), "{body}\n{:?}", a.rejected);
+        let init = m.seen().find(|s| s.pid == 1).expect(body);
+        assert_eq!(init.io, Err(Unread::Denied));
+        let dbw = m.seen().find(|s| s.pid == 10).expect(body);
+        assert_eq!(dbw.io.as_ref().map(|i| i.read_bytes), Ok(4096));
     }
 
     /// The node's awk under the sh that runs it, on a tree: a full list,
