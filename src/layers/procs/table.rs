@@ -251,7 +251,9 @@ impl ProcTable {
             });
             let (prev_io, prev_blkio) = known.map_or((None, None), |e| (e.io, e.blkio));
             // Started after the last reading: every count is the interval's.
-            let new = known.is_none() && since.is_some_and(|l| s.stat.start > l);
+            // A start in the very centisecond of the last reading, by a
+            // process that reading did not see, was after it.
+            let new = known.is_none() && since.is_some_and(|l| s.stat.start >= l);
             let io = s.io.as_ref().ok().copied();
             let delta = match (io, prev_io) {
                 (Some(now), Some(prev)) => now.since(&prev),
@@ -445,6 +447,15 @@ mod tests {
         let s = t.update(1100, 1000, [dd]);
         assert_eq!(s.rows[0].role, Role::DbWriter);
         assert_eq!(s.rows[0].delta.map(|d| d.read_bytes), Some(4096));
+    }
+
+    #[test]
+    fn a_process_started_in_the_centisecond_of_the_last_reading_is_new() {
+        let mut t = ProcTable::default();
+        t.update(1000, 0, []);
+        let s = t.update(1100, 1000, [seen(12, 1000, "x", 300)]);
+        assert!(s.rows[0].new);
+        assert_eq!(s.rows[0].delta.map(|d| d.read_bytes), Some(300));
     }
 
     #[test]
