@@ -700,12 +700,7 @@ fn summary(results: &[Population]) {
             .join(" | ")
     });
     println!("|---|{}", "---|".repeat(results.len()));
-    let row = |name: &str, f: &dyn Fn(&Population) -> String| {
-        println!(
-            "| {name} | {} |",
-            results.iter().map(f).collect::<Vec<_>>().join(" | ")
-        );
-    };
+    let row = |name: &str, f: &dyn Fn(&Population) -> String| row(results, name, f);
     let ms3 = |v: Vec<f64>| {
         let (m, p, x) = stats(v);
         format!("{m:.2} / {p:.2} / {x:.2} ms")
@@ -752,6 +747,20 @@ fn summary(results: &[Population]) {
         let x = stats(p.idle.iter().chain(&p.busy).map(|c| c.wall_ms).collect()).2;
         if x < 1_000.0 { "yes" } else { "NO" }.into()
     });
+    summary_node(results);
+    println!("load average at the end {}", load());
+}
+
+/// Prints one row of the summary: a column a population.
+fn row(results: &[Population], name: &str, f: &dyn Fn(&Population) -> String) {
+    println!(
+        "| {name} | {} |",
+        results.iter().map(f).collect::<Vec<_>>().join(" | ")
+    );
+}
+
+fn summary_node(results: &[Population]) {
+    let row = |name: &str, f: &dyn Fn(&Population) -> String| row(results, name, f);
     row("Node awk, first run: bytes, CPU", &|p| {
         p.awk_full.map_or("FAILED".into(), |r| {
             format!("{} B, {:.1} ms", r.bytes, r.cpu_ms)
@@ -808,5 +817,4 @@ fn summary(results: &[Population]) {
             .into()
         },
     );
-    println!("load average at the end {}", load());
 }
