@@ -30,6 +30,8 @@ pub struct ProcSource {
     owners: HashMap<(u32, u64), u32>,
     users: Users,
     buf: Vec<u8>,
+    pids: Vec<u32>,
+    seen: Vec<Seen>,
 }
 
 /// User names by UID, from the host's /etc/passwd, read again when its
@@ -92,6 +94,8 @@ impl ProcSource {
             owners: HashMap::new(),
             users: Users::default(),
             buf: Vec::with_capacity(4096),
+            pids: Vec::new(),
+            seen: Vec::new(),
         }
     }
 
@@ -113,14 +117,18 @@ impl ProcSource {
             path: proc_dir.to_path_buf(),
             err,
         })?;
-        let mut pids: Vec<u32> = entries
-            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
-            .collect();
+        // The lists are kept from one sample to the next: made afresh, a
+        // thousand processes' took pages the kernel zeroed every sample
+        // (a sixth of its time).
+        let mut pids = std::mem::take(&mut self.pids);
+        let mut seen = std::mem::take(&mut self.seen);
+        pids.clear();
+        seen.clear();
+        pids.extend(entries.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok()));
         pids.sort_unstable();
-        let mut seen = Vec::with_capacity(pids.len());
         let mut rejected = Vec::new();
         let mut path = PathBuf::from(proc_dir);
-        for pid in pids {
+        for &pid in &pids {
             path.push(pid.to_string());
             match self.read_pid(&mut path, pid) {
                 Ok(Some(s)) => seen.push(s),
@@ -129,6 +137,7 @@ impl ProcSource {
             }
             path.pop();
         }
+        self.pids = pids;
         // `seen` is in PID order, each PID once: a binary search, not a
         // scan of every process for each (10,000 processes took 10^8
         // comparisons a sample).
@@ -141,7 +150,8 @@ impl ProcSource {
             self.fs.read_once("/proc/cmdline").ok(),
         );
         self.read_users();
-        let mut sample = self.table.update(uptime_cs, wall_ms, seen);
+        let mut sample = self.table.update(uptime_cs, wall_ms, seen.drain(..));
+        self.seen = seen;
         sample.delayacct = delay;
         sample.rejected = rejected;
         sample.reader = Some(crate::core::sys::euid());
@@ -162,26 +172,30 @@ impl ProcSource {
         let Ok(()) = stat else {
             return Ok(None);
         };
-        let name = format!("/proc/{pid}/stat");
-        let stat = parse_stat(&String::from_utf8_lossy(&self.buf), &name)?;
+        // The file's name only for an error: not a string a process.
+        let named = |mut e: crate::core::error::ParseError, file: &str| {
+            e.source_name = format!("/proc/{pid}/{file}");
+            e
+        };
+        let stat = parse_stat(&String::from_utf8_lossy(&self.buf), "stat")
+            .map_err(|e| named(e, "stat"))?;
         dir.push("io");
         let read = read_into(dir, &mut self.buf);
         dir.pop();
-        let io = match read {
-            Ok(()) => Ok(parse_io(
-                &String::from_utf8_lossy(&self.buf),
-                &format!("/proc/{pid}/io"),
-            )?),
-            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(Unread::Denied),
-            // No io in a process's directory that is still there: a kernel
-            // without per-task I/O accounting. The process is read all the
-            // same (its block I/O delay, its owner), as pidstat does.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir.is_dir() => {
-                Err(Unread::NoFile)
-            }
-            // Gone, or an error of an exiting process (ESRCH).
-            Err(_) => return Ok(None),
-        };
+        let io =
+            match read {
+                Ok(()) => Ok(parse_io(&String::from_utf8_lossy(&self.buf), "io")
+                    .map_err(|e| named(e, "io"))?),
+                Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(Unread::Denied),
+                // No io in a process's directory that is still there: a kernel
+                // without per-task I/O accounting. The process is read all the
+                // same (its block I/O delay, its owner), as pidstat does.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir.is_dir() => {
+                    Err(Unread::NoFile)
+                }
+                // Gone, or an error of an exiting process (ESRCH).
+                Err(_) => return Ok(None),
+            };
         let key = (pid, stat.start);
         let uid = match self.owners.get(&key) {
             Some(uid) => *uid,
