@@ -304,7 +304,9 @@ mod script_tests {
     }
 
     fn run(root: &Path, tmp: &Path) -> String {
+        // LC_ALL=C, as the sampler exports: gawk's ranges are bytes only so
         let out = std::process::Command::new("sh")
+            .env("LC_ALL", "C")
             .arg("-c")
             .arg(format!(
                 "R={}; T={}; {}",
