@@ -35,14 +35,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use strata::layers::cpu::model::{CpuFigures, CpuState, cpu_table};
 use strata::layers::cpu::stat::{CpuTimes, parse_stat};
 
 use crate::peer_tools;
-use peer_tools::{Rng, or_skip, outcome, run_all, run_bounded, sh_quote};
+use peer_tools::{Rng, or_skip, outcome, run_all, sh_quote};
 
 const SEED: u64 = 0x57a7_a105_c9a0_0001;
 const PAIRS: usize = 48;
@@ -344,25 +343,8 @@ fn run_pair(mpstat: &Path, p: &Pair) -> Result<Tally, String> {
     s.push_str(
         "sleep 0.5\nmount --bind \"$T/stat.b\" /proc/stat || exit 92\nwait $!\necho $? > \"$T/rc\"\n",
     );
-    io(fs::write(t.join("run.sh"), s))?;
-    let (code, _, err) = run_bounded(
-        Command::new("unshare")
-            .arg("-m")
-            .arg("sh")
-            .arg(t.join("run.sh")),
-        NS_TIMEOUT,
-    )?;
-    let read = |n: &str| fs::read_to_string(t.join(n)).unwrap_or_default();
-    if code != 0 || read("rc").trim() != "0" || !read("err").is_empty() {
-        return Err(format!(
-            "pair {}: exit {code}, mpstat {:?}: {} {}",
-            p.id,
-            read("rc").trim(),
-            read("err"),
-            err.trim()
-        ));
-    }
-    let theirs = mpstat_rows(&read("out"))?;
+    let out = peer_tools::run_in_namespace(t, &s, NS_TIMEOUT, &format!("pair {}", p.id))?;
+    let theirs = mpstat_rows(&out)?;
     let (ours, diverge) = strata_rows(p);
     let show = || {
         format!(

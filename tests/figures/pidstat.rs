@@ -51,7 +51,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use strata::core::rootfs::RootFs;
@@ -61,7 +60,7 @@ use strata::layers::procs::report::{pidstat_shows, text_report};
 use strata::layers::procs::source::ProcSource;
 
 use crate::peer_tools;
-use peer_tools::{Rng, or_skip, outcome, run_all, run_bounded, sh_quote};
+use peer_tools::{Rng, or_skip, outcome, run_all, sh_quote};
 
 const SEED: u64 = 0x9d57_a7d1_0000_0001;
 const PAIRS: usize = 12;
@@ -767,25 +766,8 @@ fn run_pair(pidstat: &Path, p: &Pair) -> Result<Tally, String> {
     );
     // B is bound over A, not written into it: pidstat sees a tree whole.
     s.push_str("sleep 0.5\nmount --bind \"$T/b\" /proc || exit 92\nwait $!\necho $? > \"$T/rc\"\n");
-    fs::write(t.join("run.sh"), s).map_err(|e| e.to_string())?;
-    let (code, _, err) = run_bounded(
-        Command::new("unshare")
-            .arg("-m")
-            .arg("sh")
-            .arg(t.join("run.sh")),
-        NS_TIMEOUT,
-    )?;
-    let read = |n: &str| fs::read_to_string(t.join(n)).unwrap_or_default();
-    if code != 0 || read("rc").trim() != "0" || !read("err").is_empty() {
-        return Err(format!(
-            "pair {}: exit {code}, pidstat {:?}: {} {}",
-            p.id,
-            read("rc").trim(),
-            read("err"),
-            err.trim()
-        ));
-    }
-    let theirs = report_rows(&read("out"))?;
+    let out = peer_tools::run_in_namespace(t, &s, NS_TIMEOUT, &format!("pair {}", p.id))?;
+    let theirs = report_rows(&out)?;
     compare(p, &ours, &theirs)
 }
 

@@ -198,6 +198,37 @@ pub fn can_bind_in_namespace(unshare_flags: &[&str]) -> Result<(), String> {
 
 /// What a test needs, or `None` after printing why it is skipped; when the
 /// environment variable `require` is 1, a skip is a failure instead.
+/// Runs `script` (sh, in `dir`, which it writes its tool's output to as
+/// `out`, its errors to `err` and its exit status to `rc`) in a private
+/// mount namespace (`unshare -m`), bounded by `timeout`: the tool's
+/// output, or what went wrong, named by `what` ("pair 3").
+#[allow(dead_code)]
+pub fn run_in_namespace(
+    dir: &Path,
+    script: &str,
+    timeout: Duration,
+    what: &str,
+) -> Result<String, String> {
+    fs::write(dir.join("run.sh"), script).map_err(|e| e.to_string())?;
+    let (code, _, err) = run_bounded(
+        Command::new("unshare")
+            .arg("-m")
+            .arg("sh")
+            .arg(dir.join("run.sh")),
+        timeout,
+    )?;
+    let read = |n: &str| fs::read_to_string(dir.join(n)).unwrap_or_default();
+    if code != 0 || read("rc").trim() != "0" || !read("err").is_empty() {
+        return Err(format!(
+            "{what}: exit {code}, tool {:?}: {} {}",
+            read("rc").trim(),
+            read("err"),
+            err.trim()
+        ));
+    }
+    Ok(read("out"))
+}
+
 /// A sysstat tool (`mpstat`, `pidstat`) to run on generated /proc trees
 /// bound over the real ones in a private mount namespace: its path, or
 /// why it cannot run here.
