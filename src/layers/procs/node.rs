@@ -27,6 +27,10 @@ use super::table::{DelayAcct, Seen, Unread};
 use crate::core::error::ParseError;
 use std::collections::{BTreeMap, HashMap};
 
+/// Every this many runs the awk sends every process again (10 minutes at
+/// 1 s).
+pub const RESYNC: u32 = 600;
+
 /// The body of the sh function a node's sampler runs in each sample (`$R`
 /// the root, `$T` its private temporary directory, empty when it has
 /// none: then every run sends every process).
@@ -34,8 +38,15 @@ pub fn script() -> String {
     let awk = [
         "BEGIN{",
         "S=(T==\"\")?\"\":T \"/procs\"; full=1; ",
-        "if(S!=\"\"){while((getline l < S)>0){full=0; split(l,w,\" \"); split(l,tt,\"\\t\"); prev[w[1]]=tt[1]; puid[w[1]]=w[3]; pc[w[1]]=tt[2]}; close(S)} ",
+        // The state's first line counts the runs: every RESYNC-th sends
+        // every process again, so that a frame lost on the way (or a
+        // state file cut short) is mended within minutes.
+        "rn=0; if(S!=\"\"){while((getline l < S)>0){if(l ~ /^#n /){rn=substr(l,4)+0; continue}; full=0; split(l,w,\" \"); split(l,tt,\"\\t\"); prev[w[1]]=tt[1]; puid[w[1]]=w[3]; pc[w[1]]=tt[2]}; close(S)} ",
+        &format!("rn++; if(!full && rn % {RESYNC} == 0){{full=1; for(p in prev) delete prev[p]}}; "),
         "print (full?\"F\":\"D\"); ",
+        // Processes that started after this moment are not the ones whose
+        // io the grep below read (a PID used again in between).
+        "up=-1; if((getline u < (R \"/proc/uptime\"))>0){split(u,z,\" \"); up=int(z[1]*100+0.5)}; close(R \"/proc/uptime\"); ",
         "v=\"-\"; if((getline v < (R \"/proc/sys/kernel/task_delayacct\"))<=0) v=\"-\"; close(R \"/proc/sys/kernel/task_delayacct\"); print \"a \" v; ",
         "while((getline y < \"/proc/self/status\")>0) if(y ~ /^Uid:/){split(y,z,\" \"); print \"r \" z[3]; break}; close(\"/proc/self/status\"); ",
         // Every /proc/PID/io in one grep, not a getline each: a file that
@@ -48,10 +59,11 @@ pub fn script() -> String {
         "c=\"grep -s -H ^ \" sprintf(\"%c\",39) q sprintf(\"%c\",39) \"/proc/[0-9]*/io 2>/dev/null\"; ",
         "while((c | getline y)>0){if(!match(y,/\\/proc\\/[0-9]+\\/io:[a-z_]+: *[0-9]+$/)) continue; y=substr(y,RSTART+6); k=index(y,\"/\"); p=substr(y,1,k-1); split(substr(y,k+4),z,\" \"); if(!((p \" \" z[1]) in iov)) ion[p]++; iov[p \" \" z[1]]=z[2]}; close(c); ",
         "for(i=1;i<ARGC;i++){d=ARGV[i]; pid=d; sub(/.*\\//,\"\",pid); if(pid !~ /^[0-9]+$/) continue; ",
-        "f=d \"/stat\"; s=\"\"; r=(getline s < f); close(f); if(r<=0) continue; ",
+        // stat whole: a comm may hold a newline.
+        "f=d \"/stat\"; s=\"\"; r=0; while((getline y < f)>0){s=(r?s \"\\n\":\"\") y; r=1}; close(f); if(!r) continue; ",
         "o=index(s,\"(\"); c=0; t=s; while((k=index(t,\")\"))>0){c+=k; t=substr(t,k+1)}; if(o==0||c<=o) continue; ",
         "comm=substr(s,o+1,c-o-1); n=split(substr(s,c+1),x,\" \"); if(n<20) continue; start=x[20]; blk=(n>=40)?x[40]:\"-\"; ",
-        "m=ion[pid]+0; v=pid \" \"; ",
+        "m=ion[pid]+0; v=pid \" \"; if(up>=0 && start+0>=up) m=0; ",
         "if(m<7){r=(getline y < (d \"/stat\")); close(d \"/stat\"); if(r<=0) continue}; iv=(m>=7)?iov[v \"rchar:\"] \",\" iov[v \"wchar:\"] \",\" iov[v \"syscr:\"] \",\" iov[v \"syscw:\"] \",\" iov[v \"read_bytes:\"] \",\" iov[v \"write_bytes:\"] \",\" iov[v \"cancelled_write_bytes:\"]:\"-\"; ",
         "seen[pid]=1; split(prev[pid],w,\" \"); ",
         "gsub(/[^ -~\\200-\\377]/,\"?\",comm); ",
@@ -67,7 +79,7 @@ pub fn script() -> String {
         "if(!(uid in named)){named[uid]=1; want=1}} ",
         "for(p in prev) if(!(p in seen)) print \"g \" p; ",
         "if(want||full){f=R \"/etc/passwd\"; while((getline y < f)>0){split(y,z,\":\"); if(z[3] in named) print \"u \" z[3] \" \" z[1]}; close(f)} ",
-        "if(S!=\"\"){for(p in state) print state[p] > S; close(S)} exit}",
+        "if(S!=\"\"){print \"#n \" rn > S; for(p in state) print state[p] > S; close(S)} exit}",
     ]
     .concat();
     format!(
@@ -412,5 +424,21 @@ mod script_tests {
         assert_eq!(pids, [10, 11, 13].into());
         let dbw = m.seen().find(|s| s.pid == 10).unwrap();
         assert_eq!(dbw.io.as_ref().map(|i| i.read_bytes), Ok(4196));
+        // A comm with a newline is read whole; the RESYNC-th run sends
+        // every process again.
+        proc(r, 14, "a\nb", b"x\0", 70, 1, true);
+        let state = tmp.path().join("procs");
+        let text = std::fs::read_to_string(&state).unwrap();
+        let rest = text.split_once('\n').unwrap().1;
+        std::fs::write(&state, format!("#n {}\n{rest}", RESYNC - 1)).unwrap();
+        let third = run(r, tmp.path());
+        let body = third.strip_prefix("=f /proc/strata/procs\n").unwrap();
+        assert!(body.starts_with("F\n"), "{body}");
+        let c = m.apply(body, "x");
+        assert!(c.restarted && c.rejected.is_empty(), "{:?}", c.rejected);
+        let pids: std::collections::BTreeSet<u32> = m.seen().map(|s| s.pid).collect();
+        assert_eq!(pids, [10, 11, 13, 14].into());
+        let odd = m.seen().find(|s| s.pid == 14).unwrap();
+        assert_eq!(odd.stat.comm, "a?b");
     }
 }

@@ -86,7 +86,9 @@ const STAT_EXPECTED: &str =
     "PID (comm) state and at least 22 fields, as proc(5) gives /proc/PID/stat";
 
 pub fn parse_stat(text: &str, source_name: &str) -> Result<PidStat, ParseError> {
-    let line = text.lines().next().unwrap_or("");
+    // The whole file: a comm may hold a newline (anyone may write one to
+    // /proc/self/comm), which the kernel prints as it is.
+    let line = text.strip_suffix('\n').unwrap_or(text);
     let bad = || ParseError::new(source_name, 1, line, STAT_EXPECTED);
     let open = line.find('(').ok_or_else(bad)?;
     let close = line.rfind(')').ok_or_else(bad)?;
@@ -219,6 +221,13 @@ mod tests {
         let line = stat_line("a) b (c)", STAT_FIELDS);
         let s = parse_stat(&line, "stat").unwrap();
         assert_eq!(s.comm, "a) b (c)");
+        assert_eq!(s.start, 90210);
+    }
+
+    #[test]
+    fn a_comm_with_a_newline_is_read_whole() {
+        let s = parse_stat(&stat_line("x\ny", STAT_FIELDS), "stat").unwrap();
+        assert_eq!(s.comm, "x?y");
         assert_eq!(s.start, 90210);
     }
 

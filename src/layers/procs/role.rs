@@ -56,8 +56,24 @@ impl Role {
             Role::Asm => "ASM".into(),
             Role::Grid => "grid".into(),
             Role::Listener => "listener".into(),
+            // A command named as a role is or a role's row ("DBWR PROD1",
+            // "bg:mmon") is marked: a process names itself, and must not
+            // pass for Oracle's.
+            Role::Command(c) if Self::poses(c) => format!("cmd:{c}"),
             Role::Command(c) => c.clone(),
         }
+    }
+
+    /// Whether a command name reads as a role's label or row.
+    fn poses(c: &str) -> bool {
+        const LABELS: [&str; 10] = [
+            "DBWR", "LGWR", "ARCH", "CKPT", "PX", "session", "rman", "ASM", "grid", "listener",
+        ];
+        let first = c.split(' ').next().unwrap_or(c);
+        LABELS.contains(&first)
+            || c.starts_with("bg:")
+            || c.starts_with("cmd:")
+            || c == super::table::OTHER
     }
 
     /// Whether the role belongs to a database or ASM instance.
@@ -237,6 +253,10 @@ mod tests {
         assert_eq!(role("dd", "dd"), ("dd".into(), None));
         // A kernel thread has no arguments.
         assert_eq!(role("", "kworker/u8:2"), ("kworker/u8:2".into(), None));
+        // A command may not pass for a role, or a role's row.
+        assert_eq!(role("", "DBWR PROD1"), ("cmd:DBWR PROD1".into(), None));
+        assert_eq!(role("", "DBWR"), ("cmd:DBWR".into(), None));
+        assert_eq!(role("", "bg:mmon"), ("cmd:bg:mmon".into(), None));
         // Names that only look like Oracle's.
         assert_eq!(role("ora_", "x"), ("x".into(), None));
         assert_eq!(role("oracle", "oracle"), ("oracle".into(), None));

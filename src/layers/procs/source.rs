@@ -197,6 +197,12 @@ impl ProcSource {
                 Err(_) => return Ok(None),
             };
         let key = (pid, stat.start);
+        // A process that exec(2)s may have changed its owner before (su,
+        // sudo, sshd, cron): its owner is read again with its names.
+        let renamed = !self.table.knows(pid, stat.start, &stat.comm);
+        if renamed {
+            self.owners.remove(&key);
+        }
         let uid = match self.owners.get(&key) {
             Some(uid) => *uid,
             None => {
@@ -212,7 +218,7 @@ impl ProcSource {
                 uid
             }
         };
-        let cmd = if self.table.knows(pid, stat.start, &stat.comm) {
+        let cmd = if !renamed {
             None
         } else {
             dir.push("cmdline");

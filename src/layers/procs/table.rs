@@ -307,7 +307,10 @@ impl ProcTable {
                 continue;
             }
             let mut key = (entry.role.clone(), entry.instance.clone());
-            if self.totals.len() >= TOTALS_MAX && !self.totals.contains_key(&key) {
+            // Only a plain command's totals go to OTHER past the cap: a
+            // role of Oracle or Grid that first moves late keeps its own.
+            let command = matches!(key.0, Role::Command(_));
+            if command && self.totals.len() >= TOTALS_MAX && !self.totals.contains_key(&key) {
                 key = (Role::Command(OTHER.to_string()), None);
             }
             let total = self.totals.entry(key).or_default();
