@@ -1,16 +1,14 @@
 //! The families of strata's own: its links, its sources and its cost.
 
-use crate::layers::metric::{Family, MetricType};
+use crate::layers::metric::Family;
 
-pub static LINK_UP: Family = Family {
-    name: "strata_link_up",
-    help: "1 while strata is connected to a node, cell or database and its readings arrive, 0 otherwise.",
-    unit: "",
-    kind: MetricType::Gauge,
-    labels: &["kind", "target"],
-    node_exporter: false,
-    source: "the link's state (SSH, SQL)",
-};
+pub static LINK_UP: Family = Family::new(
+    "strata_link_up",
+    "1 while strata is connected to a node, cell or database and its readings arrive, 0 otherwise.",
+    "",
+    "the link's state (SSH, SQL)",
+)
+.labels(&["kind", "target"]);
 
 pub static LINK_LAST_ERROR: Family = Family {
     name: "strata_link_last_error_timestamp_seconds",
@@ -20,15 +18,13 @@ pub static LINK_LAST_ERROR: Family = Family {
     ..LINK_UP
 };
 
-pub static SOURCE_UP: Family = Family {
-    name: "strata_source_up",
-    help: "1 while a host layer's newest reading succeeded, 0 while it fails.",
-    unit: "",
-    kind: MetricType::Gauge,
-    labels: &["node", "layer"],
-    node_exporter: false,
-    source: "the layer's newest reading",
-};
+pub static SOURCE_UP: Family = Family::new(
+    "strata_source_up",
+    "1 while a host layer's newest reading succeeded, 0 while it fails.",
+    "",
+    "the layer's newest reading",
+)
+.labels(&["node", "layer"]);
 
 pub static SOURCE_LAST_ERROR: Family = Family {
     name: "strata_source_last_error_timestamp_seconds",
@@ -38,25 +34,20 @@ pub static SOURCE_LAST_ERROR: Family = Family {
     ..SOURCE_UP
 };
 
-pub static PROCESS_CPU: Family = Family {
-    name: "strata_process_cpu_seconds_total",
-    help: "CPU time strata itself has used, user and system.",
-    unit: "seconds",
-    kind: MetricType::Counter,
-    labels: &[],
-    node_exporter: false,
-    source: "/proc/self/stat utime + stime",
-};
+pub static PROCESS_CPU: Family = Family::new(
+    "strata_process_cpu_seconds_total",
+    "CPU time strata itself has used, user and system.",
+    "seconds",
+    "/proc/self/stat utime + stime",
+)
+.counter();
 
-pub static PROCESS_RSS: Family = Family {
-    name: "strata_process_resident_memory_bytes",
-    help: "strata's resident memory.",
-    unit: "bytes",
-    kind: MetricType::Gauge,
-    labels: &[],
-    node_exporter: false,
-    source: "/proc/self/stat rss × page size",
-};
+pub static PROCESS_RSS: Family = Family::new(
+    "strata_process_resident_memory_bytes",
+    "strata's resident memory.",
+    "bytes",
+    "/proc/self/stat rss × page size",
+);
 
 /// Every family of strata's own.
 pub static OWN: [&Family; 6] = [

@@ -53,7 +53,45 @@ pub struct Family {
     pub source: &'static str,
 }
 
+/// Every part of a family is a text of the program's own.
+pub type Text = &'static str;
+
+/// A family is built in a const: a gauge without labels of strata's own,
+/// then made what it is by the calls after it, so that each layer's
+/// family helper states only what its families share.
 impl Family {
+    pub const fn new(name: Text, help: Text, unit: Text, source: Text) -> Family {
+        Family {
+            name,
+            help,
+            unit,
+            kind: MetricType::Gauge,
+            labels: &[],
+            node_exporter: false,
+            source,
+        }
+    }
+
+    pub const fn kind(self, kind: MetricType) -> Family {
+        Family { kind, ..self }
+    }
+
+    pub const fn counter(self) -> Family {
+        self.kind(MetricType::Counter)
+    }
+
+    pub const fn labels(self, labels: &'static [Text]) -> Family {
+        Family { labels, ..self }
+    }
+
+    /// Says whether node_exporter exposes this name from the same counter.
+    pub const fn node_exporter(self, node_exporter: bool) -> Family {
+        Family {
+            node_exporter,
+            ..self
+        }
+    }
+
     /// The name OpenMetrics gives the family: without `_total`.
     pub fn family_name(&self) -> &'static str {
         match self.kind {

@@ -6,18 +6,10 @@ use super::meminfo::MemInfo;
 use super::model::{MEMINFO_USED, VMSTAT_USED};
 use super::source::{CacheFile, FileResidency};
 use super::vmstat::VmStat;
-use crate::layers::metric::{Family, Field, MetricType, Sink, count, put_fields};
+use crate::layers::metric::{Family, Field, MetricType, Sink, Text, count, put_fields};
 
-const fn meminfo(name: &'static str, key: &'static str) -> Family {
-    Family {
-        name,
-        help: key,
-        unit: "bytes",
-        kind: MetricType::Gauge,
-        labels: &[],
-        node_exporter: true,
-        source: "/proc/meminfo, kB × 1024",
-    }
+const fn meminfo(name: Text, key: Text) -> Family {
+    Family::new(name, key, "bytes", "/proc/meminfo, kB × 1024").node_exporter(true)
 }
 
 /// node_exporter's family of each key of [`MEMINFO_USED`], in its order:
@@ -88,16 +80,10 @@ pub static MEMINFO_FAMILIES: [(&str, Family); MEMINFO_USED.len()] = [
     ),
 ];
 
-const fn vmstat(name: &'static str, help: &'static str) -> Family {
-    Family {
-        name,
-        help,
-        unit: "",
-        kind: MetricType::Untyped,
-        labels: &[],
-        node_exporter: true,
-        source: "/proc/vmstat",
-    }
+const fn vmstat(name: Text, help: Text) -> Family {
+    Family::new(name, help, "", "/proc/vmstat")
+        .kind(MetricType::Untyped)
+        .node_exporter(true)
 }
 
 /// node_exporter's family of each field of [`VMSTAT_USED`], in its order.
@@ -139,16 +125,8 @@ pub static VMSTAT_FAMILIES: [(&str, Family); VMSTAT_USED.len()] = [
     ),
 ];
 
-const fn file(name: &'static str, help: &'static str, source: &'static str) -> Family {
-    Family {
-        name,
-        help,
-        unit: "bytes",
-        kind: MetricType::Gauge,
-        labels: &["file"],
-        node_exporter: false,
-        source,
-    }
+const fn file(name: Text, help: Text, source: Text) -> Family {
+    Family::new(name, help, "bytes", source).labels(&["file"])
 }
 
 /// A watched file (`--cache-files`), as cachestat(2), mincore or a node's

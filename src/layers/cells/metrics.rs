@@ -9,25 +9,12 @@ use super::cell_metrics::{
 use super::model::media_of_device;
 use crate::layers::disks::metrics::{CELL_DISK_FIELDS, used};
 use crate::layers::disks::source::DiskSample;
-use crate::layers::metric::{Family, Field, MetricType, Sink, put_fields};
+use crate::layers::metric::{Family, Field, Sink, Text, put_fields};
 
 const MIB: f64 = 1024.0 * 1024.0;
 
-const fn cellsrv(
-    name: &'static str,
-    help: &'static str,
-    unit: &'static str,
-    source: &'static str,
-) -> Family {
-    Family {
-        name,
-        help,
-        unit,
-        kind: MetricType::Gauge,
-        labels: &["celldisk", "media"],
-        node_exporter: false,
-        source,
-    }
+const fn cellsrv(name: Text, help: Text, unit: Text, source: Text) -> Family {
+    Family::new(name, help, unit, source).labels(&["celldisk", "media"])
 }
 
 /// A cell disk's figures as cellsrv reports them (`list metriccurrent`):
@@ -89,16 +76,8 @@ pub static CELLSRV_DISK_FIELDS: [Field<CellDiskFigures>; 6] = [
     },
 ];
 
-const fn flash(name: &'static str, help: &'static str, source: &'static str) -> Family {
-    Family {
-        name,
-        help,
-        unit: "",
-        kind: MetricType::Gauge,
-        labels: &[],
-        node_exporter: false,
-        source,
-    }
+const fn flash(name: Text, help: Text, source: Text) -> Family {
+    Family::new(name, help, "", source)
 }
 
 /// A cell's flash cache, as cellsrv reports it.

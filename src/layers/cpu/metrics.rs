@@ -8,21 +8,21 @@
 use super::loadavg::LoadAvg;
 use super::source::{CpuSample, PsiRead};
 use super::stat::{CpuTimes, ProcStat};
-use crate::layers::metric::{Family, Field, MetricType, Sink, count, put_fields};
+use crate::layers::metric::{Family, Field, MetricType, Sink, Text, count, put_fields};
 
 /// Jiffies a second of /proc/stat: USER_HZ, 100 on every Linux
 /// architecture strata runs on (node_exporter assumes the same).
 const USER_HZ: f64 = 100.0;
 
-pub static CPU_SECONDS: Family = Family {
-    name: "node_cpu_seconds_total",
-    help: "Seconds the CPUs spent in each mode.",
-    unit: "seconds",
-    kind: MetricType::Counter,
-    labels: &["cpu", "mode"],
-    node_exporter: true,
-    source: "/proc/stat `cpuN` lines / USER_HZ",
-};
+pub static CPU_SECONDS: Family = Family::new(
+    "node_cpu_seconds_total",
+    "Seconds the CPUs spent in each mode.",
+    "seconds",
+    "/proc/stat `cpuN` lines / USER_HZ",
+)
+.counter()
+.labels(&["cpu", "mode"])
+.node_exporter(true);
 
 pub static GUEST_SECONDS: Family = Family {
     name: "node_cpu_guest_seconds_total",
@@ -46,21 +46,10 @@ const MODES: [(&str, Mode); 8] = [
     ("steal", |t| t.steal),
 ];
 
-const fn stat(
-    name: &'static str,
-    help: &'static str,
-    kind: MetricType,
-    source: &'static str,
-) -> Family {
-    Family {
-        name,
-        help,
-        unit: "",
-        kind,
-        labels: &[],
-        node_exporter: true,
-        source,
-    }
+const fn stat(name: Text, help: Text, kind: MetricType, source: Text) -> Family {
+    Family::new(name, help, "", source)
+        .kind(kind)
+        .node_exporter(true)
 }
 
 pub static STAT_FIELDS: [Field<ProcStat>; 4] = [
@@ -132,21 +121,10 @@ pub static LOAD_FIELDS: [Field<LoadAvg>; 3] = [
     },
 ];
 
-const fn stall(
-    name: &'static str,
-    help: &'static str,
-    node_exporter: bool,
-    source: &'static str,
-) -> Family {
-    Family {
-        name,
-        help,
-        unit: "seconds",
-        kind: MetricType::Counter,
-        labels: &[],
-        node_exporter,
-        source,
-    }
+const fn stall(name: Text, help: Text, node_exporter: bool, source: Text) -> Family {
+    Family::new(name, help, "seconds", source)
+        .counter()
+        .node_exporter(node_exporter)
 }
 
 /// Each resource's (some, full) stall counters, in [`super::model::Resource`]
@@ -197,24 +175,22 @@ pub static PRESSURE: [[Family; 2]; 3] = [
 ];
 
 pub static SWAP: [Family; 2] = [
-    Family {
-        name: "node_vmstat_pswpin",
-        help: "/proc/vmstat information field pswpin.",
-        unit: "",
-        kind: MetricType::Untyped,
-        labels: &[],
-        node_exporter: true,
-        source: "/proc/vmstat pswpin",
-    },
-    Family {
-        name: "node_vmstat_pswpout",
-        help: "/proc/vmstat information field pswpout.",
-        unit: "",
-        kind: MetricType::Untyped,
-        labels: &[],
-        node_exporter: true,
-        source: "/proc/vmstat pswpout",
-    },
+    Family::new(
+        "node_vmstat_pswpin",
+        "/proc/vmstat information field pswpin.",
+        "",
+        "/proc/vmstat pswpin",
+    )
+    .kind(MetricType::Untyped)
+    .node_exporter(true),
+    Family::new(
+        "node_vmstat_pswpout",
+        "/proc/vmstat information field pswpout.",
+        "",
+        "/proc/vmstat pswpout",
+    )
+    .kind(MetricType::Untyped)
+    .node_exporter(true),
 ];
 
 /// Every family of the layer.

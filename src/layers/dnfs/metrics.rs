@@ -7,23 +7,12 @@
 //! scraped `instance` to `exported_instance`.
 
 use super::model::{DnfsTick, InstTotals};
-use crate::layers::metric::{Family, Field, MetricType, Sink, count, put_fields};
+use crate::layers::metric::{Family, Field, Sink, Text, count, put_fields};
 
-const fn inst(
-    name: &'static str,
-    help: &'static str,
-    unit: &'static str,
-    source: &'static str,
-) -> Family {
-    Family {
-        name,
-        help,
-        unit,
-        kind: MetricType::Counter,
-        labels: &["instance_name"],
-        node_exporter: false,
-        source,
-    }
+const fn inst(name: Text, help: Text, unit: Text, source: Text) -> Family {
+    Family::new(name, help, unit, source)
+        .counter()
+        .labels(&["instance_name"])
 }
 
 /// An instance's operations and bytes, summed over its processes.
@@ -66,16 +55,10 @@ pub static INST_FIELDS: [Field<InstTotals>; 4] = [
     },
 ];
 
-const fn chan(name: &'static str, help: &'static str, source: &'static str) -> Family {
-    Family {
-        name,
-        help,
-        unit: "",
-        kind: MetricType::Counter,
-        labels: &["instance_name", "server", "path"],
-        node_exporter: false,
-        source,
-    }
+const fn chan(name: Text, help: Text, source: Text) -> Family {
+    Family::new(name, help, "", source)
+        .counter()
+        .labels(&["instance_name", "server", "path"])
 }
 
 /// A channel (an instance's processes' channels to one server over one

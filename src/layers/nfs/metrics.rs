@@ -7,27 +7,22 @@
 
 use super::mountstats::{NfsCounters, RpcOpCounters};
 use super::source::NfsMount;
-use crate::layers::metric::{Family, Field, MetricType, Sink, count, ms, put_fields};
+use crate::layers::metric::{Family, Field, Sink, Text, count, ms, put_fields};
 
 const MOUNT: &[&str] = &["export", "protocol", "mountaddr"];
 const OP: &[&str] = &["export", "protocol", "mountaddr", "operation"];
 
 const fn counter(
-    name: &'static str,
-    help: &'static str,
-    unit: &'static str,
-    labels: &'static [&'static str],
-    source: &'static str,
+    name: Text,
+    help: Text,
+    unit: Text,
+    labels: &'static [Text],
+    source: Text,
 ) -> Family {
-    Family {
-        name,
-        help,
-        unit,
-        kind: MetricType::Counter,
-        labels,
-        node_exporter: true,
-        source,
-    }
+    Family::new(name, help, unit, source)
+        .counter()
+        .labels(labels)
+        .node_exporter(true)
 }
 
 /// A mount's own counters: its age and its `bytes:` line.

@@ -8,18 +8,13 @@ use super::bonding::{BondInfo, MiiStatus};
 use super::net_sysfs::OperState;
 use super::netdev::NetDevCounters;
 use super::source::NicReading;
-use crate::layers::metric::{Family, Field, MetricType, Sink, count, put_fields};
+use crate::layers::metric::{Family, Field, Sink, Text, count, put_fields};
 
-const fn netdev(name: &'static str, help: &'static str, unit: &'static str) -> Family {
-    Family {
-        name,
-        help,
-        unit,
-        kind: MetricType::Counter,
-        labels: &["device"],
-        node_exporter: true,
-        source: "/proc/net/dev",
-    }
+const fn netdev(name: Text, help: Text, unit: Text) -> Family {
+    Family::new(name, help, unit, "/proc/net/dev")
+        .counter()
+        .labels(&["device"])
+        .node_exporter(true)
 }
 
 macro_rules! netdev_fields {
@@ -57,21 +52,10 @@ netdev_fields![
     (tx_compressed, "transmit_compressed", ""),
 ];
 
-const fn link(
-    name: &'static str,
-    help: &'static str,
-    unit: &'static str,
-    source: &'static str,
-) -> Family {
-    Family {
-        name,
-        help,
-        unit,
-        kind: MetricType::Gauge,
-        labels: &["device"],
-        node_exporter: true,
-        source,
-    }
+const fn link(name: Text, help: Text, unit: Text, source: Text) -> Family {
+    Family::new(name, help, unit, source)
+        .labels(&["device"])
+        .node_exporter(true)
 }
 
 /// An interface's link, from sysfs.
@@ -105,30 +89,22 @@ pub static LINK_FIELDS: [Field<NicReading>; 3] = [
         },
     },
     Field {
-        family: Family {
-            kind: MetricType::Counter,
-            node_exporter: false,
-            ..link(
-                "strata_network_carrier_changes_total",
-                "Carrier ups and downs since the interface was created.",
-                "",
-                "/sys/class/net/IF/carrier_changes (3.15+)",
-            )
-        },
+        family: link(
+            "strata_network_carrier_changes_total",
+            "Carrier ups and downs since the interface was created.",
+            "",
+            "/sys/class/net/IF/carrier_changes (3.15+)",
+        )
+        .counter()
+        .node_exporter(false),
         get: |n| n.link.carrier_changes.and_then(count),
     },
 ];
 
-const fn bond(name: &'static str, help: &'static str, node_exporter: bool) -> Family {
-    Family {
-        name,
-        help,
-        unit: "",
-        kind: MetricType::Gauge,
-        labels: &["master"],
-        node_exporter,
-        source: "/proc/net/bonding/BOND",
-    }
+const fn bond(name: Text, help: Text, node_exporter: bool) -> Family {
+    Family::new(name, help, "", "/proc/net/bonding/BOND")
+        .labels(&["master"])
+        .node_exporter(node_exporter)
 }
 
 fn slaves_up(b: &BondInfo) -> usize {
@@ -160,15 +136,13 @@ pub static BOND_FIELDS: [Field<BondInfo>; 2] = [
 
 /// Which slave a bond sends through: 1 for the active slave, 0 for the
 /// others (active-backup and the modes that name one).
-pub static BOND_SLAVE_ACTIVE: Family = Family {
-    name: "strata_bond_slave_active",
-    help: "1 for the slave a bond names as its currently active slave, 0 for its other slaves.",
-    unit: "",
-    kind: MetricType::Gauge,
-    labels: &["master", "slave"],
-    node_exporter: false,
-    source: "/proc/net/bonding/BOND `Currently Active Slave`",
-};
+pub static BOND_SLAVE_ACTIVE: Family = Family::new(
+    "strata_bond_slave_active",
+    "1 for the slave a bond names as its currently active slave, 0 for its other slaves.",
+    "",
+    "/proc/net/bonding/BOND `Currently Active Slave`",
+)
+.labels(&["master", "slave"]);
 
 /// A slave's MII status: 1 up, 0 otherwise.
 pub static BOND_SLAVE_UP: Family = Family {

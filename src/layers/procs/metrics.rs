@@ -7,43 +7,24 @@
 
 use super::pid::IoCounters;
 use super::table::ProcSample;
-use crate::layers::metric::{Family, Field, MetricType, Sink, count, put_fields};
+use crate::layers::metric::{Family, Field, Sink, Text, count, put_fields};
 
 /// The busiest processes exposed each interval.
 pub const TOP: usize = 10;
 
-const fn role(
-    name: &'static str,
-    help: &'static str,
-    unit: &'static str,
-    source: &'static str,
-) -> Family {
-    Family {
-        name,
-        help,
-        unit,
-        kind: MetricType::Counter,
-        labels: &["role", "instance_name"],
-        node_exporter: false,
-        source,
-    }
+const fn role(name: Text, help: Text, unit: Text, source: Text) -> Family {
+    Family::new(name, help, unit, source)
+        .counter()
+        .labels(&["role", "instance_name"])
 }
 
-const fn top(
-    name: &'static str,
-    help: &'static str,
-    unit: &'static str,
-    source: &'static str,
-) -> Family {
-    Family {
-        name,
-        help,
-        unit,
-        kind: MetricType::Counter,
-        labels: &["pid", "comm", "role", "instance_name"],
-        node_exporter: false,
-        source,
-    }
+const fn top(name: Text, help: Text, unit: Text, source: Text) -> Family {
+    Family::new(name, help, unit, source).counter().labels(&[
+        "pid",
+        "comm",
+        "role",
+        "instance_name",
+    ])
 }
 
 pub static ROLE_FIELDS: [Field<IoCounters>; 4] = [
@@ -113,15 +94,13 @@ pub static TOP_FIELDS: [Field<IoCounters>; 2] = [
     },
 ];
 
-pub static PROCESSES: Family = Family {
-    name: "strata_procs_processes",
-    help: "Processes seen, by whether their I/O counters could be read.",
-    unit: "",
-    kind: MetricType::Gauge,
-    labels: &["io"],
-    node_exporter: false,
-    source: "/proc/[0-9]*/io",
-};
+pub static PROCESSES: Family = Family::new(
+    "strata_procs_processes",
+    "Processes seen, by whether their I/O counters could be read.",
+    "",
+    "/proc/[0-9]*/io",
+)
+.labels(&["io"]);
 
 pub fn families() -> impl Iterator<Item = &'static Family> {
     [&PROCESSES]
