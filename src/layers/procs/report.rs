@@ -16,12 +16,12 @@ use std::fmt::Write as _;
 /// Whether pidstat -d prints the process: a storage counter or the block
 /// I/O delay moved (pidstat's "active" test for -d).
 pub fn pidstat_shows(p: &ProcFig) -> bool {
-    let moved = |c: ProcCol| p.figures.get(c).is_some_and(|v| v > 0.0);
     let storage = p
         .row
         .delta
         .is_some_and(|d| d.read_bytes > 0 || d.write_bytes > 0 || d.cancelled_write_bytes > 0);
-    storage || p.row.blkio_ticks.is_some_and(|b| b > 0) || moved(ProcCol::Iodelay)
+    // iodelay is this increase, so it moved exactly when the ticks did
+    storage || p.row.blkio_ticks.is_some_and(|b| b > 0)
 }
 
 fn cell(v: Option<f64>, width: usize, decimals: usize) -> String {
