@@ -9,8 +9,9 @@
 //!
 //! The script is POSIX sh: under bash in POSIX mode (as OL7's /bin/sh,
 //! bash 4.2, runs it), under busybox sh, and under busybox sh with only
-//! busybox's applets on PATH (its awk, no fincore), it sends what dash
-//! sends, byte for byte.
+//! busybox's applets on PATH (its awk, no fincore), and under dash with
+//! gawk (Oracle Linux's awk) or mawk as `awk`, it sends what dash sends,
+//! byte for byte.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -69,9 +70,10 @@ impl Shell {
     }
 }
 
-/// dash, bash in POSIX mode, busybox sh, and busybox sh with only
-/// busybox's applets on its PATH (in `applets`, made here): those
-/// installed. As root (`scripts/test`) they must all be.
+/// dash, bash in POSIX mode, busybox sh, busybox sh with only busybox's
+/// applets on its PATH (in `applets`, made here), and dash with gawk and
+/// with mawk as its `awk` (beside `applets`): those installed. As root
+/// (`scripts/test`) they must all be.
 fn shells(applets: &std::path::Path) -> Vec<Shell> {
     let find = crate::peer_tools::find_in_path;
     let mut out = Vec::new();
@@ -111,6 +113,31 @@ fn shells(applets: &std::path::Path) -> Vec<Shell> {
                 path: Some(applets.display().to_string()),
             });
         }
+    }
+    // The node's awk programs under each awk by name, whatever `awk` is
+    // here: Oracle Linux's is gawk, Debian's and Ubuntu's mawk.
+    let dash = out
+        .first()
+        .filter(|s| s.name == "dash")
+        .map(|s| s.argv.clone());
+    let path = std::env::var("PATH").unwrap_or_default();
+    for (name, awk) in [("dash, awk = gawk", "gawk"), ("dash, awk = mawk", "mawk")] {
+        let (Some(argv), Some(exe)) = (dash.clone(), find(awk)) else {
+            assert!(
+                std::env::var_os("STRATA_REQUIRE_PARITY").is_none(),
+                "{awk} required (scripts/test installs it as root)"
+            );
+            eprintln!("SKIPPED the sampler under {name}: no dash or no {awk}");
+            continue;
+        };
+        let dir = applets.with_file_name(awk);
+        std::fs::create_dir_all(&dir).unwrap();
+        let _ = std::os::unix::fs::symlink(&exe, dir.join("awk"));
+        out.push(Shell {
+            name,
+            argv,
+            path: Some(format!("{}:{path}", dir.display())),
+        });
     }
     out
 }
@@ -629,7 +656,7 @@ fn under_bash_posix_and_busybox_sh_the_node_sends_what_it_sends_under_dash() {
     let has_fincore = crate::peer_tools::find_in_path("fincore").is_some();
     for sh in &shells[1..] {
         let body = fincore_run_under(sh, &proto, &root);
-        if sh.path.is_some() {
+        if sh.name.contains("busybox's applets") {
             assert_eq!(body, "=e 10000\n=x\n", "{}", sh.name);
             // the cache layer of that node: its page cache, and why no file
             let mut frame = samplers[0].sample();
