@@ -96,16 +96,21 @@ pub fn parse_stat(text: &str, source_name: &str) -> Result<PidStat, ParseError> 
         return Err(bad());
     }
     let comm = clean_comm(&line[open + 1..close]);
-    // Fields from 3 (state) on: index i here is field i + 3.
-    let rest: Vec<&str> = line[close + 1..].split_ascii_whitespace().collect();
-    let field = |n: usize| -> Option<&str> { rest.get(n.checked_sub(3)?).copied() };
-    let num = |n: usize| -> Result<u64, ParseError> {
-        field(n).and_then(|v| v.parse().ok()).ok_or_else(bad)
+    // Fields 3 (state) to 42 in one pass, no list of them made: this runs
+    // for every process every interval. `nth(k)` skips k fields.
+    let mut fields = line[close + 1..].split_ascii_whitespace();
+    let num = |v: Option<&str>| -> Result<u64, ParseError> {
+        v.and_then(|v| v.parse().ok()).ok_or_else(bad)
     };
-    let state = field(3).and_then(|s| s.chars().next()).ok_or_else(bad)?;
-    let cpu_ticks = num(14)?.saturating_add(num(15)?);
-    let start = num(22)?;
-    let blkio_ticks = match field(42) {
+    let state = fields
+        .next()
+        .and_then(|s| s.chars().next())
+        .ok_or_else(bad)?;
+    let utime = num(fields.nth(10))?; // field 14
+    let cpu_ticks = utime.saturating_add(num(fields.next())?); // 15, stime
+    let start = num(fields.nth(6))?; // 22
+    let blkio_ticks = match fields.nth(19) {
+        // 42, delayacct_blkio_ticks
         None => None,
         Some(v) => Some(v.parse().map_err(|_| bad())?),
     };
