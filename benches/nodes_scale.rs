@@ -10,7 +10,8 @@
 //! Each node is a real OpenSSH sshd on its own 127.0.3.x address whose
 //! ForceCommand runs strata's node sampler unchanged but for `R=;`, set to
 //! the node's synthetic tree (scale/node_tree.rs: 100 block devices, 16
-//! interfaces with two bonds, 8 NFSv3 mounts, meminfo, vmstat), whose
+//! interfaces with two bonds, 8 NFSv3 mounts, meminfo, vmstat, 600
+//! processes of which 60 do I/O), whose
 //! counters a thread rewrites each second; /proc/uptime is this machine's.
 //! The 64 nodes share 8 trees. The 24 cells are cells_scale's
 //! (scale/cells.rs).
@@ -139,14 +140,16 @@ fn main() {
     let all: Vec<&Sshd> = cells.iter().chain(nodes.iter()).collect();
     let kh = sshd::known_hosts(&keys, &all);
     println!(
-        "nodes_scale: {} nodes (then {}; {} trees of {} block devices, {} NICs with 2 bonds, {} NFS mounts) \
-         beside {} cells × 28 disks on loopback, interval 1 s",
+        "nodes_scale: {} nodes (then {}; {} trees of {} block devices, {} NICs with 2 bonds, {} NFS mounts, \
+         {} processes of which {} move) beside {} cells × 28 disks on loopback, interval 1 s",
         plan.nodes,
         plan.many,
         trees.len(),
         node_tree::BLOCK,
         node_tree::NICS.len(),
         node_tree::NFS.len(),
+        node_tree::PROCS,
+        node_tree::MOVING,
         plan.cells
     );
     let raw = sample_bytes(&trees[0]);
@@ -320,7 +323,11 @@ struct RawFrame {
 fn sample_bytes(tree: &Path) -> RawFrame {
     let script = sampler_script().replacen("R=;", &format!("R={};", tree.display()), 1);
     // Its first sample comes unasked at its start: the first request here.
-    let script = format!("read -r t; {script}");
+    // The state directory a node's sampler has (`sampler_with_dir`): in
+    // it the process layer's awk keeps what it sent, and without it sends
+    // every process every time.
+    let state = tempfile::tempdir().expect("state dir");
+    let script = format!("T={}; read -r t; {script}", state.path().display());
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(script)

@@ -6,6 +6,9 @@
 //! generator's values where it has them), mountinfo and routes.
 //! /proc/uptime is a link to this machine's: the node's clock is real; so
 //! are /proc/stat, /proc/loadavg and /proc/pressure/*, the CPU layer's.
+//! [`PROCS`] processes of one database instance, ASM and Grid, of which
+//! [`MOVING`] do I/O each second (its writers, its log writer, an archiver
+//! and one session in ten), for the process layer's awk.
 
 use crate::layers;
 use crate::scale::cells::replace;
@@ -257,7 +260,95 @@ pub fn make(tree: &Path, node: usize, templates: &Templates) {
          ens3f0\t000CA8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n",
     );
     write(&p("proc/self/mountinfo"), &mountinfo());
+    write(
+        &p("etc/passwd"),
+        "root:x:0:0:root:/root:/bin/bash\noracle:x:54321:54321::/home/oracle:/bin/bash\ngrid:x:54331:54321::/home/grid:/bin/bash\n",
+    );
+    for i in 0..PROCS {
+        let (pid, argv, uid, _) = process(node, i);
+        let d = p(&format!("proc/{pid}"));
+        let comm = comm(&argv);
+        write(
+            &d.join("status"),
+            &format!(
+                "Name:\t{comm}\nUmask:\t0022\nState:\tS (sleeping)\nUid:\t{uid}\t{uid}\t{uid}\t{uid}\n"
+            ),
+        );
+        write(&d.join("cmdline"), &format!("{argv}\0"));
+        write_process(tree, node, i, 0);
+    }
     write_counters(tree, node, 0, templates);
+}
+
+/// Processes of a node, and how many of them move each second.
+pub const PROCS: usize = 600;
+pub const MOVING: usize = 60;
+
+/// Process `i` of `node`: its PID, command line, owner, and the bytes it
+/// reads and writes a second (0 and 0 for one that does no I/O).
+fn process(node: usize, i: usize) -> (usize, String, u32, (u64, u64)) {
+    let sid = format!("PROD{}", node + 1);
+    let (argv, uid, io) = match i {
+        0..=7 => (format!("ora_dbw{i}_{sid}"), 54321, (0, 8 << 20)),
+        8 => (format!("ora_lgwr_{sid}"), 54321, (0, 2 << 20)),
+        9 => (format!("ora_arc0_{sid}"), 54321, (2 << 20, 2 << 20)),
+        10 => (format!("ora_ckpt_{sid}"), 54321, (0, 0)),
+        11..=59 => (format!("ora_m{i:03}_{sid}"), 54321, (0, 0)),
+        60..=559 if i.is_multiple_of(10) => (
+            format!("oracle{sid} (LOCAL=NO)"),
+            54321,
+            (1 << 20, 64 << 10),
+        ),
+        60..=559 => (format!("oracle{sid} (LOCAL=NO)"), 54321, (0, 0)),
+        560..=579 => (format!("asm_m{i:03}_+ASM{}", node + 1), 54331, (0, 0)),
+        _ => (
+            "/u01/app/19.0.0/grid/bin/ocssd.bin".to_string(),
+            54331,
+            (0, 0),
+        ),
+    };
+    (2000 + i, argv, uid, io)
+}
+
+/// The command name the kernel gives a command line: its first word's
+/// file name, cut to 15 bytes.
+fn comm(argv: &str) -> String {
+    let word = argv.split(' ').next().unwrap_or("");
+    word.rsplit('/')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(15)
+        .collect()
+}
+
+/// Process `i`'s stat and io as of second `k`.
+fn write_process(tree: &Path, node: usize, i: usize, k: u64) {
+    let (pid, argv, _, (rd, wr)) = process(node, i);
+    let comm = comm(&argv);
+    let d = tree.join(format!("proc/{pid}"));
+    // fields 3 to 52: state, then counters; field 22 the start, 42 the
+    // block I/O delay
+    let mut f: Vec<String> = (3..=52).map(|n| (n % 7).to_string()).collect();
+    f[0] = "S".into();
+    f[22 - 3] = "5000".into();
+    f[42 - 3] = (k * u64::from(rd + wr > 0)).to_string();
+    replace(
+        &d.join("stat"),
+        &format!("{pid} ({comm}) {}\n", f.join(" ")),
+    );
+    replace(
+        &d.join("io"),
+        &format!(
+            "rchar: {}\nwchar: {}\nsyscr: {}\nsyscw: {}\nread_bytes: {}\nwrite_bytes: {}\ncancelled_write_bytes: 0\n",
+            1000 + k * rd,
+            1000 + k * wr,
+            10 + k * (rd / 8192),
+            10 + k * (wr / 8192),
+            k * rd,
+            k * wr
+        ),
+    );
 }
 
 fn make_nics(tree: &Path) {
@@ -618,6 +709,11 @@ pub fn write_counters(tree: &Path, node: usize, k: u64, t: &Templates) {
         &overlay(&t.vmstat, &layers::vmstat_text(k), word),
     );
     replace(&p("proc/self/mountstats"), &mountstats(node, k));
+    for i in 0..PROCS {
+        if process(node, i).3 != (0, 0) {
+            write_process(tree, node, i, k);
+        }
+    }
 }
 
 /// Rewrites every tree's counters once a second, half a second after the
