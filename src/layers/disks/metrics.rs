@@ -20,14 +20,24 @@ macro_rules! disk_fields {
     ($(($kind:ident, $name:literal, $help:literal, $unit:literal, $source:literal, $get:expr),)*) => {
         /// A host's device, labelled by its name.
         pub static DISK_FIELDS: [Field<DiskCounters>; 17] = [$(Field {
-            family: Family::new(concat!("node_disk_", $name), $help, $unit, $source).kind(MetricType::$kind).labels(&["device"]).node_exporter(true),
+            family: Family::new(concat!("node_disk_", $name), $help, $unit, $source)
+                .kind(MetricType::$kind)
+                .labels(&["device"])
+                .node_exporter(true),
             get: $get,
         },)*];
 
         /// A cell's device, labelled by its name and its group (DISK or
         /// FLASH, empty for a device in neither).
         pub static CELL_DISK_FIELDS: [Field<DiskCounters>; 17] = [$(Field {
-            family: Family::new(concat!("strata_cell_disk_", $name), concat!("A storage cell's device: ", $help), $unit, concat!("the cell's ", $source)).kind(MetricType::$kind).labels(&["device", "media"]),
+            family: Family::new(
+                concat!("strata_cell_disk_", $name),
+                concat!("A storage cell's device: ", $help),
+                $unit,
+                concat!("the cell's ", $source),
+            )
+            .kind(MetricType::$kind)
+            .labels(&["device", "media"]),
             get: $get,
         },)*];
     };
@@ -76,7 +86,13 @@ pub fn used(devices: &[DiskCounters]) -> impl Iterator<Item = &DiskCounters> {
 /// 0 for a partition, a dm or md device, or one whose /sys was not read.
 /// `sum(rate(node_disk_…[1m]) * on (node, device) strata_disk_counted)` is
 /// the host's total without counting an I/O twice.
-pub static DISK_COUNTED: Family = Family::new("strata_disk_counted", "1 for a device the host's totals count (a whole physical disk with nothing built on it), 0 for the others.", "", "/sys/block: partition, slaves, rotational, driver").labels(&["device", "class"]);
+pub static DISK_COUNTED: Family = Family::new(
+    "strata_disk_counted",
+    "1 for a device the host's totals count (a whole physical disk with nothing built on it), 0 for the others.",
+    "",
+    "/sys/block: partition, slaves, rotational, driver",
+)
+.labels(&["device", "class"]);
 
 /// Every family of a host's devices.
 pub fn families() -> impl Iterator<Item = &'static Family> {

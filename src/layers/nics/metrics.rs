@@ -89,14 +89,14 @@ pub static LINK_FIELDS: [Field<NicReading>; 3] = [
         },
     },
     Field {
-        family: link(
+        family: Family::new(
             "strata_network_carrier_changes_total",
             "Carrier ups and downs since the interface was created.",
             "",
             "/sys/class/net/IF/carrier_changes (3.15+)",
         )
         .counter()
-        .node_exporter(false),
+        .labels(&["device"]),
         get: |n| n.link.carrier_changes.and_then(count),
     },
 ];
