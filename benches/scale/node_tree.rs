@@ -327,28 +327,11 @@ fn write_process(tree: &Path, node: usize, i: usize, k: u64) {
     let (pid, argv, _, (rd, wr)) = process(node, i);
     let comm = comm(&argv);
     let d = tree.join(format!("proc/{pid}"));
-    // fields 3 to 52: state, then counters; field 22 the start, 42 the
-    // block I/O delay
-    let mut f: Vec<String> = (3..=52).map(|n| (n % 7).to_string()).collect();
-    f[0] = "S".into();
-    f[22 - 3] = "5000".into();
-    f[42 - 3] = (k * u64::from(rd + wr > 0)).to_string();
-    replace(
-        &d.join("stat"),
-        &format!("{pid} ({comm}) {}\n", f.join(" ")),
-    );
-    replace(
-        &d.join("io"),
-        &format!(
-            "rchar: {}\nwchar: {}\nsyscr: {}\nsyscw: {}\nread_bytes: {}\nwrite_bytes: {}\ncancelled_write_bytes: 0\n",
-            1000 + k * rd,
-            1000 + k * wr,
-            10 + k * (rd / 8192),
-            10 + k * (wr / 8192),
-            k * rd,
-            k * wr
-        ),
-    );
+    let pid = u32::try_from(pid).expect("a PID");
+    let blkio = k * u64::from(rd + wr > 0);
+    let (stat, io) = layers::proc_texts(pid, &comm, k, (rd, wr), blkio);
+    replace(&d.join("stat"), &stat);
+    replace(&d.join("io"), &io);
 }
 
 fn make_nics(tree: &Path) {

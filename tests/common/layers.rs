@@ -323,27 +323,9 @@ pub fn procs_files(k: u64) -> Vec<(String, Vec<u8>)> {
     ];
     let mut out = Vec::new();
     for (pid, comm, argv, rd, wr) in procs {
-        let mut f: Vec<String> = (3..=52).map(|n| (n % 7).to_string()).collect();
-        f[0] = "S".into();
-        f[22 - 3] = "5000".into();
-        f[42 - 3] = (k * u64::from(pid % 3)).to_string();
-        out.push((
-            format!("proc/{pid}/stat"),
-            format!("{pid} ({comm}) {}\n", f.join(" ")).into_bytes(),
-        ));
-        out.push((
-            format!("proc/{pid}/io"),
-            format!(
-                "rchar: {}\nwchar: {}\nsyscr: {}\nsyscw: {}\nread_bytes: {}\nwrite_bytes: {}\ncancelled_write_bytes: 0\n",
-                1000 + k * rd,
-                1000 + k * wr,
-                10 + k * (rd / 8192),
-                10 + k * (wr / 4096),
-                k * rd,
-                k * wr
-            )
-            .into_bytes(),
-        ));
+        let (stat, io) = proc_texts(pid, comm, k, (rd, wr), k * u64::from(pid % 3));
+        out.push((format!("proc/{pid}/stat"), stat.into_bytes()));
+        out.push((format!("proc/{pid}/io"), io.into_bytes()));
         out.push((
             format!("proc/{pid}/status"),
             b"Name:\toracle\nUmask:\t0022\nState:\tS (sleeping)\nUid:\t54321\t54321\t54321\t54321\n".to_vec(),
@@ -355,6 +337,34 @@ pub fn procs_files(k: u64) -> Vec<(String, Vec<u8>)> {
         b"root:x:0:0:root:/root:/bin/sh\noracle:x:54321:54321::/home/oracle:/bin/bash\n".to_vec(),
     ));
     out
+}
+
+/// A process's /proc/PID/stat and io at state `k`, having read and
+/// written `rd` and `wr` bytes a state (in calls of 8 and 4 kB), with
+/// `blkio` ticks of block I/O delay: a stat of the 52 fields of a 5.x
+/// kernel, started at 5000.
+pub fn proc_texts(
+    pid: u32,
+    comm: &str,
+    k: u64,
+    (rd, wr): (u64, u64),
+    blkio: u64,
+) -> (String, String) {
+    let mut f: Vec<String> = (3..=52).map(|n| (n % 7).to_string()).collect();
+    f[0] = "S".into();
+    f[22 - 3] = "5000".into();
+    f[42 - 3] = blkio.to_string();
+    let stat = format!("{pid} ({comm}) {}\n", f.join(" "));
+    let io = format!(
+        "rchar: {}\nwchar: {}\nsyscr: {}\nsyscw: {}\nread_bytes: {}\nwrite_bytes: {}\ncancelled_write_bytes: 0\n",
+        1000 + k * rd,
+        1000 + k * wr,
+        10 + k * (rd / 8192),
+        10 + k * (wr / 4096),
+        k * rd,
+        k * wr
+    );
+    (stat, io)
 }
 
 /// Writes [`procs_files`] of state `k` under `root`.
